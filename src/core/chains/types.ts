@@ -1,0 +1,154 @@
+import type { Address, Hex } from 'viem';
+
+/** How a currency's USD price is found. */
+export type PriceSource =
+  /** An AggregatorV3-style feed on the same chain (`latestRoundData`, `decimals`). */
+  | { kind: 'aggregatorV3'; feed: Address }
+  /** A fixed price, as a decimal string of USD (for stablecoins on networks without a feed). */
+  | { kind: 'fixed'; usd: string };
+
+/** One currency a chain supports (the native one has the zero address). */
+export interface CurrencyConfig {
+  /** Currency group id, lower case (`eth`, `usdc`, ...): the same asset on several chains shares it. */
+  id: string;
+  symbol: string;
+  name: string;
+  address: Address;
+  decimals: number;
+  supportsBridging: boolean;
+  /** EIP-2612 permit. */
+  supportsPermit: boolean;
+  /** Listed in `featuredTokens`. */
+  featured: boolean;
+  /** Accepted directly as input (a solver currency). */
+  solver: boolean;
+  withdrawalFeeBps: number;
+  depositFeeBps: number;
+  surgeEnabled: boolean;
+  logoURI: string;
+  verified: boolean;
+  price?: PriceSource;
+}
+
+/** Addresses of the gateway's contracts on one chain. */
+export interface ChainContracts {
+  depository: Address;
+  receiver: Address;
+  /** Router/multicaller that runs user calls; has `cleanupErc20s` / `cleanupNative`. */
+  multicaller: Address;
+  /** Multicaller only the solver may call; fills go through it. */
+  onlyOwnerMulticaller: Address;
+  approvalProxy: Address;
+  erc20Router: Address;
+  multicall3: Address;
+  /** Verifier of request attestations, when deployed. */
+  attestationVerifier?: Address;
+}
+
+/** A chain as configured (from the config file or the devnet descriptor). */
+export interface ChainConfig {
+  id: number;
+  name: string;
+  displayName: string;
+  httpRpcUrl: string;
+  wsRpcUrl: string;
+  explorerUrl: string;
+  explorerName: string;
+  explorerPaths: { transaction: string; address: string; token: string } | null;
+  explorerQueryParams: Record<string, string> | null;
+  /** Native currency; `address` is the zero address. */
+  nativeCurrency: CurrencyConfig;
+  /** ERC-20 currencies. */
+  currencies: CurrencyConfig[];
+  contracts: ChainContracts;
+  depositEnabled: boolean;
+  tokenSupport: 'All' | 'Limited';
+  disabled: boolean;
+  /** Smallest native units; 0n = not partially disabled. */
+  partialDisableLimit: bigint;
+  blockProductionLagging: boolean;
+  withdrawalFeeBps: number;
+  depositFeeBps: number;
+  surgeEnabled: boolean;
+  iconUrl: string | null;
+  logoUrl: string | null;
+  brandColor: string | null;
+  baseChainId: number | null;
+  statusMessage: string | null;
+  tags: string[];
+  /** Hidden chains appear in the catalogue only when named in `includeChains`. */
+  hidden: boolean;
+  /** Blocks a deposit waits before it counts. */
+  confirmations: number;
+}
+
+/** Everything the core needs to know about the deployment. */
+export interface CoreConfig {
+  chains: ChainConfig[];
+  /** The solver's EVM address (same on every chain). */
+  solverAddress: Address;
+}
+
+/** A chain as the catalogue returns it: every Chain field of the spec. */
+export interface Chain {
+  id: number;
+  name: string;
+  displayName: string;
+  httpRpcUrl: string;
+  wsRpcUrl: string;
+  explorerUrl: string;
+  explorerName: string;
+  explorerPaths: { transaction: string; address: string; token: string } | null;
+  explorerQueryParams: Record<string, string> | null;
+  depositEnabled: boolean;
+  tokenSupport: 'All' | 'Limited';
+  disabled: boolean;
+  partialDisableLimit: bigint;
+  blockProductionLagging: boolean;
+  currency: { id: string; symbol: string; name: string; address: Address; decimals: number; supportsBridging: boolean };
+  withdrawalFee: number;
+  depositFee: number;
+  surgeEnabled: boolean;
+  featuredTokens: Array<{
+    id: string;
+    symbol: string;
+    name: string;
+    address: Address;
+    decimals: number;
+    supportsBridging: boolean;
+    metadata: { logoURI: string };
+  }>;
+  erc20Currencies: Array<{
+    id: string;
+    symbol: string;
+    name: string;
+    address: Address;
+    decimals: number;
+    supportsBridging: boolean;
+    supportsPermit: boolean;
+    withdrawalFee: number;
+    depositFee: number;
+    surgeEnabled: boolean;
+  }>;
+  solverCurrencies: Array<{ id: string; symbol: string; name: string; address: Address; decimals: number }>;
+  iconUrl: string | null;
+  logoUrl: string | null;
+  brandColor: string | null;
+  contracts: {
+    multicall3: Address;
+    multicaller: Address;
+    onlyOwnerMulticaller: Address;
+    serviceReceiver: Address;
+    erc20Router: Address;
+    approvalProxy: Address;
+    v3: { erc20Router: Address; approvalProxy: Address };
+  };
+  vmType: 'evm';
+  baseChainId: number | null;
+  statusMessage: string | null;
+  solverAddresses: Address[];
+  tags: string[];
+  protocol: { v2: { chainId: string | null; depository: Address | null; depositoryVault: Address | null } };
+}
+
+export type { Address, Hex };
