@@ -14,6 +14,7 @@ export type ErrorCode =
   // auth and limits
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
+  | 'CONFLICT'
   | 'RATE_LIMITED'
   // quote and routing
   | 'AMOUNT_TOO_LOW'
@@ -49,6 +50,7 @@ const statusOf: Partial<Record<ErrorCode, number>> = {
   METHOD_NOT_ALLOWED: 405,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
+  CONFLICT: 409,
   RATE_LIMITED: 429,
   PRICE_FETCH_FAILED: 503,
   SERVICE_UNAVAILABLE: 503,
