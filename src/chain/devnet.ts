@@ -1,0 +1,448 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import {
+  createPublicClient,
+  createTestClient,
+  defineChain,
+  encodeDeployData,
+  encodeFunctionData,
+  getContractAddress,
+  http,
+  maxUint256,
+  parseEther,
+  parseGwei,
+  parseUnits,
+  toHex,
+  type Abi,
+  type Address,
+  type Chain,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import {
+  approvalProxyAbi,
+  approvalProxyBytecode,
+  attestationVerifierAbi,
+  attestationVerifierBytecode,
+  depositoryAbi,
+  depositoryBytecode,
+  erc20RouterAbi,
+  erc20RouterBytecode,
+  minorTokenAbi,
+  minorTokenBytecode,
+  multicall3Abi,
+  multicall3Bytecode,
+  multicallerAbi,
+  multicallerBytecode,
+  onlyOwnerMulticallerAbi,
+  onlyOwnerMulticallerBytecode,
+  priceFeedAbi,
+  priceFeedBytecode,
+  receiverAbi,
+  receiverBytecode,
+  stableTokenAbi,
+  stableTokenBytecode,
+  wrappedNativeAbi,
+  wrappedNativeBytecode,
+} from '../../generated/contracts/index.js';
+import { startAnvil, type AnvilInstance } from './anvil.js';
+
+/** Everything a client of the devnet needs: keys, RPC URLs, contract and token addresses. */
+export interface DevnetDescriptor {
+  version: 1;
+  /** ISO timestamp. */
+  createdAt: string;
+  solver: DevnetAccount;
+  deployer: DevnetAccount;
+  /** Funded test users (anvil accounts 2, 3, ...). */
+  accounts: DevnetAccount[];
+  chains: DevnetChain[];
+}
+
+export interface DevnetAccount {
+  address: Address;
+  privateKey: Hex;
+}
+
+export interface DevnetChain {
+  chainId: number;
+  /** devnet-a, devnet-b, devnet-c, ... in the order of `chains`. */
+  name: string;
+  rpcUrl: string;
+  wsUrl: string;
+  /** Seconds between blocks; null = automine. */
+  blockTime: number | null;
+  contracts: {
+    depository: Address;
+    receiver: Address;
+    multicaller: Address;
+    onlyOwnerMulticaller: Address;
+    approvalProxy: Address;
+    erc20Router: Address;
+    multicall3: Address;
+    attestationVerifier: Address;
+  };
+  tokens: DevnetToken[];
+  nativePriceFeed: Address;
+}
+
+export interface DevnetToken {
+  /** Currency group id: the same asset on every devnet chain shares it. */
+  id: string;
+  symbol: string;
+  name: string;
+  address: Address;
+  decimals: number;
+  /** AggregatorV3 feed, 8 decimals, USD. */
+  priceFeed: Address;
+  supportsPermit: boolean;
+}
+
+export interface StartDevnetParameters {
+  /** Chain ids to start; defaults to 31337, 31338, 31339. */
+  chains?: number[];
+  /** Port of the first chain, the next ones follow; 0 (the default) = free ports. */
+  basePort?: number;
+  /** Seconds between blocks; undefined = automine. */
+  blockTime?: number | undefined;
+  /** Number of funded test accounts (anvil accounts 2, 3, ...); defaults to 4. */
+  accountCount?: number;
+  /** Short human-readable progress messages. */
+  onProgress?: (message: string) => void;
+}
+
+export interface Devnet {
+  descriptor: DevnetDescriptor;
+  /** Process ids of the anvil nodes, in the order of `descriptor.chains`. */
+  pids: number[];
+  /** Stops every anvil node; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** The mnemonic anvil derives its prefunded accounts from. */
+export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
+export const DEFAULT_DEVNET_CHAIN_IDS: readonly number[] = [31337, 31338, 31339];
+
+const PRICE_FEED_DECIMALS = 8;
+const NATIVE_USD = '3000';
+// Anvil starts at a 1 gwei base fee; a generous cap keeps a batch valid even if the base fee climbs.
+const MAX_FEE_PER_GAS = parseGwei('100');
+const MAX_PRIORITY_FEE_PER_GAS = parseGwei('1');
+/** Enough for any mint, approve, transfer or deposit on the devnet tokens. */
+const CALL_GAS = 200_000n;
+
+interface TokenSpec {
+  id: string;
+  symbol: string;
+  name: string;
+  kind: 'stable' | 'wrapped' | 'minor';
+  /** USD price of its feed; the wrapped token has none, it uses the native feed. */
+  usd?: string;
+  /** Whole tokens minted to the solver (its inventory). */
+  solver: string;
+  /** Whole tokens minted to each test account. */
+  account: string;
+}
+
+const TOKEN_SPECS: readonly TokenSpec[] = [
+  { id: 'usdc', symbol: 'USDC', name: 'USD Coin', kind: 'stable', usd: '1', solver: '10000000', account: '100000' },
+  { id: 'usdt', symbol: 'USDT', name: 'Tether USD', kind: 'stable', usd: '1', solver: '10000000', account: '100000' },
+  { id: 'weth', symbol: 'WETH', name: 'Wrapped Ether', kind: 'wrapped', solver: '10000', account: '100' },
+  { id: 'mnr', symbol: 'MNR', name: 'Minor Token', kind: 'minor', usd: '0.5', solver: '10000000', account: '1000000' },
+];
+
+/**
+ * Starts local anvil chains and deploys the gateway's contracts, test tokens and price feeds on each,
+ * so the whole system runs on one machine. Deployments are sent as nonce-ordered batches and
+ * awaited together, so interval mining (`blockTime`) costs a few blocks, not one per transaction.
+ * Addresses are the same on every chain (same deployer, same nonces).
+ *
+ * @throws the first startup or deployment error, after stopping every node already started.
+ */
+export async function startDevnet(parameters: StartDevnetParameters = {}): Promise<Devnet> {
+  const { chains = DEFAULT_DEVNET_CHAIN_IDS, basePort = 0, blockTime, accountCount = 4, onProgress } = parameters;
+  const progress = onProgress ?? (() => {});
+  const deployer = anvilAccount(0);
+  const solver = anvilAccount(1);
+  const accounts = Array.from({ length: accountCount }, (_, i) => anvilAccount(i + 2));
+
+  const started = await Promise.allSettled(
+    chains.map((chainId, index) => {
+      const port = basePort === 0 ? 0 : basePort + index;
+      progress(`starting chain ${chainId} on ${port === 0 ? 'a free port' : `:${port}`}`);
+      return startAnvil({ chainId, port, blockTime });
+    }),
+  );
+  const instances = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const stop = once(() => Promise.all(instances.map((instance) => instance.stop())).then(() => undefined));
+  await throwFirstRejection(started, stop);
+
+  const deployed = await Promise.allSettled(
+    instances.map(async (instance, index) => {
+      progress(`deploying contracts on ${instance.chainId} (${instance.rpcUrl})`);
+      const chain = await deployChain(instance, index, blockTime ?? null, { deployer, solver, accounts });
+      progress(`chain ${instance.chainId} ready`);
+      return chain;
+    }),
+  );
+  await throwFirstRejection(deployed, stop);
+
+  const descriptor: DevnetDescriptor = {
+    version: 1,
+    createdAt: new Date().toISOString(),
+    solver,
+    deployer,
+    accounts,
+    chains: deployed.map((result) => (result as PromiseFulfilledResult<DevnetChain>).value),
+  };
+  return { descriptor, pids: instances.map((instance) => instance.pid), stop };
+}
+
+/** Writes the descriptor as JSON (creating the directory) for the gateway and for humans. */
+export async function writeDevnetDescriptor(path: string, descriptor: DevnetDescriptor): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const json = JSON.stringify(
+    descriptor,
+    (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value),
+    2,
+  );
+  await writeFile(path, `${json}\n`);
+}
+
+/** A viem chain for a devnet chain, with its Multicall3 so `client.multicall` works. */
+export function devnetViemChain(chain: DevnetChain): Chain {
+  return defineChain({
+    id: chain.chainId,
+    name: chain.name,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [chain.rpcUrl], webSocket: [chain.wsUrl] } },
+    contracts: { multicall3: { address: chain.contracts.multicall3 } },
+    testnet: true,
+  });
+}
+
+interface Participants {
+  deployer: DevnetAccount;
+  solver: DevnetAccount;
+  accounts: DevnetAccount[];
+}
+
+async function deployChain(
+  instance: AnvilInstance,
+  index: number,
+  blockTime: number | null,
+  { deployer, solver, accounts }: Participants,
+): Promise<DevnetChain> {
+  const client = createPublicClient({ transport: http(instance.rpcUrl, { batch: true }), pollingInterval: 100 });
+  const fromDeployer = await TransactionBatch.create(client, deployer, instance.chainId);
+
+  // Deployments first: their addresses follow from the deployer's nonces, so later calls can use them
+  // before anything is mined.
+  const deploy = (abi: Abi, bytecode: Hex, args: readonly unknown[] = []): Promise<Address> =>
+    fromDeployer.deploy(encodeDeployData({ abi, bytecode, args }));
+  const [depository, receiver, multicaller, onlyOwnerMulticaller, multicall3, attestationVerifier] = await Promise.all([
+    deploy(depositoryAbi, depositoryBytecode, [solver.address]),
+    deploy(receiverAbi, receiverBytecode, [solver.address, solver.address]),
+    deploy(multicallerAbi, multicallerBytecode),
+    deploy(onlyOwnerMulticallerAbi, onlyOwnerMulticallerBytecode, [solver.address]),
+    deploy(multicall3Abi, multicall3Bytecode),
+    deploy(attestationVerifierAbi, attestationVerifierBytecode, [solver.address, solver.address]),
+  ]);
+  const [approvalProxy, erc20Router] = await Promise.all([
+    deploy(approvalProxyAbi, approvalProxyBytecode, [multicaller]),
+    deploy(erc20RouterAbi, erc20RouterBytecode, [multicaller]),
+  ]);
+  const nativePriceFeed = await deploy(priceFeedAbi, priceFeedBytecode, [
+    PRICE_FEED_DECIMALS,
+    'ETH / USD',
+    parseUnits(NATIVE_USD, PRICE_FEED_DECIMALS),
+    deployer.address,
+  ]);
+
+  const tokens: DevnetToken[] = [];
+  for (const spec of TOKEN_SPECS) {
+    const address = await deploy(...tokenDeployment(spec, deployer.address));
+    const priceFeed =
+      spec.usd === undefined
+        ? nativePriceFeed
+        : await deploy(priceFeedAbi, priceFeedBytecode, [
+            PRICE_FEED_DECIMALS,
+            `${spec.symbol} / USD`,
+            parseUnits(spec.usd, PRICE_FEED_DECIMALS),
+            deployer.address,
+          ]);
+    tokens.push({
+      id: spec.id,
+      symbol: spec.symbol,
+      name: spec.name,
+      address,
+      decimals: spec.kind === 'stable' ? 6 : 18,
+      priceFeed,
+      supportsPermit: spec.kind === 'stable',
+    });
+  }
+
+  // Fund the solver's inventory and the test accounts. Wrapped native must be backed by real native, so
+  // the deployer is given the ETH to wrap and hands the tokens out; everyone else keeps anvil's 10,000 ETH.
+  const grants = tokens.flatMap((token, i) => {
+    const spec = TOKEN_SPECS[i]!;
+    return [solver, ...accounts].map((account) => ({
+      token: token.address,
+      wrapped: spec.kind === 'wrapped',
+      to: account.address,
+      amount: parseUnits(account === solver ? spec.solver : spec.account, token.decimals),
+    }));
+  });
+  const toWrap = grants.reduce((sum, grant) => (grant.wrapped ? sum + grant.amount : sum), 0n);
+  if (toWrap > 0n) {
+    const testClient = createTestClient({ mode: 'anvil', transport: http(instance.rpcUrl) });
+    const balance = await client.getBalance({ address: deployer.address });
+    await testClient.setBalance({ address: deployer.address, value: balance + toWrap });
+  }
+  const wrap = encodeFunctionData({ abi: wrappedNativeAbi, functionName: 'deposit' });
+  const transfer = (to: Address, amount: bigint): Hex =>
+    encodeFunctionData({ abi: wrappedNativeAbi, functionName: 'transfer', args: [to, amount] });
+  const mint = (to: Address, amount: bigint): Hex =>
+    encodeFunctionData({ abi: stableTokenAbi, functionName: 'mint', args: [to, amount] });
+  await Promise.all(
+    grants.flatMap(({ token, wrapped, to, amount }) =>
+      wrapped
+        ? [fromDeployer.call(token, wrap, amount), fromDeployer.call(token, transfer(to, amount))]
+        : [fromDeployer.call(token, mint(to, amount))],
+    ),
+  );
+  await fromDeployer.confirm();
+
+  // The solver's ERC-20 fills are `transferFrom(solver, recipient, amount)` run by the fill contract.
+  const fromSolver = await TransactionBatch.create(client, solver, instance.chainId);
+  const approve = encodeFunctionData({
+    abi: stableTokenAbi,
+    functionName: 'approve',
+    args: [onlyOwnerMulticaller, maxUint256],
+  });
+  await Promise.all(tokens.map((token) => fromSolver.call(token.address, approve)));
+  await fromSolver.confirm();
+
+  return {
+    chainId: instance.chainId,
+    name: `devnet-${String.fromCharCode(97 + index)}`,
+    rpcUrl: instance.rpcUrl,
+    wsUrl: instance.wsUrl,
+    blockTime,
+    contracts: {
+      depository,
+      receiver,
+      multicaller,
+      onlyOwnerMulticaller,
+      approvalProxy,
+      erc20Router,
+      multicall3,
+      attestationVerifier,
+    },
+    tokens,
+    nativePriceFeed,
+  };
+}
+
+function tokenDeployment(spec: TokenSpec, owner: Address): [Abi, Hex, readonly unknown[]] {
+  switch (spec.kind) {
+    case 'stable':
+      return [stableTokenAbi, stableTokenBytecode, [spec.name, spec.symbol, owner]];
+    case 'wrapped':
+      return [wrappedNativeAbi, wrappedNativeBytecode, [spec.name, spec.symbol]];
+    case 'minor':
+      return [minorTokenAbi, minorTokenBytecode, [spec.name, spec.symbol, owner]];
+  }
+}
+
+/**
+ * Signs and sends one account's transactions with consecutive nonces without waiting for each to be
+ * mined; `confirm()` then waits for the last one and checks every receipt. Nonces are taken
+ * synchronously, so calls may be started concurrently and still land in call order.
+ */
+class TransactionBatch {
+  private readonly sent: Array<{ hash: Hex; label: string }> = [];
+  private nextNonce: number;
+
+  private constructor(
+    private readonly client: PublicClient,
+    private readonly account: PrivateKeyAccount,
+    private readonly chainId: number,
+    private readonly firstNonce: number,
+  ) {
+    this.nextNonce = firstNonce;
+  }
+
+  static async create(client: PublicClient, from: DevnetAccount, chainId: number): Promise<TransactionBatch> {
+    const nonce = await client.getTransactionCount({ address: from.address, blockTag: 'pending' });
+    return new TransactionBatch(client, privateKeyToAccount(from.privateKey), chainId, nonce);
+  }
+
+  /** Sends a contract creation and returns the address it will have. */
+  async deploy(data: Hex): Promise<Address> {
+    const nonce = this.nextNonce++;
+    const address = getContractAddress({ from: this.account.address, nonce: BigInt(nonce) });
+    // Constructors here touch no other contract, so estimating against the latest block is exact.
+    const estimate = await this.client.estimateGas({ account: this.account.address, data });
+    await this.send(nonce, { data, gas: (estimate * 5n) / 4n }, `deploy (nonce ${nonce})`);
+    return address;
+  }
+
+  /** Sends a call with a fixed gas limit (its target may not be mined yet, so it cannot be estimated). */
+  async call(to: Address, data: Hex, value = 0n): Promise<void> {
+    const nonce = this.nextNonce++;
+    await this.send(nonce, { to, data, value, gas: CALL_GAS }, `call to ${to} (nonce ${nonce})`);
+  }
+
+  /** Waits until every sent transaction is mined and throws if any reverted. */
+  async confirm(): Promise<void> {
+    const last = this.sent.at(-1);
+    if (!last) return;
+    // One sender's transactions are mined in nonce order: once the last is in, all are.
+    await this.client.waitForTransactionReceipt({ hash: last.hash, pollingInterval: 100, timeout: 60_000 });
+    const receipts = await Promise.all(this.sent.map(({ hash }) => this.client.getTransactionReceipt({ hash })));
+    const failed = receipts.flatMap((receipt, i) => (receipt.status === 'success' ? [] : [this.sent[i]!.label]));
+    if (failed.length > 0) {
+      throw new Error(`devnet setup on chain ${this.chainId}: transaction(s) reverted: ${failed.join(', ')}`);
+    }
+  }
+
+  private async send(
+    nonce: number,
+    tx: { to?: Address; data: Hex; value?: bigint; gas: bigint },
+    label: string,
+  ): Promise<void> {
+    const serializedTransaction = await this.account.signTransaction({
+      type: 'eip1559',
+      chainId: this.chainId,
+      nonce,
+      maxFeePerGas: MAX_FEE_PER_GAS,
+      maxPriorityFeePerGas: MAX_PRIORITY_FEE_PER_GAS,
+      ...tx,
+    });
+    const hash = await this.client.sendRawTransaction({ serializedTransaction });
+    this.sent[nonce - this.firstNonce] = { hash, label };
+  }
+}
+
+/** Anvil's prefunded account `index` (same keys as `anvil` prints at startup). */
+function anvilAccount(index: number): DevnetAccount {
+  const account = mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: index });
+  return { address: account.address, privateKey: toHex(account.getHdKey().privateKey!) };
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let promise: Promise<void> | undefined;
+  return () => (promise ??= fn());
+}
+
+async function throwFirstRejection(
+  results: PromiseSettledResult<unknown>[],
+  cleanup: () => Promise<void>,
+): Promise<void> {
+  const rejected = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (!rejected) return;
+  await cleanup();
+  throw rejected.reason;
+}
