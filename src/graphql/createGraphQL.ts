@@ -1,0 +1,98 @@
+import { readFileSync } from 'node:fs';
+import { GraphQLScalarType, Kind, parse, type GraphQLSchema } from 'graphql';
+import { createSchema, createYoga, type YogaLogger, type YogaServerInstance } from 'graphql-yoga';
+import type { CoreContext, Logger } from '../core/context.js';
+import type { GraphQLContext } from './context.js';
+import { toGraphQLError } from './errors.js';
+import { guardResolvers } from './guardResolvers.js';
+import { createResolvers } from './resolvers/index.js';
+
+/** The contract, read when a server is created (not at import time). */
+const schemaFile = new URL('../../schema/schema.graphql', import.meta.url);
+
+/**
+ * What a transport adds to yoga's initial context. Over HTTP yoga builds `request` itself; graphql-ws has no
+ * fetch `Request`, so registerGraphQL passes the caller's API key instead.
+ */
+export interface GraphQLServerContext {
+  apiKey?: string | undefined;
+}
+
+export type GatewayYoga = YogaServerInstance<GraphQLServerContext, GraphQLContext>;
+
+export interface CreateGraphQLOptions {
+  core: CoreContext;
+  /** Where unexpected errors and yoga's own messages go. Default: `core.log`. */
+  logger?: Logger;
+  /** Serve GraphiQL (subscriptions over graphql-ws) to browsers on `GET /graphql`. Default: false. */
+  graphiql?: boolean;
+  /** Largest request body yoga reads, in bytes. Default: 1 MiB (Fastify's default body limit). */
+  maxRequestBodySize?: number;
+}
+
+export interface GatewayGraphQL {
+  yoga: GatewayYoga;
+  schema: GraphQLSchema;
+}
+
+/**
+ * The GraphQL API over the core: the executable schema (schema/schema.graphql + resolvers typed by codegen) and
+ * a graphql-yoga server for `/graphql`. Mount it with `registerGraphQL`. Errors leave through `toGraphQLError`:
+ * gateway errors keep their code, anything unexpected is logged and masked as `Unexpected error.`.
+ */
+export function createGraphQL(options: CreateGraphQLOptions): GatewayGraphQL {
+  const { core } = options;
+  const log = options.logger ?? core.log;
+  const typeDefs = parse(readFileSync(schemaFile, 'utf8'));
+  const schema = createSchema<GraphQLContext>({ typeDefs, resolvers: createResolvers() });
+  keepSchemaScalarDescriptions(schema, typeDefs);
+  guardResolvers(schema, log);
+
+  const yoga = createYoga<GraphQLServerContext, GraphQLContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    graphiql: options.graphiql ? { subscriptionsProtocol: 'WS', title: 'Intent gateway' } : false,
+    logging: yogaLogger(log),
+    // Errors thrown by resolvers were mapped by guardResolvers already; this catches the rest (context, plugins).
+    maskedErrors: { maskError: (error) => toGraphQLError(error) },
+    maxRequestBodySize: options.maxRequestBodySize ?? 1_048_576,
+    context: (initial): GraphQLContext => ({
+      core,
+      // `request` is absent on graphql-ws operations, which bring `apiKey` instead (see GraphQLServerContext).
+      apiKey: initial.apiKey ?? (initial.request?.headers.get('x-api-key') || undefined),
+    }),
+  });
+  return { yoga, schema };
+}
+
+/**
+ * graphql-tools copies a scalar implementation's own description (graphql-scalars' wording, or none) over
+ * the SDL's; the contract's description is the one clients should see.
+ */
+function keepSchemaScalarDescriptions(schema: GraphQLSchema, typeDefs: ReturnType<typeof parse>): void {
+  for (const definition of typeDefs.definitions) {
+    if (definition.kind !== Kind.SCALAR_TYPE_DEFINITION) continue;
+    const type = schema.getType(definition.name.value);
+    if (type instanceof GraphQLScalarType) type.description = definition.description?.value;
+  }
+}
+
+/** Yoga's `(...args)` logger over the core's structured one. */
+function yogaLogger(log: Logger): YogaLogger {
+  const forward =
+    (write: (obj: object, msg?: string) => void) =>
+    (...args: unknown[]): void => {
+      const [first, ...rest] = args;
+      const extra = rest.length > 0 ? { args: rest } : {};
+      if (first instanceof Error) write({ err: first, ...extra }, first.message);
+      else if (typeof first === 'string') write(extra, first);
+      else write({ args }, 'graphql-yoga');
+    };
+  return {
+    debug: forward((obj, msg) => log.debug(obj, msg)),
+    info: forward((obj, msg) => log.info(obj, msg)),
+    warn: forward((obj, msg) => log.warn(obj, msg)),
+    error: forward((obj, msg) => log.error(obj, msg)),
+  };
+}

@@ -1,0 +1,49 @@
+import { GraphQLError } from 'graphql';
+import type { Logger } from '../core/context.js';
+import { isGatewayError } from '../core/errors.js';
+
+/** Message of every masked error (yoga's default wording). */
+export const unexpectedErrorMessage = 'Unexpected error.';
+
+/**
+ * The one place GraphQL maps failures, for HTTP and graphql-ws alike:
+ * - a `GatewayError` (possibly wrapped by graphql-js) becomes a GraphQLError with its message and
+ *   `extensions: { code, status, retriable, errorData? }`: `code` is the REST `errorCode`, `status` the HTTP
+ *   status REST would answer. The HTTP status of a GraphQL response stays 200: one failed field must not fail
+ *   its siblings, and yoga would turn an `extensions.http.status` into the status of the whole response;
+ * - a GraphQLError raised on purpose (validation, scalar parsing) passes through unchanged;
+ * - anything else is logged to `log` (when given; yoga logs what its own masking replaces) and masked as
+ *   `Unexpected error.` with code `UNKNOWN_ERROR`.
+ * Location and path of the incoming error are kept.
+ */
+export function toGraphQLError(error: unknown, log?: Logger): GraphQLError {
+  const cause = rootCause(error);
+  const located = error instanceof GraphQLError ? error : undefined;
+  const location = {
+    nodes: located?.nodes,
+    source: located?.source,
+    positions: located?.positions,
+    path: located?.path,
+  };
+  if (isGatewayError(cause)) {
+    return new GraphQLError(cause.message, {
+      ...location,
+      extensions: {
+        code: cause.code,
+        status: cause.status,
+        retriable: cause.retriable,
+        ...(cause.data === undefined ? {} : { errorData: cause.data }),
+      },
+    });
+  }
+  if (cause instanceof GraphQLError) return located ?? cause;
+  log?.error({ err: cause, path: located?.path?.join('.') }, 'unexpected error in a GraphQL operation');
+  return new GraphQLError(unexpectedErrorMessage, { ...location, extensions: { code: 'UNKNOWN_ERROR' } });
+}
+
+/** The innermost error: graphql-js wraps what a resolver throws in `GraphQLError.originalError`. */
+function rootCause(error: unknown): unknown {
+  let current = error;
+  while (current instanceof GraphQLError && current.originalError != null) current = current.originalError;
+  return current;
+}

@@ -1,0 +1,22 @@
+import type { Resolvers } from '../../../generated/graphql/resolvers.js';
+import { enumResolvers } from '../enums.js';
+import { scalarResolvers } from '../scalars.js';
+import { chain, chains } from './chains.js';
+import { pendingMutations, pendingQueries, pendingSubscriptions } from './notImplemented.js';
+
+/**
+ * Every resolver of the schema. Types backed by core objects (`Chain`) need no field resolvers: the core's
+ * spelling of enums and its bigints are handled by `enumResolvers` and the `BigInt` scalar.
+ */
+export function createResolvers(): Resolvers {
+  return {
+    ...scalarResolvers,
+    ...enumResolvers,
+    Query: { chains, chain, ...pendingQueries },
+    Mutation: { ...pendingMutations },
+    Subscription: { ...pendingSubscriptions },
+    StepItemData: {
+      __resolveType: (data) => ('sign' in data ? 'SignatureData' : 'TransactionData'),
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import { notImplemented } from '../../core/errors.js';
+import type { MutationResolvers, QueryResolvers, SubscriptionResolvers } from '../../../generated/graphql/resolvers.js';
+
+/** A resolver for an operation whose core function has not landed yet: fails with `NOT_IMPLEMENTED`. */
+const pending = (operationId: string) => (): never => {
+  throw notImplemented(operationId);
+};
+
+/** A subscription whose event source has not landed yet: fails with `NOT_IMPLEMENTED` when subscribed. */
+const pendingSubscription = (operationId: string) => ({ subscribe: pending(operationId) });
+
+export const pendingQueries = {
+  quote: pending('getQuote'),
+  price: pending('getPrice'),
+  request: pending('getRequests'),
+  requestStatus: pending('getIntentStatus'),
+  requests: pending('getRequests'),
+  requestSignature: pending('getRequestSignature'),
+  tokenPrice: pending('getTokenPrice'),
+  currencies: pending('getCurrencies'),
+} satisfies QueryResolvers;
+
+export const pendingMutations = {
+  indexTransaction: pending('indexTransaction'),
+  indexSingleTransaction: pending('indexSingleTransaction'),
+  executeGasless: pending('executeGasless'),
+  submitPermit: pending('submitPermit'),
+  fastFill: pending('fastFill'),
+  claimAppFees: pending('claimAppFees'),
+} satisfies MutationResolvers;
+
+export const pendingSubscriptions = {
+  requestStatus: pendingSubscription('subscribeRequestStatus'),
+  requestUpdates: pendingSubscription('subscribeRequestUpdates'),
+} satisfies SubscriptionResolvers;
