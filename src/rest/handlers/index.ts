@@ -1,0 +1,48 @@
+import type { OperationHandlers, OperationId } from '../../../generated/openapi/operations.js';
+import type { CoreContext } from '../../core/context.js';
+import { notImplemented } from '../../core/errors.js';
+import type { ReadinessReport } from '../../server/readiness.js';
+import { getChains } from './getChains.js';
+import { getHealth, getReadiness } from './health.js';
+
+/** What REST handlers receive besides the request. */
+export interface RestContext {
+  core: CoreContext;
+  readiness: () => Promise<ReadinessReport>;
+}
+
+/** An operation declared in the contract whose implementation arrives with a later change: a clear 501. */
+const pending = (operationId: OperationId) => async (): Promise<never> => {
+  throw notImplemented(operationId);
+};
+
+/** Every operation of the contract must appear here; a missing one is a compile error. */
+export function createHandlers(): OperationHandlers<RestContext> {
+  return {
+    getChains,
+    getHealth,
+    getReadiness,
+    getQuote: pending('getQuote'),
+    getQuoteV1: pending('getQuoteV1'),
+    getPrice: pending('getPrice'),
+    getIntentStatus: pending('getIntentStatus'),
+    getIntentStatusV1: pending('getIntentStatusV1'),
+    getRequests: pending('getRequests'),
+    getRequestsV2: pending('getRequestsV2'),
+    getRequestSignature: pending('getRequestSignature'),
+    executeGasless: pending('executeGasless'),
+    submitPermit: pending('submitPermit'),
+    getChainsLiquidity: pending('getChainsLiquidity'),
+    getCurrenciesV1: pending('getCurrenciesV1'),
+    getCurrencies: pending('getCurrencies'),
+    getTokenPrice: pending('getTokenPrice'),
+    indexTransaction: pending('indexTransaction'),
+    indexSingleTransaction: pending('indexSingleTransaction'),
+    reindexDepositAddress: pending('reindexDepositAddress'),
+    getAppFeeBalances: pending('getAppFeeBalances'),
+    claimAppFees: pending('claimAppFees'),
+    fastFill: pending('fastFill'),
+    getSwapSources: pending('getSwapSources'),
+    getConfig: pending('getConfig'),
+  };
+}

@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import {
+  operations,
+  type OperationHandlers,
+  type OperationId,
+  type OperationInput,
+  type OperationSpec,
+} from '../../generated/openapi/operations.js';
+import { createValidators } from './validation.js';
+
+/**
+ * Binds every operation of the contract to Fastify: the route comes from the operation table, the request is
+ * validated against the contract before the handler runs, and the handler's declared response is sent as is.
+ */
+export function registerRest<Context>(app: FastifyInstance, handlers: OperationHandlers<Context>, context: Context): void {
+  const validators = createValidators(operations);
+  for (const [id, spec] of Object.entries(operations) as Array<[OperationId, OperationSpec]>) {
+    const handler = handlers[id] as (input: OperationInput<OperationId>, context: Context) => Promise<{
+      status: number | string;
+      body: unknown;
+      headers?: Record<string, string>;
+    }>;
+    const validator = validators[id];
+    app.route({
+      method: spec.method,
+      url: spec.path.replace(/\{([^}]+)\}/g, ':$1'),
+      handler: async (request, reply) => {
+        const parts = { query: request.query, params: request.params, headers: request.headers, body: request.body };
+        validator.validateRequest(parts);
+        const output = await handler(parts as OperationInput<OperationId>, context);
+        if (output.headers) reply.headers(output.headers);
+        return reply.status(Number(output.status)).send(output.body);
+      },
+    });
+  }
+}

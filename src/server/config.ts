@@ -1,0 +1,295 @@
+/**
+ * Configuration is read here and only here: the environment, an optional JSON config file, or the devnet
+ * descriptor. Every problem is collected and reported at once; the rest of the code receives a parsed
+ * `GatewayConfig` and never reads `process.env`.
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
+import { getAddress, isAddress, isHex, zeroAddress, type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { ChainConfig, CurrencyConfig } from '../core/chains/types.js';
+
+export interface GatewayConfig {
+  host: string;
+  port: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** PostgreSQL when set; otherwise PGlite in `dataDir` (in memory when that is unset too). */
+  databaseUrl: string | undefined;
+  dataDir: string | undefined;
+  /** PostgreSQL schema for the gateway's tables (several gateways can share one database); default `public`. */
+  databaseSchema: string | undefined;
+  solverPrivateKey: Hex;
+  chains: ChainConfig[];
+  /** Largest accepted request body in bytes. */
+  bodyLimit: number;
+  /** Serve GraphiQL at /graphql for browsers. */
+  graphiql: boolean;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Settings that come only from the environment, shared by the devnet and config-file modes. */
+function fromEnvironment(env: Env, problems: string[]) {
+  const port = env.PORT === undefined ? 4000 : Number(env.PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT must be an integer 0..65535, got '${env.PORT}'`);
+  const logLevel = (env.GATEWAY_LOG_LEVEL ?? 'info') as GatewayConfig['logLevel'];
+  if (!logLevels.includes(logLevel)) problems.push(`GATEWAY_LOG_LEVEL must be one of ${logLevels.join(', ')}`);
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL must be a postgres:// URL');
+  if (env.GATEWAY_DATABASE_SCHEMA && !/^[a-z_][a-z0-9_]{0,62}$/.test(env.GATEWAY_DATABASE_SCHEMA)) {
+    problems.push('GATEWAY_DATABASE_SCHEMA must be a lower-case SQL identifier');
+  }
+  const bodyLimit = env.GATEWAY_BODY_LIMIT === undefined ? 1_048_576 : Number(env.GATEWAY_BODY_LIMIT);
+  if (!Number.isInteger(bodyLimit) || bodyLimit < 1024) problems.push('GATEWAY_BODY_LIMIT must be an integer of at least 1024 bytes');
+  return {
+    host: env.HOST ?? '127.0.0.1',
+    port,
+    logLevel,
+    databaseUrl,
+    dataDir: env.GATEWAY_DATA_DIR || undefined,
+    databaseSchema: env.GATEWAY_DATABASE_SCHEMA || undefined,
+    bodyLimit,
+    graphiql: env.GATEWAY_GRAPHIQL !== 'false',
+  };
+}
+
+/** Parses a private key, adding a problem (never the key itself) when it is malformed. */
+function parsePrivateKey(value: string | undefined, name: string, problems: string[]): Hex {
+  if (!value) {
+    problems.push(`${name} is required (the solver's private key, 0x + 64 hex digits)`);
+    return '0x';
+  }
+  if (!isHex(value) || value.length !== 66) {
+    problems.push(`${name} must be 0x followed by 64 hex digits`);
+    return '0x';
+  }
+  try {
+    privateKeyToAccount(value);
+  } catch {
+    problems.push(`${name} is not a valid secp256k1 private key`);
+  }
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Config file
+
+const addressPattern = '^0x[0-9a-fA-F]{40}$';
+const currencySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'symbol', 'name', 'address', 'decimals'],
+  properties: {
+    id: { type: 'string', minLength: 1 },
+    symbol: { type: 'string', minLength: 1 },
+    name: { type: 'string', minLength: 1 },
+    address: { type: 'string', pattern: addressPattern },
+    decimals: { type: 'integer', minimum: 0, maximum: 36 },
+    supportsBridging: { type: 'boolean' },
+    supportsPermit: { type: 'boolean' },
+    featured: { type: 'boolean' },
+    solver: { type: 'boolean' },
+    withdrawalFeeBps: { type: 'integer', minimum: 0, maximum: 10000 },
+    depositFeeBps: { type: 'integer', minimum: 0, maximum: 10000 },
+    surgeEnabled: { type: 'boolean' },
+    logoURI: { type: 'string' },
+    verified: { type: 'boolean' },
+    price: {
+      oneOf: [
+        { type: 'object', additionalProperties: false, required: ['kind', 'feed'], properties: { kind: { const: 'aggregatorV3' }, feed: { type: 'string', pattern: addressPattern } } },
+        { type: 'object', additionalProperties: false, required: ['kind', 'usd'], properties: { kind: { const: 'fixed' }, usd: { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$' } } },
+      ],
+    },
+  },
+};
+const contractNames = ['depository', 'receiver', 'multicaller', 'onlyOwnerMulticaller', 'approvalProxy', 'erc20Router', 'multicall3'] as const;
+const chainSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'name', 'httpRpcUrl', 'nativeCurrency', 'contracts'],
+  properties: {
+    id: { type: 'integer', minimum: 1 },
+    name: { type: 'string', pattern: '^[a-z0-9-]+$' },
+    displayName: { type: 'string' },
+    httpRpcUrl: { type: 'string', pattern: '^https?://' },
+    wsRpcUrl: { type: 'string', pattern: '^wss?://' },
+    explorerUrl: { type: 'string' },
+    explorerName: { type: 'string' },
+    explorerPaths: { type: ['object', 'null'], additionalProperties: false, required: ['transaction', 'address', 'token'], properties: { transaction: { type: 'string' }, address: { type: 'string' }, token: { type: 'string' } } },
+    nativeCurrency: currencySchema,
+    currencies: { type: 'array', items: currencySchema },
+    contracts: {
+      type: 'object',
+      additionalProperties: false,
+      required: [...contractNames],
+      properties: Object.fromEntries([...contractNames, 'attestationVerifier'].map((name) => [name, { type: 'string', pattern: addressPattern }])),
+    },
+    depositEnabled: { type: 'boolean' },
+    tokenSupport: { enum: ['All', 'Limited'] },
+    disabled: { type: 'boolean' },
+    partialDisableLimit: { type: 'string', pattern: '^[0-9]+$' },
+    blockProductionLagging: { type: 'boolean' },
+    withdrawalFeeBps: { type: 'integer', minimum: 0, maximum: 10000 },
+    depositFeeBps: { type: 'integer', minimum: 0, maximum: 10000 },
+    surgeEnabled: { type: 'boolean' },
+    iconUrl: { type: ['string', 'null'] },
+    logoUrl: { type: ['string', 'null'] },
+    brandColor: { type: ['string', 'null'] },
+    baseChainId: { type: ['integer', 'null'] },
+    statusMessage: { type: ['string', 'null'] },
+    tags: { type: 'array', items: { type: 'string' } },
+    hidden: { type: 'boolean' },
+    confirmations: { type: 'integer', minimum: 0, maximum: 1000 },
+  },
+};
+const fileSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['chains'],
+  properties: {
+    $schema: { type: 'string' },
+    chains: { type: 'array', minItems: 1, items: chainSchema },
+  },
+};
+
+type CurrencyFile = Omit<Partial<CurrencyConfig>, 'address'> & Pick<CurrencyConfig, 'id' | 'symbol' | 'name' | 'decimals'> & { address: string };
+type ChainFile = Omit<Partial<ChainConfig>, 'partialDisableLimit' | 'nativeCurrency' | 'currencies' | 'contracts'> & {
+  id: number;
+  name: string;
+  httpRpcUrl: string;
+  partialDisableLimit?: string;
+  nativeCurrency: CurrencyFile;
+  currencies?: CurrencyFile[];
+  contracts: Record<string, string>;
+};
+
+function currencyFromFile(c: CurrencyFile, native: boolean): CurrencyConfig {
+  return {
+    id: c.id.toLowerCase(),
+    symbol: c.symbol,
+    name: c.name,
+    address: native ? zeroAddress : getAddress(c.address),
+    decimals: c.decimals,
+    supportsBridging: c.supportsBridging ?? true,
+    supportsPermit: c.supportsPermit ?? false,
+    featured: c.featured ?? true,
+    solver: c.solver ?? true,
+    withdrawalFeeBps: c.withdrawalFeeBps ?? 0,
+    depositFeeBps: c.depositFeeBps ?? 0,
+    surgeEnabled: c.surgeEnabled ?? false,
+    logoURI: c.logoURI ?? '',
+    verified: c.verified ?? true,
+    ...(c.price ? { price: c.price.kind === 'aggregatorV3' ? { kind: 'aggregatorV3', feed: getAddress(c.price.feed) } : c.price } : {}),
+  };
+}
+
+/** Fills the optional chain fields with the defaults a self-hosted deployment expects. */
+export function chainFromFile(c: ChainFile): ChainConfig {
+  const contracts = Object.fromEntries(Object.entries(c.contracts).map(([k, v]) => [k, getAddress(v)])) as unknown as ChainConfig['contracts'];
+  return {
+    id: c.id,
+    name: c.name,
+    displayName: c.displayName ?? c.name,
+    httpRpcUrl: c.httpRpcUrl,
+    wsRpcUrl: c.wsRpcUrl ?? c.httpRpcUrl.replace(/^http/, 'ws'),
+    explorerUrl: c.explorerUrl ?? '',
+    explorerName: c.explorerName ?? '',
+    explorerPaths: c.explorerPaths ?? null,
+    explorerQueryParams: c.explorerQueryParams ?? null,
+    nativeCurrency: currencyFromFile(c.nativeCurrency, true),
+    currencies: (c.currencies ?? []).map((x) => currencyFromFile(x, false)),
+    contracts,
+    depositEnabled: c.depositEnabled ?? true,
+    tokenSupport: c.tokenSupport ?? 'All',
+    disabled: c.disabled ?? false,
+    partialDisableLimit: BigInt(c.partialDisableLimit ?? '0'),
+    blockProductionLagging: c.blockProductionLagging ?? false,
+    withdrawalFeeBps: c.withdrawalFeeBps ?? 0,
+    depositFeeBps: c.depositFeeBps ?? 0,
+    surgeEnabled: c.surgeEnabled ?? false,
+    iconUrl: c.iconUrl ?? null,
+    logoUrl: c.logoUrl ?? null,
+    brandColor: c.brandColor ?? null,
+    baseChainId: c.baseChainId ?? null,
+    statusMessage: c.statusMessage ?? null,
+    tags: c.tags ?? [],
+    hidden: c.hidden ?? false,
+    confirmations: c.confirmations ?? 2,
+  };
+}
+
+/** Parses a config file's JSON text plus the environment; throws `ConfigError` listing every problem. */
+export function parseConfigFile(text: string, env: Env, source = 'config file'): GatewayConfig {
+  const problems: string[] = [];
+  const base = fromEnvironment(env, problems);
+  const solverPrivateKey = parsePrivateKey(env.GATEWAY_SOLVER_PRIVATE_KEY, 'GATEWAY_SOLVER_PRIVATE_KEY', problems);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError([...problems, `${source} is not valid JSON: ${(error as Error).message}`]);
+  }
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  const validate = ajv.compile(fileSchema);
+  if (!validate(parsed)) {
+    for (const e of validate.errors ?? []) {
+      const where = `${source}${e.instancePath.replace(/\//g, '.') || ' (root)'}`;
+      if (e.keyword === 'additionalProperties') problems.push(`${where}: unknown field '${String(e.params.additionalProperty)}'`);
+      else if (e.keyword === 'required') problems.push(`${where}: missing '${String(e.params.missingProperty)}'`);
+      else problems.push(`${where}: ${e.message ?? 'invalid'}`);
+    }
+    throw new ConfigError(problems);
+  }
+  const file = parsed as { chains: ChainFile[] };
+  const ids = new Set<number>();
+  const names = new Set<string>();
+  for (const [i, chain] of file.chains.entries()) {
+    if (ids.has(chain.id)) problems.push(`${source}.chains.${i}.id: chain id ${chain.id} is configured twice`);
+    if (names.has(chain.name)) problems.push(`${source}.chains.${i}.name: chain name '${chain.name}' is configured twice`);
+    ids.add(chain.id);
+    names.add(chain.name);
+    for (const [j, currency] of (chain.currencies ?? []).entries()) {
+      if (!isAddress(currency.address) || currency.address.toLowerCase() === zeroAddress) {
+        problems.push(`${source}.chains.${i}.currencies.${j}.address: an ERC-20 needs a non-zero address`);
+      }
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { ...base, solverPrivateKey, chains: file.chains.map(chainFromFile) };
+}
+
+/** Reads the config file named by `--config <path>` or `GATEWAY_CONFIG`; null means "run the devnet". */
+export function configFilePath(argv: string[], env: Env): string | null {
+  const flag = argv.indexOf('--config');
+  if (flag >= 0) return argv[flag + 1] ?? null;
+  return env.GATEWAY_CONFIG || null;
+}
+
+export function loadConfigFile(path: string, env: Env): GatewayConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`cannot read config file ${path}: ${(error as Error).message}`]);
+  }
+  return parseConfigFile(text, env, path);
+}
+
+/** Environment-only settings with chains and solver supplied by the caller (the devnet). */
+export function configFromEnvironment(env: Env, chains: ChainConfig[], solverPrivateKey: Hex): GatewayConfig {
+  const problems: string[] = [];
+  const base = fromEnvironment(env, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { ...base, solverPrivateKey, chains };
+}
+
+export type { Address };

@@ -1,0 +1,85 @@
+import websocket from '@fastify/websocket';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import pino from 'pino';
+import { privateKeyToAccount } from 'viem/accounts';
+import { createChainClients } from '../chain/clients.js';
+import type { CoreContext } from '../core/context.js';
+import { createGraphQL } from '../graphql/createGraphQL.js';
+import { registerGraphQL } from '../graphql/registerGraphQL.js';
+import { registerDocumentation } from '../rest/documentation.js';
+import { installErrorHandling } from '../rest/errors.js';
+import { createHandlers, type RestContext } from '../rest/handlers/index.js';
+import { registerRest } from '../rest/registerRest.js';
+import { createDatabase, type Database } from '../store/database.js';
+import type { GatewayConfig } from './config.js';
+import { checkReadiness } from './readiness.js';
+
+export interface GatewayServer {
+  /** The Fastify instance (for in-process tests through `app.inject`). */
+  readonly app: FastifyInstance;
+  readonly core: CoreContext;
+  readonly database: Database;
+  /** Listens on the configured host and port; resolves with the base URL (no trailing slash). */
+  start(): Promise<string>;
+  /** Closes sockets, subscriptions and the database. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The composition root: one Fastify app on one port serving the REST contract, GraphQL (HTTP and graphql-ws
+ * on `/graphql`), the OpenAPI document and docs page, health and readiness. Nothing here is global, so a test
+ * can run two gateways in one process.
+ */
+export async function createServer(config: GatewayConfig): Promise<GatewayServer> {
+  const logger = pino({ level: config.logLevel, base: { service: 'intent-gateway' } });
+  const solver = privateKeyToAccount(config.solverPrivateKey);
+  const core: CoreContext = {
+    config: { chains: config.chains, solverAddress: solver.address },
+    log: logger,
+    now: () => Date.now(),
+  };
+
+  const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
+  try {
+    await database.migrate();
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const clients = createChainClients(config.chains);
+
+  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: config.bodyLimit, disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' });
+  installErrorHandling(app);
+  // Request bodies are JSON only: anything else is a 415, not a string handed to validation.
+  app.removeContentTypeParser('text/plain');
+  await app.register(websocket, { options: { maxPayload: config.bodyLimit } });
+
+  const restContext: RestContext = {
+    core,
+    readiness: () => checkReadiness(async () => void (await sql`select 1`.execute(database.db)), clients),
+  };
+  registerRest(app, createHandlers(), restContext);
+  registerDocumentation(app);
+  const graphql = createGraphQL({ core, graphiql: config.graphiql, maxRequestBodySize: config.bodyLimit });
+  const disposeGraphQL = await registerGraphQL(app, graphql);
+
+  let stopped: Promise<void> | null = null;
+  return {
+    app,
+    core,
+    database,
+    async start() {
+      const address = await app.listen({ host: config.host, port: config.port });
+      return address.replace('[::1]', '127.0.0.1').replace(/\/$/, '');
+    },
+    stop() {
+      stopped ??= (async () => {
+        await disposeGraphQL();
+        await app.close();
+        await database.close();
+      })();
+      return stopped;
+    },
+  };
+}

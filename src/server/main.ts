@@ -1,0 +1,74 @@
+/**
+ * `npm start`: with no configuration, starts the embedded devnet (three anvil chains with the contracts
+ * deployed and accounts funded) and serves the gateway on it; with `--config <file>` or `GATEWAY_CONFIG`,
+ * serves the configured networks. Ctrl-C or SIGTERM stops the server and every child process.
+ */
+import path from 'node:path';
+import { startDevnet, writeDevnetDescriptor, type Devnet } from '../chain/devnet.js';
+import { ConfigError, configFilePath, configFromEnvironment, loadConfigFile, type GatewayConfig } from './config.js';
+import { createServer, type GatewayServer } from './createServer.js';
+import { devnetChainConfigs } from './devnetConfig.js';
+
+const say = (message: string) => process.stdout.write(`${message}\n`);
+
+let devnet: Devnet | null = null;
+let server: GatewayServer | null = null;
+
+async function main(): Promise<void> {
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    say(`\n${signal}: stopping...`);
+    await server?.stop().catch((error: unknown) => console.error('error stopping the server:', error));
+    await devnet?.stop().catch((error: unknown) => console.error('error stopping the devnet:', error));
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  const file = configFilePath(process.argv.slice(2), process.env);
+  let config: GatewayConfig;
+  let descriptorPath: string | null = null;
+  if (file) {
+    config = loadConfigFile(file, process.env);
+    say(`Serving ${config.chains.length} configured chain(s) from ${file}`);
+  } else {
+    say('No configuration given: starting the embedded devnet (three anvil chains).');
+    const basePort = process.env.DEVNET_BASE_PORT === undefined ? 8545 : Number(process.env.DEVNET_BASE_PORT);
+    const blockTime = process.env.DEVNET_BLOCK_TIME === undefined ? 1 : Number(process.env.DEVNET_BLOCK_TIME);
+    devnet = await startDevnet({ basePort, blockTime: blockTime > 0 ? blockTime : undefined, onProgress: (m) => say(`  ${m}`) });
+    if (stopping) return;
+    descriptorPath = path.resolve('.devnet/devnet.json');
+    await writeDevnetDescriptor(descriptorPath, devnet.descriptor);
+    config = configFromEnvironment(process.env, devnetChainConfigs(devnet.descriptor), devnet.descriptor.solver.privateKey);
+  }
+
+  say('Starting the gateway...');
+  server = await createServer(config);
+  const url = await server.start();
+  say(`\nGateway ready at ${url}`);
+  if (descriptorPath && devnet) {
+    const account = devnet.descriptor.accounts[0];
+    say(`Devnet descriptor (RPC URLs, contracts, tokens, funded accounts): ${descriptorPath}`);
+    say(`Solver: ${devnet.descriptor.solver.address}`);
+    if (account) say(`Test account: ${account.address}`);
+  }
+  say(`
+Try:
+  curl ${url}/chains
+  curl ${url}/ready
+  open ${url}/documentation      (API reference; OpenAPI at ${url}/documentation/json)
+  curl -s ${url}/graphql -H 'content-type: application/json' -d '{"query":"{ chains { id name currency { symbol } } }"}'
+
+Press Ctrl-C to stop.`);
+}
+
+main().catch(async (error: unknown) => {
+  if (error instanceof ConfigError) console.error(error.message);
+  else console.error('Failed to start:', error);
+  // Never leave anvil children behind when start-up fails half way.
+  await server?.stop().catch(() => undefined);
+  await devnet?.stop().catch(() => undefined);
+  process.exit(1);
+});

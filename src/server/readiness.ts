@@ -1,0 +1,41 @@
+import type { ChainClients } from '../chain/clients.js';
+
+export interface ReadinessCheck {
+  ok: boolean;
+  message?: string;
+}
+
+export interface ReadinessReport {
+  ready: boolean;
+  checks: Record<string, ReadinessCheck>;
+}
+
+const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
+  Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms).unref())]);
+
+/**
+ * Readiness: the database answers and every chain's RPC answers with the configured chain id.
+ * A chain whose RPC reports another id is a misconfiguration and makes the gateway not ready.
+ */
+export async function checkReadiness(database: () => Promise<void>, clients: ChainClients): Promise<ReadinessReport> {
+  const checks: Record<string, ReadinessCheck> = {};
+  const tasks: Array<Promise<void>> = [
+    withTimeout(database(), 3_000).then(
+      () => void (checks.database = { ok: true }),
+      (error: Error) => void (checks.database = { ok: false, message: error.message }),
+    ),
+  ];
+  for (const [id, client] of clients) {
+    tasks.push(
+      withTimeout(client.getChainId(), 3_000).then(
+        (reported) =>
+          void (checks[`chain:${id}`] =
+            reported === id ? { ok: true } : { ok: false, message: `RPC reports chain id ${reported}, expected ${id}` }),
+        (error: Error) => void (checks[`chain:${id}`] = { ok: false, message: error.message.split('\n')[0] ?? 'RPC error' }),
+      ),
+    );
+  }
+  await Promise.all(tasks);
+  const sorted = Object.fromEntries(Object.entries(checks).sort(([a], [b]) => a.localeCompare(b)));
+  return { ready: Object.values(sorted).every((c) => c.ok), checks: sorted };
+}

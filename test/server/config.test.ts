@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfigFile } from '../../src/server/config.js';
+
+const key = `0x${'11'.repeat(32)}`;
+const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
+const contracts = {
+  depository: address(1),
+  receiver: address(2),
+  multicaller: address(3),
+  onlyOwnerMulticaller: address(4),
+  approvalProxy: address(5),
+  erc20Router: address(6),
+  multicall3: address(7),
+};
+const validChain = {
+  id: 8453,
+  name: 'base',
+  displayName: 'Base',
+  httpRpcUrl: 'https://rpc.example/base',
+  nativeCurrency: { id: 'eth', symbol: 'ETH', name: 'Ether', address: '0x0000000000000000000000000000000000000000', decimals: 18 },
+  currencies: [{ id: 'usdc', symbol: 'USDC', name: 'USD Coin', address: address(100), decimals: 6, price: { kind: 'fixed', usd: '1' } }],
+  contracts,
+};
+
+function problemsOf(text: string, env: Record<string, string> = { GATEWAY_SOLVER_PRIVATE_KEY: key }): string[] {
+  try {
+    parseConfigFile(text, env, 'gateway.json');
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error('expected the config to be rejected');
+}
+
+describe('config file', () => {
+  it('parses a minimal file and fills defaults', () => {
+    const config = parseConfigFile(JSON.stringify({ chains: [validChain] }), { GATEWAY_SOLVER_PRIVATE_KEY: key, PORT: '4100' });
+    expect(config.port).toBe(4100);
+    const chain = config.chains[0]!;
+    expect(chain).toMatchObject({ id: 8453, displayName: 'Base', wsRpcUrl: 'wss://rpc.example/base', hidden: false, confirmations: 2, tokenSupport: 'All' });
+    expect(chain.partialDisableLimit).toBe(0n);
+    expect(chain.currencies[0]).toMatchObject({ id: 'usdc', solver: true, featured: true, price: { kind: 'fixed', usd: '1' } });
+    expect(config.solverPrivateKey).toBe(key);
+  });
+
+  it('reports every problem at once, never the key itself', () => {
+    const bad = {
+      chains: [
+        { ...validChain, httpRpcUrl: 'ftp://nope', contracts: { ...contracts, depository: 'not-an-address' }, colour: 'red' },
+        { ...validChain, name: 'base' },
+      ],
+      extra: 1,
+    };
+    const problems = problemsOf(JSON.stringify(bad), { GATEWAY_SOLVER_PRIVATE_KEY: '0xabc', PORT: 'eighty' });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('PORT'),
+        expect.stringContaining('GATEWAY_SOLVER_PRIVATE_KEY must be 0x followed by 64 hex digits'),
+        expect.stringContaining("unknown field 'extra'"),
+        expect.stringContaining("unknown field 'colour'"),
+        expect.stringContaining('gateway.json.chains.0.httpRpcUrl'),
+        expect.stringContaining('gateway.json.chains.0.contracts.depository'),
+      ]),
+    );
+    expect(problems.join('\n')).not.toContain('0xabc');
+  });
+
+  it('rejects duplicate chains and a missing solver key', () => {
+    const problems = problemsOf(JSON.stringify({ chains: [validChain, validChain] }), {});
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('GATEWAY_SOLVER_PRIVATE_KEY is required'),
+        expect.stringContaining('chain id 8453 is configured twice'),
+        expect.stringContaining("chain name 'base' is configured twice"),
+      ]),
+    );
+  });
+
+  it('rejects text that is not JSON', () => {
+    expect(problemsOf('{ chains: ')).toEqual([expect.stringContaining('gateway.json is not valid JSON')]);
+  });
+});

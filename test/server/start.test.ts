@@ -1,0 +1,86 @@
+/**
+ * What `npm start` does, run as a real child process: the devnet comes up with progress shown, the descriptor
+ * is written, the gateway serves it, and SIGTERM stops the gateway and every anvil child. An invalid config
+ * file is reported all at once with a non-zero exit.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
+const main = path.join(root, 'src/server/main.ts');
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+function start(cwd: string, env: Record<string, string>, args: string[] = []) {
+  const child = spawn(process.execPath, [tsx, main, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const waitFor = async (pattern: RegExp, ms: number) => {
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+      const match = output.match(pattern);
+      if (match) return match;
+      if (child.exitCode !== null) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`did not see ${pattern} in:\n${output}`);
+  };
+  return { child, exited, waitFor, output: () => output };
+}
+
+const answers = async (rpcUrl: string) =>
+  fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}' })
+    .then((r) => r.ok)
+    .catch(() => false);
+
+describe('npm start', () => {
+  it('brings up the devnet, writes the descriptor, serves the gateway and stops everything on SIGTERM', async () => {
+    const cwd = await mkdtemp(path.join(tmpdir(), 'gateway-start-'));
+    dirs.push(cwd);
+    const run = start(cwd, { PORT: '0', DEVNET_BASE_PORT: '0', DEVNET_BLOCK_TIME: '1', GATEWAY_LOG_LEVEL: 'warn' });
+    const [, url] = (await run.waitFor(/Gateway ready at (http:\/\/\S+)/, 90_000)) as RegExpMatchArray;
+    expect(run.output()).toMatch(/deploying/i);
+    expect(run.output()).toContain('curl');
+
+    const descriptor = JSON.parse(await readFile(path.join(cwd, '.devnet/devnet.json'), 'utf8'));
+    expect(descriptor.chains.map((c: { chainId: number }) => c.chainId)).toEqual([31337, 31338, 31339]);
+    expect(descriptor.accounts.length).toBeGreaterThanOrEqual(4);
+    expect(descriptor.accounts[0].privateKey).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(descriptor.solver.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+
+    const chains = await (await fetch(`${url}/chains`)).json();
+    expect(chains.chains.map((c: { id: number }) => c.id)).toEqual([31337, 31338, 31339]);
+    for (const chain of descriptor.chains) expect(await answers(chain.rpcUrl)).toBe(true);
+
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+    for (const chain of descriptor.chains) expect(await answers(chain.rpcUrl)).toBe(false);
+    expect(await fetch(`${url}/health`).then(() => true, () => false)).toBe(false);
+  });
+
+  it('reports an invalid config file all at once and exits non-zero', async () => {
+    const cwd = await mkdtemp(path.join(tmpdir(), 'gateway-config-'));
+    dirs.push(cwd);
+    await writeFile(path.join(cwd, 'gateway.json'), JSON.stringify({ chains: [{ id: 'one', name: 'Bad Name' }], unknown: true }));
+    const run = start(cwd, { PORT: '0' }, ['--config', 'gateway.json']);
+    expect(await run.exited).toBe(1);
+    const output = run.output();
+    expect(output).toContain('Invalid configuration');
+    expect(output).toContain('GATEWAY_SOLVER_PRIVATE_KEY is required');
+    expect(output).toContain("unknown field 'unknown'");
+    expect(output).toContain('chains.0.id');
+  });
+});
