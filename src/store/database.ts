@@ -1,0 +1,148 @@
+import { PGlite } from '@electric-sql/pglite';
+import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
+import { Migrator, NO_MIGRATIONS, type MigrationResultSet } from 'kysely/migration';
+import pg from 'pg';
+import { migrations } from './migrations/index.js';
+import type { Tables } from './tables.js';
+
+export interface CreateDatabaseOptions {
+  /** `postgres://...`: use PostgreSQL through a pg pool. Without it, the embedded PGlite is used. */
+  databaseUrl?: string;
+  /** PGlite only: keep the data in this directory. Without it, PGlite runs in memory. */
+  dataDir?: string;
+  /**
+   * Put every table in this schema (created when missing) instead of the default one, so that several
+   * gateways or parallel test files can share one PostgreSQL database. Lower-case identifier.
+   */
+  schema?: string;
+  /** Called when an idle pooled PostgreSQL connection fails; the pool drops it and reconnects on demand. */
+  onPoolError?: (error: Error) => void;
+}
+
+export interface Database {
+  db: Kysely<Tables>;
+  dialect: 'pglite' | 'postgres';
+  /** The schema every connection uses, when one was given. */
+  schema: string | undefined;
+  /** Apply every pending migration. Throws the first migration error. */
+  migrate(): Promise<void>;
+  /** Undo every migration, leaving the schema empty of the gateway's tables (tests, and checking `down`s). */
+  migrateDown(): Promise<void>;
+  /** Drop the configured schema and everything in it (test cleanup). Throws when no schema was given. */
+  dropSchema(): Promise<void>;
+  /** Release the pool or close PGlite. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+const schemaPattern = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Open the gateway's database: PGlite by default (in memory, or in `dataDir`), PostgreSQL when `databaseUrl`
+ * is given. Connects before returning, so a wrong URL or an unreachable server fails here, not on the first
+ * request. Does not migrate; call `migrate()`.
+ */
+export async function createDatabase(options: CreateDatabaseOptions = {}): Promise<Database> {
+  const { databaseUrl, dataDir, schema } = options;
+  if (schema !== undefined && !schemaPattern.test(schema)) {
+    throw new Error(`Invalid schema name ${JSON.stringify(schema)}: use a lower-case SQL identifier`);
+  }
+  if (databaseUrl !== undefined && dataDir !== undefined) {
+    throw new Error('Give either databaseUrl (PostgreSQL) or dataDir (PGlite), not both');
+  }
+
+  let db: Kysely<Tables>;
+  let dialect: Database['dialect'];
+  if (databaseUrl !== undefined) {
+    dialect = 'postgres';
+    const pool = new pg.Pool({
+      connectionString: databaseUrl,
+      // Fail instead of waiting forever for an unreachable server or an exhausted pool.
+      connectionTimeoutMillis: 10_000,
+      // Set at connection start-up, so every pooled connection, including ones opened later, uses the schema.
+      ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+    });
+    pool.on('error', (error) => options.onPoolError?.(error));
+    db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  } else {
+    dialect = 'pglite';
+    const pglite = await PGlite.create(dataDir === undefined ? {} : { dataDir });
+    db = new Kysely<Tables>({
+      dialect: new PGliteDialect({
+        pglite,
+        // PGlite has a single connection, so setting the path once covers every query.
+        ...(schema === undefined
+          ? {}
+          : {
+              onCreateConnection: async (connection) => {
+                // The name passed schemaPattern, so quoting it is enough.
+                await connection.executeQuery(CompiledQuery.raw(`set search_path to "${schema}"`));
+              },
+            }),
+      }),
+    });
+  }
+
+  try {
+    if (schema === undefined) await sql`select 1`.execute(db);
+    else await createSchema(db, schema);
+  } catch (error) {
+    await db.destroy().catch(() => undefined);
+    const where =
+      dialect === 'postgres' ? redact(databaseUrl ?? '') : dataDir === undefined ? 'PGlite' : `PGlite (${dataDir})`;
+    throw new Error(`Cannot open the database at ${where}: ${(error as Error).message}`, { cause: error });
+  }
+
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    // Without it kysely looks for its bookkeeping tables in every schema and may find another schema's.
+    ...(schema === undefined ? {} : { migrationTableSchema: schema }),
+  });
+
+  let closed = false;
+  return {
+    db,
+    dialect,
+    schema,
+    migrate: async () => throwOnFailure(await migrator.migrateToLatest()),
+    migrateDown: async () => throwOnFailure(await migrator.migrateTo(NO_MIGRATIONS)),
+    dropSchema: async () => {
+      if (schema === undefined) throw new Error('dropSchema needs the schema option');
+      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db);
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}
+
+/** `create schema if not exists` can still fail when two instances start at once; losing that race is fine. */
+async function createSchema(db: Kysely<Tables>, schema: string): Promise<void> {
+  try {
+    await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== '23505' && code !== '42P06') throw error;
+  }
+}
+
+function throwOnFailure({ error, results }: MigrationResultSet): void {
+  if (error === undefined) return;
+  const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+  throw new Error(`Migration ${failed ?? '(setup)'} failed: ${(error as Error).message ?? String(error)}`, {
+    cause: error,
+  });
+}
+
+/** The URL without its password, for error messages. */
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the configured databaseUrl';
+  }
+}

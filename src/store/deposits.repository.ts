@@ -1,0 +1,152 @@
+import type { Kysely, Selectable } from 'kysely';
+import { normalizeHex, toBigInt, toNumber, toUint256 } from './mappers.js';
+import type { DepositsTable, Tables } from './tables.js';
+
+/**
+ * `seen`: in a block, not yet deep enough; `confirmed`: past the chain's confirmation depth; `removed`: its
+ * block was reorged away; `consumed`: used by a fill or a refund (a second deposit for the id is a double spend).
+ */
+export type DepositStatus = 'seen' | 'confirmed' | 'removed' | 'consumed';
+
+export interface DepositRecord {
+  id: number;
+  chainId: number;
+  txHash: string;
+  logIndex: number;
+  blockNumber: bigint;
+  blockHash: string;
+  /** The request id the deposit carried (there may be no such request). */
+  requestId: string;
+  depositor: string;
+  /** Token address; the zero address for native deposits. */
+  token: string;
+  amount: bigint;
+  depositIndex: bigint | null;
+  status: DepositStatus;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface InsertDepositParameters {
+  chainId: number;
+  txHash: string;
+  logIndex: number;
+  blockNumber: bigint;
+  blockHash: string;
+  requestId: string;
+  depositor: string;
+  token: string;
+  amount: bigint;
+  depositIndex?: bigint | null;
+  status?: DepositStatus;
+  now: number;
+}
+
+/**
+ * Record a deposit log. Re-reading a range is harmless: when the log (chain, tx, log index) is already
+ * recorded, the stored row is returned unchanged with `inserted: false`.
+ */
+export async function insertDeposit(
+  db: Kysely<Tables>,
+  params: InsertDepositParameters,
+): Promise<{ deposit: DepositRecord; inserted: boolean }> {
+  const key = { chainId: params.chainId, txHash: normalizeHex(params.txHash), logIndex: params.logIndex };
+  const row = await db
+    .insertInto('deposits')
+    .values({
+      chain_id: key.chainId,
+      tx_hash: key.txHash,
+      log_index: key.logIndex,
+      block_number: params.blockNumber.toString(),
+      block_hash: normalizeHex(params.blockHash),
+      request_id: normalizeHex(params.requestId),
+      depositor: normalizeHex(params.depositor),
+      token: normalizeHex(params.token),
+      amount: toUint256(params.amount),
+      deposit_index: params.depositIndex == null ? null : params.depositIndex.toString(),
+      status: params.status ?? 'seen',
+      created_at: params.now,
+      updated_at: params.now,
+    })
+    .onConflict((oc) => oc.columns(['chain_id', 'tx_hash', 'log_index']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (row !== undefined) return { deposit: toDepositRecord(row), inserted: true };
+  const existing = await getDepositByLog(db, key.chainId, key.txHash, key.logIndex);
+  if (existing === undefined) throw new Error('Deposit conflicted on insert but cannot be read back');
+  return { deposit: existing, inserted: false };
+}
+
+export async function getDeposit(db: Kysely<Tables>, id: number): Promise<DepositRecord | undefined> {
+  const row = await db.selectFrom('deposits').selectAll().where('id', '=', id).executeTakeFirst();
+  return row === undefined ? undefined : toDepositRecord(row);
+}
+
+/** The deposit recorded for one log, if any. */
+export async function getDepositByLog(
+  db: Kysely<Tables>,
+  chainId: number,
+  txHash: string,
+  logIndex: number,
+): Promise<DepositRecord | undefined> {
+  const row = await db
+    .selectFrom('deposits')
+    .selectAll()
+    .where('chain_id', '=', chainId)
+    .where('tx_hash', '=', normalizeHex(txHash))
+    .where('log_index', '=', logIndex)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toDepositRecord(row);
+}
+
+/** Every deposit that carried `requestId`, oldest first: more than one live deposit is a double spend. */
+export async function listDepositsForRequest(db: Kysely<Tables>, requestId: string): Promise<DepositRecord[]> {
+  const rows = await db
+    .selectFrom('deposits')
+    .selectAll()
+    .where('request_id', '=', normalizeHex(requestId))
+    .orderBy('id', 'asc')
+    .execute();
+  return rows.map(toDepositRecord);
+}
+
+export interface UpdateDepositStatusParameters {
+  status: DepositStatus;
+  /** Apply only from this status (e.g. confirm only what is still `seen`); null is returned otherwise. */
+  fromStatus?: DepositStatus;
+  now: number;
+}
+
+/** Move a deposit along seen -> confirmed -> consumed, or to removed on a reorg. Null when it did not apply. */
+export async function updateDepositStatus(
+  db: Kysely<Tables>,
+  id: number,
+  params: UpdateDepositStatusParameters,
+): Promise<DepositRecord | null> {
+  let query = db
+    .updateTable('deposits')
+    .set({ status: params.status, updated_at: params.now })
+    .where('id', '=', id);
+  if (params.fromStatus !== undefined) query = query.where('status', '=', params.fromStatus);
+  const row = await query.returningAll().executeTakeFirst();
+  return row === undefined ? null : toDepositRecord(row);
+}
+
+export function toDepositRecord(row: Selectable<DepositsTable>): DepositRecord {
+  return {
+    id: toNumber(row.id),
+    chainId: toNumber(row.chain_id),
+    txHash: row.tx_hash,
+    logIndex: row.log_index,
+    blockNumber: toBigInt(row.block_number),
+    blockHash: row.block_hash,
+    requestId: row.request_id,
+    depositor: row.depositor,
+    token: row.token,
+    amount: toBigInt(row.amount),
+    depositIndex: row.deposit_index === null ? null : toBigInt(row.deposit_index),
+    status: row.status as DepositStatus,
+    createdAt: toNumber(row.created_at),
+    updatedAt: toNumber(row.updated_at),
+  };
+}

@@ -1,0 +1,20 @@
+import type { Migration } from 'kysely/migration';
+import * as createRequests from './2026_11_22_0300_create_requests.js';
+import * as createRequestEvents from './2026_11_22_0301_create_request_events.js';
+import * as createChainCursors from './2026_11_22_0302_create_chain_cursors.js';
+import * as createDeposits from './2026_11_22_0303_create_deposits.js';
+import * as createOutgoingTxs from './2026_11_22_0304_create_outgoing_txs.js';
+import * as createApiKeys from './2026_11_22_0305_create_api_keys.js';
+
+/**
+ * Every migration, by name. A static list rather than a folder scan, so it works the same from source (tsx),
+ * from a bundle and in tests; kysely runs them in name order.
+ */
+export const migrations: Record<string, Migration> = {
+  '2026_11_22_0300_create_requests': createRequests,
+  '2026_11_22_0301_create_request_events': createRequestEvents,
+  '2026_11_22_0302_create_chain_cursors': createChainCursors,
+  '2026_11_22_0303_create_deposits': createDeposits,
+  '2026_11_22_0304_create_outgoing_txs': createOutgoingTxs,
+  '2026_11_22_0305_create_api_keys': createApiKeys,
+};

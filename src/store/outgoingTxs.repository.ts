@@ -1,0 +1,136 @@
+import type { Kysely, Selectable } from 'kysely';
+import { appendUnique } from './fragments.js';
+import { normalizeHex, toBigInt, toJson, toNumber } from './mappers.js';
+import type { JsonObject, OutgoingTxsTable, Tables } from './tables.js';
+
+export type OutgoingTxKind = 'fill' | 'refund' | 'settle';
+/**
+ * `prepared`: recorded, not yet sent; `broadcast`: sent (every attempt's hash is in `hashes`); `confirmed` /
+ * `failed`: mined, succeeded or reverted; `replaced`: superseded by another row, the only status that frees
+ * the (request, kind) slot.
+ */
+export type OutgoingTxStatus = 'prepared' | 'broadcast' | 'confirmed' | 'failed' | 'replaced';
+
+/** Name of the unique index that allows one live fill (and one live refund) per request. */
+export const outgoingTxRequestKindKey = 'outgoing_txs_request_kind_key';
+/** Name of the unique index that keeps two live transactions of one signer off the same nonce. */
+export const outgoingTxSignerNonceKey = 'outgoing_txs_signer_nonce_key';
+
+export interface OutgoingTxRecord {
+  id: number;
+  chainId: number;
+  requestId: string;
+  kind: OutgoingTxKind;
+  signer: string;
+  nonce: bigint | null;
+  status: OutgoingTxStatus;
+  /** Every hash broadcast for this transaction (gas bumps append), oldest first. */
+  hashes: string[];
+  /** The transaction as built (to, data, value, gas), JSON-safe. */
+  payload: JsonObject;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface InsertOutgoingTxParameters {
+  chainId: number;
+  requestId: string;
+  kind: OutgoingTxKind;
+  signer: string;
+  nonce?: bigint | null;
+  status?: OutgoingTxStatus;
+  payload: JsonObject;
+  now: number;
+}
+
+/**
+ * Record a transaction before it is broadcast. A second live fill or refund for the same request fails with a
+ * unique violation on `outgoing_txs_request_kind_key` (see `isUniqueViolation`): that constraint, not a read
+ * before the write, is what guarantees a request is never filled twice.
+ */
+export async function insertOutgoingTx(db: Kysely<Tables>, params: InsertOutgoingTxParameters): Promise<OutgoingTxRecord> {
+  const row = await db
+    .insertInto('outgoing_txs')
+    .values({
+      chain_id: params.chainId,
+      request_id: normalizeHex(params.requestId),
+      kind: params.kind,
+      signer: normalizeHex(params.signer),
+      nonce: params.nonce == null ? null : params.nonce.toString(),
+      status: params.status ?? 'prepared',
+      payload: toJson(params.payload),
+      created_at: params.now,
+      updated_at: params.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toOutgoingTxRecord(row);
+}
+
+export async function getOutgoingTx(db: Kysely<Tables>, id: number): Promise<OutgoingTxRecord | undefined> {
+  const row = await db.selectFrom('outgoing_txs').selectAll().where('id', '=', id).executeTakeFirst();
+  return row === undefined ? undefined : toOutgoingTxRecord(row);
+}
+
+/** The live (not replaced) transaction of this kind for a request: what recovery looks at after a restart. */
+export async function getLiveOutgoingTx(
+  db: Kysely<Tables>,
+  requestId: string,
+  kind: OutgoingTxKind,
+): Promise<OutgoingTxRecord | undefined> {
+  const row = await db
+    .selectFrom('outgoing_txs')
+    .selectAll()
+    .where('request_id', '=', normalizeHex(requestId))
+    .where('kind', '=', kind)
+    .where('status', '<>', 'replaced')
+    .executeTakeFirst();
+  return row === undefined ? undefined : toOutgoingTxRecord(row);
+}
+
+export interface UpdateOutgoingTxParameters {
+  status: OutgoingTxStatus;
+  /** Apply only from this status; null is returned otherwise. */
+  fromStatus?: OutgoingTxStatus;
+  /** Set when the sender assigns the nonce. */
+  nonce?: bigint;
+  /** A broadcast hash to append (ignored when already recorded). */
+  hash?: string;
+  now: number;
+}
+
+/** Advance a transaction (broadcast, gas bump, receipt, replacement). Null when `fromStatus` did not match. */
+export async function updateOutgoingTx(
+  db: Kysely<Tables>,
+  id: number,
+  params: UpdateOutgoingTxParameters,
+): Promise<OutgoingTxRecord | null> {
+  let query = db
+    .updateTable('outgoing_txs')
+    .set({
+      status: params.status,
+      updated_at: params.now,
+      ...(params.nonce === undefined ? {} : { nonce: params.nonce.toString() }),
+      ...(params.hash === undefined ? {} : { hashes: appendUnique('hashes', normalizeHex(params.hash)) }),
+    })
+    .where('id', '=', id);
+  if (params.fromStatus !== undefined) query = query.where('status', '=', params.fromStatus);
+  const row = await query.returningAll().executeTakeFirst();
+  return row === undefined ? null : toOutgoingTxRecord(row);
+}
+
+export function toOutgoingTxRecord(row: Selectable<OutgoingTxsTable>): OutgoingTxRecord {
+  return {
+    id: toNumber(row.id),
+    chainId: toNumber(row.chain_id),
+    requestId: row.request_id,
+    kind: row.kind as OutgoingTxKind,
+    signer: row.signer,
+    nonce: row.nonce === null ? null : toBigInt(row.nonce),
+    status: row.status as OutgoingTxStatus,
+    hashes: row.hashes,
+    payload: row.payload as JsonObject,
+    createdAt: toNumber(row.created_at),
+    updatedAt: toNumber(row.updated_at),
+  };
+}

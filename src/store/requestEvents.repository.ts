@@ -1,0 +1,91 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { normalizeHex, toJson, toNumber } from './mappers.js';
+import type { RequestStatus, RequestStatusSnapshot } from './requests.repository.js';
+import type { RequestEventsTable, Tables } from './tables.js';
+
+/** One row of a request's status history; also an outbox entry for webhooks and event fan-out. */
+export interface RequestEvent {
+  /** Increases in commit order (see `appendRequestEvent`), so a reader can resume after the last id it saw. */
+  id: number;
+  requestId: string;
+  status: RequestStatus;
+  /** The status record right after the change. */
+  payload: RequestStatusSnapshot;
+  createdAt: number;
+}
+
+export interface AppendRequestEventParameters {
+  requestId: string;
+  status: RequestStatus;
+  payload: RequestStatusSnapshot;
+  now: number;
+}
+
+/**
+ * Take the outbox lock of this schema until the current transaction ends.
+ *
+ * A bigserial is allocated when a row is inserted, not when it commits, so without this two concurrent
+ * transactions can commit ids 6 then 5, and a reader that already moved past 6 would never see 5. Holding a
+ * transaction-scoped advisory lock from before the id is drawn until after the commit makes id order commit
+ * order. Taken first in a status change (before any row lock), so it cannot deadlock with request row locks.
+ */
+export async function lockOutbox(trx: Kysely<Tables>): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext('request_events:' || current_schema()))`.execute(trx);
+}
+
+/**
+ * Append one event. Call it in the transaction that changes the status (`updateRequestStatus` does): the
+ * event and the change then commit together. Outside a transaction it opens its own.
+ */
+export async function appendRequestEvent(db: Kysely<Tables>, params: AppendRequestEventParameters): Promise<RequestEvent> {
+  if (!db.isTransaction) return db.transaction().execute((trx) => appendRequestEvent(trx, params));
+  await lockOutbox(db);
+  const row = await db
+    .insertInto('request_events')
+    .values({
+      request_id: params.requestId,
+      status: params.status,
+      payload: toJson(params.payload),
+      created_at: params.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toRequestEvent(row);
+}
+
+/**
+ * Events with an id greater than `afterId`, oldest first, at most `limit` of them. This is how the webhook
+ * deliverer and the event fan-out read the outbox: remember the last id handled, ask again from there.
+ */
+export async function listEventsAfter(db: Kysely<Tables>, afterId: number, limit: number): Promise<RequestEvent[]> {
+  const rows = await db
+    .selectFrom('request_events')
+    .selectAll()
+    .where('id', '>', afterId)
+    .orderBy('id', 'asc')
+    .limit(limit)
+    .execute();
+  return rows.map(toRequestEvent);
+}
+
+/** The whole status history of one request, oldest first. */
+export async function listEventsForRequest(db: Kysely<Tables>, requestId: string): Promise<RequestEvent[]> {
+  const rows = await db
+    .selectFrom('request_events')
+    .selectAll()
+    .where('request_id', '=', normalizeHex(requestId))
+    .orderBy('id', 'asc')
+    .execute();
+  return rows.map(toRequestEvent);
+}
+
+export function toRequestEvent(row: Selectable<RequestEventsTable>): RequestEvent {
+  return {
+    id: toNumber(row.id),
+    requestId: row.request_id,
+    status: row.status as RequestStatus,
+    // Written only by appendRequestEvent, from a RequestStatusSnapshot.
+    payload: row.payload as unknown as RequestStatusSnapshot,
+    createdAt: toNumber(row.created_at),
+  };
+}

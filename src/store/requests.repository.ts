@@ -1,0 +1,431 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { GatewayError } from '../core/errors.js';
+import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toUint256 } from './mappers.js';
+import { appendUnique } from './fragments.js';
+import { appendRequestEvent, lockOutbox } from './requestEvents.repository.js';
+import type { JsonObject, JsonValue, RequestsTable, Tables } from './tables.js';
+
+/** Request statuses: the reference's v3 set, plus `fallback`, which its `failReason` description names. */
+export const requestStatuses = [
+  'waiting',
+  'depositing',
+  'pending',
+  'submitted',
+  'success',
+  'failure',
+  'refund',
+  'fallback',
+] as const;
+export type RequestStatus = (typeof requestStatuses)[number];
+
+export type TradeType = 'EXACT_INPUT' | 'EXPECTED_OUTPUT' | 'EXACT_OUTPUT';
+
+/** A request as the core sees it: amounts are bigint, times Unix milliseconds, hex strings lower case. */
+export interface RequestRecord {
+  /** bytes32 hex request id. */
+  id: string;
+  status: RequestStatus;
+  /** The paying user (the `user` of the quote, the depositor); the `user` filter of GET /requests/v3. */
+  user: string;
+  recipient: string;
+  refundTo: string;
+  sender: string;
+  originChainId: number;
+  destinationChainId: number;
+  originCurrency: string;
+  destinationCurrency: string;
+  amountIn: bigint;
+  amountOut: bigint;
+  minAmountOut: bigint;
+  tradeType: TradeType;
+  operation: string;
+  /** Protocol v2 order id (bytes32 hex). */
+  orderId: string;
+  referrer: string | null;
+  apiKeyId: string | null;
+  /** Snapshot of the quote (details, fees, steps) as returned to the client, JSON-safe. */
+  quote: JsonObject;
+  feesQuoted: JsonObject;
+  feesActual: JsonObject | null;
+  /** Null when none; the transports render it as `N/A` (status, webhooks) or null (requests v3). */
+  failReason: string | null;
+  refundFailReason: string | null;
+  details: JsonValue | null;
+  /** Origin-chain transaction hashes, in the order they were recorded. */
+  inTxHashes: string[];
+  /** Destination-chain transaction hashes. */
+  txHashes: string[];
+  depositAddress: string | null;
+  expiresAt: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** What a new request needs; the rest defaults (status `waiting`, no hashes, no failure, updatedAt = createdAt). */
+export type InsertRequestParameters = Omit<
+  RequestRecord,
+  | 'status'
+  | 'referrer'
+  | 'apiKeyId'
+  | 'feesActual'
+  | 'failReason'
+  | 'refundFailReason'
+  | 'details'
+  | 'inTxHashes'
+  | 'txHashes'
+  | 'depositAddress'
+  | 'updatedAt'
+> &
+  Partial<
+    Pick<
+      RequestRecord,
+      | 'status'
+      | 'referrer'
+      | 'apiKeyId'
+      | 'feesActual'
+      | 'failReason'
+      | 'refundFailReason'
+      | 'details'
+      | 'inTxHashes'
+      | 'txHashes'
+      | 'depositAddress'
+    >
+  >;
+
+/** The status record at one moment: the payload of each request event (core shape; transports map it). */
+export interface RequestStatusSnapshot {
+  requestId: string;
+  status: RequestStatus;
+  inTxHashes: string[];
+  txHashes: string[];
+  updatedAt: number;
+  originChainId: number;
+  destinationChainId: number;
+  details: JsonValue | null;
+  failReason: string | null;
+  refundFailReason: string | null;
+  referrer: string | null;
+  depositAddress: string | null;
+}
+
+/**
+ * Store a new request (created by a quote). Writes no event: the outbox carries status changes, and most
+ * quotes are never deposited. Throws the driver's unique violation (code 23505) on a duplicate id.
+ */
+export async function insertRequest(db: Kysely<Tables>, params: InsertRequestParameters): Promise<RequestRecord> {
+  const row = await db
+    .insertInto('requests')
+    .values({
+      id: normalizeHex(params.id),
+      status: params.status ?? 'waiting',
+      user_address: normalizeHex(params.user),
+      recipient: normalizeHex(params.recipient),
+      refund_to: normalizeHex(params.refundTo),
+      sender: normalizeHex(params.sender),
+      origin_chain_id: params.originChainId,
+      destination_chain_id: params.destinationChainId,
+      origin_currency: normalizeHex(params.originCurrency),
+      destination_currency: normalizeHex(params.destinationCurrency),
+      amount_in: toUint256(params.amountIn),
+      amount_out: toUint256(params.amountOut),
+      min_amount_out: toUint256(params.minAmountOut),
+      trade_type: params.tradeType,
+      operation: params.operation,
+      order_id: normalizeHex(params.orderId),
+      referrer: params.referrer ?? null,
+      api_key_id: params.apiKeyId ?? null,
+      quote: toJson(params.quote),
+      fees_quoted: toJson(params.feesQuoted),
+      fees_actual: params.feesActual == null ? null : toJson(params.feesActual),
+      fail_reason: params.failReason ?? null,
+      refund_fail_reason: params.refundFailReason ?? null,
+      details: params.details == null ? null : toJson(params.details),
+      in_tx_hashes: toJson(unique((params.inTxHashes ?? []).map(normalizeHex))),
+      tx_hashes: toJson(unique((params.txHashes ?? []).map(normalizeHex))),
+      deposit_address: normalizeHexOrNull(params.depositAddress),
+      expires_at: params.expiresAt,
+      created_at: params.createdAt,
+      updated_at: params.createdAt,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toRequestRecord(row);
+}
+
+/** One request by id (any hex casing), or undefined. Backs the status operation and the signature route. */
+export async function getRequest(db: Kysely<Tables>, id: string): Promise<RequestRecord | undefined> {
+  const row = await db.selectFrom('requests').selectAll().where('id', '=', normalizeHex(id)).executeTakeFirst();
+  return row === undefined ? undefined : toRequestRecord(row);
+}
+
+export interface UpdateRequestStatusParameters {
+  status: RequestStatus;
+  /**
+   * Apply only when the current status is this one (or one of these): optimistic concurrency for the
+   * watcher, solver and refunder, which may race on the same request. Omitted: apply whatever the status.
+   */
+  fromStatus?: RequestStatus | readonly RequestStatus[];
+  /** Omitted: unchanged; null: cleared. */
+  failReason?: string | null;
+  refundFailReason?: string | null;
+  details?: JsonValue | null;
+  feesActual?: JsonObject | null;
+  /** An origin-chain hash to append (ignored when already recorded). */
+  inTxHash?: string;
+  /** A destination-chain hash to append (ignored when already recorded). */
+  txHash?: string;
+  /** Unix milliseconds. `updatedAt` never moves backwards, even when instances' clocks disagree. */
+  now: number;
+}
+
+/**
+ * Change a request's status and append its event (the outbox row) in one transaction: both commit or neither
+ * does. When `db` is already a transaction, it runs inside it. Returns the updated request, or null when the
+ * request does not exist or its status did not match `fromStatus` (nothing is written then).
+ */
+export async function updateRequestStatus(
+  db: Kysely<Tables>,
+  id: string,
+  params: UpdateRequestStatusParameters,
+): Promise<RequestRecord | null> {
+  if (!db.isTransaction) return db.transaction().execute((trx) => updateRequestStatus(trx, id, params));
+
+  await lockOutbox(db);
+  let query = db
+    .updateTable('requests')
+    .set({
+      status: params.status,
+      updated_at: sql<string>`greatest(updated_at, ${params.now})`,
+      ...(params.inTxHash === undefined
+        ? {}
+        : { in_tx_hashes: appendUnique('in_tx_hashes', normalizeHex(params.inTxHash)) }),
+      ...(params.txHash === undefined ? {} : { tx_hashes: appendUnique('tx_hashes', normalizeHex(params.txHash)) }),
+      ...(params.failReason === undefined ? {} : { fail_reason: params.failReason }),
+      ...(params.refundFailReason === undefined ? {} : { refund_fail_reason: params.refundFailReason }),
+      ...(params.details === undefined ? {} : { details: params.details === null ? null : toJson(params.details) }),
+      ...(params.feesActual === undefined
+        ? {}
+        : { fees_actual: params.feesActual === null ? null : toJson(params.feesActual) }),
+    })
+    .where('id', '=', normalizeHex(id));
+  if (params.fromStatus !== undefined) {
+    const from: readonly RequestStatus[] = typeof params.fromStatus === 'string' ? [params.fromStatus] : params.fromStatus;
+    if (from.length === 0) return null;
+    query = query.where('status', 'in', from);
+  }
+  const row = await query.returningAll().executeTakeFirst();
+  if (row === undefined) return null;
+
+  const record = toRequestRecord(row);
+  await appendRequestEvent(db, {
+    requestId: record.id,
+    status: record.status,
+    payload: toStatusSnapshot(record),
+    now: params.now,
+  });
+  return record;
+}
+
+export interface ListRequestsFilters {
+  /** The paying user (`user_address`); the reference's v3 `user` means sender/depositor. */
+  user?: string;
+  id?: string;
+  originChainId?: number;
+  destinationChainId?: number;
+  /** Either direction; ignored when `originChainId` or `destinationChainId` is given (as in the reference). */
+  chainId?: number;
+  status?: RequestStatus | readonly RequestStatus[];
+  /** Unix seconds, inclusive, over `createdAt` (or `updatedAt` when sorting by it). */
+  startTimestamp?: number;
+  /** Unix seconds, inclusive of the whole second. */
+  endTimestamp?: number;
+  referrer?: string;
+  /** One key or several (the reference's `apiKey` takes a comma list). */
+  apiKeyId?: string | readonly string[];
+  depositAddress?: string;
+  orderId?: string;
+  recipient?: string;
+  failReason?: string;
+}
+
+export type RequestSortBy = 'createdAt' | 'updatedAt';
+export type SortDirection = 'asc' | 'desc';
+
+export interface ListRequestsOptions {
+  /** 1 to 50 (the reference's maximum); default 20. Out-of-range values are clamped. */
+  limit?: number;
+  /** The `continuation` of the previous page, unchanged. */
+  continuation?: string;
+  sortBy?: RequestSortBy;
+  sortDirection?: SortDirection;
+}
+
+export interface ListRequestsResult {
+  requests: RequestRecord[];
+  /** Present when more rows follow; pass it back with the same filters and sort. */
+  continuation: string | undefined;
+}
+
+export const maxListRequestsLimit = 50;
+const defaultListRequestsLimit = 20;
+
+/**
+ * One page of requests matching `filters`, for GET /requests/v3 and /requests/v2. Keyset pagination on
+ * (sort key, id): stable under equal timestamps and under inserts between pages. Throws `INVALID_INPUT`
+ * for a continuation that is malformed or was made for another sort.
+ */
+export async function listRequests(
+  db: Kysely<Tables>,
+  filters: ListRequestsFilters,
+  options: ListRequestsOptions = {},
+): Promise<ListRequestsResult> {
+  const sortBy = options.sortBy ?? 'createdAt';
+  const direction = options.sortDirection ?? 'desc';
+  const limit = Math.min(Math.max(Math.trunc(options.limit ?? defaultListRequestsLimit), 1), maxListRequestsLimit);
+  const sortColumn = sortBy === 'createdAt' ? 'created_at' : 'updated_at';
+
+  let query = db.selectFrom('requests').selectAll();
+  if (filters.user !== undefined) query = query.where('user_address', '=', normalizeHex(filters.user));
+  if (filters.id !== undefined) query = query.where('id', '=', normalizeHex(filters.id));
+  if (filters.originChainId !== undefined) query = query.where('origin_chain_id', '=', filters.originChainId);
+  if (filters.destinationChainId !== undefined) {
+    query = query.where('destination_chain_id', '=', filters.destinationChainId);
+  }
+  if (filters.chainId !== undefined && filters.originChainId === undefined && filters.destinationChainId === undefined) {
+    const chainId = filters.chainId;
+    query = query.where((eb) => eb.or([eb('origin_chain_id', '=', chainId), eb('destination_chain_id', '=', chainId)]));
+  }
+  if (filters.status !== undefined) {
+    const statuses: readonly RequestStatus[] = typeof filters.status === 'string' ? [filters.status] : filters.status;
+    query = statuses.length === 0 ? query.where(sql<boolean>`false`) : query.where('status', 'in', statuses);
+  }
+  if (filters.startTimestamp !== undefined) {
+    query = query.where(sortColumn, '>=', Math.floor(filters.startTimestamp) * 1000);
+  }
+  if (filters.endTimestamp !== undefined) {
+    query = query.where(sortColumn, '<', (Math.floor(filters.endTimestamp) + 1) * 1000);
+  }
+  if (filters.referrer !== undefined) query = query.where('referrer', '=', filters.referrer);
+  if (filters.apiKeyId !== undefined) {
+    const keys: readonly string[] = typeof filters.apiKeyId === 'string' ? [filters.apiKeyId] : filters.apiKeyId;
+    query = keys.length === 0 ? query.where(sql<boolean>`false`) : query.where('api_key_id', 'in', keys);
+  }
+  if (filters.depositAddress !== undefined) {
+    query = query.where('deposit_address', '=', normalizeHex(filters.depositAddress));
+  }
+  if (filters.orderId !== undefined) query = query.where('order_id', '=', normalizeHex(filters.orderId));
+  if (filters.recipient !== undefined) query = query.where('recipient', '=', normalizeHex(filters.recipient));
+  if (filters.failReason !== undefined) query = query.where('fail_reason', '=', filters.failReason);
+
+  if (options.continuation !== undefined) {
+    const after = decodeContinuation(options.continuation, sortBy, direction);
+    query = query.where((eb) =>
+      eb(eb.refTuple(sortColumn, 'id'), direction === 'desc' ? '<' : '>', eb.tuple(after.key, after.id)),
+    );
+  }
+
+  const rows = await query
+    .orderBy(sortColumn, direction)
+    .orderBy('id', direction)
+    .limit(limit + 1)
+    .execute();
+  const requests = rows.slice(0, limit).map(toRequestRecord);
+  const last = requests.at(-1);
+  const continuation =
+    rows.length > limit && last !== undefined
+      ? encodeContinuation({
+          s: sortBy,
+          d: direction,
+          k: sortBy === 'createdAt' ? last.createdAt : last.updatedAt,
+          i: last.id,
+        })
+      : undefined;
+  return { requests, continuation };
+}
+
+interface Continuation {
+  s: RequestSortBy;
+  d: SortDirection;
+  k: number;
+  i: string;
+}
+
+const encodeContinuation = (c: Continuation): string => Buffer.from(JSON.stringify(c)).toString('base64url');
+
+function decodeContinuation(value: string, sortBy: RequestSortBy, direction: SortDirection): { key: number; id: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  const c = parsed as Partial<Continuation> | undefined;
+  if (
+    typeof c !== 'object' ||
+    c === null ||
+    typeof c.k !== 'number' ||
+    !Number.isSafeInteger(c.k) ||
+    typeof c.i !== 'string'
+  ) {
+    throw new GatewayError('INVALID_INPUT', 'Invalid continuation');
+  }
+  if (c.s !== sortBy || c.d !== direction) {
+    throw new GatewayError('INVALID_INPUT', 'The continuation was made for another sortBy or sortDirection');
+  }
+  return { key: c.k, id: c.i };
+}
+
+export function toRequestRecord(row: Selectable<RequestsTable>): RequestRecord {
+  return {
+    id: row.id,
+    status: row.status as RequestStatus,
+    user: row.user_address,
+    recipient: row.recipient,
+    refundTo: row.refund_to,
+    sender: row.sender,
+    originChainId: toNumber(row.origin_chain_id),
+    destinationChainId: toNumber(row.destination_chain_id),
+    originCurrency: row.origin_currency,
+    destinationCurrency: row.destination_currency,
+    amountIn: toBigInt(row.amount_in),
+    amountOut: toBigInt(row.amount_out),
+    minAmountOut: toBigInt(row.min_amount_out),
+    tradeType: row.trade_type as TradeType,
+    operation: row.operation,
+    orderId: row.order_id,
+    referrer: row.referrer,
+    apiKeyId: row.api_key_id,
+    quote: row.quote as JsonObject,
+    feesQuoted: row.fees_quoted as JsonObject,
+    feesActual: row.fees_actual as JsonObject | null,
+    failReason: row.fail_reason,
+    refundFailReason: row.refund_fail_reason,
+    details: row.details,
+    inTxHashes: row.in_tx_hashes,
+    txHashes: row.tx_hashes,
+    depositAddress: row.deposit_address,
+    expiresAt: toNumber(row.expires_at),
+    createdAt: toNumber(row.created_at),
+    updatedAt: toNumber(row.updated_at),
+  };
+}
+
+/** The status record of a request, as stored in its events. */
+export function toStatusSnapshot(record: RequestRecord): RequestStatusSnapshot {
+  return {
+    requestId: record.id,
+    status: record.status,
+    inTxHashes: record.inTxHashes,
+    txHashes: record.txHashes,
+    updatedAt: record.updatedAt,
+    originChainId: record.originChainId,
+    destinationChainId: record.destinationChainId,
+    details: record.details,
+    failReason: record.failReason,
+    refundFailReason: record.refundFailReason,
+    referrer: record.referrer,
+    depositAddress: record.depositAddress,
+  };
+}
+
+const unique = (values: string[]): string[] => [...new Set(values)];

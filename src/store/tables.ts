@@ -1,0 +1,131 @@
+import type { ColumnType } from 'kysely';
+
+/**
+ * Table types of the gateway's database, as kysely sees them.
+ *
+ * Column types describe what the drivers really return, not what we would like: `pg` returns int8 and numeric
+ * as strings, PGlite returns int8 as a number (or a bigint beyond 2^53) and numeric as a string. Repositories
+ * never leak these: their row mappers convert with `toBigInt` / `toNumber` (see `mappers.ts`).
+ */
+
+/** A JSON value as stored in a jsonb column (no bigint: amounts inside JSON are decimal strings). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** int8 / bigint column: read as whatever the driver returns, written as a number, bigint or decimal string. */
+export type Int8 = ColumnType<string | number | bigint, number | bigint | string, number | bigint | string>;
+/** Nullable int8. */
+export type NullableInt8 = ColumnType<
+  string | number | bigint | null,
+  number | bigint | string | null | undefined,
+  number | bigint | string | null
+>;
+/** bigserial primary key: generated on insert. */
+export type Serial = ColumnType<string | number | bigint, never, never>;
+/** numeric(78,0) amount (fits any uint256): read as a decimal string, written as one. */
+export type Uint256 = ColumnType<string, string, string>;
+/** jsonb: read parsed, written as JSON text (so arrays never reach pg's array serializer). */
+export type Jsonb<T extends JsonValue = JsonValue> = ColumnType<T, string, string>;
+/** jsonb with a database default. */
+export type JsonbWithDefault<T extends JsonValue = JsonValue> = ColumnType<T, string | undefined, string>;
+
+export interface RequestsTable {
+  id: string;
+  status: string;
+  user_address: string;
+  recipient: string;
+  refund_to: string;
+  sender: string;
+  origin_chain_id: Int8;
+  destination_chain_id: Int8;
+  origin_currency: string;
+  destination_currency: string;
+  amount_in: Uint256;
+  amount_out: Uint256;
+  min_amount_out: Uint256;
+  trade_type: string;
+  operation: string;
+  order_id: string;
+  referrer: string | null;
+  api_key_id: string | null;
+  quote: Jsonb;
+  fees_quoted: Jsonb;
+  fees_actual: Jsonb | null;
+  fail_reason: string | null;
+  refund_fail_reason: string | null;
+  details: Jsonb | null;
+  in_tx_hashes: JsonbWithDefault<string[]>;
+  tx_hashes: JsonbWithDefault<string[]>;
+  deposit_address: string | null;
+  expires_at: Int8;
+  created_at: Int8;
+  updated_at: Int8;
+}
+
+export interface RequestEventsTable {
+  id: Serial;
+  request_id: string;
+  status: string;
+  payload: Jsonb;
+  created_at: Int8;
+}
+
+export interface ChainCursorsTable {
+  chain_id: Int8;
+  name: string;
+  block_number: Int8;
+  block_hash: string;
+  updated_at: Int8;
+}
+
+export interface DepositsTable {
+  id: Serial;
+  chain_id: Int8;
+  tx_hash: string;
+  log_index: number;
+  block_number: Int8;
+  block_hash: string;
+  request_id: string;
+  depositor: string;
+  token: string;
+  amount: Uint256;
+  deposit_index: ColumnType<string | null, string | null | undefined, string | null>;
+  status: string;
+  created_at: Int8;
+  updated_at: Int8;
+}
+
+export interface OutgoingTxsTable {
+  id: Serial;
+  chain_id: Int8;
+  request_id: string;
+  kind: string;
+  signer: string;
+  nonce: NullableInt8;
+  status: string;
+  hashes: JsonbWithDefault<string[]>;
+  payload: Jsonb;
+  created_at: Int8;
+  updated_at: Int8;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  name: string;
+  key_hash: string;
+  sponsorship_enabled: boolean;
+  limits: Jsonb;
+  webhook: Jsonb | null;
+  created_at: Int8;
+  revoked_at: NullableInt8;
+}
+
+/** The database as kysely sees it. */
+export interface Tables {
+  requests: RequestsTable;
+  request_events: RequestEventsTable;
+  chain_cursors: ChainCursorsTable;
+  deposits: DepositsTable;
+  outgoing_txs: OutgoingTxsTable;
+  api_keys: ApiKeysTable;
+}

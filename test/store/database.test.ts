@@ -1,0 +1,50 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { createDatabase, type CreateDatabaseOptions } from '../../src/store/database.js';
+import { getRequest, insertRequest } from '../../src/store/requests.repository.js';
+import { testDatabaseKinds, testDatabaseUrl } from '../helpers/db.js';
+import { newRequest } from './requestFixture.js';
+
+describe('createDatabase options', () => {
+  it('rejects a schema name that is not a plain identifier, and mixing both backends', async () => {
+    await expect(createDatabase({ schema: 'x"; drop table requests; --' })).rejects.toThrow(/Invalid schema name/);
+    await expect(createDatabase({ databaseUrl: testDatabaseUrl, dataDir: '/tmp/x' })).rejects.toThrow(/not both/);
+  });
+});
+
+describe.each(testDatabaseKinds)('persistence (%s)', (kind) => {
+  it('keeps committed data in its schema across close and reopen, and drops it on request', async () => {
+    const schema = `test_${randomBytes(6).toString('hex')}`;
+    const dataDir = kind === 'pglite' ? await mkdtemp(join(tmpdir(), 'gateway-pglite-')) : undefined;
+    const options: CreateDatabaseOptions =
+      kind === 'pglite' ? { dataDir: dataDir!, schema } : { databaseUrl: testDatabaseUrl, schema };
+    try {
+      const first = await createDatabase(options);
+      expect(first.dialect).toBe(kind);
+      await first.migrate();
+      const request = await insertRequest(first.db, newRequest({ amountIn: 2n ** 255n }));
+      await first.close();
+      await first.close(); // idempotent
+
+      const second = await createDatabase(options);
+      try {
+        await second.migrate(); // nothing pending
+        expect(await getRequest(second.db, request.id)).toEqual(request);
+        const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(second.db);
+        expect(rows[0]?.schema).toBe(schema);
+        await second.dropSchema();
+        const after = await sql<{ n: number }>`
+          select count(*)::int as n from information_schema.schemata where schema_name = ${schema}`.execute(second.db);
+        expect(after.rows[0]?.n).toBe(0);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,64 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/store/database.js';
+import { migrations } from '../../src/store/migrations/index.js';
+import { disposeTestDatabase, openTestDatabase, testDatabaseKinds } from '../helpers/db.js';
+
+const gatewayTables = ['api_keys', 'chain_cursors', 'deposits', 'outgoing_txs', 'request_events', 'requests'];
+
+/** Tables of the current schema (kysely's bookkeeping tables excluded). */
+async function tablesOf(database: Database): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`
+    select table_name as name from information_schema.tables
+    where table_schema = current_schema() and table_name not like 'kysely_%'
+    order by table_name`.execute(database.db);
+  return rows.map((r) => r.name);
+}
+
+describe.each(testDatabaseKinds)('migrations (%s)', (kind) => {
+  let database: Database;
+  beforeAll(async () => {
+    database = await openTestDatabase(kind, { migrate: false });
+  });
+  afterAll(async () => {
+    if (database !== undefined) await disposeTestDatabase(database);
+  });
+
+  it('migration names follow YYYY_MM_DD_HHMM_verb_noun and sort in declaration order', () => {
+    const names = Object.keys(migrations);
+    for (const name of names) expect(name).toMatch(/^\d{4}_\d{2}_\d{2}_\d{4}_[a-z]+(_[a-z]+)+$/);
+    expect([...names].sort()).toEqual(names);
+  });
+
+  it('migrates up from empty, down to empty, and up again', async () => {
+    expect(await tablesOf(database)).toEqual([]);
+
+    await database.migrate();
+    expect(await tablesOf(database)).toEqual(gatewayTables);
+    await database.migrate(); // idempotent
+    expect(await tablesOf(database)).toEqual(gatewayTables);
+
+    await database.migrateDown();
+    expect(await tablesOf(database)).toEqual([]);
+
+    await database.migrate();
+    expect(await tablesOf(database)).toEqual(gatewayTables);
+  });
+
+  it('creates the indexes the history filters use', async () => {
+    const { rows } = await sql<{ name: string }>`
+      select indexname as name from pg_indexes
+      where schemaname = current_schema() and tablename = 'requests' order by indexname`.execute(database.db);
+    expect(rows.map((r) => r.name)).toEqual(
+      expect.arrayContaining([
+        'requests_user_created_at_idx',
+        'requests_origin_chain_created_at_idx',
+        'requests_destination_chain_created_at_idx',
+        'requests_status_idx',
+        'requests_referrer_idx',
+        'requests_order_id_idx',
+        'requests_updated_at_idx',
+      ]),
+    );
+  });
+});

@@ -1,0 +1,279 @@
+import { sql } from 'kysely';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { isUniqueViolation } from '../../src/store/errors.js';
+import { listEventsAfter, listEventsForRequest } from '../../src/store/requestEvents.repository.js';
+import {
+  getRequest,
+  insertRequest,
+  toStatusSnapshot,
+  updateRequestStatus,
+} from '../../src/store/requests.repository.js';
+import { testDatabaseKinds, truncateAll, useTestDatabase } from '../helpers/db.js';
+import { hex32, newRequest } from './requestFixture.js';
+
+const inHash = (n: number) => hex32(0xa000 + n);
+const outHash = (n: number) => hex32(0xb000 + n);
+
+describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
+  const database = useTestDatabase(kind);
+  beforeEach(() => truncateAll(database()));
+
+  it('round-trips a request, with amounts beyond 2^64 as exact bigints', async () => {
+    const { db } = database();
+    const params = newRequest({
+      amountIn: 2n ** 200n + 12_345n,
+      amountOut: 2n ** 256n - 1n,
+      minAmountOut: 2n ** 64n + 1n,
+      referrer: 'my-app',
+      apiKeyId: 'key-1',
+      depositAddress: '0xDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDd',
+      details: { note: 'x' },
+    });
+    const inserted = await insertRequest(db, params);
+    const read = await getRequest(db, params.id);
+    expect(read).toEqual(inserted);
+    expect(read).toEqual({
+      ...params,
+      status: 'waiting',
+      depositAddress: '0xdddddddddddddddddddddddddddddddddddddddd',
+      feesActual: null,
+      failReason: null,
+      refundFailReason: null,
+      inTxHashes: [],
+      txHashes: [],
+      updatedAt: params.createdAt,
+    });
+    expect(typeof read?.amountIn).toBe('bigint');
+    expect(read?.amountOut).toBe(2n ** 256n - 1n);
+    expect(typeof read?.createdAt).toBe('number');
+    expect(typeof read?.originChainId).toBe('number');
+  });
+
+  it('stores hex ids and addresses lower case and finds them in any casing', async () => {
+    const { db } = database();
+    const params = newRequest({
+      id: `0x${'AB'.repeat(32)}`,
+      user: '0xAbCdEf0000000000000000000000000000000001',
+    });
+    await insertRequest(db, params);
+    const read = await getRequest(db, `0x${'aB'.repeat(32)}`);
+    expect(read?.id).toBe(`0x${'ab'.repeat(32)}`);
+    expect(read?.user).toBe('0xabcdef0000000000000000000000000000000001');
+  });
+
+  it('returns undefined for an unknown id and rejects a duplicate id', async () => {
+    const { db } = database();
+    expect(await getRequest(db, hex32(999_999_999))).toBeUndefined();
+    const params = newRequest();
+    await insertRequest(db, params);
+    const error = await insertRequest(db, params).catch((e: unknown) => e);
+    expect(isUniqueViolation(error, 'requests_pkey')).toBe(true);
+  });
+
+  it('rejects values the columns cannot hold', async () => {
+    const { db } = database();
+    await expect(insertRequest(db, newRequest({ amountIn: -1n }))).rejects.toThrow(RangeError);
+    await expect(insertRequest(db, newRequest({ amountIn: 2n ** 256n }))).rejects.toThrow(RangeError);
+    // The check constraint backs the type: a status outside the set never lands.
+    await expect(insertRequest(db, newRequest({ status: 'delayed' as never }))).rejects.toThrow(/requests_status_check/);
+  });
+
+  it('updates the status, appends hashes without duplicates and writes one event per change', async () => {
+    const { db } = database();
+    const { id, createdAt } = await insertRequest(db, newRequest());
+
+    const pending = await updateRequestStatus(db, id, { status: 'pending', inTxHash: inHash(1), now: createdAt + 10 });
+    expect(pending).toMatchObject({ status: 'pending', inTxHashes: [inHash(1)], txHashes: [], updatedAt: createdAt + 10 });
+
+    // The same hash again (a re-read deposit) is not duplicated; a new one is appended in order.
+    const again = await updateRequestStatus(db, id, {
+      status: 'pending',
+      inTxHash: inHash(1).toUpperCase().replace('0X', '0x'),
+      now: createdAt + 20,
+    });
+    expect(again?.inTxHashes).toEqual([inHash(1)]);
+    const submitted = await updateRequestStatus(db, id, { status: 'submitted', txHash: outHash(1), now: createdAt + 30 });
+    const success = await updateRequestStatus(db, id, {
+      status: 'success',
+      txHash: outHash(2),
+      feesActual: { execution: { usd: '0.03' } },
+      now: createdAt + 40,
+    });
+    expect(success).toMatchObject({
+      status: 'success',
+      inTxHashes: [inHash(1)],
+      txHashes: [outHash(1), outHash(2)],
+      feesActual: { execution: { usd: '0.03' } },
+      failReason: null,
+    });
+    expect(await getRequest(db, id)).toEqual(success);
+
+    const events = await listEventsForRequest(db, id);
+    expect(events.map((e) => e.status)).toEqual(['pending', 'pending', 'submitted', 'success']);
+    expect(events.map((e) => e.createdAt)).toEqual([createdAt + 10, createdAt + 20, createdAt + 30, createdAt + 40]);
+    expect(events[2]?.payload).toEqual(toStatusSnapshot(submitted!));
+    expect(events[3]?.payload).toEqual(toStatusSnapshot(success!));
+    expect(events[3]?.payload).toMatchObject({
+      requestId: id,
+      status: 'success',
+      txHashes: [outHash(1), outHash(2)],
+      updatedAt: createdAt + 40,
+      failReason: null,
+      refundFailReason: null,
+    });
+  });
+
+  it('sets, keeps and clears the fail reasons and details', async () => {
+    const { db } = database();
+    const { id } = await insertRequest(db, newRequest());
+    const failed = await updateRequestStatus(db, id, {
+      status: 'failure',
+      failReason: 'EXECUTION_REVERTED',
+      details: { revertData: '0x08c379a0' },
+      now: 1,
+    });
+    expect(failed).toMatchObject({ failReason: 'EXECUTION_REVERTED', details: { revertData: '0x08c379a0' } });
+    const refunded = await updateRequestStatus(db, id, {
+      status: 'refund',
+      refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND',
+      now: 2,
+    });
+    expect(refunded).toMatchObject({ failReason: 'EXECUTION_REVERTED', refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND' });
+    const cleared = await updateRequestStatus(db, id, { status: 'pending', failReason: null, details: null, now: 3 });
+    expect(cleared).toMatchObject({ failReason: null, details: null, refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND' });
+  });
+
+  it('never moves updatedAt backwards', async () => {
+    const { db } = database();
+    const { id, createdAt } = await insertRequest(db, newRequest());
+    await updateRequestStatus(db, id, { status: 'pending', now: createdAt + 1000 });
+    const late = await updateRequestStatus(db, id, { status: 'submitted', now: createdAt + 500 });
+    expect(late?.updatedAt).toBe(createdAt + 1000);
+  });
+
+  it('rolls the status change back when its event cannot be written', async () => {
+    const { db } = database();
+    const request = await insertRequest(db, newRequest({ createdAt: 1 }));
+    await updateRequestStatus(db, request.id, { status: 'pending', inTxHash: inHash(1), now: 10 });
+    // A constraint that rejects the event (and only the event) of the next change.
+    await sql`alter table request_events add constraint reject_refund_events check (status <> 'refund')`.execute(db);
+    try {
+      await expect(
+        updateRequestStatus(db, request.id, { status: 'refund', failReason: 'DOUBLE_SPEND', txHash: outHash(1), now: 20 }),
+      ).rejects.toThrow(/reject_refund_events/);
+    } finally {
+      await sql`alter table request_events drop constraint reject_refund_events`.execute(db);
+    }
+    expect(await getRequest(db, request.id)).toMatchObject({
+      status: 'pending',
+      failReason: null,
+      txHashes: [],
+      updatedAt: 10,
+    });
+    expect((await listEventsForRequest(db, request.id)).map((e) => e.status)).toEqual(['pending']);
+  });
+
+  it("joins the caller's transaction: rolling it back undoes the change and the event", async () => {
+    const { db } = database();
+    const { id } = await insertRequest(db, newRequest());
+    const failure = new Error('later step failed');
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await updateRequestStatus(trx, id, { status: 'pending', now: 10 });
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect((await getRequest(db, id))?.status).toBe('waiting');
+    expect(await listEventsForRequest(db, id)).toEqual([]);
+  });
+
+  it('applies a guarded transition only from the expected status', async () => {
+    const { db } = database();
+    const { id } = await insertRequest(db, newRequest({ createdAt: 1 }));
+    expect(await updateRequestStatus(db, id, { status: 'pending', fromStatus: 'waiting', now: 10 })).toMatchObject({
+      status: 'pending',
+    });
+    // A stale view (someone already moved it on) changes nothing and writes no event.
+    const stale = await updateRequestStatus(db, id, {
+      status: 'pending',
+      fromStatus: 'waiting',
+      txHash: outHash(9),
+      now: 20,
+    });
+    expect(stale).toBeNull();
+    expect(await getRequest(db, id)).toMatchObject({ status: 'pending', txHashes: [], updatedAt: 10 });
+    expect(await listEventsForRequest(db, id)).toHaveLength(1);
+    // A list of accepted statuses.
+    expect(
+      await updateRequestStatus(db, id, { status: 'submitted', fromStatus: ['pending', 'depositing'], now: 30 }),
+    ).toMatchObject({ status: 'submitted' });
+    // Unknown request: null, nothing written.
+    expect(await updateRequestStatus(db, hex32(123_456_789), { status: 'pending', now: 40 })).toBeNull();
+    expect(await listEventsAfter(db, 0, 100)).toHaveLength(2);
+  });
+
+  it('lets exactly one of two racing guarded transitions win', async () => {
+    const { db } = database();
+    const { id } = await insertRequest(db, newRequest());
+    await updateRequestStatus(db, id, { status: 'pending', now: 10 });
+    const results = await Promise.all([
+      updateRequestStatus(db, id, { status: 'submitted', fromStatus: 'pending', txHash: outHash(1), now: 20 }),
+      updateRequestStatus(db, id, { status: 'refund', fromStatus: 'pending', failReason: 'ORDER_EXPIRED', now: 20 }),
+    ]);
+    expect(results.filter((r) => r !== null)).toHaveLength(1);
+    const winner = results.find((r) => r !== null)!;
+    expect(await getRequest(db, id)).toEqual(winner);
+    expect((await listEventsForRequest(db, id)).map((e) => e.status)).toEqual(['pending', winner.status]);
+  });
+
+  it('reads the outbox in id order, resuming after the last id seen', async () => {
+    const { db } = database();
+    const a = await insertRequest(db, newRequest());
+    const b = await insertRequest(db, newRequest());
+    await updateRequestStatus(db, a.id, { status: 'pending', now: 1 });
+    await updateRequestStatus(db, b.id, { status: 'pending', now: 2 });
+    await updateRequestStatus(db, a.id, { status: 'submitted', now: 3 });
+    await updateRequestStatus(db, b.id, { status: 'refund', now: 4 });
+
+    const first = await listEventsAfter(db, 0, 3);
+    expect(first.map((e) => [e.requestId, e.status])).toEqual([
+      [a.id, 'pending'],
+      [b.id, 'pending'],
+      [a.id, 'submitted'],
+    ]);
+    expect(first.map((e) => e.id)).toEqual([...first.map((e) => e.id)].sort((x, y) => x - y));
+    const rest = await listEventsAfter(db, first.at(-1)!.id, 3);
+    expect(rest.map((e) => [e.requestId, e.status])).toEqual([[b.id, 'refund']]);
+    expect(await listEventsAfter(db, rest.at(-1)!.id, 3)).toEqual([]);
+  });
+
+  it('never lets a reader pass an event id that has not committed yet', async () => {
+    const { db } = database();
+    const a = await insertRequest(db, newRequest());
+    const b = await insertRequest(db, newRequest());
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let firstWritten!: () => void;
+    const written = new Promise<void>((resolve) => (firstWritten = resolve));
+
+    // T1 draws the lower event id and holds its transaction open; T2 changes another request meanwhile.
+    const t1 = db.transaction().execute(async (trx) => {
+      await updateRequestStatus(trx, a.id, { status: 'pending', now: 1 });
+      firstWritten();
+      await released;
+    });
+    await written;
+    const t2 = updateRequestStatus(db, b.id, { status: 'pending', now: 2 });
+    const timeout = <T>(promise: Promise<T>, ms: number) =>
+      Promise.race([promise, new Promise<'blocked'>((resolve) => setTimeout(() => resolve('blocked'), ms))]);
+    // T2 must wait for T1: had it committed a higher id now, a reader would move past T1's id for good.
+    expect(await timeout(t2, 1000)).toBe('blocked');
+    // (On PGlite the reader itself waits for the single connection, which is just as safe.)
+    const early = await timeout(listEventsAfter(db, 0, 10), 200);
+    expect(early === 'blocked' || early.length === 0).toBe(true);
+
+    release();
+    await Promise.all([t1, t2]);
+    expect((await listEventsAfter(db, 0, 10)).map((e) => e.requestId)).toEqual([a.id, b.id]);
+  });
+});

@@ -1,0 +1,260 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { getApiKey, getApiKeyByHash, insertApiKey, revokeApiKey } from '../../src/store/apiKeys.repository.js';
+import { getCursor, setCursor } from '../../src/store/cursors.repository.js';
+import {
+  getDeposit,
+  insertDeposit,
+  listDepositsForRequest,
+  updateDepositStatus,
+  type InsertDepositParameters,
+} from '../../src/store/deposits.repository.js';
+import { isUniqueViolation } from '../../src/store/errors.js';
+import {
+  getLiveOutgoingTx,
+  getOutgoingTx,
+  insertOutgoingTx,
+  outgoingTxRequestKindKey,
+  outgoingTxSignerNonceKey,
+  updateOutgoingTx,
+  type InsertOutgoingTxParameters,
+} from '../../src/store/outgoingTxs.repository.js';
+import { testDatabaseKinds, truncateAll, useTestDatabase } from '../helpers/db.js';
+import { hex32 } from './requestFixture.js';
+
+const solver = '0x5015e00000000000000000000000000000000005';
+
+describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
+  const database = useTestDatabase(kind);
+  beforeEach(() => truncateAll(database()));
+
+  describe('chain cursors', () => {
+    it('is undefined before the first set, then upserts per (chain, name)', async () => {
+      const { db } = database();
+      expect(await getCursor(db, 8453, 'deposits')).toBeUndefined();
+
+      const first = await setCursor(db, {
+        chainId: 8453,
+        name: 'deposits',
+        blockNumber: 100n,
+        blockHash: hex32(100),
+        now: 1,
+      });
+      expect(first).toEqual({ chainId: 8453, name: 'deposits', blockNumber: 100n, blockHash: hex32(100), updatedAt: 1 });
+      const moved = await setCursor(db, {
+        chainId: 8453,
+        name: 'deposits',
+        blockNumber: 2n ** 62n,
+        blockHash: hex32(101),
+        now: 2,
+      });
+      expect(await getCursor(db, 8453, 'deposits')).toEqual(moved);
+      expect(moved.blockNumber).toBe(2n ** 62n);
+      // Rewinding after a reorg is allowed.
+      await setCursor(db, { chainId: 8453, name: 'deposits', blockNumber: 90n, blockHash: hex32(90), now: 3 });
+      expect((await getCursor(db, 8453, 'deposits'))?.blockNumber).toBe(90n);
+
+      // Another name or chain is another cursor.
+      await setCursor(db, { chainId: 8453, name: 'fills', blockNumber: 5n, blockHash: hex32(5), now: 4 });
+      await setCursor(db, { chainId: 11_297_108_109, name: 'deposits', blockNumber: 7n, blockHash: hex32(7), now: 5 });
+      expect((await getCursor(db, 8453, 'deposits'))?.blockNumber).toBe(90n);
+      expect((await getCursor(db, 8453, 'fills'))?.blockNumber).toBe(5n);
+      expect(await getCursor(db, 11_297_108_109, 'deposits')).toMatchObject({ chainId: 11_297_108_109, blockNumber: 7n });
+    });
+  });
+
+  describe('deposits', () => {
+    const deposit = (overrides: Partial<InsertDepositParameters> = {}): InsertDepositParameters => ({
+      chainId: 31337,
+      txHash: hex32(0xd1),
+      logIndex: 3,
+      blockNumber: 12n,
+      blockHash: hex32(0xb12),
+      requestId: hex32(1),
+      depositor: '0x1111111111111111111111111111111111111111',
+      token: '0x0000000000000000000000000000000000000000',
+      amount: 2n ** 128n + 7n,
+      depositIndex: 2n ** 70n,
+      now: 100,
+      ...overrides,
+    });
+
+    it('records a log once: re-reading it returns the stored row', async () => {
+      const { db } = database();
+      const first = await insertDeposit(db, deposit());
+      expect(first.inserted).toBe(true);
+      expect(first.deposit).toMatchObject({
+        status: 'seen',
+        amount: 2n ** 128n + 7n,
+        depositIndex: 2n ** 70n,
+        blockNumber: 12n,
+      });
+      expect(await getDeposit(db, first.deposit.id)).toEqual(first.deposit);
+
+      const again = await insertDeposit(db, deposit({ txHash: hex32(0xd1).toUpperCase().replace('0X', '0x'), now: 200 }));
+      expect(again).toEqual({ deposit: first.deposit, inserted: false });
+
+      // Another log of the same transaction is another deposit.
+      const second = await insertDeposit(db, deposit({ logIndex: 4, depositIndex: null }));
+      expect(second.inserted).toBe(true);
+      expect(second.deposit.depositIndex).toBeNull();
+      expect((await listDepositsForRequest(db, hex32(1))).map((d) => d.id)).toEqual([first.deposit.id, second.deposit.id]);
+    });
+
+    it('enforces one row per (chain, tx, log) at the database', async () => {
+      const { db } = database();
+      await insertDeposit(db, deposit());
+      const error = await db
+        .insertInto('deposits')
+        .values({
+          chain_id: 31337,
+          tx_hash: hex32(0xd1),
+          log_index: 3,
+          block_number: 13,
+          block_hash: hex32(0xb13),
+          request_id: hex32(1),
+          depositor: '0x1111111111111111111111111111111111111111',
+          token: '0x0000000000000000000000000000000000000000',
+          amount: '1',
+          status: 'seen',
+          created_at: 1,
+          updated_at: 1,
+        })
+        .execute()
+        .catch((e: unknown) => e);
+      expect(isUniqueViolation(error, 'deposits_chain_tx_log_key')).toBe(true);
+    });
+
+    it('moves through statuses, guarded by the expected one', async () => {
+      const { db } = database();
+      const { deposit: d } = await insertDeposit(db, deposit());
+      expect(await updateDepositStatus(db, d.id, { status: 'confirmed', fromStatus: 'seen', now: 150 })).toMatchObject({
+        status: 'confirmed',
+        updatedAt: 150,
+      });
+      expect(await updateDepositStatus(db, d.id, { status: 'confirmed', fromStatus: 'seen', now: 160 })).toBeNull();
+      expect(await updateDepositStatus(db, d.id, { status: 'consumed', now: 170 })).toMatchObject({ status: 'consumed' });
+      await expect(updateDepositStatus(db, d.id, { status: 'bogus' as never, now: 180 })).rejects.toThrow(
+        /deposits_status_check/,
+      );
+    });
+  });
+
+  describe('outgoing transactions', () => {
+    const fill = (overrides: Partial<InsertOutgoingTxParameters> = {}): InsertOutgoingTxParameters => ({
+      chainId: 31338,
+      requestId: hex32(7),
+      kind: 'fill',
+      signer: solver,
+      payload: { to: '0x00000000000000000000000000000000000000f1', data: '0x', value: '0' },
+      now: 100,
+      ...overrides,
+    });
+
+    it('rejects a second live fill for the same request, at the database', async () => {
+      const { db } = database();
+      const first = await insertOutgoingTx(db, fill());
+      expect(first).toMatchObject({ status: 'prepared', nonce: null, hashes: [], kind: 'fill' });
+      expect(await getOutgoingTx(db, first.id)).toEqual(first);
+
+      const error = await insertOutgoingTx(db, fill({ signer: '0x5015e00000000000000000000000000000000006' })).catch(
+        (e: unknown) => e,
+      );
+      expect(isUniqueViolation(error, outgoingTxRequestKindKey)).toBe(true);
+
+      // Racing inserts: exactly one wins, whatever the interleaving.
+      const racing = await Promise.allSettled([
+        insertOutgoingTx(db, fill({ requestId: hex32(8) })),
+        insertOutgoingTx(db, fill({ requestId: hex32(8) })),
+      ]);
+      expect(racing.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+
+      // A refund of the same request is a different slot.
+      await insertOutgoingTx(db, fill({ kind: 'refund', chainId: 31337 }));
+      // Only a fill explicitly marked replaced frees the slot for another.
+      await updateOutgoingTx(db, first.id, { status: 'replaced', now: 200 });
+      const second = await insertOutgoingTx(db, fill({ now: 300 }));
+      expect(await getLiveOutgoingTx(db, hex32(7), 'fill')).toEqual(second);
+    });
+
+    it('keeps a failed fill in the slot (no silent retry)', async () => {
+      const { db } = database();
+      const first = await insertOutgoingTx(db, fill());
+      await updateOutgoingTx(db, first.id, { status: 'failed', now: 200 });
+      const error = await insertOutgoingTx(db, fill()).catch((e: unknown) => e);
+      expect(isUniqueViolation(error, outgoingTxRequestKindKey)).toBe(true);
+    });
+
+    it('records nonce and broadcast hashes; gas bumps append without duplicates', async () => {
+      const { db } = database();
+      const tx = await insertOutgoingTx(db, fill());
+      const sent = await updateOutgoingTx(db, tx.id, {
+        status: 'broadcast',
+        fromStatus: 'prepared',
+        nonce: 2n ** 40n,
+        hash: hex32(0xe1),
+        now: 110,
+      });
+      expect(sent).toMatchObject({ status: 'broadcast', nonce: 2n ** 40n, hashes: [hex32(0xe1)], updatedAt: 110 });
+      await updateOutgoingTx(db, tx.id, { status: 'broadcast', hash: hex32(0xe2), now: 120 });
+      const bumped = await updateOutgoingTx(db, tx.id, { status: 'broadcast', hash: hex32(0xe2), now: 130 });
+      expect(bumped?.hashes).toEqual([hex32(0xe1), hex32(0xe2)]);
+      expect(await updateOutgoingTx(db, tx.id, { status: 'confirmed', fromStatus: 'prepared', now: 140 })).toBeNull();
+      expect(await updateOutgoingTx(db, tx.id, { status: 'confirmed', fromStatus: 'broadcast', now: 150 })).toMatchObject({
+        status: 'confirmed',
+      });
+    });
+
+    it('rejects two live transactions of one signer with the same nonce', async () => {
+      const { db } = database();
+      await insertOutgoingTx(db, fill({ nonce: 5n }));
+      const error = await insertOutgoingTx(db, fill({ requestId: hex32(9), kind: 'refund', nonce: 5n })).catch(
+        (e: unknown) => e,
+      );
+      expect(isUniqueViolation(error, outgoingTxSignerNonceKey)).toBe(true);
+      // Another signer, or another chain, may use the same nonce.
+      const otherSigner = '0x5015e00000000000000000000000000000000006';
+      await insertOutgoingTx(db, fill({ requestId: hex32(9), signer: otherSigner, nonce: 5n }));
+      await insertOutgoingTx(db, fill({ requestId: hex32(10), chainId: 1, nonce: 5n }));
+    });
+  });
+
+  describe('api keys', () => {
+    it('stores, finds by hash, rejects a duplicate hash, and revokes once', async () => {
+      const { db } = database();
+      const key = await insertApiKey(db, {
+        id: 'key-1',
+        name: 'My app',
+        keyHash: 'sha256:abc',
+        sponsorshipEnabled: true,
+        limits: { requestsPerMinute: 600 },
+        webhook: { url: 'https://example.com/hook', headers: { 'x-custom': '1' }, enabled: true },
+        now: 100,
+      });
+      expect(key).toEqual({
+        id: 'key-1',
+        name: 'My app',
+        keyHash: 'sha256:abc',
+        sponsorshipEnabled: true,
+        limits: { requestsPerMinute: 600 },
+        webhook: { url: 'https://example.com/hook', headers: { 'x-custom': '1' }, enabled: true },
+        createdAt: 100,
+        revokedAt: null,
+      });
+      expect(await getApiKeyByHash(db, 'sha256:abc')).toEqual(key);
+      expect(await getApiKey(db, 'key-1')).toEqual(key);
+      expect(await getApiKeyByHash(db, 'sha256:nope')).toBeUndefined();
+
+      const plain = await insertApiKey(db, { id: 'key-2', name: 'Other', keyHash: 'sha256:def', now: 100 });
+      expect(plain).toMatchObject({ sponsorshipEnabled: false, limits: {}, webhook: null });
+
+      const error = await insertApiKey(db, { id: 'key-3', name: 'Dup', keyHash: 'sha256:abc', now: 100 }).catch(
+        (e: unknown) => e,
+      );
+      expect(isUniqueViolation(error, 'api_keys_key_hash_key')).toBe(true);
+
+      expect((await revokeApiKey(db, 'key-1', 200))?.revokedAt).toBe(200);
+      expect((await revokeApiKey(db, 'key-1', 300))?.revokedAt).toBe(200);
+      expect(await revokeApiKey(db, 'missing', 300)).toBeUndefined();
+    });
+  });
+});
