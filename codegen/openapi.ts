@@ -39,7 +39,7 @@ export async function generateOpenapi(root: string): Promise<Record<string, stri
   const operations = collectOperations(document);
   return {
     'generated/openapi/types.ts': types,
-    'generated/openapi/operations.ts': renderOperations(operations, document),
+    'generated/openapi/operations.ts': renderOperations(operations),
     'generated/openapi/document.ts':
       banner('schema/openapi.yaml') +
       `/** The OpenAPI document, as served at \`/documentation/json\`. */\n` +
@@ -140,16 +140,17 @@ function rewriteRefs(value: Json): Json {
   return value;
 }
 
-function renderOperations(operations: CollectedOperation[], document: JsonObject): string {
+function renderOperations(operations: CollectedOperation[]): string {
   const ids = operations.map((o) => o.operationId);
   const lines: string[] = [banner('schema/openapi.yaml')];
+  lines.push(`import { openapiDocument } from './document.js';`);
   lines.push(`import type { operations as Operations } from './types.js';`);
   lines.push('');
   lines.push(`/** \`$id\` under which \`components\` must be registered with Ajv so the schemas below resolve. */`);
   lines.push(`export const componentsId = ${JSON.stringify(componentsId)};`);
   lines.push('');
-  lines.push(`/** The document's \`components\`, to register with Ajv under \`componentsId\`. */`);
-  lines.push(`export const components: Record<string, unknown> = ${JSON.stringify(rewriteRefs(document.components ?? {}), null, 2)};`);
+  lines.push(`/** The document's \`components\`, to register with Ajv as \`{ $id: componentsId, components }\`: their own local refs then resolve. */`);
+  lines.push(`export const components = (openapiDocument.components ?? {}) as Record<string, unknown>;`);
   lines.push('');
   lines.push(`export type OperationId =\n${ids.map((id) => `  | ${JSON.stringify(id)}`).join('\n')};`);
   lines.push('');

@@ -19,7 +19,8 @@ export interface OperationValidator {
   validateRequest(parts: RawRequestParts): void;
 }
 
-function createAjv(coerceTypes: boolean): Ajv2020 {
+/** An Ajv for the contract's schemas, with the document's components registered so their refs resolve. */
+export function createAjv(coerceTypes: boolean): Ajv2020 {
   // OpenAPI annotation keywords that are not JSON Schema vocabulary are allowed, not enforced.
   const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes, useDefaults: false, removeAdditional: false });
   addFormats(ajv);

@@ -1,13 +1,9 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { expect } from 'vitest';
-import { components, componentsId, operations, type OperationId } from '../../generated/openapi/operations.js';
+import { operations, type OperationId } from '../../generated/openapi/operations.js';
+import { createAjv } from '../../src/rest/validation.js';
 
-// ajv-formats is CommonJS: under NodeNext its default import is the module object, whose `default` is the plugin.
-const addFormats = addFormatsModule.default;
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-addFormats(ajv);
-ajv.addSchema({ $id: componentsId, components } as Record<string, unknown>);
+const ajv = createAjv(false);
 const cache = new Map<string, ValidateFunction>();
 
 /**
