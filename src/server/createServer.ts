@@ -1,5 +1,5 @@
 import websocket from '@fastify/websocket';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -49,7 +49,13 @@ export async function createServer(config: GatewayConfig): Promise<GatewayServer
   }
   const clients = createChainClients(config.chains);
 
-  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: config.bodyLimit, disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' });
+  // Per-request access logs only at debug and below: at info they would drown the solver's own log lines.
+  const requestLogging = config.logLevel === 'debug' || config.logLevel === 'trace';
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: config.bodyLimit,
+    logController: new LogController({ disableRequestLogging: !requestLogging }),
+  });
   installErrorHandling(app);
   // Request bodies are JSON only: anything else is a 415, not a string handed to validation.
   app.removeContentTypeParser('text/plain');
