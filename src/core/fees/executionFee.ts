@@ -1,0 +1,63 @@
+import { GatewayError } from '../errors.js';
+import { ceilDiv } from './platformFee.js';
+
+/** The flat part of every execution fee: USD 0.02 in micro-USD. */
+export const EXECUTION_FLAT_FEE_MICROS = 20_000n;
+
+/** Gas of one chain: units, price in wei (smallest native units) and the native coin's price. */
+export interface GasLeg {
+  units: bigint;
+  priceWei: bigint;
+  /** Price of one whole native unit in micro-USD. */
+  nativeUsdMicros: bigint;
+  decimals: number;
+}
+
+export interface ExecutionFeeUsdParameters {
+  destinationGasUnits: bigint;
+  destinationGasPriceWei: bigint;
+  /** Price of one whole destination native unit in micro-USD. */
+  destinationNativeUsdMicros: bigint;
+  nativeDecimals: number;
+  /** Origin gas, only for gasless flows (the gateway submits the origin transaction). */
+  originGas?: GasLeg;
+}
+
+export interface ExecutionFeeUsdReturnType {
+  flatMicros: bigint;
+  destinationMicros: bigint;
+  originMicros: bigint;
+  totalMicros: bigint;
+}
+
+/**
+ * Execution fee in micro-USD (spec "Fee rules" §1): USD 0.02 flat, always, plus the destination fill gas,
+ * always, plus origin gas only when `originGas` is given (gasless flows; otherwise the user pays origin gas
+ * to the network directly). Each gas leg is `units * priceWei * nativeUsdMicros / 10^decimals`, rounded UP
+ * per leg; the total is the sum of the rounded parts. Throws `INVALID_INPUT` on a negative value or bad decimals.
+ */
+export function executionFeeUsd(params: ExecutionFeeUsdParameters): ExecutionFeeUsdReturnType {
+  const destinationMicros = gasLegUsdMicros({
+    units: params.destinationGasUnits,
+    priceWei: params.destinationGasPriceWei,
+    nativeUsdMicros: params.destinationNativeUsdMicros,
+    decimals: params.nativeDecimals,
+  });
+  const originMicros = params.originGas === undefined ? 0n : gasLegUsdMicros(params.originGas);
+  return {
+    flatMicros: EXECUTION_FLAT_FEE_MICROS,
+    destinationMicros,
+    originMicros,
+    totalMicros: EXECUTION_FLAT_FEE_MICROS + destinationMicros + originMicros,
+  };
+}
+
+function gasLegUsdMicros({ units, priceWei, nativeUsdMicros, decimals }: GasLeg): bigint {
+  if (units < 0n || priceWei < 0n || nativeUsdMicros < 0n) {
+    throw new GatewayError('INVALID_INPUT', 'Gas units, gas price and native price must not be negative');
+  }
+  if (!Number.isInteger(decimals) || decimals < 0 || decimals > 255) {
+    throw new GatewayError('INVALID_INPUT', `Native decimals must be an integer in 0..255, got ${decimals}`);
+  }
+  return ceilDiv(units * priceWei * nativeUsdMicros, 10n ** BigInt(decimals));
+}
