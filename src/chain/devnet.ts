@@ -47,6 +47,7 @@ import {
   wrappedNativeBytecode,
 } from '../../generated/contracts/index.js';
 import { startAnvil, type AnvilInstance } from './anvil.js';
+import type { ChainContracts } from '../core/chains/types.js';
 
 /** Everything a client of the devnet needs: keys, RPC URLs, contract and token addresses. */
 export interface DevnetDescriptor {
@@ -73,16 +74,8 @@ export interface DevnetChain {
   wsUrl: string;
   /** Seconds between blocks; null = automine. */
   blockTime: number | null;
-  contracts: {
-    depository: Address;
-    receiver: Address;
-    multicaller: Address;
-    onlyOwnerMulticaller: Address;
-    approvalProxy: Address;
-    erc20Router: Address;
-    multicall3: Address;
-    attestationVerifier: Address;
-  };
+  /** Every gateway contract, the attestation verifier included. */
+  contracts: Required<ChainContracts>;
   tokens: DevnetToken[];
   nativePriceFeed: Address;
 }

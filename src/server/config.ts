@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { getAddress, isAddress, isHex, zeroAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { currencyConfig } from '../core/chains/currency.js';
 import type { ChainConfig, CurrencyConfig } from '../core/chains/types.js';
 
 export interface GatewayConfig {
@@ -173,23 +174,12 @@ type ChainFile = Omit<Partial<ChainConfig>, 'partialDisableLimit' | 'nativeCurre
 };
 
 function currencyFromFile(c: CurrencyFile, native: boolean): CurrencyConfig {
-  return {
-    id: c.id.toLowerCase(),
-    symbol: c.symbol,
-    name: c.name,
-    address: native ? zeroAddress : getAddress(c.address),
-    decimals: c.decimals,
-    supportsBridging: c.supportsBridging ?? true,
-    supportsPermit: c.supportsPermit ?? false,
-    featured: c.featured ?? true,
-    solver: c.solver ?? true,
-    withdrawalFeeBps: c.withdrawalFeeBps ?? 0,
-    depositFeeBps: c.depositFeeBps ?? 0,
-    surgeEnabled: c.surgeEnabled ?? false,
-    logoURI: c.logoURI ?? '',
-    verified: c.verified ?? true,
-    ...(c.price ? { price: c.price.kind === 'aggregatorV3' ? { kind: 'aggregatorV3', feed: getAddress(c.price.feed) } : c.price } : {}),
-  };
+  const { address, price, ...rest } = c;
+  return currencyConfig({
+    ...rest,
+    address: native ? zeroAddress : getAddress(address),
+    ...(price ? { price: price.kind === 'aggregatorV3' ? { kind: 'aggregatorV3', feed: getAddress(price.feed) } : price } : {}),
+  });
 }
 
 /** Fills the optional chain fields with the defaults a self-hosted deployment expects. */

@@ -1,46 +1,34 @@
 import { zeroAddress } from 'viem';
 import type { DevnetDescriptor } from '../chain/devnet.js';
-import type { ChainConfig, CurrencyConfig } from '../core/chains/types.js';
+import { currencyConfig } from '../core/chains/currency.js';
+import type { ChainConfig } from '../core/chains/types.js';
 
 const displayNames: Record<string, string> = { 'devnet-a': 'Devnet A', 'devnet-b': 'Devnet B', 'devnet-c': 'Devnet C' };
 
 /** The gateway's chain configuration for a running devnet, from its descriptor. */
 export function devnetChainConfigs(descriptor: DevnetDescriptor): ChainConfig[] {
   return descriptor.chains.map((chain) => {
-    const native: CurrencyConfig = {
+    const native = currencyConfig({
       id: 'eth',
       symbol: 'ETH',
       name: 'Ether',
       address: zeroAddress,
       decimals: 18,
-      supportsBridging: true,
-      supportsPermit: false,
-      featured: true,
-      solver: true,
-      withdrawalFeeBps: 0,
-      depositFeeBps: 0,
-      surgeEnabled: false,
-      logoURI: '',
-      verified: true,
       price: { kind: 'aggregatorV3', feed: chain.nativePriceFeed },
-    };
-    const currencies: CurrencyConfig[] = chain.tokens.map((token) => ({
-      id: token.id,
-      symbol: token.symbol,
-      name: token.name,
-      address: token.address,
-      decimals: token.decimals,
-      supportsBridging: true,
-      supportsPermit: token.supportsPermit,
-      featured: token.id !== 'mnr',
-      solver: true,
-      withdrawalFeeBps: 0,
-      depositFeeBps: 0,
-      surgeEnabled: false,
-      logoURI: '',
-      verified: true,
-      price: { kind: 'aggregatorV3', feed: token.priceFeed },
-    }));
+    });
+    const currencies = chain.tokens.map((token) =>
+      currencyConfig({
+        id: token.id,
+        symbol: token.symbol,
+        name: token.name,
+        address: token.address,
+        decimals: token.decimals,
+        supportsPermit: token.supportsPermit,
+        // The minor token is listed but not featured, like a long-tail token on a real chain.
+        featured: token.id !== 'mnr',
+        price: { kind: 'aggregatorV3', feed: token.priceFeed },
+      }),
+    );
     return {
       id: chain.chainId,
       name: chain.name,
