@@ -1,0 +1,244 @@
+/**
+ * `npm run bench`: quotes per second and p50/p99 latency at 1, 16 and 64 closed-loop clients on the embedded
+ * devnet, beside a trivial route (`GET /health`) of the same server in the same run, so the table shows what
+ * the quote costs over bare HTTP on this machine. The gateway runs in a child process (`bench/server.ts`) so
+ * this process, busy generating load, never shares its event loop.
+ *
+ *   npm run bench -- [--duration 8] [--warmup 2] [--concurrency 1,16,64] [--route eth|erc20]
+ *                    [--quote-endpoint "GET /chains"]   (debugging only: measure another route as the "quote")
+ *
+ * Any non-200 response is an error: listed with its status and first body, and the exit status is 1.
+ */
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { parseEther, parseUnits, zeroAddress, type Address } from 'viem';
+import { runLoad, type BenchRequest, type RequestFactory } from './load.js';
+import { countOf, errorReport, progressLine, ratioTable, resultsTable, summarize, type ScenarioRow } from './report.js';
+import type { BenchServerInfo } from './server.js';
+import { processCpuSeconds, processMemoryMiB, startBenchServer, type BenchServer } from './serverProcess.js';
+
+const TARGET = { concurrency: 16, perSecond: 1500, p99Ms: 25 };
+const ORIGIN_CHAIN_ID = 31337;
+const DESTINATION_CHAIN_ID = 31338;
+const TRIVIAL: BenchRequest = { method: 'GET', path: '/health' };
+/** Distinct amounts per scenario before they repeat: far more than one run sends, so no two bodies are equal. */
+const AMOUNT_STEPS = 4_000_000;
+
+interface BenchOptions {
+  durationSeconds: number;
+  warmupSeconds: number;
+  concurrencies: number[];
+  route: 'eth' | 'erc20';
+  /** The quote's method and path; only `--quote-endpoint` changes it. */
+  quoteEndpoint: { method: BenchRequest['method']; path: string };
+  /** True when `--quote-endpoint` replaced the real quote: the target verdict then means nothing. */
+  standIn: boolean;
+}
+
+class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+const USAGE = `usage: npm run bench -- [--duration <s>] [--warmup <s>] [--concurrency 1,16,64] [--route eth|erc20] [--quote-endpoint "GET /chains"]`;
+
+function parseOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      duration: { type: 'string', default: '8' },
+      warmup: { type: 'string', default: '2' },
+      concurrency: { type: 'string', default: '1,16,64' },
+      route: { type: 'string', default: 'eth' },
+      'quote-endpoint': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) throw new UsageError('');
+  const durationSeconds = positiveNumber('--duration', values.duration);
+  const warmupSeconds = positiveNumber('--warmup', values.warmup, true);
+  const concurrencies = values.concurrency.split(',').map((part) => positiveNumber('--concurrency', part));
+  if (!concurrencies.every(Number.isInteger)) throw new UsageError('--concurrency takes whole numbers, e.g. 1,16,64');
+  if (values.route !== 'eth' && values.route !== 'erc20') throw new UsageError(`--route must be eth or erc20, got '${values.route}'`);
+  const endpoint = values['quote-endpoint'];
+  return {
+    durationSeconds,
+    warmupSeconds,
+    concurrencies,
+    route: values.route,
+    quoteEndpoint: endpoint === undefined ? { method: 'POST', path: '/quote/v2' } : parseEndpoint(endpoint),
+    standIn: endpoint !== undefined,
+  };
+}
+
+function positiveNumber(flag: string, text: string, zeroAllowed = false): number {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroAllowed)) throw new UsageError(`${flag} must be a positive number, got '${text}'`);
+  return value;
+}
+
+function parseEndpoint(text: string): BenchOptions['quoteEndpoint'] {
+  const match = /^(GET|POST)\s+(\/\S*)$/.exec(text.trim());
+  if (!match?.[1] || !match[2]) throw new UsageError(`--quote-endpoint must look like "GET /chains" or "POST /quote/v2", got '${text}'`);
+  return { method: match[1] === 'GET' ? 'GET' : 'POST', path: match[2] };
+}
+
+/** The i-th of AMOUNT_STEPS evenly spaced amounts in [min, max). */
+const spread = (min: bigint, max: bigint, index: number) => min + ((max - min) * BigInt(index % AMOUNT_STEPS)) / BigInt(AMOUNT_STEPS);
+
+/**
+ * Quote bodies for a devnet bridge 31337 → 31338 from a funded test account, EXACT_INPUT: native ETH
+ * (0.01–0.05) or USDC (10–50). The amount changes on every request, so nothing can be answered from a cache
+ * of identical requests.
+ */
+function quoteRequests(info: BenchServerInfo, options: BenchOptions): RequestFactory {
+  const user = info.descriptor.accounts[0]?.address;
+  if (!user) throw new Error('the devnet descriptor has no funded test account');
+  const pair = options.route === 'eth' ? ethPair() : usdcPair(info);
+  const { method, path } = options.quoteEndpoint;
+  return (index) => {
+    if (method === 'GET') return { method, path };
+    const body = {
+      user,
+      originChainId: ORIGIN_CHAIN_ID,
+      destinationChainId: DESTINATION_CHAIN_ID,
+      originCurrency: pair.origin,
+      destinationCurrency: pair.destination,
+      amount: spread(pair.min, pair.max, index).toString(),
+      tradeType: 'EXACT_INPUT',
+    };
+    return { method, path, body: JSON.stringify(body) };
+  };
+}
+
+interface CurrencyPair {
+  origin: Address;
+  destination: Address;
+  min: bigint;
+  max: bigint;
+}
+
+const ethPair = (): CurrencyPair => ({ origin: zeroAddress, destination: zeroAddress, min: parseEther('0.01'), max: parseEther('0.05') });
+
+function usdcPair(info: BenchServerInfo): CurrencyPair {
+  const usdcOn = (chainId: number) => {
+    const token = info.descriptor.chains.find((chain) => chain.chainId === chainId)?.tokens.find((t) => t.symbol === 'USDC');
+    if (!token) throw new Error(`the devnet has no USDC on chain ${chainId}`);
+    return token;
+  };
+  const origin = usdcOn(ORIGIN_CHAIN_ID);
+  return {
+    origin: origin.address,
+    destination: usdcOn(DESTINATION_CHAIN_ID).address,
+    min: parseUnits('10', origin.decimals),
+    max: parseUnits('50', origin.decimals),
+  };
+}
+
+/** Runs one scenario and records how much CPU the server and this process spent on it. */
+async function measure(server: BenchServer, scenario: string, request: RequestFactory, concurrency: number, options: BenchOptions): Promise<ScenarioRow> {
+  const sample = request(0);
+  const serverCpuBefore = processCpuSeconds(server.info.pid);
+  const clientCpuBefore = process.cpuUsage();
+  const startedAt = process.hrtime.bigint();
+  const result = await runLoad({
+    baseUrl: server.info.url,
+    concurrency,
+    warmupSeconds: options.warmupSeconds,
+    durationSeconds: options.durationSeconds,
+    nextRequest: request,
+  });
+  const elapsed = Number(process.hrtime.bigint() - startedAt) / 1e9;
+  const serverCpuAfter = processCpuSeconds(server.info.pid);
+  const clientCpu = process.cpuUsage(clientCpuBefore);
+  return {
+    scenario,
+    endpoint: `${sample.method} ${sample.path}`,
+    result,
+    serverCores: serverCpuBefore === null || serverCpuAfter === null ? null : (serverCpuAfter - serverCpuBefore) / elapsed,
+    clientCores: (clientCpu.user + clientCpu.system) / 1e6 / elapsed,
+  };
+}
+
+function printHeader(info: BenchServerInfo, options: BenchOptions): void {
+  const cpus = os.cpus();
+  const quote = options.standIn
+    ? `${options.quoteEndpoint.method} ${options.quoteEndpoint.path}  (STAND-IN via --quote-endpoint: not the quote)`
+    : `${options.quoteEndpoint.method} ${options.quoteEndpoint.path}, ${options.route === 'eth' ? 'ETH 0.01–0.05' : 'USDC 10–50'} ${ORIGIN_CHAIN_ID} → ${DESTINATION_CHAIN_ID}, EXACT_INPUT, amount varies per request`;
+  console.log(`
+Quote benchmark
+  machine     ${cpus.length} CPU × ${cpus[0]?.model ?? 'unknown'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.type()} ${os.release()}
+  node        ${process.version}
+  database    ${info.database}
+  devnet      ${info.descriptor.chains.length} anvil chains, block time ${info.blockTime === null ? 'automine' : `${info.blockTime} s`}
+  gateway     ${info.url} (pid ${info.pid})
+  quote       ${quote}
+  trivial     ${TRIVIAL.method} ${TRIVIAL.path}
+  clients     ${options.concurrencies.join(', ')} (closed loop, keep-alive, one connection each)
+  window      ${options.warmupSeconds} s warm-up, then ${options.durationSeconds} s measured per route and concurrency
+`);
+}
+
+/** Prints the tables, errors and verdict; returns the process exit status. */
+function printReport(rows: ScenarioRow[], options: BenchOptions, memory: { rss: number; peak: number } | null): number {
+  const quote = rows.filter((row) => row.scenario === 'quote').map(summarize);
+  const trivial = rows.filter((row) => row.scenario === 'trivial').map(summarize);
+  console.log(`\n${resultsTable(rows)}\n\nreq/s counts 200 responses only; p50/p99 are over 200 responses; CPU is in cores (100% = one core).\n`);
+  console.log(`${ratioTable(quote, trivial)}\n`);
+  if (memory) console.log(`server RSS at the end: ${memory.rss.toFixed(0)} MiB (peak ${memory.peak.toFixed(0)} MiB)`);
+
+  const atTarget = quote.find((s) => s.concurrency === TARGET.concurrency);
+  const goal = `target at ${TARGET.concurrency} clients: ≥ ${TARGET.perSecond} quotes/s and p99 < ${TARGET.p99Ms} ms`;
+  if (!atTarget) console.log(`${goal}: not measured (no ${TARGET.concurrency} in --concurrency)`);
+  else {
+    const met = atTarget.errors === 0 && atTarget.perSecond >= TARGET.perSecond && atTarget.p99Ms < TARGET.p99Ms;
+    const figures = `${atTarget.perSecond.toFixed(0)} quotes/s, p99 ${Number.isFinite(atTarget.p99Ms) ? atTarget.p99Ms.toFixed(2) : '—'} ms`;
+    console.log(`${goal}: ${met ? 'MET' : 'NOT MET'} (${figures})${options.standIn ? '  [stand-in route: meaningless]' : ''}`);
+  }
+
+  const failures = errorReport(rows);
+  if (failures.length === 0) return 0;
+  const total = rows.reduce((sum, row) => sum + countOf(row.result.errors) + countOf(row.result.warmupErrors), 0);
+  console.error(`\n!!! BENCHMARK INVALID: ${total} request(s) failed (non-200 or network error) !!!\n${failures.join('\n')}\n`);
+  return 1;
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  console.error('Starting the devnet and the gateway in a child process...');
+  const server = await startBenchServer();
+  process.once('SIGINT', () => void server.stop().then(() => process.exit(130)));
+  try {
+    printHeader(server.info, options);
+    const scenarios: [string, RequestFactory][] = [
+      ['quote', quoteRequests(server.info, options)],
+      ['trivial', () => TRIVIAL],
+    ];
+    const rows: ScenarioRow[] = [];
+    for (const concurrency of options.concurrencies) {
+      for (const [name, request] of scenarios) {
+        const row = await measure(server, name, request, concurrency, options);
+        console.error(progressLine(summarize(row)));
+        rows.push(row);
+      }
+    }
+    const status = printReport(rows, options, processMemoryMiB(server.info.pid));
+    const suppressed = server.suppressedLines();
+    if (suppressed > 0) console.error(`(${suppressed} more server output lines not shown; GATEWAY_LOG_LEVEL=error hides warnings)`);
+    return status;
+  } finally {
+    await server.stop();
+  }
+}
+
+main().then(
+  (status) => process.exit(status),
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      if (error.message) console.error(error.message);
+      console.error(USAGE);
+      process.exit(error.message ? 2 : 0);
+    }
+    console.error('The benchmark failed:', error);
+    process.exit(1);
+  },
+);

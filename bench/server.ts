@@ -1,0 +1,91 @@
+/**
+ * The benchmark's server process, started by `bench/quote.ts`: the embedded devnet (1 s blocks, free ports)
+ * and the gateway on a free port, PGlite in memory unless `DATABASE_URL` is set. It runs in its own process so
+ * the load generator never competes with it for an event loop.
+ *
+ * Protocol: progress goes to stderr; exactly one JSON line on stdout, a `BenchServerInfo`, once everything
+ * answers. SIGTERM, SIGINT or the end of stdin (the parent died) stops the gateway and every anvil node.
+ */
+import { startDevnet, type Devnet, type DevnetDescriptor } from '../src/chain/devnet.js';
+import { configFromEnvironment, type GatewayConfig } from '../src/server/config.js';
+import { createServer, type GatewayServer } from '../src/server/createServer.js';
+import { devnetChainConfigs } from '../src/server/devnetConfig.js';
+
+/** The line the server prints on stdout when it is ready. */
+export interface BenchServerInfo {
+  /** Base URL of the gateway, no trailing slash. */
+  url: string;
+  descriptor: DevnetDescriptor;
+  /** Human-readable database in use, credentials removed. */
+  database: string;
+  /** Process id of the gateway (this process), for reading its RSS and CPU time. */
+  pid: number;
+  /** Devnet block time in seconds; null = automine. */
+  blockTime: number | null;
+}
+
+/** The same interval mining as `npm start`, so chain reads behave as they do in a real deployment. */
+const BLOCK_TIME_SECONDS = 1;
+
+const progress = (message: string) => process.stderr.write(`[bench server] ${message}\n`);
+
+let devnet: Devnet | null = null;
+let server: GatewayServer | null = null;
+let stopping = false;
+
+async function stopAll(exitCode: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    await server?.stop().catch((error: unknown) => console.error('[bench server] error stopping the gateway:', error));
+    await devnet?.stop().catch((error: unknown) => console.error('[bench server] error stopping the devnet:', error));
+  }
+  process.exit(exitCode);
+}
+
+/** Describes the database without leaking a password from `DATABASE_URL`. */
+function describeDatabase(config: Pick<GatewayConfig, 'databaseUrl' | 'dataDir'>): string {
+  if (config.databaseUrl) {
+    const url = new URL(config.databaseUrl);
+    if (url.password) url.password = '***';
+    return `PostgreSQL (${url.toString()})`;
+  }
+  return config.dataDir ? `PGlite (${config.dataDir})` : 'PGlite (in memory)';
+}
+
+/** JSON with bigints as decimal strings, as `writeDevnetDescriptor` writes them. */
+const toJson = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+
+async function main(): Promise<void> {
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+  // A closed stdin means the load generator is gone (even killed with SIGKILL): never outlive it.
+  process.stdin.on('end', () => void stopAll(0));
+  process.stdin.resume();
+
+  progress('starting the devnet (three anvil chains)...');
+  devnet = await startDevnet({ basePort: 0, blockTime: BLOCK_TIME_SECONDS });
+  if (stopping) return;
+
+  // The bench owns port, host and log level; DATABASE_URL, GATEWAY_DATA_DIR and the rest pass through.
+  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', GATEWAY_LOG_LEVEL: process.env.GATEWAY_LOG_LEVEL ?? 'warn' };
+  const config = configFromEnvironment(env, devnetChainConfigs(devnet.descriptor), devnet.descriptor.solver.privateKey);
+  progress(`starting the gateway on ${describeDatabase(config)}...`);
+  server = await createServer(config);
+  const url = await server.start();
+  if (stopping) return;
+
+  const info: BenchServerInfo = {
+    url,
+    descriptor: devnet.descriptor,
+    database: describeDatabase(config),
+    pid: process.pid,
+    blockTime: devnet.descriptor.chains[0]?.blockTime ?? null,
+  };
+  process.stdout.write(`${toJson(info)}\n`);
+}
+
+main().catch((error: unknown) => {
+  console.error('[bench server] failed to start:', error);
+  // Never leave anvil children behind when start-up fails half way.
+  void stopAll(1);
+});

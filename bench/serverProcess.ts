@@ -1,0 +1,121 @@
+/**
+ * The load generator's side of `bench/server.ts`: starts it as a child process, waits for its ready line,
+ * keeps its log output from flooding the terminal, reads its CPU time and memory from /proc, and stops it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { BenchServerInfo } from './server.js';
+
+const SERVER_READY_TIMEOUT_MS = 180_000;
+/**
+ * Server output lines shown after start-up: a failing route logs a warning per request, and forwarding
+ * thousands of them would flood the terminal and load both processes.
+ */
+const MAX_FORWARDED_LINES = 5;
+const MAX_FORWARDED_CHARS = 400;
+/** Linux reports process CPU times in USER_HZ ticks, 100 per second on every mainstream architecture. */
+const USER_HZ = 100;
+
+export interface BenchServer {
+  info: BenchServerInfo;
+  /** Server output lines not shown (beyond MAX_FORWARDED_LINES). */
+  suppressedLines(): number;
+  /** Stops the gateway and the devnet and waits for the process to exit. */
+  stop(): Promise<void>;
+}
+
+/** Starts `bench/server.ts` in a child node process and waits for its ready line. */
+export async function startBenchServer(): Promise<BenchServer> {
+  const script = fileURLToPath(new URL('./server.ts', import.meta.url));
+  // Node itself (not the tsx CLI, which adds a wrapper process) so the child's pid is the gateway's.
+  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), script], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: process.env,
+  });
+  let stopping = false;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.once('exit', (code, signal) => {
+    if (stopping) return;
+    console.error(`\nThe bench server exited unexpectedly (${signal ?? `status ${code}`}).`);
+    process.exit(1);
+  });
+  const output = forwardOutput(child);
+  const info = await output.ready;
+  const stop = async () => {
+    stopping = true;
+    child.kill('SIGTERM');
+    const killTimer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(killTimer);
+  };
+  return { info, stop, suppressedLines: () => output.suppressed };
+}
+
+/**
+ * Reads the child's stdout: `ready` resolves with the first line shaped like `BenchServerInfo`; other lines
+ * (gateway warnings) go to stderr, the first few of them, and the rest are only counted.
+ */
+function forwardOutput(child: ChildProcess): { ready: Promise<BenchServerInfo>; readonly suppressed: number } {
+  const state = { forwarded: 0, suppressed: 0 };
+  const ready = new Promise<BenchServerInfo>((resolve, reject) => {
+    if (!child.stdout) return reject(new Error('the bench server has no stdout'));
+    let isReady = false;
+    const timer = setTimeout(() => reject(new Error(`the bench server was not ready within ${SERVER_READY_TIMEOUT_MS / 1000} s`)), SERVER_READY_TIMEOUT_MS);
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const info = isReady ? null : parseServerInfo(line);
+      if (info) {
+        isReady = true;
+        clearTimeout(timer);
+        return resolve(info);
+      }
+      if (state.forwarded >= MAX_FORWARDED_LINES) return void state.suppressed++;
+      state.forwarded++;
+      const shown = line.length > MAX_FORWARDED_CHARS ? `${line.slice(0, MAX_FORWARDED_CHARS)}…` : line;
+      process.stderr.write(`[bench server] ${shown}\n`);
+    });
+  });
+  return {
+    ready,
+    get suppressed() {
+      return state.suppressed;
+    },
+  };
+}
+
+function parseServerInfo(line: string): BenchServerInfo | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  const candidate = value as Partial<Record<keyof BenchServerInfo, unknown>>;
+  const shaped = typeof candidate.url === 'string' && typeof candidate.descriptor === 'object' && typeof candidate.pid === 'number';
+  return shaped ? (value as BenchServerInfo) : null;
+}
+
+/** User plus system CPU seconds of a process, all threads; null off Linux. */
+export function processCpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may contain spaces); utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
+  } catch {
+    return null;
+  }
+}
+
+/** Resident and peak resident memory in MiB from /proc; null off Linux. */
+export function processMemoryMiB(pid: number): { rss: number; peak: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+    return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
+  } catch {
+    return null;
+  }
+}
