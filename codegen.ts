@@ -49,6 +49,8 @@ const config: CodegenConfig = {
         // Resolvers return core objects for these types; field resolvers map what differs.
         mappers: {
           Chain: '../../src/core/chains/types.js#Chain',
+          Quote: '../../src/core/quote/types.js#Quote',
+          Price: '../../src/core/quote/types.js#Price',
           // Resolvers return internal enum values (typescript-resolvers would otherwise type them as null).
           ...Object.fromEntries(Object.keys(enumValues).map((name) => [name, name])),
         },

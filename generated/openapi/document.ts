@@ -4499,9 +4499,30 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "fees": {
             "type": "array",
-            "description": "Protocol fees of the order.",
+            "description": "Fees of the order paid out of the input (platform fee to the solver, app fees to their recipients).",
             "items": {
-              "type": "object"
+              "type": "object",
+              "required": [
+                "recipient",
+                "chainId",
+                "currency",
+                "amount"
+              ],
+              "properties": {
+                "recipient": {
+                  "type": "string"
+                },
+                "chainId": {
+                  "type": "string",
+                  "description": "Protocol chain id (chain name) the fee is paid on."
+                },
+                "currency": {
+                  "type": "string"
+                },
+                "amount": {
+                  "$ref": "#/components/schemas/UintString"
+                }
+              }
             }
           }
         }

@@ -1361,8 +1361,14 @@ export interface components {
                 deadline: number;
                 extraData: components["schemas"]["Hex"];
             };
-            /** @description Protocol fees of the order. */
-            fees: Record<string, never>[];
+            /** @description Fees of the order paid out of the input (platform fee to the solver, app fees to their recipients). */
+            fees: {
+                recipient: string;
+                /** @description Protocol chain id (chain name) the fee is paid on. */
+                chainId: string;
+                currency: string;
+                amount: components["schemas"]["UintString"];
+            }[];
         };
         /** @description Status of a request (also the `data` of the webhook event). */
         StatusRecord: {

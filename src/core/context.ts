@@ -1,4 +1,8 @@
+import type { Kysely } from 'kysely';
+import type { LocalAccount } from 'viem';
+import type { Tables } from '../store/tables.js';
 import type { CoreConfig } from './chains/types.js';
+import type { MarketData } from './market.js';
 
 /** Structured logger the core writes to (pino satisfies it). */
 export interface Logger {
@@ -17,4 +21,10 @@ export interface CoreContext {
   log: Logger;
   /** Current time in Unix milliseconds (injectable for tests). */
   now: () => number;
+  /** The gateway's database (PGlite or PostgreSQL). */
+  db: Kysely<Tables>;
+  /** Prices, gas, balances and estimates read from the chains. */
+  market: MarketData;
+  /** The solver's key: signs order ids (`includeProtocolData`) and request attestations. */
+  solver: Pick<LocalAccount, 'address' | 'signMessage'>;
 }

@@ -5,10 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
-import { getAddress, isAddress, isHex, zeroAddress, type Address, type Hex } from 'viem';
+import { getAddress, isAddress, isHex, parseUnits, zeroAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { currencyConfig } from '../core/chains/currency.js';
-import type { ChainConfig, CurrencyConfig } from '../core/chains/types.js';
+import type { ChainConfig, CurrencyConfig, QuoteSettings } from '../core/chains/types.js';
+import { defaultQuoteSettings } from '../core/settings.js';
 
 export interface GatewayConfig {
   host: string;
@@ -25,6 +26,8 @@ export interface GatewayConfig {
   bodyLimit: number;
   /** Serve GraphiQL at /graphql for browsers. */
   graphiql: boolean;
+  /** Pricing policy of quotes (config file `quote`; defaults otherwise). */
+  quote: QuoteSettings;
 }
 
 export class ConfigError extends Error {
@@ -106,7 +109,7 @@ const currencySchema = {
     verified: { type: 'boolean' },
     price: {
       oneOf: [
-        { type: 'object', additionalProperties: false, required: ['kind', 'feed'], properties: { kind: { const: 'aggregatorV3' }, feed: { type: 'string', pattern: addressPattern } } },
+        { type: 'object', additionalProperties: false, required: ['kind', 'feed'], properties: { kind: { const: 'aggregatorV3' }, feed: { type: 'string', pattern: addressPattern }, maxAgeSeconds: { type: 'integer', minimum: 1 } } },
         { type: 'object', additionalProperties: false, required: ['kind', 'usd'], properties: { kind: { const: 'fixed' }, usd: { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$' } } },
       ],
     },
@@ -150,6 +153,24 @@ const chainSchema = {
     tags: { type: 'array', items: { type: 'string' } },
     hidden: { type: 'boolean' },
     confirmations: { type: 'integer', minimum: 0, maximum: 1000 },
+    blockTime: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
+  },
+};
+const bpsSchema = { type: 'integer', minimum: 0, maximum: 10000 };
+const quoteSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ttlSeconds: { type: 'integer', minimum: 10, maximum: 86400 },
+    refundWindowSeconds: { type: 'integer', minimum: 0, maximum: 31536000 },
+    swapFeeBps: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { bridge: bpsSchema, stablecoin: bpsSchema, major: bpsSchema, minor: bpsSchema },
+    },
+    defaultSlippageBps: { type: 'object', additionalProperties: false, properties: { bridge: bpsSchema, swap: bpsSchema } },
+    maxPriceImpactBps: bpsSchema,
+    minSameChainSwapUsd: { type: 'string', pattern: '^[0-9]+(\\.[0-9]{1,6})?$' },
   },
 };
 const fileSchema = {
@@ -159,8 +180,28 @@ const fileSchema = {
   properties: {
     $schema: { type: 'string' },
     chains: { type: 'array', minItems: 1, items: chainSchema },
+    quote: quoteSchema,
   },
 };
+
+type QuoteFile = Partial<Omit<QuoteSettings, 'swapFeeBps' | 'defaultSlippageBps' | 'minSameChainSwapUsdMicros'>> & {
+  swapFeeBps?: Partial<QuoteSettings['swapFeeBps']>;
+  defaultSlippageBps?: Partial<QuoteSettings['defaultSlippageBps']>;
+  minSameChainSwapUsd?: string;
+};
+
+/** The quote settings of a config file over the defaults. */
+export function quoteSettingsFromFile(file: QuoteFile | undefined): QuoteSettings {
+  const { swapFeeBps, defaultSlippageBps, minSameChainSwapUsd, ...rest } = file ?? {};
+  return {
+    ...defaultQuoteSettings,
+    ...rest,
+    swapFeeBps: { ...defaultQuoteSettings.swapFeeBps, ...swapFeeBps },
+    defaultSlippageBps: { ...defaultQuoteSettings.defaultSlippageBps, ...defaultSlippageBps },
+    minSameChainSwapUsdMicros:
+      minSameChainSwapUsd === undefined ? defaultQuoteSettings.minSameChainSwapUsdMicros : parseUnits(minSameChainSwapUsd, 6),
+  };
+}
 
 type CurrencyFile = Omit<Partial<CurrencyConfig>, 'address'> & Pick<CurrencyConfig, 'id' | 'symbol' | 'name' | 'decimals'> & { address: string };
 type ChainFile = Omit<Partial<ChainConfig>, 'partialDisableLimit' | 'nativeCurrency' | 'currencies' | 'contracts'> & {
@@ -178,7 +219,7 @@ function currencyFromFile(c: CurrencyFile, native: boolean): CurrencyConfig {
   return currencyConfig({
     ...rest,
     address: native ? zeroAddress : getAddress(address),
-    ...(price ? { price: price.kind === 'aggregatorV3' ? { kind: 'aggregatorV3', feed: getAddress(price.feed) } : price } : {}),
+    ...(price ? { price: price.kind === 'aggregatorV3' ? { ...price, feed: getAddress(price.feed) } : price } : {}),
   });
 }
 
@@ -214,6 +255,7 @@ export function chainFromFile(c: ChainFile): ChainConfig {
     tags: c.tags ?? [],
     hidden: c.hidden ?? false,
     confirmations: c.confirmations ?? 2,
+    blockTime: c.blockTime ?? 2,
   };
 }
 
@@ -239,7 +281,7 @@ export function parseConfigFile(text: string, env: Env, source = 'config file'):
     }
     throw new ConfigError(problems);
   }
-  const file = parsed as { chains: ChainFile[] };
+  const file = parsed as { chains: ChainFile[]; quote?: QuoteFile };
   const ids = new Set<number>();
   const names = new Set<string>();
   for (const [i, chain] of file.chains.entries()) {
@@ -254,7 +296,7 @@ export function parseConfigFile(text: string, env: Env, source = 'config file'):
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  return { ...base, solverPrivateKey, chains: file.chains.map(chainFromFile) };
+  return { ...base, solverPrivateKey, chains: file.chains.map(chainFromFile), quote: quoteSettingsFromFile(file.quote) };
 }
 
 /** Reads the config file named by `--config <path>` or `GATEWAY_CONFIG`; null means "run the devnet". */
@@ -279,7 +321,7 @@ export function configFromEnvironment(env: Env, chains: ChainConfig[], solverPri
   const problems: string[] = [];
   const base = fromEnvironment(env, problems);
   if (problems.length > 0) throw new ConfigError(problems);
-  return { ...base, solverPrivateKey, chains };
+  return { ...base, solverPrivateKey, chains, quote: defaultQuoteSettings };
 }
 
 export type { Address };

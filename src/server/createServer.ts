@@ -4,7 +4,9 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createChainClients } from '../chain/clients.js';
+import { createMarketData } from '../chain/market.js';
 import type { CoreContext } from '../core/context.js';
+import type { MarketData } from '../core/market.js';
 import { createGraphQL } from '../graphql/createGraphQL.js';
 import { registerGraphQL } from '../graphql/registerGraphQL.js';
 import { registerDocumentation } from '../rest/documentation.js';
@@ -26,19 +28,22 @@ export interface GatewayServer {
   stop(): Promise<void>;
 }
 
+export interface CreateServerOptions {
+  /**
+   * Wraps the chain reader. Tests use it only to inject faults a real chain cannot produce on demand
+   * (for example an unexpected exception); production code never sets it.
+   */
+  wrapMarket?: (market: MarketData) => MarketData;
+}
+
 /**
  * The composition root: one Fastify app on one port serving the REST contract, GraphQL (HTTP and graphql-ws
  * on `/graphql`), the OpenAPI document and docs page, health and readiness. Nothing here is global, so a test
  * can run two gateways in one process.
  */
-export async function createServer(config: GatewayConfig): Promise<GatewayServer> {
+export async function createServer(config: GatewayConfig, options: CreateServerOptions = {}): Promise<GatewayServer> {
   const logger = pino({ level: config.logLevel, base: { service: 'intent-gateway' } });
   const solver = privateKeyToAccount(config.solverPrivateKey);
-  const core: CoreContext = {
-    config: { chains: config.chains, solverAddress: solver.address },
-    log: logger,
-    now: () => Date.now(),
-  };
 
   const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
   try {
@@ -48,6 +53,16 @@ export async function createServer(config: GatewayConfig): Promise<GatewayServer
     throw error;
   }
   const clients = createChainClients(config.chains);
+  const chainMarket = createMarketData({ chains: config.chains, solverAddress: solver.address, clients });
+  const market = options.wrapMarket ? options.wrapMarket(chainMarket) : chainMarket;
+  const core: CoreContext = {
+    config: { chains: config.chains, solverAddress: solver.address, quote: config.quote },
+    log: logger,
+    now: () => Date.now(),
+    db: database.db,
+    market,
+    solver,
+  };
 
   // Per-request access logs only at debug and below: at info they would drown the solver's own log lines.
   const requestLogging = config.logLevel === 'debug' || config.logLevel === 'trace';

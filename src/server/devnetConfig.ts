@@ -58,6 +58,8 @@ export function devnetChainConfigs(descriptor: DevnetDescriptor): ChainConfig[] 
       tags: ['devnet'],
       hidden: false,
       confirmations: 1,
+      // Interval mining uses the descriptor's block time; automine (tests) makes blocks at once.
+      blockTime: chain.blockTime ?? 1,
     };
   });
 }

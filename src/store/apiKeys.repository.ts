@@ -21,6 +21,10 @@ export interface ApiKeyRecord {
   webhook: ApiKeyWebhook | null;
   createdAt: number;
   revokedAt: number | null;
+  /** Business verification completed (a revenue-share condition). */
+  businessVerified: boolean;
+  /** EVM address that receives the revenue share, when one is on file. */
+  payoutAddress: string | null;
 }
 
 export interface InsertApiKeyParameters {
@@ -30,6 +34,8 @@ export interface InsertApiKeyParameters {
   sponsorshipEnabled?: boolean;
   limits?: JsonObject;
   webhook?: ApiKeyWebhook | null;
+  businessVerified?: boolean;
+  payoutAddress?: string | null;
   now: number;
 }
 
@@ -44,6 +50,8 @@ export async function insertApiKey(db: Kysely<Tables>, params: InsertApiKeyParam
       sponsorship_enabled: params.sponsorshipEnabled ?? false,
       limits: toJson(params.limits ?? {}),
       webhook: params.webhook == null ? null : toJson(params.webhook),
+      business_verified: params.businessVerified ?? false,
+      payout_address: params.payoutAddress ?? null,
       created_at: params.now,
     })
     .returningAll()
@@ -84,5 +92,7 @@ export function toApiKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     webhook: row.webhook as unknown as ApiKeyWebhook | null,
     createdAt: toNumber(row.created_at),
     revokedAt: toNumberOrNull(row.revoked_at),
+    businessVerified: row.business_verified,
+    payoutAddress: row.payout_address,
   };
 }

@@ -59,6 +59,8 @@ export interface RequestRecord {
   expiresAt: number;
   createdAt: number;
   updatedAt: number;
+  /** USD value of the input at quote time, micro-USD (trailing volume for revenue share). */
+  volumeUsdMicros: bigint;
 }
 
 /** What a new request needs; the rest defaults (status `waiting`, no hashes, no failure, updatedAt = createdAt). */
@@ -75,6 +77,7 @@ export type InsertRequestParameters = Omit<
   | 'txHashes'
   | 'depositAddress'
   | 'updatedAt'
+  | 'volumeUsdMicros'
 > &
   Partial<
     Pick<
@@ -89,6 +92,7 @@ export type InsertRequestParameters = Omit<
       | 'inTxHashes'
       | 'txHashes'
       | 'depositAddress'
+      | 'volumeUsdMicros'
     >
   >;
 
@@ -146,6 +150,7 @@ export async function insertRequest(db: Kysely<Tables>, params: InsertRequestPar
       expires_at: params.expiresAt,
       created_at: params.createdAt,
       updated_at: params.createdAt,
+      volume_usd_micros: toUint256(params.volumeUsdMicros ?? 0n),
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -407,6 +412,7 @@ export function toRequestRecord(row: Selectable<RequestsTable>): RequestRecord {
     expiresAt: toNumber(row.expires_at),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
+    volumeUsdMicros: toBigInt(row.volume_usd_micros),
   };
 }
 
@@ -429,3 +435,18 @@ export function toStatusSnapshot(record: RequestRecord): RequestStatusSnapshot {
 }
 
 const unique = (values: string[]): string[] => [...new Set(values)];
+
+/**
+ * USD volume (micro-USD) of the successful requests an API key quoted since `since` (Unix ms): the trailing
+ * volume that decides a key's revenue-share tier.
+ */
+export async function sumApiKeyVolume(db: Kysely<Tables>, apiKeyId: string, since: number): Promise<bigint> {
+  const row = await db
+    .selectFrom('requests')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('volume_usd_micros'), sql<string>`0`).as('volume'))
+    .where('api_key_id', '=', apiKeyId)
+    .where('status', '=', 'success')
+    .where('created_at', '>=', since)
+    .executeTakeFirstOrThrow();
+  return toBigInt(String(row.volume).split('.')[0]!);
+}

@@ -60,6 +60,7 @@ export interface RequestsTable {
   expires_at: Int8;
   created_at: Int8;
   updated_at: Int8;
+  volume_usd_micros: ColumnType<string, string | undefined, string>;
 }
 
 export interface RequestEventsTable {
@@ -118,6 +119,8 @@ export interface ApiKeysTable {
   webhook: Jsonb | null;
   created_at: Int8;
   revoked_at: NullableInt8;
+  business_verified: ColumnType<boolean, boolean | undefined, boolean>;
+  payout_address: string | null;
 }
 
 /** The database as kysely sees it. */

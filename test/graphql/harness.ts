@@ -3,7 +3,11 @@ import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import type { ChainConfig } from '../../src/core/chains/types.js';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createChainClients } from '../../src/chain/clients.js';
+import { createMarketData } from '../../src/chain/market.js';
 import type { CoreContext, Logger } from '../../src/core/context.js';
+import { defaultQuoteSettings } from '../../src/core/settings.js';
 import { createGraphQL, type GatewayGraphQL } from '../../src/graphql/createGraphQL.js';
 import { registerGraphQL, type DisposeGraphQL } from '../../src/graphql/registerGraphQL.js';
 
@@ -20,13 +24,27 @@ export function captureLogger(): { log: Logger; entries: LogEntry[] } {
   return { log: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, entries };
 }
 
+/** A stand-in for a dependency these GraphQL-only tests never use: any access fails loudly. */
+function absent<T extends object>(name: string): T {
+  return new Proxy({} as T, {
+    get: () => {
+      throw new Error(`the GraphQL harness has no ${name}`);
+    },
+  });
+}
+
 /** A core over hand-made chains, with a recording logger. */
 export function makeCore(chains: ChainConfig[]): { core: CoreContext; entries: LogEntry[] } {
   const { log, entries } = captureLogger();
+  const solver = privateKeyToAccount(generatePrivateKey());
   const core: CoreContext = {
-    config: { chains, solverAddress: '0x00000000000000000000000000000000000050a1' },
+    config: { chains, solverAddress: solver.address, quote: defaultQuoteSettings },
     log,
     now: () => Date.now(),
+    // The real chain reader over the hand-made chains' RPC URLs (nothing answers there: these tests never read chains).
+    market: createMarketData({ chains, solverAddress: solver.address, clients: createChainClients(chains) }),
+    db: absent<CoreContext['db']>('database'),
+    solver,
   };
   return { core, entries };
 }

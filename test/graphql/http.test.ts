@@ -109,14 +109,14 @@ describe('errors', () => {
   };
 
   it('reports an unimplemented operation as NOT_IMPLEMENTED in extensions, with HTTP 200', async () => {
-    const { status, body } = await post(server.url, 'query($input: QuoteInput!) { quote(input: $input) { steps { id } } }', { input: quoteInput });
+    const { status, body } = await post(server.url, 'query($id: ID!) { requestSignature(requestId: $id) { signature } }', { id: '0x01' });
     expect(status).toBe(200);
-    expect(body.data).toBeNull();
+    expect(body.data).toEqual({ requestSignature: null });
     expect(body.errors).toEqual([
       {
-        message: 'Operation getQuote is declared but not implemented yet',
-        locations: [{ line: 1, column: 30 }],
-        path: ['quote'],
+        message: 'Operation getRequestSignature is declared but not implemented yet',
+        locations: [{ line: 1, column: 19 }],
+        path: ['requestSignature'],
         extensions: { code: 'NOT_IMPLEMENTED', status: 501, retriable: false },
       },
     ]);

@@ -98,6 +98,7 @@ export function makeChainConfig(id: number, overrides: Partial<ChainConfig> = {}
     tags: [],
     hidden: false,
     confirmations: 1,
+    blockTime: 1,
     ...overrides,
   };
 }

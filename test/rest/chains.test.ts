@@ -128,7 +128,7 @@ describe('readiness and documentation', () => {
   });
 
   it('answers 501 NOT_IMPLEMENTED in the error shape for operations still to come', async () => {
-    const { status, body } = await call(gateway.url, 'getSwapSources');
+    const { status, body } = await call(gateway.url, 'getAppFeeBalances', { path: '/app-fees/0x1111111111111111111111111111111111111111/balances' });
     expect(status).toBe(501);
     expect(body).toMatchObject({ errorCode: 'NOT_IMPLEMENTED', statusCode: 501 });
   });

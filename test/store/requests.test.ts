@@ -28,6 +28,7 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
       apiKeyId: 'key-1',
       depositAddress: '0xDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDd',
       details: { note: 'x' },
+      volumeUsdMicros: 2n ** 70n,
     });
     const inserted = await insertRequest(db, params);
     const read = await getRequest(db, params.id);

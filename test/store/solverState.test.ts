@@ -228,6 +228,8 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
         sponsorshipEnabled: true,
         limits: { requestsPerMinute: 600 },
         webhook: { url: 'https://example.com/hook', headers: { 'x-custom': '1' }, enabled: true },
+        businessVerified: true,
+        payoutAddress: '0x00000000000000000000000000000000000000aa',
         now: 100,
       });
       expect(key).toEqual({
@@ -239,13 +241,15 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
         webhook: { url: 'https://example.com/hook', headers: { 'x-custom': '1' }, enabled: true },
         createdAt: 100,
         revokedAt: null,
+        businessVerified: true,
+        payoutAddress: '0x00000000000000000000000000000000000000aa',
       });
       expect(await getApiKeyByHash(db, 'sha256:abc')).toEqual(key);
       expect(await getApiKey(db, 'key-1')).toEqual(key);
       expect(await getApiKeyByHash(db, 'sha256:nope')).toBeUndefined();
 
       const plain = await insertApiKey(db, { id: 'key-2', name: 'Other', keyHash: 'sha256:def', now: 100 });
-      expect(plain).toMatchObject({ sponsorshipEnabled: false, limits: {}, webhook: null });
+      expect(plain).toMatchObject({ sponsorshipEnabled: false, limits: {}, webhook: null, businessVerified: false, payoutAddress: null });
 
       const error = await insertApiKey(db, { id: 'key-3', name: 'Dup', keyHash: 'sha256:abc', now: 100 }).catch(
         (e: unknown) => e,

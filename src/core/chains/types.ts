@@ -2,8 +2,11 @@ import type { Address, Hex } from 'viem';
 
 /** How a currency's USD price is found. */
 export type PriceSource =
-  /** An AggregatorV3-style feed on the same chain (`latestRoundData`, `decimals`). */
-  | { kind: 'aggregatorV3'; feed: Address }
+  /**
+   * An AggregatorV3-style feed on the same chain (`latestRoundData`, `decimals`). An answer older than
+   * `maxAgeSeconds` (by the chain's clock) is stale and fails with `PRICE_FETCH_FAILED`; no limit when absent.
+   */
+  | { kind: 'aggregatorV3'; feed: Address; maxAgeSeconds?: number }
   /** A fixed price, as a decimal string of USD (for stablecoins on networks without a feed). */
   | { kind: 'fixed'; usd: string };
 
@@ -80,6 +83,31 @@ export interface ChainConfig {
   hidden: boolean;
   /** Blocks a deposit waits before it counts. */
   confirmations: number;
+  /** Average seconds between blocks (time estimates, cache lifetimes). */
+  blockTime: number;
+}
+
+/** Swap fee (DEX-equivalent cost and rebalancing) in basis points of the input, by route class. */
+export interface SwapFeeBps {
+  bridge: number;
+  stablecoin: number;
+  major: number;
+  minor: number;
+}
+
+/** Pricing policy of quotes; every field has a default in `defaultQuoteSettings`. */
+export interface QuoteSettings {
+  /** Seconds a quote's request stays fillable (a deposit after it is refunded `ORDER_EXPIRED`); `ttl` overrides. */
+  ttlSeconds: number;
+  /** Seconds after the fill deadline during which a refund may still be claimed (order `refunds[].deadline`). */
+  refundWindowSeconds: number;
+  swapFeeBps: SwapFeeBps;
+  /** Slippage tolerance in bps when the quote names none: same-asset routes and swaps. */
+  defaultSlippageBps: { bridge: number; swap: number };
+  /** A quote whose fees take more than this share of the input (bps) fails `SWAP_IMPACT_TOO_HIGH` (unless `overridePriceImpact`). */
+  maxPriceImpactBps: number;
+  /** Same-chain swaps worth less than this (micro-USD) fail `AMOUNT_TOO_LOW`. */
+  minSameChainSwapUsdMicros: bigint;
 }
 
 /** Everything the core needs to know about the deployment. */
@@ -87,6 +115,7 @@ export interface CoreConfig {
   chains: ChainConfig[];
   /** The solver's EVM address (same on every chain). */
   solverAddress: Address;
+  quote: QuoteSettings;
 }
 
 /** A chain as the catalogue returns it: every Chain field of the spec. */

@@ -1,8 +1,10 @@
 import type { Resolvers } from '../../../generated/graphql/resolvers.js';
 import { enumResolvers } from '../enums.js';
 import { scalarResolvers } from '../scalars.js';
+import { currencies, tokenPrice } from './catalogue.js';
 import { chain, chains } from './chains.js';
 import { pendingMutations, pendingQueries, pendingSubscriptions } from './notImplemented.js';
+import { price, quote, quoteTypeResolvers } from './quote.js';
 
 /**
  * Every resolver of the schema. Types backed by core objects (`Chain`) need no field resolvers: the core's
@@ -12,9 +14,10 @@ export function createResolvers(): Resolvers {
   return {
     ...scalarResolvers,
     ...enumResolvers,
-    Query: { chains, chain, ...pendingQueries },
+    Query: { chains, chain, quote, price, tokenPrice, currencies, ...pendingQueries },
     Mutation: { ...pendingMutations },
     Subscription: { ...pendingSubscriptions },
+    ...quoteTypeResolvers,
     StepItemData: {
       __resolveType: (data) => ('sign' in data ? 'SignatureData' : 'TransactionData'),
     },

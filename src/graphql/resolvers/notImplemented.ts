@@ -10,14 +10,10 @@ const pending = (operationId: string) => (): never => {
 const pendingSubscription = (operationId: string) => ({ subscribe: pending(operationId) });
 
 export const pendingQueries = {
-  quote: pending('getQuote'),
-  price: pending('getPrice'),
   request: pending('getRequests'),
   requestStatus: pending('getIntentStatus'),
   requests: pending('getRequests'),
   requestSignature: pending('getRequestSignature'),
-  tokenPrice: pending('getTokenPrice'),
-  currencies: pending('getCurrencies'),
 } satisfies QueryResolvers;
 
 export const pendingMutations = {

@@ -3,6 +3,13 @@ import type { CoreContext } from '../../core/context.js';
 import { notImplemented } from '../../core/errors.js';
 import type { ReadinessReport } from '../../server/readiness.js';
 import { getChains } from './getChains.js';
+import { getChainsLiquidity } from './getChainsLiquidity.js';
+import { getCurrencies } from './getCurrencies.js';
+import { getCurrenciesV1 } from './getCurrenciesV1.js';
+import { getSwapSources } from './getSwapSources.js';
+import { getTokenPrice } from './getTokenPrice.js';
+import { getConfig } from './getConfig.js';
+import { getPrice, getQuote, getQuoteV1 } from './getQuote.js';
 import { getHealth, getReadiness } from './health.js';
 
 /** What REST handlers receive besides the request. */
@@ -22,9 +29,9 @@ export function createHandlers(): OperationHandlers<RestContext> {
     getChains,
     getHealth,
     getReadiness,
-    getQuote: pending('getQuote'),
-    getQuoteV1: pending('getQuoteV1'),
-    getPrice: pending('getPrice'),
+    getQuote,
+    getQuoteV1,
+    getPrice,
     getIntentStatus: pending('getIntentStatus'),
     getIntentStatusV1: pending('getIntentStatusV1'),
     getRequests: pending('getRequests'),
@@ -32,17 +39,17 @@ export function createHandlers(): OperationHandlers<RestContext> {
     getRequestSignature: pending('getRequestSignature'),
     executeGasless: pending('executeGasless'),
     submitPermit: pending('submitPermit'),
-    getChainsLiquidity: pending('getChainsLiquidity'),
-    getCurrenciesV1: pending('getCurrenciesV1'),
-    getCurrencies: pending('getCurrencies'),
-    getTokenPrice: pending('getTokenPrice'),
+    getChainsLiquidity,
+    getCurrenciesV1,
+    getCurrencies,
+    getTokenPrice,
     indexTransaction: pending('indexTransaction'),
     indexSingleTransaction: pending('indexSingleTransaction'),
     reindexDepositAddress: pending('reindexDepositAddress'),
     getAppFeeBalances: pending('getAppFeeBalances'),
     claimAppFees: pending('claimAppFees'),
     fastFill: pending('fastFill'),
-    getSwapSources: pending('getSwapSources'),
-    getConfig: pending('getConfig'),
+    getSwapSources,
+    getConfig,
   };
 }

@@ -5,6 +5,7 @@ import * as createChainCursors from './2026_11_22_0302_create_chain_cursors.js';
 import * as createDeposits from './2026_11_22_0303_create_deposits.js';
 import * as createOutgoingTxs from './2026_11_22_0304_create_outgoing_txs.js';
 import * as createApiKeys from './2026_11_22_0305_create_api_keys.js';
+import * as addQuoteVolume from './2026_11_22_0306_add_quote_volume_and_revenue_share.js';
 
 /**
  * Every migration, by name. A static list rather than a folder scan, so it works the same from source (tsx),
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0303_create_deposits': createDeposits,
   '2026_11_22_0304_create_outgoing_txs': createOutgoingTxs,
   '2026_11_22_0305_create_api_keys': createApiKeys,
+  '2026_11_22_0306_add_quote_volume_and_revenue_share': addQuoteVolume,
 };

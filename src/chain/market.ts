@@ -1,0 +1,314 @@
+import {
+  BaseError,
+  ContractFunctionZeroDataError,
+  ExecutionRevertedError,
+  HttpRequestError,
+  InsufficientFundsError,
+  TimeoutError,
+  decodeErrorResult,
+  erc20Abi,
+  isHex,
+  zeroAddress,
+  type Abi,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import * as contracts from '../../generated/contracts/index.js';
+import type { ChainConfig, CurrencyConfig, PriceSource } from '../core/chains/types.js';
+import { GatewayError } from '../core/errors.js';
+import { requirePriceSource, type MarketData, type TransactionRequest, type UsdPrice } from '../core/market.js';
+import { createTtlCache, type TtlCache } from '../core/cache.js';
+import type { ChainClients } from './clients.js';
+
+export interface CreateMarketDataParameters {
+  chains: ChainConfig[];
+  /** The solver's address (the same on every chain), whose balances `solverBalance` caches. */
+  solverAddress: Address;
+  /** One client per chain, from `createChainClients` (which batches contract reads through Multicall3). */
+  clients: ChainClients;
+}
+
+interface FeedRound {
+  answer: bigint;
+  updatedAt: number;
+}
+
+/** One chain's client and caches. Cache keys are lower-cased addresses. */
+interface ChainMarket {
+  config: ChainConfig;
+  client: PublicClient;
+  /** `decimals()` of each feed: it never changes. */
+  feedDecimals: TtlCache<Address, number>;
+  /** `latestRoundData()` of each feed, for about one block. */
+  feedRounds: TtlCache<Address, FeedRound>;
+  /** Unix seconds of the latest block, for about one block. */
+  blockTimestamp: TtlCache<'latest', number>;
+  gasPrice: TtlCache<'latest', bigint>;
+  solverBalances: TtlCache<Address, bigint>;
+}
+
+/**
+ * The chain-backed `MarketData` (see `src/core/market.ts`): prices from AggregatorV3 feeds or fixed prices,
+ * gas prices, balances, allowances and gas estimates. Contract reads go through the clients' Multicall3
+ * batching (the native balance too, via `getEthBalance`); prices, block timestamps, gas prices and the solver's
+ * balances are cached for one block time (`ChainConfig.blockTime`) with a single read in flight per key.
+ * Every failure is a `GatewayError`.
+ *
+ * @throws Error when a chain has no client (a wiring mistake, found at startup).
+ */
+export function createMarketData({ chains, solverAddress, clients }: CreateMarketDataParameters): MarketData {
+  const markets = new Map<number, ChainMarket>(
+    chains.map((config) => {
+      const client = clients.get(config.id);
+      if (!client) throw new Error(`createMarketData: no client for chain ${config.id}`);
+      const oneBlock = config.blockTime * 1_000;
+      const market: ChainMarket = {
+        config,
+        client,
+        feedDecimals: createTtlCache(Infinity),
+        feedRounds: createTtlCache(oneBlock),
+        blockTimestamp: createTtlCache(oneBlock),
+        gasPrice: createTtlCache(oneBlock),
+        solverBalances: createTtlCache(oneBlock),
+      };
+      return [config.id, market];
+    }),
+  );
+
+  const marketOf = (chainId: number): ChainMarket => {
+    const market = markets.get(chainId);
+    if (!market) throw new GatewayError('UNSUPPORTED_CHAIN', `Chain ${chainId} is not supported`);
+    return market;
+  };
+
+  return {
+    async usdPrice(chainId, currency) {
+      const market = marketOf(chainId);
+      const source = requirePriceSource(currency, chainId);
+      return source.kind === 'fixed' ? fixedPrice(market, currency, source.usd) : feedPrice(market, currency, source);
+    },
+
+    async gasPrice(chainId) {
+      const market = marketOf(chainId);
+      return market.gasPrice.get('latest', () => read(market, 'the gas price', () => market.client.getGasPrice()));
+    },
+
+    async balanceOf(chainId, owner, token) {
+      return readBalance(marketOf(chainId), owner, token);
+    },
+
+    async solverBalance(chainId, token) {
+      const market = marketOf(chainId);
+      return market.solverBalances.get(lower(token), () => readBalance(market, solverAddress, token));
+    },
+
+    invalidateSolverBalances(chainId) {
+      markets.get(chainId)?.solverBalances.clear();
+    },
+
+    async allowance(chainId, owner, token, spender) {
+      const market = marketOf(chainId);
+      return read(market, `the ${token} allowance of ${owner} for ${spender}`, () =>
+        market.client.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] }),
+      );
+    },
+
+    async estimateGas(chainId, tx) {
+      return estimate(marketOf(chainId), tx);
+    },
+  };
+}
+
+/** A fixed USD price such as `'1.00'`, exactly: `{ answer: 100n, decimals: 2 }`. */
+function fixedPrice(market: ChainMarket, currency: CurrencyConfig, usd: string): UsdPrice {
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(usd);
+  const [, whole = '', fraction = ''] = match ?? [];
+  const answer = match ? BigInt(whole + fraction) : 0n;
+  if (answer <= 0n) {
+    const reason = `fixed price '${usd}' is not a positive decimal number`;
+    throw new GatewayError('PRICE_FETCH_FAILED', `Cannot price ${label(market, currency)}: ${reason}`);
+  }
+  return { answer, decimals: fraction.length, updatedAt: Math.floor(Date.now() / 1_000) };
+}
+
+async function feedPrice(
+  market: ChainMarket,
+  currency: CurrencyConfig,
+  { feed, maxAgeSeconds }: Extract<PriceSource, { kind: 'aggregatorV3' }>,
+): Promise<UsdPrice> {
+  const { client, config } = market;
+  const failure = (reason: string, cause?: unknown) =>
+    new GatewayError('PRICE_FETCH_FAILED', `Cannot price ${label(market, currency)}: price feed ${feed} ${reason}`, { cause });
+  const readFeed = async <T>(load: () => Promise<T>): Promise<T> => {
+    try {
+      return await load();
+    } catch (error) {
+      const transport = transportFailure(error, config, `reading the price feed of ${currency.symbol}`);
+      throw transport ?? failure(describeCallFailure(error), error);
+    }
+  };
+
+  const [decimals, round, blockTimestamp] = await Promise.all([
+    market.feedDecimals.get(lower(feed), () =>
+      readFeed(() => client.readContract({ address: feed, abi: contracts.priceFeedAbi, functionName: 'decimals' })),
+    ),
+    market.feedRounds.get(lower(feed), () =>
+      readFeed(async () => {
+        const [, answer, , updatedAt] = await client.readContract({
+          address: feed,
+          abi: contracts.priceFeedAbi,
+          functionName: 'latestRoundData',
+        });
+        return { answer, updatedAt: Number(updatedAt) };
+      }),
+    ),
+    maxAgeSeconds === undefined ? undefined : latestBlockTimestamp(market),
+  ]);
+
+  if (round.answer <= 0n) throw failure(`answered ${round.answer}, which is not a positive price`);
+  const age = blockTimestamp === undefined ? 0 : blockTimestamp - round.updatedAt;
+  if (maxAgeSeconds !== undefined && age > maxAgeSeconds) {
+    throw failure(`answer is stale: updated ${age} s before the latest block, more than maxAgeSeconds ${maxAgeSeconds}`);
+  }
+  return { answer: round.answer, decimals, updatedAt: round.updatedAt };
+}
+
+function latestBlockTimestamp(market: ChainMarket): Promise<number> {
+  return market.blockTimestamp.get('latest', () =>
+    read(market, 'the latest block', async () => Number((await market.client.getBlock({ blockTag: 'latest' })).timestamp)),
+  );
+}
+
+/** Native balances are read through Multicall3's `getEthBalance`, so they batch with ERC-20 reads. */
+function readBalance(market: ChainMarket, owner: Address, token: Address): Promise<bigint> {
+  const { client, config } = market;
+  return lower(token) === zeroAddress
+    ? read(market, `the native balance of ${owner}`, () =>
+        client.readContract({
+          address: config.contracts.multicall3,
+          abi: contracts.multicall3Abi,
+          functionName: 'getEthBalance',
+          args: [owner],
+        }),
+      )
+    : read(market, `the ${token} balance of ${owner}`, () =>
+        client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
+      );
+}
+
+async function estimate(market: ChainMarket, tx: TransactionRequest): Promise<bigint> {
+  const { client, config } = market;
+  try {
+    return await client.estimateGas({ account: tx.from, to: tx.to, data: tx.data, value: tx.value });
+  } catch (error) {
+    const transport = transportFailure(error, config, 'estimating gas');
+    if (transport) throw transport;
+    // Anything else the node answered (rate limits, unknown methods, ...) is the RPC's failure, not the transaction's.
+    if (!(error instanceof BaseError) || (revertData(error) === undefined && !error.walk(isExecutionFailure))) {
+      throw rpcFailure(error, config, 'estimating gas');
+    }
+    const reason = describeExecutionFailure(error);
+    throw new GatewayError('DESTINATION_TX_FAILED', `Transaction to ${tx.to} on ${chainName(config)} would fail: ${reason}`, {
+      data: reason,
+      cause: error,
+    });
+  }
+}
+
+/** Runs a chain read; any failure becomes `REQUEST_TIMED_OUT` or `RPC_HTTP_ERROR` naming the chain and `what`. */
+async function read<T>(market: ChainMarket, what: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    throw transportFailure(error, market.config, `reading ${what}`) ?? rpcFailure(error, market.config, `reading ${what}`);
+  }
+}
+
+/** The RPC did not answer: a timeout, or an HTTP or network failure. `doing` completes "while …". */
+function transportFailure(error: unknown, chain: ChainConfig, doing: string): GatewayError | undefined {
+  if (error instanceof GatewayError) return error;
+  if (!(error instanceof BaseError)) return undefined;
+  if (error.walk((e) => e instanceof TimeoutError)) {
+    return new GatewayError('REQUEST_TIMED_OUT', `RPC of ${chainName(chain)} timed out while ${doing}`, { cause: error });
+  }
+  const http = error.walk((e) => e instanceof HttpRequestError);
+  if (http instanceof HttpRequestError) {
+    const detail = http.status === undefined ? (http.details || http.shortMessage) : `HTTP ${http.status}`;
+    return new GatewayError('RPC_HTTP_ERROR', `RPC of ${chainName(chain)} failed while ${doing}: ${detail}`, { cause: error });
+  }
+  return undefined;
+}
+
+/** The RPC answered with an error, or with something that is not the expected answer. */
+function rpcFailure(error: unknown, chain: ChainConfig, doing: string): GatewayError {
+  const detail = error instanceof BaseError ? error.shortMessage : String(error);
+  return new GatewayError('RPC_HTTP_ERROR', `RPC of ${chainName(chain)} failed while ${doing}: ${detail}`, { cause: error });
+}
+
+/** Why a contract read failed, for a message. */
+function describeCallFailure(error: unknown): string {
+  if (!(error instanceof BaseError)) return String(error);
+  if (error.walk((e) => e instanceof ContractFunctionZeroDataError)) return 'returned no data (no contract at that address?)';
+  const data = revertData(error);
+  return data === undefined ? error.shortMessage : `reverted with ${describeRevert(data)}`;
+}
+
+function describeExecutionFailure(error: BaseError): string {
+  const data = revertData(error);
+  if (data !== undefined && data !== '0x') return describeRevert(data);
+  const node = error.walk(isExecutionFailure);
+  return node instanceof BaseError ? node.shortMessage : error.shortMessage;
+}
+
+/** Node errors caused by the transaction itself: a revert, or a value the sender cannot pay. */
+const isExecutionFailure = (error: unknown): boolean =>
+  error instanceof ExecutionRevertedError || error instanceof InsufficientFundsError;
+
+/** The revert data a node returned, anywhere in viem's error chain. */
+function revertData(error: BaseError): Hex | undefined {
+  let found: Hex | undefined;
+  error.walk((e) => {
+    const { raw, data } = e as { raw?: unknown; data?: unknown };
+    found = isHex(raw) ? raw : isHex(data) ? data : undefined;
+    return found !== undefined;
+  });
+  return found;
+}
+
+/** Every custom error of our contracts: inner reverts bubble up through the multicallers unchanged. */
+type AbiError = Extract<Abi[number], { type: 'error' }>;
+const knownErrors: readonly AbiError[] = [
+  ...new Map(
+    (Object.values(contracts) as unknown[])
+      .filter((value): value is Abi => Array.isArray(value))
+      .flat()
+      .filter((item): item is AbiError => item.type === 'error')
+      .map((item) => [`${item.name}(${item.inputs.map((input) => input.type).join(',')})`, item] as const),
+  ).values(),
+];
+
+/** `Unauthorized(0x…)`, an `Error(string)` reason, `Panic(0x11)`, or the raw hex when no known error matches. */
+function describeRevert(data: Hex): string {
+  if (data === '0x') return 'no reason';
+  try {
+    const { errorName, args = [] } = decodeErrorResult({ abi: knownErrors, data });
+    if (errorName === 'Error' && typeof args[0] === 'string') return args[0];
+    if (errorName === 'Panic' && typeof args[0] === 'bigint') return `Panic(0x${args[0].toString(16)})`;
+    return `${errorName}(${args.map(formatArg).join(', ')})`;
+  } catch {
+    return data;
+  }
+}
+
+function formatArg(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(formatArg).join(', ')}]`;
+  if (typeof value === 'object' && value !== null) {
+    return JSON.stringify(value, (_key, inner: unknown) => (typeof inner === 'bigint' ? inner.toString() : inner));
+  }
+  return String(value);
+}
+
+const lower = (address: Address): Address => address.toLowerCase() as Address;
+const chainName = (chain: ChainConfig): string => `${chain.displayName} (chain ${chain.id})`;
+const label = (market: ChainMarket, currency: CurrencyConfig): string => `${currency.symbol} on ${chainName(market.config)}`;

@@ -1,0 +1,35 @@
+import { parseAbi } from 'viem';
+
+/**
+ * The functions of the gateway's contracts the core encodes, as human-readable ABI fragments. The core owns
+ * them (it never imports `generated/`); `test/core/abi.test.ts` checks each against the compiled ABIs, so a
+ * contract change that breaks one fails the build.
+ */
+export const depositoryAbi = parseAbi([
+  'function depositNative(address depositor, bytes32 id) payable returns (uint256)',
+  'function depositErc20(address depositor, address token, uint256 amount, bytes32 id) returns (uint256)',
+]);
+
+export const receiverAbi = parseAbi(['function forward(bytes32 id) payable']);
+
+export const onlyOwnerMulticallerAbi = parseAbi([
+  'struct Call { address to; bytes data; uint256 value; bool allowFailure; }',
+  'struct Result { bool success; bytes returnData; }',
+  'function fill(bytes32 id, Call[] calls) payable returns (Result[])',
+]);
+
+export const multicallerAbi = parseAbi([
+  'struct Call { address to; bytes data; uint256 value; bool allowFailure; }',
+  'struct Result { bool success; bytes returnData; }',
+  'function multicall(Call[] calls, address refundTo) payable returns (Result[])',
+  'function cleanupErc20s(address[] tokens, address[] recipients)',
+  'function cleanupNative(uint256 amount, address recipient)',
+]);
+
+export const erc20Abi = parseAbi([
+  'function approve(address spender, uint256 amount) returns (bool)',
+  'function transfer(address to, uint256 amount) returns (bool)',
+  'function transferFrom(address from, address to, uint256 amount) returns (bool)',
+  'function balanceOf(address owner) view returns (uint256)',
+  'function allowance(address owner, address spender) view returns (uint256)',
+]);

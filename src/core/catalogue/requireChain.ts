@@ -1,0 +1,17 @@
+import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
+import type { CoreContext } from '../context.js';
+import { GatewayError } from '../errors.js';
+
+/**
+ * The configured chain `chainId`, hidden or not (hidden only keeps a chain out of the catalogue listings).
+ *
+ * @throws `UNSUPPORTED_CHAIN` (400) when the gateway does not serve the chain.
+ */
+export function requireChain(ctx: CoreContext, chainId: number): ChainConfig {
+  const chain = ctx.config.chains.find((candidate) => candidate.id === chainId);
+  if (!chain) throw new GatewayError('UNSUPPORTED_CHAIN', `Chain ${chainId} is not supported by this gateway`);
+  return chain;
+}
+
+/** Every currency of a chain, the native one first. */
+export const chainCurrencies = (chain: ChainConfig): CurrencyConfig[] => [chain.nativeCurrency, ...chain.currencies];

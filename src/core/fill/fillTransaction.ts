@@ -1,0 +1,69 @@
+import { encodeFunctionData, zeroAddress, type Address, type Hex } from 'viem';
+import { erc20Abi, multicallerAbi, onlyOwnerMulticallerAbi } from '../abi.js';
+import type { ChainContracts } from '../chains/types.js';
+
+/** A call of the user's `txs`, run on the destination chain by the public multicaller. */
+export interface DestinationCall {
+  to: Address;
+  data: Hex;
+  value: bigint;
+}
+
+export interface FillTransactionParameters {
+  requestId: Hex;
+  contracts: Pick<ChainContracts, 'onlyOwnerMulticaller' | 'multicaller'>;
+  solver: Address;
+  recipient: Address;
+  /** Destination currency; the zero address is native. */
+  currency: Address;
+  /** What the recipient (or, with calls, the multicaller) receives, smallest units. */
+  amount: bigint;
+  /** The user's calls; empty or absent for a plain payment. */
+  calls?: ReadonlyArray<DestinationCall> | undefined;
+}
+
+export interface FillTransaction {
+  to: Address;
+  data: Hex;
+  value: bigint;
+}
+
+/**
+ * The destination transaction that fills a request, sent by the solver to its `OnlyOwnerMulticaller`, whose
+ * `fill(id, calls)` records `id` so a second fill reverts on chain:
+ * - payment in native: one call sending `amount` to the recipient;
+ * - payment in an ERC-20: `transferFrom(solver, recipient, amount)` (the solver approves the fill contract);
+ * - with the user's calls: the funds go to the public multicaller (native as value, tokens by `transferFrom`),
+ *   which runs the calls and returns leftover native to the recipient. The calls themselves sweep leftover
+ *   tokens (`cleanupErc20s`), as the reference's calling guide asks.
+ *
+ * The quote estimates this transaction's gas for the execution fee; the solver sends it.
+ */
+export function fillTransaction(params: FillTransactionParameters): FillTransaction {
+  const { requestId, contracts, solver, recipient, currency, amount, calls } = params;
+  const native = currency.toLowerCase() === zeroAddress;
+  const inner: Array<{ to: Address; data: Hex; value: bigint; allowFailure: boolean }> = [];
+  if (calls === undefined || calls.length === 0) {
+    inner.push(
+      native
+        ? { to: recipient, data: '0x', value: amount, allowFailure: false }
+        : { to: currency, data: transferFrom(solver, recipient, amount), value: 0n, allowFailure: false },
+    );
+  } else {
+    if (!native) inner.push({ to: currency, data: transferFrom(solver, contracts.multicaller, amount), value: 0n, allowFailure: false });
+    const multicall = encodeFunctionData({
+      abi: multicallerAbi,
+      functionName: 'multicall',
+      args: [calls.map((call) => ({ ...call, allowFailure: false })), recipient],
+    });
+    inner.push({ to: contracts.multicaller, data: multicall, value: native ? amount : 0n, allowFailure: false });
+  }
+  return {
+    to: contracts.onlyOwnerMulticaller,
+    data: encodeFunctionData({ abi: onlyOwnerMulticallerAbi, functionName: 'fill', args: [requestId, inner] }),
+    value: native ? amount : 0n,
+  };
+}
+
+const transferFrom = (from: Address, to: Address, amount: bigint): Hex =>
+  encodeFunctionData({ abi: erc20Abi, functionName: 'transferFrom', args: [from, to, amount] });

@@ -1,0 +1,83 @@
+import type { Address } from 'viem';
+import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
+import type { CoreContext } from '../context.js';
+import { GatewayError } from '../errors.js';
+import { executionFeeUsd } from '../fees/executionFee.js';
+import { fromUsdMicros, toUsdMicros } from '../market.js';
+import { paymentFillGas } from './fillGas.js';
+import { rescale } from './pricing.js';
+import { parseAddress } from './resolve.js';
+
+export interface GetConfigParameters {
+  originChainId: number;
+  destinationChainId: number;
+  user?: string | undefined;
+  /** Currency group id (`eth`, `usdc`); default: the destination's native currency. */
+  currency?: string | undefined;
+}
+
+export interface GetConfigReturnType {
+  enabled: boolean;
+  user?: { balance: bigint; maxBridgeAmount: bigint };
+  /** Indicative fee of a transfer on the route (USD 0.02 + the fill's gas), smallest units of the origin currency. */
+  fee: bigint;
+  solver: { address: Address; balance: bigint; capacityPerRequest: bigint };
+  supportsExternalLiquidity: boolean;
+}
+
+/**
+ * Capacity of a bridge route (`GET /config/v2`): whether it is open, the solver's balance of the currency on
+ * the destination (what one request can receive at most), the indicative fee of a transfer, and with `user`,
+ * their balance on the origin and the largest amount they can bridge (their balance, and no more than the
+ * solver can deliver plus the fee).
+ */
+export async function getConfig(ctx: CoreContext, params: GetConfigParameters): Promise<GetConfigReturnType> {
+  const origin = chainById(ctx, params.originChainId, 'origin');
+  const destination = chainById(ctx, params.destinationChainId, 'destination');
+  const currencyId = (params.currency ?? destination.nativeCurrency.id).toLowerCase();
+  const currencyIn = currencyByGroup(origin, currencyId);
+  const currencyOut = currencyByGroup(destination, currencyId);
+  const user = params.user === undefined ? undefined : parseAddress(params.user, 'user');
+  const enabled = !origin.disabled && !destination.disabled && destination.depositEnabled && currencyIn.supportsBridging && currencyOut.supportsBridging;
+
+  const [solverBalance, gasUnits, gasPrice, nativePrice, priceIn, userBalance] = await Promise.all([
+    ctx.market.solverBalance(destination.id, currencyOut.address),
+    paymentFillGas(ctx, destination, currencyOut.address),
+    ctx.market.gasPrice(destination.id),
+    ctx.market.usdPrice(destination.id, destination.nativeCurrency),
+    ctx.market.usdPrice(origin.id, currencyIn),
+    user === undefined ? Promise.resolve(undefined) : ctx.market.balanceOf(origin.id, user, currencyIn.address),
+  ]);
+  const nativeDecimals = destination.nativeCurrency.decimals;
+  const execution = executionFeeUsd({
+    destinationGasUnits: gasUnits,
+    destinationGasPriceWei: gasPrice,
+    destinationNativeUsdMicros: toUsdMicros(10n ** BigInt(nativeDecimals), nativeDecimals, nativePrice, 'up'),
+    nativeDecimals,
+  });
+  const fee = fromUsdMicros(execution.totalMicros, currencyIn.decimals, priceIn, 'up');
+  // Same asset on both sides: the solver's balance in destination units is the same amount in origin units,
+  // rescaled when the decimals differ.
+  const capacityIn = rescale(solverBalance, currencyOut.decimals, currencyIn.decimals, 'down');
+  return {
+    enabled,
+    ...(userBalance === undefined ? {} : { user: { balance: userBalance, maxBridgeAmount: enabled ? min(userBalance, capacityIn + fee) : 0n } }),
+    fee,
+    solver: { address: ctx.solver.address, balance: solverBalance, capacityPerRequest: enabled ? solverBalance : 0n },
+    supportsExternalLiquidity: false,
+  };
+}
+
+const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+
+function chainById(ctx: CoreContext, chainId: number, side: string): ChainConfig {
+  const chain = ctx.config.chains.find((candidate) => candidate.id === chainId);
+  if (chain === undefined) throw new GatewayError('UNSUPPORTED_CHAIN', `The ${side} chain ${chainId} is not supported by this gateway`);
+  return chain;
+}
+
+function currencyByGroup(chain: ChainConfig, id: string): CurrencyConfig {
+  const currency = [chain.nativeCurrency, ...chain.currencies].find((candidate) => candidate.id === id);
+  if (currency === undefined) throw new GatewayError('UNSUPPORTED_CURRENCY', `Currency '${id}' is not available on chain ${chain.id} (${chain.displayName})`);
+  return currency;
+}

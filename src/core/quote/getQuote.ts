@@ -1,0 +1,211 @@
+import { formatUnits, zeroAddress } from 'viem';
+import { insertRequest, sumApiKeyVolume } from '../../store/requests.repository.js';
+import type { JsonObject } from '../../store/tables.js';
+import { createTtlCache, type TtlCache } from '../cache.js';
+import type { CoreContext } from '../context.js';
+import { GatewayError } from '../errors.js';
+import { convert, type MarketData } from '../market.js';
+import { buildOrder } from './order.js';
+import { callsFillGas, paymentFillGas } from './fillGas.js';
+import { priceRoute, type MarketSnapshot, type Pricing } from './pricing.js';
+import { presentDetails, presentLegacyFees, presentSponsorship, type PresentParameters } from './present.js';
+import { resolveRoute, type ResolvedRoute } from './resolve.js';
+import { buildSteps, DEPOSIT_GAS } from './steps.js';
+import type { Caller, Price, Quote, QuoteParameters } from './types.js';
+
+export type GetQuoteParameters = QuoteParameters;
+export type GetQuoteReturnType = Quote;
+
+/**
+ * An executable quote (`POST /quote/v2`, `POST /quote`, GraphQL `quote`): prices the route from live oracle
+ * prices and gas, checks it can be filled, stores the request (status `waiting`, its quoted fees and expiry),
+ * and returns the steps that deposit exactly the quoted amount with the request id.
+ */
+export async function getQuote(ctx: CoreContext, params: GetQuoteParameters, caller: Caller): Promise<GetQuoteReturnType> {
+  const prepared = await prepare(ctx, params, caller, 'quote');
+  const { route, pricing, present } = prepared;
+  const nowMs = ctx.now();
+  const ttlSeconds = params.ttl ?? ctx.config.quote.ttlSeconds;
+  const deadline = Math.floor(nowMs / 1000) + ttlSeconds;
+  const { order, requestId } = buildOrder({
+    route,
+    pricing,
+    solver: ctx.solver.address,
+    deadline,
+    refundDeadline: deadline + ctx.config.quote.refundWindowSeconds,
+  });
+  if (params.includeProtocolData === true) order.orderSignature = await ctx.solver.signMessage({ message: { raw: order.orderId } });
+
+  const steps = buildSteps({ route, requestId, amountIn: pricing.amountIn, allowance: prepared.allowance, explicitDeposit: params.explicitDeposit !== false });
+  const details = presentDetails(present);
+  const fees = presentLegacyFees(present);
+  const quote: Quote = {
+    requestId,
+    steps,
+    fees,
+    ...(params.subsidizeFees === true ? { feeSponsorship: { quoted: presentSponsorship(present, params.maxSubsidizationAmount) } } : {}),
+    details,
+    protocol: { v2: order },
+  };
+
+  await insertRequest(ctx.db, {
+    id: requestId,
+    user: route.user,
+    recipient: route.recipient,
+    refundTo: route.refundTo,
+    sender: route.user,
+    originChainId: route.origin.id,
+    destinationChainId: route.destination.id,
+    originCurrency: route.currencyIn.address,
+    destinationCurrency: route.currencyOut.address,
+    amountIn: pricing.amountIn,
+    amountOut: pricing.amountOut,
+    minAmountOut: pricing.minimumAmountOut,
+    tradeType: params.tradeType,
+    operation: route.operation,
+    orderId: order.orderId,
+    referrer: params.referrer ?? null,
+    apiKeyId: caller.apiKey?.id ?? null,
+    quote: jsonSafe({
+      slippageBps: route.slippageBps,
+      calls: route.calls,
+      txsGasLimit: params.txsGasLimit ?? null,
+      explicitDeposit: params.explicitDeposit !== false,
+      referrerAddress: params.referrerAddress ?? null,
+      details,
+      fees,
+      order,
+      ...(quote.feeSponsorship === undefined ? {} : { feeSponsorship: quote.feeSponsorship }),
+    }),
+    feesQuoted: jsonSafe(pricing.fees),
+    expiresAt: deadline * 1000,
+    createdAt: nowMs,
+    volumeUsdMicros: pricing.usd.in,
+  });
+  ctx.log.debug({ requestId, operation: route.operation, amountIn: pricing.amountIn.toString() }, 'quote stored');
+  return quote;
+}
+
+/** A price (`POST /price`, GraphQL `price`): the quote's numbers without steps, order or stored request. */
+export async function getPrice(ctx: CoreContext, params: GetQuoteParameters, caller: Caller): Promise<Price> {
+  const { present } = await prepare(ctx, params, caller, 'price');
+  return { fees: presentLegacyFees(present), details: presentDetails(present) };
+}
+
+interface Prepared {
+  route: ResolvedRoute;
+  pricing: Pricing;
+  present: PresentParameters;
+  allowance: bigint;
+}
+
+async function prepare(ctx: CoreContext, params: QuoteParameters, caller: Caller, mode: 'quote' | 'price'): Promise<Prepared> {
+  const route = resolveRoute(ctx, params);
+  if (params.amount === 0n) throw new GatewayError('AMOUNT_TOO_LOW', 'Amount must be greater than zero');
+  if (params.subsidizeFees === true && caller.apiKey === null) {
+    throw new GatewayError('UNAUTHORIZED', 'subsidizeFees needs an x-api-key with fee sponsorship enabled');
+  }
+  const { market } = ctx;
+  const { origin, destination, currencyIn, currencyOut } = route;
+  const needsAllowance = mode === 'quote' && currencyIn.address !== zeroAddress;
+  const [priceIn, priceOut, destinationNativePrice, originNativePrice, destinationGasPrice, originGasPrice, userBalance, allowance, solverBalance, volume] =
+    await Promise.all([
+      market.usdPrice(origin.id, currencyIn),
+      market.usdPrice(destination.id, currencyOut),
+      market.usdPrice(destination.id, destination.nativeCurrency),
+      market.usdPrice(origin.id, origin.nativeCurrency),
+      market.gasPrice(destination.id),
+      market.gasPrice(origin.id),
+      market.balanceOf(origin.id, route.user, currencyIn.address),
+      needsAllowance ? market.allowance(origin.id, route.user, currencyIn.address, origin.contracts.depository) : Promise.resolve(0n),
+      market.solverBalance(destination.id, currencyOut.address),
+      trailingVolume(ctx, caller),
+    ]);
+
+  const fillGasUnits =
+    route.calls.length === 0
+      ? await paymentFillGas(ctx, destination, currencyOut.address)
+      : await callsFillGas(ctx, route, params, { priceIn, priceOut }, solverBalance);
+  if (params.txsGasLimit !== undefined && route.calls.length > 0 && fillGasUnits > BigInt(params.txsGasLimit)) {
+    throw new GatewayError('INVALID_EXTRA_TXS', `The calls need ${fillGasUnits} gas with the fill, more than txsGasLimit ${params.txsGasLimit}`);
+  }
+
+  const snapshot: MarketSnapshot = { priceIn, priceOut, destinationNativePrice, destinationGasPrice, fillGasUnits };
+  const pricing = priceRoute({ route, params, market: snapshot, settings: ctx.config.quote, caller, trailingVolumeUsdMicros: volume });
+  checkFillable(ctx, route, params, pricing, solverBalance, { priceIn, priceOut, originNativePrice, destinationNativePrice });
+
+  const originGasUnits = currencyIn.address === zeroAddress ? DEPOSIT_GAS.native : DEPOSIT_GAS.erc20 + (allowance < pricing.amountIn ? DEPOSIT_GAS.approve : 0n);
+  const present: PresentParameters = {
+    route,
+    pricing,
+    priceIn,
+    priceOut,
+    userBalance,
+    originGas: { amount: originGasUnits * originGasPrice, nativePrice: originNativePrice },
+  };
+  return { route, pricing, present, allowance };
+}
+
+/** Checks made once the numbers are known: value limits, liquidity, calls' value and the price impact. */
+function checkFillable(
+  ctx: CoreContext,
+  route: ResolvedRoute,
+  params: QuoteParameters,
+  pricing: Pricing,
+  solverBalance: bigint,
+  prices: Pick<MarketSnapshot, 'priceIn' | 'priceOut' | 'destinationNativePrice'> & { originNativePrice: MarketSnapshot['priceIn'] },
+): void {
+  const { origin, destination, currencyIn, currencyOut } = route;
+  if (route.operation === 'swap' && route.sameChain && pricing.usd.in < ctx.config.quote.minSameChainSwapUsdMicros) {
+    throw new GatewayError('AMOUNT_TOO_LOW', `Same-chain swaps must be worth at least USD ${formatMicros(ctx.config.quote.minSameChainSwapUsdMicros)}`);
+  }
+  const inNative = convert(pricing.amountIn, { decimals: currencyIn.decimals, price: prices.priceIn }, { decimals: origin.nativeCurrency.decimals, price: prices.originNativePrice });
+  if (origin.partialDisableLimit > 0n && inNative > origin.partialDisableLimit) {
+    throw new GatewayError('CHAIN_DISABLED', `Chain ${origin.id} is partially disabled: amounts above ${origin.partialDisableLimit} (smallest native units) are not accepted`);
+  }
+  const outNative = convert(pricing.amountOut, { decimals: currencyOut.decimals, price: prices.priceOut }, { decimals: destination.nativeCurrency.decimals, price: prices.destinationNativePrice });
+  if (destination.partialDisableLimit > 0n && outNative > destination.partialDisableLimit) {
+    throw new GatewayError('CHAIN_DISABLED', `Chain ${destination.id} is partially disabled: amounts above ${destination.partialDisableLimit} (smallest native units) are not delivered`);
+  }
+  if (solverBalance < pricing.amountOut) {
+    throw new GatewayError('INSUFFICIENT_LIQUIDITY', `The solver cannot deliver ${pricing.amountOut} ${currencyOut.symbol} on chain ${destination.id} right now; try a smaller amount`, {
+      data: `available=${solverBalance}`,
+    });
+  }
+  if (currencyOut.address === zeroAddress) {
+    const callValue = route.calls.reduce((sum, call) => sum + call.value, 0n);
+    if (callValue > pricing.amountOut) {
+      throw new GatewayError('INVALID_EXTRA_TXS', `The calls send ${callValue} in total, more than the ${pricing.amountOut} the fill delivers`);
+    }
+  }
+  const maxFees = (pricing.amountIn * BigInt(ctx.config.quote.maxPriceImpactBps)) / 10_000n;
+  if (params.overridePriceImpact !== true && pricing.fees.userPays > maxFees) {
+    throw new GatewayError(
+      'SWAP_IMPACT_TOO_HIGH',
+      `Fees would take ${formatBps(pricing.fees.userPays, pricing.amountIn)} of the input, above the ${ctx.config.quote.maxPriceImpactBps / 100}% limit; send a larger amount or set overridePriceImpact`,
+    );
+  }
+}
+
+const formatMicros = (micros: bigint): string => formatUnits(micros, 6);
+const formatBps = (part: bigint, whole: bigint): string => `${formatUnits((part * 10_000n) / whole, 2)}%`;
+
+const THIRTY_DAYS_MS = 30 * 24 * 3_600_000;
+const volumeCaches = new WeakMap<MarketData, TtlCache<string, bigint>>();
+
+/** Trailing 30-day volume of an eligible key (cached a minute); 0 for callers that cannot earn a share. */
+function trailingVolume(ctx: CoreContext, caller: Caller): Promise<bigint> {
+  const key = caller.apiKey;
+  if (key === null || !key.revenueShareEligible) return Promise.resolve(0n);
+  let cache = volumeCaches.get(ctx.market);
+  if (cache === undefined) {
+    cache = createTtlCache<string, bigint>(60_000, ctx.now);
+    volumeCaches.set(ctx.market, cache);
+  }
+  return cache.get(key.id, () => sumApiKeyVolume(ctx.db, key.id, ctx.now() - THIRTY_DAYS_MS));
+}
+
+/** A JSON-safe copy (bigints as decimal strings) for jsonb columns. */
+export function jsonSafe(value: unknown): JsonObject {
+  return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as JsonObject;
+}

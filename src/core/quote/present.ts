@@ -1,0 +1,161 @@
+import { formatUnits, zeroAddress } from 'viem';
+import type { CurrencyConfig } from '../chains/types.js';
+import { FEE_COMPONENTS, type FeeComponent } from '../fees/sponsorship.js';
+import { toUsdMicros, type UsdPrice } from '../market.js';
+import { SWAP_SOURCE } from '../settings.js';
+import type { Pricing } from './pricing.js';
+import type { ResolvedRoute } from './resolve.js';
+import type { Amount, FeeSponsorshipPhase, Impact, LegacyFees, QuoteCurrency, QuoteDetails, SponsorshipComponentName } from './types.js';
+
+/** A micro-USD amount as a decimal USD string (`-0.02`, `3000`). */
+export const formatUsd = (micros: bigint): string => formatUnits(micros, 6);
+
+/** `part / whole` as a percentage with two decimals, truncated toward zero (`-1.25`); `0` when `whole` is 0. */
+export function formatPercent(part: bigint, whole: bigint): string {
+  if (whole === 0n) return '0';
+  return formatUnits((part * 10_000n) / whole, 2);
+}
+
+export function quoteCurrency(chainId: number, currency: CurrencyConfig): QuoteCurrency {
+  return {
+    chainId,
+    address: currency.address,
+    symbol: currency.symbol,
+    name: currency.name,
+    decimals: currency.decimals,
+    metadata: { logoURI: currency.logoURI, verified: currency.verified, isNative: currency.address === zeroAddress },
+  };
+}
+
+/** An Amount object: exact smallest units, whole units and USD for display. */
+export function amountOf(currency: QuoteCurrency, price: UsdPrice, amount: bigint, minimumAmount: bigint = amount): Amount {
+  return {
+    currency,
+    amount,
+    amountFormatted: formatUnits(amount, currency.decimals),
+    amountUsd: formatUsd(toUsdMicros(amount, currency.decimals, price)),
+    minimumAmount,
+  };
+}
+
+const impact = (usdMicros: bigint, inUsdMicros: bigint): Impact => ({ usd: formatUsd(usdMicros), percent: formatPercent(usdMicros, inUsdMicros) });
+
+/** Output units per input unit in whole units, to 18 decimals (trailing zeros trimmed). */
+export function rateOf(amountIn: bigint, decimalsIn: number, amountOut: bigint, decimalsOut: number): string {
+  if (amountIn === 0n) return '0';
+  const scaled = (amountOut * 10n ** BigInt(decimalsIn + 18)) / (amountIn * 10n ** BigInt(decimalsOut));
+  return formatUnits(scaled, 18);
+}
+
+export interface PresentParameters {
+  route: ResolvedRoute;
+  pricing: Pricing;
+  priceIn: UsdPrice;
+  priceOut: UsdPrice;
+  userBalance: bigint;
+  /** Origin gas of the deposit, in the origin's native currency (the legacy `fees.gas`). */
+  originGas: { amount: bigint; nativePrice: UsdPrice };
+}
+
+/** The `details` of a quote or price. */
+export function presentDetails(p: PresentParameters): QuoteDetails {
+  const { route, pricing } = p;
+  const inCurrency = quoteCurrency(route.origin.id, route.currencyIn);
+  const outCurrency = quoteCurrency(route.destination.id, route.currencyOut);
+  const currencyIn = amountOf(inCurrency, p.priceIn, pricing.amountIn);
+  const currencyOut = amountOf(outCurrency, p.priceOut, pricing.amountOut, pricing.minimumAmountOut);
+  const slippageValue = pricing.amountOut - pricing.minimumAmountOut;
+  const sources = route.sameAsset ? [] : [SWAP_SOURCE];
+  const { usd } = pricing;
+  return {
+    operation: route.operation,
+    sender: route.user,
+    recipient: route.recipient,
+    currencyIn,
+    currencyOut,
+    refundCurrency: currencyIn,
+    totalImpact: impact(usd.out - usd.in, usd.in),
+    swapImpact: impact(-usd.swap, usd.in),
+    expandedPriceImpact: {
+      swap: { usd: formatUsd(-usd.swap) },
+      execution: { usd: formatUsd(-usd.execution) },
+      service: { usd: formatUsd(-usd.platform) },
+      app: { usd: formatUsd(-usd.app) },
+      sponsored: { usd: formatUsd(usd.sponsored) },
+    },
+    rate: rateOf(pricing.amountIn, inCurrency.decimals, pricing.amountOut, outCurrency.decimals),
+    slippageTolerance: {
+      total: route.slippageBps,
+      origin: { usd: '0', value: '0', percent: '0' },
+      destination: {
+        usd: formatUsd(toUsdMicros(slippageValue, outCurrency.decimals, p.priceOut)),
+        value: slippageValue.toString(),
+        percent: formatUnits(BigInt(route.slippageBps), 2),
+      },
+    },
+    timeEstimate: timeEstimate(route),
+    userBalance: p.userBalance,
+    isFixedRate: false,
+    route: {
+      origin: { inputCurrency: currencyIn, outputCurrency: currencyIn, router: SWAP_SOURCE, includedSwapSources: [] },
+      destination: { inputCurrency: currencyOut, outputCurrency: currencyOut, router: SWAP_SOURCE, includedSwapSources: sources },
+    },
+  };
+}
+
+/**
+ * Seconds from the deposit's broadcast to the fill: the origin block plus its confirmations, then one
+ * destination block for the fill (rounded up, at least one second).
+ */
+function timeEstimate(route: ResolvedRoute): number {
+  const seconds = (route.origin.confirmations + 1) * route.origin.blockTime + route.destination.blockTime;
+  return Math.max(1, Math.ceil(seconds));
+}
+
+/**
+ * The deprecated `fees` object, consistent with the breakdown, in the input currency: `relayerGas` is the
+ * destination-gas part of the execution fee, `relayerService` the rest of what the solver earns (flat fee,
+ * swap and platform fees), `relayer` their sum, `app` the app fees, `subsidized` the sponsored part. `gas` is
+ * the origin deposit's gas in the origin's native currency, paid by the user to the network.
+ */
+export function presentLegacyFees(p: PresentParameters): LegacyFees {
+  const { route, pricing } = p;
+  const inCurrency = quoteCurrency(route.origin.id, route.currencyIn);
+  const fees = pricing.fees;
+  const executionGasShare =
+    fees.executionUsdMicros === 0n ? 0n : (fees.execution * fees.executionParts.destinationGasMicros) / fees.executionUsdMicros;
+  const relayerGas = executionGasShare;
+  const relayerService = fees.execution - executionGasShare + fees.swap + fees.platform;
+  const at = (amount: bigint) => amountOf(inCurrency, p.priceIn, amount);
+  return {
+    gas: amountOf(quoteCurrency(route.origin.id, route.origin.nativeCurrency), p.originGas.nativePrice, p.originGas.amount),
+    relayer: at(relayerGas + relayerService),
+    relayerGas: at(relayerGas),
+    relayerService: at(relayerService),
+    app: at(fees.app),
+    subsidized: at(fees.sponsored),
+  };
+}
+
+const wireComponent = (component: FeeComponent): SponsorshipComponentName => (component === 'platform' ? 'service' : component);
+
+/** `feeSponsorship.quoted`: each component's total, sponsored part and what the user pays. */
+export function presentSponsorship(p: PresentParameters, maxSubsidizationAmount: bigint | undefined): FeeSponsorshipPhase {
+  const { route, pricing } = p;
+  const inCurrency = quoteCurrency(route.origin.id, route.currencyIn);
+  const at = (amount: bigint) => amountOf(inCurrency, p.priceIn, amount);
+  const components = Object.fromEntries(
+    FEE_COMPONENTS.map((component) => {
+      const split = pricing.sponsorship.perComponent[component];
+      return [wireComponent(component), { selected: split.selected, total: at(split.total), sponsored: at(split.sponsored), userPays: at(split.userPays) }];
+    }),
+  ) as FeeSponsorshipPhase['components'];
+  return {
+    selectedComponents: pricing.sponsorship.selected.map(wireComponent),
+    ...(maxSubsidizationAmount === undefined ? {} : { maxSubsidizationAmount: maxSubsidizationAmount.toString() }),
+    capHit: pricing.sponsorship.capHit,
+    components,
+    sponsoredTotal: at(pricing.sponsorship.sponsoredTotal),
+    userPaysTotal: at(pricing.sponsorship.userPaysTotal),
+  };
+}

@@ -1,0 +1,205 @@
+import type { Address } from 'viem';
+import type { QuoteSettings } from '../chains/types.js';
+import { GatewayError } from '../errors.js';
+import { appFees as computeAppFees } from '../fees/appFees.js';
+import { executionFeeUsd } from '../fees/executionFee.js';
+import { ceilDiv, platformFee, platformFeeBps } from '../fees/platformFee.js';
+import { revenueShare } from '../fees/revenueShare.js';
+import { splitSponsorship, type FeeComponent, type SplitSponsorshipReturnType } from '../fees/sponsorship.js';
+import { convert, fromUsdMicros, toUsdMicros, type PricedCurrency, type UsdPrice } from '../market.js';
+import type { ResolvedRoute } from './resolve.js';
+import type { Caller, FeeBreakdown, QuoteParameters } from './types.js';
+
+/** What pricing reads from the market, fetched once per quote. */
+export interface MarketSnapshot {
+  priceIn: UsdPrice;
+  priceOut: UsdPrice;
+  destinationNativePrice: UsdPrice;
+  destinationGasPrice: bigint;
+  /** Gas units of the destination fill. */
+  fillGasUnits: bigint;
+}
+
+export interface PricingParameters {
+  route: ResolvedRoute;
+  params: Pick<QuoteParameters, 'amount' | 'tradeType' | 'appFees' | 'subsidizeFees' | 'sponsoredFeeComponents' | 'maxSubsidizationAmount'>;
+  market: MarketSnapshot;
+  settings: QuoteSettings;
+  caller: Caller;
+  /** Trailing 30-day volume of the caller's key in micro-USD (revenue share); 0 without a key. */
+  trailingVolumeUsdMicros: bigint;
+}
+
+export interface Pricing {
+  amountIn: bigint;
+  amountOut: bigint;
+  /** Floor of the output after slippage (equal to `amountOut` for EXACT_OUTPUT). */
+  minimumAmountOut: bigint;
+  fees: FeeBreakdown;
+  sponsorship: SplitSponsorshipReturnType;
+  /** USD values in micro-USD. */
+  usd: { in: bigint; out: bigint; execution: bigint; swap: bigint; platform: bigint; app: bigint; sponsored: bigint };
+}
+
+/** Fee components in smallest units of the input currency, for an input of `amountIn`. */
+interface FeesAt {
+  execution: bigint;
+  swap: bigint;
+  platform: bigint;
+  app: ReturnType<typeof computeAppFees>;
+  sponsorship: SplitSponsorshipReturnType;
+}
+
+/**
+ * Prices a route exactly, in `bigint` smallest units (spec "Fee rules"): every fee is charged in the input
+ * currency on top of the converted amount.
+ *
+ * - EXACT_INPUT: `amount` is paid; output = convert(input - fees the user pays), rounded down.
+ * - EXPECTED_OUTPUT / EXACT_OUTPUT: `amount` is delivered; the input is the smallest amount whose
+ *   remainder after fees converts to at least `amount` (found by fixed-point iteration, then checked).
+ *
+ * Same-asset routes (bridge, send, wrap, unwrap) convert 1:1 scaled by decimals; swaps convert at the two
+ * oracle prices. The execution fee (USD 0.02 + fill gas at the destination's gas price) is converted from USD
+ * into the input currency rounded up; percentage fees are rounded up (platform, swap) or down (app fees).
+ */
+export function priceRoute(parameters: PricingParameters): Pricing {
+  const { route, params, market, settings, caller } = parameters;
+  const from: PricedCurrency = { decimals: route.currencyIn.decimals, price: market.priceIn };
+  const to: PricedCurrency = { decimals: route.currencyOut.decimals, price: market.priceOut };
+  const swapBps = settings.swapFeeBps[route.routeClass];
+  const appEntries = (params.appFees ?? []).map((entry) => ({ recipient: entry.recipient as Address, feeBps: parseFeeBps(entry.fee) }));
+
+  const nativeDecimals = route.destination.nativeCurrency.decimals;
+  const execution = executionFeeUsd({
+    destinationGasUnits: market.fillGasUnits,
+    destinationGasPriceWei: market.destinationGasPrice,
+    destinationNativeUsdMicros: toUsdMicros(10n ** BigInt(nativeDecimals), nativeDecimals, market.destinationNativePrice, 'up'),
+    nativeDecimals,
+  });
+  const executionIn = fromUsdMicros(execution.totalMicros, from.decimals, from.price, 'up');
+  const capIn =
+    params.maxSubsidizationAmount === undefined ? undefined : fromUsdMicros(params.maxSubsidizationAmount, from.decimals, from.price, 'down');
+
+  const feesAt = (amountIn: bigint): FeesAt => {
+    const swap = ceilDiv(amountIn * BigInt(swapBps), 10_000n);
+    const platform = platformFee(amountIn, route.routeClass);
+    const app = computeAppFees(amountIn, appEntries);
+    const sponsorship = splitSponsorship({
+      components: { execution: executionIn, swap, platform, app: app.total },
+      subsidizeFees: params.subsidizeFees === true,
+      ...(params.sponsoredFeeComponents === undefined ? {} : { sponsoredComponents: params.sponsoredFeeComponents as FeeComponent[] }),
+      sponsorshipEnabled: caller.apiKey?.sponsorshipEnabled === true,
+      ...(capIn === undefined ? {} : { maxSubsidization: capIn }),
+    });
+    return { execution: executionIn, swap, platform, app, sponsorship };
+  };
+  const toOutput = (net: bigint): bigint => (route.sameAsset ? rescale(net, from.decimals, to.decimals, 'down') : convert(net, from, to, 'down'));
+
+  let amountIn: bigint;
+  let amountOut: bigint;
+  let fees: FeesAt;
+  if (params.tradeType === 'EXACT_INPUT') {
+    amountIn = params.amount;
+    fees = feesAt(amountIn);
+    const net = amountIn - fees.sponsorship.userPaysTotal;
+    if (net <= 0n) throw amountTooLow(fees.sponsorship.userPaysTotal, route);
+    amountOut = toOutput(net);
+    if (amountOut === 0n) throw amountTooLow(fees.sponsorship.userPaysTotal, route);
+  } else {
+    amountOut = params.amount;
+    const net = route.sameAsset ? rescale(amountOut, to.decimals, from.decimals, 'up') : convert(amountOut, to, from, 'up');
+    ({ amountIn, fees } = solveInput(net, feesAt));
+    // The fixed point guarantees the user's remainder covers `net`; converting back must reach the output.
+    while (toOutput(amountIn - fees.sponsorship.userPaysTotal) < amountOut) {
+      amountIn += 1n;
+      fees = feesAt(amountIn);
+    }
+  }
+
+  const minimumAmountOut =
+    params.tradeType === 'EXACT_OUTPUT' ? amountOut : (amountOut * BigInt(10_000 - route.slippageBps)) / 10_000n;
+  const usdIn = (amount: bigint) => toUsdMicros(amount, from.decimals, from.price);
+  const share = revenueShare({
+    routeClass: route.routeClass,
+    trailing30dVolumeUsdMicros: parameters.trailingVolumeUsdMicros,
+    qualified: caller.apiKey?.revenueShareEligible === true,
+    platformFee: fees.platform,
+  });
+
+  return {
+    amountIn,
+    amountOut,
+    minimumAmountOut,
+    sponsorship: fees.sponsorship,
+    fees: {
+      currency: { chainId: route.origin.id, address: route.currencyIn.address, decimals: route.currencyIn.decimals, symbol: route.currencyIn.symbol },
+      routeClass: route.routeClass,
+      execution: fees.execution,
+      executionUsdMicros: execution.totalMicros,
+      executionParts: {
+        flatMicros: execution.flatMicros,
+        destinationGasMicros: execution.destinationMicros,
+        gasUnits: market.fillGasUnits,
+        gasPriceWei: market.destinationGasPrice,
+      },
+      swap: fees.swap,
+      swapBps,
+      platform: fees.platform,
+      platformBps: platformFeeBps(route.routeClass),
+      app: fees.app.total,
+      appFees: fees.app.perRecipient.map((entry) => ({ ...entry, recipient: entry.recipient as Address })),
+      sponsored: fees.sponsorship.sponsoredTotal,
+      sponsoredComponents: fees.sponsorship.selected,
+      userPays: fees.sponsorship.userPaysTotal,
+      revenueShare: share,
+    },
+    usd: {
+      in: usdIn(amountIn),
+      out: toUsdMicros(amountOut, to.decimals, to.price),
+      execution: execution.totalMicros,
+      swap: usdIn(fees.swap),
+      platform: usdIn(fees.platform),
+      app: usdIn(fees.app.total),
+      sponsored: usdIn(fees.sponsorship.sponsoredTotal),
+    },
+  };
+}
+
+/**
+ * The smallest input whose remainder after the user's fees is at least `net`. Fees grow with the input, so
+ * `input = net + userFees(input)` is found by iterating from `net`; the sequence only increases and settles
+ * within a few rounds because fees are a fraction of the input.
+ */
+function solveInput(net: bigint, feesAt: (amountIn: bigint) => FeesAt): { amountIn: bigint; fees: FeesAt } {
+  let amountIn = net;
+  let fees = feesAt(amountIn);
+  for (let round = 0; round < 64; round += 1) {
+    const next = net + fees.sponsorship.userPaysTotal;
+    if (next <= amountIn) return { amountIn, fees };
+    amountIn = next;
+    fees = feesAt(amountIn);
+  }
+  throw new GatewayError('SWAP_IMPACT_TOO_HIGH', 'Fees take (almost) all of the input; no input amount can deliver this output');
+}
+
+/** An amount in a currency with other decimals (same asset): exact when scaling up, rounded when down. */
+export function rescale(amount: bigint, fromDecimals: number, toDecimals: number, rounding: 'down' | 'up'): bigint {
+  if (toDecimals >= fromDecimals) return amount * 10n ** BigInt(toDecimals - fromDecimals);
+  const divisor = 10n ** BigInt(fromDecimals - toDecimals);
+  return rounding === 'down' ? amount / divisor : ceilDiv(amount, divisor);
+}
+
+function parseFeeBps(fee: string | undefined): number {
+  const bps = Number(fee);
+  if (fee === undefined || !/^[0-9]+$/.test(fee) || !Number.isInteger(bps) || bps > 10_000) {
+    throw new GatewayError('INVALID_INPUT', `appFees[].fee must be an integer number of basis points from 0 to 10000, got '${fee}'`, { data: 'appFees' });
+  }
+  return bps;
+}
+
+function amountTooLow(fees: bigint, route: ResolvedRoute): GatewayError {
+  return new GatewayError(
+    'AMOUNT_TOO_LOW',
+    `Amount is too low: fees of ${fees} (smallest units of ${route.currencyIn.symbol}) use up the whole input`,
+  );
+}

@@ -1,0 +1,194 @@
+import { getAddress, isAddress, isHex, zeroAddress, type Address, type Hex } from 'viem';
+import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
+import type { CoreContext } from '../context.js';
+import { GatewayError } from '../errors.js';
+import { classifyRoute, type RouteClass } from '../fees/classifyRoute.js';
+import type { DestinationCall } from '../fill/fillTransaction.js';
+import { SWAP_SOURCE } from '../settings.js';
+import { unsupportedQuoteOptions, type QuoteDetails, type QuoteParameters } from './types.js';
+
+/** A quote request checked against the catalogue: chains, currencies, addresses and the kind of trade. */
+export interface ResolvedRoute {
+  origin: ChainConfig;
+  destination: ChainConfig;
+  currencyIn: CurrencyConfig;
+  currencyOut: CurrencyConfig;
+  user: Address;
+  recipient: Address;
+  refundTo: Address;
+  operation: QuoteDetails['operation'];
+  routeClass: RouteClass;
+  /** Same asset on both sides (bridge, send, wrap, unwrap): converted 1:1, no oracle. */
+  sameAsset: boolean;
+  sameChain: boolean;
+  calls: DestinationCall[];
+  slippageBps: number;
+}
+
+const BPS_PATTERN = /^(0|[1-9][0-9]{0,4})$/;
+
+/**
+ * Validates a quote request against the catalogue, in the order a client can act on: malformed options and
+ * addresses first, then chains, currencies and the route. Throws the reference's error codes.
+ */
+export function resolveRoute(ctx: CoreContext, params: QuoteParameters): ResolvedRoute {
+  rejectUnsupportedOptions(params);
+
+  const user = parseAddress(params.user, 'user');
+  const recipient = params.recipient === undefined ? user : parseAddress(params.recipient, 'recipient');
+  const refundTo = params.refundTo === undefined ? user : parseAddress(params.refundTo, 'refundTo');
+  if (params.referrerAddress !== undefined) parseAddress(params.referrerAddress, 'referrerAddress');
+  for (const [index, fee] of (params.appFees ?? []).entries()) {
+    if (fee.recipient === undefined || fee.fee === undefined) {
+      throw new GatewayError('INVALID_INPUT', `appFees[${index}] needs both recipient and fee`, { data: `appFees/${index}` });
+    }
+    parseAddress(fee.recipient, `appFees[${index}].recipient`);
+  }
+  const slippage = parseSlippage(params.slippageTolerance, 'slippageTolerance');
+  parseSlippage(params.latePaymentSlippageTolerance, 'latePaymentSlippageTolerance');
+
+  const origin = findChain(ctx, params.originChainId, 'origin');
+  const destination = findChain(ctx, params.destinationChainId, 'destination');
+  if (!destination.depositEnabled) {
+    throw new GatewayError('CHAIN_DISABLED', `Chain ${destination.id} (${destination.displayName}) does not accept fills as a destination`);
+  }
+
+  const currencyIn = findCurrency(origin, params.originCurrency, 'INVALID_INPUT_CURRENCY', 'input');
+  const currencyOut = findCurrency(destination, params.destinationCurrency, 'INVALID_OUTPUT_CURRENCY', 'output');
+  if (!currencyIn.solver) {
+    throw new GatewayError('INVALID_INPUT_CURRENCY', `${currencyIn.symbol} on chain ${origin.id} is listed but not accepted as an input`);
+  }
+
+  if (isTokenOrGatewayContract(destination, recipient)) {
+    throw new GatewayError('INVALID_RECIPIENT', `Recipient ${recipient} is a token or gateway contract on chain ${destination.id}; funds sent there would be lost`);
+  }
+
+  const calls = parseCalls(params, destination);
+  const sameChain = origin.id === destination.id;
+  const route = { origin: routeCurrency(origin, currencyIn), destination: routeCurrency(destination, currencyOut) };
+  const sameCurrency = currencyIn.id === currencyOut.id;
+  const routeClass = classifyRoute({ ...route, operation: 'swap' });
+  const sameAsset = routeClass === 'bridge';
+  const operation = operationOf({ calls, sameChain, sameCurrency, sameAsset, currencyIn });
+
+  if (operation === 'send' && recipient === user) {
+    throw new GatewayError('UNSUPPORTED_ROUTE', 'Origin and destination are the same currency on the same chain, to the same address: there is nothing to do');
+  }
+  if (sameAsset && !sameChain && (!currencyIn.supportsBridging || !currencyOut.supportsBridging)) {
+    throw new GatewayError('UNSUPPORTED_ROUTE', `${currencyIn.symbol} cannot be bridged between chain ${origin.id} and chain ${destination.id}`);
+  }
+  if (!sameAsset) checkSwapSources(params);
+  if (!currencyOut.solver) {
+    throw new GatewayError('NO_SWAP_ROUTES_FOUND', `The solver holds no ${currencyOut.symbol} on chain ${destination.id}, so it cannot deliver it`);
+  }
+
+  const slippageBps = slippage ?? (sameAsset ? ctx.config.quote.defaultSlippageBps.bridge : ctx.config.quote.defaultSlippageBps.swap);
+  return { origin, destination, currencyIn, currencyOut, user, recipient, refundTo, operation, routeClass, sameAsset, sameChain, calls, slippageBps };
+}
+
+function rejectUnsupportedOptions(params: QuoteParameters): void {
+  for (const option of unsupportedQuoteOptions) {
+    const value = params.unsupported?.[option];
+    const set = value !== undefined && value !== null && value !== false && !(Array.isArray(value) && value.length === 0);
+    if (set) {
+      throw new GatewayError('INVALID_INPUT', `${option} is not supported by this gateway; leave it out to get a regular deposit quote`, { data: option });
+    }
+  }
+}
+
+/** Parses an EVM address (any casing), or fails `INVALID_ADDRESS` naming the field. */
+export function parseAddress(value: string, field: string): Address {
+  if (!isAddress(value, { strict: false })) {
+    throw new GatewayError('INVALID_ADDRESS', `${field} must be an EVM address (0x and 40 hex digits), got '${value}'`, { data: field });
+  }
+  return getAddress(value);
+}
+
+function parseSlippage(value: string | undefined, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!BPS_PATTERN.test(value) || Number(value) > 10_000) {
+    throw new GatewayError('INVALID_SLIPPAGE_TOLERANCE', `${field} must be an integer number of basis points from "0" to "10000", got '${value}'`);
+  }
+  return Number(value);
+}
+
+function findChain(ctx: CoreContext, chainId: number, side: 'origin' | 'destination'): ChainConfig {
+  const chain = ctx.config.chains.find((candidate) => candidate.id === chainId);
+  if (chain === undefined) throw new GatewayError('UNSUPPORTED_CHAIN', `The ${side} chain ${chainId} is not supported by this gateway`);
+  if (chain.disabled) throw new GatewayError('CHAIN_DISABLED', `The ${side} chain ${chainId} (${chain.displayName}) is disabled`);
+  return chain;
+}
+
+/** A currency of `chain` by address (any casing; zero = native) or by symbol / currency id (any casing). */
+export function findCurrency(
+  chain: ChainConfig,
+  value: string,
+  code: 'INVALID_INPUT_CURRENCY' | 'INVALID_OUTPUT_CURRENCY',
+  side: 'input' | 'output',
+): CurrencyConfig {
+  const all = [chain.nativeCurrency, ...chain.currencies];
+  const lower = value.toLowerCase();
+  const found = isAddress(value, { strict: false })
+    ? all.find((currency) => currency.address.toLowerCase() === lower)
+    : all.find((currency) => currency.symbol.toLowerCase() === lower || currency.id === lower);
+  if (found === undefined) {
+    throw new GatewayError(code, `Invalid ${side} currency: '${value}' is not a currency of chain ${chain.id} (${chain.displayName})`);
+  }
+  return found;
+}
+
+const routeCurrency = (chain: ChainConfig, currency: CurrencyConfig) => ({ chainId: chain.id, currencyId: currency.id, symbol: currency.symbol });
+
+function operationOf(route: {
+  calls: DestinationCall[];
+  sameChain: boolean;
+  sameCurrency: boolean;
+  sameAsset: boolean;
+  currencyIn: CurrencyConfig;
+}): QuoteDetails['operation'] {
+  if (route.calls.length > 0) return 'call';
+  if (route.sameChain && route.sameCurrency) return 'send';
+  if (route.sameChain && route.sameAsset) return route.currencyIn.address === zeroAddress ? 'wrap' : 'unwrap';
+  if (route.sameAsset) return 'bridge';
+  return 'swap';
+}
+
+function isTokenOrGatewayContract(chain: ChainConfig, address: Address): boolean {
+  const lower = address.toLowerCase();
+  const contracts = Object.values(chain.contracts).filter((value): value is Address => typeof value === 'string');
+  return [...chain.currencies.map((currency) => currency.address), ...contracts].some((candidate) => candidate.toLowerCase() === lower);
+}
+
+function parseCalls(params: QuoteParameters, destination: ChainConfig): DestinationCall[] {
+  const txs = params.txs ?? [];
+  if (txs.length === 0) return [];
+  if (params.tradeType === 'EXPECTED_OUTPUT') {
+    throw new GatewayError('EXTRA_TXS_NOT_SUPPORTED', 'Calls (txs) are supported with EXACT_INPUT and EXACT_OUTPUT, not EXPECTED_OUTPUT');
+  }
+  return txs.map((tx, index) => {
+    if (tx.to === undefined || !isAddress(tx.to, { strict: false })) {
+      throw new GatewayError('INVALID_EXTRA_TXS', `txs[${index}].to must be a contract address`, { data: `txs/${index}/to` });
+    }
+    const data = tx.data ?? '0x';
+    if (!isHex(data) || data.length % 2 !== 0) {
+      throw new GatewayError('INVALID_EXTRA_TXS', `txs[${index}].data must be hex calldata with whole bytes`, { data: `txs/${index}/data` });
+    }
+    const to = getAddress(tx.to);
+    if (to.toLowerCase() === destination.contracts.onlyOwnerMulticaller.toLowerCase() || to.toLowerCase() === destination.contracts.depository.toLowerCase()) {
+      throw new GatewayError('INVALID_EXTRA_TXS', `txs[${index}] calls a gateway contract only the solver may use`, { data: `txs/${index}/to` });
+    }
+    return { to, data: data as Hex, value: tx.value ?? 0n };
+  });
+}
+
+function checkSwapSources(params: QuoteParameters): void {
+  const included = [params.includedSwapSources, params.includedDestinationSwapSources].filter((list) => list !== undefined && list.length > 0);
+  for (const list of included) {
+    if (!list!.includes(SWAP_SOURCE)) {
+      throw new GatewayError('NO_SWAP_ROUTES_FOUND', `No swap route uses only the included swap sources; this gateway's source is '${SWAP_SOURCE}'`);
+    }
+  }
+  if (params.excludedSwapSources?.includes(SWAP_SOURCE)) {
+    throw new GatewayError('NO_SWAP_ROUTES_FOUND', `'${SWAP_SOURCE}' is excluded, and it is the only swap source of this gateway`);
+  }
+}

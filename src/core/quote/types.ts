@@ -1,0 +1,220 @@
+import type { Address, Hex } from 'viem';
+import type { TradeType } from '../../store/requests.repository.js';
+import type { RouteClass, RouteOperation } from '../fees/classifyRoute.js';
+
+export type { TradeType };
+
+/** What a client asks (`POST /quote/v2`, `POST /price`, GraphQL `quote` / `price`), amounts already bigint. */
+export interface QuoteParameters {
+  user: string;
+  recipient?: string | undefined;
+  originChainId: number;
+  destinationChainId: number;
+  /** A currency address, or a symbol / currency id such as `usdc` (the reference accepts symbol-like strings). */
+  originCurrency: string;
+  destinationCurrency: string;
+  amount: bigint;
+  tradeType: TradeType;
+  txs?: ReadonlyArray<{ to?: string | undefined; value?: bigint | undefined; data?: string | undefined }> | undefined;
+  txsGasLimit?: number | undefined;
+  refundTo?: string | undefined;
+  referrer?: string | undefined;
+  referrerAddress?: string | undefined;
+  /** Basis points as given (a string on REST); validated by the engine. */
+  slippageTolerance?: string | undefined;
+  latePaymentSlippageTolerance?: string | undefined;
+  appFees?: ReadonlyArray<{ recipient?: string | undefined; fee?: string | undefined }> | undefined;
+  subsidizeFees?: boolean | undefined;
+  sponsoredFeeComponents?: ReadonlyArray<string> | undefined;
+  /** USD micro-units. */
+  maxSubsidizationAmount?: bigint | undefined;
+  explicitDeposit?: boolean | undefined;
+  useExternalLiquidity?: boolean | undefined;
+  includeProtocolData?: boolean | undefined;
+  ttl?: number | undefined;
+  overridePriceImpact?: boolean | undefined;
+  includedSwapSources?: ReadonlyArray<string> | undefined;
+  excludedSwapSources?: ReadonlyArray<string> | undefined;
+  includedOriginSwapSources?: ReadonlyArray<string> | undefined;
+  includedDestinationSwapSources?: ReadonlyArray<string> | undefined;
+  /**
+   * Options of the reference this gateway cannot honour; any that is set (true, or a non-empty value) is
+   * refused with a clear `INVALID_INPUT` naming it, rather than silently quoting something else.
+   */
+  unsupported?: Partial<Record<UnsupportedQuoteOption, unknown>> | undefined;
+}
+
+export const unsupportedQuoteOptions = [
+  'usePermit',
+  'useDepositAddress',
+  'strict',
+  'recoveryAddress',
+  'topupGas',
+  'topupGasAmount',
+  'fixedRate',
+  'authorizationList',
+  'gasLimitForDepositSpecifiedTxs',
+  'subsidizeRent',
+] as const;
+export type UnsupportedQuoteOption = (typeof unsupportedQuoteOptions)[number];
+
+/** Who is asking: the API key of the call, when one was sent and is valid. */
+export interface Caller {
+  apiKey: {
+    id: string;
+    sponsorshipEnabled: boolean;
+    /** Revenue share: business verification done and an EVM payout address on file. */
+    revenueShareEligible: boolean;
+  } | null;
+}
+
+export interface QuoteCurrency {
+  chainId: number;
+  address: Address;
+  symbol: string;
+  name: string;
+  decimals: number;
+  metadata: { logoURI: string; verified: boolean; isNative: boolean };
+}
+
+/** The spec's Amount object; `amount` and `minimumAmount` in smallest units. */
+export interface Amount {
+  currency: QuoteCurrency;
+  amount: bigint;
+  amountFormatted: string;
+  amountUsd: string;
+  minimumAmount: bigint;
+}
+
+export interface TransactionItem {
+  status: 'incomplete';
+  data: { from: Address; to: Address; data: Hex; value: bigint; chainId: number };
+  check?: { endpoint: string; method: 'GET' };
+}
+
+export interface QuoteStep {
+  id: 'approve' | 'deposit';
+  action: string;
+  description: string;
+  kind: 'transaction';
+  requestId: Hex;
+  depositAddress: string;
+  items: TransactionItem[];
+}
+
+export interface Impact {
+  usd: string;
+  percent: string;
+}
+
+export interface SlippageLeg {
+  usd: string;
+  value: string;
+  percent: string;
+}
+
+export interface QuoteDetails {
+  operation: RouteOperation | 'send';
+  sender: Address;
+  recipient: Address;
+  currencyIn: Amount;
+  currencyOut: Amount;
+  refundCurrency: Amount;
+  totalImpact: Impact;
+  swapImpact: Impact;
+  expandedPriceImpact: { swap: { usd: string }; execution: { usd: string }; service: { usd: string }; app: { usd: string }; sponsored: { usd: string } };
+  rate: string;
+  slippageTolerance: { total: number; origin: SlippageLeg; destination: SlippageLeg };
+  /** Seconds. */
+  timeEstimate: number;
+  userBalance: bigint;
+  isFixedRate: boolean;
+  route: {
+    origin: { inputCurrency: Amount; outputCurrency: Amount; router: string; includedSwapSources: string[] };
+    destination: { inputCurrency: Amount; outputCurrency: Amount; router: string; includedSwapSources: string[] };
+  };
+}
+
+/** The deprecated `fees` object: gateway-related fees only. */
+export interface LegacyFees {
+  gas: Amount;
+  relayer: Amount;
+  relayerGas: Amount;
+  relayerService: Amount;
+  app: Amount;
+  subsidized: Amount;
+}
+
+export type SponsorshipComponentName = 'execution' | 'swap' | 'service' | 'app' | 'rent';
+
+export interface FeeSponsorshipPhase {
+  selectedComponents: SponsorshipComponentName[];
+  maxSubsidizationAmount?: string;
+  capHit: boolean;
+  components: Record<SponsorshipComponentName, { selected: boolean; total: Amount; sponsored: Amount; userPays: Amount }>;
+  sponsoredTotal: Amount;
+  userPaysTotal: Amount;
+}
+
+export interface ProtocolOrder {
+  orderId: Hex;
+  hubType: 'onchain';
+  orderData: {
+    version: string;
+    solverChainId: string;
+    solver: Address;
+    salt: Hex;
+    inputs: Array<{
+      payment: { chainId: string; currency: Address; amount: bigint; weight: bigint };
+      refunds: Array<{ chainId: string; recipient: Address; currency: Address; minimumAmount: bigint; deadline: number; extraData: Hex }>;
+    }>;
+    output: {
+      chainId: string;
+      payments: Array<{ recipient: Address; currency: Address; minimumAmount: bigint; expectedAmount: bigint }>;
+      calls: Hex[];
+      deadline: number;
+      extraData: Hex;
+    };
+    fees: Array<{ recipient: Address; chainId: string; currency: Address; amount: bigint }>;
+  };
+  orderSignature?: Hex;
+  paymentDetails: { chainId: string; depository: Address; currency: Address; amount: bigint };
+}
+
+export interface Quote {
+  requestId: Hex;
+  steps: QuoteStep[];
+  fees: LegacyFees;
+  feeSponsorship?: { quoted: FeeSponsorshipPhase };
+  details: QuoteDetails;
+  protocol: { v2: ProtocolOrder };
+}
+
+/** A price: the quote without steps, order or stored request. */
+export interface Price {
+  fees: LegacyFees;
+  details: QuoteDetails;
+}
+
+/**
+ * Fees of a request by component in the input currency's smallest units (`data.fees.quoted` of requests v3),
+ * stored with the request as JSON (amounts as decimal strings).
+ */
+export interface FeeBreakdown {
+  currency: { chainId: number; address: Address; decimals: number; symbol: string };
+  routeClass: RouteClass;
+  execution: bigint;
+  executionUsdMicros: bigint;
+  /** Parts of the execution fee in micro-USD. */
+  executionParts: { flatMicros: bigint; destinationGasMicros: bigint; gasUnits: bigint; gasPriceWei: bigint };
+  swap: bigint;
+  swapBps: number;
+  platform: bigint;
+  platformBps: number;
+  app: bigint;
+  appFees: Array<{ recipient: Address; feeBps: number; amount: bigint }>;
+  sponsored: bigint;
+  sponsoredComponents: string[];
+  userPays: bigint;
+  revenueShare: { tier: string | null; shareBps: number; amount: bigint };
+}
