@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { LocalAccount } from 'viem';
+import type { RequestWriter } from '../store/requestWriter.js';
 import type { Tables } from '../store/tables.js';
 import type { CoreConfig } from './chains/types.js';
 import type { MarketData } from './market.js';
@@ -23,6 +24,8 @@ export interface CoreContext {
   now: () => number;
   /** The gateway's database (PGlite or PostgreSQL). */
   db: Kysely<Tables>;
+  /** Stores new requests with group commit (the quote path). */
+  requestWriter: RequestWriter;
   /** Prices, gas, balances and estimates read from the chains. */
   market: MarketData;
   /** The solver's key: signs order ids (`includeProtocolData`) and request attestations. */

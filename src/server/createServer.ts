@@ -14,6 +14,7 @@ import { installErrorHandling } from '../rest/errors.js';
 import { createHandlers, type RestContext } from '../rest/handlers/index.js';
 import { registerRest } from '../rest/registerRest.js';
 import { createDatabase, type Database } from '../store/database.js';
+import { createRequestWriter } from '../store/requestWriter.js';
 import type { GatewayConfig } from './config.js';
 import { checkReadiness } from './readiness.js';
 
@@ -60,6 +61,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     log: logger,
     now: () => Date.now(),
     db: database.db,
+    requestWriter: createRequestWriter(database.db),
     market,
     solver,
   };

@@ -8,3 +8,4 @@ export * from './cursors.repository.js';
 export * from './deposits.repository.js';
 export * from './outgoingTxs.repository.js';
 export * from './apiKeys.repository.js';
+export * from './requestWriter.js';

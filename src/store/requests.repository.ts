@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { GatewayError } from '../core/errors.js';
 import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toUint256 } from './mappers.js';
 import { appendUnique } from './fragments.js';
@@ -117,44 +117,53 @@ export interface RequestStatusSnapshot {
  * quotes are never deposited. Throws the driver's unique violation (code 23505) on a duplicate id.
  */
 export async function insertRequest(db: Kysely<Tables>, params: InsertRequestParameters): Promise<RequestRecord> {
-  const row = await db
-    .insertInto('requests')
-    .values({
-      id: normalizeHex(params.id),
-      status: params.status ?? 'waiting',
-      user_address: normalizeHex(params.user),
-      recipient: normalizeHex(params.recipient),
-      refund_to: normalizeHex(params.refundTo),
-      sender: normalizeHex(params.sender),
-      origin_chain_id: params.originChainId,
-      destination_chain_id: params.destinationChainId,
-      origin_currency: normalizeHex(params.originCurrency),
-      destination_currency: normalizeHex(params.destinationCurrency),
-      amount_in: toUint256(params.amountIn),
-      amount_out: toUint256(params.amountOut),
-      min_amount_out: toUint256(params.minAmountOut),
-      trade_type: params.tradeType,
-      operation: params.operation,
-      order_id: normalizeHex(params.orderId),
-      referrer: params.referrer ?? null,
-      api_key_id: params.apiKeyId ?? null,
-      quote: toJson(params.quote),
-      fees_quoted: toJson(params.feesQuoted),
-      fees_actual: params.feesActual == null ? null : toJson(params.feesActual),
-      fail_reason: params.failReason ?? null,
-      refund_fail_reason: params.refundFailReason ?? null,
-      details: params.details == null ? null : toJson(params.details),
-      in_tx_hashes: toJson(unique((params.inTxHashes ?? []).map(normalizeHex))),
-      tx_hashes: toJson(unique((params.txHashes ?? []).map(normalizeHex))),
-      deposit_address: normalizeHexOrNull(params.depositAddress),
-      expires_at: params.expiresAt,
-      created_at: params.createdAt,
-      updated_at: params.createdAt,
-      volume_usd_micros: toUint256(params.volumeUsdMicros ?? 0n),
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await db.insertInto('requests').values(toRequestRow(params)).returningAll().executeTakeFirstOrThrow();
   return toRequestRecord(row);
+}
+
+/**
+ * Store several new requests in one statement (one commit), returning nothing: the quote path's group
+ * commit. All or none are stored; a duplicate id fails the whole batch with a unique violation.
+ */
+export async function insertRequests(db: Kysely<Tables>, params: ReadonlyArray<InsertRequestParameters>): Promise<void> {
+  if (params.length === 0) return;
+  await db.insertInto('requests').values(params.map(toRequestRow)).execute();
+}
+
+function toRequestRow(params: InsertRequestParameters): Insertable<RequestsTable> {
+  return {
+    id: normalizeHex(params.id),
+    status: params.status ?? 'waiting',
+    user_address: normalizeHex(params.user),
+    recipient: normalizeHex(params.recipient),
+    refund_to: normalizeHex(params.refundTo),
+    sender: normalizeHex(params.sender),
+    origin_chain_id: params.originChainId,
+    destination_chain_id: params.destinationChainId,
+    origin_currency: normalizeHex(params.originCurrency),
+    destination_currency: normalizeHex(params.destinationCurrency),
+    amount_in: toUint256(params.amountIn),
+    amount_out: toUint256(params.amountOut),
+    min_amount_out: toUint256(params.minAmountOut),
+    trade_type: params.tradeType,
+    operation: params.operation,
+    order_id: normalizeHex(params.orderId),
+    referrer: params.referrer ?? null,
+    api_key_id: params.apiKeyId ?? null,
+    quote: toJson(params.quote),
+    fees_quoted: toJson(params.feesQuoted),
+    fees_actual: params.feesActual == null ? null : toJson(params.feesActual),
+    fail_reason: params.failReason ?? null,
+    refund_fail_reason: params.refundFailReason ?? null,
+    details: params.details == null ? null : toJson(params.details),
+    in_tx_hashes: toJson(unique((params.inTxHashes ?? []).map(normalizeHex))),
+    tx_hashes: toJson(unique((params.txHashes ?? []).map(normalizeHex))),
+    deposit_address: normalizeHexOrNull(params.depositAddress),
+    expires_at: params.expiresAt,
+    created_at: params.createdAt,
+    updated_at: params.createdAt,
+    volume_usd_micros: toUint256(params.volumeUsdMicros ?? 0n),
+  };
 }
 
 /** One request by id (any hex casing), or undefined. Backs the status operation and the signature route. */

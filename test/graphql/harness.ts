@@ -44,6 +44,7 @@ export function makeCore(chains: ChainConfig[]): { core: CoreContext; entries: L
     // The real chain reader over the hand-made chains' RPC URLs (nothing answers there: these tests never read chains).
     market: createMarketData({ chains, solverAddress: solver.address, clients: createChainClients(chains) }),
     db: absent<CoreContext['db']>('database'),
+    requestWriter: absent<CoreContext['requestWriter']>('request writer'),
     solver,
   };
   return { core, entries };

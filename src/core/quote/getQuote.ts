@@ -1,9 +1,10 @@
 import { formatUnits, zeroAddress } from 'viem';
-import { insertRequest, sumApiKeyVolume } from '../../store/requests.repository.js';
+import { sumApiKeyVolume } from '../../store/requests.repository.js';
 import type { JsonObject } from '../../store/tables.js';
 import { createTtlCache, type TtlCache } from '../cache.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
+import { jsonify } from '../json.js';
 import { convert, type MarketData } from '../market.js';
 import { buildOrder } from './order.js';
 import { callsFillGas, paymentFillGas } from './fillGas.js';
@@ -48,7 +49,7 @@ export async function getQuote(ctx: CoreContext, params: GetQuoteParameters, cal
     protocol: { v2: order },
   };
 
-  await insertRequest(ctx.db, {
+  await ctx.requestWriter.insert({
     id: requestId,
     user: route.user,
     recipient: route.recipient,
@@ -72,12 +73,10 @@ export async function getQuote(ctx: CoreContext, params: GetQuoteParameters, cal
       txsGasLimit: params.txsGasLimit ?? null,
       explicitDeposit: params.explicitDeposit !== false,
       referrerAddress: params.referrerAddress ?? null,
-      details,
-      fees,
       order,
       ...(quote.feeSponsorship === undefined ? {} : { feeSponsorship: quote.feeSponsorship }),
     }),
-    feesQuoted: jsonSafe(pricing.fees),
+    feesQuoted: jsonSafe({ ...pricing.fees, usdMicros: pricing.usd }),
     expiresAt: deadline * 1000,
     createdAt: nowMs,
     volumeUsdMicros: pricing.usd.in,
@@ -205,7 +204,5 @@ function trailingVolume(ctx: CoreContext, caller: Caller): Promise<bigint> {
   return cache.get(key.id, () => sumApiKeyVolume(ctx.db, key.id, ctx.now() - THIRTY_DAYS_MS));
 }
 
-/** A JSON-safe copy (bigints as decimal strings) for jsonb columns. */
-export function jsonSafe(value: unknown): JsonObject {
-  return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as JsonObject;
-}
+/** A JSON copy (bigints as decimal strings) for a jsonb column. */
+const jsonSafe = (value: object): JsonObject => jsonify(value) as JsonObject;

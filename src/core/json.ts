@@ -1,0 +1,27 @@
+/** A value as JSON carries it: every bigint (an amount in smallest units) becomes a decimal string. */
+export type Jsonified<T> = T extends bigint
+  ? string
+  : T extends Array<infer U>
+    ? Array<Jsonified<U>>
+    : T extends object
+      ? { [K in keyof T]: Jsonified<T[K]> }
+      : T;
+
+/**
+ * Converts a core value to plain JSON data: bigints as decimal strings, undefined members dropped, everything
+ * else unchanged. A direct walk: quotes are converted on every request, and a JSON round trip costs twice as much.
+ */
+export function jsonify<T>(value: T): Jsonified<T> {
+  return convert(value) as Jsonified<T>;
+}
+
+function convert(value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (Array.isArray(value)) return value.map(convert);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, member] of Object.entries(value)) if (member !== undefined) out[key] = convert(member);
+    return out;
+  }
+  return value;
+}
