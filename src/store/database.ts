@@ -69,13 +69,15 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
     db = new Kysely<Tables>({
       dialect: new PGliteDialect({
         pglite,
-        // PGlite has a single connection, so settings made once cover every query.
-        onCreateConnection: async (connection) => {
-          // The name passed schemaPattern, so quoting it is enough.
-          if (schema !== undefined) await connection.executeQuery(CompiledQuery.raw(`set search_path to "${schema}"`));
-          // In memory there is nothing to flush to: waiting for WAL flushes at each commit buys no durability.
-          if (dataDir === undefined) await connection.executeQuery(CompiledQuery.raw('set synchronous_commit to off'));
-        },
+        // PGlite has a single connection, so setting the path once covers every query.
+        ...(schema === undefined
+          ? {}
+          : {
+              onCreateConnection: async (connection) => {
+                // The name passed schemaPattern, so quoting it is enough.
+                await connection.executeQuery(CompiledQuery.raw(`set search_path to "${schema}"`));
+              },
+            }),
       }),
     });
   }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { encodeAbiParameters, keccak256, parseAbiParameters, toHex, type Address, type Hex } from 'viem';
+import { encodeAbiParameters, parseAbiParameters, toHex, type Address, type Hex } from 'viem';
+import { keccak256Hex } from '../keccak.js';
 import type { ChainConfig } from '../chains/types.js';
 import type { Pricing } from './pricing.js';
 import type { ResolvedRoute } from './resolve.js';
@@ -77,7 +78,7 @@ export function buildOrder(params: BuildOrderParameters): { order: ProtocolOrder
     },
     fees,
   };
-  const orderId = keccak256(
+  const orderId = keccak256Hex(
     encodeAbiParameters(ORDER_ABI, [
       {
         ...orderData,
@@ -89,7 +90,7 @@ export function buildOrder(params: BuildOrderParameters): { order: ProtocolOrder
       },
     ]),
   );
-  const requestId = keccak256(encodeAbiParameters(REQUEST_ID_ABI, [orderId, BigInt(route.origin.id)]));
+  const requestId = keccak256Hex(encodeAbiParameters(REQUEST_ID_ABI, [orderId, BigInt(route.origin.id)]));
   return {
     requestId,
     order: {
