@@ -76,6 +76,35 @@ describe('config file', () => {
     );
   });
 
+  it('reads the quote pricing policy over the defaults, and chain block times and feed age limits', () => {
+    const chain = {
+      ...validChain,
+      blockTime: 0.25,
+      nativeCurrency: { ...validChain.nativeCurrency, price: { kind: 'aggregatorV3', feed: address(9), maxAgeSeconds: 3600 } },
+    };
+    const quote = { ttlSeconds: 120, swapFeeBps: { minor: 50 }, minSameChainSwapUsd: '0.1' };
+    const config = parseConfigFile(JSON.stringify({ chains: [chain], quote }), { GATEWAY_SOLVER_PRIVATE_KEY: key });
+    expect(config.quote).toMatchObject({
+      ttlSeconds: 120,
+      refundWindowSeconds: 86_400,
+      swapFeeBps: { bridge: 0, stablecoin: 2, major: 5, minor: 50 },
+      minSameChainSwapUsdMicros: 100_000n,
+    });
+    expect(config.chains[0]).toMatchObject({ blockTime: 0.25, nativeCurrency: { price: { kind: 'aggregatorV3', maxAgeSeconds: 3600 } } });
+    expect(parseConfigFile(JSON.stringify({ chains: [validChain] }), { GATEWAY_SOLVER_PRIVATE_KEY: key }).chains[0]!.blockTime).toBe(2);
+  });
+
+  it('rejects quote settings out of range, naming each', () => {
+    const problems = problemsOf(JSON.stringify({ chains: [validChain], quote: { swapFeeBps: { major: 20000 }, ttlSeconds: 1, colour: 'red' } }));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('quote.swapFeeBps.major'),
+        expect.stringContaining('quote.ttlSeconds'),
+        expect.stringContaining("unknown field 'colour'"),
+      ]),
+    );
+  });
+
   it('rejects text that is not JSON', () => {
     expect(problemsOf('{ chains: ')).toEqual([expect.stringContaining('gateway.json is not valid JSON')]);
   });
