@@ -109,14 +109,15 @@ describe('errors', () => {
   };
 
   it('reports an unimplemented operation as NOT_IMPLEMENTED in extensions, with HTTP 200', async () => {
-    const { status, body } = await post(server.url, 'query($id: ID!) { requestSignature(requestId: $id) { signature } }', { id: '0x01' });
+    const { status, body } = await post(server.url, 'mutation($id: ID!) { fastFill(input: { requestId: $id }) { message } }', { id: '0x01' });
     expect(status).toBe(200);
-    expect(body.data).toEqual({ requestSignature: null });
+    // fastFill is non-null, so the error nulls the whole `data`.
+    expect(body.data).toBeNull();
     expect(body.errors).toEqual([
       {
-        message: 'Operation getRequestSignature is declared but not implemented yet',
-        locations: [{ line: 1, column: 19 }],
-        path: ['requestSignature'],
+        message: 'Operation fastFill is declared but not implemented yet',
+        locations: [{ line: 1, column: 22 }],
+        path: ['fastFill'],
         extensions: { code: 'NOT_IMPLEMENTED', status: 501, retriable: false },
       },
     ]);

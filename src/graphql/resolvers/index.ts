@@ -5,6 +5,7 @@ import { currencies, tokenPrice } from './catalogue.js';
 import { chain, chains } from './chains.js';
 import { pendingMutations, pendingQueries, pendingSubscriptions } from './notImplemented.js';
 import { price, quote, quoteTypeResolvers } from './quote.js';
+import { requestSignature } from './signature.js';
 
 /**
  * Every resolver of the schema. Types backed by core objects (`Chain`) need no field resolvers: the core's
@@ -14,7 +15,7 @@ export function createResolvers(): Resolvers {
   return {
     ...scalarResolvers,
     ...enumResolvers,
-    Query: { chains, chain, quote, price, tokenPrice, currencies, ...pendingQueries },
+    Query: { chains, chain, quote, price, tokenPrice, currencies, requestSignature, ...pendingQueries },
     Mutation: { ...pendingMutations },
     Subscription: { ...pendingSubscriptions },
     ...quoteTypeResolvers,

@@ -13,7 +13,6 @@ export const pendingQueries = {
   request: pending('getRequests'),
   requestStatus: pending('getIntentStatus'),
   requests: pending('getRequests'),
-  requestSignature: pending('getRequestSignature'),
 } satisfies QueryResolvers;
 
 export const pendingMutations = {

@@ -11,6 +11,7 @@ import { getTokenPrice } from './getTokenPrice.js';
 import { getConfig } from './getConfig.js';
 import { getPrice, getQuote, getQuoteV1 } from './getQuote.js';
 import { getHealth, getReadiness } from './health.js';
+import { getRequestSignature } from './getRequestSignature.js';
 
 /** What REST handlers receive besides the request. */
 export interface RestContext {
@@ -36,7 +37,7 @@ export function createHandlers(): OperationHandlers<RestContext> {
     getIntentStatusV1: pending('getIntentStatusV1'),
     getRequests: pending('getRequests'),
     getRequestsV2: pending('getRequestsV2'),
-    getRequestSignature: pending('getRequestSignature'),
+    getRequestSignature,
     executeGasless: pending('executeGasless'),
     submitPermit: pending('submitPermit'),
     getChainsLiquidity,
