@@ -24,8 +24,8 @@ import { depositoryAbi, receiverAbi } from '../../generated/contracts/index.js';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import { DEPOSIT_GAS } from '../../src/core/quote/steps.js';
 import { getRequest } from '../../src/store/requests.repository.js';
-import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { executeSteps, publicClientOf, requestQuote, tokenOf, type WireStep } from '../helpers/quote.js';
 
 let gateway: TestGateway;
 let chainA: DevnetChain;
@@ -41,40 +41,10 @@ afterAll(async () => {
   await gateway?.stop();
 });
 
-const token = (chain: DevnetChain, symbol: string): Address => chain.tokens.find((t) => t.symbol === symbol)!.address;
-const publicClient = (chain: DevnetChain) => createPublicClient({ chain: devnetViemChain(chain), transport: http(chain.rpcUrl) });
-
-interface WireStep {
-  id: string;
-  kind: string;
-  requestId: Hex;
-  items: Array<{ status: string; data: { from: Address; to: Address; data: Hex; value: string; chainId: number }; check?: { endpoint: string; method: string } }>;
-}
-
-async function quote(body: Record<string, unknown>) {
-  const { status, body: response } = await call(gateway.url, 'getQuote', {
-    body: { user: user.address, originChainId: chainA.chainId, destinationChainId: chainB.chainId, tradeType: 'EXACT_INPUT', ...body },
-  });
-  expect(status, JSON.stringify(response)).toBe(200);
-  return response as { steps: WireStep[]; details: any; fees: any; protocol: any };
-}
-
-/** Sends every step item in order, exactly as quoted, from the account the quote names; returns the receipts. */
-async function execute(steps: WireStep[], account: DevnetAccount = user): Promise<Map<string, TransactionReceipt>> {
-  const receipts = new Map<string, TransactionReceipt>();
-  for (const step of steps) {
-    for (const item of step.items) {
-      const chain = gateway.devnet.descriptor.chains.find((c) => c.chainId === item.data.chainId)!;
-      const wallet = createWalletClient({ account: privateKeyToAccount(account.privateKey), chain: devnetViemChain(chain), transport: http(chain.rpcUrl) });
-      expect(item.data.from).toBe(account.address);
-      const hash = await wallet.sendTransaction({ to: item.data.to, data: item.data.data, value: BigInt(item.data.value) });
-      const receipt = await publicClient(chain).waitForTransactionReceipt({ hash });
-      expect(receipt.status, `${step.id} reverted`).toBe('success');
-      receipts.set(step.id, receipt);
-    }
-  }
-  return receipts;
-}
+const token = tokenOf;
+const quote = (body: Record<string, unknown>) => requestQuote(gateway, user, body);
+const execute = (steps: WireStep[], account: DevnetAccount = user) => executeSteps(gateway, steps, account);
+const publicClient = publicClientOf;
 
 /** The one Deposit event of a receipt at the origin's depository. */
 function depositEvent(receipt: TransactionReceipt, chain: DevnetChain) {
