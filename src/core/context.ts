@@ -4,6 +4,7 @@ import type { RequestWriter } from '../store/requestWriter.js';
 import type { Tables } from '../store/tables.js';
 import type { CoreConfig } from './chains/types.js';
 import type { MarketData } from './market.js';
+import type { DepositWatcher } from './solver/ports.js';
 
 /** Structured logger the core writes to (pino satisfies it). */
 export interface Logger {
@@ -30,4 +31,10 @@ export interface CoreContext {
   market: MarketData;
   /** The solver's key: signs order ids (`includeProtocolData`) and request attestations. */
   solver: Pick<LocalAccount, 'address' | 'signMessage'>;
+  /**
+   * The deposit watcher of each origin chain it follows, by chain id (`POST /transactions/index` and
+   * `/transactions/single` reach them). Absent when the gateway runs without the solver's intake (for
+   * example a quote-only deployment): those operations then answer `SERVICE_UNAVAILABLE`.
+   */
+  watchers?: ReadonlyMap<number, DepositWatcher>;
 }

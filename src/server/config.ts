@@ -28,6 +28,8 @@ export interface GatewayConfig {
   graphiql: boolean;
   /** Pricing policy of quotes (config file `quote`; defaults otherwise). */
   quote: QuoteSettings;
+  /** Run the solver (deposit watchers, fills, refunds); `GATEWAY_SOLVER=off` serves the API only. */
+  solverEnabled: boolean;
 }
 
 export class ConfigError extends Error {
@@ -63,6 +65,7 @@ function fromEnvironment(env: Env, problems: string[]) {
     databaseSchema: env.GATEWAY_DATABASE_SCHEMA || undefined,
     bodyLimit,
     graphiql: env.GATEWAY_GRAPHIQL !== 'false',
+    solverEnabled: env.GATEWAY_SOLVER !== 'off',
   };
 }
 

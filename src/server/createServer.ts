@@ -17,12 +17,15 @@ import { createDatabase, type Database } from '../store/database.js';
 import { createRequestWriter } from '../store/requestWriter.js';
 import type { GatewayConfig } from './config.js';
 import { checkReadiness } from './readiness.js';
+import { createSolverRuntime, type SolverRuntime } from './solverRuntime.js';
 
 export interface GatewayServer {
   /** The Fastify instance (for in-process tests through `app.inject`). */
   readonly app: FastifyInstance;
   readonly core: CoreContext;
   readonly database: Database;
+  /** The solver's watchers, senders and lifecycle, unless the solver is disabled. */
+  readonly solver: SolverRuntime | null;
   /** Listens on the configured host and port; resolves with the base URL (no trailing slash). */
   start(): Promise<string>;
   /** Closes sockets, subscriptions and the database. Safe to call twice. */
@@ -73,6 +76,9 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     bodyLimit: config.bodyLimit,
     logController: new LogController({ disableRequestLogging: !requestLogging }),
   });
+  const solverRuntime = config.solverEnabled ? createSolverRuntime(core, clients, solver) : null;
+  if (solverRuntime !== null) core.watchers = solverRuntime.watchers;
+
   installErrorHandling(app);
   // Request bodies are JSON only: anything else is a 415, not a string handed to validation.
   app.removeContentTypeParser('text/plain');
@@ -92,12 +98,16 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     app,
     core,
     database,
+    solver: solverRuntime,
     async start() {
+      // Finish what a previous run left in flight and follow the chains before taking new quotes.
+      await solverRuntime?.start();
       const address = await app.listen({ host: config.host, port: config.port });
       return address.replace('[::1]', '127.0.0.1').replace(/\/$/, '');
     },
     stop() {
       stopped ??= (async () => {
+        await solverRuntime?.stop();
         await disposeGraphQL();
         await app.close();
         await database.close();

@@ -132,6 +132,80 @@ export async function updateDepositStatus(
   return row === undefined ? null : toDepositRecord(row);
 }
 
+export interface ListChainDepositsParameters {
+  chainId: number;
+  status: DepositStatus;
+  /** Only deposits in blocks at or below this one. */
+  maxBlockNumber?: bigint;
+}
+
+/** One chain's deposits in one status, oldest block first (a watcher's pending or unprocessed deposits). */
+export async function listChainDeposits(db: Kysely<Tables>, params: ListChainDepositsParameters): Promise<DepositRecord[]> {
+  let query = db
+    .selectFrom('deposits')
+    .selectAll()
+    .where('chain_id', '=', params.chainId)
+    .where('status', '=', params.status);
+  if (params.maxBlockNumber !== undefined) query = query.where('block_number', '<=', params.maxBlockNumber.toString());
+  const rows = await query.orderBy('block_number', 'asc').orderBy('log_index', 'asc').execute();
+  return rows.map(toDepositRecord);
+}
+
+export interface UpdateDepositStatusAtBlockParameters extends UpdateDepositStatusParameters {
+  /** Apply only while the deposit is still recorded in this block (the hash the caller just checked). */
+  blockHash: string;
+}
+
+/**
+ * `updateDepositStatus`, guarded by the block hash the caller verified: a watcher confirming or removing a
+ * deposit must not act on a row that a concurrent re-read has meanwhile moved to another block.
+ */
+export async function updateDepositStatusAtBlock(
+  db: Kysely<Tables>,
+  id: number,
+  params: UpdateDepositStatusAtBlockParameters,
+): Promise<DepositRecord | null> {
+  let query = db
+    .updateTable('deposits')
+    .set({ status: params.status, updated_at: params.now })
+    .where('id', '=', id)
+    .where('block_hash', '=', normalizeHex(params.blockHash));
+  if (params.fromStatus !== undefined) query = query.where('status', '=', params.fromStatus);
+  const row = await query.returningAll().executeTakeFirst();
+  return row === undefined ? null : toDepositRecord(row);
+}
+
+export interface ReviveDepositParameters {
+  blockNumber: bigint;
+  blockHash: string;
+  now: number;
+}
+
+/**
+ * A recorded log found again in a canonical block after a reorg: it becomes `seen` in that block. Applies to a
+ * `removed` deposit, or a `seen` one recorded in another block; never to `confirmed` or `consumed` ones (null).
+ */
+export async function reviveDeposit(
+  db: Kysely<Tables>,
+  id: number,
+  params: ReviveDepositParameters,
+): Promise<DepositRecord | null> {
+  const blockHash = normalizeHex(params.blockHash);
+  const row = await db
+    .updateTable('deposits')
+    .set({ status: 'seen', block_number: params.blockNumber.toString(), block_hash: blockHash, updated_at: params.now })
+    .where('id', '=', id)
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'removed'),
+        eb.and([eb('status', '=', 'seen'), eb('block_hash', '<>', blockHash)]),
+      ]),
+    )
+    .returningAll()
+    .executeTakeFirst();
+  return row === undefined ? null : toDepositRecord(row);
+}
+
 export function toDepositRecord(row: Selectable<DepositsTable>): DepositRecord {
   return {
     id: toNumber(row.id),

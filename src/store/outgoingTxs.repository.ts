@@ -24,7 +24,10 @@ export interface OutgoingTxRecord {
   signer: string;
   nonce: bigint | null;
   status: OutgoingTxStatus;
-  /** Every hash broadcast for this transaction (gas bumps append), oldest first. */
+  /**
+   * Every hash broadcast for this transaction, oldest first. Gas bumps append theirs just before broadcasting
+   * (so a crash cannot lose a mined hash): the last one may never have reached a node.
+   */
   hashes: string[];
   /** The transaction as built (to, data, value, gas), JSON-safe. */
   payload: JsonObject;
@@ -133,4 +136,100 @@ export function toOutgoingTxRecord(row: Selectable<OutgoingTxsTable>): OutgoingT
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };
+}
+
+export interface OutgoingTxSignerParameters {
+  chainId: number;
+  signer: string;
+}
+
+/**
+ * This signer's transactions on a chain that may still need a broadcast or a receipt (`prepared` or
+ * `broadcast`), in nonce order: what the sender rebroadcasts after a restart.
+ */
+export async function listUnminedOutgoingTxs(
+  db: Kysely<Tables>,
+  params: OutgoingTxSignerParameters,
+): Promise<OutgoingTxRecord[]> {
+  const rows = await db
+    .selectFrom('outgoing_txs')
+    .selectAll()
+    .where('chain_id', '=', params.chainId)
+    .where('signer', '=', normalizeHex(params.signer))
+    .where('status', 'in', ['prepared', 'broadcast'])
+    .orderBy('nonce', 'asc')
+    .orderBy('id', 'asc')
+    .execute();
+  return rows.map(toOutgoingTxRecord);
+}
+
+/** The highest nonce a live (not replaced) transaction of this signer holds on a chain; undefined when none. */
+export async function getMaxOutgoingTxNonce(
+  db: Kysely<Tables>,
+  params: OutgoingTxSignerParameters,
+): Promise<bigint | undefined> {
+  const row = await db
+    .selectFrom('outgoing_txs')
+    .select((eb) => eb.fn.max('nonce').as('nonce'))
+    .where('chain_id', '=', params.chainId)
+    .where('signer', '=', normalizeHex(params.signer))
+    .where('status', '<>', 'replaced')
+    .executeTakeFirst();
+  return row?.nonce == null ? undefined : toBigInt(row.nonce);
+}
+
+export interface ReviseOutgoingTxParameters {
+  /** The transaction as now signed; replaces the stored payload. */
+  payload: JsonObject;
+  /** A new nonce (a re-sign after the old one was taken); unchanged when absent. */
+  nonce?: bigint;
+  /** A hash to append before it is broadcast (a fee bump), so a crash right after the broadcast loses nothing. */
+  hash?: string;
+  /** Apply only while the row is in one of these statuses; null is returned otherwise. */
+  fromStatuses: OutgoingTxStatus[];
+  now: number;
+}
+
+/**
+ * Replace the signed transaction of a row that is not mined yet: a fee bump (same nonce, `hash` appended), or
+ * a re-sign on a new nonce when no node accepted the old one. Null when the row left `fromStatuses`.
+ */
+export async function reviseOutgoingTx(
+  db: Kysely<Tables>,
+  id: number,
+  params: ReviseOutgoingTxParameters,
+): Promise<OutgoingTxRecord | null> {
+  const row = await db
+    .updateTable('outgoing_txs')
+    .set({
+      payload: toJson(params.payload),
+      updated_at: params.now,
+      ...(params.nonce === undefined ? {} : { nonce: params.nonce.toString() }),
+      ...(params.hash === undefined ? {} : { hashes: appendUnique('hashes', normalizeHex(params.hash)) }),
+    })
+    .where('id', '=', id)
+    .where('status', 'in', params.fromStatuses)
+    .returningAll()
+    .executeTakeFirst();
+  return row === undefined ? null : toOutgoingTxRecord(row);
+}
+
+/**
+ * Give up a `prepared` transaction that a node rejected outright: it becomes `failed` and its nonce is released
+ * (null), so the sender reuses that nonce instead of leaving a gap. It keeps the (request, kind) slot like any
+ * failed transaction. `payload` replaces the stored one (it carries the rejection). Null when not `prepared`.
+ */
+export async function releaseOutgoingTxNonce(
+  db: Kysely<Tables>,
+  id: number,
+  params: { payload: JsonObject; now: number },
+): Promise<OutgoingTxRecord | null> {
+  const row = await db
+    .updateTable('outgoing_txs')
+    .set({ status: 'failed', nonce: null, payload: toJson(params.payload), updated_at: params.now })
+    .where('id', '=', id)
+    .where('status', '=', 'prepared')
+    .returningAll()
+    .executeTakeFirst();
+  return row === undefined ? null : toOutgoingTxRecord(row);
 }

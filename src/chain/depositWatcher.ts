@@ -1,0 +1,392 @@
+import type { Kysely } from 'kysely';
+import {
+  BaseError,
+  BlockNotFoundError,
+  getAbiItem,
+  isAddressEqual,
+  parseEventLogs,
+  TimeoutError,
+  TransactionReceiptNotFoundError,
+  zeroAddress,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { depositoryAbi, receiverAbi } from '../../generated/contracts/index.js';
+import type { ChainConfig } from '../core/chains/types.js';
+import type { Logger } from '../core/context.js';
+import { GatewayError } from '../core/errors.js';
+import type { DepositWatcher, DepositWatcherOptions } from '../core/solver/ports.js';
+import { getCursor, setCursor, type ChainCursor } from '../store/cursors.repository.js';
+import {
+  insertDeposit,
+  listChainDeposits,
+  reviveDeposit,
+  updateDepositStatusAtBlock,
+  type DepositRecord,
+} from '../store/deposits.repository.js';
+import { normalizeHex } from '../store/mappers.js';
+import type { Tables } from '../store/tables.js';
+
+/** The `chain_cursors` name of the deposit watcher. */
+export const DEPOSITS_CURSOR = 'deposits';
+
+const depositEvents = [
+  getAbiItem({ abi: depositoryAbi, name: 'Deposit' }),
+  getAbiItem({ abi: receiverAbi, name: 'FundsForwarded' }),
+] as const;
+
+export interface CreateDepositWatcherParameters extends DepositWatcherOptions {
+  chain: ChainConfig;
+  client: PublicClient;
+  db: Kysely<Tables>;
+  log: Logger;
+  /** Unix ms, for the rows' timestamps. */
+  now: () => number;
+  /**
+   * First run only (no stored cursor): the first block to read. Default: the chain's head at that moment, so a
+   * new gateway does not scan history it has no requests for; set it when re-creating a lost database.
+   * Deposits older than the start are still found by `indexTransaction`.
+   */
+  startBlock?: bigint;
+  /** Most blocks per `eth_getLogs` (backfill reads in ranges this long). Default 2,000. */
+  maxBlockRange?: bigint;
+  /** Blocks the cursor moves back, to read again, when its own block was reorged away. Default 64. */
+  reorgWindow?: bigint;
+}
+
+/** A deposit log decoded from `Deposit` (depository) or `FundsForwarded` (receiver, native, no index). */
+interface DepositLog {
+  txHash: Hex;
+  logIndex: number;
+  blockNumber: bigint;
+  blockHash: Hex;
+  requestId: Hex;
+  depositor: Hex;
+  token: Hex;
+  amount: bigint;
+  depositIndex: bigint | null;
+}
+
+/**
+ * Follows one origin chain's deposits: polls `eth_blockNumber` every `pollIntervalMs` (default a quarter of the
+ * block time, at most 1 s), reads new blocks with one `eth_getLogs` over the depository and the receiver (ranges
+ * of at most `maxBlockRange`), stores each log as a `seen` deposit and moves the `deposits` cursor in the same
+ * transaction, so a restart resumes exactly where it stopped.
+ *
+ * A deposit in block b is confirmed once `head - b + 1 >= max(1, confirmations)` and block b's hash is still
+ * the one recorded (re-read from the chain); it is then `confirmed` and handed to `onConfirmed`, exactly once
+ * (a conditional update decides). When the cursor's own block is no longer canonical, the cursor moves back
+ * `reorgWindow` blocks and that window is read again: deposits whose block changed become `removed` and are
+ * never handed on, and a log mined again in another block becomes `seen` there. At `start`, deposits left
+ * `confirmed` (handed on but not consumed before a crash) are handed on again.
+ *
+ * `start` hands on what a crash left `confirmed`, runs the first pass (the backfill) and resolves; when the RPC
+ * is down it resolves all the same and the loop keeps retrying. RPC failures are logged (once per outage at warn)
+ * and retried on the next poll; nothing is thrown from the loop. A watcher is started once; `stop` ends the
+ * loop without waiting for the poll interval and awaits the pass in flight.
+ *
+ * A poll that sees the same head number as the last completed pass does nothing, so a reorg that keeps the
+ * height is noticed with the next block; confirmation always re-reads the block hash, so it cannot be missed.
+ */
+export function createDepositWatcher(params: CreateDepositWatcherParameters): DepositWatcher {
+  const { chain, client, db, log, now, onConfirmed } = params;
+  const chainId = chain.id;
+  const depository = chain.contracts.depository;
+  const receiver = chain.contracts.receiver;
+  const pollIntervalMs = params.pollIntervalMs ?? Math.min(1_000, Math.max(1, (chain.blockTime * 1_000) / 4));
+  const maxBlockRange = params.maxBlockRange ?? 2_000n;
+  const reorgWindow = params.reorgWindow ?? 64n;
+  const depth = BigInt(Math.max(1, chain.confirmations));
+  if (maxBlockRange < 1n) throw new RangeError(`maxBlockRange must be at least 1, got ${maxBlockRange}`);
+  if (reorgWindow < 1n) throw new RangeError(`reorgWindow must be at least 1, got ${reorgWindow}`);
+
+  let cursor: ChainCursor | undefined;
+  /** The head the last successful poll processed: a poll that sees it again has nothing to do. */
+  let processedHead: bigint | undefined;
+  let started = false;
+  let stopping = false;
+  let failing = false;
+  let inFlight: Promise<void> = Promise.resolve();
+  let loop: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let wake: (() => void) | undefined;
+
+  const context = { chainId };
+
+  function handOn(deposit: DepositRecord): void {
+    try {
+      onConfirmed(deposit);
+    } catch (error) {
+      log.error({ ...context, depositId: deposit.id, err: error }, 'onConfirmed threw; the deposit stays confirmed');
+    }
+  }
+
+  /** Canonical block hashes, read once per pass (null: no such block now). */
+  function blockHashReader(): (blockNumber: bigint) => Promise<string | null> {
+    const hashes = new Map<bigint, Promise<string | null>>();
+    return (blockNumber) => {
+      let hash = hashes.get(blockNumber);
+      if (hash === undefined) {
+        hash = client.getBlock({ blockNumber }).then(
+          (block) => normalizeHex(block.hash),
+          (error: unknown) => {
+            if (error instanceof BlockNotFoundError) return null;
+            throw error;
+          },
+        );
+        hashes.set(blockNumber, hash);
+      }
+      return hash;
+    };
+  }
+
+  /** Stores a log; a known log found in another block (or after its removal) becomes `seen` there. */
+  async function record(trx: Kysely<Tables>, entry: DepositLog): Promise<DepositRecord> {
+    const { deposit, inserted } = await insertDeposit(trx, { chainId, ...entry, now: now() });
+    const logContext = { ...context, depositId: deposit.id, txHash: entry.txHash, blockNumber: entry.blockNumber };
+    if (inserted) {
+      log.info({ ...logContext, requestId: deposit.requestId, amount: deposit.amount.toString() }, 'deposit seen');
+      return deposit;
+    }
+    const sameBlock = deposit.blockHash === normalizeHex(entry.blockHash);
+    if (sameBlock && deposit.status !== 'removed') return deposit;
+    if (deposit.status === 'confirmed' || deposit.status === 'consumed') {
+      // Deeper than the confirmation depth: nothing safe to do automatically; an operator must look.
+      log.error(
+        { ...logContext, status: deposit.status, recordedBlock: deposit.blockNumber },
+        'a deposit already confirmed was reorged into another block (reorg deeper than the confirmation depth)',
+      );
+      return deposit;
+    }
+    const revived = await reviveDeposit(trx, deposit.id, { blockNumber: entry.blockNumber, blockHash: entry.blockHash, now: now() });
+    if (revived === null) return deposit;
+    log.info({ ...logContext, previousBlock: deposit.blockNumber }, 'deposit seen again after a reorg');
+    return revived;
+  }
+
+  async function recordAll(entries: DepositLog[], cursorAt?: { blockNumber: bigint; blockHash: string }): Promise<DepositRecord[]> {
+    return db.transaction().execute(async (trx) => {
+      const recorded: DepositRecord[] = [];
+      for (const entry of entries) recorded.push(await record(trx, entry));
+      if (cursorAt !== undefined) cursor = await setCursor(trx, { chainId, name: DEPOSITS_CURSOR, ...cursorAt, now: now() });
+      return recorded;
+    });
+  }
+
+  /**
+   * Confirms the candidates that are deep enough and still in their block; removes those whose block changed
+   * (whatever their depth: after a rewind every `seen` deposit is a candidate, so reorged ones leave at once).
+   */
+  async function settle(head: bigint, candidates: DepositRecord[], canonicalHash: (n: bigint) => Promise<string | null>) {
+    const confirmableTip = head - depth + 1n;
+    const settled: DepositRecord[] = [];
+    for (const deposit of candidates) {
+      const hash = await canonicalHash(deposit.blockNumber);
+      if (hash !== deposit.blockHash) {
+        const removed = await updateDepositStatusAtBlock(db, deposit.id, {
+          status: 'removed',
+          fromStatus: 'seen',
+          blockHash: deposit.blockHash,
+          now: now(),
+        });
+        if (removed !== null) {
+          log.warn({ ...context, depositId: deposit.id, txHash: deposit.txHash, blockNumber: deposit.blockNumber }, 'deposit removed by a reorg');
+          settled.push(removed);
+        }
+      } else if (deposit.blockNumber <= confirmableTip) {
+        const confirmed = await updateDepositStatusAtBlock(db, deposit.id, {
+          status: 'confirmed',
+          fromStatus: 'seen',
+          blockHash: deposit.blockHash,
+          now: now(),
+        });
+        if (confirmed !== null) {
+          log.info({ ...context, depositId: deposit.id, requestId: confirmed.requestId, blockNumber: confirmed.blockNumber }, 'deposit confirmed');
+          settled.push(confirmed);
+          handOn(confirmed);
+        }
+      }
+    }
+    return settled;
+  }
+
+  async function loadCursor(head: bigint, canonicalHash: (n: bigint) => Promise<string | null>): Promise<ChainCursor> {
+    const stored = await getCursor(db, chainId, DEPOSITS_CURSOR);
+    if (stored !== undefined) return stored;
+    const first = params.startBlock ?? head;
+    // The cursor is the last block read. Block 0 (genesis) holds no transactions, so starting at 0 reads from 1.
+    const blockNumber = first > 0n ? first - 1n : 0n;
+    const blockHash = await canonicalHash(blockNumber);
+    if (blockHash === null) throw new Error(`start block ${first} of chain ${chainId} is beyond its head ${head}`);
+    const created = await setCursor(db, { chainId, name: DEPOSITS_CURSOR, blockNumber, blockHash, now: now() });
+    log.info({ ...context, fromBlock: blockNumber + 1n }, 'deposit watcher: first run, reading from this block');
+    return created;
+  }
+
+  /** One pass: rewind on a reorg, read every new block up to the head, settle pending deposits. */
+  async function poll(): Promise<void> {
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    if (head === processedHead) return;
+    const canonicalHash = blockHashReader();
+    cursor ??= await loadCursor(head, canonicalHash);
+    // A node behind the last block read (a lagging replica, or a chain rewound and not yet longer): wait.
+    if (head < cursor.blockNumber) return;
+
+    let rewoundTo: bigint | undefined;
+    if ((await canonicalHash(cursor.blockNumber)) !== cursor.blockHash) {
+      const target = cursor.blockNumber > reorgWindow ? cursor.blockNumber - reorgWindow : 0n;
+      const targetHash = await canonicalHash(target);
+      if (targetHash === null) throw new Error(`block ${target} of chain ${chainId} not found while rewinding`);
+      log.warn({ ...context, from: cursor.blockNumber, to: target }, 'deposit cursor block was reorged away; reading the window again');
+      cursor = await setCursor(db, { chainId, name: DEPOSITS_CURSOR, blockNumber: target, blockHash: targetHash, now: now() });
+      rewoundTo = target;
+    }
+
+    let scanned = false;
+    while (cursor.blockNumber < head && !stopping) {
+      scanned = true;
+      const fromBlock = cursor.blockNumber + 1n;
+      const toBlock = head < fromBlock + maxBlockRange - 1n ? head : fromBlock + maxBlockRange - 1n;
+      // The range end's hash is read before the logs: a reorg after this read changes the cursor's block, so the
+      // next poll notices it and reads the range again, whichever chain the logs came from.
+      const toHash = await canonicalHash(toBlock);
+      if (toHash === null) throw new Error(`block ${toBlock} of chain ${chainId} not found below head ${head}`);
+      const logs = await client.getLogs({ address: [depository, receiver], events: depositEvents, fromBlock, toBlock, strict: true });
+      await recordAll(decodeAll(logs), { blockNumber: toBlock, blockHash: toHash });
+      // Settle as each range lands, so a long backfill hands deposits on as it goes. Fresh hashes: the ones
+      // read before the logs may predate them.
+      await settlePending(head, rewoundTo);
+    }
+    if (!scanned && !stopping) await settlePending(head, rewoundTo);
+    if (!stopping) processedHead = head;
+  }
+
+  async function settlePending(head: bigint, rewoundTo: bigint | undefined): Promise<void> {
+    const candidates = await listChainDeposits(db, {
+      chainId,
+      status: 'seen',
+      ...(rewoundTo === undefined ? { maxBlockNumber: head - depth + 1n } : {}),
+    });
+    if (candidates.length > 0) await settle(head, candidates, blockHashReader());
+  }
+
+  function decodeAll(logs: readonly DecodableLog[]): DepositLog[] {
+    return logs.flatMap((entry) => {
+      const decoded = decode(entry);
+      return decoded === undefined ? [] : [decoded];
+    });
+  }
+
+  function decode(entry: DecodableLog): DepositLog | undefined {
+    // Reorged-out logs (only subscriptions and filters report them) and pending ones are not deposits.
+    if (entry.removed || entry.blockHash === null || entry.blockNumber === null || entry.logIndex === null || entry.transactionHash === null) {
+      return undefined;
+    }
+    const at = {
+      txHash: entry.transactionHash,
+      logIndex: entry.logIndex,
+      blockNumber: entry.blockNumber,
+      blockHash: entry.blockHash,
+    };
+    if (entry.eventName === 'Deposit' && isAddressEqual(entry.address, depository)) {
+      const { id, depositor, token, amount, depositIndex } = entry.args;
+      return { ...at, requestId: id, depositor, token, amount, depositIndex };
+    }
+    if (entry.eventName === 'FundsForwarded' && isAddressEqual(entry.address, receiver)) {
+      const { id, from, amount } = entry.args;
+      return { ...at, requestId: id, depositor: from, token: zeroAddress, amount, depositIndex: null };
+    }
+    return undefined;
+  }
+
+  /** A poll whose failure is logged (once per outage, then at debug) and left for the next poll. */
+  function pollSafely(): Promise<void> {
+    inFlight = poll().then(
+      () => {
+        if (failing) log.info(context, 'deposit watcher: RPC answers again');
+        failing = false;
+      },
+      (error: unknown) => {
+        if (!failing) log.warn({ ...context, err: error }, 'deposit watcher poll failed; retrying on the next poll');
+        else log.debug({ ...context, err: error }, 'deposit watcher poll failed again');
+        failing = true;
+      },
+    );
+    return inFlight;
+  }
+
+  async function run(): Promise<void> {
+    while (!stopping) {
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        timer = setTimeout(resolve, pollIntervalMs);
+      });
+      if (stopping) break;
+      await pollSafely();
+    }
+  }
+
+  return {
+    chainId,
+
+    async start() {
+      if (started) throw new Error(`The deposit watcher of chain ${chainId} was already started`);
+      started = true;
+      // Handed on before a crash but never consumed: hand them on again (the consumer is idempotent per deposit).
+      const unprocessed = await listChainDeposits(db, { chainId, status: 'confirmed' });
+      for (const deposit of unprocessed) handOn(deposit);
+      if (unprocessed.length > 0) log.info({ ...context, count: unprocessed.length }, 'confirmed deposits handed on again after a restart');
+      if (stopping) return;
+      await pollSafely();
+      if (!stopping) loop = run();
+    },
+
+    async stop() {
+      stopping = true;
+      clearTimeout(timer);
+      wake?.();
+      await inFlight;
+      await loop;
+    },
+
+    async indexTransaction(txHash) {
+      let receipt;
+      try {
+        receipt = await client.getTransactionReceipt({ hash: txHash });
+      } catch (error) {
+        if (error instanceof BaseError && error.walk((e) => e instanceof TransactionReceiptNotFoundError)) {
+          throw new GatewayError('NOT_FOUND', `Transaction ${txHash} was not found on chain ${chainId} (not mined yet?)`);
+        }
+        throw rpcError(error, chain, `reading the receipt of ${txHash}`);
+      }
+      const logs = parseEventLogs({ abi: depositEvents, logs: receipt.logs, strict: true });
+      const entries = decodeAll(logs);
+      if (entries.length === 0) return [];
+      const recorded = await recordAll(entries);
+      try {
+        const head = await client.getBlockNumber({ cacheTime: 0 });
+        const settled = await settle(
+          head,
+          recorded.filter((deposit) => deposit.status === 'seen'),
+          blockHashReader(),
+        );
+        return recorded.map((deposit) => settled.find((s) => s.id === deposit.id) ?? deposit);
+      } catch (error) {
+        // Recorded already: the polling loop confirms them later.
+        log.warn({ ...context, txHash, err: error }, 'indexTransaction: could not check confirmations now');
+        return recorded;
+      }
+    },
+  };
+}
+
+type DecodableLog = ReturnType<typeof parseEventLogs<typeof depositEvents, true>>[number];
+
+function rpcError(error: unknown, chain: ChainConfig, doing: string): GatewayError {
+  if (error instanceof GatewayError) return error;
+  if (error instanceof BaseError && error.walk((e) => e instanceof TimeoutError)) {
+    return new GatewayError('REQUEST_TIMED_OUT', `RPC of chain ${chain.id} timed out while ${doing}`, { cause: error });
+  }
+  const detail = error instanceof BaseError ? error.shortMessage : String(error);
+  return new GatewayError('RPC_HTTP_ERROR', `RPC of chain ${chain.id} failed while ${doing}: ${detail}`, { cause: error });
+}

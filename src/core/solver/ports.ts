@@ -1,0 +1,71 @@
+import type { Address, Hex } from 'viem';
+import type { DepositRecord } from '../../store/deposits.repository.js';
+import type { OutgoingTxKind, OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
+
+/**
+ * What the solver core needs from the chain layer (implemented in `src/chain`): deposits coming in, and a
+ * sender per chain that owns the solver's nonce there.
+ */
+
+/** Follows one origin chain's deposits (`src/chain/depositWatcher.ts`). */
+export interface DepositWatcher {
+  readonly chainId: number;
+  /** Backfills from the stored cursor, then follows new blocks until `stop`. Resolves once following. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /**
+   * Reads one transaction's receipt now (`POST /transactions/index`) and records every deposit log in it,
+   * including deposits made inside another contract's call (their events are in the receipt). Confirmed
+   * deposits are handed to `onConfirmed` as usual. Returns the deposits found (empty when none).
+   * Throws `NOT_FOUND` when the chain has no such transaction (yet).
+   */
+  indexTransaction(txHash: Hex): Promise<DepositRecord[]>;
+}
+
+export interface DepositWatcherOptions {
+  /**
+   * Called once a deposit is `confirmed` (its block is `confirmations` deep and still canonical), also for
+   * deposits found confirmed but unprocessed at startup. The watcher does not wait for it; it must not throw.
+   */
+  onConfirmed: (deposit: DepositRecord) => void;
+  /** How often to look for a new block; default a quarter of the chain's block time, at most 1 s. */
+  pollIntervalMs?: number;
+}
+
+/** A transaction the solver sends. */
+export interface SendParameters {
+  requestId: Hex;
+  kind: OutgoingTxKind;
+  to: Address;
+  data: Hex;
+  value: bigint;
+  /** Gas limit; estimated when absent. */
+  gas?: bigint;
+}
+
+export interface SentReceipt {
+  status: 'success' | 'reverted';
+  hash: Hex;
+  blockNumber: bigint;
+  gasUsed: bigint;
+  effectiveGasPrice: bigint;
+}
+
+/** The solver's sender on one chain (`src/chain/sender.ts`): the only code that uses its nonce there. */
+export interface TransactionSender {
+  readonly chainId: number;
+  readonly address: Address;
+  /**
+   * Records the transaction in `outgoing_txs` with the next nonce and its signed bytes, then broadcasts it.
+   * At most one live transaction per (request, kind): a second `send` fails with `CONFLICT` and sends nothing.
+   */
+  send(params: SendParameters): Promise<OutgoingTxRecord>;
+  /**
+   * Waits until the transaction (or a fee-bumped replacement of it) is mined; bumps fees when it is stuck.
+   * The outgoing row is updated to `confirmed` or `failed`.
+   */
+  waitForReceipt(outgoingTxId: number): Promise<SentReceipt>;
+  /** After a restart: rebroadcasts this signer's recorded but unmined transactions; returns them. */
+  recover(): Promise<OutgoingTxRecord[]>;
+  stop(): Promise<void>;
+}

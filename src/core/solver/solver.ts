@@ -1,0 +1,339 @@
+import { encodeAbiParameters, encodeFunctionData, keccak256, parseAbiParameters, zeroAddress, type Address, type Hex } from 'viem';
+import { listDepositsForRequest, updateDepositStatus, type DepositRecord } from '../../store/deposits.repository.js';
+import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
+import { getRequest, listRequests, updateRequestStatus, type RequestRecord, type RequestStatus } from '../../store/requests.repository.js';
+import type { JsonObject } from '../../store/tables.js';
+import { depositoryAbi } from '../abi.js';
+import type { ChainConfig } from '../chains/types.js';
+import type { CoreContext } from '../context.js';
+import { isGatewayError } from '../errors.js';
+import { fillTransaction, type DestinationCall } from '../fill/fillTransaction.js';
+import { convert } from '../market.js';
+import type { SentReceipt, TransactionSender } from './ports.js';
+
+/** Why a request was refunded or failed: the reference's `failReason` codes this solver produces. */
+export type FailReason =
+  | 'DOUBLE_SPEND'
+  | 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL'
+  | 'ORDER_EXPIRED'
+  | 'SOLVER_BALANCE_TOO_LOW'
+  | 'EXECUTION_REVERTED'
+  | 'TRANSACTION_REVERTED'
+  | 'ORIGIN_CURRENCY_MISMATCH'
+  | 'ORPHANED_DEPOSIT_REFUND';
+
+export interface Solver {
+  /** Takes a confirmed deposit (from a watcher). Work for one request is serialized; never throws. */
+  handleDeposit(deposit: DepositRecord): void;
+  /** After a restart: finishes fills and refunds in flight and re-decides requests left `pending`. */
+  recover(): Promise<void>;
+  /** Resolves when no work is queued or running (tests, shutdown). */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface CreateSolverParameters {
+  ctx: CoreContext;
+  /** The solver's sender per chain id. */
+  senders: ReadonlyMap<number, TransactionSender>;
+}
+
+/** Extra gas on top of an estimate for the solver's own transactions. */
+const GAS_MARGIN_PERCENT = 20n;
+
+/**
+ * The request lifecycle after the deposit: decide, fill or refund, and record every status change.
+ *
+ * - A confirmed deposit is claimed in one transaction with the request's move `waiting -> pending`; a deposit
+ *   for a request that is no longer waiting is a double spend and is refunded on its own.
+ * - Before filling it re-validates: the currency and amount deposited, the expiry, the solver's balance on the
+ *   destination and a simulation of the fill. Any failure refunds the deposit with its `failReason`.
+ * - The fill goes through the destination's sender (recorded before broadcast, one live fill per request, and
+ *   the fill contract refuses a second fill on chain): `pending -> submitted -> success`, or `failure` and a
+ *   refund when it reverts.
+ * - A refund releases the deposit from the depository to `refundTo` less the refund's gas (or, for a deposit
+ *   forwarded through the receiver, pays it back from the solver), then `refund`.
+ */
+export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
+  const { db, log } = ctx;
+  const lanes = new Map<string, Promise<void>>();
+  let stopped = false;
+
+  /** Runs `work` after every earlier piece of work for the same key (a request id). */
+  function enqueue(key: string, work: () => Promise<void>): Promise<void> {
+    const previous = lanes.get(key) ?? Promise.resolve();
+    const next = previous
+      .then(async () => {
+        if (!stopped) await work();
+      })
+      .catch((error: unknown) => log.error({ err: error, requestId: key }, 'solver work failed; it is retried after a restart'));
+    lanes.set(key, next);
+    void next.finally(() => {
+      if (lanes.get(key) === next) lanes.delete(key);
+    });
+    return next;
+  }
+
+  const chainOf = (chainId: number): ChainConfig => {
+    const chain = ctx.config.chains.find((candidate) => candidate.id === chainId);
+    if (chain === undefined) throw new Error(`chain ${chainId} is not configured`);
+    return chain;
+  };
+  const senderOf = (chainId: number): TransactionSender => {
+    const sender = senders.get(chainId);
+    if (sender === undefined) throw new Error(`no sender for chain ${chainId}`);
+    return sender;
+  };
+
+  async function setStatus(request: RequestRecord, status: RequestStatus, from: RequestStatus | RequestStatus[], extra: Partial<{ failReason: string | null; refundFailReason: string | null; details: JsonObject | null; inTxHash: string; txHash: string; feesActual: JsonObject }> = {}) {
+    const updated = await updateRequestStatus(db, request.id, { status, fromStatus: from, now: ctx.now(), ...extra });
+    if (updated === null) log.warn({ requestId: request.id, status, from }, 'status change skipped: the request moved on');
+    else log.info({ requestId: request.id, status, failReason: extra.failReason ?? undefined }, 'request status');
+    return updated;
+  }
+
+  async function processDeposit(deposit: DepositRecord): Promise<void> {
+    const request = await getRequest(db, deposit.requestId);
+    const claim = await db.transaction().execute(async (trx) => {
+      const consumed = await updateDepositStatus(trx, deposit.id, { status: 'consumed', fromStatus: 'confirmed', now: ctx.now() });
+      if (consumed === null) return 'taken' as const;
+      if (request === undefined) return 'orphan' as const;
+      const moved = await updateRequestStatus(trx, request.id, { status: 'pending', fromStatus: 'waiting', inTxHash: deposit.txHash, now: ctx.now() });
+      return moved === null ? ('extra' as const) : ('primary' as const);
+    });
+    if (claim === 'taken') return;
+    if (claim === 'orphan' || request === undefined) {
+      log.warn({ requestId: deposit.requestId, txHash: deposit.txHash }, 'deposit for an unknown request: refunding the depositor');
+      await refundDeposit(deposit, { refundTo: deposit.depositor as Address, key: depositKey(deposit) });
+      return;
+    }
+    if (claim === 'extra') {
+      log.warn({ requestId: request.id, txHash: deposit.txHash, status: request.status }, 'second deposit for a paid request: refunding it (DOUBLE_SPEND)');
+      await refundDeposit(deposit, { refundTo: request.refundTo as Address, key: depositKey(deposit) });
+      return;
+    }
+    await decideAndFill((await getRequest(db, request.id))!, deposit);
+  }
+
+  async function decideAndFill(request: RequestRecord, deposit: DepositRecord): Promise<void> {
+    const reason = await validate(request, deposit);
+    if (reason !== null) {
+      await refundRequest(request, deposit, reason.failReason, reason.details);
+      return;
+    }
+    await fill(request, deposit);
+  }
+
+  function fillOf(request: RequestRecord) {
+    const destination = chainOf(request.destinationChainId);
+    const calls = ((request.quote.calls ?? []) as Array<{ to: Address; data: Hex; value: string }>).map(
+      (call): DestinationCall => ({ to: call.to, data: call.data, value: BigInt(call.value) }),
+    );
+    return fillTransaction({
+      requestId: request.id as Hex,
+      contracts: destination.contracts,
+      solver: ctx.solver.address,
+      recipient: request.recipient as Address,
+      currency: request.destinationCurrency as Address,
+      amount: request.amountOut,
+      calls,
+    });
+  }
+
+  async function validate(request: RequestRecord, deposit: DepositRecord): Promise<{ failReason: FailReason; details?: JsonObject } | null> {
+    if (deposit.token.toLowerCase() !== request.originCurrency.toLowerCase()) return { failReason: 'ORIGIN_CURRENCY_MISMATCH' };
+    if (deposit.amount < request.amountIn) return { failReason: 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL' };
+    if (ctx.now() > request.expiresAt) return { failReason: 'ORDER_EXPIRED' };
+    const balance = await ctx.market.balanceOf(request.destinationChainId, ctx.solver.address, request.destinationCurrency as Address);
+    if (balance < request.amountOut) return { failReason: 'SOLVER_BALANCE_TOO_LOW' };
+    try {
+      await ctx.market.estimateGas(request.destinationChainId, { from: ctx.solver.address, ...fillOf(request) });
+    } catch (error) {
+      if (isGatewayError(error) && error.code === 'DESTINATION_TX_FAILED') {
+        return { failReason: 'EXECUTION_REVERTED', details: { message: error.message, revert: error.data ?? null } };
+      }
+      throw error;
+    }
+    return null;
+  }
+
+  async function fill(request: RequestRecord, deposit: DepositRecord): Promise<void> {
+    const sender = senderOf(request.destinationChainId);
+    const tx = fillOf(request);
+    let record = await getLiveOutgoingTx(db, request.id, 'fill');
+    if (record === undefined) {
+      try {
+        record = await sender.send({ requestId: request.id as Hex, kind: 'fill', ...tx });
+      } catch (error) {
+        // The node refused the fill outright (nothing was broadcast, the nonce was released): refund.
+        const reason = rejectedFillReason(error);
+        if (reason === null) throw error;
+        await refundRequest(request, deposit, reason, isGatewayError(error) ? { message: error.message, revert: error.data ?? null } : undefined);
+        return;
+      }
+    }
+    if (record.status === 'failed' && record.nonce === null) {
+      // A fill the node rejected before a crash: it never reached the chain.
+      await refundRequest(request, deposit, 'EXECUTION_REVERTED');
+      return;
+    }
+    const hash = record.hashes.at(-1);
+    if (hash !== undefined) await setStatus(request, 'submitted', ['pending'], { txHash: hash });
+    await finishFill(request, deposit, record.id);
+  }
+
+  async function finishFill(request: RequestRecord, deposit: DepositRecord, outgoingTxId: number): Promise<void> {
+    const receipt = await senderOf(request.destinationChainId).waitForReceipt(outgoingTxId);
+    ctx.market.invalidateSolverBalances(request.destinationChainId);
+    if (receipt.status === 'success') {
+      await setStatus(request, 'success', ['pending', 'submitted'], { txHash: receipt.hash, feesActual: actualFees(request, receipt) });
+      return;
+    }
+    const failed = await setStatus(request, 'failure', ['pending', 'submitted'], { txHash: receipt.hash, failReason: 'TRANSACTION_REVERTED' });
+    if (failed !== null) await refundRequest(failed, deposit, 'TRANSACTION_REVERTED');
+  }
+
+  /** Refund of the request's own deposit; the request ends in `refund` (or `failure` when the refund cannot be made). */
+  async function refundRequest(request: RequestRecord, deposit: DepositRecord, failReason: FailReason, details?: JsonObject): Promise<void> {
+    const outcome = await refundDeposit(deposit, { refundTo: request.refundTo as Address, key: request.id as Hex });
+    if (outcome.kind === 'refunded') {
+      // The refund's hash goes with the request's transaction hashes, as the reference shows refunds.
+      await setStatus(request, 'refund', ['pending', 'submitted', 'failure'], { failReason, details: details ?? null, txHash: outcome.receipt.hash });
+    } else {
+      await setStatus(request, 'failure', ['pending', 'submitted', 'failure'], { failReason, refundFailReason: outcome.refundFailReason, details: details ?? null });
+    }
+  }
+
+  /**
+   * Pays a deposit back on its chain: the depository releases it (`release` checks the deposit's fields and
+   * pays out at most once) or, for a deposit forwarded to the solver by the receiver, the solver sends it back.
+   * The refund's gas is deducted (converted to the token at oracle prices for ERC-20 deposits).
+   */
+  async function refundDeposit(
+    deposit: DepositRecord,
+    target: { refundTo: Address; key: Hex },
+  ): Promise<{ kind: 'refunded'; receipt: SentReceipt } | { kind: 'unrefundable'; refundFailReason: string }> {
+    const chain = chainOf(deposit.chainId);
+    const sender = senderOf(deposit.chainId);
+    const native = deposit.token.toLowerCase() === zeroAddress;
+    const build = (amount: bigint) =>
+      deposit.depositIndex === null
+        ? { to: target.refundTo, data: '0x' as Hex, value: amount }
+        : {
+            to: chain.contracts.depository,
+            data: encodeFunctionData({
+              abi: depositoryAbi,
+              functionName: 'release',
+              args: [deposit.depositIndex, deposit.requestId as Hex, deposit.depositor as Address, deposit.token as Address, deposit.amount, target.refundTo, amount],
+            }),
+            value: 0n,
+          };
+    let record = await getLiveOutgoingTx(db, target.key, 'refund');
+    if (record === undefined) {
+      const gasUnits = await ctx.market.estimateGas(deposit.chainId, { from: ctx.solver.address, ...build(1n) });
+      const gasCost = ((gasUnits * (100n + GAS_MARGIN_PERCENT)) / 100n) * (await ctx.market.gasPrice(deposit.chainId));
+      const gasInToken = native
+        ? gasCost
+        : convert(
+            gasCost,
+            { decimals: chain.nativeCurrency.decimals, price: await ctx.market.usdPrice(chain.id, chain.nativeCurrency) },
+            { decimals: tokenDecimals(chain, deposit.token), price: await ctx.market.usdPrice(chain.id, tokenConfig(chain, deposit.token)) },
+            'up',
+          );
+      const amount = deposit.amount - gasInToken;
+      if (amount <= 0n) return { kind: 'unrefundable', refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND' };
+      record = await sender.send({ requestId: target.key, kind: 'refund', ...build(amount), gas: (gasUnits * (100n + GAS_MARGIN_PERCENT)) / 100n });
+    }
+    const receipt = await sender.waitForReceipt(record.id);
+    ctx.market.invalidateSolverBalances(deposit.chainId);
+    if (receipt.status !== 'success') return { kind: 'unrefundable', refundFailReason: 'MANUAL_REFUND_REQUIRED' };
+    return { kind: 'refunded', receipt };
+  }
+
+  function actualFees(request: RequestRecord, receipt: SentReceipt): JsonObject {
+    return { ...request.feesQuoted, fillGasUsed: receipt.gasUsed.toString(), fillGasPrice: receipt.effectiveGasPrice.toString() };
+  }
+
+  async function recoverRequest(request: RequestRecord): Promise<void> {
+    const deposits = await listDepositsForRequest(db, request.id);
+    const deposit = deposits.find((candidate) => candidate.status === 'consumed' && request.inTxHashes.includes(candidate.txHash));
+    if (deposit === undefined) {
+      log.error({ requestId: request.id }, 'request is past waiting but its deposit is not recorded; leaving it for an operator');
+      return;
+    }
+    const refund = await getLiveOutgoingTx(db, request.id, 'refund');
+    if (refund !== undefined) {
+      const receipt = await senderOf(deposit.chainId).waitForReceipt(refund.id);
+      const failReason = request.failReason ?? 'UNKNOWN';
+      if (receipt.status === 'success') await setStatus(request, 'refund', ['pending', 'submitted', 'failure'], { failReason, txHash: receipt.hash });
+      else await setStatus(request, 'failure', ['pending', 'submitted', 'failure'], { failReason, refundFailReason: 'MANUAL_REFUND_REQUIRED' });
+      return;
+    }
+    const fillTx = await getLiveOutgoingTx(db, request.id, 'fill');
+    if (fillTx !== undefined && fillTx.status === 'failed' && fillTx.nonce === null) {
+      await refundRequest(request, deposit, 'EXECUTION_REVERTED');
+      return;
+    }
+    if (fillTx !== undefined) {
+      if (request.status === 'pending' && fillTx.hashes.length > 0) await setStatus(request, 'submitted', ['pending'], { txHash: fillTx.hashes.at(-1)! });
+      await finishFill(request, deposit, fillTx.id);
+      return;
+    }
+    if (request.status === 'failure') {
+      await refundRequest(request, deposit, (request.failReason as FailReason | null) ?? 'TRANSACTION_REVERTED');
+      return;
+    }
+    await decideAndFill(request, deposit);
+  }
+
+  return {
+    handleDeposit(deposit) {
+      void enqueue(deposit.requestId, () => processDeposit(deposit));
+    },
+    async recover() {
+      for (const status of ['pending', 'submitted', 'failure'] as const) {
+        let continuation: string | undefined;
+        do {
+          const page = await listRequests(db, { status }, { limit: 50, ...(continuation === undefined ? {} : { continuation }) });
+          for (const request of page.requests) {
+            if (status === 'failure' && request.refundFailReason !== null) continue;
+            void enqueue(request.id, async () => {
+              const fresh = await getRequest(db, request.id);
+              if (fresh !== undefined && fresh.status === status) await recoverRequest(fresh);
+            });
+          }
+          continuation = page.continuation;
+        } while (continuation !== undefined);
+      }
+    },
+    async idle() {
+      while (lanes.size > 0) await Promise.all([...lanes.values()]);
+    },
+    async stop() {
+      stopped = true;
+      await Promise.all([...lanes.values()]);
+    },
+  };
+}
+
+/** The failReason of a fill the node refused to accept, or null for an error that is not a refusal. */
+function rejectedFillReason(error: unknown): FailReason | null {
+  if (!isGatewayError(error)) return null;
+  if (error.code === 'INSUFFICIENT_LIQUIDITY') return 'SOLVER_BALANCE_TOO_LOW';
+  if (error.code === 'DESTINATION_TX_FAILED') return 'EXECUTION_REVERTED';
+  return null;
+}
+
+const DEPOSIT_KEY_ABI = parseAbiParameters('bytes32 requestId, uint256 chainId, bytes32 txHash, uint256 logIndex');
+
+/** The key of a refund of one particular deposit (an orphan or a double spend), distinct from the request's. */
+function depositKey(deposit: DepositRecord): Hex {
+  return keccak256(encodeAbiParameters(DEPOSIT_KEY_ABI, [deposit.requestId as Hex, BigInt(deposit.chainId), deposit.txHash as Hex, BigInt(deposit.logIndex)]));
+}
+
+function tokenConfig(chain: ChainConfig, token: string) {
+  const currency = [chain.nativeCurrency, ...chain.currencies].find((candidate) => candidate.address.toLowerCase() === token.toLowerCase());
+  if (currency === undefined) throw new Error(`token ${token} is not configured on chain ${chain.id}`);
+  return currency;
+}
+const tokenDecimals = (chain: ChainConfig, token: string): number => tokenConfig(chain, token).decimals;

@@ -1,0 +1,57 @@
+import type { LocalAccount } from 'viem';
+import { createDepositWatcher } from '../chain/depositWatcher.js';
+import type { ChainClients } from '../chain/clients.js';
+import { createTransactionSender } from '../chain/sender.js';
+import type { CoreContext } from '../core/context.js';
+import type { DepositWatcher, TransactionSender } from '../core/solver/ports.js';
+import { createSolver, type Solver } from '../core/solver/solver.js';
+
+export interface SolverRuntime {
+  solver: Solver;
+  watchers: ReadonlyMap<number, DepositWatcher>;
+  senders: ReadonlyMap<number, TransactionSender>;
+  /** Recovers what a previous run left in flight, then follows every chain's deposits. */
+  start(): Promise<void>;
+  /** Stops following chains, lets running work finish, stops the senders. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The solver's moving parts for every configured chain: a sender that owns the solver's nonce, a deposit
+ * watcher that hands confirmed deposits to the solver, and the solver itself.
+ */
+export function createSolverRuntime(ctx: CoreContext, clients: ChainClients, account: LocalAccount): SolverRuntime {
+  const client = (chainId: number) => {
+    const found = clients.get(chainId);
+    if (found === undefined) throw new Error(`no client for chain ${chainId}`);
+    return found;
+  };
+  const senders = new Map<number, TransactionSender>(
+    ctx.config.chains.map((chain) => [
+      chain.id,
+      createTransactionSender({ chain, client: client(chain.id), account, db: ctx.db, log: ctx.log, now: ctx.now }),
+    ]),
+  );
+  const solver = createSolver({ ctx, senders });
+  const watchers = new Map<number, DepositWatcher>(
+    ctx.config.chains.map((chain) => [
+      chain.id,
+      createDepositWatcher({ chain, client: client(chain.id), db: ctx.db, log: ctx.log, now: ctx.now, onConfirmed: (deposit) => solver.handleDeposit(deposit) }),
+    ]),
+  );
+  return {
+    solver,
+    watchers,
+    senders,
+    async start() {
+      await Promise.all([...senders.values()].map((sender) => sender.recover()));
+      await solver.recover();
+      await Promise.all([...watchers.values()].map((watcher) => watcher.start()));
+    },
+    async stop() {
+      await Promise.all([...watchers.values()].map((watcher) => watcher.stop()));
+      await solver.stop();
+      await Promise.all([...senders.values()].map((sender) => sender.stop()));
+    },
+  };
+}

@@ -1,0 +1,354 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createPublicClient,
+  custom,
+  http,
+  keccak256,
+  parseTransaction,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { createChainClients } from '../../src/chain/clients.js';
+import { createTransactionSender, type CreateTransactionSenderParameters } from '../../src/chain/sender.js';
+import type { ChainConfig } from '../../src/core/chains/types.js';
+import type { Logger } from '../../src/core/context.js';
+import { GatewayError, type ErrorCode } from '../../src/core/errors.js';
+import type { SendParameters, TransactionSender } from '../../src/core/solver/ports.js';
+import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
+import { createDatabase, type Database } from '../../src/store/database.js';
+import { isUniqueViolation } from '../../src/store/errors.js';
+import {
+  getLiveOutgoingTx,
+  getOutgoingTx,
+  outgoingTxRequestKindKey,
+  type OutgoingTxRecord,
+} from '../../src/store/outgoingTxs.repository.js';
+import { useDevnet } from '../helpers/anvil.js';
+
+const devnet = useDevnet();
+
+let database: Database;
+let chain: ChainConfig;
+let client: PublicClient;
+let deadPort: number;
+const logs: Array<{ level: string; msg: string | undefined; obj: object }> = [];
+const log: Logger = {
+  debug: (obj, msg) => void logs.push({ level: 'debug', obj, msg }),
+  info: (obj, msg) => void logs.push({ level: 'info', obj, msg }),
+  warn: (obj, msg) => void logs.push({ level: 'warn', obj, msg }),
+  error: (obj, msg) => void logs.push({ level: 'error', obj, msg }),
+};
+
+beforeAll(async () => {
+  database = await createDatabase();
+  await database.migrate();
+  chain = devnetChainConfigs(devnet.descriptor)[0]!;
+  client = createChainClients([chain]).get(chain.id)!;
+  deadPort = await closedPort();
+});
+afterAll(async () => {
+  await database?.close();
+});
+
+const senders: TransactionSender[] = [];
+afterEach(async () => {
+  await Promise.all(senders.splice(0).map((sender) => sender.stop()));
+  await devnet.testClient.setAutomine(true);
+});
+
+const solverAccount = () => privateKeyToAccount(devnet.descriptor.solver.privateKey);
+const solverAddress = () => devnet.descriptor.solver.address;
+const recipient = (): Address => devnet.descriptor.accounts[0]!.address;
+
+function makeSender(overrides: Partial<CreateTransactionSenderParameters> = {}): TransactionSender {
+  const sender = createTransactionSender({
+    chain,
+    client,
+    account: solverAccount(),
+    db: database.db,
+    log,
+    now: Date.now,
+    pollIntervalMs: 50,
+    ...overrides,
+  });
+  senders.push(sender);
+  return sender;
+}
+
+const newRequestId = (): Hex => `0x${randomBytes(32).toString('hex')}`;
+const payment = (overrides: Partial<SendParameters> = {}): SendParameters => ({
+  requestId: newRequestId(),
+  kind: 'fill',
+  to: recipient(),
+  data: '0x',
+  value: 1n,
+  ...overrides,
+});
+
+const pendingNonce = async () => BigInt(await client.getTransactionCount({ address: solverAddress(), blockTag: 'pending' }));
+const minedNonce = async () => BigInt(await client.getTransactionCount({ address: solverAddress(), blockTag: 'latest' }));
+const payloadOf = (row: OutgoingTxRecord) => row.payload as { raw: Hex; hash: Hex; gas: string; error?: string; bumps: number };
+const row = async (id: number) => (await getOutgoingTx(database.db, id))!;
+
+/** A local port nothing listens on: a broadcast sent there fails with a real connection refusal. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * A client whose reads go to the devnet but whose `eth_sendRawTransaction` goes to a closed port: the fault
+ * (a refused connection, as when the RPC dies between signing and broadcasting) is real; only the routing of
+ * one method is test plumbing, because a dead RPC would also fail the reads that come before the broadcast.
+ */
+function clientWithDeadBroadcast(): PublicClient {
+  const live = http(chain.httpRpcUrl)({});
+  const dead = http(`http://127.0.0.1:${deadPort}`, { retryCount: 0 })({});
+  return createPublicClient({
+    transport: custom({
+      request: ({ method, params }) => (method === 'eth_sendRawTransaction' ? dead : live).request({ method, params }),
+    }),
+  }) as PublicClient;
+}
+
+async function expectGatewayError(promise: Promise<unknown>, code: ErrorCode): Promise<GatewayError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, `expected ${code}`).toBeInstanceOf(GatewayError);
+  expect((error as GatewayError).code, (error as Error).message).toBe(code);
+  return error as GatewayError;
+}
+
+async function until(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+async function expectNoReceipt(hash: Hex): Promise<void> {
+  await expect(client.getTransactionReceipt({ hash })).rejects.toBeInstanceOf(TransactionReceiptNotFoundError);
+}
+
+describe('createTransactionSender', () => {
+  it('gives sequential and concurrent sends consecutive nonces, records them signed, and all mine', async () => {
+    const sender = makeSender();
+    const first = await pendingNonce();
+    const sequential = [await sender.send(payment()), await sender.send(payment())];
+    const concurrent = await Promise.all([1n, 2n, 3n, 4n].map((value) => sender.send(payment({ value }))));
+    const rows = [...sequential, ...concurrent];
+
+    expect(rows.map((r) => r.nonce).sort((a, b) => (a! < b! ? -1 : 1))).toEqual(rows.map((_, i) => first + BigInt(i)));
+    for (const r of rows) {
+      expect(r.status).toBe('broadcast');
+      const payload = payloadOf(r);
+      expect(r.hashes).toEqual([payload.hash]);
+      expect(keccak256(payload.raw)).toBe(payload.hash);
+      const signed = parseTransaction(payload.raw as Hex);
+      expect(BigInt(signed.nonce!)).toBe(r.nonce);
+      expect(signed.chainId).toBe(chain.id);
+      expect(signed.type).toBe('eip1559');
+      // Estimated with a 20% margin over a plain transfer's 21,000.
+      expect(BigInt(payload.gas)).toBe(25_200n);
+    }
+
+    const receipts = await Promise.all(rows.map((r) => sender.waitForReceipt(r.id)));
+    expect(receipts.every((receipt) => receipt.status === 'success')).toBe(true);
+    for (const [i, r] of rows.entries()) {
+      expect(receipts[i]!.hash).toBe(r.hashes[0]);
+      expect((await row(r.id)).status).toBe('confirmed');
+    }
+    expect(await minedNonce()).toBe(first + 6n);
+  });
+
+  it('refuses a second live transaction of one (request, kind) with CONFLICT without consuming its nonce', async () => {
+    const sender = makeSender();
+    const requestId = newRequestId();
+    const first = await sender.send(payment({ requestId }));
+    await expectGatewayError(sender.send(payment({ requestId })), 'CONFLICT');
+
+    // Racing sends both pass the early check; the unique index refuses the second one.
+    const raced = newRequestId();
+    const outcomes = await Promise.allSettled([sender.send(payment({ requestId: raced })), sender.send(payment({ requestId: raced }))]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+    expect((refused.reason as GatewayError).code).toBe('CONFLICT');
+    expect(isUniqueViolation((refused.reason as GatewayError).cause, outgoingTxRequestKindKey)).toBe(true);
+    const winner = (outcomes.find((o) => o.status === 'fulfilled') as PromiseFulfilledResult<OutgoingTxRecord>).value;
+
+    // Another kind for the same request is its own slot; the nonces have no gap.
+    const refund = await sender.send(payment({ requestId, kind: 'refund' }));
+    expect([winner.nonce, refund.nonce]).toEqual([first.nonce! + 1n, first.nonce! + 2n]);
+    for (const r of [first, winner, refund]) expect((await sender.waitForReceipt(r.id)).status).toBe('success');
+    expect(await minedNonce()).toBe(first.nonce! + 3n);
+  });
+
+  it('records the transaction before broadcasting it; a restarted sender rebroadcasts it and finds the receipt', async () => {
+    const start = await pendingNonce();
+    const broken = makeSender({ client: clientWithDeadBroadcast() });
+    const prepared = await broken.send(payment());
+    // The broadcast never reached a node, yet the row holds the signed transaction on its nonce.
+    expect(prepared.status).toBe('prepared');
+    expect(prepared.nonce).toBe(start);
+    expect(prepared.hashes).toEqual([]);
+    const payload = payloadOf(prepared);
+    expect(BigInt(parseTransaction(payload.raw as Hex).nonce!)).toBe(start);
+    await expect(client.getTransaction({ hash: payload.hash as Hex })).rejects.toBeInstanceOf(TransactionNotFoundError);
+    expect(await pendingNonce()).toBe(start);
+    await broken.stop();
+
+    // After the "restart": the nonce comes from the database (the chain has not seen `start`).
+    const restarted = makeSender();
+    const next = await restarted.send(payment());
+    expect(next.nonce).toBe(start + 1n);
+    expect(await minedNonce()).toBe(start); // queued behind the missing nonce
+
+    const recovered = await restarted.recover();
+    const again = recovered.find((r) => r.id === prepared.id)!;
+    expect(again.status).toBe('broadcast');
+    expect(again.hashes).toEqual([payload.hash]);
+    const receipt = await restarted.waitForReceipt(prepared.id);
+    expect(receipt).toMatchObject({ status: 'success', hash: payload.hash });
+    expect((await restarted.waitForReceipt(next.id)).status).toBe('success');
+    expect((await row(prepared.id)).status).toBe('confirmed');
+    expect(await minedNonce()).toBe(start + 2n);
+  });
+
+  it('recovers a transaction that was broadcast and mined before the crash (the rebroadcast is idempotent)', async () => {
+    const before = makeSender();
+    const sent = await before.send(payment());
+    await before.stop(); // "crash" before anyone waited for it
+
+    const after = makeSender();
+    const recovered = await after.recover();
+    expect(recovered.map((r) => r.id)).toContain(sent.id);
+    const receipt = await after.waitForReceipt(sent.id);
+    expect(receipt).toMatchObject({ status: 'success', hash: sent.hashes[0] });
+    expect(await after.recover()).toEqual([]);
+  });
+
+  it('releases the nonce of a transaction the node rejects and reuses it for the next send', async () => {
+    const sender = makeSender();
+    const start = await pendingNonce();
+    const requestId = newRequestId();
+    // More than the solver owns; an explicit gas limit skips the estimate, so the node itself refuses it.
+    await expectGatewayError(sender.send(payment({ requestId, value: 10n ** 30n, gas: 21_000n })), 'INSUFFICIENT_LIQUIDITY');
+    const rejected = (await getLiveOutgoingTx(database.db, requestId, 'fill'))!;
+    expect(rejected).toMatchObject({ status: 'failed', nonce: null });
+    expect(payloadOf(rejected).error).toMatch(/insufficient funds/i);
+
+    const next = await sender.send(payment());
+    expect(next.nonce).toBe(start);
+    expect((await sender.waitForReceipt(next.id)).status).toBe('success');
+    // The failed row keeps its (request, kind) slot until someone marks it replaced on purpose.
+    await expectGatewayError(sender.send(payment({ requestId })), 'CONFLICT');
+    await expectGatewayError(sender.waitForReceipt(rejected.id), 'DESTINATION_TX_FAILED');
+  });
+
+  it('refuses a transaction that would revert before recording it', async () => {
+    const sender = makeSender();
+    const requestId = newRequestId();
+    await expectGatewayError(sender.send(payment({ requestId, to: chain.contracts.depository })), 'DESTINATION_TX_FAILED');
+    expect(await getLiveOutgoingTx(database.db, requestId, 'fill')).toBeUndefined();
+  });
+
+  it('records a mined revert as failed with status reverted', async () => {
+    const sender = makeSender();
+    // Plain native transfers to the depository revert; a given gas limit skips the estimate that would refuse it.
+    const sent = await sender.send(payment({ to: chain.contracts.depository, gas: 100_000n }));
+    const receipt = await sender.waitForReceipt(sent.id);
+    expect(receipt).toMatchObject({ status: 'reverted', hash: sent.hashes[0] });
+    expect(receipt.gasUsed).toBeGreaterThan(21_000n);
+    expect(receipt.effectiveGasPrice).toBeGreaterThan(0n);
+    expect((await row(sent.id)).status).toBe('failed');
+    // Waiting again answers from the chain without polling.
+    expect(await sender.waitForReceipt(sent.id)).toEqual(receipt);
+  });
+
+  it('skips nonces used outside the sender: a fresh sender reads them, a running one re-signs on the next one', async () => {
+    const wallet = devnet.wallet(devnet.descriptor.solver);
+    await devnet.mined(wallet.sendTransaction({ to: recipient(), value: 1n }));
+    const expected = await pendingNonce();
+    const fresh = makeSender();
+    const first = await fresh.send(payment());
+    expect(first.nonce).toBe(expected);
+    expect((await fresh.waitForReceipt(first.id)).status).toBe('success');
+
+    // Now the sender's cached next nonce is taken behind its back.
+    await devnet.mined(wallet.sendTransaction({ to: recipient(), value: 1n }));
+    const second = await fresh.send(payment());
+    expect(second.nonce).toBe(first.nonce! + 2n);
+    expect(second.status).toBe('broadcast');
+    expect(logs.some((entry) => entry.msg === 'nonce already used elsewhere; re-signing' && (entry.obj as { outgoingTxId?: number }).outgoingTxId === second.id)).toBe(true);
+    expect(BigInt(parseTransaction(payloadOf(second).raw as Hex).nonce!)).toBe(second.nonce);
+    expect((await fresh.waitForReceipt(second.id)).status).toBe('success');
+  });
+
+  it('replaces a stuck transaction with higher fees on the same nonce, and exactly one of them lands', async () => {
+    const sender = makeSender({ stuckAfterMs: 300 });
+    const start = await minedNonce();
+    await devnet.testClient.setAutomine(false);
+    const sent = await sender.send(payment());
+    const waiting = sender.waitForReceipt(sent.id);
+    await until(async () => (await row(sent.id)).hashes.length >= 2);
+    await devnet.testClient.mine({ blocks: 1 });
+    await devnet.testClient.setAutomine(true);
+    const receipt = await waiting;
+
+    const final = await row(sent.id);
+    expect(final.status).toBe('confirmed');
+    expect(final.nonce).toBe(sent.nonce);
+    expect(receipt.status).toBe('success');
+    expect(final.hashes).toContain(receipt.hash);
+    expect(receipt.hash).not.toBe(sent.hashes[0]);
+    for (const hash of final.hashes) if (hash !== receipt.hash) await expectNoReceipt(hash as Hex);
+    expect(await minedNonce()).toBe(start + 1n);
+
+    const mined = await client.getTransaction({ hash: receipt.hash });
+    const original = parseTransaction(payloadOf(sent).raw as Hex);
+    expect(mined.nonce).toBe(Number(sent.nonce));
+    expect(mined.maxFeePerGas! * 100n).toBeGreaterThanOrEqual(original.maxFeePerGas! * 125n);
+    expect(mined.maxPriorityFeePerGas! * 100n).toBeGreaterThanOrEqual(original.maxPriorityFeePerGas! * 125n);
+    expect(Number(payloadOf(final).bumps)).toBeGreaterThanOrEqual(1);
+  });
+
+  it('fails a wait whose nonce was used by a transaction it did not record', async () => {
+    const broken = makeSender({ client: clientWithDeadBroadcast() });
+    const prepared = await broken.send(payment());
+    await broken.stop();
+    // The key is used on that very nonce by someone else before the recorded transaction got out.
+    await devnet.mined(devnet.wallet(devnet.descriptor.solver).sendTransaction({ to: recipient(), value: 1n, nonce: Number(prepared.nonce) }));
+
+    const sender = makeSender();
+    await expectGatewayError(sender.waitForReceipt(prepared.id), 'DESTINATION_TX_FAILED');
+    const failed = await row(prepared.id);
+    expect(failed.status).toBe('failed');
+    expect(payloadOf(failed).error).toMatch(/did not record/);
+  });
+
+  it('stops promptly: a pending wait ends and sends are refused', async () => {
+    const sender = makeSender();
+    await devnet.testClient.setAutomine(false);
+    const sent = await sender.send(payment());
+    const waiting = sender.waitForReceipt(sent.id);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = Date.now();
+    await sender.stop();
+    await expectGatewayError(waiting, 'SERVICE_UNAVAILABLE');
+    expect(Date.now() - started).toBeLessThan(500);
+    await expectGatewayError(sender.send(payment()), 'SERVICE_UNAVAILABLE');
+    await devnet.testClient.mine({ blocks: 1 });
+  });
+});

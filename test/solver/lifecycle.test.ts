@@ -1,0 +1,199 @@
+/**
+ * The request lifecycle end to end on the devnet, driven only through the public API and viem wallets: a quote,
+ * its steps sent as they are, then the gateway's own solver (deposit watcher, decision, sender) fills on the
+ * destination or refunds on the origin. Balances are read on chain.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createWalletClient,
+  encodeFunctionData,
+  erc20Abi,
+  http,
+  parseAbi,
+  parseEther,
+  parseEventLogs,
+  zeroAddress,
+  type Address,
+  type Hex,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { depositoryAbi } from '../../generated/contracts/index.js';
+import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { executeSteps, publicClientOf, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
+
+let gateway: TestGateway;
+let chainA: DevnetChain;
+let chainB: DevnetChain;
+let alice: DevnetAccount;
+let bob: DevnetAccount;
+
+beforeAll(async () => {
+  gateway = await startTestGateway();
+  [chainA, chainB] = gateway.devnet.descriptor.chains as [DevnetChain, DevnetChain];
+  [alice, bob] = gateway.devnet.descriptor.accounts as [DevnetAccount, DevnetAccount];
+});
+afterAll(async () => {
+  await gateway?.stop();
+});
+
+const balanceOf = (chain: DevnetChain, token: Address, owner: Address): Promise<bigint> =>
+  token === zeroAddress
+    ? publicClientOf(chain).getBalance({ address: owner })
+    : publicClientOf(chain).readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+
+const fresh = (n: number): Address => `0x${n.toString(16).padStart(40, '0')}` as Address;
+
+describe('fills', () => {
+  it('native bridge: the recipient receives exactly the quoted output; the status ends in success with both hashes', async () => {
+    const recipient = fresh(0xa11ce1);
+    const q = await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString(), recipient });
+    const requestId = q.steps.at(-1)!.requestId;
+    const receipts = await executeSteps(gateway, q.steps, alice);
+    const record = await waitForStatus(gateway, requestId, ['success', 'failure', 'refund']);
+    expect(record).toMatchObject({ status: 'success', failReason: 'N/A', refundFailReason: 'N/A', originChainId: chainA.chainId, destinationChainId: chainB.chainId });
+    expect(record.inTxHashes).toEqual([receipts.get('deposit')!.transactionHash]);
+    expect(record.txHashes).toHaveLength(1);
+    expect(await balanceOf(chainB, zeroAddress, recipient)).toBe(BigInt(q.details.currencyOut.amount));
+  });
+
+  it('ERC-20 bridge with EXACT_OUTPUT delivers exactly the amount asked', async () => {
+    const recipient = fresh(0xa11ce2);
+    const q = await requestQuote(gateway, alice, {
+      originCurrency: tokenOf(chainA, 'USDC'),
+      destinationCurrency: tokenOf(chainB, 'USDC'),
+      amount: '12345678',
+      tradeType: 'EXACT_OUTPUT',
+      recipient,
+    });
+    await executeSteps(gateway, q.steps, alice);
+    await waitForStatus(gateway, q.steps.at(-1)!.requestId, ['success']);
+    expect(await balanceOf(chainB, tokenOf(chainB, 'USDC'), recipient)).toBe(12_345_678n);
+  });
+
+  it('cross-chain swap (ETH to USDC) and same-chain swap (USDC to WETH) are filled from inventory', async () => {
+    const recipient = fresh(0xa11ce3);
+    const cross = await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: tokenOf(chainB, 'USDC'), amount: parseEther('0.01').toString(), recipient });
+    await executeSteps(gateway, cross.steps, alice);
+    await waitForStatus(gateway, cross.steps.at(-1)!.requestId, ['success']);
+    expect(await balanceOf(chainB, tokenOf(chainB, 'USDC'), recipient)).toBe(BigInt(cross.details.currencyOut.amount));
+
+    const same = await requestQuote(gateway, alice, {
+      destinationChainId: chainA.chainId,
+      originCurrency: tokenOf(chainA, 'USDC'),
+      destinationCurrency: tokenOf(chainA, 'WETH'),
+      amount: '40000000',
+      recipient,
+    });
+    await executeSteps(gateway, same.steps, alice);
+    await waitForStatus(gateway, same.steps.at(-1)!.requestId, ['success']);
+    expect(await balanceOf(chainA, tokenOf(chainA, 'WETH'), recipient)).toBe(BigInt(same.details.currencyOut.amount));
+  });
+
+  it('a call: the destination runs the user calls with the delivered value (wrap to WETH, swept to the recipient)', async () => {
+    const recipient = fresh(0xa11ce4);
+    const value = parseEther('0.015');
+    const weth = tokenOf(chainB, 'WETH');
+    const txs = [
+      { to: weth, value: value.toString(), data: encodeFunctionData({ abi: parseAbi(['function deposit() payable']), functionName: 'deposit' }) },
+      {
+        to: chainB.contracts.multicaller,
+        value: '0',
+        data: encodeFunctionData({ abi: parseAbi(['function cleanupErc20s(address[],address[])']), functionName: 'cleanupErc20s', args: [[weth], [recipient]] }),
+      },
+    ];
+    const q = await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: value.toString(), tradeType: 'EXACT_OUTPUT', recipient, txs });
+    await executeSteps(gateway, q.steps, alice);
+    await waitForStatus(gateway, q.steps.at(-1)!.requestId, ['success']);
+    expect(await balanceOf(chainB, weth, recipient)).toBe(value);
+  });
+});
+
+describe('refunds', () => {
+  /** The amount released back to `to` by the depository in a refund transaction. */
+  async function releasedTo(chain: DevnetChain, hash: Hex, to: Address): Promise<bigint> {
+    const receipt = await publicClientOf(chain).getTransactionReceipt({ hash });
+    const released = parseEventLogs({ abi: depositoryAbi, eventName: 'Released', logs: receipt.logs });
+    expect(released).toHaveLength(1);
+    expect(released[0]!.args.to).toBe(to);
+    return released[0]!.args.amount;
+  }
+
+  async function depositNative(account: DevnetAccount, requestId: Hex, value: bigint): Promise<Hex> {
+    const wallet = createWalletClient({ account: privateKeyToAccount(account.privateKey), chain: devnetViemChain(chainA), transport: http(chainA.rpcUrl) });
+    const hash = await wallet.writeContract({ address: chainA.contracts.depository, abi: depositoryAbi, functionName: 'depositNative', args: [account.address, requestId], value });
+    await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+    return hash;
+  }
+
+  it('a deposit below the quoted amount is refunded (DEPOSITED_AMOUNT_TOO_LOW_TO_FILL) to refundTo, less the refund gas', async () => {
+    const refundTo = fresh(0xb0b1);
+    const q = await requestQuote(gateway, bob, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString(), refundTo });
+    const requestId = q.steps.at(-1)!.requestId;
+    const deposited = parseEther('0.019');
+    await depositNative(bob, requestId, deposited);
+    const record = await waitForStatus(gateway, requestId, ['refund', 'failure', 'success']);
+    expect(record).toMatchObject({ status: 'refund', failReason: 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL', refundFailReason: 'N/A' });
+    const refunded = await releasedTo(chainA, record.txHashes.at(-1), refundTo);
+    expect(await balanceOf(chainA, zeroAddress, refundTo)).toBe(refunded);
+    expect(refunded).toBeLessThan(deposited);
+    // Only the refund's gas (well under 0.001 ETH on the devnet) is kept.
+    expect(deposited - refunded).toBeLessThan(parseEther('0.001'));
+  });
+
+  it('a deposit after the quote expired is refunded (ORDER_EXPIRED)', async () => {
+    const q = await requestQuote(gateway, bob, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString(), ttl: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await executeSteps(gateway, q.steps, bob);
+    const record = await waitForStatus(gateway, q.steps.at(-1)!.requestId, ['refund', 'failure', 'success']);
+    expect(record).toMatchObject({ status: 'refund', failReason: 'ORDER_EXPIRED' });
+  });
+
+  it('a second deposit for a paid request is refunded on its own (DOUBLE_SPEND); the request stays filled', async () => {
+    const q = await requestQuote(gateway, bob, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString() });
+    const requestId = q.steps.at(-1)!.requestId;
+    await executeSteps(gateway, q.steps, bob);
+    await waitForStatus(gateway, requestId, ['success']);
+    const before = await balanceOf(chainA, zeroAddress, bob.address);
+    const second = await depositNative(bob, requestId, parseEther('0.01'));
+    const secondReceipt = await publicClientOf(chainA).getTransactionReceipt({ hash: second });
+    // Wait for the refund of the second deposit: bob's balance comes back up to the deposit less gas.
+    const deadline = Date.now() + 20_000;
+    let after = await balanceOf(chainA, zeroAddress, bob.address);
+    while (after <= before - parseEther('0.01') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      after = await balanceOf(chainA, zeroAddress, bob.address);
+    }
+    const gasPaid = secondReceipt.gasUsed * secondReceipt.effectiveGasPrice;
+    expect(before - gasPaid - after).toBeGreaterThan(0n);
+    expect(before - gasPaid - after).toBeLessThan(parseEther('0.001'));
+    const record = await waitForStatus(gateway, requestId, ['success']);
+    expect(record.status).toBe('success');
+  });
+
+  it('a fill whose calls revert at fill time is refunded (EXECUTION_REVERTED) with the decoded reason', async () => {
+    // The call pulls tokens a funded account approved to the multicaller; revoking the approval after the
+    // quote makes the fill's simulation revert.
+    const deployer = gateway.devnet.descriptor.accounts[3]!;
+    const usdcB = tokenOf(chainB, 'USDC');
+    const deployerWallet = createWalletClient({ account: privateKeyToAccount(deployer.privateKey), chain: devnetViemChain(chainB), transport: http(chainB.rpcUrl) });
+    const approve = async (amount: bigint) =>
+      publicClientOf(chainB).waitForTransactionReceipt({
+        hash: await deployerWallet.writeContract({ address: usdcB, abi: erc20Abi, functionName: 'approve', args: [chainB.contracts.multicaller, amount] }),
+      });
+    await approve(10n ** 9n);
+    const txs = [
+      {
+        to: usdcB,
+        value: '0',
+        data: encodeFunctionData({ abi: erc20Abi, functionName: 'transferFrom', args: [deployer.address, fresh(0xc0c0), 1_000_000n] }),
+      },
+    ];
+    const q = await requestQuote(gateway, bob, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString(), tradeType: 'EXACT_INPUT', txs });
+    await approve(0n);
+    await executeSteps(gateway, q.steps, bob);
+    const record = await waitForStatus(gateway, q.steps.at(-1)!.requestId, ['refund', 'failure', 'success']);
+    expect(record).toMatchObject({ status: 'refund', failReason: 'EXECUTION_REVERTED' });
+    expect(JSON.stringify(record.details)).toMatch(/allowance/i);
+  });
+});
