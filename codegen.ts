@@ -51,6 +51,11 @@ const config: CodegenConfig = {
           Chain: '../../src/core/chains/types.js#Chain',
           Quote: '../../src/core/quote/types.js#Quote',
           Price: '../../src/core/quote/types.js#Price',
+          Request: '../../src/core/requests/types.js#RequestView',
+          RequestStatusRecord: '../../src/core/requests/types.js#IntentStatus',
+          RequestTransaction: '../../src/core/requests/types.js#RequestTransaction',
+          // A page plus what its lazily computed `totalCount` needs.
+          RequestConnection: '../../src/graphql/resolvers/requests.js#RequestConnectionModel',
           // Resolvers return internal enum values (typescript-resolvers would otherwise type them as null).
           ...Object.fromEntries(Object.keys(enumValues).map((name) => [name, name])),
         },

@@ -127,7 +127,7 @@ describe('errors', () => {
     const { status, body } = await post(server.url, '{ chains { id } requestStatus(requestId: "0x01") { status } }');
     expect(status).toBe(200);
     expect(body.data).toEqual({ chains: [{ id: 10 }], requestStatus: null });
-    expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['requestStatus'], 'NOT_IMPLEMENTED']]);
+    expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['requestStatus'], 'INVALID_INPUT']]);
 
     const mutation = await post(server.url, 'mutation { fastFill(input: { requestId: "0x01" }) { message } }');
     expect(mutation.status).toBe(200);

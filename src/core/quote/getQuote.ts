@@ -73,6 +73,7 @@ export async function getQuote(ctx: CoreContext, params: GetQuoteParameters, cal
       txsGasLimit: params.txsGasLimit ?? null,
       explicitDeposit: params.explicitDeposit !== false,
       referrerAddress: params.referrerAddress ?? null,
+      timeEstimate: details.timeEstimate,
       order,
       ...(quote.feeSponsorship === undefined ? {} : { feeSponsorship: quote.feeSponsorship }),
     }),

@@ -5,7 +5,9 @@ import { currencies, tokenPrice } from './catalogue.js';
 import { chain, chains } from './chains.js';
 import { pendingMutations, pendingQueries, pendingSubscriptions } from './notImplemented.js';
 import { price, quote, quoteTypeResolvers } from './quote.js';
+import { request, requests, requestStatus, requestTypeResolvers } from './requests.js';
 import { requestSignature } from './signature.js';
+import { indexSingleTransaction, indexTransaction } from './transactions.js';
 
 /**
  * Every resolver of the schema. Types backed by core objects (`Chain`) need no field resolvers: the core's
@@ -15,10 +17,11 @@ export function createResolvers(): Resolvers {
   return {
     ...scalarResolvers,
     ...enumResolvers,
-    Query: { chains, chain, quote, price, tokenPrice, currencies, requestSignature, ...pendingQueries },
-    Mutation: { ...pendingMutations },
+    Query: { chains, chain, quote, price, tokenPrice, currencies, request, requestStatus, requests, requestSignature, ...pendingQueries },
+    Mutation: { indexTransaction, indexSingleTransaction, ...pendingMutations },
     Subscription: { ...pendingSubscriptions },
     ...quoteTypeResolvers,
+    ...requestTypeResolvers,
     StepItemData: {
       __resolveType: (data) => ('sign' in data ? 'SignatureData' : 'TransactionData'),
     },

@@ -10,14 +10,9 @@ const pending = (operationId: string) => (): never => {
 const pendingSubscription = (operationId: string) => ({ subscribe: pending(operationId) });
 
 export const pendingQueries = {
-  request: pending('getRequests'),
-  requestStatus: pending('getIntentStatus'),
-  requests: pending('getRequests'),
 } satisfies QueryResolvers;
 
 export const pendingMutations = {
-  indexTransaction: pending('indexTransaction'),
-  indexSingleTransaction: pending('indexSingleTransaction'),
   executeGasless: pending('executeGasless'),
   submitPermit: pending('submitPermit'),
   fastFill: pending('fastFill'),

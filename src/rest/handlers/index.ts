@@ -11,7 +11,13 @@ import { getTokenPrice } from './getTokenPrice.js';
 import { getConfig } from './getConfig.js';
 import { getPrice, getQuote, getQuoteV1 } from './getQuote.js';
 import { getHealth, getReadiness } from './health.js';
+import { getIntentStatus } from './getIntentStatus.js';
+import { getIntentStatusV1 } from './getIntentStatusV1.js';
+import { getRequests } from './getRequests.js';
+import { getRequestsV2 } from './getRequestsV2.js';
 import { getRequestSignature } from './getRequestSignature.js';
+import { indexSingleTransaction } from './indexSingleTransaction.js';
+import { indexTransaction } from './indexTransaction.js';
 
 /** What REST handlers receive besides the request. */
 export interface RestContext {
@@ -33,10 +39,10 @@ export function createHandlers(): OperationHandlers<RestContext> {
     getQuote,
     getQuoteV1,
     getPrice,
-    getIntentStatus: pending('getIntentStatus'),
-    getIntentStatusV1: pending('getIntentStatusV1'),
-    getRequests: pending('getRequests'),
-    getRequestsV2: pending('getRequestsV2'),
+    getIntentStatus,
+    getIntentStatusV1,
+    getRequests,
+    getRequestsV2,
     getRequestSignature,
     executeGasless: pending('executeGasless'),
     submitPermit: pending('submitPermit'),
@@ -44,8 +50,8 @@ export function createHandlers(): OperationHandlers<RestContext> {
     getCurrenciesV1,
     getCurrencies,
     getTokenPrice,
-    indexTransaction: pending('indexTransaction'),
-    indexSingleTransaction: pending('indexSingleTransaction'),
+    indexTransaction,
+    indexSingleTransaction,
     reindexDepositAddress: pending('reindexDepositAddress'),
     getAppFeeBalances: pending('getAppFeeBalances'),
     claimAppFees: pending('claimAppFees'),

@@ -1,0 +1,333 @@
+import { formatUnits, getAddress, isAddress, zeroAddress, type Address } from 'viem';
+import type { RequestRecord } from '../../store/requests.repository.js';
+import { formatUsdMicros } from '../catalogue/formatUsd.js';
+import { chainCurrencies } from '../catalogue/requireChain.js';
+import type { CoreContext } from '../context.js';
+import { quoteCurrency, rateOf } from '../quote/present.js';
+import type { Amount, FeeSponsorshipPhase, QuoteCurrency } from '../quote/types.js';
+import { SWAP_SOURCE } from '../settings.js';
+import type { KeyScope } from './access.js';
+import { failReasonOf, orNoReason, refundFailReasonOf, statusV2 } from './statusRules.js';
+import { parseStoredFees, type StoredFees } from './storedFees.js';
+import { asObject, parseSponsorshipPhase, toPhaseV3 } from './storedSponsorship.js';
+import type { RequestTransactions } from './transactions.js';
+import type {
+  AppFeeEntry,
+  ExpandedPriceImpactView,
+  FeeBuckets,
+  LegacyRequestFees,
+  PlatformFeeInfo,
+  RequestFeature,
+  RequestOwnerData,
+  RequestProtocol,
+  RequestRoute,
+  RequestType,
+  RequestView,
+  RequestViewV2,
+  RouteLeg,
+} from './types.js';
+
+/** What presenting a request needs besides the row: its transactions and who is looking. */
+export interface PresentContext {
+  transactions: RequestTransactions;
+  scope: KeyScope;
+}
+
+/** A request as `GET /requests/v3` and GraphQL present it. */
+export function presentRequest(ctx: CoreContext, record: RequestRecord, present: PresentContext): RequestView {
+  const parts = partsOf(ctx, record);
+  const { fees, feeCurrency, currencyIn, currencyOut } = parts;
+  return {
+    id: record.id,
+    status: record.status,
+    user: record.user,
+    recipient: record.recipient,
+    sender: record.sender,
+    refundTo: record.refundTo,
+    requestType: requestTypeOf(record),
+    features: featuresOf(record, fees),
+    originChainId: record.originChainId,
+    destinationChainId: record.destinationChainId,
+    currencyIn,
+    currencyOut,
+    depositAddress:
+      record.depositAddress === null
+        ? null
+        : { address: record.depositAddress, type: 'open', depositor: null, depositTxHash: null, recoveryAddress: null },
+    orderId: record.orderId,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    slippageToleranceBps: parts.slippageBps,
+    failReason: failReasonOf(record),
+    refundFailReason: refundFailReasonOf(record),
+    usesExternalLiquidity: false,
+    timeEstimate: parts.timeEstimate,
+    inTxs: present.transactions.inTxs,
+    outTxs: present.transactions.outTxs,
+    fees: fees === null ? null : { quoted: feeBuckets(fees, feeCurrency), actual: parts.actual === null ? null : feeBuckets(parts.actual, feeCurrency), currency: feeCurrency },
+    appFees: fees === null || fees.appFees.length === 0 ? null : appFeesOf(fees, parts.actual, feeCurrency),
+    feeSponsorship: parts.sponsorship === null ? null : { quoted: toPhaseV3(parts.sponsorship), actual: null, currency: feeCurrency },
+    route: routeOf(record, currencyIn, currencyOut),
+    refundCurrency: currencyIn,
+    protocol: parts.protocol,
+    owner: ownerData(record, present.scope, fees, feeCurrency),
+  };
+}
+
+/** A request in the earlier shape of `GET /requests/v2`. */
+export function presentRequestV2(ctx: CoreContext, record: RequestRecord, present: PresentContext): RequestViewV2 {
+  const parts = partsOf(ctx, record);
+  const { fees, feeCurrency, currencyIn, currencyOut } = parts;
+  const owner = ownerData(record, present.scope, fees, feeCurrency);
+  const usdOf = (amount: bigint, micros: bigint) => ({ amount, amountUsd: formatUsdMicros(micros) });
+  return {
+    id: record.id,
+    status: statusV2[record.status],
+    user: record.user,
+    recipient: record.recipient,
+    depositAddress:
+      record.depositAddress === null
+        ? null
+        : { address: record.depositAddress, depositAddressType: 'open', depositor: null, depositTxHash: null },
+    slippageToleranceBps: parts.slippageBps,
+    failReason: orNoReason(failReasonOf(record)),
+    refundFailReason: orNoReason(refundFailReasonOf(record)),
+    fees: fees === null ? { relayer: 0n, relayerGas: 0n, relayerService: 0n, app: 0n, subsidized: 0n } : legacyFees(fees).amounts,
+    feesUsd: fees === null ? null : legacyFees(fees).usd,
+    subsidizedRequest: fees !== null && fees.sponsored > 0n,
+    inTxs: present.transactions.inTxs,
+    outTxs: present.transactions.outTxs,
+    currency: currencyConfig(ctx, record.originChainId, record.originCurrency)?.id ?? null,
+    currencyObject: currencyIn.currency,
+    feeCurrency: fees === null ? null : (currencyConfig(ctx, fees.currency.chainId, fees.currency.address)?.id ?? null),
+    feeCurrencyObject: fees === null ? null : feeCurrency,
+    refundCurrencyData: currencyIn,
+    appFees: (fees?.appFees ?? []).map((fee) => ({ recipient: fee.recipient, bps: fee.feeBps, ...usdOf(fee.amount, usdShare(fees!, fee.amount)) })),
+    paidAppFees: (parts.actual?.appFees ?? []).map((fee) => ({
+      recipient: fee.recipient,
+      bps: fee.feeBps,
+      ...usdOf(fee.amount, usdShare(parts.actual!, fee.amount)),
+    })),
+    feeSponsorship: parts.sponsorship === null ? null : { quoted: parts.sponsorship },
+    expandedPriceImpact: fees === null ? null : { quoted: expandedPriceImpact(fees), actual: parts.actual === null ? null : expandedPriceImpact(parts.actual) },
+    platformFee: owner?.platformFee ?? null,
+    metadata: {
+      sender: record.sender,
+      recipient: record.recipient,
+      currencyIn,
+      currencyOut,
+      rate: rateOf(record.amountIn, currencyIn.currency.decimals, record.amountOut, currencyOut.currency.decimals),
+    },
+    price: record.amountOut,
+    usesExternalLiquidity: false,
+    timeEstimate: parts.timeEstimate,
+    protocol: parts.protocol,
+    referrer: owner?.referrer ?? null,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}
+
+interface Parts {
+  fees: StoredFees | null;
+  actual: StoredFees | null;
+  feeCurrency: QuoteCurrency;
+  currencyIn: Amount;
+  currencyOut: Amount;
+  slippageBps: number | null;
+  timeEstimate: number | null;
+  sponsorship: FeeSponsorshipPhase | null;
+  protocol: RequestProtocol;
+}
+
+/** What both shapes read from the row and its stored quote. */
+function partsOf(ctx: CoreContext, record: RequestRecord): Parts {
+  const fees = parseStoredFees(record.feesQuoted);
+  if (fees === null) ctx.log.warn({ requestId: record.id }, 'stored fees of a request are missing or malformed; shown without fees');
+  const actual = parseStoredFees(record.feesActual);
+  const inCurrency = currencyOf(ctx, record.originChainId, record.originCurrency, fees?.currency);
+  const outCurrency = currencyOf(ctx, record.destinationChainId, record.destinationCurrency);
+  const quote = record.quote;
+  return {
+    fees,
+    actual,
+    feeCurrency: fees === null ? inCurrency : currencyOf(ctx, fees.currency.chainId, fees.currency.address, fees.currency),
+    currencyIn: amountOf(inCurrency, record.amountIn, fees?.usdMicros.in, record.amountIn),
+    currencyOut: amountOf(outCurrency, record.amountOut, fees?.usdMicros.out, record.minAmountOut),
+    slippageBps: typeof quote.slippageBps === 'number' ? quote.slippageBps : null,
+    timeEstimate: typeof quote.timeEstimate === 'number' ? quote.timeEstimate : null,
+    sponsorship: parseSponsorshipPhase(asObject(asObject(quote.feeSponsorship)?.quoted)),
+    protocol: protocolOf(record),
+  };
+}
+
+/** The request type of the history, from the route's operation (`swap` splits into same-chain and cross-chain). */
+function requestTypeOf(record: RequestRecord): RequestType | null {
+  switch (record.operation) {
+    case 'bridge':
+      return 'Bridge';
+    case 'swap':
+      return record.originChainId === record.destinationChainId ? 'Same-chain Swap' : 'Crosschain Swap';
+    case 'send':
+      return 'Send';
+    case 'wrap':
+      return 'Wrap';
+    case 'unwrap':
+      return 'Unwrap';
+    case 'call':
+      return 'Call';
+    default:
+      return null;
+  }
+}
+
+function featuresOf(record: RequestRecord, fees: StoredFees | null): RequestFeature[] {
+  const features: RequestFeature[] = [];
+  if (fees !== null && fees.appFees.length > 0) features.push('app_fees');
+  if (record.depositAddress !== null) features.push('deposit_address');
+  return features;
+}
+
+/** The configured currency of a chain by address (any casing), if the deployment still lists it. */
+function currencyConfig(ctx: CoreContext, chainId: number, address: string) {
+  const chain = ctx.config.chains.find((candidate) => candidate.id === chainId);
+  if (chain === undefined) return undefined;
+  return chainCurrencies(chain).find((currency) => currency.address.toLowerCase() === address.toLowerCase());
+}
+
+/**
+ * A request's currency with its catalogue metadata. A currency the configuration no longer lists keeps what
+ * the row knows (symbol and decimals of the fee currency; otherwise none) rather than failing the history.
+ */
+function currencyOf(ctx: CoreContext, chainId: number, address: string, known?: { symbol: string; decimals: number }): QuoteCurrency {
+  const configured = currencyConfig(ctx, chainId, address);
+  if (configured !== undefined) return quoteCurrency(chainId, configured);
+  const checksummed: Address = isAddress(address, { strict: false }) ? getAddress(address) : (address as Address);
+  return {
+    chainId,
+    address: checksummed,
+    symbol: known?.symbol ?? 'UNKNOWN',
+    name: known?.symbol ?? 'Unknown currency',
+    decimals: known?.decimals ?? 0,
+    metadata: { logoURI: '', verified: false, isNative: checksummed === zeroAddress },
+  };
+}
+
+/** An Amount; `usdMicros` is the USD value computed at quote time ("0" when the row has none). */
+function amountOf(currency: QuoteCurrency, amount: bigint, usdMicros: bigint | undefined, minimumAmount: bigint): Amount {
+  return {
+    currency,
+    amount,
+    amountFormatted: formatUnits(amount, currency.decimals),
+    amountUsd: formatUsdMicros(usdMicros ?? 0n),
+    minimumAmount,
+  };
+}
+
+function feeBuckets(fees: StoredFees, currency: QuoteCurrency): FeeBuckets {
+  const bucket = (amount: bigint, usdMicros: bigint) => ({
+    usd: formatUsdMicros(usdMicros),
+    amount,
+    amountFormatted: formatUnits(amount, currency.decimals),
+  });
+  const usd = fees.usdMicros;
+  return {
+    execution: bucket(fees.execution, usd.execution),
+    swap: bucket(fees.swap, usd.swap),
+    platform: bucket(fees.platform, usd.platform),
+    app: bucket(fees.app, usd.app),
+    sponsored: bucket(fees.sponsored, usd.sponsored),
+  };
+}
+
+/** USD (micro) of a part of the app fees: its share of the app fees' USD value. */
+const usdShare = (fees: StoredFees, amount: bigint): bigint => (fees.app === 0n ? 0n : (fees.usdMicros.app * amount) / fees.app);
+
+function appFeesOf(quoted: StoredFees, actual: StoredFees | null, currency: QuoteCurrency) {
+  const entries = (fees: StoredFees): AppFeeEntry[] =>
+    fees.appFees.map((fee) => ({
+      recipient: fee.recipient,
+      bps: fee.feeBps,
+      amount: fee.amount,
+      amountFormatted: formatUnits(fee.amount, currency.decimals),
+      amountUsd: formatUsdMicros(usdShare(fees, fee.amount)),
+    }));
+  return { quoted: entries(quoted), actual: actual === null ? [] : entries(actual), currency };
+}
+
+/**
+ * The deprecated fee object, split as the quote's `fees` is (see `presentLegacyFees`): `relayerGas` is the
+ * destination-gas share of the execution fee, `relayerService` the rest of what the solver earns (flat fee,
+ * swap and platform fees), `relayer` their sum.
+ */
+function legacyFees(fees: StoredFees): { amounts: LegacyRequestFees; usd: Record<keyof LegacyRequestFees, string> } {
+  const usd = fees.usdMicros;
+  const relayerGas = usd.execution === 0n ? 0n : (fees.execution * fees.destinationGasMicros) / usd.execution;
+  const relayerService = fees.execution - relayerGas + fees.swap + fees.platform;
+  const relayerServiceUsd = usd.execution - fees.destinationGasMicros + usd.swap + usd.platform;
+  return {
+    amounts: { relayer: relayerGas + relayerService, relayerGas, relayerService, app: fees.app, subsidized: fees.sponsored },
+    usd: {
+      relayer: formatUsdMicros(usd.execution + usd.swap + usd.platform),
+      relayerGas: formatUsdMicros(fees.destinationGasMicros),
+      relayerService: formatUsdMicros(relayerServiceUsd),
+      app: formatUsdMicros(usd.app),
+      subsidized: formatUsdMicros(usd.sponsored),
+    },
+  };
+}
+
+/** The quote's `details.expandedPriceImpact` convention: costs negative, the sponsored part positive. */
+function expandedPriceImpact(fees: StoredFees): ExpandedPriceImpactView {
+  const usd = fees.usdMicros;
+  return {
+    swap: { usd: formatUsdMicros(-usd.swap) },
+    execution: { usd: formatUsdMicros(-usd.execution) },
+    service: { usd: formatUsdMicros(-usd.platform) },
+    app: { usd: formatUsdMicros(-usd.app) },
+    sponsored: { usd: formatUsdMicros(usd.sponsored) },
+  };
+}
+
+/**
+ * Route legs: the quote's (origin: the input in and out of the origin leg; destination: the quoted output).
+ * The actual route falls back to the quoted one until the fill; a request that ended without a fill
+ * (`failure`, `refund`, `fallback`) shows the deposit going in and nothing coming out.
+ */
+function routeOf(record: RequestRecord, currencyIn: Amount, currencyOut: Amount): RequestRoute {
+  const origin: RouteLeg = { inputCurrency: currencyIn, outputCurrency: currencyIn, router: SWAP_SOURCE };
+  const destination: RouteLeg = { inputCurrency: currencyOut, outputCurrency: currencyOut, router: SWAP_SOURCE };
+  const noFill = record.status === 'failure' || record.status === 'refund' || record.status === 'fallback';
+  return {
+    quoted: { origin, destination },
+    actual: noFill
+      ? { origin: { ...origin, outputCurrency: null }, destination: { ...destination, outputCurrency: null } }
+      : { origin, destination },
+  };
+}
+
+function protocolOf(record: RequestRecord): RequestProtocol {
+  const orderData = asObject(asObject(record.quote.order)?.orderData);
+  const solver = orderData?.solver;
+  const solverChainId = orderData?.solverChainId;
+  return {
+    orderId: record.orderId,
+    hubType: 'onchain',
+    solver: typeof solver === 'string' && typeof solverChainId === 'string' ? { address: solver, protocolChainId: solverChainId } : null,
+  };
+}
+
+function ownerData(record: RequestRecord, scope: KeyScope, fees: StoredFees | null, feeCurrency: QuoteCurrency): RequestOwnerData | null {
+  const owner = record.apiKeyId === null ? undefined : scope.owners.get(record.apiKeyId);
+  if (owner === undefined) return null;
+  const platformFee: PlatformFeeInfo | null =
+    fees === null
+      ? null
+      : {
+          bucket: fees.routeClass,
+          totalFeeBps: fees.platformBps,
+          totalPlatformFee: amountOf(feeCurrency, fees.platform, fees.usdMicros.platform, fees.platform),
+          revenueShare: fees.revenueShare,
+        };
+  return { referrer: record.referrer, apiKeyName: owner.name, platformFee };
+}

@@ -1,0 +1,66 @@
+import type { RequestRecord, RequestStatus } from '../../store/requests.repository.js';
+import type { JsonObject, JsonValue } from '../../store/tables.js';
+import type { IntentStatusV1Status, RequestStatusV2 } from './types.js';
+
+/** What the status operation, v2 and webhooks say when there is no reason (`/requests/v3` says null). */
+export const NO_REASON = 'N/A';
+/** The fail reason of a failed request that recorded none. */
+export const UNKNOWN_REASON = 'UNKNOWN';
+
+/** Statuses on which a fill has failed, so a fail reason applies. */
+const failedStatuses: ReadonlySet<RequestStatus> = new Set(['failure', 'fallback', 'refund']);
+
+/**
+ * Why the fill failed: on `failure`, `fallback` and `refund` the recorded reason, or `UNKNOWN` when none was
+ * recorded; null on every other status, even when a reason was recorded earlier (`pending → failure →
+ * pending` keeps its old reason in the row, but the request is not failed any more).
+ */
+export function failReasonOf(record: Pick<RequestRecord, 'status' | 'failReason'>): string | null {
+  if (!failedStatuses.has(record.status)) return null;
+  return record.failReason ?? UNKNOWN_REASON;
+}
+
+/** Why the refund leg failed, as recorded (whatever the status), or null. */
+export const refundFailReasonOf = (record: Pick<RequestRecord, 'refundFailReason'>): string | null => record.refundFailReason;
+
+/** A reason as the status operation renders it: `N/A` for none. */
+export const orNoReason = (reason: string | null): string => reason ?? NO_REASON;
+
+/** v1 status of each status (`GET /intents/status`). */
+export const statusV1: Readonly<Record<RequestStatus, IntentStatusV1Status>> = {
+  waiting: 'waiting',
+  depositing: 'pending',
+  pending: 'pending',
+  submitted: 'pending',
+  success: 'success',
+  failure: 'failure',
+  refund: 'fallback',
+  fallback: 'fallback',
+};
+
+/** v2 status of each status (`GET /requests/v2`): `submitted` is still `pending`, `fallback` is a refund. */
+export const statusV2: Readonly<Record<RequestStatus, RequestStatusV2>> = {
+  waiting: 'waiting',
+  depositing: 'depositing',
+  pending: 'pending',
+  submitted: 'pending',
+  success: 'success',
+  failure: 'failure',
+  refund: 'refund',
+  fallback: 'refund',
+};
+
+/** The statuses a v2 `status` filter matches: every status v2 reports under that name. */
+export function statusesOfV2(status: RequestStatusV2): RequestStatus[] {
+  return (Object.keys(statusV2) as RequestStatus[]).filter((candidate) => statusV2[candidate] === status);
+}
+
+/**
+ * `details` as the contract carries it, an object or null. The solver records objects (decoded revert data);
+ * anything else recorded is wrapped so that it is not lost: a string as `{ message }`, other values as `{ value }`.
+ */
+export function detailsObject(details: JsonValue | null): JsonObject | null {
+  if (details === null) return null;
+  if (typeof details === 'object' && !Array.isArray(details)) return details;
+  return typeof details === 'string' ? { message: details } : { value: details };
+}

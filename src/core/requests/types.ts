@@ -1,0 +1,299 @@
+import type { RequestStatus } from '../../store/requests.repository.js';
+import type { JsonObject } from '../../store/tables.js';
+import type { Amount, FeeSponsorshipPhase, QuoteCurrency } from '../quote/types.js';
+
+export type { RequestStatus };
+
+/**
+ * The status record of a request (`GET /intents/status/v3`, GraphQL `requestStatus`, the webhook's `data`).
+ * Fail reasons are already rendered by the status rules: `N/A` when none applies.
+ */
+export interface IntentStatus {
+  requestId: string;
+  status: RequestStatus;
+  /** Origin-chain transaction hashes (deposits), in the order they were recorded. */
+  inTxHashes: string[];
+  /** Destination-chain transaction hashes (fills, and refunds); empty when none. */
+  txHashes: string[];
+  /** Unix milliseconds of the last status change. */
+  updatedAt: number;
+  originChainId: number;
+  destinationChainId: number;
+  /** Unix milliseconds of the quote that created the request. */
+  quoteCreatedAt: number;
+  details: JsonObject | null;
+  /** `N/A` on non-failure statuses; on `failure`, `fallback` and `refund` the recorded reason or `UNKNOWN`. */
+  failReason: string;
+  /** The recorded reason a refund leg failed, or `N/A`. */
+  refundFailReason: string;
+}
+
+/** Statuses of the earlier status operation (`GET /intents/status`). */
+export type IntentStatusV1Status = 'waiting' | 'pending' | 'received' | 'success' | 'failure' | 'fallback';
+
+/** The status record in the earlier shape (`GET /intents/status`). */
+export interface IntentStatusV1 {
+  status: IntentStatusV1Status;
+  /** `details` as JSON text, or null. */
+  details: string | null;
+  inTxHashes: string[];
+  txHashes: string[];
+  /** Unix milliseconds of the last status change. */
+  time: number;
+  originChainId: number;
+  destinationChainId: number;
+}
+
+/** Request types of the history (`requestType`). */
+export type RequestType = 'Bridge' | 'Crosschain Swap' | 'Same-chain Swap' | 'Send' | 'Wrap' | 'Unwrap' | 'Call';
+
+export type RequestFeature =
+  | 'gasless_execution'
+  | 'gasless_swap'
+  | 'fast_fill'
+  | 'gas_top_up'
+  | 'fixed_rate'
+  | 'app_fees'
+  | 'deposit_address';
+
+/** A transaction of a request, as far as the gateway recorded it. */
+export interface RequestTransaction {
+  hash: string;
+  chainId: number;
+  /** Block number, when the gateway recorded the block (deposits). */
+  block: number | null;
+  /**
+   * Unix seconds. The gateway does not store block times: this is when it first recorded the hash (within
+   * about one block time of the block).
+   */
+  timestamp: number;
+  status: 'success' | 'failure';
+}
+
+/** One fee component: a cost (positive) in smallest units of the fee currency, and its USD value. */
+export interface FeeBucket {
+  /** Decimal USD, from the USD value computed when the fee was priced. */
+  usd: string;
+  amount: bigint;
+  amountFormatted: string;
+}
+
+export interface FeeBuckets {
+  execution: FeeBucket;
+  swap: FeeBucket;
+  platform: FeeBucket;
+  app: FeeBucket;
+  sponsored: FeeBucket;
+}
+
+/** Fees of a request: as quoted, and as computed at fill time (null before). */
+export interface RequestFees {
+  quoted: FeeBuckets;
+  actual: FeeBuckets | null;
+  /** The fee currency (the input currency of the request). */
+  currency: QuoteCurrency;
+}
+
+export interface AppFeeEntry {
+  recipient: string;
+  bps: number;
+  amount: bigint;
+  amountFormatted: string;
+  amountUsd: string;
+}
+
+export interface RequestAppFees {
+  quoted: AppFeeEntry[];
+  /** App fees actually collected; empty until the fill is computed. */
+  actual: AppFeeEntry[];
+  currency: QuoteCurrency;
+}
+
+/** An amount whose currency is given beside it. */
+export interface BareAmount {
+  amount: bigint;
+  amountFormatted: string;
+  amountUsd: string;
+  minimumAmount: bigint;
+}
+
+export type SponsorshipComponentV3 = 'execution' | 'swap' | 'platform' | 'app' | 'rent';
+
+/** A sponsorship phase with the platform component named `platform` and amounts without their currency. */
+export interface SponsorshipPhase {
+  selectedComponents: SponsorshipComponentV3[];
+  /** Cap in micro-USD, when the quote set one. */
+  maxSubsidizationAmount?: bigint;
+  capHit: boolean;
+  components: Record<SponsorshipComponentV3, { selected: boolean; total: BareAmount; sponsored: BareAmount; userPays: BareAmount }>;
+  sponsoredTotal: BareAmount;
+  userPaysTotal: BareAmount;
+}
+
+export interface RequestFeeSponsorship {
+  quoted: SponsorshipPhase | null;
+  actual: SponsorshipPhase | null;
+  currency: QuoteCurrency;
+}
+
+export interface RouteLeg {
+  inputCurrency: Amount;
+  /** Null when nothing came out of the leg (no fill happened). */
+  outputCurrency: Amount | null;
+  router: string;
+}
+
+export interface RequestRoute {
+  quoted: { origin: RouteLeg; destination: RouteLeg };
+  /** The route as executed; the quoted legs until the fill. */
+  actual: { origin: RouteLeg | null; destination: RouteLeg | null };
+}
+
+export interface RequestDepositAddress {
+  address: string;
+  type: 'open' | 'strict';
+  depositor: string | null;
+  depositTxHash: string | null;
+  recoveryAddress: string | null;
+}
+
+export interface RequestProtocol {
+  orderId: string;
+  hubType: 'onchain';
+  solver: { address: string; protocolChainId: string } | null;
+}
+
+/** The platform fee applied to a request (owner-only data). */
+export interface PlatformFeeInfo {
+  /** Route class that decided the rate (`bridge`, `stablecoin`, `major`, `minor`). */
+  bucket: string;
+  totalFeeBps: number;
+  totalPlatformFee: Amount;
+  revenueShare: { tier: string | null; shareBps: number; amount: bigint };
+}
+
+/** Data only the API key that created the request sees. */
+export interface RequestOwnerData {
+  referrer: string | null;
+  apiKeyName: string | null;
+  platformFee: PlatformFeeInfo | null;
+}
+
+/** A request as the history presents it (`GET /requests/v3`, GraphQL `request` / `requests`). */
+export interface RequestView {
+  id: string;
+  status: RequestStatus;
+  user: string;
+  recipient: string;
+  sender: string | null;
+  refundTo: string | null;
+  requestType: RequestType | null;
+  features: RequestFeature[];
+  originChainId: number;
+  destinationChainId: number;
+  /** What the user pays, as quoted. */
+  currencyIn: Amount;
+  /** What the recipient gets, as quoted (`minimumAmount` after slippage). */
+  currencyOut: Amount;
+  depositAddress: RequestDepositAddress | null;
+  orderId: string;
+  /** Unix milliseconds. */
+  createdAt: number;
+  updatedAt: number;
+  slippageToleranceBps: number | null;
+  /** Null when the fill did not fail (the status rules, with null for `N/A`). */
+  failReason: string | null;
+  refundFailReason: string | null;
+  usesExternalLiquidity: boolean;
+  /** Seconds, as estimated by the quote; null when the stored quote does not say. */
+  timeEstimate: number | null;
+  inTxs: RequestTransaction[];
+  outTxs: RequestTransaction[];
+  fees: RequestFees | null;
+  appFees: RequestAppFees | null;
+  feeSponsorship: RequestFeeSponsorship | null;
+  route: RequestRoute;
+  /** What a refund returns on the origin chain. */
+  refundCurrency: Amount;
+  protocol: RequestProtocol;
+  /** Null unless the caller's API key created the request. */
+  owner: RequestOwnerData | null;
+}
+
+/** Statuses of the earlier history (`submitted` is reported as `pending`, `fallback` as `refund`). */
+export type RequestStatusV2 = 'waiting' | 'depositing' | 'pending' | 'success' | 'failure' | 'refund';
+
+/** The deprecated fee object of the earlier history, in smallest units of the fee currency. */
+export interface LegacyRequestFees {
+  relayer: bigint;
+  relayerGas: bigint;
+  relayerService: bigint;
+  app: bigint;
+  subsidized: bigint;
+}
+
+export interface ExpandedPriceImpactView {
+  swap: { usd: string };
+  execution: { usd: string };
+  service: { usd: string };
+  app: { usd: string };
+  sponsored: { usd: string };
+}
+
+/** A request in the earlier shape (`GET /requests/v2`). */
+export interface RequestViewV2 {
+  id: string;
+  status: RequestStatusV2;
+  user: string;
+  recipient: string;
+  depositAddress: { address: string; depositAddressType: 'open' | 'strict'; depositor: string | null; depositTxHash: string | null } | null;
+  slippageToleranceBps: number | null;
+  /** Rendered like the status operation: `N/A` when none. */
+  failReason: string;
+  refundFailReason: string;
+  /** Zeros when the stored breakdown cannot be read (the contract requires the object). */
+  fees: LegacyRequestFees;
+  /** The members of `fees` in decimal USD; null when the stored breakdown cannot be read. */
+  feesUsd: Record<keyof LegacyRequestFees, string> | null;
+  /** True when a sponsor pays part of the fees. */
+  subsidizedRequest: boolean;
+  inTxs: RequestTransaction[];
+  outTxs: RequestTransaction[];
+  /** Currency group id of the input currency (`usdc`), when it has one. */
+  currency: string | null;
+  currencyObject: QuoteCurrency;
+  /** Currency group id of the fee currency (the input currency), when it has one. */
+  feeCurrency: string | null;
+  feeCurrencyObject: QuoteCurrency | null;
+  refundCurrencyData: Amount;
+  appFees: Array<{ recipient: string; bps: number; amount: bigint; amountUsd: string }>;
+  paidAppFees: Array<{ recipient: string; bps: number; amount: bigint; amountUsd: string }>;
+  feeSponsorship: { quoted?: FeeSponsorshipPhase } | null;
+  /** Costs negative, the sponsored part positive, as in a quote's `details.expandedPriceImpact`. */
+  expandedPriceImpact: { quoted: ExpandedPriceImpactView; actual: ExpandedPriceImpactView | null } | null;
+  platformFee: PlatformFeeInfo | null;
+  metadata: { sender: string; recipient: string; currencyIn: Amount; currencyOut: Amount; rate: string };
+  /** Quoted output amount, smallest units. */
+  price: bigint;
+  usesExternalLiquidity: boolean;
+  timeEstimate: number | null;
+  protocol: RequestProtocol;
+  /** The quote's referrer; null unless the request belongs to a key named in `apiKey`. */
+  referrer: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** The deprecation notice of an operation (the `deprecation` member and headers of `GET /requests/v2`). */
+export interface DeprecationNotice {
+  message: string;
+  /** Unix milliseconds. */
+  deprecatedAt: number;
+  sunsetAt: number;
+  /** Path of the successor operation. */
+  successor: string;
+  /** Where to read about migrating (a path on this gateway). */
+  migrationGuide: string;
+  /** Page that documents the deprecated operation (the `deprecation` / `sunset` links). */
+  documentation: string;
+}

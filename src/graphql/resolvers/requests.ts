@@ -1,0 +1,89 @@
+import type { QueryResolvers, RequestFilterInput, Resolvers } from '../../../generated/graphql/resolvers.js';
+import { authenticate } from '../../core/apiKeys/authenticate.js';
+import { isGatewayError } from '../../core/errors.js';
+import type { Caller } from '../../core/quote/types.js';
+import { getIntentStatus } from '../../core/requests/getIntentStatus.js';
+import {
+  countMatchingRequests,
+  getRequests,
+  type GetRequestsParameters,
+  type GetRequestsReturnType,
+} from '../../core/requests/getRequests.js';
+
+/** What `Query.requests` hands to the `RequestConnection` fields: the page, and how to count all pages. */
+export interface RequestConnectionModel {
+  page: GetRequestsReturnType;
+  params: GetRequestsParameters;
+  caller: Caller;
+}
+
+/** The schema answers null for an unknown id where REST answers 404. */
+async function nullIfNotFound<T>(promise: Promise<T>): Promise<T | null> {
+  try {
+    return await promise;
+  } catch (error) {
+    if (isGatewayError(error) && error.code === 'NOT_FOUND') return null;
+    throw error;
+  }
+}
+
+/** The core's filter parameters from the GraphQL filter (`createdBefore` is exclusive, the core's bound inclusive). */
+function toFilterParameters(filter: RequestFilterInput | null | undefined): GetRequestsParameters {
+  if (filter == null) return {};
+  return {
+    user: filter.user ?? undefined,
+    recipient: filter.recipient ?? undefined,
+    originChainId: filter.originChainId ?? undefined,
+    destinationChainId: filter.destinationChainId ?? undefined,
+    chainId: filter.chainId ?? undefined,
+    status: filter.status ?? undefined,
+    orderId: filter.orderId ?? undefined,
+    depositAddress: filter.depositAddress ?? undefined,
+    referrer: filter.referrer ?? undefined,
+    from: filter.createdAfter == null ? undefined : filter.createdAfter.getTime(),
+    to: filter.createdBefore == null ? undefined : filter.createdBefore.getTime() - 1,
+    unsupported: { txHash: filter.txHash ?? undefined },
+  };
+}
+
+/** `Query.requestStatus` (operation `getIntentStatus`): null for an unknown id. */
+export const requestStatus: QueryResolvers['requestStatus'] = (_parent, { requestId }, { core }) =>
+  nullIfNotFound(getIntentStatus(core, { requestId }));
+
+/** `Query.request` (operation `getRequests` with `id`): null for an unknown id. */
+export const request: QueryResolvers['request'] = async (_parent, { id }, { core, apiKey }) => {
+  const caller = await authenticate(core, apiKey);
+  const { requests } = await getRequests(core, { id, limit: 1 }, caller);
+  return requests[0] ?? null;
+};
+
+/** `Query.requests` (operation `getRequests`): a connection, newest first; `referrer` matches only the caller's requests. */
+export const requests: QueryResolvers['requests'] = async (_parent, { filter, first, after }, { core, apiKey }) => {
+  const caller = await authenticate(core, apiKey);
+  const params: GetRequestsParameters = {
+    ...toFilterParameters(filter),
+    limit: first ?? undefined,
+    referrerScope: 'caller',
+  };
+  const page = await getRequests(core, { ...params, after: after ?? undefined }, caller);
+  return { page, params, caller };
+};
+
+/** Field resolvers where the schema's shape differs from the core's. */
+export const requestTypeResolvers: Pick<Resolvers, 'Request' | 'RequestTransaction' | 'RequestConnection'> = {
+  Request: {
+    slippageTolerance: (view) => view.slippageToleranceBps,
+    referrer: (view) => view.owner?.referrer ?? null,
+    createdAt: (view) => new Date(view.createdAt),
+    updatedAt: (view) => new Date(view.updatedAt),
+  },
+  RequestTransaction: {
+    // Unix seconds in the core.
+    timestamp: (tx) => new Date(tx.timestamp * 1000),
+  },
+  RequestConnection: {
+    edges: ({ page }) => page.requests.map((node, index) => ({ node, cursor: page.cursors[index]! })),
+    pageInfo: ({ page }) => ({ hasNextPage: page.continuation !== undefined, endCursor: page.cursors.at(-1) ?? null }),
+    totalCount: ({ params, caller }, _args, { core }) => countMatchingRequests(core, params, caller),
+  },
+};

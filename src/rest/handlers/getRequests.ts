@@ -1,0 +1,122 @@
+import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
+import type { components } from '../../../generated/openapi/types.js';
+import { authenticate } from '../../core/apiKeys/authenticate.js';
+import { getRequests as getRequestsCore } from '../../core/requests/getRequests.js';
+import type { RequestTransaction, RequestView } from '../../core/requests/types.js';
+import { toWire } from '../wire.js';
+import type { RestContext } from './index.js';
+
+type Schemas = components['schemas'];
+
+/** The comma-separated `apiKey` list of the reference, as items. */
+export const splitList = (value: string | undefined): string[] | undefined =>
+  value === undefined ? undefined : value.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+
+/** Unix seconds of the contract's time bounds as the core's inclusive millisecond bounds. */
+export const secondsToRange = (start: number | undefined, end: number | undefined) => ({
+  from: start === undefined ? undefined : start * 1000,
+  to: end === undefined ? undefined : end * 1000 + 999,
+});
+
+/** A transaction of the history in the v3 wire shape (the v2 shape names `txHash` `hash`). */
+export const wireTransaction = (tx: RequestTransaction) => ({
+  txHash: tx.hash,
+  chainId: tx.chainId,
+  ...(tx.block === null ? {} : { block: tx.block }),
+  type: 'onchain' as const,
+  timestamp: tx.timestamp,
+  status: tx.status,
+});
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** A record of `GET /requests/v3`: the core's request with its history data under `data`, dates as ISO strings. */
+function toRequestV3(view: RequestView): Schemas['RequestV3'] {
+  const owner = view.owner;
+  const data = {
+    slippageTolerance: view.slippageToleranceBps === null ? null : String(view.slippageToleranceBps),
+    // Reasons are plain strings in the core, recorded from the contract's enums.
+    failReason: view.failReason as Schemas['RequestV3Data']['failReason'],
+    refundFailReason: view.refundFailReason as Schemas['RequestV3Data']['refundFailReason'],
+    usesExternalLiquidity: view.usesExternalLiquidity,
+    timeEstimate: view.timeEstimate,
+    inTxs: view.inTxs.map(wireTransaction),
+    outTxs: view.outTxs.map(wireTransaction),
+    appFees:
+      view.appFees === null
+        ? null
+        : {
+            quoted: view.appFees.quoted.map((fee) => toWire({ ...fee, bps: String(fee.bps) })),
+            actual: view.appFees.actual.map((fee) => toWire({ ...fee, bps: String(fee.bps) })),
+            currency: view.appFees.currency,
+          },
+    feeSponsorship: toWire(view.feeSponsorship),
+    fees: toWire(view.fees),
+    // Free-form in the contract, which openapi-typescript types as an empty record.
+    platformFee: (owner === null ? null : toWire(owner.platformFee)) as Schemas['RequestV3Data']['platformFee'],
+    referrer: owner === null ? null : owner.referrer,
+    apiKeyName: owner === null ? null : owner.apiKeyName,
+    route: toWire(view.route),
+    refundCurrencyData: toWire(view.refundCurrency),
+  };
+  const { solver, ...protocol } = view.protocol;
+  return {
+    id: view.id,
+    status: view.status,
+    user: view.user,
+    recipient: view.recipient,
+    sender: view.sender,
+    refundTo: view.refundTo,
+    depositAddress: view.depositAddress,
+    requestType: view.requestType,
+    features: view.features,
+    createdAt: iso(view.createdAt),
+    updatedAt: iso(view.updatedAt),
+    data,
+    protocol: solver === null ? protocol : { ...protocol, solver },
+  };
+}
+
+/** GET /requests/v3 */
+export async function getRequests(input: OperationInput<'getRequests'>, context: RestContext): Promise<OperationOutput<'getRequests'>> {
+  const { query } = input;
+  const caller = await authenticate(context.core, input.headers['x-api-key']);
+  const result = await getRequestsCore(
+    context.core,
+    {
+      limit: query.limit,
+      continuation: query.continuation,
+      user: query.user,
+      id: query.id,
+      originChainId: query.originChainId,
+      destinationChainId: query.destinationChainId,
+      chainId: query.chainId,
+      status: query.status,
+      ...secondsToRange(query.startTimestamp, query.endTimestamp),
+      referrer: query.referrer,
+      apiKeys: splitList(query.apiKey),
+      depositAddress: query.depositAddress,
+      orderId: query.orderId,
+      recipient: query.recipient,
+      failReason: query.failReason,
+      sortBy: query.sortBy,
+      sortDirection: query.sortDirection,
+      includeTotal: query.includeTotal,
+      unsupported: {
+        depositTxHash: query.depositTxHash,
+        fillTxHash: query.fillTxHash,
+        refundTxHash: query.refundTxHash,
+        requestType: query.requestType,
+      },
+    },
+    caller,
+  );
+  return {
+    status: 200,
+    body: {
+      requests: result.requests.map(toRequestV3),
+      ...(result.continuation === undefined ? {} : { continuation: result.continuation }),
+      ...(result.total === undefined ? {} : { total: result.total }),
+    },
+  };
+}

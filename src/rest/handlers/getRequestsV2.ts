@@ -1,0 +1,112 @@
+import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
+import type { components } from '../../../generated/openapi/types.js';
+import { getRequestsV2 as getRequestsV2Core, requestsV2Deprecation } from '../../core/requests/getRequestsV2.js';
+import type { DeprecationNotice, RequestTransaction, RequestViewV2 } from '../../core/requests/types.js';
+import { toWire } from '../wire.js';
+import { secondsToRange, splitList, wireTransaction } from './getRequests.js';
+import type { RestContext } from './index.js';
+
+type Schemas = components['schemas'];
+
+/**
+ * The deprecation headers of an operation: `Deprecation` (RFC 9745, `@` + Unix seconds), `Sunset` (RFC 8594,
+ * an HTTP date) and `Link` to the documentation and the successor.
+ */
+export function deprecationHeaders(notice: DeprecationNotice): Record<string, string> {
+  return {
+    deprecation: `@${Math.floor(notice.deprecatedAt / 1000)}`,
+    sunset: new Date(notice.sunsetAt).toUTCString(),
+    link: [
+      `<${notice.documentation}>; rel="deprecation"; type="text/html"`,
+      `<${notice.documentation}>; rel="sunset"; type="text/html"`,
+      `<${notice.successor}>; rel="successor-version"`,
+    ].join(', '),
+  };
+}
+
+const wireTransactionV2 = (tx: RequestTransaction) => {
+  const { txHash, ...rest } = wireTransaction(tx);
+  return { hash: txHash, ...rest };
+};
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** A record of `GET /requests/v2`: the earlier shape, dates as ISO strings. */
+function toRequestV2(view: RequestViewV2 & { orderData?: unknown }): Schemas['RequestV2'] {
+  const appFee = (fee: RequestViewV2['appFees'][number]) => ({ ...toWire(fee), bps: String(fee.bps) });
+  const data = {
+    slippageTolerance: view.slippageToleranceBps === null ? null : String(view.slippageToleranceBps),
+    // Reasons are plain strings in the core, recorded from the contract's enums.
+    failReason: view.failReason as Schemas['RequestV2Data']['failReason'],
+    refundFailReason: view.refundFailReason as Schemas['RequestV2Data']['refundFailReason'],
+    fees: toWire(view.fees),
+    ...(view.feesUsd === null ? {} : { feesUsd: view.feesUsd }),
+    inTxs: view.inTxs.map(wireTransactionV2),
+    outTxs: view.outTxs.map(wireTransactionV2),
+    ...(view.currency === null ? {} : { currency: view.currency }),
+    ...(view.feeCurrency === null ? {} : { feeCurrency: view.feeCurrency }),
+    currencyObject: view.currencyObject,
+    // App fees are charged in the fee currency too.
+    ...(view.feeCurrencyObject === null ? {} : { feeCurrencyObject: view.feeCurrencyObject, appFeeCurrencyObject: view.feeCurrencyObject }),
+    refundCurrencyData: toWire(view.refundCurrencyData),
+    appFees: view.appFees.map(appFee),
+    paidAppFees: view.paidAppFees.map(appFee),
+    subsidizedRequest: view.subsidizedRequest,
+    feeSponsorship: toWire(view.feeSponsorship),
+    expandedPriceImpact: view.expandedPriceImpact,
+    // Free-form in the contract, which openapi-typescript types as an empty record.
+    platformFee: toWire(view.platformFee) as Schemas['RequestV2Data']['platformFee'],
+    metadata: toWire(view.metadata),
+    price: view.price.toString(),
+    usesExternalLiquidity: view.usesExternalLiquidity,
+    timeEstimate: view.timeEstimate,
+  };
+  const { solver, ...protocol } = view.protocol;
+  return {
+    id: view.id,
+    status: view.status,
+    user: view.user,
+    recipient: view.recipient,
+    depositAddress: view.depositAddress,
+    data,
+    protocol: solver === null ? protocol : { ...protocol, solver },
+    ...(view.orderData === undefined ? {} : { orderData: view.orderData as Schemas['RequestV2']['orderData'] }),
+    referrer: view.referrer,
+    createdAt: iso(view.createdAt),
+    updatedAt: iso(view.updatedAt),
+  };
+}
+
+/** GET /requests/v2 (deprecated): every successful answer carries the deprecation headers and notice. */
+export async function getRequestsV2(input: OperationInput<'getRequestsV2'>, context: RestContext): Promise<OperationOutput<'getRequestsV2'>> {
+  const { query } = input;
+  const result = await getRequestsV2Core(context.core, {
+    limit: query.limit,
+    continuation: query.continuation,
+    user: query.user,
+    hash: query.hash,
+    id: query.id,
+    originChainId: query.originChainId,
+    destinationChainId: query.destinationChainId,
+    chainId: query.chainId,
+    status: query.status,
+    ...secondsToRange(query.startTimestamp, query.endTimestamp),
+    referrer: query.referrer,
+    apiKeys: splitList(query.apiKey),
+    depositAddress: query.depositAddress,
+    orderId: query.orderId,
+    includeOrderData: query.includeOrderData,
+    sortBy: query.sortBy,
+    sortDirection: query.sortDirection,
+  });
+  const { documentation: _documentation, ...deprecation } = result.deprecation;
+  return {
+    status: 200,
+    headers: deprecationHeaders(requestsV2Deprecation),
+    body: {
+      requests: result.requests.map(toRequestV2),
+      ...(result.continuation === undefined ? {} : { continuation: result.continuation }),
+      deprecation: { ...deprecation, deprecatedAt: iso(deprecation.deprecatedAt), sunsetAt: iso(deprecation.sunsetAt) },
+    },
+  };
+}
