@@ -1,8 +1,8 @@
-import { PGlite } from '@electric-sql/pglite';
 import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import { Migrator, NO_MIGRATIONS, type MigrationResultSet } from 'kysely/migration';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
+import { createPGliteProxy } from './pgliteProxy.js';
 import type { Tables } from './tables.js';
 
 export interface CreateDatabaseOptions {
@@ -65,7 +65,8 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
     db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   } else {
     dialect = 'pglite';
-    const pglite = await PGlite.create(dataDir === undefined ? {} : { dataDir });
+    // In a worker thread, so the database's CPU runs on another core than the server (see pgliteProxy.ts).
+    const pglite = await createPGliteProxy(dataDir === undefined ? {} : { dataDir });
     db = new Kysely<Tables>({
       dialect: new PGliteDialect({
         pglite,

@@ -1,0 +1,251 @@
+import { Worker } from 'node:worker_threads';
+import type { PGlite as KyselyPGlite, PGliteQueryOptions, PGliteQueryResults, PGliteTransaction } from 'kysely';
+
+/**
+ * PGlite running in a worker thread, behind the subset of PGlite's API that kysely's `PGliteDialect` uses
+ * (`query`, `transaction`, `close`, `closed`, `ready`, `waitReady`). The WASM database then uses the second
+ * core while the main thread serves HTTP.
+ *
+ * Protocol (`pgliteWorker.mjs`): the main thread posts `{ id, op, ... }` with `op` one of `query` (`sql`,
+ * `params`, `options`, `tx`: run inside the open transaction), `begin`, `commit`, `rollback`, `close`; the worker
+ * answers `{ id, ok: true, result }` or `{ id, ok: false, error }`, and `{ id: 0 }` once PGlite is ready (or failed
+ * to start). Rows and parameters cross by structured clone, which keeps bigint, Date, Uint8Array and parsed
+ * jsonb. Database errors cross as their fields and are rebuilt here as Errors with the same `code`, `detail`,
+ * `constraint`, `table`, `schema`, `severity`, ... plus `query` and `params`, as PGlite's DatabaseError has.
+ *
+ * Like PGlite, it has one connection: a transaction is exclusive (queries issued meanwhile on the proxy wait
+ * for it to end), and a query on the proxy from inside `transaction(fn)` waits for `fn` and so deadlocks: use
+ * the `tx` object there (kysely does).
+ */
+export interface PGliteProxy extends KyselyPGlite {
+  /** The worker's thread id (diagnostics and tests). */
+  readonly threadId: number;
+}
+
+export interface CreatePGliteProxyOptions {
+  /** Keep the data in this directory. Without it, PGlite runs in memory. */
+  dataDir?: string;
+  /** The worker script; default `pgliteWorker.mjs` beside this file. Tests pass a stand-in that misbehaves. */
+  workerScript?: URL;
+}
+
+/** Thrown (as a rejection) when the proxy is closed, or when the worker thread failed or exited. */
+export class PGliteWorkerError extends Error {
+  override readonly name = 'PGliteWorkerError';
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+  /** For database errors, which carry the query as PGlite's do. */
+  sql?: string;
+  params?: unknown[];
+}
+
+interface SerializedError {
+  message: string;
+  name?: string;
+  stack?: string;
+  props: Record<string, unknown>;
+  hadQuery?: boolean;
+}
+
+type Reply = { id: number; ok: true; result?: unknown } | { id: number; ok: false; error: SerializedError };
+
+type Request =
+  | { op: 'query'; sql: string; params: unknown[]; options: PGliteQueryOptions | undefined; tx: boolean }
+  | { op: 'begin' | 'commit' | 'rollback' | 'close' };
+
+const workerUrl = new URL('./pgliteWorker.mjs', import.meta.url);
+
+/**
+ * Start PGlite in a worker thread and resolve once it is ready. Rejects with PGlite's own error when it cannot
+ * start (a bad `dataDir`, for instance).
+ */
+export async function createPGliteProxy(options: CreatePGliteProxyOptions = {}): Promise<PGliteProxy> {
+  const worker = new Worker(options.workerScript ?? workerUrl, {
+    workerData: { options: options.dataDir === undefined ? {} : { dataDir: options.dataDir } },
+    // Not tsx's or vitest's loaders: the worker is plain JavaScript.
+    execArgv: [],
+  });
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+  /** Set once the proxy is closed or the worker is gone; every later request is rejected with it. */
+  let failure: PGliteWorkerError | undefined;
+  let closeRequested = false;
+  let closing: Promise<void> | undefined;
+  /** Resolved when the open transaction ends; queries issued meanwhile wait for it. */
+  let transactionGate: Promise<void> | undefined;
+
+  let started!: { resolve: () => void; reject: (error: unknown) => void };
+  const ready = new Promise<void>((resolve, reject) => (started = { resolve, reject }));
+
+  function fail(error: PGliteWorkerError): void {
+    failure ??= error;
+    for (const entry of pending.values()) entry.reject(failure);
+    pending.clear();
+    started.reject(failure);
+  }
+
+  worker.on('message', (reply: Reply) => {
+    if (reply.id === 0) {
+      if (reply.ok) started.resolve();
+      else started.reject(rebuildError(reply.error));
+      return;
+    }
+    const entry = pending.get(reply.id);
+    if (entry === undefined) return;
+    pending.delete(reply.id);
+    // Idle between requests: an unused database must not keep the process alive, as in-process PGlite does not.
+    if (pending.size === 0) worker.unref();
+    if (reply.ok) entry.resolve(reply.result);
+    else entry.reject(rebuildError(reply.error, entry));
+  });
+  worker.on('error', (error) => {
+    fail(new PGliteWorkerError(`The PGlite worker thread failed: ${error.message}`, { cause: error }));
+  });
+  worker.on('messageerror', (error) => {
+    fail(new PGliteWorkerError(`A PGlite worker reply could not be read: ${error.message}`, { cause: error }));
+    void worker.terminate();
+  });
+  worker.on('exit', (code) => {
+    fail(
+      closeRequested
+        ? new PGliteWorkerError('PGlite is closed')
+        : new PGliteWorkerError(`The PGlite worker thread exited unexpectedly (exit code ${code})`),
+    );
+  });
+
+  function send(request: Request, extra?: Pick<Pending, 'sql' | 'params'>): Promise<unknown> {
+    if (failure !== undefined) return Promise.reject(failure);
+    if (closeRequested && request.op !== 'close') return Promise.reject(new PGliteWorkerError('PGlite is closed'));
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      try {
+        worker.postMessage({ id, ...request });
+      } catch (error) {
+        // A parameter structured clone cannot copy (a function, a symbol).
+        reject(error);
+        return;
+      }
+      if (pending.size === 0) worker.ref();
+      pending.set(id, { resolve, reject, ...extra });
+    });
+  }
+
+  function query<T>(sql: string, params: unknown[] = [], queryOptions: PGliteQueryOptions | undefined, tx: boolean) {
+    let options: PGliteQueryOptions | undefined;
+    try {
+      options = cloneableOptions(queryOptions);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return send({ op: 'query', sql, params, options, tx }, { sql, params }) as Promise<PGliteQueryResults<T>>;
+  }
+
+  async function waitForTransaction(): Promise<void> {
+    while (transactionGate !== undefined) await transactionGate;
+  }
+
+  try {
+    await ready;
+  } catch (error) {
+    await worker.terminate();
+    throw error;
+  }
+  worker.unref();
+
+  return {
+    threadId: worker.threadId,
+    get closed() {
+      return failure !== undefined || closeRequested;
+    },
+    ready: true,
+    waitReady: ready,
+
+    query<T>(sql: string, params?: unknown[], queryOptions?: PGliteQueryOptions) {
+      // The common case (no transaction open) posts at once, without a turn of the event loop.
+      if (transactionGate === undefined) return query<T>(sql, params, queryOptions, false);
+      return waitForTransaction().then(() => query<T>(sql, params, queryOptions, false));
+    },
+
+    async transaction<T>(callback: (tx: PGliteTransaction) => Promise<T>): Promise<T> {
+      await waitForTransaction();
+      let endGate!: () => void;
+      transactionGate = new Promise<void>((resolve) => (endGate = resolve));
+      try {
+        await send({ op: 'begin' });
+        let ended = false;
+        const checkOpen = () => {
+          if (ended) throw new PGliteWorkerError('Transaction is closed');
+        };
+        const tx: PGliteTransaction & { readonly closed: boolean } = {
+          query: async <R>(sql: string, params?: unknown[], queryOptions?: PGliteQueryOptions) => {
+            checkOpen();
+            return await query<R>(sql, params, queryOptions, true);
+          },
+          rollback: async () => {
+            checkOpen();
+            ended = true;
+            await send({ op: 'rollback' });
+          },
+          get closed() {
+            return ended;
+          },
+        };
+        let result: T;
+        try {
+          result = await callback(tx);
+        } catch (error) {
+          if (!ended) {
+            ended = true;
+            // The worker may be gone; the callback's error is the one worth reporting.
+            await send({ op: 'rollback' }).catch(() => undefined);
+          }
+          throw error;
+        }
+        if (!ended) {
+          ended = true;
+          await send({ op: 'commit' });
+        }
+        return result;
+      } finally {
+        transactionGate = undefined;
+        endGate();
+      }
+    },
+
+    async close() {
+      closeRequested = true;
+      closing ??= (async () => {
+        if (failure === undefined) {
+          // The worker finishes what was sent before, rolls back an open transaction and closes PGlite.
+          await send({ op: 'close' }).catch(() => undefined);
+        }
+        await worker.terminate();
+      })();
+      await closing;
+    },
+  };
+}
+
+/** Only data crosses to the worker: parsers, serializers and callbacks would run there, and cannot. */
+function cloneableOptions(options: PGliteQueryOptions | undefined): PGliteQueryOptions | undefined {
+  if (options === undefined) return undefined;
+  const { rowMode, paramTypes, ...rest } = options;
+  const unsupported = Object.keys(rest).filter((key) => rest[key as keyof typeof rest] !== undefined);
+  if (unsupported.length > 0) {
+    throw new PGliteWorkerError(`PGlite in a worker thread does not support the query options ${unsupported.join(', ')}`);
+  }
+  return { ...(rowMode === undefined ? {} : { rowMode }), ...(paramTypes === undefined ? {} : { paramTypes }) };
+}
+
+/** An Error with the fields PGlite's DatabaseError has (`code`, `constraint`, ...) and the query, as PGlite's. */
+function rebuildError(serialized: SerializedError, request?: Pending): Error {
+  const error = new Error(serialized.message);
+  Object.assign(error, serialized.props);
+  if (serialized.name !== undefined) error.name = serialized.name;
+  if (serialized.stack !== undefined) error.stack = `${serialized.stack}\n    at (PGlite worker thread)`;
+  if (serialized.hadQuery && request !== undefined) Object.assign(error, { query: request.sql, params: request.params });
+  return error;
+}

@@ -1,0 +1,143 @@
+// The PGlite worker thread: owns one PGlite instance and answers the main thread's requests, so the database's
+// CPU (WASM PostgreSQL) runs on another core than the HTTP server. Started by `createPGliteProxy`
+// (pgliteProxy.ts), which documents the protocol. Plain JavaScript on purpose: a worker is started by Node
+// itself, outside tsx's and vitest's loaders, so this file must run as it is.
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+
+/** @type {import('@electric-sql/pglite').PGlite} */
+let pglite;
+try {
+  pglite = await PGlite.create(workerData.options);
+} catch (error) {
+  parentPort.postMessage({ id: 0, ok: false, error: serializeError(error) });
+  // Ends the thread: the main thread is not listening for anything else.
+  parentPort.close();
+}
+
+/** The open transaction, if any: PGlite's transaction object and the functions that end it. */
+let open;
+/** Requests being executed, so `close` can let them finish first. */
+const inFlight = new Set();
+/** What `end(false)` rejects the transaction's callback with, so PGlite rolls back. */
+const rolledBack = new Error('rolled back on request');
+
+if (pglite !== undefined) {
+  parentPort.on('message', (request) => {
+    const work = handle(request).then(
+      (result) => reply({ id: request.id, ok: true, result }),
+      (error) => reply({ id: request.id, ok: false, error: serializeError(error) }),
+    );
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work));
+  });
+  parentPort.postMessage({ id: 0, ok: true });
+}
+
+/** Post a reply; a result structured clone cannot copy becomes that request's error, not a crashed thread. */
+function reply(message) {
+  try {
+    parentPort.postMessage(message);
+  } catch (error) {
+    parentPort.postMessage({ id: message.id, ok: false, error: serializeError(error) });
+  }
+}
+
+async function handle(request) {
+  switch (request.op) {
+    case 'query': {
+      const target = request.tx ? currentTransaction() : pglite;
+      const { rows, affectedRows, fields } = await target.query(request.sql, request.params, request.options);
+      return { rows, affectedRows, fields };
+    }
+    case 'begin':
+      return await begin();
+    case 'commit':
+      return await end(true);
+    case 'rollback':
+      return await end(false);
+    case 'close': {
+      // Everything sent before `close` is in `inFlight` (this request is not yet): let it finish.
+      await Promise.allSettled(inFlight);
+      if (open !== undefined) await end(false).catch(() => undefined);
+      await pglite.close();
+      return undefined;
+    }
+    default:
+      throw new Error(`Unknown PGlite worker request ${JSON.stringify(request.op)}`);
+  }
+}
+
+/**
+ * Open a transaction with PGlite's own `transaction()` (BEGIN, then COMMIT or ROLLBACK, and a
+ * TransactionAbortedError when COMMIT finds the transaction failed), held open until `end` is called.
+ */
+async function begin() {
+  if (open !== undefined) throw new Error('A PGlite transaction is already open');
+  let begun;
+  const hasBegun = new Promise((resolve) => (begun = resolve));
+  let commit;
+  let rollback;
+  const ended = new Promise((resolve, reject) => {
+    commit = resolve;
+    rollback = reject;
+  });
+  const current = { tx: undefined, commit, rollback, finished: undefined };
+  open = current;
+  current.finished = pglite.transaction(async (tx) => {
+    current.tx = tx;
+    begun();
+    await ended;
+  });
+  try {
+    // BEGIN itself can fail; then `finished` rejects before the callback runs.
+    await Promise.race([hasBegun, current.finished]);
+  } catch (error) {
+    open = undefined;
+    throw error;
+  }
+  return undefined;
+}
+
+async function end(commit) {
+  const current = open;
+  if (current === undefined) throw new Error('No PGlite transaction is open');
+  if (commit) current.commit();
+  else current.rollback(rolledBack);
+  try {
+    await current.finished;
+  } catch (error) {
+    if (error !== rolledBack) throw error;
+  } finally {
+    open = undefined;
+  }
+  return undefined;
+}
+
+function currentTransaction() {
+  if (open?.tx === undefined) throw new Error('No PGlite transaction is open');
+  return open.tx;
+}
+
+/**
+ * An error as plain data: structured clone keeps only an Error's message and stack, and the store relies on
+ * PGlite's DatabaseError fields (`code` '23505', `constraint`, ...). Every own primitive property crosses;
+ * `query`, `params` and `queryOptions` do not (the main thread still has them).
+ */
+function serializeError(error) {
+  if (!(error instanceof Error)) return { message: String(error), props: {} };
+  const props = {};
+  for (const [key, value] of Object.entries(error)) {
+    if (key === 'query' || key === 'params' || key === 'queryOptions') continue;
+    if (value === undefined || value === null || typeof value === 'object' || typeof value === 'function') continue;
+    if (typeof value === 'symbol') continue;
+    props[key] = value;
+  }
+  return {
+    message: error.message,
+    name: error.name,
+    stack: error.stack,
+    props,
+    hadQuery: 'query' in error,
+  };
+}

@@ -1,0 +1,276 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { isMainThread } from 'node:worker_threads';
+import { AbortedTransactionError, sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createDatabase, type Database } from '../../src/store/database.js';
+import { isUniqueViolation } from '../../src/store/errors.js';
+import { createPGliteProxy, PGliteWorkerError, type PGliteProxy } from '../../src/store/pgliteProxy.js';
+import { insertRequest } from '../../src/store/requests.repository.js';
+import type { Tables } from '../../src/store/tables.js';
+import { newRequest } from './requestFixture.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function countRequests(db: Kysely<Tables>): Promise<number> {
+  const { n } = await db.selectFrom('requests').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+describe('PGlite in a worker thread', () => {
+  let pglite: PGliteProxy;
+  beforeAll(async () => {
+    pglite = await createPGliteProxy();
+    await pglite.query('create table items (id int primary key, note text not null)');
+  });
+  afterAll(async () => {
+    await pglite?.close();
+  });
+  beforeEach(async () => {
+    await pglite.query('delete from items');
+  });
+
+  it('runs off the main thread and is ready once created', () => {
+    expect(isMainThread).toBe(true);
+    expect(pglite.threadId).toBeGreaterThan(0);
+    expect(pglite.ready).toBe(true);
+    expect(pglite.closed).toBe(false);
+  });
+
+  it('returns what in-process PGlite returns: int8 number or bigint, numeric string, jsonb parsed, Date, bytes', async () => {
+    const { rows, fields, affectedRows } = await pglite.query(
+      `select 42::int8 as small, $1::int8 as big, 12345678901234567890.5::numeric as num,
+              '{"a":[1,"x",null],"b":{"c":true}}'::jsonb as doc, '2024-01-02T03:04:05.678Z'::timestamptz as at,
+              '\\x00ff'::bytea as raw, null::text as nothing`,
+      [2n ** 62n + 1n],
+      { rowMode: 'object' },
+    );
+    expect(rows).toEqual([
+      {
+        small: 42,
+        big: 2n ** 62n + 1n,
+        num: '12345678901234567890.5',
+        doc: { a: [1, 'x', null], b: { c: true } },
+        at: new Date('2024-01-02T03:04:05.678Z'),
+        raw: new Uint8Array([0, 255]),
+        nothing: null,
+      },
+    ]);
+    expect(fields.map((field) => field.name)).toEqual(['small', 'big', 'num', 'doc', 'at', 'raw', 'nothing']);
+    expect(affectedRows).toBe(0);
+
+    const insert = await pglite.query('insert into items values (1, $1), (2, $1)', ['x']);
+    expect(insert.affectedRows).toBe(2);
+    const arrays = await pglite.query('select id from items order by id', [], { rowMode: 'array' });
+    expect(arrays.rows).toEqual([[1], [2]]);
+  });
+
+  it('rebuilds a database error with the fields of PGlite’s DatabaseError (unique violation: 23505)', async () => {
+    await pglite.query('insert into items values (1, $1)', ['first']);
+    const error = await pglite.query('insert into items values ($1, $2)', [1, 'again']).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).toMatchObject({
+      message: 'duplicate key value violates unique constraint "items_pkey"',
+      code: '23505',
+      severity: 'ERROR',
+      detail: 'Key (id)=(1) already exists.',
+      constraint: 'items_pkey',
+      table: 'items',
+      schema: 'public',
+      query: 'insert into items values ($1, $2)',
+      params: [1, 'again'],
+    });
+    expect(isUniqueViolation(error, 'items_pkey')).toBe(true);
+    expect((error as Error).stack).toContain('PGlite worker thread');
+
+    const syntax = await pglite.query('selec 1').catch((e: unknown) => e);
+    expect(syntax).toMatchObject({ code: '42601', severity: 'ERROR' });
+  });
+
+  it('makes a transaction exclusive: a query issued meanwhile waits and then sees the committed rows', async () => {
+    let outsideDone = false;
+    let outside: Promise<{ rows: { n: number }[] }> | undefined;
+    let secondTransaction: Promise<number> | undefined;
+    const result = await pglite.transaction(async (tx) => {
+      await tx.query('insert into items values (1, $1)', ['in tx']);
+      outside = pglite.query<{ n: number }>('select count(*)::int as n from items').then((r) => {
+        outsideDone = true;
+        return r;
+      });
+      secondTransaction = pglite.transaction(async (other) => {
+        const { rows } = await other.query<{ n: number }>('select count(*)::int as n from items');
+        return rows[0]!.n;
+      });
+      await sleep(100);
+      expect(outsideDone).toBe(false);
+      const inside = await tx.query<{ n: number }>('select count(*)::int as n from items');
+      expect(inside.rows).toEqual([{ n: 1 }]);
+      await tx.query('insert into items values (2, $1)', ['in tx']);
+      return 'done';
+    });
+    expect(result).toBe('done');
+    expect((await outside!).rows).toEqual([{ n: 2 }]);
+    expect(await secondTransaction!).toBe(2);
+  });
+
+  it('rolls back when the callback throws, and on tx.rollback()', async () => {
+    const thrown = new Error('changed my mind');
+    await expect(
+      pglite.transaction(async (tx) => {
+        await tx.query('insert into items values (1, $1)', ['gone']);
+        throw thrown;
+      }),
+    ).rejects.toBe(thrown);
+
+    const value = await pglite.transaction(async (tx) => {
+      await tx.query('insert into items values (2, $1)', ['gone too']);
+      await tx.rollback();
+      expect((tx as { closed?: boolean }).closed).toBe(true);
+      await expect(tx.query('select 1')).rejects.toThrow(/Transaction is closed/);
+      return 7;
+    });
+    expect(value).toBe(7);
+    expect((await pglite.query('select * from items')).rows).toEqual([]);
+  });
+
+  it('rejects the commit of a transaction in which a statement failed (25P02) and leaves nothing behind', async () => {
+    await pglite.query('insert into items values (1, $1)', ['kept']);
+    const error = await pglite
+      .transaction(async (tx) => {
+        await tx.query('insert into items values (2, $1)', ['lost']);
+        await tx.query('insert into items values (1, $1)', ['duplicate']).catch(() => undefined);
+      })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: '25P02' });
+    expect((await pglite.query('select id from items')).rows).toEqual([{ id: 1 }]);
+  });
+
+  it('rejects what cannot cross to the worker, and stays usable', async () => {
+    await expect(pglite.query('select $1::text', [() => 1])).rejects.toThrow(/could not be cloned/);
+    await expect(pglite.query('select 1', [], { parsers: { 23: Number } })).rejects.toThrow(
+      /does not support the query options parsers/,
+    );
+    expect((await pglite.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
+  });
+});
+
+describe('createDatabase on PGlite (kysely through the worker)', () => {
+  let database: Database;
+  beforeAll(async () => {
+    database = await createDatabase({});
+    await database.migrate();
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('keeps the unique violation the store relies on', async () => {
+    const request = newRequest();
+    await insertRequest(database.db, request);
+    const error = await insertRequest(database.db, { ...request, orderId: newRequest().orderId }).catch((e: unknown) => e);
+    expect(isUniqueViolation(error, 'requests_pkey')).toBe(true);
+  });
+
+  it('serialises a kysely transaction with other queries, and rolls back on error', async () => {
+    const before = await countRequests(database.db);
+    let seen: number | undefined;
+    await database.db.transaction().execute(async (trx) => {
+      await insertRequest(trx, newRequest());
+      void countRequests(database.db).then((n) => (seen = n));
+      await sleep(50);
+      expect(seen).toBeUndefined();
+    });
+    await sleep(0);
+    await expect.poll(() => seen).toBe(before + 1);
+
+    await expect(
+      database.db.transaction().execute(async (trx) => {
+        await insertRequest(trx, newRequest());
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    expect(await countRequests(database.db)).toBe(before + 1);
+
+    const aborted = await database.db
+      .transaction()
+      .execute(async (trx) => {
+        await sql`select 1/0`.execute(trx).catch(() => undefined);
+      })
+      .catch((e: unknown) => e);
+    expect(aborted).toBeInstanceOf(AbortedTransactionError);
+  });
+});
+
+describe('PGlite worker lifecycle', () => {
+  let scratch: string;
+  beforeAll(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'gateway-pglite-worker-'));
+  });
+  afterAll(async () => {
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  /** A stand-in worker script: says it is ready, then does `onMessage` with the first request. */
+  async function standIn(name: string, onMessage: string): Promise<URL> {
+    const file = join(scratch, `${name}.mjs`);
+    await writeFile(
+      file,
+      `import { parentPort } from 'node:worker_threads';
+       parentPort.postMessage({ id: 0, ok: true });
+       parentPort.on('message', () => { ${onMessage} });`,
+    );
+    return pathToFileURL(file);
+  }
+
+  it('keeps data in dataDir across close and reopen, and rejects queries after close clearly', async () => {
+    const dataDir = join(scratch, 'data');
+    const first = await createPGliteProxy({ dataDir });
+    await first.query('create table kept (id int8 primary key, doc jsonb)');
+    await first.transaction(async (tx) => {
+      await tx.query('insert into kept values ($1, $2)', [2n ** 60n, '{"k":[1]}']);
+    });
+    // Sent before close: it still completes.
+    const last = first.query('insert into kept values (1, null)');
+    await first.close();
+    await last;
+    await first.close(); // idempotent
+    expect(first.closed).toBe(true);
+    await expect(first.query('select 1')).rejects.toThrow(PGliteWorkerError);
+    await expect(first.query('select 1')).rejects.toThrow('PGlite is closed');
+    await expect(first.transaction(async () => 1)).rejects.toThrow('PGlite is closed');
+
+    const second = await createPGliteProxy({ dataDir });
+    try {
+      const { rows } = await second.query('select id, doc from kept order by id');
+      expect(rows).toEqual([
+        { id: 1, doc: null },
+        { id: 2n ** 60n, doc: { k: [1] } },
+      ]);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('rejects creation with PGlite’s own error when it cannot start', async () => {
+    const file = join(scratch, 'not-a-directory');
+    await writeFile(file, 'x');
+    await expect(createPGliteProxy({ dataDir: join(file, 'data') })).rejects.toMatchObject({ code: 'ENOTDIR' });
+  });
+
+  it('rejects pending and later queries when the worker exits, instead of hanging', async () => {
+    const proxy = await createPGliteProxy({ workerScript: await standIn('exits', 'process.exit(7);') });
+    await expect(proxy.query('select 1')).rejects.toThrow(/PGlite worker thread exited unexpectedly \(exit code 7\)/);
+    expect(proxy.closed).toBe(true);
+    await expect(proxy.query('select 1')).rejects.toThrow(PGliteWorkerError);
+    await proxy.close();
+  });
+
+  it('rejects a transaction when the worker fails inside it', async () => {
+    const proxy = await createPGliteProxy({ workerScript: await standIn('throws', "throw new Error('boom');") });
+    await expect(proxy.transaction(async () => 1)).rejects.toThrow(/PGlite worker thread failed: boom/);
+    await expect(proxy.query('select 1')).rejects.toThrow(/boom/);
+    await proxy.close();
+  });
+});
