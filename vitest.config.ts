@@ -15,6 +15,7 @@ export default defineConfig({
     // Tests start anvil chains and databases; two cores are shared, so keep parallelism modest.
     maxWorkers: 2,
     testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // A devnet (three anvils, deployments) plus a gateway can take a minute to start on a busy 2-core machine.
+    hookTimeout: 240_000,
   },
 });

@@ -9,9 +9,9 @@
  *
  * Any non-200 response is an error: listed with its status and first body, and the exit status is 1.
  */
-import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { parseEther, parseUnits, zeroAddress, type Address } from 'viem';
+import { machineDescription, positiveNumber, runBench, UsageError } from './cli.js';
 import { runLoad, type BenchRequest, type RequestFactory } from './load.js';
 import { countOf, errorReport, progressLine, ratioTable, resultsTable, summarize, type ScenarioRow } from './report.js';
 import type { BenchServerInfo } from './server.js';
@@ -33,10 +33,6 @@ interface BenchOptions {
   quoteEndpoint: { method: BenchRequest['method']; path: string };
   /** True when `--quote-endpoint` replaced the real quote: the target verdict then means nothing. */
   standIn: boolean;
-}
-
-class UsageError extends Error {
-  override readonly name = 'UsageError';
 }
 
 const USAGE = `usage: npm run bench -- [--duration <s>] [--warmup <s>] [--concurrency 1,16,64] [--route eth|erc20] [--quote-endpoint "GET /chains"]`;
@@ -68,12 +64,6 @@ function parseOptions(argv: string[]): BenchOptions {
     quoteEndpoint: endpoint === undefined ? { method: 'POST', path: '/quote/v2' } : parseEndpoint(endpoint),
     standIn: endpoint !== undefined,
   };
-}
-
-function positiveNumber(flag: string, text: string, zeroAllowed = false): number {
-  const value = Number(text);
-  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroAllowed)) throw new UsageError(`${flag} must be a positive number, got '${text}'`);
-  return value;
 }
 
 function parseEndpoint(text: string): BenchOptions['quoteEndpoint'] {
@@ -160,13 +150,12 @@ async function measure(server: BenchServer, scenario: string, request: RequestFa
 }
 
 function printHeader(info: BenchServerInfo, options: BenchOptions): void {
-  const cpus = os.cpus();
   const quote = options.standIn
     ? `${options.quoteEndpoint.method} ${options.quoteEndpoint.path}  (STAND-IN via --quote-endpoint: not the quote)`
     : `${options.quoteEndpoint.method} ${options.quoteEndpoint.path}, ${options.route === 'eth' ? 'ETH 0.01–0.05' : 'USDC 10–50'} ${ORIGIN_CHAIN_ID} → ${DESTINATION_CHAIN_ID}, EXACT_INPUT, amount varies per request`;
   console.log(`
 Quote benchmark
-  machine     ${cpus.length} CPU × ${cpus[0]?.model ?? 'unknown'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.type()} ${os.release()}
+  machine     ${machineDescription()}
   node        ${process.version}
   database    ${info.database}
   devnet      ${info.descriptor.chains.length} anvil chains, block time ${info.blockTime === null ? 'automine' : `${info.blockTime} s`}
@@ -230,15 +219,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (status) => process.exit(status),
-  (error: unknown) => {
-    if (error instanceof UsageError) {
-      if (error.message) console.error(error.message);
-      console.error(USAGE);
-      process.exit(error.message ? 2 : 0);
-    }
-    console.error('The benchmark failed:', error);
-    process.exit(1);
-  },
-);
+runBench(main, USAGE);

@@ -43,7 +43,8 @@ export const countOf = (errors: Map<string, ErrorTally>) => [...errors.values()]
 export const progressLine = (s: Summary) =>
   `  ${s.scenario} at ${s.concurrency} clients: ${fixed(s.perSecond, 0)} req/s, p50 ${fixed(s.p50Ms, 2)} ms, p99 ${fixed(s.p99Ms, 2)} ms, ${s.errors} errors`;
 
-const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
+/** A number with `digits` decimals, or an em dash when it is not finite (no sample). */
+export const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
 const cores = (value: number | null) => (value === null ? 'n/a' : `${Math.round(value * 100)}%`);
 
 /** Route, concurrency, requests, errors, req/s, p50, p99 and the CPU of both processes, one row per scenario. */

@@ -1,7 +1,7 @@
 /**
- * The benchmark's server process, started by `bench/quote.ts`: the embedded devnet (1 s blocks, free ports)
- * and the gateway on a free port, PGlite in memory unless `DATABASE_URL` is set. It runs in its own process so
- * the load generator never competes with it for an event loop.
+ * The benchmarks' server process, started by `bench/quote.ts` and `bench/fill.ts`: the embedded devnet (1 s
+ * blocks, free ports) and the gateway on a free port, PGlite in memory unless `DATABASE_URL` is set. It runs in
+ * its own process so the load generator never competes with it for an event loop.
  *
  * Protocol: progress goes to stderr; exactly one JSON line on stdout, a `BenchServerInfo`, once everything
  * answers. SIGTERM, SIGINT or the end of stdin (the parent died) stops the gateway and every anvil node.

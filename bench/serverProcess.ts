@@ -119,3 +119,17 @@ export function processMemoryMiB(pid: number): { rss: number; peak: number } | n
     return null;
   }
 }
+
+/** Busy and total CPU seconds of the whole machine, all cores, since boot (from /proc/stat); null off Linux. */
+export function machineCpuSeconds(): { busy: number; total: number } | null {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+    // cpu  user nice system idle iowait irq softirq steal ...: idle and iowait are the idle time.
+    const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = ticks.reduce((sum, value) => sum + value, 0);
+    const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+    return { busy: (total - idle) / USER_HZ, total: total / USER_HZ };
+  } catch {
+    return null;
+  }
+}

@@ -1184,10 +1184,15 @@ export type RequestTransaction = {
 /** Filter of the `requestUpdates` subscription; every given field must match. */
 export type RequestUpdatesFilterInput = {
   destinationChainId?: InputMaybe<Scalars['Int']['input']>;
+  /** Only requests quoted with your API key (`x-api-key`, or `apiKey` in the graphql-ws connection payload). */
+  mine?: InputMaybe<Scalars['Boolean']['input']>;
   originChainId?: InputMaybe<Scalars['Int']['input']>;
+  /** Referrer label of your requests: matches only requests quoted with your API key, so it needs `x-api-key`. */
+  referrer?: InputMaybe<Scalars['String']['input']>;
   requestIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** Statuses to stream (the status after the change). */
   status?: InputMaybe<Array<RequestStatus>>;
-  /** Sender, recipient or deposit-address depositor. */
+  /** Paying user, sender or recipient. */
   user?: InputMaybe<Scalars['Address']['input']>;
 };
 
@@ -1354,9 +1359,13 @@ export type SubmitPermitPayload = {
 /** Streams over graphql-ws on `/graphql` (protocol `graphql-transport-ws`). */
 export type Subscription = {
   __typename?: 'Subscription';
-  /** The status of one request: its current status first, then every change until a terminal status. */
+  /**
+   * The status of one request: its current status first, then every change, in commit order. Completes after
+   * `SUCCESS` or `REFUND`, and after a `FAILURE` whose refund failed too (`refundFailReason` is not `N/A`); a plain
+   * `FAILURE` is followed by the refund in this gateway.
+   */
   requestStatus: RequestStatusRecord;
-  /** Status changes of every request matching the filter. */
+  /** Status changes committed after the subscription starts, of every request matching the filter. Never completes. */
   requestUpdates: RequestStatusRecord;
 };
 

@@ -6,7 +6,7 @@ export const openapiDocument: Record<string, unknown> = {
     "title": "Intent Gateway API",
     "version": "1.0.0",
     "summary": "Self-hostable cross-chain intent solver and payment gateway, wire-compatible with the Relay API.",
-    "description": "The REST contract of the gateway. This document is hand-written and is the source of truth: types, the\noperation table and the handler interface are generated from it, every request is validated against it\nbefore a handler runs, and every response the test suite sees is validated against it.\n\nA client asks for a quote (`POST /quote/v2`) to bridge, swap (same-chain or cross-chain) or run calls on a\ndestination chain. The quote returns executable steps, usually one deposit transaction on the origin chain\n(sometimes an approval first). The gateway's solver sees the deposit, fills the request on the destination\nchain and refunds the user on the origin chain when the fill cannot be completed. Progress is available by\npolling `GET /intents/status/v3`, by webhook, or on the websocket stream.\n\nConventions:\n\n- All bodies are JSON (`application/json`).\n- Amounts in smallest currency units are decimal integer strings (`\"1000000000000000000\"`); decimal\n  amounts in whole units (`amountFormatted`) and USD values (`amountUsd`, `usd`) are decimal strings.\n- Chain ids are integers. Request ids and order ids are 32-byte hex strings (`0x` + 64 hex digits).\n- Timestamps are Unix milliseconds unless the field says otherwise; `createdAt`/`updatedAt` of request\n  records are ISO-8601 strings.\n- Request bodies reject unknown fields (`additionalProperties: false`); unknown query parameters are ignored.\n- Every error has the body `ErrorResponse` (`{ message, errorCode, errorData?, statusCode?, requestId? }`)\n  with a stable `errorCode`; invalid input is `400 INVALID_INPUT` unless a more specific domain code applies.\n- The optional `x-api-key` header authenticates the caller and selects its rate limit; `POST /execute` and\n  `POST /fast-fill` require it.\n- Versions are part of the path (`/quote/v2`, `/intents/status/v3`, `/requests/v3`). Deprecated operations\n  are kept for compatibility and marked `deprecated`.\n",
+    "description": "The REST contract of the gateway. This document is hand-written and is the source of truth: types, the\noperation table and the handler interface are generated from it, every request is validated against it\nbefore a handler runs, and every response the test suite sees is validated against it.\n\nA client asks for a quote (`POST /quote/v2`) to bridge, swap (same-chain or cross-chain) or run calls on a\ndestination chain. The quote returns executable steps, usually one deposit transaction on the origin chain\n(sometimes an approval first). The gateway's solver sees the deposit, fills the request on the destination\nchain and refunds the user on the origin chain when the fill cannot be completed. Progress is available by\npolling `GET /intents/status/v3`, by webhook, or on the websocket stream.\n\nConventions:\n\n- All bodies are JSON (`application/json`).\n- Amounts in smallest currency units are decimal integer strings (`\"1000000000000000000\"`); decimal\n  amounts in whole units (`amountFormatted`) and USD values (`amountUsd`, `usd`) are decimal strings.\n- Chain ids are integers. Request ids and order ids are 32-byte hex strings (`0x` + 64 hex digits).\n- Timestamps are Unix milliseconds unless the field says otherwise; `createdAt`/`updatedAt` of request\n  records are ISO-8601 strings.\n- Request bodies reject unknown fields (`additionalProperties: false`); unknown query parameters are ignored.\n- Every error has the body `ErrorResponse` (`{ message, errorCode, errorData?, statusCode?, requestId? }`)\n  with a stable `errorCode`; invalid input is `400 INVALID_INPUT` unless a more specific domain code applies.\n- The optional `x-api-key` header authenticates the caller and selects its rate limit; `POST /execute` and\n  `POST /fast-fill` require it. An unknown or revoked key is refused with 401 `UNAUTHORIZED` by every operation\n  (health and readiness ignore it), never served as anonymous.\n- Rate limits: per key, and per client address without a key (a key gets a higher limit), counted over every\n  instance sharing the database; over the limit: 429 `RATE_LIMITED` with `Retry-After` (seconds).\n- Versions are part of the path (`/quote/v2`, `/intents/status/v3`, `/requests/v3`). Deprecated operations\n  are kept for compatibility and marked `deprecated`.\n",
     "license": {
       "name": "MIT",
       "identifier": "MIT"
@@ -54,6 +54,10 @@ export const openapiDocument: Record<string, unknown> = {
     {
       "name": "system",
       "description": "Liveness, readiness, swap sources and solver configuration."
+    },
+    {
+      "name": "admin",
+      "description": "Administration of API keys, guarded by the admin token (`Authorization: Bearer <GATEWAY_ADMIN_TOKEN>`);\noff when no token is configured.\n"
     }
   ],
   "security": [
@@ -106,6 +110,9 @@ export const openapiDocument: Record<string, unknown> = {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -153,6 +160,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -422,6 +432,9 @@ export const openapiDocument: Record<string, unknown> = {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -476,6 +489,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
@@ -875,6 +891,9 @@ export const openapiDocument: Record<string, unknown> = {
               }
             }
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "429": {
             "description": "Rate limited (`RATE_LIMITED`). The body also names the successor operation and the migration guide.\n",
             "headers": {
@@ -979,6 +998,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
@@ -1121,6 +1143,9 @@ export const openapiDocument: Record<string, unknown> = {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -1261,6 +1286,9 @@ export const openapiDocument: Record<string, unknown> = {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -1315,6 +1343,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
           },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
@@ -1379,6 +1410,9 @@ export const openapiDocument: Record<string, unknown> = {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -1439,6 +1473,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
@@ -1504,6 +1541,9 @@ export const openapiDocument: Record<string, unknown> = {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -1568,6 +1608,9 @@ export const openapiDocument: Record<string, unknown> = {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "403": {
             "$ref": "#/components/responses/Forbidden"
           },
@@ -1628,6 +1671,9 @@ export const openapiDocument: Record<string, unknown> = {
           "400": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -1679,6 +1725,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
           },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
@@ -1733,6 +1782,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -1810,6 +1862,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -1911,10 +1966,386 @@ export const openapiDocument: Record<string, unknown> = {
           }
         }
       }
+    },
+    "/admin/api-keys": {
+      "post": {
+        "operationId": "createApiKey",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Create an API key",
+        "description": "Issues a new API key. The answer carries the key (`key`) once: only its SHA-256 hash is stored, so a key\nthat is not saved now cannot be shown again (rotate it instead). A webhook URL must be http(s) and, unless\nthe gateway runs with `GATEWAY_WEBHOOKS_ALLOW_PRIVATE=true`, not on a private or loopback address.\n\nAdmin operations need `Authorization: Bearer <GATEWAY_ADMIN_TOKEN>`: 401 `UNAUTHORIZED` without it,\n403 `FORBIDDEN` with a wrong token, 404 `NOT_FOUND` when the gateway has no admin token configured (the\nadmin interface is then off). They are rate limited per client address, like requests without a key.\n",
+        "security": [
+          {
+            "AdminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AdminAuthorization"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateApiKeyRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The key was created; `key` is shown only here.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ApiKeyWithSecretResponse"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listApiKeys",
+        "tags": [
+          "admin"
+        ],
+        "summary": "List API keys",
+        "description": "Every API key, oldest first, without secrets. Revoked keys only with `includeRevoked=true`.",
+        "security": [
+          {
+            "AdminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AdminAuthorization"
+          },
+          {
+            "name": "includeRevoked",
+            "in": "query",
+            "required": false,
+            "description": "Include revoked keys.",
+            "schema": {
+              "type": "boolean",
+              "default": false
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The keys.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ApiKeyListResponse"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/admin/api-keys/{id}": {
+      "get": {
+        "operationId": "getApiKey",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Get an API key",
+        "description": "One API key, without its secret; 404 `NOT_FOUND` for an unknown id.",
+        "security": [
+          {
+            "AdminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AdminAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/ApiKeyId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ApiKeyResponse"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      },
+      "patch": {
+        "operationId": "updateApiKey",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Update an API key",
+        "description": "Changes a key's settings; absent fields are kept. `webhook` replaces the webhook (`null` removes it),\n`limits` replaces the limits. The key itself does not change (see rotate). Revoked keys can be updated\ntoo (their settings no longer matter). 404 `NOT_FOUND` for an unknown id.\n",
+        "security": [
+          {
+            "AdminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AdminAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/ApiKeyId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/UpdateApiKeyRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The key after the change.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ApiKeyResponse"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/admin/api-keys/{id}/rotate": {
+      "post": {
+        "operationId": "rotateApiKey",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Rotate an API key",
+        "description": "Gives the key a new secret, shown once in `key`; the old secret stops working at once. Id, settings,\nlimits and history are kept. 404 `NOT_FOUND` for an unknown id, 409 `CONFLICT` for a revoked key.\n",
+        "security": [
+          {
+            "AdminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AdminAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/ApiKeyId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The key with its new secret (shown only here).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ApiKeyWithSecretResponse"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/admin/api-keys/{id}/revoke": {
+      "post": {
+        "operationId": "revokeApiKey",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Revoke an API key",
+        "description": "Revokes the key for good: from the next request on it is answered 401 `UNAUTHORIZED`. The record stays\n(with `revokedAt`); revoking again keeps the first time. 404 `NOT_FOUND` for an unknown id.\n",
+        "security": [
+          {
+            "AdminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AdminAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/ApiKeyId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The revoked key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ApiKeyResponse"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
     }
   },
   "components": {
     "securitySchemes": {
+      "AdminBearer": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "The gateway's admin token (`GATEWAY_ADMIN_TOKEN`); the admin operations are off without one."
+      },
       "ApiKeyAuth": {
         "type": "apiKey",
         "in": "header",
@@ -1923,6 +2354,27 @@ export const openapiDocument: Record<string, unknown> = {
       }
     },
     "parameters": {
+      "AdminAuthorization": {
+        "name": "authorization",
+        "in": "header",
+        "required": false,
+        "description": "`Bearer <GATEWAY_ADMIN_TOKEN>`. Declared (besides the `AdminBearer` scheme) so the generated handler input\ncarries it; a missing header is 401 `UNAUTHORIZED`, not a validation error.\n",
+        "schema": {
+          "type": "string",
+          "maxLength": 1024
+        }
+      },
+      "ApiKeyId": {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "Id of the API key (`key_...`).",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64
+        }
+      },
       "ApiKey": {
         "name": "x-api-key",
         "in": "header",
@@ -6756,6 +7208,268 @@ export const openapiDocument: Record<string, unknown> = {
         "properties": {
           "message": {
             "type": "string"
+          }
+        }
+      },
+      "ApiKeyLimits": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "Limits of a key. Absent fields take the gateway's defaults.",
+        "properties": {
+          "requestsPerMinute": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Rate limit of this key (default `GATEWAY_RATE_LIMIT_KEY_PER_MINUTE`), counted over all instances."
+          },
+          "fastFillUsd": {
+            "type": "string",
+            "pattern": "^[0-9]+(\\.[0-9]{1,6})?$",
+            "description": "Most USD of fast fills awaiting their deposits at once; fast fill is off without it."
+          }
+        }
+      },
+      "ApiKeyWebhook": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "url"
+        ],
+        "description": "The key's webhook (one per key), called on status changes of the key's requests.",
+        "properties": {
+          "url": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 2048,
+            "description": "http(s) URL; private and loopback addresses only with `GATEWAY_WEBHOOKS_ALLOW_PRIVATE=true`."
+          },
+          "headers": {
+            "type": "object",
+            "description": "Extra headers sent with every delivery (default none).",
+            "maxProperties": 20,
+            "additionalProperties": {
+              "type": "string",
+              "maxLength": 1024
+            }
+          },
+          "enabled": {
+            "type": "boolean",
+            "description": "Deliveries are made only when true (default true)."
+          }
+        }
+      },
+      "ApiKeyWebhookState": {
+        "type": "object",
+        "required": [
+          "url",
+          "headers",
+          "enabled"
+        ],
+        "properties": {
+          "url": {
+            "type": "string"
+          },
+          "headers": {
+            "type": "object",
+            "additionalProperties": {
+              "type": "string"
+            }
+          },
+          "enabled": {
+            "type": "boolean"
+          }
+        }
+      },
+      "ApiKey": {
+        "type": "object",
+        "required": [
+          "id",
+          "name",
+          "sponsorshipEnabled",
+          "limits",
+          "webhook",
+          "businessVerified",
+          "payoutAddress",
+          "createdAt",
+          "revokedAt"
+        ],
+        "description": "An API key without its secret.",
+        "properties": {
+          "id": {
+            "type": "string",
+            "description": "Stable id of the key (kept across rotations)."
+          },
+          "name": {
+            "type": "string"
+          },
+          "sponsorshipEnabled": {
+            "type": "boolean",
+            "description": "The key may ask for fee sponsorship (`subsidizeFees`)."
+          },
+          "limits": {
+            "$ref": "#/components/schemas/ApiKeyLimits"
+          },
+          "webhook": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/ApiKeyWebhookState"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "businessVerified": {
+            "type": "boolean",
+            "description": "Business verification completed (a revenue-share condition)."
+          },
+          "payoutAddress": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "EVM address that receives the revenue share (lower case)."
+          },
+          "createdAt": {
+            "type": "integer",
+            "description": "Unix ms."
+          },
+          "revokedAt": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "Unix ms; null while the key works."
+          }
+        }
+      },
+      "CreateApiKeyRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "name"
+        ],
+        "properties": {
+          "name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 100,
+            "description": "A label for the key."
+          },
+          "sponsorshipEnabled": {
+            "type": "boolean",
+            "default": false
+          },
+          "limits": {
+            "$ref": "#/components/schemas/ApiKeyLimits"
+          },
+          "webhook": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/ApiKeyWebhook"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "businessVerified": {
+            "type": "boolean",
+            "default": false
+          },
+          "payoutAddress": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/EvmAddress"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        }
+      },
+      "UpdateApiKeyRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "Fields to change; absent fields are kept.",
+        "properties": {
+          "name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 100
+          },
+          "sponsorshipEnabled": {
+            "type": "boolean"
+          },
+          "limits": {
+            "$ref": "#/components/schemas/ApiKeyLimits"
+          },
+          "webhook": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/ApiKeyWebhook"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "businessVerified": {
+            "type": "boolean"
+          },
+          "payoutAddress": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/EvmAddress"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        }
+      },
+      "ApiKeyResponse": {
+        "type": "object",
+        "required": [
+          "apiKey"
+        ],
+        "properties": {
+          "apiKey": {
+            "$ref": "#/components/schemas/ApiKey"
+          }
+        }
+      },
+      "ApiKeyWithSecretResponse": {
+        "type": "object",
+        "required": [
+          "apiKey",
+          "key"
+        ],
+        "properties": {
+          "apiKey": {
+            "$ref": "#/components/schemas/ApiKey"
+          },
+          "key": {
+            "type": "string",
+            "description": "The `x-api-key` value. Shown only in this answer; the gateway stores a hash of it.",
+            "examples": [
+              "igw_3q2-7wXk..."
+            ]
+          }
+        }
+      },
+      "ApiKeyListResponse": {
+        "type": "object",
+        "required": [
+          "apiKeys"
+        ],
+        "properties": {
+          "apiKeys": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ApiKey"
+            }
           }
         }
       },

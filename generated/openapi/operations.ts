@@ -34,7 +34,13 @@ export type OperationId =
   | "getSwapSources"
   | "getConfig"
   | "getHealth"
-  | "getReadiness";
+  | "getReadiness"
+  | "listApiKeys"
+  | "createApiKey"
+  | "getApiKey"
+  | "updateApiKey"
+  | "rotateApiKey"
+  | "revokeApiKey";
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -97,6 +103,9 @@ export const operations: Record<OperationId, OperationSpec> = {
       "400": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
       "429": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
@@ -142,6 +151,9 @@ export const operations: Record<OperationId, OperationSpec> = {
         "$ref": "urn:gateway:openapi#/components/schemas/ChainsLiquidityResponse"
       },
       "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
       "429": {
@@ -390,6 +402,9 @@ export const operations: Record<OperationId, OperationSpec> = {
       "400": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
       "404": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
@@ -442,6 +457,9 @@ export const operations: Record<OperationId, OperationSpec> = {
         "$ref": "urn:gateway:openapi#/components/schemas/IntentStatusV1"
       },
       "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
       "404": {
@@ -715,6 +733,9 @@ export const operations: Record<OperationId, OperationSpec> = {
       "400": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
       "429": {
         "$ref": "urn:gateway:openapi#/components/schemas/DeprecatedRateLimitedError"
       },
@@ -760,6 +781,9 @@ export const operations: Record<OperationId, OperationSpec> = {
         "$ref": "urn:gateway:openapi#/components/schemas/RequestSignatureResponse"
       },
       "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
       "404": {
@@ -885,6 +909,9 @@ export const operations: Record<OperationId, OperationSpec> = {
       "400": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
       "404": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
@@ -1005,6 +1032,9 @@ export const operations: Record<OperationId, OperationSpec> = {
       "400": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
       "413": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
@@ -1051,6 +1081,9 @@ export const operations: Record<OperationId, OperationSpec> = {
         "$ref": "urn:gateway:openapi#/components/schemas/CurrenciesV2Response"
       },
       "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
       "413": {
@@ -1110,6 +1143,9 @@ export const operations: Record<OperationId, OperationSpec> = {
       "400": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
       "404": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
@@ -1162,6 +1198,9 @@ export const operations: Record<OperationId, OperationSpec> = {
         "$ref": "urn:gateway:openapi#/components/schemas/MessageResponse"
       },
       "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
       "404": {
@@ -1221,6 +1260,9 @@ export const operations: Record<OperationId, OperationSpec> = {
       "400": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
       "404": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
@@ -1276,6 +1318,9 @@ export const operations: Record<OperationId, OperationSpec> = {
         "$ref": "urn:gateway:openapi#/components/schemas/DepositAddressReindexResponse"
       },
       "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
       "403": {
@@ -1343,6 +1388,9 @@ export const operations: Record<OperationId, OperationSpec> = {
       "400": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
       "429": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
@@ -1395,6 +1443,9 @@ export const operations: Record<OperationId, OperationSpec> = {
       "400": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
       "413": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
@@ -1443,6 +1494,9 @@ export const operations: Record<OperationId, OperationSpec> = {
         "$ref": "urn:gateway:openapi#/components/schemas/SwapSourcesResponse"
       },
       "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
       "429": {
@@ -1502,6 +1556,9 @@ export const operations: Record<OperationId, OperationSpec> = {
         "$ref": "urn:gateway:openapi#/components/schemas/ConfigResponse"
       },
       "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
       "429": {
@@ -1583,6 +1640,357 @@ export const operations: Record<OperationId, OperationSpec> = {
       }
     }
   },
+  listApiKeys: {
+    "operationId": "listApiKeys",
+    "method": "GET",
+    "path": "/admin/api-keys",
+    "summary": "List API keys",
+    "deprecated": false,
+    "query": {
+      "type": "object",
+      "properties": {
+        "includeRevoked": {
+          "type": "boolean",
+          "default": false
+        }
+      }
+    },
+    "params": null,
+    "headers": {
+      "type": "object",
+      "properties": {
+        "authorization": {
+          "type": "string",
+          "maxLength": 1024
+        }
+      }
+    },
+    "body": null,
+    "responses": {
+      "200": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ApiKeyListResponse"
+      },
+      "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "403": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "404": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "503": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      }
+    }
+  },
+  createApiKey: {
+    "operationId": "createApiKey",
+    "method": "POST",
+    "path": "/admin/api-keys",
+    "summary": "Create an API key",
+    "deprecated": false,
+    "query": null,
+    "params": null,
+    "headers": {
+      "type": "object",
+      "properties": {
+        "authorization": {
+          "type": "string",
+          "maxLength": 1024
+        }
+      }
+    },
+    "body": {
+      "schema": {
+        "$ref": "urn:gateway:openapi#/components/schemas/CreateApiKeyRequest"
+      },
+      "required": true
+    },
+    "responses": {
+      "201": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ApiKeyWithSecretResponse"
+      },
+      "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "403": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "404": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "413": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "415": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "503": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      }
+    }
+  },
+  getApiKey: {
+    "operationId": "getApiKey",
+    "method": "GET",
+    "path": "/admin/api-keys/{id}",
+    "summary": "Get an API key",
+    "deprecated": false,
+    "query": null,
+    "params": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64
+        }
+      },
+      "required": [
+        "id"
+      ]
+    },
+    "headers": {
+      "type": "object",
+      "properties": {
+        "authorization": {
+          "type": "string",
+          "maxLength": 1024
+        }
+      }
+    },
+    "body": null,
+    "responses": {
+      "200": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ApiKeyResponse"
+      },
+      "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "403": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "404": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "503": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      }
+    }
+  },
+  updateApiKey: {
+    "operationId": "updateApiKey",
+    "method": "PATCH",
+    "path": "/admin/api-keys/{id}",
+    "summary": "Update an API key",
+    "deprecated": false,
+    "query": null,
+    "params": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64
+        }
+      },
+      "required": [
+        "id"
+      ]
+    },
+    "headers": {
+      "type": "object",
+      "properties": {
+        "authorization": {
+          "type": "string",
+          "maxLength": 1024
+        }
+      }
+    },
+    "body": {
+      "schema": {
+        "$ref": "urn:gateway:openapi#/components/schemas/UpdateApiKeyRequest"
+      },
+      "required": true
+    },
+    "responses": {
+      "200": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ApiKeyResponse"
+      },
+      "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "403": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "404": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "413": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "415": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "503": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      }
+    }
+  },
+  rotateApiKey: {
+    "operationId": "rotateApiKey",
+    "method": "POST",
+    "path": "/admin/api-keys/{id}/rotate",
+    "summary": "Rotate an API key",
+    "deprecated": false,
+    "query": null,
+    "params": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64
+        }
+      },
+      "required": [
+        "id"
+      ]
+    },
+    "headers": {
+      "type": "object",
+      "properties": {
+        "authorization": {
+          "type": "string",
+          "maxLength": 1024
+        }
+      }
+    },
+    "body": null,
+    "responses": {
+      "200": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ApiKeyWithSecretResponse"
+      },
+      "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "403": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "404": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "409": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "503": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      }
+    }
+  },
+  revokeApiKey: {
+    "operationId": "revokeApiKey",
+    "method": "POST",
+    "path": "/admin/api-keys/{id}/revoke",
+    "summary": "Revoke an API key",
+    "deprecated": false,
+    "query": null,
+    "params": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64
+        }
+      },
+      "required": [
+        "id"
+      ]
+    },
+    "headers": {
+      "type": "object",
+      "properties": {
+        "authorization": {
+          "type": "string",
+          "maxLength": 1024
+        }
+      }
+    },
+    "body": null,
+    "responses": {
+      "200": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ApiKeyResponse"
+      },
+      "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "403": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "404": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "503": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      }
+    }
+  },
 };
 
 type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : undefined;
@@ -1655,4 +2063,16 @@ export interface OperationHandlers<Context> {
   getHealth(input: OperationInput<'getHealth'>, context: Context): Promise<OperationOutput<'getHealth'>>;
   /** GET /ready — Readiness */
   getReadiness(input: OperationInput<'getReadiness'>, context: Context): Promise<OperationOutput<'getReadiness'>>;
+  /** GET /admin/api-keys — List API keys */
+  listApiKeys(input: OperationInput<'listApiKeys'>, context: Context): Promise<OperationOutput<'listApiKeys'>>;
+  /** POST /admin/api-keys — Create an API key */
+  createApiKey(input: OperationInput<'createApiKey'>, context: Context): Promise<OperationOutput<'createApiKey'>>;
+  /** GET /admin/api-keys/{id} — Get an API key */
+  getApiKey(input: OperationInput<'getApiKey'>, context: Context): Promise<OperationOutput<'getApiKey'>>;
+  /** PATCH /admin/api-keys/{id} — Update an API key */
+  updateApiKey(input: OperationInput<'updateApiKey'>, context: Context): Promise<OperationOutput<'updateApiKey'>>;
+  /** POST /admin/api-keys/{id}/rotate — Rotate an API key */
+  rotateApiKey(input: OperationInput<'rotateApiKey'>, context: Context): Promise<OperationOutput<'rotateApiKey'>>;
+  /** POST /admin/api-keys/{id}/revoke — Revoke an API key */
+  revokeApiKey(input: OperationInput<'revokeApiKey'>, context: Context): Promise<OperationOutput<'revokeApiKey'>>;
 }

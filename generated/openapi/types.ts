@@ -585,6 +585,104 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description Every API key, oldest first, without secrets. Revoked keys only with `includeRevoked=true`.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description Issues a new API key. The answer carries the key (`key`) once: only its SHA-256 hash is stored, so a key
+         *     that is not saved now cannot be shown again (rotate it instead). A webhook URL must be http(s) and, unless
+         *     the gateway runs with `GATEWAY_WEBHOOKS_ALLOW_PRIVATE=true`, not on a private or loopback address.
+         *
+         *     Admin operations need `Authorization: Bearer <GATEWAY_ADMIN_TOKEN>`: 401 `UNAUTHORIZED` without it,
+         *     403 `FORBIDDEN` with a wrong token, 404 `NOT_FOUND` when the gateway has no admin token configured (the
+         *     admin interface is then off). They are rate limited per client address, like requests without a key.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an API key
+         * @description One API key, without its secret; 404 `NOT_FOUND` for an unknown id.
+         */
+        get: operations["getApiKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update an API key
+         * @description Changes a key's settings; absent fields are kept. `webhook` replaces the webhook (`null` removes it),
+         *     `limits` replaces the limits. The key itself does not change (see rotate). Revoked keys can be updated
+         *     too (their settings no longer matter). 404 `NOT_FOUND` for an unknown id.
+         */
+        patch: operations["updateApiKey"];
+        trace?: never;
+    };
+    "/admin/api-keys/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an API key
+         * @description Gives the key a new secret, shown once in `key`; the old secret stops working at once. Id, settings,
+         *     limits and history are kept. 404 `NOT_FOUND` for an unknown id, 409 `CONFLICT` for a revoked key.
+         */
+        post: operations["rotateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api-keys/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an API key
+         * @description Revokes the key for good: from the next request on it is answered 401 `UNAUTHORIZED`. The record stays
+         *     (with `revokedAt`); revoking again keeps the first time. 404 `NOT_FOUND` for an unknown id.
+         */
+        post: operations["revokeApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1980,6 +2078,83 @@ export interface components {
         MessageResponse: {
             message: string;
         };
+        /** @description Limits of a key. Absent fields take the gateway's defaults. */
+        ApiKeyLimits: {
+            /** @description Rate limit of this key (default `GATEWAY_RATE_LIMIT_KEY_PER_MINUTE`), counted over all instances. */
+            requestsPerMinute?: number;
+            /** @description Most USD of fast fills awaiting their deposits at once; fast fill is off without it. */
+            fastFillUsd?: string;
+        };
+        /** @description The key's webhook (one per key), called on status changes of the key's requests. */
+        ApiKeyWebhook: {
+            /** @description http(s) URL; private and loopback addresses only with `GATEWAY_WEBHOOKS_ALLOW_PRIVATE=true`. */
+            url: string;
+            /** @description Extra headers sent with every delivery (default none). */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Deliveries are made only when true (default true). */
+            enabled?: boolean;
+        };
+        ApiKeyWebhookState: {
+            url: string;
+            headers: {
+                [key: string]: string;
+            };
+            enabled: boolean;
+        };
+        /** @description An API key without its secret. */
+        ApiKey: {
+            /** @description Stable id of the key (kept across rotations). */
+            id: string;
+            name: string;
+            /** @description The key may ask for fee sponsorship (`subsidizeFees`). */
+            sponsorshipEnabled: boolean;
+            limits: components["schemas"]["ApiKeyLimits"];
+            webhook: components["schemas"]["ApiKeyWebhookState"] | null;
+            /** @description Business verification completed (a revenue-share condition). */
+            businessVerified: boolean;
+            /** @description EVM address that receives the revenue share (lower case). */
+            payoutAddress: string | null;
+            /** @description Unix ms. */
+            createdAt: number;
+            /** @description Unix ms; null while the key works. */
+            revokedAt: number | null;
+        };
+        CreateApiKeyRequest: {
+            /** @description A label for the key. */
+            name: string;
+            /** @default false */
+            sponsorshipEnabled: boolean;
+            limits?: components["schemas"]["ApiKeyLimits"];
+            webhook?: components["schemas"]["ApiKeyWebhook"] | null;
+            /** @default false */
+            businessVerified: boolean;
+            payoutAddress?: components["schemas"]["EvmAddress"] | null;
+        };
+        /** @description Fields to change; absent fields are kept. */
+        UpdateApiKeyRequest: {
+            name?: string;
+            sponsorshipEnabled?: boolean;
+            limits?: components["schemas"]["ApiKeyLimits"];
+            webhook?: components["schemas"]["ApiKeyWebhook"] | null;
+            businessVerified?: boolean;
+            payoutAddress?: components["schemas"]["EvmAddress"] | null;
+        };
+        ApiKeyResponse: {
+            apiKey: components["schemas"]["ApiKey"];
+        };
+        ApiKeyWithSecretResponse: {
+            apiKey: components["schemas"]["ApiKey"];
+            /**
+             * @description The `x-api-key` value. Shown only in this answer; the gateway stores a hash of it.
+             * @example igw_3q2-7wXk...
+             */
+            key: string;
+        };
+        ApiKeyListResponse: {
+            apiKeys: components["schemas"]["ApiKey"][];
+        };
         AppFeeBalancesResponse: {
             balances: components["schemas"]["CurrencyAmount"][];
             totalBalanceUsd: number;
@@ -2166,6 +2341,13 @@ export interface components {
     };
     parameters: {
         /**
+         * @description `Bearer <GATEWAY_ADMIN_TOKEN>`. Declared (besides the `AdminBearer` scheme) so the generated handler input
+         *     carries it; a missing header is 401 `UNAUTHORIZED`, not a validation error.
+         */
+        AdminAuthorization: string;
+        /** @description Id of the API key (`key_...`). */
+        ApiKeyId: string;
+        /**
          * @description API key for authentication and higher rate limits. Optional except on operations whose `security`
          *     requires it; a missing or unknown key there is answered 401 `UNAUTHORIZED`.
          */
@@ -2236,6 +2418,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -2269,6 +2452,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -2429,6 +2613,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -2465,6 +2650,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -2633,6 +2819,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             /** @description Rate limited (`RATE_LIMITED`). The body also names the successor operation and the migration guide. */
             429: {
                 headers: {
@@ -2700,6 +2887,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -2780,6 +2968,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2860,6 +3049,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -2896,6 +3086,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -2933,6 +3124,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -2971,6 +3163,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3010,6 +3203,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3049,6 +3243,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3088,6 +3283,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3125,6 +3321,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3160,6 +3357,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3199,6 +3397,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3262,6 +3461,232 @@ export interface operations {
                     "application/json": components["schemas"]["ReadinessResponse"];
                 };
             };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description Include revoked keys. */
+                includeRevoked?: boolean;
+            };
+            header?: {
+                /**
+                 * @description `Bearer <GATEWAY_ADMIN_TOKEN>`. Declared (besides the `AdminBearer` scheme) so the generated handler input
+                 *     carries it; a missing header is 401 `UNAUTHORIZED`, not a validation error.
+                 */
+                authorization?: components["parameters"]["AdminAuthorization"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `Bearer <GATEWAY_ADMIN_TOKEN>`. Declared (besides the `AdminBearer` scheme) so the generated handler input
+                 *     carries it; a missing header is 401 `UNAUTHORIZED`, not a validation error.
+                 */
+                authorization?: components["parameters"]["AdminAuthorization"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key was created; `key` is shown only here. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyWithSecretResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `Bearer <GATEWAY_ADMIN_TOKEN>`. Declared (besides the `AdminBearer` scheme) so the generated handler input
+                 *     carries it; a missing header is 401 `UNAUTHORIZED`, not a validation error.
+                 */
+                authorization?: components["parameters"]["AdminAuthorization"];
+            };
+            path: {
+                /** @description Id of the API key (`key_...`). */
+                id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `Bearer <GATEWAY_ADMIN_TOKEN>`. Declared (besides the `AdminBearer` scheme) so the generated handler input
+                 *     carries it; a missing header is 401 `UNAUTHORIZED`, not a validation error.
+                 */
+                authorization?: components["parameters"]["AdminAuthorization"];
+            };
+            path: {
+                /** @description Id of the API key (`key_...`). */
+                id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `Bearer <GATEWAY_ADMIN_TOKEN>`. Declared (besides the `AdminBearer` scheme) so the generated handler input
+                 *     carries it; a missing header is 401 `UNAUTHORIZED`, not a validation error.
+                 */
+                authorization?: components["parameters"]["AdminAuthorization"];
+            };
+            path: {
+                /** @description Id of the API key (`key_...`). */
+                id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key with its new secret (shown only here). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyWithSecretResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `Bearer <GATEWAY_ADMIN_TOKEN>`. Declared (besides the `AdminBearer` scheme) so the generated handler input
+                 *     carries it; a missing header is 401 `UNAUTHORIZED`, not a validation error.
+                 */
+                authorization?: components["parameters"]["AdminAuthorization"];
+            };
+            path: {
+                /** @description Id of the API key (`key_...`). */
+                id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -16,6 +16,7 @@ import {
 import type { ChainConfig } from '../core/chains/types.js';
 import type { Logger } from '../core/context.js';
 import { GatewayError } from '../core/errors.js';
+import { crashPoint, type CrashPoint } from '../core/faults.js';
 import type { SendParameters, SentReceipt, TransactionSender } from '../core/solver/ports.js';
 import { isUniqueViolation } from '../store/errors.js';
 import {
@@ -50,6 +51,8 @@ export interface CreateTransactionSenderParameters {
   maxFeeMultiplier?: number;
   /** How often `waitForReceipt` looks at the chain. Default a quarter of the block time (at least 50 ms). */
   pollIntervalMs?: number;
+  /** Test only: kill the process at this step (`src/core/faults.ts`). */
+  crashAt?: CrashPoint | undefined;
 }
 
 /** Extra gas on top of `eth_estimateGas` when the caller gives no limit (state can move before inclusion). */
@@ -117,6 +120,9 @@ const insufficientFunds = /insufficient funds/i;
  */
 export function createTransactionSender(params: CreateTransactionSenderParameters): TransactionSender {
   const { chain, client, account, db, log, now } = params;
+  const crash = (step: 'recorded' | 'broadcast' | 'mined', kind: string) => {
+    if (kind === 'fill' || kind === 'refund') crashPoint(params.crashAt, `${kind}-${step}`);
+  };
   const chainId = chain.id;
   const address = account.address;
   const signer = address.toLowerCase();
@@ -268,6 +274,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
       const outcome = await broadcast(payload.raw, payload.hash);
       switch (outcome.kind) {
         case 'accepted':
+          crash('broadcast', row.kind);
           log.info({ ...context, outgoingTxId: row.id, nonce: payload.nonce, hash: payload.hash, kind: row.kind }, 'transaction broadcast');
           return markBroadcast(row, payload.hash);
         case 'unknown':
@@ -361,6 +368,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
           throw error;
         }
         nextNonce = nonce + 1n;
+        crash('recorded', row.kind);
         return broadcastNew(row, payload, { ...tx, gas, ...fees });
       }
     });
@@ -461,6 +469,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
   async function finish(row: OutgoingTxRecord, receipt: SentReceipt): Promise<SentReceipt> {
     const status = receipt.status === 'success' ? 'confirmed' : 'failed';
     await updateOutgoingTx(db, row.id, { status, hash: receipt.hash, now: now() });
+    crash('mined', row.kind);
     log.info({ ...context, outgoingTxId: row.id, hash: receipt.hash, status: receipt.status, block: receipt.blockNumber.toString() }, 'transaction mined');
     return receipt;
   }

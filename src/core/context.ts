@@ -3,8 +3,10 @@ import type { LocalAccount } from 'viem';
 import type { RequestWriter } from '../store/requestWriter.js';
 import type { Tables } from '../store/tables.js';
 import type { CoreConfig } from './chains/types.js';
+import type { RequestEventBus } from './events/requestEventBus.js';
 import type { MarketData } from './market.js';
-import type { DepositWatcher } from './solver/ports.js';
+import type { WebhookSettings } from './webhooks/createWebhookDispatcher.js';
+import type { DepositWatcher, FastFillLifecycle } from './solver/ports.js';
 
 /** Structured logger the core writes to (pino satisfies it). */
 export interface Logger {
@@ -37,4 +39,13 @@ export interface CoreContext {
    * example a quote-only deployment): those operations then answer `SERVICE_UNAVAILABLE`.
    */
   watchers?: ReadonlyMap<number, DepositWatcher>;
+  /** The running solver, for fast fills; absent when the gateway runs without the solver. */
+  fastFiller?: FastFillLifecycle;
+  /** The outbox follower that streams status changes (GraphQL subscriptions, `/ws`); absent: streams answer `SERVICE_UNAVAILABLE`. */
+  events?: RequestEventBus;
+  /**
+   * Webhook delivery: its settings (URL policy, the secret-sealing key) and a wake-up of this process's
+   * dispatcher. Absent: the webhook operations answer `SERVICE_UNAVAILABLE`.
+   */
+  webhooks?: { settings: WebhookSettings; wake(): void };
 }

@@ -6,7 +6,11 @@ import {
   type OperationInput,
   type OperationSpec,
 } from '../../generated/openapi/operations.js';
+import type { OperationRouteConfig } from './rateLimit.js';
 import { createValidators } from './validation.js';
+
+/** Operations never rate limited: probes must answer however busy the gateway is. */
+const unlimitedOperations = new Set<OperationId>(['getHealth', 'getReadiness']);
 
 /**
  * Binds every operation of the contract to Fastify: the route comes from the operation table, the request is
@@ -24,6 +28,11 @@ export function registerRest<Context>(app: FastifyInstance, handlers: OperationH
     app.route({
       method: spec.method,
       url: spec.path.replace(/\{([^}]+)\}/g, ':$1'),
+      config: {
+        operationId: id,
+        // Admin operations authenticate with the admin token, not a key: they count per client address.
+        ...(unlimitedOperations.has(id) ? { rateLimit: 'exempt' } : spec.path.startsWith('/admin/') ? { rateLimit: 'address' } : {}),
+      } satisfies OperationRouteConfig,
       handler: async (request, reply) => {
         const parts = { query: request.query, params: request.params, headers: request.headers, body: request.body };
         validator.validateRequest(parts);

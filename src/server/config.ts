@@ -8,6 +8,7 @@ import { Ajv } from 'ajv';
 import { getAddress, isAddress, isHex, parseUnits, zeroAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { currencyConfig } from '../core/chains/currency.js';
+import { crashPoints, isCrashPoint, type CrashPoint } from '../core/faults.js';
 import type { ChainConfig, CurrencyConfig, QuoteSettings } from '../core/chains/types.js';
 import { defaultQuoteSettings } from '../core/settings.js';
 
@@ -30,6 +31,87 @@ export interface GatewayConfig {
   quote: QuoteSettings;
   /** Run the solver (deposit watchers, fills, refunds); `GATEWAY_SOLVER=off` serves the API only. */
   solverEnabled: boolean;
+  /** Test only: `GATEWAY_CRASH_AT` kills the process with SIGKILL at this step (`src/core/faults.ts`). */
+  crashAt?: CrashPoint | undefined;
+  /**
+   * Bearer token of the admin operations (`/admin/api-keys`); unset disables them (they answer 404).
+   * `GATEWAY_ADMIN_TOKEN`, at least 16 characters.
+   */
+  adminToken?: string | undefined;
+  /**
+   * Webhook URLs may point at private, loopback or link-local addresses (`GATEWAY_WEBHOOKS_ALLOW_PRIVATE=true`).
+   * Default false with a config file, true on the devnet (its receivers are local).
+   */
+  webhooksAllowPrivate?: boolean;
+  /** Webhook delivery (`src/core/webhooks`); defaults when absent. */
+  webhooks?: WebhookDeliveryConfig;
+  /** Request rate limits per API key and per client address (`src/rest/rateLimit.ts`); defaults when absent. */
+  rateLimit?: RateLimitConfig;
+  /** Take the client address from `X-Forwarded-For` (behind a reverse proxy): `GATEWAY_TRUST_PROXY=true`. */
+  trustProxy?: boolean;
+}
+
+/** Rate limits, counted in the database so every instance sharing it enforces the same totals. */
+export interface RateLimitConfig {
+  /** `GATEWAY_RATE_LIMIT=off` disables counting altogether (an unknown `x-api-key` is still refused). */
+  enabled: boolean;
+  /** Length of the fixed counting window, seconds (`GATEWAY_RATE_LIMIT_WINDOW_SECONDS`, default 60). */
+  windowSeconds: number;
+  /** Requests per minute per client address without a key (`GATEWAY_RATE_LIMIT_ANONYMOUS_PER_MINUTE`). */
+  anonymousPerMinute: number;
+  /** Requests per minute of a key whose `limits.requestsPerMinute` is unset (`GATEWAY_RATE_LIMIT_KEY_PER_MINUTE`). */
+  keyPerMinute: number;
+}
+
+/**
+ * Defaults high enough that one busy client (the quote benchmark, the test suites) is never limited: they are
+ * a ceiling against floods, not a quota. A public deployment lowers them (the reference: 200/min per key).
+ */
+export const defaultRateLimitConfig: RateLimitConfig = {
+  enabled: true,
+  windowSeconds: 60,
+  anonymousPerMinute: 60_000,
+  keyPerMinute: 600_000,
+};
+
+/** Webhook delivery settings (the URL policy is `webhooksAllowPrivate`). */
+export interface WebhookDeliveryConfig {
+  /**
+   * 32-byte hex key that seals the keys' webhook signing secrets (`GATEWAY_WEBHOOK_SECRET_KEY`); unset: derived
+   * from the solver key (see `src/core/webhooks/webhookSecret.ts`).
+   */
+  secretKey: Hex | undefined;
+  /** Timeout of one attempt, ms (`GATEWAY_WEBHOOK_TIMEOUT_MS`, default 5000). */
+  timeoutMs: number;
+  /** First retry delay, doubled per retry, ms (`GATEWAY_WEBHOOK_RETRY_BASE_MS`, default 1000). */
+  retryBaseMs: number;
+  /** Longest retry delay, ms (`GATEWAY_WEBHOOK_RETRY_MAX_MS`, default 600000). */
+  retryMaxMs: number;
+  /**
+   * Look for due deliveries at least this often, ms (`GATEWAY_WEBHOOK_POLL_MS`); default 1000 on PostgreSQL,
+   * where LISTEN wakes the dispatcher at each commit, and 50 on PGlite, which has no such notification.
+   */
+  pollIntervalMs: number | undefined;
+}
+
+function webhooksFromEnvironment(env: Env, problems: string[]): WebhookDeliveryConfig {
+  const integer = (name: string, fallback: number, min: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min) problems.push(`${name} must be an integer of at least ${min}, got '${raw}'`);
+    return Number.isInteger(value) && value >= min ? value : fallback;
+  };
+  const secretKey = env.GATEWAY_WEBHOOK_SECRET_KEY || undefined;
+  if (secretKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(secretKey)) problems.push('GATEWAY_WEBHOOK_SECRET_KEY must be 0x followed by 64 hex digits');
+  const poll = env.GATEWAY_WEBHOOK_POLL_MS ? integer('GATEWAY_WEBHOOK_POLL_MS', 1_000, 5) : undefined;
+  return {
+    secretKey: secretKey as Hex | undefined,
+    timeoutMs: integer('GATEWAY_WEBHOOK_TIMEOUT_MS', 5_000, 100),
+    retryBaseMs: integer('GATEWAY_WEBHOOK_RETRY_BASE_MS', 1_000, 1),
+    retryMaxMs: integer('GATEWAY_WEBHOOK_RETRY_MAX_MS', 600_000, 1),
+    pollIntervalMs: poll,
+  };
 }
 
 export class ConfigError extends Error {
@@ -56,6 +138,10 @@ function fromEnvironment(env: Env, problems: string[]) {
   }
   const bodyLimit = env.GATEWAY_BODY_LIMIT === undefined ? 1_048_576 : Number(env.GATEWAY_BODY_LIMIT);
   if (!Number.isInteger(bodyLimit) || bodyLimit < 1024) problems.push('GATEWAY_BODY_LIMIT must be an integer of at least 1024 bytes');
+  const crashAt = env.GATEWAY_CRASH_AT || undefined;
+  if (crashAt !== undefined && !isCrashPoint(crashAt)) problems.push(`GATEWAY_CRASH_AT must be one of ${crashPoints.join(', ')}`);
+  const adminToken = env.GATEWAY_ADMIN_TOKEN || undefined;
+  if (adminToken !== undefined && adminToken.length < 16) problems.push('GATEWAY_ADMIN_TOKEN must be at least 16 characters');
   return {
     host: env.HOST ?? '127.0.0.1',
     port,
@@ -66,6 +152,42 @@ function fromEnvironment(env: Env, problems: string[]) {
     bodyLimit,
     graphiql: env.GATEWAY_GRAPHIQL !== 'false',
     solverEnabled: env.GATEWAY_SOLVER !== 'off',
+    crashAt: crashAt as CrashPoint | undefined,
+    adminToken,
+    webhooksAllowPrivate: parseBoolean(env, 'GATEWAY_WEBHOOKS_ALLOW_PRIVATE', false, problems),
+    webhooks: webhooksFromEnvironment(env, problems),
+    rateLimit: rateLimitFromEnvironment(env, problems),
+    trustProxy: parseBoolean(env, 'GATEWAY_TRUST_PROXY', false, problems),
+  };
+}
+
+function parseBoolean(env: Env, name: string, fallback: boolean, problems: string[]): boolean {
+  const value = env[name];
+  if (value === undefined || value === '') return fallback;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  problems.push(`${name} must be true or false, got '${value}'`);
+  return fallback;
+}
+
+function rateLimitFromEnvironment(env: Env, problems: string[]): RateLimitConfig {
+  const integer = (name: string, fallback: number, min: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min) {
+      problems.push(`${name} must be an integer of at least ${min}, got '${raw}'`);
+      return fallback;
+    }
+    return value;
+  };
+  const mode = env.GATEWAY_RATE_LIMIT ?? 'on';
+  if (mode !== 'on' && mode !== 'off') problems.push(`GATEWAY_RATE_LIMIT must be on or off, got '${mode}'`);
+  return {
+    enabled: mode !== 'off',
+    windowSeconds: integer('GATEWAY_RATE_LIMIT_WINDOW_SECONDS', defaultRateLimitConfig.windowSeconds, 1),
+    anonymousPerMinute: integer('GATEWAY_RATE_LIMIT_ANONYMOUS_PER_MINUTE', defaultRateLimitConfig.anonymousPerMinute, 1),
+    keyPerMinute: integer('GATEWAY_RATE_LIMIT_KEY_PER_MINUTE', defaultRateLimitConfig.keyPerMinute, 1),
   };
 }
 
@@ -324,7 +446,31 @@ export function configFromEnvironment(env: Env, chains: ChainConfig[], solverPri
   const problems: string[] = [];
   const base = fromEnvironment(env, problems);
   if (problems.length > 0) throw new ConfigError(problems);
-  return { ...base, solverPrivateKey, chains, quote: defaultQuoteSettings };
+  // The devnet's webhook receivers are local: private URLs are allowed unless the environment says otherwise.
+  const webhooksAllowPrivate = env.GATEWAY_WEBHOOKS_ALLOW_PRIVATE !== 'false';
+  return { ...base, webhooksAllowPrivate, solverPrivateKey, chains, quote: defaultQuoteSettings };
 }
 
 export type { Address };
+
+/**
+ * What `npm run keys` needs: the database, the webhook URL policy, and what seals webhook signing secrets
+ * (`GATEWAY_WEBHOOK_SECRET_KEY`, else `GATEWAY_SOLVER_PRIVATE_KEY`, as the gateway derives it; neither: not
+ * sealed). Throws `ConfigError`.
+ */
+export function keysCliConfigFromEnvironment(env: Env): Pick<GatewayConfig, 'databaseUrl' | 'dataDir' | 'databaseSchema' | 'webhooksAllowPrivate' | 'webhooks'> & {
+  solverPrivateKey: Hex | undefined;
+} {
+  const problems: string[] = [];
+  const base = fromEnvironment(env, problems);
+  const solverPrivateKey = env.GATEWAY_SOLVER_PRIVATE_KEY ? parsePrivateKey(env.GATEWAY_SOLVER_PRIVATE_KEY, 'GATEWAY_SOLVER_PRIVATE_KEY', problems) : undefined;
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    databaseUrl: base.databaseUrl,
+    dataDir: base.dataDir,
+    databaseSchema: base.databaseSchema,
+    webhooksAllowPrivate: base.webhooksAllowPrivate,
+    webhooks: base.webhooks,
+    solverPrivateKey,
+  };
+}

@@ -12,12 +12,19 @@ import { registerGraphQL } from '../graphql/registerGraphQL.js';
 import { registerDocumentation } from '../rest/documentation.js';
 import { installErrorHandling } from '../rest/errors.js';
 import { createHandlers, type RestContext } from '../rest/handlers/index.js';
+import { registerRateLimit } from '../rest/rateLimit.js';
 import { registerRest } from '../rest/registerRest.js';
+import { createRateLimiter } from '../core/apiKeys/rateLimiter.js';
 import { createDatabase, type Database } from '../store/database.js';
+import { listenWebhookDeliveries } from '../store/webhookDeliveries.repository.js';
+import { createWebhookDispatcher, defaultWebhookSettings, type WebhookDispatcher } from '../core/webhooks/createWebhookDispatcher.js';
+import { deriveWebhookEncryptionKey, sealWebhookSecret } from '../core/webhooks/webhookSecret.js';
 import { createRequestWriter } from '../store/requestWriter.js';
-import type { GatewayConfig } from './config.js';
+import { defaultRateLimitConfig, type GatewayConfig } from './config.js';
+import { createEventFollower } from './events.js';
 import { checkReadiness } from './readiness.js';
 import { createSolverRuntime, type SolverRuntime } from './solverRuntime.js';
+import { registerStatusWebSocket } from './ws.js';
 
 export interface GatewayServer {
   /** The Fastify instance (for in-process tests through `app.inject`). */
@@ -26,6 +33,8 @@ export interface GatewayServer {
   readonly database: Database;
   /** The solver's watchers, senders and lifecycle, unless the solver is disabled. */
   readonly solver: SolverRuntime | null;
+  /** Posts webhook deliveries from the outbox. */
+  readonly webhooks: WebhookDispatcher;
   /** Listens on the configured host and port; resolves with the base URL (no trailing slash). */
   start(): Promise<string>;
   /** Closes sockets, subscriptions and the database. Safe to call twice. */
@@ -60,7 +69,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   const chainMarket = createMarketData({ chains: config.chains, solverAddress: solver.address, clients });
   const market = options.wrapMarket ? options.wrapMarket(chainMarket) : chainMarket;
   const core: CoreContext = {
-    config: { chains: config.chains, solverAddress: solver.address, quote: config.quote },
+    config: { chains: config.chains, solverAddress: solver.address, quote: config.quote, crashAt: config.crashAt },
     log: logger,
     now: () => Date.now(),
     db: database.db,
@@ -69,15 +78,54 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     solver,
   };
 
+  const webhookConfig = config.webhooks;
+  const webhookSettings = {
+    ...defaultWebhookSettings,
+    allowPrivate: config.webhooksAllowPrivate ?? false,
+    encryptionKey:
+      webhookConfig?.secretKey === undefined
+        ? deriveWebhookEncryptionKey(config.solverPrivateKey)
+        : Buffer.from(webhookConfig.secretKey.slice(2), 'hex'),
+    ...(webhookConfig === undefined
+      ? {}
+      : { timeoutMs: webhookConfig.timeoutMs, retryBaseMs: webhookConfig.retryBaseMs, retryMaxMs: webhookConfig.retryMaxMs }),
+    // PostgreSQL wakes the dispatcher at each commit (LISTEN); PGlite has no notification, so it polls.
+    pollIntervalMs: webhookConfig?.pollIntervalMs ?? (database.dialect === 'postgres' ? 1_000 : 50),
+  };
+  const databaseUrl = config.databaseUrl;
+  const webhooks = createWebhookDispatcher({
+    db: database.db,
+    log: logger,
+    now: core.now,
+    settings: webhookSettings,
+    ...(databaseUrl === undefined
+      ? {}
+      : {
+          subscribe: (wake: () => void) =>
+            listenWebhookDeliveries({
+              databaseUrl,
+              schema: config.databaseSchema,
+              onDelivery: wake,
+              onError: (error) => logger.warn({ err: error }, 'webhook: LISTEN connection failed'),
+            }),
+        }),
+  });
+  core.webhooks = { settings: webhookSettings, wake: webhooks.wake };
+
   // Per-request access logs only at debug and below: at info they would drown the solver's own log lines.
   const requestLogging = config.logLevel === 'debug' || config.logLevel === 'trace';
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimit,
     logController: new LogController({ disableRequestLogging: !requestLogging }),
+    // Behind a reverse proxy the client address (the rate limit bucket without a key) is in X-Forwarded-For.
+    trustProxy: config.trustProxy ?? false,
   });
   const solverRuntime = config.solverEnabled ? createSolverRuntime(core, clients, solver) : null;
-  if (solverRuntime !== null) core.watchers = solverRuntime.watchers;
+  if (solverRuntime !== null) {
+    core.watchers = solverRuntime.watchers;
+    core.fastFiller = solverRuntime.solver;
+  }
 
   installErrorHandling(app);
   // Request bodies are JSON only: anything else is a 415, not a string handed to validation.
@@ -87,11 +135,22 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   const restContext: RestContext = {
     core,
     readiness: () => checkReadiness(async () => void (await sql`select 1`.execute(database.db)), clients),
+    admin: {
+      token: config.adminToken,
+      allowPrivateWebhooks: config.webhooksAllowPrivate ?? false,
+      sealWebhookSecret: (apiKeyId, key) => sealWebhookSecret(webhookSettings.encryptionKey, apiKeyId, key),
+    },
   };
+  const rateLimiter = createRateLimiter(core, config.rateLimit ?? defaultRateLimitConfig);
+  registerRateLimit(app, core, rateLimiter);
   registerRest(app, createHandlers(), restContext);
   registerDocumentation(app);
   const graphql = createGraphQL({ core, graphiql: config.graphiql, maxRequestBodySize: config.bodyLimit });
   const disposeGraphQL = await registerGraphQL(app, graphql);
+  // One outbox follower per process feeds the GraphQL subscriptions and the reference's `/ws` stream.
+  const events = createEventFollower({ database, databaseUrl: config.databaseUrl, log: logger });
+  core.events = events.bus;
+  const disposeStatusWebSocket = await registerStatusWebSocket(app, core);
 
   let stopped: Promise<void> | null = null;
   return {
@@ -99,17 +158,25 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     core,
     database,
     solver: solverRuntime,
+    webhooks,
     async start() {
       // Finish what a previous run left in flight and follow the chains before taking new quotes.
+      await events.start();
       await solverRuntime?.start();
+      await webhooks.start();
       const address = await app.listen({ host: config.host, port: config.port });
       return address.replace('[::1]', '127.0.0.1').replace(/\/$/, '');
     },
     stop() {
       stopped ??= (async () => {
         await solverRuntime?.stop();
+        // Attempts in flight finish and are recorded; the rest stay due in the database for the next start.
+        await webhooks.stop();
         await disposeGraphQL();
+        await disposeStatusWebSocket();
         await app.close();
+        await rateLimiter.close();
+        await events.stop();
         await database.close();
       })();
       return stopped;

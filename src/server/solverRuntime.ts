@@ -29,7 +29,7 @@ export function createSolverRuntime(ctx: CoreContext, clients: ChainClients, acc
   const senders = new Map<number, TransactionSender>(
     ctx.config.chains.map((chain) => [
       chain.id,
-      createTransactionSender({ chain, client: client(chain.id), account, db: ctx.db, log: ctx.log, now: ctx.now }),
+      createTransactionSender({ chain, client: client(chain.id), account, db: ctx.db, log: ctx.log, now: ctx.now, crashAt: ctx.config.crashAt }),
     ]),
   );
   const solver = createSolver({ ctx, senders });

@@ -36,6 +36,11 @@ export interface InsertApiKeyParameters {
   webhook?: ApiKeyWebhook | null;
   businessVerified?: boolean;
   payoutAddress?: string | null;
+  /**
+   * The key sealed for signing its webhooks (`sealWebhookSecret` in src/core/webhooks). Store it at creation,
+   * the only moment the key is known, so that a webhook can be configured later.
+   */
+  webhookSecret?: string | null;
   now: number;
 }
 
@@ -52,6 +57,7 @@ export async function insertApiKey(db: Kysely<Tables>, params: InsertApiKeyParam
       webhook: params.webhook == null ? null : toJson(params.webhook),
       business_verified: params.businessVerified ?? false,
       payout_address: params.payoutAddress ?? null,
+      webhook_secret: params.webhookSecret ?? null,
       created_at: params.now,
     })
     .returningAll()
@@ -76,6 +82,91 @@ export async function revokeApiKey(db: Kysely<Tables>, id: string, now: number):
     .updateTable('api_keys')
     .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(now)) }))
     .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+  return row === undefined ? undefined : toApiKeyRecord(row);
+}
+
+export interface SetApiKeyWebhookParameters {
+  webhook: ApiKeyWebhook | null;
+  /** The sealed signing secret; omitted: unchanged. */
+  webhookSecret?: string;
+}
+
+/**
+ * Set (or with null, remove) the webhook of a key, and its signing secret when given. Returns the key, or
+ * undefined when there is none. Checks nothing: `configureWebhook` (src/core/webhooks) validates first.
+ */
+export async function setApiKeyWebhook(
+  db: Kysely<Tables>,
+  id: string,
+  params: SetApiKeyWebhookParameters,
+): Promise<ApiKeyRecord | undefined> {
+  const row = await db
+    .updateTable('api_keys')
+    .set({
+      webhook: params.webhook === null ? null : toJson(params.webhook),
+      ...(params.webhookSecret === undefined ? {} : { webhook_secret: params.webhookSecret }),
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+  return row === undefined ? undefined : toApiKeyRecord(row);
+}
+
+/** Whether a key keeps a sealed signing secret (without reading it). */
+export async function hasWebhookSecret(db: Kysely<Tables>, id: string): Promise<boolean> {
+  const row = await db.selectFrom('api_keys').select('webhook_secret').where('id', '=', id).executeTakeFirst();
+  return row !== undefined && row.webhook_secret !== null;
+}
+
+/** Every key, oldest first; revoked ones only when asked. */
+export async function listApiKeys(db: Kysely<Tables>, options: { includeRevoked?: boolean } = {}): Promise<ApiKeyRecord[]> {
+  let query = db.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('id');
+  if (options.includeRevoked !== true) query = query.where('revoked_at', 'is', null);
+  return (await query.execute()).map(toApiKeyRecord);
+}
+
+/** The fields of a key an administrator may change; absent fields are left as they are. */
+export interface UpdateApiKeyParameters {
+  name?: string;
+  sponsorshipEnabled?: boolean;
+  limits?: JsonObject;
+  webhook?: ApiKeyWebhook | null;
+  businessVerified?: boolean;
+  payoutAddress?: string | null;
+}
+
+/** Change a key's settings (revoked keys too). Undefined when there is no such key. */
+export async function updateApiKey(db: Kysely<Tables>, id: string, params: UpdateApiKeyParameters): Promise<ApiKeyRecord | undefined> {
+  const values = {
+    ...(params.name === undefined ? {} : { name: params.name }),
+    ...(params.sponsorshipEnabled === undefined ? {} : { sponsorship_enabled: params.sponsorshipEnabled }),
+    ...(params.limits === undefined ? {} : { limits: toJson(params.limits) }),
+    ...(params.webhook === undefined ? {} : { webhook: params.webhook === null ? null : toJson(params.webhook) }),
+    ...(params.businessVerified === undefined ? {} : { business_verified: params.businessVerified }),
+    ...(params.payoutAddress === undefined ? {} : { payout_address: params.payoutAddress }),
+  };
+  if (Object.keys(values).length === 0) return getApiKey(db, id);
+  const row = await db.updateTable('api_keys').set(values).where('id', '=', id).returningAll().executeTakeFirst();
+  return row === undefined ? undefined : toApiKeyRecord(row);
+}
+
+/**
+ * Replace the hash of a live key (rotation), and the sealed webhook signing secret with it (the secret is the
+ * key): the old key stops working in the same statement. Undefined when
+ * there is no such key or it is revoked.
+ */
+export async function replaceApiKeyHash(
+  db: Kysely<Tables>,
+  id: string,
+  params: { keyHash: string; /** The new key sealed as webhook signing secret; null forgets the old one. */ webhookSecret: string | null },
+): Promise<ApiKeyRecord | undefined> {
+  const row = await db
+    .updateTable('api_keys')
+    .set({ key_hash: params.keyHash, webhook_secret: params.webhookSecret })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
     .returningAll()
     .executeTakeFirst();
   return row === undefined ? undefined : toApiKeyRecord(row);

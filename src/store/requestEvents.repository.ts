@@ -50,7 +50,22 @@ export async function appendRequestEvent(db: Kysely<Tables>, params: AppendReque
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  // Delivered at commit, to every session that LISTENs on the channel: followers in other processes wake up
+  // at once instead of at their next poll. The payload is the schema, as several gateways may share a database.
+  await sql`select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema())`.execute(db);
   return toRequestEvent(row);
+}
+
+/** The PostgreSQL notification channel `appendRequestEvent` notifies (payload: the schema of the outbox). */
+export const REQUEST_EVENTS_CHANNEL = 'request_events';
+
+/** The id of the newest committed event, or 0 when there is none: where a follower starts tailing. */
+export async function lastEventId(db: Kysely<Tables>): Promise<number> {
+  const row = await db
+    .selectFrom('request_events')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
+  return row?.id == null ? 0 : toNumber(row.id);
 }
 
 /**

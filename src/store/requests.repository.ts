@@ -4,6 +4,7 @@ import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toUint256
 import { appendUnique } from './fragments.js';
 import { appendRequestEvent, lockOutbox } from './requestEvents.repository.js';
 import type { JsonObject, JsonValue, RequestsTable, Tables } from './tables.js';
+import { enqueueWebhookDelivery } from './webhookDeliveries.repository.js';
 
 /** Request statuses: the reference's v3 set, plus `fallback`, which its `failReason` description names. */
 export const requestStatuses = [
@@ -61,6 +62,8 @@ export interface RequestRecord {
   updatedAt: number;
   /** USD value of the input at quote time, micro-USD (trailing volume for revenue share). */
   volumeUsdMicros: bigint;
+  /** Set when an API key had the request filled before its deposit was confirmed (`POST /fast-fill`). */
+  fastFill: { apiKeyId: string; usdMicros: bigint } | null;
 }
 
 /** What a new request needs; the rest defaults (status `waiting`, no hashes, no failure, updatedAt = createdAt). */
@@ -78,6 +81,7 @@ export type InsertRequestParameters = Omit<
   | 'depositAddress'
   | 'updatedAt'
   | 'volumeUsdMicros'
+  | 'fastFill'
 > &
   Partial<
     Pick<
@@ -231,13 +235,34 @@ export async function updateRequestStatus(
   if (row === undefined) return null;
 
   const record = toRequestRecord(row);
-  await appendRequestEvent(db, {
+  const event = await appendRequestEvent(db, {
     requestId: record.id,
     status: record.status,
     payload: toStatusSnapshot(record),
     now: params.now,
   });
+  // The webhook delivery is part of the outbox: committed with the change, or not at all.
+  if (record.apiKeyId !== null) {
+    await enqueueWebhookDelivery(db, { requestId: record.id, apiKeyId: record.apiKeyId, eventId: event.id, now: params.now });
+  }
   return record;
+}
+
+/**
+ * Record why a request is about to be refunded, before the refund is sent, without changing its status (and so
+ * without an event: the status change that follows carries the reason). A restart that finds the refund in
+ * flight reads the reason back from here. Transports show it only once the status is a failed one.
+ */
+export async function recordRequestFailReason(
+  db: Kysely<Tables>,
+  id: string,
+  params: { failReason: string; details: JsonValue | null },
+): Promise<void> {
+  await db
+    .updateTable('requests')
+    .set({ fail_reason: params.failReason, details: params.details === null ? null : toJson(params.details) })
+    .where('id', '=', normalizeHex(id))
+    .execute();
 }
 
 export interface ListRequestsFilters {
@@ -422,6 +447,8 @@ export function toRequestRecord(row: Selectable<RequestsTable>): RequestRecord {
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
     volumeUsdMicros: toBigInt(row.volume_usd_micros),
+    fastFill:
+      row.fast_fill_api_key_id === null ? null : { apiKeyId: row.fast_fill_api_key_id, usdMicros: toBigInt(row.fast_fill_usd_micros ?? '0') },
   };
 }
 
@@ -458,4 +485,60 @@ export async function sumApiKeyVolume(db: Kysely<Tables>, apiKeyId: string, sinc
     .where('created_at', '>=', since)
     .executeTakeFirstOrThrow();
   return toBigInt(String(row.volume).split('.')[0]!);
+}
+
+export interface ClaimForFastFillParameters {
+  requestId: string;
+  apiKeyId: string;
+  /** USD value the fill puts at risk, micro-USD. */
+  usdMicros: bigint;
+  /** The key's limit on outstanding fast fills, micro-USD. */
+  limitUsdMicros: bigint;
+  now: number;
+}
+
+export type ClaimForFastFillResult =
+  | { claimed: true; request: RequestRecord }
+  | { claimed: false; reason: 'not-waiting'; request: RequestRecord | undefined }
+  | { claimed: false; reason: 'over-limit'; outstandingUsdMicros: bigint };
+
+/**
+ * Moves a `waiting` request to `pending` for a fast fill, if the key's outstanding exposure (its fast-filled
+ * requests whose deposit has not arrived, not counting failed or refunded ones) stays within its limit. The
+ * key's row is locked for the transaction, so two concurrent fast fills of one key cannot both pass the check.
+ */
+export async function claimForFastFill(db: Kysely<Tables>, params: ClaimForFastFillParameters): Promise<ClaimForFastFillResult> {
+  if (!db.isTransaction) return db.transaction().execute((trx) => claimForFastFill(trx, params));
+  await db.selectFrom('api_keys').select('id').where('id', '=', params.apiKeyId).forUpdate().execute();
+  const row = await db
+    .selectFrom('requests')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('fast_fill_usd_micros'), sql<string>`0`).as('outstanding'))
+    .where('fast_fill_api_key_id', '=', params.apiKeyId)
+    .where(sql<boolean>`jsonb_array_length(in_tx_hashes) = 0`)
+    .where('status', 'in', ['pending', 'submitted', 'success'])
+    .executeTakeFirstOrThrow();
+  const outstanding = toBigInt(String(row.outstanding).split('.')[0]!);
+  if (outstanding + params.usdMicros > params.limitUsdMicros) return { claimed: false, reason: 'over-limit', outstandingUsdMicros: outstanding };
+  const moved = await updateRequestStatus(db, params.requestId, { status: 'pending', fromStatus: 'waiting', now: params.now });
+  if (moved === null) return { claimed: false, reason: 'not-waiting', request: await getRequest(db, params.requestId) };
+  const updated = await db
+    .updateTable('requests')
+    .set({ fast_fill_api_key_id: params.apiKeyId, fast_fill_usd_micros: toUint256(params.usdMicros) })
+    .where('id', '=', normalizeHex(params.requestId))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { claimed: true, request: toRequestRecord(updated) };
+}
+
+/** Records the deposit of a fast-filled request (its origin hash) without changing its status. */
+export async function attachDepositToFastFill(db: Kysely<Tables>, requestId: string, inTxHash: string, now: number): Promise<RequestRecord | null> {
+  const row = await db
+    .updateTable('requests')
+    .set({ in_tx_hashes: appendUnique('in_tx_hashes', normalizeHex(inTxHash)), updated_at: sql<string>`greatest(updated_at, ${now})` })
+    .where('id', '=', normalizeHex(requestId))
+    .where('fast_fill_api_key_id', 'is not', null)
+    .where(sql<boolean>`jsonb_array_length(in_tx_hashes) = 0`)
+    .returningAll()
+    .executeTakeFirst();
+  return row === undefined ? null : toRequestRecord(row);
 }

@@ -61,6 +61,8 @@ export interface RequestsTable {
   created_at: Int8;
   updated_at: Int8;
   volume_usd_micros: ColumnType<string, string | undefined, string>;
+  fast_fill_api_key_id: ColumnType<string | null, string | null | undefined, string | null>;
+  fast_fill_usd_micros: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface RequestEventsTable {
@@ -121,6 +123,23 @@ export interface ApiKeysTable {
   revoked_at: NullableInt8;
   business_verified: ColumnType<boolean, boolean | undefined, boolean>;
   payout_address: string | null;
+  /** The API key sealed with the webhook encryption key (the HMAC secret of its webhooks); null when not kept. */
+  webhook_secret: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Serial;
+  api_key_id: string;
+  request_id: string;
+  event_id: Int8;
+  replay_of: NullableInt8;
+  status: ColumnType<string, string | undefined, string>;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Int8;
+  log: JsonbWithDefault<JsonValue[]>;
+  created_at: Int8;
+  updated_at: Int8;
+  finished_at: NullableInt8;
 }
 
 /** The database as kysely sees it. */
@@ -131,4 +150,5 @@ export interface Tables {
   deposits: DepositsTable;
   outgoing_txs: OutgoingTxsTable;
   api_keys: ApiKeysTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -109,15 +109,15 @@ describe('errors', () => {
   };
 
   it('reports an unimplemented operation as NOT_IMPLEMENTED in extensions, with HTTP 200', async () => {
-    const { status, body } = await post(server.url, 'mutation($id: ID!) { fastFill(input: { requestId: $id }) { message } }', { id: '0x01' });
+    const { status, body } = await post(server.url, 'mutation { claimAppFees(input: { wallet: "0x1111111111111111111111111111111111111111", chainId: 10, currency: "0x0000000000000000000000000000000000000000", recipient: "0x1111111111111111111111111111111111111111" }) { __typename } }');
     expect(status).toBe(200);
-    // fastFill is non-null, so the error nulls the whole `data`.
+    // claimAppFees is non-null, so the error nulls the whole `data`.
     expect(body.data).toBeNull();
     expect(body.errors).toEqual([
       {
-        message: 'Operation fastFill is declared but not implemented yet',
-        locations: [{ line: 1, column: 22 }],
-        path: ['fastFill'],
+        message: 'Operation claimAppFees is declared but not implemented yet',
+        locations: [{ line: 1, column: 12 }],
+        path: ['claimAppFees'],
         extensions: { code: 'NOT_IMPLEMENTED', status: 501, retriable: false },
       },
     ]);
@@ -129,10 +129,10 @@ describe('errors', () => {
     expect(body.data).toEqual({ chains: [{ id: 10 }], requestStatus: null });
     expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['requestStatus'], 'INVALID_INPUT']]);
 
-    const mutation = await post(server.url, 'mutation { fastFill(input: { requestId: "0x01" }) { message } }');
+    const mutation = await post(server.url, 'mutation { claimAppFees(input: { wallet: "0x1111111111111111111111111111111111111111", chainId: 10, currency: "0x0000000000000000000000000000000000000000", recipient: "0x1111111111111111111111111111111111111111" }) { __typename } }');
     expect(mutation.status).toBe(200);
     expect(mutation.body.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_IMPLEMENTED' });
-    expect(mutation.body.errors?.[0]?.message).toContain('fastFill');
+    expect(mutation.body.errors?.[0]?.message).toContain('claimAppFees');
   });
 
   it('masks an unexpected error as "Unexpected error." and logs it', async () => {

@@ -112,7 +112,7 @@ describe('every operation with a body rejects bad bodies with 400 INVALID_INPUT'
   });
 
   it.each(withBody)('%s: a non-JSON content type gets 415', async (id) => {
-    const response = await fetch(url + pathFor(id), { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+    const response = await fetch(url + pathFor(id), { method: operations[id].method, headers: { 'content-type': 'text/plain' }, body: 'hello' });
     expect(response.status).toBe(415);
     expect(await response.json()).toMatchObject({ errorCode: 'UNSUPPORTED_MEDIA_TYPE', statusCode: 415 });
   });

@@ -43,6 +43,7 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
       inTxHashes: [],
       txHashes: [],
       updatedAt: params.createdAt,
+      fastFill: null,
     });
     expect(typeof read?.amountIn).toBe('bigint');
     expect(read?.amountOut).toBe(2n ** 256n - 1n);

@@ -1,4 +1,5 @@
 import type { Address, Hex } from 'viem';
+import type { CrashPoint } from '../faults.js';
 
 /** How a currency's USD price is found. */
 export type PriceSource =
@@ -116,6 +117,8 @@ export interface CoreConfig {
   /** The solver's EVM address (same on every chain). */
   solverAddress: Address;
   quote: QuoteSettings;
+  /** Test only (`GATEWAY_CRASH_AT`): the step at which the process kills itself (`src/core/faults.ts`). */
+  crashAt?: CrashPoint | undefined;
 }
 
 /** A chain as the catalogue returns it: every Chain field of the spec. */

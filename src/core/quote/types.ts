@@ -65,6 +65,8 @@ export interface Caller {
     sponsorshipEnabled: boolean;
     /** Revenue share: business verification done and an EVM payout address on file. */
     revenueShareEligible: boolean;
+    /** Most USD (micro) of fast fills awaiting their deposits at once; null when fast fill is not enabled. */
+    fastFillLimitUsdMicros: bigint | null;
   } | null;
 }
 

@@ -69,3 +69,11 @@ export interface TransactionSender {
   recover(): Promise<OutgoingTxRecord[]>;
   stop(): Promise<void>;
 }
+
+/** What `POST /fast-fill` needs from the running solver. */
+export interface FastFillLifecycle {
+  /** Whether the request could be filled now (expiry, solver balance, a simulation of the fill); why not, when not. */
+  checkFill(requestId: Hex): Promise<{ failReason: string; message: string } | null>;
+  /** Fills a request that a fast fill moved to `pending` (no deposit yet); work is serialized per request. */
+  fillNow(requestId: Hex): void;
+}

@@ -1,12 +1,21 @@
 import { encodeAbiParameters, encodeFunctionData, keccak256, parseAbiParameters, zeroAddress, type Address, type Hex } from 'viem';
 import { listDepositsForRequest, updateDepositStatus, type DepositRecord } from '../../store/deposits.repository.js';
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
-import { getRequest, listRequests, updateRequestStatus, type RequestRecord, type RequestStatus } from '../../store/requests.repository.js';
+import {
+  attachDepositToFastFill,
+  getRequest,
+  listRequests,
+  recordRequestFailReason,
+  updateRequestStatus,
+  type RequestRecord,
+  type RequestStatus,
+} from '../../store/requests.repository.js';
 import type { JsonObject } from '../../store/tables.js';
 import { depositoryAbi } from '../abi.js';
 import type { ChainConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { isGatewayError } from '../errors.js';
+import { crashPoint } from '../faults.js';
 import { fillTransaction, type DestinationCall } from '../fill/fillTransaction.js';
 import { convert } from '../market.js';
 import type { SentReceipt, TransactionSender } from './ports.js';
@@ -29,6 +38,10 @@ export interface Solver {
   recover(): Promise<void>;
   /** Resolves when no work is queued or running (tests, shutdown). */
   idle(): Promise<void>;
+  /** Fast fill: whether the request could be filled now, and why not. */
+  checkFill(requestId: Hex): Promise<{ failReason: string; message: string } | null>;
+  /** Fast fill: fills a request a fast fill moved to `pending`. */
+  fillNow(requestId: Hex): void;
   stop(): Promise<void>;
 }
 
@@ -57,6 +70,8 @@ const GAS_MARGIN_PERCENT = 20n;
 export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
   const { db, log } = ctx;
   const lanes = new Map<string, Promise<void>>();
+  /** Gas limits from each request's latest fill simulation, used by the fill that follows it. */
+  const simulatedGas = new Map<string, bigint>();
   let stopped = false;
 
   /** Runs `work` after every earlier piece of work for the same key (a request id). */
@@ -94,25 +109,56 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
 
   async function processDeposit(deposit: DepositRecord): Promise<void> {
     const request = await getRequest(db, deposit.requestId);
-    const claim = await db.transaction().execute(async (trx) => {
-      const consumed = await updateDepositStatus(trx, deposit.id, { status: 'consumed', fromStatus: 'confirmed', now: ctx.now() });
-      if (consumed === null) return 'taken' as const;
-      if (request === undefined) return 'orphan' as const;
-      const moved = await updateRequestStatus(trx, request.id, { status: 'pending', fromStatus: 'waiting', inTxHash: deposit.txHash, now: ctx.now() });
-      return moved === null ? ('extra' as const) : ('primary' as const);
-    });
+    // The request's own deposit is consumed together with the request's move. Any other deposit (a double spend,
+    // an unknown request) is consumed only once its refund is done: a crash before that leaves it `confirmed`,
+    // and the watcher hands it on again at start, so it cannot be lost. Consuming first and rolling back keeps
+    // the conditional update of the deposit as the one decision between two instances.
+    const claim = await db
+      .transaction()
+      .execute(async (trx) => {
+        const consumed = await updateDepositStatus(trx, deposit.id, { status: 'consumed', fromStatus: 'confirmed', now: ctx.now() });
+        if (consumed === null) return 'taken' as const;
+        if (request !== undefined) {
+          const moved = await updateRequestStatus(trx, request.id, { status: 'pending', fromStatus: 'waiting', inTxHash: deposit.txHash, now: ctx.now() });
+          if (moved !== null) return 'primary' as const;
+          // The first deposit of a fast-filled request pays for a fill already made.
+          const attached = await attachDepositToFastFill(trx, request.id, deposit.txHash, ctx.now());
+          if (attached !== null) return 'fast' as const;
+        }
+        throw new NotOwnDeposit(request === undefined ? 'orphan' : 'extra');
+      })
+      .catch((error: unknown) => {
+        if (error instanceof NotOwnDeposit) return error.claim;
+        throw error;
+      });
     if (claim === 'taken') return;
+    if (claim === 'fast') {
+      if (deposit.amount < request!.amountIn || deposit.token.toLowerCase() !== request!.originCurrency.toLowerCase()) {
+        log.warn({ requestId: deposit.requestId, txHash: deposit.txHash }, 'fast-filled request paid short or in another currency: the fast-fill key bears the difference');
+      }
+      return;
+    }
+    crashPoint(ctx.config.crashAt, 'deposit-claimed');
     if (claim === 'orphan' || request === undefined) {
       log.warn({ requestId: deposit.requestId, txHash: deposit.txHash }, 'deposit for an unknown request: refunding the depositor');
-      await refundDeposit(deposit, { refundTo: deposit.depositor as Address, key: depositKey(deposit) });
+      await refundStrayDeposit(deposit, deposit.depositor as Address);
       return;
     }
     if (claim === 'extra') {
       log.warn({ requestId: request.id, txHash: deposit.txHash, status: request.status }, 'second deposit for a paid request: refunding it (DOUBLE_SPEND)');
-      await refundDeposit(deposit, { refundTo: request.refundTo as Address, key: depositKey(deposit) });
+      await refundStrayDeposit(deposit, request.refundTo as Address);
       return;
     }
     await decideAndFill((await getRequest(db, request.id))!, deposit);
+  }
+
+  /** Refunds a deposit that is not its request's own (keyed by the deposit), then consumes it. */
+  async function refundStrayDeposit(deposit: DepositRecord, refundTo: Address): Promise<void> {
+    const outcome = await refundDeposit(deposit, { refundTo, key: depositKey(deposit) });
+    if (outcome.kind === 'unrefundable') {
+      log.error({ requestId: deposit.requestId, txHash: deposit.txHash, refundFailReason: outcome.refundFailReason }, 'deposit not refunded; an operator must look');
+    }
+    await updateDepositStatus(db, deposit.id, { status: 'consumed', fromStatus: 'confirmed', now: ctx.now() });
   }
 
   async function decideAndFill(request: RequestRecord, deposit: DepositRecord): Promise<void> {
@@ -143,11 +189,18 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
   async function validate(request: RequestRecord, deposit: DepositRecord): Promise<{ failReason: FailReason; details?: JsonObject } | null> {
     if (deposit.token.toLowerCase() !== request.originCurrency.toLowerCase()) return { failReason: 'ORIGIN_CURRENCY_MISMATCH' };
     if (deposit.amount < request.amountIn) return { failReason: 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL' };
+    return validateFill(request);
+  }
+
+  /** What a fill needs whatever paid for it: the order is live, the solver holds the output, the fill simulates. */
+  async function validateFill(request: RequestRecord): Promise<{ failReason: FailReason; details?: JsonObject } | null> {
     if (ctx.now() > request.expiresAt) return { failReason: 'ORDER_EXPIRED' };
     const balance = await ctx.market.balanceOf(request.destinationChainId, ctx.solver.address, request.destinationCurrency as Address);
     if (balance < request.amountOut) return { failReason: 'SOLVER_BALANCE_TOO_LOW' };
     try {
-      await ctx.market.estimateGas(request.destinationChainId, { from: ctx.solver.address, ...fillOf(request) });
+      const gas = await ctx.market.estimateGas(request.destinationChainId, { from: ctx.solver.address, ...fillOf(request) });
+      // The simulation's estimate is the fill's gas limit (plus a margin): no second estimate before sending.
+      simulatedGas.set(request.id, (gas * (100n + GAS_MARGIN_PERCENT)) / 100n);
     } catch (error) {
       if (isGatewayError(error) && error.code === 'DESTINATION_TX_FAILED') {
         return { failReason: 'EXECUTION_REVERTED', details: { message: error.message, revert: error.data ?? null } };
@@ -157,32 +210,36 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
     return null;
   }
 
-  async function fill(request: RequestRecord, deposit: DepositRecord): Promise<void> {
+  /** Fills a request; `deposit` is null for a fast fill whose deposit has not arrived (nothing to refund then). */
+  async function fill(request: RequestRecord, deposit: DepositRecord | null): Promise<void> {
     const sender = senderOf(request.destinationChainId);
     const tx = fillOf(request);
     let record = await getLiveOutgoingTx(db, request.id, 'fill');
     if (record === undefined) {
       try {
-        record = await sender.send({ requestId: request.id as Hex, kind: 'fill', ...tx });
+        const gas = simulatedGas.get(request.id);
+        simulatedGas.delete(request.id);
+        record = await sender.send({ requestId: request.id as Hex, kind: 'fill', ...tx, ...(gas === undefined ? {} : { gas }) });
       } catch (error) {
         // The node refused the fill outright (nothing was broadcast, the nonce was released): refund.
         const reason = rejectedFillReason(error);
         if (reason === null) throw error;
-        await refundRequest(request, deposit, reason, isGatewayError(error) ? { message: error.message, revert: error.data ?? null } : undefined);
+        await refundOrFail(request, deposit, reason, isGatewayError(error) ? { message: error.message, revert: error.data ?? null } : undefined);
         return;
       }
     }
     if (record.status === 'failed' && record.nonce === null) {
       // A fill the node rejected before a crash: it never reached the chain.
-      await refundRequest(request, deposit, 'EXECUTION_REVERTED');
+      await refundOrFail(request, deposit, 'EXECUTION_REVERTED');
       return;
     }
     const hash = record.hashes.at(-1);
     if (hash !== undefined) await setStatus(request, 'submitted', ['pending'], { txHash: hash });
+    crashPoint(ctx.config.crashAt, 'fill-submitted');
     await finishFill(request, deposit, record.id);
   }
 
-  async function finishFill(request: RequestRecord, deposit: DepositRecord, outgoingTxId: number): Promise<void> {
+  async function finishFill(request: RequestRecord, deposit: DepositRecord | null, outgoingTxId: number): Promise<void> {
     const receipt = await senderOf(request.destinationChainId).waitForReceipt(outgoingTxId);
     ctx.market.invalidateSolverBalances(request.destinationChainId);
     if (receipt.status === 'success') {
@@ -190,11 +247,20 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
       return;
     }
     const failed = await setStatus(request, 'failure', ['pending', 'submitted'], { txHash: receipt.hash, failReason: 'TRANSACTION_REVERTED' });
-    if (failed !== null) await refundRequest(failed, deposit, 'TRANSACTION_REVERTED');
+    crashPoint(ctx.config.crashAt, 'fill-reverted');
+    if (failed !== null && deposit !== null) await refundRequest(failed, deposit, 'TRANSACTION_REVERTED');
+  }
+
+  /** A request that cannot be filled: its deposit is refunded, or without one (a fast fill) it simply fails. */
+  async function refundOrFail(request: RequestRecord, deposit: DepositRecord | null, failReason: FailReason, details?: JsonObject): Promise<void> {
+    if (deposit !== null) await refundRequest(request, deposit, failReason, details);
+    else await setStatus(request, 'failure', ['pending', 'submitted'], { failReason, details: details ?? null });
   }
 
   /** Refund of the request's own deposit; the request ends in `refund` (or `failure` when the refund cannot be made). */
   async function refundRequest(request: RequestRecord, deposit: DepositRecord, failReason: FailReason, details?: JsonObject): Promise<void> {
+    // Recorded before the refund is sent: a restart that finds the refund in flight ends it with this reason.
+    await recordRequestFailReason(db, request.id, { failReason, details: details ?? null });
     const outcome = await refundDeposit(deposit, { refundTo: request.refundTo as Address, key: request.id as Hex });
     if (outcome.kind === 'refunded') {
       // The refund's hash goes with the request's transaction hashes, as the reference shows refunds.
@@ -256,8 +322,14 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
 
   async function recoverRequest(request: RequestRecord): Promise<void> {
     const deposits = await listDepositsForRequest(db, request.id);
-    const deposit = deposits.find((candidate) => candidate.status === 'consumed' && request.inTxHashes.includes(candidate.txHash));
-    if (deposit === undefined) {
+    const deposit = deposits.find((candidate) => candidate.status === 'consumed' && request.inTxHashes.includes(candidate.txHash)) ?? null;
+    if (deposit === null && request.fastFill !== null) {
+      const fastFillTx = await getLiveOutgoingTx(db, request.id, 'fill');
+      if (fastFillTx !== undefined) await finishFill(request, null, fastFillTx.id);
+      else if (request.status === 'pending') await fill(request, null);
+      return;
+    }
+    if (deposit === null) {
       log.error({ requestId: request.id }, 'request is past waiting but its deposit is not recorded; leaving it for an operator');
       return;
     }
@@ -269,6 +341,12 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
       else await setStatus(request, 'failure', ['pending', 'submitted', 'failure'], { failReason, refundFailReason: 'MANUAL_REFUND_REQUIRED' });
       return;
     }
+    // `failure` with no refund fail reason: the fill reverted and the refund was never recorded. Checked before
+    // the fill's branch, which would only find the reverted receipt again and leave the deposit unrefunded.
+    if (request.status === 'failure') {
+      await refundRequest(request, deposit, (request.failReason as FailReason | null) ?? 'TRANSACTION_REVERTED');
+      return;
+    }
     const fillTx = await getLiveOutgoingTx(db, request.id, 'fill');
     if (fillTx !== undefined && fillTx.status === 'failed' && fillTx.nonce === null) {
       await refundRequest(request, deposit, 'EXECUTION_REVERTED');
@@ -277,10 +355,6 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
     if (fillTx !== undefined) {
       if (request.status === 'pending' && fillTx.hashes.length > 0) await setStatus(request, 'submitted', ['pending'], { txHash: fillTx.hashes.at(-1)! });
       await finishFill(request, deposit, fillTx.id);
-      return;
-    }
-    if (request.status === 'failure') {
-      await refundRequest(request, deposit, (request.failReason as FailReason | null) ?? 'TRANSACTION_REVERTED');
       return;
     }
     await decideAndFill(request, deposit);
@@ -306,6 +380,18 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
         } while (continuation !== undefined);
       }
     },
+    async checkFill(requestId) {
+      const request = await getRequest(db, requestId);
+      if (request === undefined) return { failReason: 'UNKNOWN', message: 'no such request' };
+      const blocked = await validateFill(request);
+      return blocked === null ? null : { failReason: blocked.failReason, message: typeof blocked.details?.message === 'string' ? blocked.details.message : blocked.failReason };
+    },
+    fillNow(requestId) {
+      void enqueue(requestId, async () => {
+        const request = await getRequest(db, requestId);
+        if (request !== undefined && request.status === 'pending' && request.fastFill !== null) await fill(request, null);
+      });
+    },
     async idle() {
       while (lanes.size > 0) await Promise.all([...lanes.values()]);
     },
@@ -314,6 +400,13 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
       await Promise.all([...lanes.values()]);
     },
   };
+}
+
+/** Rolls back a claim that found the deposit is not its request's own: it stays `confirmed` until refunded. */
+class NotOwnDeposit extends Error {
+  constructor(readonly claim: 'orphan' | 'extra') {
+    super(`not the request's own deposit (${claim})`);
+  }
 }
 
 /** The failReason of a fill the node refused to accept, or null for an error that is not a refusal. */

@@ -3,10 +3,12 @@ import { enumResolvers } from '../enums.js';
 import { scalarResolvers } from '../scalars.js';
 import { currencies, tokenPrice } from './catalogue.js';
 import { chain, chains } from './chains.js';
-import { pendingMutations, pendingQueries, pendingSubscriptions } from './notImplemented.js';
+import { fastFill } from './fastFill.js';
+import { pendingMutations, pendingQueries } from './notImplemented.js';
 import { price, quote, quoteTypeResolvers } from './quote.js';
 import { request, requests, requestStatus, requestTypeResolvers } from './requests.js';
 import { requestSignature } from './signature.js';
+import { requestStatus as requestStatusStream, requestUpdates } from './subscriptions.js';
 import { indexSingleTransaction, indexTransaction } from './transactions.js';
 
 /**
@@ -18,8 +20,8 @@ export function createResolvers(): Resolvers {
     ...scalarResolvers,
     ...enumResolvers,
     Query: { chains, chain, quote, price, tokenPrice, currencies, request, requestStatus, requests, requestSignature, ...pendingQueries },
-    Mutation: { indexTransaction, indexSingleTransaction, ...pendingMutations },
-    Subscription: { ...pendingSubscriptions },
+    Mutation: { indexTransaction, indexSingleTransaction, fastFill, ...pendingMutations },
+    Subscription: { requestStatus: requestStatusStream, requestUpdates },
     ...quoteTypeResolvers,
     ...requestTypeResolvers,
     StepItemData: {

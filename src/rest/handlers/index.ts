@@ -1,13 +1,16 @@
 import type { OperationHandlers, OperationId } from '../../../generated/openapi/operations.js';
+import type { SealWebhookSecret } from '../../core/apiKeys/apiKey.js';
 import type { CoreContext } from '../../core/context.js';
 import { notImplemented } from '../../core/errors.js';
 import type { ReadinessReport } from '../../server/readiness.js';
+import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from './adminApiKeys.js';
 import { getChains } from './getChains.js';
 import { getChainsLiquidity } from './getChainsLiquidity.js';
 import { getCurrencies } from './getCurrencies.js';
 import { getCurrenciesV1 } from './getCurrenciesV1.js';
 import { getSwapSources } from './getSwapSources.js';
 import { getTokenPrice } from './getTokenPrice.js';
+import { fastFill } from './fastFill.js';
 import { getConfig } from './getConfig.js';
 import { getPrice, getQuote, getQuoteV1 } from './getQuote.js';
 import { getHealth, getReadiness } from './health.js';
@@ -23,6 +26,8 @@ import { indexTransaction } from './indexTransaction.js';
 export interface RestContext {
   core: CoreContext;
   readiness: () => Promise<ReadinessReport>;
+  /** The admin operations: the bearer token (undefined = admin interface off) and the webhook URL policy. */
+  admin: { token: string | undefined; allowPrivateWebhooks: boolean; sealWebhookSecret?: SealWebhookSecret };
 }
 
 /** An operation declared in the contract whose implementation arrives with a later change: a clear 501. */
@@ -55,8 +60,14 @@ export function createHandlers(): OperationHandlers<RestContext> {
     reindexDepositAddress: pending('reindexDepositAddress'),
     getAppFeeBalances: pending('getAppFeeBalances'),
     claimAppFees: pending('claimAppFees'),
-    fastFill: pending('fastFill'),
+    fastFill,
     getSwapSources,
     getConfig,
+    createApiKey,
+    listApiKeys,
+    getApiKey,
+    updateApiKey,
+    rotateApiKey,
+    revokeApiKey,
   };
 }

@@ -6,6 +6,9 @@ import * as createDeposits from './2026_11_22_0303_create_deposits.js';
 import * as createOutgoingTxs from './2026_11_22_0304_create_outgoing_txs.js';
 import * as createApiKeys from './2026_11_22_0305_create_api_keys.js';
 import * as addQuoteVolume from './2026_11_22_0306_add_quote_volume_and_revenue_share.js';
+import * as addFastFill from './2026_11_22_0307_add_fast_fill.js';
+import * as createRateLimitCounters from './2026_11_22_0308_create_rate_limit_counters.js';
+import * as createWebhookDeliveries from './2026_11_22_0320_create_webhook_deliveries.js';
 
 /**
  * Every migration, by name. A static list rather than a folder scan, so it works the same from source (tsx),
@@ -19,4 +22,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0304_create_outgoing_txs': createOutgoingTxs,
   '2026_11_22_0305_create_api_keys': createApiKeys,
   '2026_11_22_0306_add_quote_volume_and_revenue_share': addQuoteVolume,
+  '2026_11_22_0307_add_fast_fill': addFastFill,
+  '2026_11_22_0308_create_rate_limit_counters': createRateLimitCounters,
+  '2026_11_22_0320_create_webhook_deliveries': createWebhookDeliveries,
 };

@@ -22,7 +22,7 @@ const origin = makeChainConfig(1);
 const destination = makeChainConfig(2);
 const user = '0x00000000000000000000000000000000000000aa' as Address;
 const anonymous: Caller = { apiKey: null };
-const sponsor: Caller = { apiKey: { id: 'k', sponsorshipEnabled: true, revenueShareEligible: true } };
+const sponsor: Caller = { apiKey: { id: 'k', sponsorshipEnabled: true, revenueShareEligible: true, fastFillLimitUsdMicros: null } };
 
 /** Execution fee fixed at USD 0.02 + 100,000 gas at 1 gwei with ETH at 3000 = USD 0.32. */
 const market = (priceIn: UsdPrice, priceOut: UsdPrice): MarketSnapshot => ({

@@ -1,0 +1,58 @@
+import { getApiKeyByHash } from '../../store/apiKeys.repository.js';
+import type { CoreContext } from '../context.js';
+import { GatewayError } from '../errors.js';
+import type { ApiKeyLimits } from './apiKey.js';
+import { hashApiKey } from './authenticate.js';
+import type { RateLimiter } from './rateLimiter.js';
+
+/** A request refused by its rate limit: `429 RATE_LIMITED`, with the seconds to wait for `Retry-After`. */
+export class RateLimitedError extends GatewayError {
+  constructor(
+    readonly retryAfterSeconds: number,
+    limit: number,
+    windowSeconds: number,
+  ) {
+    super('RATE_LIMITED', `Rate limit exceeded: ${limit} requests per ${windowSeconds} s; retry after ${retryAfterSeconds} s`);
+  }
+}
+
+export interface AdmitRequestParameters {
+  /** The `x-api-key` header, if any. */
+  apiKey: string | undefined;
+  /** The client address (`request.ip`): the bucket of requests without a key. */
+  address: string;
+  /**
+   * What the key means: `authenticate` (REST operations) refuses an unknown or revoked key with 401;
+   * `lenient` (GraphQL, whose resolvers check keys themselves) counts a valid key against its limit and
+   * anything else against the address; `ignore` (admin operations) always counts the address.
+   */
+  keyMode: 'authenticate' | 'lenient' | 'ignore';
+}
+
+/**
+ * Lets a request in or refuses it, before any operation runs: a key must be known and live (`UNAUTHORIZED`),
+ * then the request counts against the key's limit (`limits.requestsPerMinute`, else the keyed default) or, without
+ * a key, against its address's (the anonymous default). Throws `UNAUTHORIZED` or `RateLimitedError`.
+ */
+export async function admitRequest(
+  ctx: Pick<CoreContext, 'db'>,
+  limiter: RateLimiter,
+  params: AdmitRequestParameters,
+): Promise<void> {
+  const { settings } = limiter;
+  let bucket = `ip:${params.address}`;
+  let perMinute = settings.anonymousPerMinute;
+  if (params.keyMode !== 'ignore' && params.apiKey !== undefined && params.apiKey !== '') {
+    const record = await getApiKeyByHash(ctx.db, hashApiKey(params.apiKey));
+    if (record !== undefined && record.revokedAt === null) {
+      bucket = `key:${record.id}`;
+      const own = (record.limits as ApiKeyLimits).requestsPerMinute;
+      perMinute = typeof own === 'number' && Number.isSafeInteger(own) && own > 0 ? own : settings.keyPerMinute;
+    } else if (params.keyMode === 'authenticate') {
+      throw new GatewayError('UNAUTHORIZED', 'Unauthorized: the x-api-key header does not name a valid API key');
+    }
+  }
+  if (!settings.enabled) return;
+  const decision = await limiter.consume(bucket, perMinute);
+  if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds, decision.limit, settings.windowSeconds);
+}

@@ -1,0 +1,47 @@
+import { insertApiKey } from '../../store/apiKeys.repository.js';
+import type { ApiKeyLimits, ApiKeysContext, ApiKeyWithSecret, SealWebhookSecret } from './apiKey.js';
+import { generateApiKey, newApiKeyId, toApiKey } from './apiKey.js';
+import { checkLimits, checkName, normalizePayoutAddress } from './checkSettings.js';
+import { validateWebhook, type ValidateWebhookParameters } from './validateWebhook.js';
+
+export interface CreateApiKeyParameters {
+  name: string;
+  sponsorshipEnabled?: boolean | undefined;
+  limits?: ApiKeyLimits | undefined;
+  webhook?: ValidateWebhookParameters | null | undefined;
+  businessVerified?: boolean | undefined;
+  payoutAddress?: string | null | undefined;
+}
+
+export interface CreateApiKeyOptions {
+  /** Accept webhook URLs on private addresses (`GATEWAY_WEBHOOKS_ALLOW_PRIVATE`). */
+  allowPrivateWebhooks: boolean;
+  sealWebhookSecret?: SealWebhookSecret | undefined;
+}
+
+/**
+ * Issues a new API key (`POST /admin/api-keys`, `npm run keys -- create`). The key is random, only its hash is
+ * stored, and this answer is the only place it appears. Throws `INVALID_INPUT` for a bad webhook or limits.
+ */
+export async function createApiKey(
+  ctx: ApiKeysContext,
+  params: CreateApiKeyParameters,
+  options: CreateApiKeyOptions,
+): Promise<ApiKeyWithSecret> {
+  const webhook = params.webhook == null ? null : validateWebhook(params.webhook, { allowPrivate: options.allowPrivateWebhooks });
+  const { key, keyHash } = generateApiKey();
+  const id = newApiKeyId();
+  const record = await insertApiKey(ctx.db, {
+    id,
+    webhookSecret: options.sealWebhookSecret?.(id, key) ?? null,
+    name: checkName(params.name),
+    keyHash,
+    sponsorshipEnabled: params.sponsorshipEnabled ?? false,
+    limits: checkLimits(params.limits ?? {}),
+    webhook,
+    businessVerified: params.businessVerified ?? false,
+    payoutAddress: normalizePayoutAddress(params.payoutAddress),
+    now: ctx.now(),
+  });
+  return { apiKey: toApiKey(record), key };
+}

@@ -1,0 +1,40 @@
+/**
+ * Crash points for fault tests (`GATEWAY_CRASH_AT`). A real process can die anywhere, but not on demand: these
+ * named points let a test kill the gateway with SIGKILL at one exact step of the solver's lifecycle and check
+ * that a restart reconciles with the chains. Production never sets a crash point, and then `crashPoint` does
+ * nothing.
+ */
+
+/** Every point where a test can kill the process, in lifecycle order. */
+export const crashPoints = [
+  /** The deposit is claimed and the request moved `waiting -> pending`; nothing decided yet. */
+  'deposit-claimed',
+  /** The fill is signed and recorded (`prepared`) but not broadcast. */
+  'fill-recorded',
+  /** A node accepted the fill; the row does not say `broadcast` yet. */
+  'fill-broadcast',
+  /** The request is `submitted` with the fill's hash; its receipt not awaited yet. */
+  'fill-submitted',
+  /** The fill is mined and its row `confirmed` or `failed`; the request's status not changed yet. */
+  'fill-mined',
+  /** The fill reverted and the request is `failure`; no refund recorded yet. */
+  'fill-reverted',
+  /** The refund is signed and recorded (`prepared`) but not broadcast. */
+  'refund-recorded',
+  /** A node accepted the refund; the row does not say `broadcast` yet. */
+  'refund-broadcast',
+  /** The refund is mined and its row updated; the request's status not changed yet. */
+  'refund-mined',
+] as const;
+
+export type CrashPoint = (typeof crashPoints)[number];
+
+export const isCrashPoint = (value: string): value is CrashPoint => (crashPoints as readonly string[]).includes(value);
+
+/**
+ * Kills the process at once with SIGKILL (no handler, no cleanup, like `kill -9`) when `point` is the configured
+ * `crashAt`; does nothing otherwise.
+ */
+export function crashPoint(crashAt: CrashPoint | undefined, point: CrashPoint): void {
+  if (crashAt === point) process.kill(process.pid, 'SIGKILL');
+}

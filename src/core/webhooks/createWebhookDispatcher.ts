@@ -1,0 +1,227 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../store/tables.js';
+import {
+  claimDueWebhookDeliveries,
+  recordWebhookAttempt,
+  type ClaimedWebhookAttempt,
+  type WebhookDeliveryStatus,
+} from '../../store/webhookDeliveries.repository.js';
+import type { Logger } from '../context.js';
+import { postWebhook, type PostWebhookResult } from './postWebhook.js';
+import { reservedHeader, signatureHeader, signatureTimestampHeader, signWebhook } from './signature.js';
+import { webhookBodyText } from './webhookPayload.js';
+import { openWebhookSecret, type WebhookEncryptionKey } from './webhookSecret.js';
+import { checkWebhookUrl } from './webhookUrl.js';
+
+/** Delivery policy of webhooks (`GatewayConfig.webhooks`). */
+export interface WebhookSettings {
+  /** Allow URLs on private and loopback addresses (devnet, tests). Default false; the devnet sets it. */
+  allowPrivate: boolean;
+  /** Seals and opens the keys' signing secrets (see webhookSecret.ts). */
+  encryptionKey: WebhookEncryptionKey;
+  /** Timeout of one attempt (connect to end of answer). Default 5000. */
+  timeoutMs: number;
+  /** Retries after the first attempt (the reference's 10). */
+  maxRetries: number;
+  /** Wait before retry n (1-based) is `retryBaseMs * 2^(n-1)`, at most `retryMaxMs`. Defaults 1000 and 600000. */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** Look for due deliveries at least this often (other instances' work, lost wake-ups). Default 1000. */
+  pollIntervalMs: number;
+  /** Attempts in flight at once per instance. Default 16. */
+  concurrency: number;
+}
+
+export const defaultWebhookSettings: Omit<WebhookSettings, 'encryptionKey' | 'allowPrivate'> = {
+  timeoutMs: 5_000,
+  maxRetries: 10,
+  retryBaseMs: 1_000,
+  retryMaxMs: 600_000,
+  pollIntervalMs: 1_000,
+  concurrency: 16,
+};
+
+export interface CreateWebhookDispatcherParameters {
+  db: Kysely<Tables>;
+  log: Logger;
+  now: () => number;
+  settings: WebhookSettings;
+  /**
+   * Subscribes to wake-ups from other instances and from commits (PostgreSQL LISTEN on
+   * `webhookNotifyChannel`); returns an unsubscribe. Absent: wake-ups come from `wake()` and the poll only.
+   */
+  subscribe?: (wake: () => void) => Promise<() => Promise<void>>;
+}
+
+export interface WebhookDispatcher {
+  /** Start claiming and posting due deliveries. */
+  start(): Promise<void>;
+  /** Look for due deliveries now (call after committing a status change). */
+  wake(): void;
+  /** Stop claiming, wait for the attempts in flight to be recorded, release the subscription. Safe twice. */
+  stop(): Promise<void>;
+}
+
+/** Wait before retry `retry` (1-based). */
+export const retryDelay = (settings: Pick<WebhookSettings, 'retryBaseMs' | 'retryMaxMs'>, retry: number): number =>
+  Math.min(settings.retryBaseMs * 2 ** (retry - 1), settings.retryMaxMs);
+
+/**
+ * Posts webhook deliveries from the outbox (`webhook_deliveries`). Each attempt is claimed in the database
+ * first (`claimDueWebhookDeliveries`: one instance per attempt, even with several gateways on one PostgreSQL),
+ * then posted, then recorded; a non-2xx answer or a timeout is retried with exponential backoff until
+ * `maxRetries` retries have failed. Deliveries survive restarts: a stopped dispatcher finishes its attempts in
+ * flight, and one that died leaves a lease that expires, after which the attempt is made again.
+ */
+export function createWebhookDispatcher(params: CreateWebhookDispatcherParameters): WebhookDispatcher {
+  const { db, log, now, settings } = params;
+  // Long enough that a live attempt always records before another instance may take the delivery over.
+  const leaseMs = settings.timeoutMs + 30_000;
+  const inFlight = new Set<Promise<void>>();
+  let running = false;
+  let stopping = false;
+  let pumping = false;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+  let nextDue = Infinity;
+  let unsubscribe: (() => Promise<void>) | undefined;
+  let stopped: Promise<void> | undefined;
+
+  function schedule(): void {
+    if (!running || stopping) return;
+    clearTimeout(timer);
+    const delay = Math.max(0, Math.min(settings.pollIntervalMs, nextDue - now()));
+    timer = setTimeout(wake, delay);
+  }
+
+  function wake(): void {
+    if (!running || stopping) return;
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = true;
+    void pump().finally(() => {
+      pumping = false;
+      if (again) wake();
+      else schedule();
+    });
+  }
+
+  async function pump(): Promise<void> {
+    do {
+      again = false;
+      const room = settings.concurrency - inFlight.size;
+      if (room <= 0 || stopping) return;
+      let claimed: ClaimedWebhookAttempt[];
+      try {
+        claimed = await claimDueWebhookDeliveries(db, { now: now(), limit: room, leaseMs });
+      } catch (error) {
+        log.warn({ err: error }, 'webhook: claiming due deliveries failed');
+        return;
+      }
+      if (nextDue <= now()) nextDue = Infinity;
+      for (const attempt of claimed) track(deliver(attempt));
+      if (claimed.length === room) again = true;
+    } while (again && !stopping);
+  }
+
+  function track(work: Promise<void>): void {
+    inFlight.add(work);
+    void work.finally(() => {
+      inFlight.delete(work);
+      wake();
+    });
+  }
+
+  async function deliver(claim: ClaimedWebhookAttempt): Promise<void> {
+    const { delivery } = claim;
+    const attempt = delivery.attempts;
+    const at = now();
+    let result: PostWebhookResult;
+    let status: WebhookDeliveryStatus;
+    let nextAttemptAt = at;
+    const refusal = whyNot(claim);
+    if (refusal !== null) {
+      result = { statusCode: null, error: refusal, durationMs: 0 };
+      status = 'cancelled';
+    } else {
+      result = await post(claim);
+      const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+      if (ok) status = 'delivered';
+      else if (attempt > settings.maxRetries) status = 'failed';
+      else {
+        status = 'pending';
+        nextAttemptAt = now() + retryDelay(settings, attempt);
+        nextDue = Math.min(nextDue, nextAttemptAt);
+      }
+    }
+    try {
+      const applied = await recordWebhookAttempt(db, {
+        id: delivery.id,
+        attempt: { attempt, at, durationMs: result.durationMs, statusCode: result.statusCode, error: result.error },
+        status,
+        nextAttemptAt,
+        now: now(),
+      });
+      if (!applied) log.warn({ deliveryId: delivery.id, attempt }, 'webhook: attempt outlived its lease; not recorded');
+      else if (status === 'failed') log.warn({ deliveryId: delivery.id, apiKeyId: delivery.apiKeyId }, 'webhook: delivery failed for good');
+    } catch (error) {
+      // The lease runs out and the attempt is made again: at least once.
+      log.error({ err: error, deliveryId: delivery.id }, 'webhook: recording an attempt failed');
+    }
+  }
+
+  /** Why a claimed delivery is no longer wanted, or null. */
+  function whyNot(claim: ClaimedWebhookAttempt): string | null {
+    if (claim.revoked) return 'the API key is revoked';
+    if (claim.webhook === null || !claim.webhook.enabled) return 'the webhook is disabled';
+    if (claim.sealedSecret === null) return 'the API key keeps no signing secret';
+    return null;
+  }
+
+  async function post(claim: ClaimedWebhookAttempt): Promise<PostWebhookResult> {
+    const webhook = claim.webhook!;
+    let url: URL;
+    let secret: string;
+    try {
+      url = checkWebhookUrl(webhook.url, { allowPrivate: settings.allowPrivate });
+      secret = openWebhookSecret(settings.encryptionKey, claim.delivery.apiKeyId, claim.sealedSecret!);
+    } catch (error) {
+      return { statusCode: null, error: (error as Error).message, durationMs: 0 };
+    }
+    const body = webhookBodyText(claim.event.payload, claim.event.createdAt);
+    const timestamp = String(now());
+    const custom = Object.fromEntries(Object.entries(webhook.headers ?? {}).filter(([name]) => !reservedHeader(name)));
+    return postWebhook({
+      url,
+      body,
+      headers: { ...custom, [signatureTimestampHeader]: timestamp, [signatureHeader]: signWebhook(secret, timestamp, body) },
+      timeoutMs: settings.timeoutMs,
+      allowPrivate: settings.allowPrivate,
+    });
+  }
+
+  return {
+    async start() {
+      if (running) return;
+      running = true;
+      if (params.subscribe !== undefined) unsubscribe = await params.subscribe(wake);
+      wake();
+    },
+    wake,
+    stop() {
+      stopped ??= (async () => {
+        stopping = true;
+        clearTimeout(timer);
+        await unsubscribe?.();
+        while (pumping || inFlight.size > 0) {
+          await Promise.allSettled([...inFlight]);
+          if (pumping) await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        running = false;
+      })();
+      return stopped;
+    },
+  };
+}

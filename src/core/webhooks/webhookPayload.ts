@@ -1,0 +1,61 @@
+import type { RequestStatusSnapshot } from '../../store/requests.repository.js';
+import type { JsonObject } from '../../store/tables.js';
+import { detailsObject, failReasonOf, orNoReason, refundFailReasonOf } from '../requests/statusRules.js';
+
+export const webhookEventName = 'request.status.updated';
+
+/** The deposit address object of the webhook form; the gateway has no deposit addresses, so it is always null. */
+export type WebhookDepositAddress = {
+  address: string;
+  depositAddressType: 'open' | 'strict';
+  depositor: string | null;
+  depositTxHash: string | null;
+} | null;
+
+/** `data` of a `request.status.updated` webhook: the spec's webhook form of the status record. */
+export interface WebhookStatusData {
+  status: string;
+  inTxHashes: string[];
+  txHashes: string[];
+  updatedAt: number;
+  originChainId: number;
+  destinationChainId: number;
+  depositAddress: WebhookDepositAddress;
+  requestId: string;
+  referrer: string | null;
+  details: JsonObject | null;
+  /** `N/A` unless the status is `failure`, `fallback` or `refund` (the status operation's rules). */
+  failReason: string;
+  refundFailReason: string;
+}
+
+export interface WebhookBody {
+  event: typeof webhookEventName;
+  /** Unix ms of the status change (the same for every attempt and replay of one event). */
+  timestamp: number;
+  data: WebhookStatusData;
+}
+
+/** The webhook form of a status record (the payload of a request event). */
+export function toWebhookStatusData(snapshot: RequestStatusSnapshot): WebhookStatusData {
+  return {
+    status: snapshot.status,
+    inTxHashes: snapshot.inTxHashes,
+    txHashes: snapshot.txHashes,
+    updatedAt: snapshot.updatedAt,
+    originChainId: snapshot.originChainId,
+    destinationChainId: snapshot.destinationChainId,
+    depositAddress: null,
+    requestId: snapshot.requestId,
+    referrer: snapshot.referrer,
+    details: detailsObject(snapshot.details),
+    failReason: orNoReason(failReasonOf(snapshot)),
+    refundFailReason: orNoReason(refundFailReasonOf(snapshot)),
+  };
+}
+
+/** The JSON text posted for one event: what is signed, byte for byte. */
+export function webhookBodyText(snapshot: RequestStatusSnapshot, timestamp: number): string {
+  const body: WebhookBody = { event: webhookEventName, timestamp, data: toWebhookStatusData(snapshot) };
+  return JSON.stringify(body);
+}

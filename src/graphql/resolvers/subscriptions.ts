@@ -1,0 +1,49 @@
+import type { SubscriptionResolvers } from '../../../generated/graphql/resolvers.js';
+import { authenticate } from '../../core/apiKeys/authenticate.js';
+import { subscribeRequestStatus } from '../../core/events/subscribeRequestStatus.js';
+import { subscribeRequestUpdates } from '../../core/events/subscribeRequestUpdates.js';
+
+/**
+ * Wraps each value as graphql-js expects a subscription's source to yield: `{ [field]: value }`. Not an async
+ * generator: a generator's `return()` waits for the pending `next()`, so a client that completes while no event
+ * is due would keep its bus subscription until the next event; this forwards `return()` at once.
+ */
+function as<K extends string, T>(field: K, source: AsyncIterableIterator<T>): AsyncIterableIterator<{ [key in K]: T }> {
+  type Wrapped = { [key in K]: T };
+  const iterator: AsyncIterableIterator<Wrapped> = {
+    next: async () => {
+      const result = await source.next();
+      return result.done ? { value: undefined, done: true } : { value: { [field]: result.value } as Wrapped, done: false };
+    },
+    return: async () => {
+      await source.return?.();
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  return iterator;
+}
+
+/** `Subscription.requestStatus` (core `subscribeRequestStatus`): current status, then changes, until a final one. */
+export const requestStatus: NonNullable<SubscriptionResolvers['requestStatus']> = {
+  subscribe: async (_parent, { requestId }, { core, apiKey }) =>
+    as('requestStatus', await subscribeRequestStatus(core, { requestId, caller: await authenticate(core, apiKey) })),
+};
+
+/** `Subscription.requestUpdates` (core `subscribeRequestUpdates`): changes of matching requests from now on. */
+export const requestUpdates: NonNullable<SubscriptionResolvers['requestUpdates']> = {
+  subscribe: async (_parent, { filter }, { core, apiKey }) =>
+    as(
+      'requestUpdates',
+      await subscribeRequestUpdates(core, {
+        requestIds: filter.requestIds ?? undefined,
+        user: filter.user ?? undefined,
+        originChainId: filter.originChainId ?? undefined,
+        destinationChainId: filter.destinationChainId ?? undefined,
+        status: filter.status ?? undefined,
+        referrer: filter.referrer ?? undefined,
+        mine: filter.mine ?? undefined,
+        caller: await authenticate(core, apiKey),
+      }),
+    ),
+};

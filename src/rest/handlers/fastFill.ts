@@ -1,0 +1,16 @@
+import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
+import { authenticate } from '../../core/apiKeys/authenticate.js';
+import { fastFill as fastFillCore } from '../../core/solver/fastFill.js';
+import type { RestContext } from './index.js';
+
+/** POST /fast-fill */
+export async function fastFill(input: OperationInput<'fastFill'>, context: RestContext): Promise<OperationOutput<'fastFill'>> {
+  const caller = await authenticate(context.core, input.headers['x-api-key']);
+  const { requestId, solverInputCurrencyAmount, maxFillAmountUsd } = input.body;
+  const result = await fastFillCore(
+    context.core,
+    { requestId, maxFillAmountUsd, solverInputCurrencyAmount: solverInputCurrencyAmount === undefined ? undefined : BigInt(solverInputCurrencyAmount) },
+    caller,
+  );
+  return { status: 200, body: result };
+}

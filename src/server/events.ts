@@ -1,0 +1,99 @@
+import pg from 'pg';
+import type { Logger } from '../core/context.js';
+import { createRequestEventBus, type RequestEventBus } from '../core/events/requestEventBus.js';
+import type { Database } from '../store/database.js';
+import { REQUEST_EVENTS_CHANNEL } from '../store/requestEvents.repository.js';
+
+export interface EventFollowerOptions {
+  database: Database;
+  /** The PostgreSQL URL of `database` (LISTEN needs a connection of its own, outside the pool). */
+  databaseUrl: string | undefined;
+  log: Logger;
+  /**
+   * Poll interval with PGlite, in ms. Default 20. PGlite lives in a worker thread that does not forward
+   * notifications, and only this process writes to it, so a short poll stands in for LISTEN.
+   */
+  pgliteIntervalMs?: number;
+  /** Poll interval with PostgreSQL, covering notifications lost while reconnecting, in ms. Default 1 000. */
+  postgresIntervalMs?: number;
+}
+
+export interface EventFollower {
+  readonly bus: RequestEventBus;
+  start(): Promise<void>;
+  /** Stops polling and closes the LISTEN connection. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The process's outbox follower, woken the fastest way the database allows: on PostgreSQL a dedicated
+ * connection LISTENs on `request_events` (`appendRequestEvent` notifies at commit, so a change committed by
+ * any gateway on the database reaches this one's subscribers within a round trip); on PGlite a 20 ms poll.
+ */
+export function createEventFollower(options: EventFollowerOptions): EventFollower {
+  const { database, log } = options;
+  const usesListen = database.dialect === 'postgres' && options.databaseUrl !== undefined;
+  const bus = createRequestEventBus({
+    db: database.db,
+    log,
+    pollIntervalMs: usesListen ? (options.postgresIntervalMs ?? 1_000) : (options.pgliteIntervalMs ?? 20),
+    // Nobody to tell: keep the cursor current without spending the worker's time on a 20 ms poll.
+    idlePollIntervalMs: usesListen ? (options.postgresIntervalMs ?? 1_000) : 1_000,
+  });
+  let listener: pg.Client | null = null;
+  let stopped = false;
+  let retry: NodeJS.Timeout | null = null;
+
+  async function listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: options.databaseUrl, connectionTimeoutMillis: 10_000 });
+    const reconnect = (error?: Error): void => {
+      if (listener !== client) return;
+      listener = null;
+      client.end().catch(() => {});
+      if (stopped) return;
+      log.warn({ err: error }, 'request event listener lost its connection; reconnecting in 1 s');
+      scheduleRetry();
+    };
+    client.on('error', reconnect);
+    client.on('end', () => reconnect());
+    client.on('notification', (message) => {
+      // Several gateways may share a database in different schemas: only our own outbox wakes us.
+      if (message.channel === REQUEST_EVENTS_CHANNEL && (database.schema === undefined || message.payload === database.schema)) bus.wake();
+    });
+    listener = client;
+    await client.connect();
+    await client.query(`LISTEN ${REQUEST_EVENTS_CHANNEL}`);
+    // Anything committed while we were not listening.
+    bus.wake();
+  }
+
+  /** One pending retry at most; meanwhile the bus's timer still polls. */
+  function scheduleRetry(): void {
+    if (stopped || retry !== null) return;
+    retry = setTimeout(() => {
+      retry = null;
+      listen().catch((error: unknown) => {
+        log.warn({ err: error }, 'request event listener failed to connect; retrying in 1 s');
+        scheduleRetry();
+      });
+    }, 1_000);
+    retry.unref();
+  }
+
+  return {
+    bus,
+    async start() {
+      await bus.start();
+      if (usesListen) await listen();
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (retry !== null) clearTimeout(retry);
+      const client = listener;
+      listener = null;
+      await client?.end().catch(() => {});
+      await bus.stop();
+    },
+  };
+}

@@ -1,0 +1,265 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { normalizeHex, toJson, toNumber, toNumberOrNull } from './mappers.js';
+import type { ApiKeyWebhook } from './apiKeys.repository.js';
+import type { RequestStatusSnapshot } from './requests.repository.js';
+import type { JsonValue, Tables, WebhookDeliveriesTable } from './tables.js';
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
+
+/** One attempt of a delivery, as kept in its log. */
+export interface WebhookAttempt {
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** Unix ms when the request was sent. */
+  at: number;
+  durationMs: number;
+  /** HTTP status of the answer; null when there was none (timeout, refused connection, refused URL). */
+  statusCode: number | null;
+  error: string | null;
+}
+
+/** A delivery and its log: what `listWebhookDeliveries` shows. */
+export interface WebhookDelivery {
+  id: number;
+  apiKeyId: string;
+  requestId: string;
+  eventId: number;
+  /** The delivery this one replays, when it is a replay. */
+  replayOf: number | null;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  /** When the next attempt is due (pending only). */
+  nextAttemptAt: number | null;
+  log: WebhookAttempt[];
+  createdAt: number;
+  updatedAt: number;
+  /** When it was delivered, failed for good or cancelled. */
+  finishedAt: number | null;
+}
+
+/** Channel of the `pg_notify` sent when a delivery is enqueued (payload: the schema), delivered at commit. */
+export const webhookNotifyChannel = 'gateway_webhook_deliveries';
+
+const notify = (db: Kysely<Tables>) => sql`select pg_notify(${webhookNotifyChannel}, current_schema())`.execute(db);
+
+export interface EnqueueWebhookDeliveryParameters {
+  requestId: string;
+  apiKeyId: string;
+  eventId: number;
+  now: number;
+}
+
+/**
+ * Enqueue the delivery of one event to the webhook of `apiKeyId`, if that key has an enabled webhook, a
+ * signing secret and is not revoked (one statement: nothing is read first). Call it in the transaction of the
+ * status change (`updateRequestStatus` does). Returns the delivery id, or null when the key has no webhook.
+ */
+export async function enqueueWebhookDelivery(db: Kysely<Tables>, params: EnqueueWebhookDeliveryParameters): Promise<number | null> {
+  const { rows } = await sql<{ id: string | number }>`
+    insert into webhook_deliveries (api_key_id, request_id, event_id, next_attempt_at, created_at, updated_at)
+    select id, ${normalizeHex(params.requestId)}, ${params.eventId}, ${params.now}, ${params.now}, ${params.now}
+    from api_keys
+    where id = ${params.apiKeyId} and revoked_at is null and webhook_secret is not null
+      and (webhook ->> 'enabled') = 'true'
+    returning id`.execute(db);
+  if (rows.length === 0) return null;
+  await notify(db);
+  return toNumber(rows[0]!.id);
+}
+
+/** A claimed attempt: the delivery, the event it posts and the key's current webhook. */
+export interface ClaimedWebhookAttempt {
+  delivery: WebhookDelivery;
+  /** The status record of the event, and when it was recorded (Unix ms). */
+  event: { payload: RequestStatusSnapshot; createdAt: number };
+  /** The key's webhook now (URL and headers can change between attempts); null when removed. */
+  webhook: ApiKeyWebhook | null;
+  /** The sealed signing secret; null when the key keeps none. */
+  sealedSecret: string | null;
+  revoked: boolean;
+}
+
+export interface ClaimDueWebhookDeliveriesParameters {
+  now: number;
+  limit: number;
+  /** How long the claimed attempt is this instance's: no other instance takes it before `now + leaseMs`. */
+  leaseMs: number;
+}
+
+/**
+ * Claim up to `limit` due deliveries for one attempt each: count the attempt and push `next_attempt_at` to the
+ * end of a lease, in one statement. `FOR UPDATE SKIP LOCKED` makes concurrent claimers (several gateways on
+ * one PostgreSQL) take disjoint rows, and the lease keeps the row away from them until the attempt is recorded,
+ * or until the lease ends if this instance dies mid-attempt (the attempt is then made again: at least once).
+ */
+export async function claimDueWebhookDeliveries(
+  db: Kysely<Tables>,
+  params: ClaimDueWebhookDeliveriesParameters,
+): Promise<ClaimedWebhookAttempt[]> {
+  const { rows } = await sql<
+    Selectable<WebhookDeliveriesTable> & {
+      webhook: JsonValue | null;
+      webhook_secret: string | null;
+      revoked_at: string | number | null;
+      event_payload: JsonValue;
+      event_created_at: string | number;
+    }
+  >`
+    with due as (
+      select id from webhook_deliveries
+      where status = 'pending' and next_attempt_at <= ${params.now}
+      order by next_attempt_at, id
+      limit ${params.limit}
+      for update skip locked
+    ), claimed as (
+      update webhook_deliveries d
+      set attempts = d.attempts + 1, next_attempt_at = ${params.now + params.leaseMs}, updated_at = ${params.now}
+      from due where d.id = due.id
+      returning d.*
+    )
+    select claimed.*, k.webhook, k.webhook_secret, k.revoked_at,
+      e.payload as event_payload, e.created_at as event_created_at
+    from claimed
+    join api_keys k on k.id = claimed.api_key_id
+    join request_events e on e.id = claimed.event_id
+    order by claimed.id`.execute(db);
+  return rows.map((row) => ({
+    delivery: toWebhookDelivery(row),
+    event: { payload: row.event_payload as unknown as RequestStatusSnapshot, createdAt: toNumber(row.event_created_at) },
+    webhook: row.webhook as unknown as ApiKeyWebhook | null,
+    sealedSecret: row.webhook_secret,
+    revoked: row.revoked_at !== null,
+  }));
+}
+
+export interface RecordWebhookAttemptParameters {
+  id: number;
+  /** The attempt number the claim returned (`delivery.attempts`): the record applies only to that attempt. */
+  attempt: WebhookAttempt;
+  /** The delivery's status after the attempt, and when the next one is due if it stays pending. */
+  status: WebhookDeliveryStatus;
+  nextAttemptAt: number;
+  now: number;
+}
+
+/**
+ * Append an attempt to the log and move the delivery on. Fenced by the attempt number: an instance whose lease
+ * ran out (another instance has since claimed a newer attempt) changes nothing. Returns whether it applied.
+ */
+export async function recordWebhookAttempt(db: Kysely<Tables>, params: RecordWebhookAttemptParameters): Promise<boolean> {
+  const finished = params.status === 'pending' ? null : params.now;
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({
+      status: params.status,
+      next_attempt_at: params.nextAttemptAt,
+      log: sql<string>`log || ${toJson([params.attempt])}::jsonb`,
+      updated_at: params.now,
+      finished_at: finished,
+    })
+    .where('id', '=', params.id)
+    .where('attempts', '=', params.attempt.attempt)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export interface ListWebhookDeliveriesParameters {
+  apiKeyId: string;
+  /** 1 to 100; default 50. */
+  limit?: number;
+  /** Only deliveries with a smaller id (the previous page's last id): newest first. */
+  beforeId?: number;
+}
+
+/** A key's deliveries with their logs, newest first. */
+export async function listWebhookDeliveries(db: Kysely<Tables>, params: ListWebhookDeliveriesParameters): Promise<WebhookDelivery[]> {
+  const limit = Math.min(Math.max(Math.trunc(params.limit ?? 50), 1), 100);
+  let query = db.selectFrom('webhook_deliveries').selectAll().where('api_key_id', '=', params.apiKeyId);
+  if (params.beforeId !== undefined) query = query.where('id', '<', params.beforeId);
+  const rows = await query.orderBy('id', 'desc').limit(limit).execute();
+  return rows.map(toWebhookDelivery);
+}
+
+export async function getWebhookDelivery(db: Kysely<Tables>, id: number): Promise<WebhookDelivery | undefined> {
+  const row = await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+  return row === undefined ? undefined : toWebhookDelivery(row);
+}
+
+/**
+ * Enqueue a copy of a delivery (same key, same event, a fresh log), due now. The original and its log are
+ * kept as they are. Returns the new delivery, or undefined when there is no delivery `id`.
+ */
+export async function insertWebhookReplay(db: Kysely<Tables>, id: number, now: number): Promise<WebhookDelivery | undefined> {
+  const { rows } = await sql<Selectable<WebhookDeliveriesTable>>`
+    insert into webhook_deliveries (api_key_id, request_id, event_id, replay_of, next_attempt_at, created_at, updated_at)
+    select api_key_id, request_id, event_id, id, ${now}::bigint, ${now}::bigint, ${now}::bigint
+    from webhook_deliveries where id = ${id}
+    returning *`.execute(db);
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  await notify(db);
+  return toWebhookDelivery(row);
+}
+
+export function toWebhookDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDelivery {
+  const status = row.status as WebhookDeliveryStatus;
+  return {
+    id: toNumber(row.id),
+    apiKeyId: row.api_key_id,
+    requestId: row.request_id,
+    eventId: toNumber(row.event_id),
+    replayOf: toNumberOrNull(row.replay_of),
+    status,
+    attempts: row.attempts,
+    nextAttemptAt: status === 'pending' ? toNumber(row.next_attempt_at) : null,
+    // Written only by recordWebhookAttempt, from WebhookAttempts.
+    log: row.log as unknown as WebhookAttempt[],
+    createdAt: toNumber(row.created_at),
+    updatedAt: toNumber(row.updated_at),
+    finishedAt: toNumberOrNull(row.finished_at),
+  };
+}
+
+export interface ListenWebhookDeliveriesParameters {
+  databaseUrl: string;
+  /** The schema whose deliveries matter (`public` when unset); notifications of other schemas are ignored. */
+  schema: string | undefined;
+  onDelivery: () => void;
+  onError: (error: Error) => void;
+}
+
+/**
+ * PostgreSQL only: LISTEN for enqueued deliveries on a dedicated connection. Notifications arrive when the
+ * enqueuing transaction commits, on every instance sharing the database, so a dispatcher can start the first
+ * attempt right away. A lost connection is re-opened after a second (the dispatcher's poll covers the gap).
+ * Returns a function that closes the connection.
+ */
+export async function listenWebhookDeliveries(params: ListenWebhookDeliveriesParameters): Promise<() => Promise<void>> {
+  const { default: pg } = await import('pg');
+  const schema = params.schema ?? 'public';
+  let closed = false;
+  let client: InstanceType<typeof pg.Client> | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString: params.databaseUrl, connectionTimeoutMillis: 10_000 });
+    next.on('notification', (message) => {
+      if (message.channel === webhookNotifyChannel && message.payload === schema) params.onDelivery();
+    });
+    next.on('error', (error) => {
+      params.onError(error);
+      void next.end().catch(() => undefined);
+      if (!closed && client === next) retry = setTimeout(() => void connect().catch(params.onError), 1_000);
+    });
+    await next.connect();
+    await next.query(`listen ${webhookNotifyChannel}`);
+    client = next;
+    if (closed) await next.end();
+  };
+  await connect();
+  return async () => {
+    closed = true;
+    clearTimeout(retry);
+    await client?.end().catch(() => undefined);
+  };
+}

@@ -1,0 +1,86 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authenticate } from '../../src/core/apiKeys/authenticate.js';
+import type { CoreContext } from '../../src/core/context.js';
+import { createDatabase } from '../../src/store/database.js';
+
+const run = promisify(execFile);
+
+/** Runs `npm run keys` the way an operator does (through tsx) against a PGlite data directory. */
+async function keys(dataDir: string | undefined, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { ...process.env, GATEWAY_DATA_DIR: dataDir ?? '', DATABASE_URL: '' };
+  try {
+    const { stdout, stderr } = await run('npx', ['tsx', 'src/server/keysCli.ts', ...args], { env, cwd: path.resolve(import.meta.dirname, '../..') });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+/** Whether a key authenticates against the data directory (the CLI must not be running). */
+async function works(dataDir: string, key: string): Promise<boolean> {
+  const database = await createDatabase({ dataDir });
+  try {
+    await authenticate({ db: database.db } as CoreContext, key);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await database.close();
+  }
+}
+
+describe('npm run keys', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-keys-'));
+  });
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('creates, lists, rotates and revokes keys in the configured database', async () => {
+    const created = await keys(dataDir, 'create', '--name', 'CLI app', '--sponsorship', '--webhook', 'https://hooks.example.com/x', '--requests-per-minute', '120', '--json');
+    expect(created.code, created.stderr).toBe(0);
+    const { apiKey, key } = JSON.parse(created.stdout);
+    expect(key).toMatch(/^igw_/);
+    expect(apiKey).toMatchObject({ name: 'CLI app', sponsorshipEnabled: true, limits: { requestsPerMinute: 120 }, webhook: { url: 'https://hooks.example.com/x' } });
+
+    const listed = await keys(dataDir, 'list');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(apiKey.id);
+    expect(listed.stdout).not.toContain(key);
+    expect(await works(dataDir, key)).toBe(true);
+
+    const rotated = await keys(dataDir, 'rotate', apiKey.id, '--json');
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const newKey = JSON.parse(rotated.stdout).key as string;
+    expect(newKey).not.toBe(key);
+    expect(await works(dataDir, key)).toBe(false);
+    expect(await works(dataDir, newKey)).toBe(true);
+
+    const revoked = await keys(dataDir, 'revoke', apiKey.id);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toContain('revoked');
+    expect(await works(dataDir, newKey)).toBe(false);
+    expect((await keys(dataDir, 'list')).stdout).toContain('no keys');
+    expect((await keys(dataDir, 'list', '--all')).stdout).toContain(apiKey.id);
+  }, 120_000);
+
+  it('refuses bad input with exit status 2 and a message', async () => {
+    const privateHook = await keys(dataDir, 'create', '--name', 'x', '--webhook', 'http://127.0.0.1/hook');
+    expect(privateHook.code).toBe(2);
+    expect(privateHook.stderr).toContain('private or loopback');
+    const unknown = await keys(dataDir, 'revoke', 'key_missing');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('No API key');
+    const noDatabase = await keys(undefined, 'list');
+    expect(noDatabase.code).toBe(2);
+    expect(noDatabase.stderr).toContain('DATABASE_URL or GATEWAY_DATA_DIR');
+  }, 120_000);
+});

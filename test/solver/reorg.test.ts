@@ -1,0 +1,136 @@
+/**
+ * A reorged deposit is never filled: the origin needs 3 confirmations, a deposit is mined and seen, then the
+ * origin is reverted to a snapshot taken before it and grows 4 other blocks (a reorg deeper than the deposit,
+ * as a real chain would make it). The watcher must drop the deposit, the request must stay `waiting` with
+ * nothing sent on the destination, and a deposit made afterwards for the same request is filled once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestClient, decodeFunctionData, http, parseEther, zeroAddress, type Address, type Hex } from 'viem';
+import { depositoryAbi, onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
+import { devnetViemChain, startDevnet, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
+import { configFromEnvironment } from '../../src/server/config.js';
+import { createServer } from '../../src/server/createServer.js';
+import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
+import { listDepositsForRequest, type DepositRecord } from '../../src/store/deposits.repository.js';
+import { call } from '../helpers/conformance.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { executeSteps, publicClientOf, requestQuote, waitForStatus } from '../helpers/quote.js';
+
+const ORIGIN_CONFIRMATIONS = 3;
+
+let gateway: TestGateway;
+let chainA: DevnetChain;
+let chainB: DevnetChain;
+let alice: DevnetAccount;
+
+beforeAll(async () => {
+  // startTestGateway's overrides cannot reach the chains (they come from the devnet it starts), so the same
+  // setup by hand, with the origin's confirmations raised.
+  const devnet = await startDevnet({ basePort: 0 });
+  try {
+    const chains = devnetChainConfigs(devnet.descriptor).map((chain, i) => (i === 0 ? { ...chain, confirmations: ORIGIN_CONFIRMATIONS } : chain));
+    const config = configFromEnvironment({ PORT: '0', GATEWAY_LOG_LEVEL: 'silent' }, chains, devnet.descriptor.solver.privateKey);
+    const server = await createServer(config);
+    const url = await server.start();
+    gateway = {
+      devnet,
+      server,
+      config,
+      url,
+      async stop() {
+        await server.stop();
+        await devnet.stop();
+      },
+    };
+  } catch (error) {
+    await devnet.stop();
+    throw error;
+  }
+  [chainA, chainB] = devnet.descriptor.chains as [DevnetChain, DevnetChain];
+  [alice] = devnet.descriptor.accounts as [DevnetAccount];
+});
+afterAll(async () => {
+  await gateway?.stop();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls the request's deposits (as stored by the watcher) until `done` holds. */
+async function depositsUntil(requestId: Hex, done: (deposits: DepositRecord[]) => boolean, timeoutMs = 10_000): Promise<DepositRecord[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const deposits = await listDepositsForRequest(gateway.server.database.db, requestId);
+    if (done(deposits)) return deposits;
+    if (Date.now() > deadline) throw new Error(`deposits of ${requestId}: ${JSON.stringify(deposits, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
+    await sleep(100);
+  }
+}
+
+/** Every transaction the solver sent on chain B since `fromBlock` that fills `requestId`. */
+async function fillTxs(fromBlock: bigint, requestId: Hex): Promise<Hex[]> {
+  const client = publicClientOf(chainB);
+  const head = await client.getBlockNumber({ cacheTime: 0 });
+  const found: Hex[] = [];
+  for (let n = fromBlock; n <= head; n++) {
+    const block = await client.getBlock({ blockNumber: n, includeTransactions: true });
+    for (const tx of block.transactions) {
+      if (tx.from.toLowerCase() !== gateway.devnet.descriptor.solver.address.toLowerCase()) continue;
+      if (tx.to?.toLowerCase() !== chainB.contracts.onlyOwnerMulticaller.toLowerCase()) continue;
+      const fill = decodeFunctionData({ abi: onlyOwnerMulticallerAbi, data: tx.input });
+      if (fill.functionName === 'fill' && fill.args[0].toLowerCase() === requestId.toLowerCase()) found.push(tx.hash);
+    }
+  }
+  return found;
+}
+
+const isFilled = (requestId: Hex) =>
+  publicClientOf(chainB).readContract({ address: chainB.contracts.onlyOwnerMulticaller, abi: onlyOwnerMulticallerAbi, functionName: 'filled', args: [requestId] });
+
+describe('a deposit reorged away before it is confirmed', () => {
+  it('is removed and never filled; the request stays waiting, and a later deposit for it is filled once', async () => {
+    const origin = publicClientOf(chainA);
+    const originTest = createTestClient({ mode: 'anvil', chain: devnetViemChain(chainA), transport: http(chainA.rpcUrl) });
+    const recipient = '0x00000000000000000000000000000000000e0e01' as Address;
+    const fromB = await publicClientOf(chainB).getBlockNumber({ cacheTime: 0 });
+    const quote = await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString(), recipient });
+    const requestId = quote.steps.at(-1)!.requestId;
+
+    const snapshot = await originTest.snapshot();
+    const deposited = (await executeSteps(gateway, quote.steps, alice)).get('deposit')!;
+    // The watcher has it, one block deep of the three it needs.
+    const [seen] = await depositsUntil(requestId, (deposits) => deposits.length === 1);
+    expect(seen).toMatchObject({ status: 'seen', txHash: deposited.transactionHash, blockNumber: deposited.blockNumber });
+
+    await originTest.revert({ id: snapshot });
+    await originTest.mine({ blocks: ORIGIN_CONFIRMATIONS + 1 });
+    const head = await origin.getBlockNumber({ cacheTime: 0 });
+    expect(head).toBeGreaterThanOrEqual(deposited.blockNumber + BigInt(ORIGIN_CONFIRMATIONS));
+    // The deposit's block number now holds another block, and the deposit is nowhere on the chain.
+    expect((await origin.getBlock({ blockNumber: deposited.blockNumber })).hash).not.toBe(deposited.blockHash);
+    await expect(origin.getTransactionReceipt({ hash: deposited.transactionHash })).rejects.toThrow();
+
+    const [removed] = await depositsUntil(requestId, (deposits) => deposits[0]?.status === 'removed');
+    expect(removed!.id).toBe(seen!.id);
+    // A few more polls (a quarter second each) change nothing.
+    await sleep(1_500);
+    const { status, body } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ status: 'waiting', inTxHashes: [], txHashes: [] });
+    expect((await listDepositsForRequest(gateway.server.database.db, requestId)).map((d) => d.status)).toEqual(['removed']);
+    expect(await fillTxs(fromB, requestId)).toEqual([]);
+    expect(await isFilled(requestId)).toBe(false);
+
+    // The same quote deposited again, on the chain as it is now, is filled once it is 3 blocks deep.
+    const again = (await executeSteps(gateway, quote.steps, alice)).get('deposit')!;
+    await originTest.mine({ blocks: ORIGIN_CONFIRMATIONS - 1 });
+    const record = await waitForStatus(gateway, requestId, ['success', 'failure', 'refund']);
+    expect(record).toMatchObject({ status: 'success', inTxHashes: [again.transactionHash] });
+    expect(await fillTxs(fromB, requestId)).toHaveLength(1);
+    expect(await isFilled(requestId)).toBe(true);
+    expect(await publicClientOf(chainB).getBalance({ address: recipient })).toBe(BigInt(quote.details.currencyOut.amount));
+    expect((await listDepositsForRequest(gateway.server.database.db, requestId)).map((d) => d.status)).toEqual(['removed', 'consumed']);
+    // The reorged deposit never reached the depository: nothing to release for it either.
+    const released = await origin.getContractEvents({ address: chainA.contracts.depository, abi: depositoryAbi, eventName: 'Released', args: { id: requestId }, fromBlock: 0n });
+    expect(released).toEqual([]);
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * The webhook outbox on both databases: a delivery is written by the status change's own transaction (or not at
+ * all), only for keys with an enabled webhook and a signing secret; claims are one instance per attempt; a stale
+ * attempt cannot overwrite a newer one; a replay is a fresh copy.
+ */
+import { describe, expect, it } from 'vitest';
+import { revokeApiKey } from '../../src/store/apiKeys.repository.js';
+import { insertRequest, updateRequestStatus } from '../../src/store/requests.repository.js';
+import { listEventsForRequest } from '../../src/store/requestEvents.repository.js';
+import {
+  claimDueWebhookDeliveries,
+  getWebhookDelivery,
+  insertWebhookReplay,
+  listWebhookDeliveries,
+  recordWebhookAttempt,
+} from '../../src/store/webhookDeliveries.repository.js';
+import { testDatabaseKinds, useTestDatabase } from '../helpers/db.js';
+import { newRequest } from '../store/requestFixture.js';
+import { changeStatus, createKeyWithWebhook } from './helpers.js';
+
+const hook = { url: 'https://hooks.example/relay', headers: {}, enabled: true };
+
+describe.each(testDatabaseKinds)('webhook deliveries (%s)', (kind) => {
+  const database = useTestDatabase(kind);
+
+  it('a status change of a request quoted with a key that has a webhook enqueues one delivery of its event', async () => {
+    const { id } = await createKeyWithWebhook(database(), hook);
+    const request = await changeStatus(database(), id, 'pending');
+    const [event] = await listEventsForRequest(database().db, request.id);
+    const deliveries = await listWebhookDeliveries(database().db, { apiKeyId: id });
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]).toMatchObject({ apiKeyId: id, requestId: request.id, eventId: event!.id, status: 'pending', attempts: 0, log: [], replayOf: null });
+  });
+
+  it('nothing is enqueued without a key, with a disabled webhook, without a secret, or for a revoked key', async () => {
+    const disabled = await createKeyWithWebhook(database(), { ...hook, enabled: false });
+    const none = await createKeyWithWebhook(database(), null);
+    const noSecret = await createKeyWithWebhook(database(), hook, { sealSecret: false });
+    const revoked = await createKeyWithWebhook(database(), hook);
+    await revokeApiKey(database().db, revoked.id, Date.now());
+    await changeStatus(database(), null);
+    for (const key of [disabled, none, noSecret, revoked]) {
+      await changeStatus(database(), key.id);
+      expect(await listWebhookDeliveries(database().db, { apiKeyId: key.id })).toEqual([]);
+    }
+  });
+
+  it('the delivery commits with the status change or not at all', async () => {
+    const { id } = await createKeyWithWebhook(database(), hook);
+    const request = await insertRequest(database().db, newRequest({ apiKeyId: id }));
+    await expect(
+      database().db.transaction().execute(async (trx) => {
+        await updateRequestStatus(trx, request.id, { status: 'pending', now: Date.now() });
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await listWebhookDeliveries(database().db, { apiKeyId: id })).toEqual([]);
+    expect(await listEventsForRequest(database().db, request.id)).toEqual([]);
+  });
+
+  it('concurrent claims take disjoint deliveries, and a claimed attempt is leased away from other claimers', async () => {
+    const { id } = await createKeyWithWebhook(database(), hook);
+    for (let i = 0; i < 6; i++) await changeStatus(database(), id);
+    const now = Date.now() + 1;
+    const [a, b, c] = await Promise.all([
+      claimDueWebhookDeliveries(database().db, { now, limit: 4, leaseMs: 60_000 }),
+      claimDueWebhookDeliveries(database().db, { now, limit: 4, leaseMs: 60_000 }),
+      claimDueWebhookDeliveries(database().db, { now, limit: 4, leaseMs: 60_000 }),
+    ]);
+    const ids = [...a!, ...b!, ...c!].map((x) => x.delivery.id);
+    expect(ids.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(await claimDueWebhookDeliveries(database().db, { now: now + 59_000, limit: 10, leaseMs: 60_000 })).toEqual([]);
+    const claim = a!.find((x) => x.delivery.apiKeyId === id) ?? b!.find((x) => x.delivery.apiKeyId === id)!;
+    expect(claim.delivery.attempts).toBe(1);
+    expect(claim.webhook).toEqual(hook);
+    expect(claim.sealedSecret).toMatch(/^v1:/);
+    expect(claim.event.payload.status).toBe('pending');
+  });
+
+  it('records an attempt only for the attempt it claimed (fencing), and a replay is a fresh copy', async () => {
+    const { id } = await createKeyWithWebhook(database(), hook);
+    await changeStatus(database(), id);
+    const [delivery] = await listWebhookDeliveries(database().db, { apiKeyId: id });
+    // Expire any lease: claim only this key's delivery by claiming everything due far in the future.
+    const claims = await claimDueWebhookDeliveries(database().db, { now: Date.now() + 10 ** 9, limit: 100, leaseMs: 0 });
+    const mine = claims.find((x) => x.delivery.id === delivery!.id)!;
+    const attempt = { attempt: mine.delivery.attempts, at: Date.now(), durationMs: 3, statusCode: 500, error: null };
+    expect(await recordWebhookAttempt(database().db, { id: delivery!.id, attempt: { ...attempt, attempt: attempt.attempt - 1 }, status: 'pending', nextAttemptAt: 0, now: Date.now() })).toBe(false);
+    expect(await recordWebhookAttempt(database().db, { id: delivery!.id, attempt: { ...attempt, statusCode: 200 }, status: 'delivered', nextAttemptAt: 0, now: Date.now() })).toBe(true);
+    const done = await getWebhookDelivery(database().db, delivery!.id);
+    expect(done).toMatchObject({ status: 'delivered', nextAttemptAt: null, log: [{ ...attempt, statusCode: 200 }] });
+    expect(done!.finishedAt).not.toBeNull();
+
+    const replay = await insertWebhookReplay(database().db, delivery!.id, Date.now());
+    expect(replay).toMatchObject({ replayOf: delivery!.id, eventId: delivery!.eventId, status: 'pending', attempts: 0, log: [] });
+    expect(await getWebhookDelivery(database().db, delivery!.id)).toEqual(done);
+    expect(await insertWebhookReplay(database().db, 987_654_321, Date.now())).toBeUndefined();
+    expect((await listWebhookDeliveries(database().db, { apiKeyId: id })).map((d) => d.id)).toEqual([replay!.id, delivery!.id]);
+  });
+});
