@@ -2,7 +2,7 @@ import type { RequestRecord, RequestStatusSnapshot } from '../../store/requests.
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Caller } from '../quote/types.js';
-import { detailsObject, failReasonOf, orNoReason, refundFailReasonOf } from '../requests/statusRules.js';
+import { statusFieldsOf } from '../requests/statusRules.js';
 import type { IntentStatus } from '../requests/types.js';
 import type { RequestEventBus } from './requestEventBus.js';
 
@@ -41,16 +41,8 @@ export function toStatusUpdate(
 ): RequestStatusUpdate {
   return {
     requestId: snapshot.requestId,
-    status: snapshot.status,
-    inTxHashes: snapshot.inTxHashes,
-    txHashes: snapshot.txHashes,
-    updatedAt: snapshot.updatedAt,
-    originChainId: snapshot.originChainId,
-    destinationChainId: snapshot.destinationChainId,
+    ...statusFieldsOf(snapshot),
     quoteCreatedAt: request.createdAt,
-    details: detailsObject(snapshot.details),
-    failReason: orNoReason(failReasonOf(snapshot)),
-    refundFailReason: orNoReason(refundFailReasonOf(snapshot)),
     referrer: ownsRequest(caller, request) ? snapshot.referrer : null,
     depositAddress: snapshot.depositAddress,
   };

@@ -1,7 +1,7 @@
 import { getRequest, type RequestRecord } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
 import { parseRequestId, requestNotFound } from './requestId.js';
-import { detailsObject, failReasonOf, orNoReason, refundFailReasonOf } from './statusRules.js';
+import { statusFieldsOf } from './statusRules.js';
 import type { IntentStatus } from './types.js';
 
 export interface GetIntentStatusParameters {
@@ -30,17 +30,5 @@ export async function requireRequest(ctx: CoreContext, requestId: string): Promi
 
 /** The status record of a stored request. */
 export function toIntentStatus(record: RequestRecord): IntentStatus {
-  return {
-    requestId: record.id,
-    status: record.status,
-    inTxHashes: record.inTxHashes,
-    txHashes: record.txHashes,
-    updatedAt: record.updatedAt,
-    originChainId: record.originChainId,
-    destinationChainId: record.destinationChainId,
-    quoteCreatedAt: record.createdAt,
-    details: detailsObject(record.details),
-    failReason: orNoReason(failReasonOf(record)),
-    refundFailReason: orNoReason(refundFailReasonOf(record)),
-  };
+  return { requestId: record.id, ...statusFieldsOf(record), quoteCreatedAt: record.createdAt };
 }

@@ -64,3 +64,33 @@ export function detailsObject(details: JsonValue | null): JsonObject | null {
   if (typeof details === 'object' && !Array.isArray(details)) return details;
   return typeof details === 'string' ? { message: details } : { value: details };
 }
+
+/** What every form of the status record (status operation, streams, webhooks) shares, with the rules applied. */
+export interface StatusFields {
+  status: RequestRecord['status'];
+  inTxHashes: string[];
+  txHashes: string[];
+  updatedAt: number;
+  originChainId: number;
+  destinationChainId: number;
+  details: JsonObject | null;
+  failReason: string;
+  refundFailReason: string;
+}
+
+/** The shared status fields of a stored request or of an outbox snapshot of it. */
+export function statusFieldsOf(
+  source: Pick<RequestRecord, 'status' | 'inTxHashes' | 'txHashes' | 'updatedAt' | 'originChainId' | 'destinationChainId' | 'details' | 'failReason' | 'refundFailReason'>,
+): StatusFields {
+  return {
+    status: source.status,
+    inTxHashes: source.inTxHashes,
+    txHashes: source.txHashes,
+    updatedAt: source.updatedAt,
+    originChainId: source.originChainId,
+    destinationChainId: source.destinationChainId,
+    details: detailsObject(source.details),
+    failReason: orNoReason(failReasonOf(source)),
+    refundFailReason: orNoReason(refundFailReasonOf(source)),
+  };
+}

@@ -1,6 +1,6 @@
 import type { RequestStatusSnapshot } from '../../store/requests.repository.js';
 import type { JsonObject } from '../../store/tables.js';
-import { detailsObject, failReasonOf, orNoReason, refundFailReasonOf } from '../requests/statusRules.js';
+import { statusFieldsOf } from '../requests/statusRules.js';
 
 export const webhookEventName = 'request.status.updated';
 
@@ -39,18 +39,10 @@ export interface WebhookBody {
 /** The webhook form of a status record (the payload of a request event). */
 export function toWebhookStatusData(snapshot: RequestStatusSnapshot): WebhookStatusData {
   return {
-    status: snapshot.status,
-    inTxHashes: snapshot.inTxHashes,
-    txHashes: snapshot.txHashes,
-    updatedAt: snapshot.updatedAt,
-    originChainId: snapshot.originChainId,
-    destinationChainId: snapshot.destinationChainId,
+    ...statusFieldsOf(snapshot),
     depositAddress: null,
     requestId: snapshot.requestId,
     referrer: snapshot.referrer,
-    details: detailsObject(snapshot.details),
-    failReason: orNoReason(failReasonOf(snapshot)),
-    refundFailReason: orNoReason(refundFailReasonOf(snapshot)),
   };
 }
 
