@@ -1,7 +1,7 @@
 import type { Address } from 'viem';
 import type { CoreContext } from '../context.js';
 import { toUsdMicros } from '../market.js';
-import { chainCurrencies, requireChain } from './requireChain.js';
+import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 
 export interface GetChainsLiquidityParameters {
   chainId: number;

@@ -1,6 +1,6 @@
 import type { CoreContext } from '../context.js';
 import { SWAP_SOURCE } from '../settings.js';
-import { requireChain } from './requireChain.js';
+import { requireChain } from '../chains/requireChain.js';
 
 export interface GetSwapSourcesParameters {
   /** Only sources available on this chain; every configured chain has the same one. */

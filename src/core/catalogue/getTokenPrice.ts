@@ -3,7 +3,7 @@ import type { CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { UsdPrice } from '../market.js';
-import { chainCurrencies, requireChain } from './requireChain.js';
+import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 
 export interface GetTokenPriceParameters {
   chainId: number;

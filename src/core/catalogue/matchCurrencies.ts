@@ -2,7 +2,7 @@ import type { Address } from 'viem';
 import type { CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import { chainCurrencies } from './requireChain.js';
+import { chainCurrencies } from '../chains/requireChain.js';
 
 /** A currency of the curated list, as `POST /currencies/*` and the GraphQL `currencies` field return it. */
 export interface CurrencyListItem {

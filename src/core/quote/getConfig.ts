@@ -1,11 +1,11 @@
 import type { Address } from 'viem';
+import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import { executionFeeUsd } from '../fees/executionFee.js';
-import { fromUsdMicros, toUsdMicros } from '../market.js';
+import { fromUsdMicros } from '../market.js';
 import { paymentFillGas } from './fillGas.js';
-import { rescale } from './pricing.js';
+import { fillExecutionFee, rescale } from './pricing.js';
 import { parseAddress } from './resolve.js';
 
 export interface GetConfigParameters {
@@ -32,8 +32,8 @@ export interface GetConfigReturnType {
  * solver can deliver plus the fee).
  */
 export async function getConfig(ctx: CoreContext, params: GetConfigParameters): Promise<GetConfigReturnType> {
-  const origin = chainById(ctx, params.originChainId, 'origin');
-  const destination = chainById(ctx, params.destinationChainId, 'destination');
+  const origin = requireChain(ctx, params.originChainId, 'origin');
+  const destination = requireChain(ctx, params.destinationChainId, 'destination');
   const currencyId = (params.currency ?? destination.nativeCurrency.id).toLowerCase();
   const currencyIn = currencyByGroup(origin, currencyId);
   const currencyOut = currencyByGroup(destination, currencyId);
@@ -48,13 +48,7 @@ export async function getConfig(ctx: CoreContext, params: GetConfigParameters): 
     ctx.market.usdPrice(origin.id, currencyIn),
     user === undefined ? Promise.resolve(undefined) : ctx.market.balanceOf(origin.id, user, currencyIn.address),
   ]);
-  const nativeDecimals = destination.nativeCurrency.decimals;
-  const execution = executionFeeUsd({
-    destinationGasUnits: gasUnits,
-    destinationGasPriceWei: gasPrice,
-    destinationNativeUsdMicros: toUsdMicros(10n ** BigInt(nativeDecimals), nativeDecimals, nativePrice, 'up'),
-    nativeDecimals,
-  });
+  const execution = fillExecutionFee(destination, gasUnits, gasPrice, nativePrice);
   const fee = fromUsdMicros(execution.totalMicros, currencyIn.decimals, priceIn, 'up');
   // Same asset on both sides: the solver's balance in destination units is the same amount in origin units,
   // rescaled when the decimals differ.
@@ -70,14 +64,8 @@ export async function getConfig(ctx: CoreContext, params: GetConfigParameters): 
 
 const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
 
-function chainById(ctx: CoreContext, chainId: number, side: string): ChainConfig {
-  const chain = ctx.config.chains.find((candidate) => candidate.id === chainId);
-  if (chain === undefined) throw new GatewayError('UNSUPPORTED_CHAIN', `The ${side} chain ${chainId} is not supported by this gateway`);
-  return chain;
-}
-
 function currencyByGroup(chain: ChainConfig, id: string): CurrencyConfig {
-  const currency = [chain.nativeCurrency, ...chain.currencies].find((candidate) => candidate.id === id);
+  const currency = chainCurrencies(chain).find((candidate) => candidate.id === id);
   if (currency === undefined) throw new GatewayError('UNSUPPORTED_CURRENCY', `Currency '${id}' is not available on chain ${chain.id} (${chain.displayName})`);
   return currency;
 }

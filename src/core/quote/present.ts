@@ -3,12 +3,11 @@ import type { CurrencyConfig } from '../chains/types.js';
 import { FEE_COMPONENTS, type FeeComponent } from '../fees/sponsorship.js';
 import { toUsdMicros, type UsdPrice } from '../market.js';
 import { SWAP_SOURCE } from '../settings.js';
+import { formatUsdMicros } from '../usd.js';
 import type { Pricing } from './pricing.js';
 import type { ResolvedRoute } from './resolve.js';
 import type { Amount, FeeSponsorshipPhase, Impact, LegacyFees, QuoteCurrency, QuoteDetails, SponsorshipComponentName } from './types.js';
 
-/** A micro-USD amount as a decimal USD string (`-0.02`, `3000`). */
-export const formatUsd = (micros: bigint): string => formatUnits(micros, 6);
 
 /** `part / whole` as a percentage with two decimals, truncated toward zero (`-1.25`); `0` when `whole` is 0. */
 export function formatPercent(part: bigint, whole: bigint): string {
@@ -33,12 +32,12 @@ export function amountOf(currency: QuoteCurrency, price: UsdPrice, amount: bigin
     currency,
     amount,
     amountFormatted: formatUnits(amount, currency.decimals),
-    amountUsd: formatUsd(toUsdMicros(amount, currency.decimals, price)),
+    amountUsd: formatUsdMicros(toUsdMicros(amount, currency.decimals, price)),
     minimumAmount,
   };
 }
 
-const impact = (usdMicros: bigint, inUsdMicros: bigint): Impact => ({ usd: formatUsd(usdMicros), percent: formatPercent(usdMicros, inUsdMicros) });
+const impact = (usdMicros: bigint, inUsdMicros: bigint): Impact => ({ usd: formatUsdMicros(usdMicros), percent: formatPercent(usdMicros, inUsdMicros) });
 
 /** Output units per input unit in whole units, to 18 decimals (trailing zeros trimmed). */
 export function rateOf(amountIn: bigint, decimalsIn: number, amountOut: bigint, decimalsOut: number): string {
@@ -77,18 +76,18 @@ export function presentDetails(p: PresentParameters): QuoteDetails {
     totalImpact: impact(usd.out - usd.in, usd.in),
     swapImpact: impact(-usd.swap, usd.in),
     expandedPriceImpact: {
-      swap: { usd: formatUsd(-usd.swap) },
-      execution: { usd: formatUsd(-usd.execution) },
-      service: { usd: formatUsd(-usd.platform) },
-      app: { usd: formatUsd(-usd.app) },
-      sponsored: { usd: formatUsd(usd.sponsored) },
+      swap: { usd: formatUsdMicros(-usd.swap) },
+      execution: { usd: formatUsdMicros(-usd.execution) },
+      service: { usd: formatUsdMicros(-usd.platform) },
+      app: { usd: formatUsdMicros(-usd.app) },
+      sponsored: { usd: formatUsdMicros(usd.sponsored) },
     },
     rate: rateOf(pricing.amountIn, inCurrency.decimals, pricing.amountOut, outCurrency.decimals),
     slippageTolerance: {
       total: route.slippageBps,
       origin: { usd: '0', value: '0', percent: '0' },
       destination: {
-        usd: formatUsd(toUsdMicros(slippageValue, outCurrency.decimals, p.priceOut)),
+        usd: formatUsdMicros(toUsdMicros(slippageValue, outCurrency.decimals, p.priceOut)),
         value: slippageValue.toString(),
         percent: formatUnits(BigInt(route.slippageBps), 2),
       },

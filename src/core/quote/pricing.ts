@@ -1,5 +1,5 @@
 import type { Address } from 'viem';
-import type { QuoteSettings } from '../chains/types.js';
+import type { ChainConfig, QuoteSettings } from '../chains/types.js';
 import { GatewayError } from '../errors.js';
 import { appFees as computeAppFees } from '../fees/appFees.js';
 import { executionFeeUsd } from '../fees/executionFee.js';
@@ -69,13 +69,7 @@ export function priceRoute(parameters: PricingParameters): Pricing {
   const swapBps = settings.swapFeeBps[route.routeClass];
   const appEntries = (params.appFees ?? []).map((entry) => ({ recipient: entry.recipient as Address, feeBps: parseFeeBps(entry.fee) }));
 
-  const nativeDecimals = route.destination.nativeCurrency.decimals;
-  const execution = executionFeeUsd({
-    destinationGasUnits: market.fillGasUnits,
-    destinationGasPriceWei: market.destinationGasPrice,
-    destinationNativeUsdMicros: toUsdMicros(10n ** BigInt(nativeDecimals), nativeDecimals, market.destinationNativePrice, 'up'),
-    nativeDecimals,
-  });
+  const execution = fillExecutionFee(route.destination, market.fillGasUnits, market.destinationGasPrice, market.destinationNativePrice);
   const executionIn = fromUsdMicros(execution.totalMicros, from.decimals, from.price, 'up');
   const capIn =
     params.maxSubsidizationAmount === undefined ? undefined : fromUsdMicros(params.maxSubsidizationAmount, from.decimals, from.price, 'down');
@@ -163,6 +157,17 @@ export function priceRoute(parameters: PricingParameters): Pricing {
       sponsored: usdIn(fees.sponsorship.sponsoredTotal),
     },
   };
+}
+
+/** The execution fee (micro-USD) of a fill of `gasUnits` on `destination` at its gas price and native price. */
+export function fillExecutionFee(destination: ChainConfig, gasUnits: bigint, gasPriceWei: bigint, nativePrice: UsdPrice) {
+  const nativeDecimals = destination.nativeCurrency.decimals;
+  return executionFeeUsd({
+    destinationGasUnits: gasUnits,
+    destinationGasPriceWei: gasPriceWei,
+    destinationNativeUsdMicros: toUsdMicros(10n ** BigInt(nativeDecimals), nativeDecimals, nativePrice, 'up'),
+    nativeDecimals,
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { getAddress, isAddress, isHex, zeroAddress, type Address, type Hex } from 'viem';
+import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
@@ -113,8 +114,7 @@ function parseSlippage(value: string | undefined, field: string): number | undef
 }
 
 function findChain(ctx: CoreContext, chainId: number, side: 'origin' | 'destination'): ChainConfig {
-  const chain = ctx.config.chains.find((candidate) => candidate.id === chainId);
-  if (chain === undefined) throw new GatewayError('UNSUPPORTED_CHAIN', `The ${side} chain ${chainId} is not supported by this gateway`);
+  const chain = requireChain(ctx, chainId, side);
   if (chain.disabled) throw new GatewayError('CHAIN_DISABLED', `The ${side} chain ${chainId} (${chain.displayName}) is disabled`);
   return chain;
 }
@@ -126,7 +126,7 @@ export function findCurrency(
   code: 'INVALID_INPUT_CURRENCY' | 'INVALID_OUTPUT_CURRENCY',
   side: 'input' | 'output',
 ): CurrencyConfig {
-  const all = [chain.nativeCurrency, ...chain.currencies];
+  const all = chainCurrencies(chain);
   const lower = value.toLowerCase();
   const found = isAddress(value, { strict: false })
     ? all.find((currency) => currency.address.toLowerCase() === lower)

@@ -1,7 +1,7 @@
 import { formatUnits, getAddress, isAddress, zeroAddress, type Address } from 'viem';
 import type { RequestRecord } from '../../store/requests.repository.js';
-import { formatUsdMicros } from '../catalogue/formatUsd.js';
-import { chainCurrencies } from '../catalogue/requireChain.js';
+import { formatUsdMicros } from '../usd.js';
+import { chainCurrencies } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { quoteCurrency, rateOf } from '../quote/present.js';
 import type { Amount, FeeSponsorshipPhase, QuoteCurrency } from '../quote/types.js';

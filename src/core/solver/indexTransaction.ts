@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import type { DepositRecord } from '../../store/deposits.repository.js';
-import { requireChain } from '../catalogue/requireChain.js';
+import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { DepositWatcher } from './ports.js';

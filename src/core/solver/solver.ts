@@ -12,6 +12,7 @@ import {
 } from '../../store/requests.repository.js';
 import type { JsonObject } from '../../store/tables.js';
 import { depositoryAbi } from '../abi.js';
+import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import type { ChainConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { isGatewayError } from '../errors.js';
@@ -89,11 +90,7 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
     return next;
   }
 
-  const chainOf = (chainId: number): ChainConfig => {
-    const chain = ctx.config.chains.find((candidate) => candidate.id === chainId);
-    if (chain === undefined) throw new Error(`chain ${chainId} is not configured`);
-    return chain;
-  };
+  const chainOf = (chainId: number): ChainConfig => requireChain(ctx, chainId);
   const senderOf = (chainId: number): TransactionSender => {
     const sender = senders.get(chainId);
     if (sender === undefined) throw new Error(`no sender for chain ${chainId}`);
@@ -425,7 +422,7 @@ function depositKey(deposit: DepositRecord): Hex {
 }
 
 function tokenConfig(chain: ChainConfig, token: string) {
-  const currency = [chain.nativeCurrency, ...chain.currencies].find((candidate) => candidate.address.toLowerCase() === token.toLowerCase());
+  const currency = chainCurrencies(chain).find((candidate) => candidate.address.toLowerCase() === token.toLowerCase());
   if (currency === undefined) throw new Error(`token ${token} is not configured on chain ${chain.id}`);
   return currency;
 }

@@ -1,4 +1,4 @@
-import { formatUsdPrice } from '../../core/catalogue/formatUsd.js';
+import { formatUsdPrice } from '../../core/usd.js';
 import { getCurrencies } from '../../core/catalogue/getCurrencies.js';
 import { getTokenPrice } from '../../core/catalogue/getTokenPrice.js';
 import type { QueryResolvers } from '../../../generated/graphql/resolvers.js';

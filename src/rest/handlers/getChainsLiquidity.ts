@@ -1,5 +1,5 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
-import { formatUsdMicros } from '../../core/catalogue/formatUsd.js';
+import { formatUsdMicros } from '../../core/usd.js';
 import { getChainsLiquidity as getChainsLiquidityCore } from '../../core/catalogue/getChainsLiquidity.js';
 import type { RestContext } from './index.js';
 

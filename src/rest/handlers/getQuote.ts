@@ -1,7 +1,7 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
 import { authenticate } from '../../core/apiKeys/authenticate.js';
 import { getPrice as getPriceCore, getQuote as getQuoteCore } from '../../core/quote/getQuote.js';
-import { unsupportedQuoteOptions, type QuoteParameters } from '../../core/quote/types.js';
+import { unsupportedQuoteOptions, type Price, type Quote, type QuoteParameters } from '../../core/quote/types.js';
 import { toWire } from '../wire.js';
 import type { RestContext } from './index.js';
 
@@ -20,10 +20,15 @@ export function toQuoteParameters(body: QuoteBody | PriceBody): QuoteParameters 
   };
 }
 
-function wireQuote(quote: Awaited<ReturnType<typeof getQuoteCore>>) {
-  const { requestId: _requestId, ...rest } = quote;
-  const wire = toWire(rest);
+/** The wire form of a quote or price: amounts as strings, and the slippage total as a bps string. */
+function toWireQuote<T extends Price>(quote: T) {
+  const wire = toWire(quote);
   return { ...wire, details: { ...wire.details, slippageTolerance: { ...wire.details.slippageTolerance, total: String(quote.details.slippageTolerance.total) } } };
+}
+
+function wireQuote(quote: Quote) {
+  const { requestId: _requestId, ...rest } = quote;
+  return toWireQuote(rest);
 }
 
 /** POST /quote/v2 */
@@ -44,6 +49,5 @@ export async function getQuoteV1(input: OperationInput<'getQuoteV1'>, context: R
 export async function getPrice(input: OperationInput<'getPrice'>, context: RestContext): Promise<OperationOutput<'getPrice'>> {
   const caller = await authenticate(context.core, input.headers['x-api-key']);
   const price = await getPriceCore(context.core, toQuoteParameters(input.body), caller);
-  const wire = toWire(price);
-  return { status: 200, body: { ...wire, details: { ...wire.details, slippageTolerance: { ...wire.details.slippageTolerance, total: String(price.details.slippageTolerance.total) } } } };
+  return { status: 200, body: toWireQuote(price) };
 }

@@ -1,5 +1,5 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
-import { formatUsdPrice } from '../../core/catalogue/formatUsd.js';
+import { formatUsdPrice } from '../../core/usd.js';
 import { getTokenPrice as getTokenPriceCore } from '../../core/catalogue/getTokenPrice.js';
 import type { RestContext } from './index.js';
 

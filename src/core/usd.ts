@@ -1,5 +1,5 @@
 import { formatUnits } from 'viem';
-import type { UsdPrice } from '../market.js';
+import type { UsdPrice } from './market.js';
 
 /** A USD price of one whole unit as an exact decimal string (`answer / 10^decimals`): `"3000"`, `"0.5"`. */
 export const formatUsdPrice = (price: UsdPrice): string => formatUnits(price.answer, price.decimals);

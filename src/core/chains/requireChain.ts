@@ -1,4 +1,4 @@
-import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
+import type { ChainConfig, CurrencyConfig } from './types.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 
@@ -7,9 +7,9 @@ import { GatewayError } from '../errors.js';
  *
  * @throws `UNSUPPORTED_CHAIN` (400) when the gateway does not serve the chain.
  */
-export function requireChain(ctx: CoreContext, chainId: number): ChainConfig {
+export function requireChain(ctx: CoreContext, chainId: number, role?: 'origin' | 'destination'): ChainConfig {
   const chain = ctx.config.chains.find((candidate) => candidate.id === chainId);
-  if (!chain) throw new GatewayError('UNSUPPORTED_CHAIN', `Chain ${chainId} is not supported by this gateway`);
+  if (!chain) throw new GatewayError('UNSUPPORTED_CHAIN', `${role === undefined ? 'Chain' : `The ${role} chain`} ${chainId} is not supported by this gateway`);
   return chain;
 }
 
