@@ -196,4 +196,18 @@ describe('refunds', () => {
     expect(record).toMatchObject({ status: 'refund', failReason: 'EXECUTION_REVERTED' });
     expect(JSON.stringify(record.details)).toMatch(/allowance/i);
   });
+
+  it('a quote the solver can no longer cover is refunded (SOLVER_BALANCE_TOO_LOW)', async () => {
+    // Two quotes for 6000 ETH each pass while the solver holds ~10000 ETH on chain B; after the first fill the
+    // second cannot be filled. (Last in the file: it drains the solver's ETH on chain B.)
+    const [carol, dave] = gateway.devnet.descriptor.accounts.slice(2) as [DevnetAccount, DevnetAccount];
+    const amount = parseEther('6000').toString();
+    const first = await requestQuote(gateway, carol, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount, tradeType: 'EXACT_OUTPUT' });
+    const second = await requestQuote(gateway, dave, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount, tradeType: 'EXACT_OUTPUT' });
+    await executeSteps(gateway, first.steps, carol);
+    await waitForStatus(gateway, first.steps.at(-1)!.requestId, ['success']);
+    await executeSteps(gateway, second.steps, dave);
+    const record = await waitForStatus(gateway, second.steps.at(-1)!.requestId, ['refund', 'failure', 'success']);
+    expect(record).toMatchObject({ status: 'refund', failReason: 'SOLVER_BALANCE_TOO_LOW' });
+  });
 });
