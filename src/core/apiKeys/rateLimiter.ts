@@ -29,62 +29,102 @@ export interface RateLimiter {
 }
 
 interface Waiter {
-  limit: number;
-  resolve: (ordinal: number) => void;
+  resolve: (allowed: boolean) => void;
   reject: (error: unknown) => void;
 }
 
-interface Batch {
+/** One bucket's window on this instance. */
+interface Lease {
   bucket: string;
   windowStart: number;
+  /** Requests this instance has counted in the database and not yet admitted. */
+  available: number;
+  /** Requests waiting for the statement in flight. */
   waiting: Waiter[];
-  inFlight: boolean;
+  fetching: boolean;
+  /** The window's total in the database after this instance's last statement. */
+  knownTotal: number;
+  /** Size and arrival time (ms) of the last lease, to estimate this bucket's rate. */
+  lastSize: number;
+  lastAt: number;
 }
 
+/** A lease covers about this much of a bucket's traffic, so a busy bucket costs one statement per interval. */
+const LEASE_INTERVAL_MS = 50;
+
 /**
- * A fixed-window counter in the database (`rate_limit_counters`), so every instance sharing the database
- * enforces the same totals exactly. To keep that cheap under load, requests of one bucket that arrive while its
- * statement is in flight share the next one (`count = count + n`), each getting its own place in the count:
- * at most one statement per bucket is in flight per instance. Once a bucket is over its limit, this instance
- * refuses it without the database until the window ends (the count only grows within a window).
+ * Fixed-window counters in the database (`rate_limit_counters`), so every instance sharing the database
+ * enforces the same totals, and none admits more than the limit in total. To keep that off the path of every
+ * request, an instance takes requests from its bucket's window in leases: one statement adds the lease's size to
+ * the count, and the next requests are admitted locally until it is used up. A lease is sized to the bucket's
+ * recent rate (about 50 ms of its traffic; 1 for a quiet bucket) and to at most a quarter of what the window has
+ * left, so leases shrink to single requests near the limit and the count stays exact where it matters. Requests
+ * that arrive while a statement is in flight wait for it, and the next statement counts them all. What a lease
+ * leaves unused when the window ends is counted but never admitted: an instance can refuse a little early (at
+ * most one lease, about 50 ms of traffic), never late. Once a bucket is over its limit, this instance refuses it
+ * without the database until the window ends.
  */
 export function createRateLimiter(ctx: Pick<CoreContext, 'db' | 'now' | 'log'>, settings: RateLimitSettings): RateLimiter {
   const windowMs = settings.windowSeconds * 1000;
-  const batches = new Map<string, Batch>();
+  const leases = new Map<string, Lease>();
   /** Buckets known to be over their limit, until the end of the window (Unix ms). */
   const exhausted = new Map<string, number>();
   let prunedBefore = 0;
   let pruning: Promise<void> = Promise.resolve();
 
-  const flush = (key: string, batch: Batch): void => {
-    const waiters = batch.waiting;
-    batch.waiting = [];
-    batch.inFlight = true;
-    incrementRateLimitCounter(ctx.db, { bucket: batch.bucket, windowStart: batch.windowStart, by: waiters.length }).then(
+  const leaseSize = (lease: Lease, limit: number, now: number): number => {
+    const elapsed = Math.max(1, now - lease.lastAt);
+    const recent = lease.lastSize === 0 ? 1 : Math.round((lease.lastSize * LEASE_INTERVAL_MS) / elapsed);
+    const headroom = Math.floor((limit - lease.knownTotal) / 4);
+    return Math.max(1, Math.min(recent, headroom));
+  };
+
+  const fetch = (key: string, lease: Lease, limit: number): void => {
+    const size = Math.max(lease.waiting.length, leaseSize(lease, limit, ctx.now()));
+    lease.fetching = true;
+    incrementRateLimitCounter(ctx.db, { bucket: lease.bucket, windowStart: lease.windowStart, by: size }).then(
       (total) => {
-        const first = total - waiters.length + 1;
-        waiters.forEach((waiter, i) => waiter.resolve(first + i));
-        if (waiters.some((waiter) => total >= waiter.limit)) exhausted.set(batch.bucket, batch.windowStart + windowMs);
-        next(key, batch);
+        lease.fetching = false;
+        lease.knownTotal = total;
+        const granted = Math.max(0, Math.min(size, limit - (total - size)));
+        lease.available += granted;
+        lease.lastSize = granted;
+        lease.lastAt = ctx.now();
+        const full = granted < size;
+        if (full) exhausted.set(lease.bucket, lease.windowStart + windowMs);
+        const waiters = lease.waiting;
+        lease.waiting = [];
+        let served = 0;
+        for (; served < waiters.length && lease.available > 0; served++) {
+          lease.available -= 1;
+          waiters[served]!.resolve(true);
+        }
+        const rest = waiters.slice(served);
+        if (rest.length === 0) return;
+        if (full) for (const waiter of rest) waiter.resolve(false);
+        else {
+          // Arrived while the statement was in flight and not covered by it: the next statement counts them.
+          lease.waiting = rest;
+          fetch(key, lease, limit);
+        }
       },
       (error: unknown) => {
+        lease.fetching = false;
+        const waiters = lease.waiting;
+        lease.waiting = [];
         for (const waiter of waiters) waiter.reject(error);
-        next(key, batch);
+        leases.delete(key);
       },
     );
   };
-  const next = (key: string, batch: Batch): void => {
-    batch.inFlight = false;
-    if (batch.waiting.length > 0) flush(key, batch);
-    else batches.delete(key);
-  };
 
-  /** Once per window: forget expired buckets here and delete windows older than the previous one in the database. */
+  /** Once per window: forget expired buckets and leases here, and delete windows older than the previous one in the database. */
   const prune = (windowStart: number): void => {
-    const before = windowStart - windowMs;
-    if (before <= prunedBefore) return;
-    prunedBefore = before;
+    if (windowStart <= prunedBefore) return;
+    prunedBefore = windowStart;
     for (const [bucket, until] of exhausted) if (until <= windowStart) exhausted.delete(bucket);
+    for (const [key, lease] of leases) if (lease.windowStart < windowStart && !lease.fetching) leases.delete(key);
+    const before = windowStart - windowMs;
     pruning = pruning
       .then(() => deleteRateLimitCountersBefore(ctx.db, before))
       .then(
@@ -100,17 +140,22 @@ export function createRateLimiter(ctx: Pick<CoreContext, 'db' | 'now' | 'log'>, 
       const windowStart = Math.floor(now / windowMs) * windowMs;
       const limit = Math.max(1, Math.round((perMinute * settings.windowSeconds) / 60));
       const retryAfterSeconds = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
-      if ((exhausted.get(bucket) ?? 0) > now) return { allowed: false, limit, retryAfterSeconds };
       prune(windowStart);
       const key = `${windowStart}:${bucket}`;
-      let batch = batches.get(key);
-      if (batch === undefined) {
-        batch = { bucket, windowStart, waiting: [], inFlight: false };
-        batches.set(key, batch);
+      let lease = leases.get(key);
+      if (lease === undefined) {
+        lease = { bucket, windowStart, available: 0, waiting: [], fetching: false, knownTotal: 0, lastSize: 0, lastAt: now };
+        leases.set(key, lease);
       }
-      const ordinal = new Promise<number>((resolve, reject) => batch.waiting.push({ limit, resolve, reject }));
-      if (!batch.inFlight) flush(key, batch);
-      return { allowed: (await ordinal) <= limit, limit, retryAfterSeconds };
+      if (lease.available > 0 && lease.waiting.length === 0) {
+        lease.available -= 1;
+        return { allowed: true, limit, retryAfterSeconds };
+      }
+      if ((exhausted.get(bucket) ?? 0) > now) return { allowed: false, limit, retryAfterSeconds };
+      const current = lease;
+      const allowed = new Promise<boolean>((resolve, reject) => current.waiting.push({ resolve, reject }));
+      if (!current.fetching) fetch(key, current, limit);
+      return { allowed: await allowed, limit, retryAfterSeconds };
     },
     close: () => pruning,
   };
