@@ -12,6 +12,7 @@ import { registerGraphQL } from '../graphql/registerGraphQL.js';
 import { registerDocumentation } from '../rest/documentation.js';
 import { installErrorHandling } from '../rest/errors.js';
 import { createHandlers, type RestContext } from '../rest/handlers/index.js';
+import { registerDeprecations } from '../rest/deprecation.js';
 import { registerRateLimit } from '../rest/rateLimit.js';
 import { registerRest } from '../rest/registerRest.js';
 import { createRateLimiter } from '../core/apiKeys/rateLimiter.js';
@@ -143,6 +144,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   };
   const rateLimiter = createRateLimiter(core, config.rateLimit ?? defaultRateLimitConfig);
   registerRateLimit(app, core, rateLimiter);
+  registerDeprecations(app);
   registerRest(app, createHandlers(), restContext);
   registerDocumentation(app);
   const graphql = createGraphQL({ core, graphiql: config.graphiql, maxRequestBodySize: config.bodyLimit });

@@ -52,6 +52,22 @@ describe('rate limits', () => {
     expect((await call(gateway.url, 'getSwapSources')).status).toBe(200);
   });
 
+  it('names the successor in the 429 of the deprecated /requests/v2, with its deprecation headers', async () => {
+    await freshWindow();
+    await burst(gateway.url, 5);
+    const limited = await call(gateway.url, 'getRequestsV2');
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({
+      errorCode: 'RATE_LIMITED',
+      message: expect.stringContaining('Rate limit'),
+      successor: '/requests/v3',
+      migrationGuide: '/documentation#getRequests',
+    });
+    expect(limited.headers.get('deprecation')).toBe('@1784678400');
+    // Other operations keep the standard body.
+    expect((await call(gateway.url, 'getSwapSources')).body).not.toHaveProperty('successor');
+  });
+
   it('gives a key the higher keyed limit, counted apart from its address', async () => {
     await freshWindow();
     expect(await burst(gateway.url, 6)).toContain(429);

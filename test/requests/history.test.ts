@@ -307,6 +307,14 @@ describe('GET /requests/v3 referrer and API keys', () => {
 });
 
 describe('GET /requests/v2 (deprecated)', () => {
+  it('sends the deprecation headers on errors too', async () => {
+    const response = await v2({ limit: 'many' });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ errorCode: 'INVALID_INPUT' });
+    expect(response.headers.get('deprecation')).toBe('@1784678400');
+    expect(response.headers.get('link')).toContain('</requests/v3>; rel="successor-version"');
+  });
+
   it('sends the deprecation headers and notice, and the same requests in the earlier shape', async () => {
     const response = await v2({ limit: '50' });
     expect(response.status).toBe(200);

@@ -1,28 +1,12 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
 import type { components } from '../../../generated/openapi/types.js';
-import { getRequestsV2 as getRequestsV2Core, requestsV2Deprecation } from '../../core/requests/getRequestsV2.js';
-import type { DeprecationNotice, RequestTransaction, RequestViewV2 } from '../../core/requests/types.js';
+import { getRequestsV2 as getRequestsV2Core } from '../../core/requests/getRequestsV2.js';
+import type { RequestTransaction, RequestViewV2 } from '../../core/requests/types.js';
 import { toWire } from '../wire.js';
 import { secondsToRange, splitList, wireTransaction } from './getRequests.js';
 import type { RestContext } from './index.js';
 
 type Schemas = components['schemas'];
-
-/**
- * The deprecation headers of an operation: `Deprecation` (RFC 9745, `@` + Unix seconds), `Sunset` (RFC 8594,
- * an HTTP date) and `Link` to the documentation and the successor.
- */
-export function deprecationHeaders(notice: DeprecationNotice): Record<string, string> {
-  return {
-    deprecation: `@${Math.floor(notice.deprecatedAt / 1000)}`,
-    sunset: new Date(notice.sunsetAt).toUTCString(),
-    link: [
-      `<${notice.documentation}>; rel="deprecation"; type="text/html"`,
-      `<${notice.documentation}>; rel="sunset"; type="text/html"`,
-      `<${notice.successor}>; rel="successor-version"`,
-    ].join(', '),
-  };
-}
 
 const wireTransactionV2 = (tx: RequestTransaction) => {
   const { txHash, ...rest } = wireTransaction(tx);
@@ -77,7 +61,7 @@ function toRequestV2(view: RequestViewV2 & { orderData?: unknown }): Schemas['Re
   };
 }
 
-/** GET /requests/v2 (deprecated): every successful answer carries the deprecation headers and notice. */
+/** GET /requests/v2 (deprecated): the notice is in the body; the headers are added to every answer (`../deprecation.ts`). */
 export async function getRequestsV2(input: OperationInput<'getRequestsV2'>, context: RestContext): Promise<OperationOutput<'getRequestsV2'>> {
   const { query } = input;
   const result = await getRequestsV2Core(context.core, {
@@ -102,7 +86,6 @@ export async function getRequestsV2(input: OperationInput<'getRequestsV2'>, cont
   const { documentation: _documentation, ...deprecation } = result.deprecation;
   return {
     status: 200,
-    headers: deprecationHeaders(requestsV2Deprecation),
     body: {
       requests: result.requests.map(toRequestV2),
       ...(result.continuation === undefined ? {} : { continuation: result.continuation }),
