@@ -9,6 +9,7 @@ import * as addQuoteVolume from './2026_11_22_0306_add_quote_volume_and_revenue_
 import * as addFastFill from './2026_11_22_0307_add_fast_fill.js';
 import * as createRateLimitCounters from './2026_11_22_0308_create_rate_limit_counters.js';
 import * as createWebhookDeliveries from './2026_11_22_0320_create_webhook_deliveries.js';
+import * as lighterRequestInserts from './2026_11_22_0330_lighter_request_inserts.js';
 
 /**
  * Every migration, by name. A static list rather than a folder scan, so it works the same from source (tsx),
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0307_add_fast_fill': addFastFill,
   '2026_11_22_0308_create_rate_limit_counters': createRateLimitCounters,
   '2026_11_22_0320_create_webhook_deliveries': createWebhookDeliveries,
+  '2026_11_22_0330_lighter_request_inserts': lighterRequestInserts,
 };
