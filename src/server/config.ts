@@ -92,6 +92,8 @@ export interface WebhookDeliveryConfig {
    * where LISTEN wakes the dispatcher at each commit, and 50 on PGlite, which has no such notification.
    */
   pollIntervalMs: number | undefined;
+  /** Days a finished delivery and its log are kept (`GATEWAY_WEBHOOK_RETENTION_DAYS`, default 30). */
+  retentionDays: number;
 }
 
 function webhooksFromEnvironment(env: Env, problems: string[]): WebhookDeliveryConfig {
@@ -111,6 +113,7 @@ function webhooksFromEnvironment(env: Env, problems: string[]): WebhookDeliveryC
     retryBaseMs: integer('GATEWAY_WEBHOOK_RETRY_BASE_MS', 1_000, 1),
     retryMaxMs: integer('GATEWAY_WEBHOOK_RETRY_MAX_MS', 600_000, 1),
     pollIntervalMs: poll,
+    retentionDays: integer('GATEWAY_WEBHOOK_RETENTION_DAYS', 30, 1),
   };
 }
 

@@ -89,7 +89,12 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
         : Buffer.from(webhookConfig.secretKey.slice(2), 'hex'),
     ...(webhookConfig === undefined
       ? {}
-      : { timeoutMs: webhookConfig.timeoutMs, retryBaseMs: webhookConfig.retryBaseMs, retryMaxMs: webhookConfig.retryMaxMs }),
+      : {
+          timeoutMs: webhookConfig.timeoutMs,
+          retryBaseMs: webhookConfig.retryBaseMs,
+          retryMaxMs: webhookConfig.retryMaxMs,
+          retentionMs: webhookConfig.retentionDays * 86_400_000,
+        }),
     // PostgreSQL wakes the dispatcher at each commit (LISTEN); PGlite has no notification, so it polls.
     pollIntervalMs: webhookConfig?.pollIntervalMs ?? (database.dialect === 'postgres' ? 1_000 : 50),
   };

@@ -164,6 +164,30 @@ export async function recordWebhookAttempt(db: Kysely<Tables>, params: RecordWeb
   return result.numUpdatedRows > 0n;
 }
 
+/**
+ * Delete up to `limit` finished deliveries (delivered, failed or cancelled) that finished before `before` (Unix
+ * ms), oldest first, with their logs; returns how many went. A delivery that a kept replay names stays until
+ * that replay goes too.
+ */
+export async function deleteFinishedWebhookDeliveries(db: Kysely<Tables>, params: { before: number; limit: number }): Promise<number> {
+  const result = await db
+    .deleteFrom('webhook_deliveries')
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('webhook_deliveries as d')
+        .select('d.id')
+        .where('d.status', '<>', 'pending')
+        .where('d.finished_at', '<', params.before)
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('webhook_deliveries as r').select('r.id').whereRef('r.replay_of', '=', 'd.id'))),
+        )
+        .orderBy('d.finished_at')
+        .limit(params.limit),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 export interface ListWebhookDeliveriesParameters {
   apiKeyId: string;
   /** 1 to 100; default 50. */

@@ -220,6 +220,25 @@ describe.each(testDatabaseKinds)('webhook dispatcher (%s)', (kind) => {
     await expect(replayWebhookDelivery(ctx, { deliveryId: original!.id })).rejects.toMatchObject({ code: 'CONFLICT' });
   });
 
+  it('deletes delivered deliveries past the retention when it starts, and keeps pending ones', async () => {
+    const { id, key } = await createKeyWithWebhook(database(), null);
+    const r = await receiver(key);
+    await setApiKeyWebhook(database().db, id, { webhook: { url: r.url, headers: {}, enabled: true } });
+    const first = await dispatcher({ retentionMs: 60_000 });
+    await changeStatus(database(), id, 'success');
+    const [delivered] = await waitForDeliveries(database(), id, ([d]) => d?.status === 'delivered');
+    await first.stop();
+    // A delivery whose retries go on stays pending, however old: it is never deleted.
+    r.script = [500];
+    await changeStatus(database(), id, 'failure');
+    await sleep(30);
+    await dispatcher({ retentionMs: 10, retryBaseMs: 60_000 });
+    const left = await waitForDeliveries(database(), id, (ds) => ds.length === 1 && ds[0]!.attempts === 1);
+    expect(left[0]).toMatchObject({ status: 'pending' });
+    expect(left[0]!.id).not.toBe(delivered!.id);
+    expect(await getWebhookDelivery(database().db, delivered!.id)).toBeUndefined();
+  });
+
   // Two instances share a database only on PostgreSQL (PGlite is one process's), so this case exists there alone.
   if (kind === 'postgres') {
     it('two instances on one database make each attempt once', async () => {

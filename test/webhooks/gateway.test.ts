@@ -32,7 +32,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-webhooks-'));
   gateway = await startTestGateway({
     dataDir,
-    webhooks: { secretKey: undefined, timeoutMs: 1_000, retryBaseMs: 150, retryMaxMs: 1_000, pollIntervalMs: undefined },
+    webhooks: { secretKey: undefined, timeoutMs: 1_000, retryBaseMs: 150, retryMaxMs: 1_000, pollIntervalMs: undefined, retentionDays: 30 },
   });
   receiver = await startReceiver(key);
 });

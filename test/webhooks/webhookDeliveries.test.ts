@@ -9,6 +9,7 @@ import { insertRequest, updateRequestStatus } from '../../src/store/requests.rep
 import { listEventsForRequest } from '../../src/store/requestEvents.repository.js';
 import {
   claimDueWebhookDeliveries,
+  deleteFinishedWebhookDeliveries,
   getWebhookDelivery,
   insertWebhookReplay,
   listWebhookDeliveries,
@@ -97,5 +98,30 @@ describe.each(testDatabaseKinds)('webhook deliveries (%s)', (kind) => {
     expect(await getWebhookDelivery(database().db, delivery!.id)).toEqual(done);
     expect(await insertWebhookReplay(database().db, 987_654_321, Date.now())).toBeUndefined();
     expect((await listWebhookDeliveries(database().db, { apiKeyId: id })).map((d) => d.id)).toEqual([replay!.id, delivery!.id]);
+  });
+
+  it('deletes finished deliveries past the retention, oldest first, never a pending one nor one a kept replay names', async () => {
+    const { id } = await createKeyWithWebhook(database(), hook);
+    for (let i = 0; i < 4; i++) await changeStatus(database(), id);
+    const [newest, third, second, oldest] = await listWebhookDeliveries(database().db, { apiKeyId: id });
+    const claims = await claimDueWebhookDeliveries(database().db, { now: Date.now() + 10 ** 9, limit: 100, leaseMs: 0 });
+    const finish = async (delivery: typeof oldest, status: 'delivered' | 'failed', at: number) => {
+      const claim = claims.find((x) => x.delivery.id === delivery!.id)!;
+      const attempt = { attempt: claim.delivery.attempts, at, durationMs: 1, statusCode: status === 'delivered' ? 200 : 500, error: null };
+      expect(await recordWebhookAttempt(database().db, { id: delivery!.id, attempt, status, nextAttemptAt: 0, now: at })).toBe(true);
+    };
+    const day = 86_400_000;
+    const now = Date.now();
+    await finish(oldest, 'failed', now - 40 * day);
+    await finish(second, 'delivered', now - 35 * day);
+    await finish(third, 'delivered', now - 5 * day);
+    // `newest` stays pending (its attempt is claimed, never recorded); `second` gets a replay that is kept.
+    const replay = await insertWebhookReplay(database().db, second!.id, now);
+    const before = now - 30 * day;
+
+    expect(await deleteFinishedWebhookDeliveries(database().db, { before, limit: 1000 })).toBeGreaterThanOrEqual(1);
+    const left = (await listWebhookDeliveries(database().db, { apiKeyId: id })).map((d) => d.id);
+    expect(left).toEqual([replay!.id, newest!.id, third!.id, second!.id]);
+    expect(await getWebhookDelivery(database().db, oldest!.id)).toBeUndefined();
   });
 });

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../store/tables.js';
 import {
   claimDueWebhookDeliveries,
+  deleteFinishedWebhookDeliveries,
   recordWebhookAttempt,
   type ClaimedWebhookAttempt,
   type WebhookDeliveryStatus,
@@ -30,6 +31,10 @@ export interface WebhookSettings {
   pollIntervalMs: number;
   /** Attempts in flight at once per instance. Default 16. */
   concurrency: number;
+  /** Finished deliveries (and their logs) are deleted this long after they finished. Default 30 days. */
+  retentionMs: number;
+  /** How often an instance deletes finished deliveries past `retentionMs`. Default one hour. */
+  pruneIntervalMs: number;
 }
 
 export const defaultWebhookSettings: Omit<WebhookSettings, 'encryptionKey' | 'allowPrivate'> = {
@@ -39,7 +44,12 @@ export const defaultWebhookSettings: Omit<WebhookSettings, 'encryptionKey' | 'al
   retryMaxMs: 600_000,
   pollIntervalMs: 1_000,
   concurrency: 16,
+  retentionMs: 30 * 24 * 3_600_000,
+  pruneIntervalMs: 3_600_000,
 };
+
+/** Finished deliveries deleted per statement when pruning. */
+const PRUNE_BATCH = 1_000;
 
 export interface CreateWebhookDispatcherParameters {
   db: Kysely<Tables>;
@@ -71,7 +81,8 @@ export const retryDelay = (settings: Pick<WebhookSettings, 'retryBaseMs' | 'retr
  * first (`claimDueWebhookDeliveries`: one instance per attempt, even with several gateways on one PostgreSQL),
  * then posted, then recorded; a non-2xx answer or a timeout is retried with exponential backoff until
  * `maxRetries` retries have failed. Deliveries survive restarts: a stopped dispatcher finishes its attempts in
- * flight, and one that died leaves a lease that expires, after which the attempt is made again.
+ * flight, and one that died leaves a lease that expires, after which the attempt is made again. Finished
+ * deliveries, the delivery log, are kept for `retentionMs` and then deleted (at start and every `pruneIntervalMs`).
  */
 export function createWebhookDispatcher(params: CreateWebhookDispatcherParameters): WebhookDispatcher {
   const { db, log, now, settings } = params;
@@ -86,6 +97,23 @@ export function createWebhookDispatcher(params: CreateWebhookDispatcherParameter
   let nextDue = Infinity;
   let unsubscribe: (() => Promise<void>) | undefined;
   let stopped: Promise<void> | undefined;
+  let pruneTimer: NodeJS.Timeout | undefined;
+  let pruning: Promise<void> = Promise.resolve();
+
+  /** Deletes finished deliveries past the retention, a batch at a time (every instance may; deleting is idempotent). */
+  async function prune(): Promise<void> {
+    let deleted = 0;
+    try {
+      for (;;) {
+        const batch = await deleteFinishedWebhookDeliveries(db, { before: now() - settings.retentionMs, limit: PRUNE_BATCH });
+        deleted += batch;
+        if (batch < PRUNE_BATCH || stopping) break;
+      }
+    } catch (error) {
+      log.warn({ err: error }, 'webhook: deleting old deliveries failed');
+    }
+    if (deleted > 0) log.info({ deleted, retentionMs: settings.retentionMs }, 'webhook: deleted finished deliveries past their retention');
+  }
 
   function schedule(): void {
     if (!running || stopping) return;
@@ -208,13 +236,20 @@ export function createWebhookDispatcher(params: CreateWebhookDispatcherParameter
       running = true;
       if (params.subscribe !== undefined) unsubscribe = await params.subscribe(wake);
       wake();
+      pruning = prune();
+      pruneTimer = setInterval(() => {
+        pruning = pruning.then(prune);
+      }, settings.pruneIntervalMs);
+      pruneTimer.unref();
     },
     wake,
     stop() {
       stopped ??= (async () => {
         stopping = true;
         clearTimeout(timer);
+        clearInterval(pruneTimer);
         await unsubscribe?.();
+        await pruning;
         while (pumping || inFlight.size > 0) {
           await Promise.allSettled([...inFlight]);
           if (pumping) await new Promise((resolve) => setTimeout(resolve, 5));
