@@ -1,29 +1,31 @@
-import { randomBytes } from 'node:crypto';
-import { encodeAbiParameters, parseAbiParameters, toHex, type Address, type Hex } from 'viem';
-import { keccak256Hex } from '../keccak.js';
+import { randomFillSync } from 'node:crypto';
+import type { Address, Hex } from 'viem';
 import type { ChainConfig } from '../chains/types.js';
 import type { Pricing } from './pricing.js';
 import type { ResolvedRoute } from './resolve.js';
+import { encodeCall, orderIdOf, requestIdOf } from './orderEncoding.js';
 import type { ProtocolOrder } from './types.js';
-
-/** ABI layout of a protocol v2 order; `orderId` is keccak256 of its encoding. */
-const ORDER_ABI = parseAbiParameters([
-  'Order order',
-  'struct Payment { string chainId; address currency; uint256 amount; uint256 weight; }',
-  'struct Refund { string chainId; address recipient; address currency; uint256 minimumAmount; uint256 deadline; bytes extraData; }',
-  'struct Input { Payment payment; Refund[] refunds; }',
-  'struct OutputPayment { address recipient; address currency; uint256 minimumAmount; uint256 expectedAmount; }',
-  'struct Output { string chainId; OutputPayment[] payments; bytes[] calls; uint256 deadline; bytes extraData; }',
-  'struct Fee { address recipient; string chainId; address currency; uint256 amount; }',
-  'struct Order { string version; string solverChainId; address solver; bytes32 salt; Input[] inputs; Output output; Fee[] fees; }',
-]);
-const CALL_ABI = parseAbiParameters('address to, bytes data, uint256 value');
-const REQUEST_ID_ABI = parseAbiParameters('bytes32 orderId, uint256 originChainId');
 
 export const ORDER_VERSION = 'v1';
 
 /** Protocol chain id of a chain: its name, as in the catalogue's `protocol.v2.chainId`. */
 const protocolChainId = (chain: ChainConfig): string => chain.name;
+
+/**
+ * 32 random bytes for an order's salt, from the system's CSPRNG. Taken from a pool refilled 4 KB at a time:
+ * one `randomBytes(32)` per quote cost more than encoding and hashing the whole order. Each byte is used once.
+ */
+const saltPool = Buffer.alloc(4096);
+let saltOffset = saltPool.length;
+function randomSalt(): Hex {
+  if (saltOffset === saltPool.length) {
+    randomFillSync(saltPool);
+    saltOffset = 0;
+  }
+  const salt: Hex = `0x${saltPool.toString('hex', saltOffset, saltOffset + 32)}`;
+  saltOffset += 32;
+  return salt;
+}
 
 export interface BuildOrderParameters {
   route: ResolvedRoute;
@@ -40,11 +42,12 @@ export interface BuildOrderParameters {
 /**
  * The protocol v2 order of a quote: what the user pays (inputs, with where refunds go), what the solver
  * delivers (output payments and calls, with a deadline) and the fees, plus its id. The request id is derived
- * from the order id and the origin chain, so a deposit carrying it is attributable to exactly one order.
+ * from the order id and the origin chain, so a deposit carrying it is attributable to exactly one order. The
+ * ABI layout both ids hash is in `orderEncoding.ts`.
  */
 export function buildOrder(params: BuildOrderParameters): { order: ProtocolOrder; requestId: Hex } {
   const { route, pricing, solver, deadline, refundDeadline } = params;
-  const salt = params.salt ?? toHex(randomBytes(32));
+  const salt = params.salt ?? randomSalt();
   const originId = protocolChainId(route.origin);
   const destinationId = protocolChainId(route.destination);
   const currencyIn = route.currencyIn.address;
@@ -72,25 +75,14 @@ export function buildOrder(params: BuildOrderParameters): { order: ProtocolOrder
       payments: [
         { recipient: route.recipient, currency: route.currencyOut.address, minimumAmount: pricing.minimumAmountOut, expectedAmount: pricing.amountOut },
       ],
-      calls: route.calls.map((call) => encodeAbiParameters(CALL_ABI, [call.to, call.data, call.value])),
+      calls: route.calls.map((call) => encodeCall(call)),
       deadline,
       extraData: '0x',
     },
     fees,
   };
-  const orderId = keccak256Hex(
-    encodeAbiParameters(ORDER_ABI, [
-      {
-        ...orderData,
-        inputs: orderData.inputs.map((input) => ({
-          payment: input.payment,
-          refunds: input.refunds.map((refund) => ({ ...refund, deadline: BigInt(refund.deadline) })),
-        })),
-        output: { ...orderData.output, deadline: BigInt(orderData.output.deadline) },
-      },
-    ]),
-  );
-  const requestId = keccak256Hex(encodeAbiParameters(REQUEST_ID_ABI, [orderId, BigInt(route.origin.id)]));
+  const orderId = orderIdOf(orderData);
+  const requestId = requestIdOf(orderId, route.origin.id);
   return {
     requestId,
     order: {
