@@ -114,7 +114,7 @@ export async function runFillRequest(index: number, params: FillRequestParameter
 
 async function drive(trace: FillTrace, params: FillRequestParameters): Promise<void> {
   const { baseUrl, origin, wallet, pollMs } = params;
-  const deposit = await quote(params);
+  const deposit = await quoteDeposit(params);
   trace.requestId = deposit.requestId;
 
   const { hash, sentAt } = await sendDeposit(wallet, deposit);
@@ -155,15 +155,21 @@ async function drive(trace: FillTrace, params: FillRequestParameters): Promise<v
   }
 }
 
-interface QuotedDeposit {
+/** The one deposit transaction a native-ETH bridge quote asks for. */
+export interface QuotedDeposit {
   requestId: Hex;
   to: Address;
   data: Hex;
   value: bigint;
 }
 
+export type QuoteDepositParameters = Pick<FillRequestParameters, 'baseUrl' | 'origin' | 'destinationChainId' | 'wallet' | 'amount'> & {
+  /** Quote with this API key (`x-api-key`): the request is then the key's, and its webhook is called. */
+  apiKey?: string;
+};
+
 /** POST /quote/v2 for a native-ETH bridge; the quote must be one deposit transaction on the origin chain. */
-async function quote(params: FillRequestParameters): Promise<QuotedDeposit> {
+export async function quoteDeposit(params: QuoteDepositParameters): Promise<QuotedDeposit> {
   const body = {
     user: params.wallet.address,
     originChainId: params.origin.chainId,
@@ -173,7 +179,8 @@ async function quote(params: FillRequestParameters): Promise<QuotedDeposit> {
     amount: params.amount.toString(),
     tradeType: 'EXACT_INPUT',
   };
-  const response = await fetch(`${params.baseUrl}/quote/v2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...(params.apiKey === undefined ? {} : { 'x-api-key': params.apiKey }) };
+  const response = await fetch(`${params.baseUrl}/quote/v2`, { method: 'POST', headers, body: JSON.stringify(body) });
   const text = await response.text();
   if (response.status !== 200) throw new RequestFailure(`quote HTTP ${response.status}`, text.slice(0, 500));
   const steps = (JSON.parse(text) as { steps: Array<{ requestId: Hex; items: Array<{ data: { from: Address; to: Address; data: Hex; value: string; chainId: number } }> }> }).steps;
@@ -189,7 +196,7 @@ async function quote(params: FillRequestParameters): Promise<QuotedDeposit> {
  * Prepares (nonce, gas, fees) and signs outside the timed span, so `sentAt` is the moment the signed deposit
  * leaves for the node. Sends of one account are queued: the next nonce is read after the previous send.
  */
-function sendDeposit(wallet: DepositWallet, deposit: QuotedDeposit): Promise<{ hash: Hex; sentAt: number }> {
+export function sendDeposit(wallet: DepositWallet, deposit: QuotedDeposit): Promise<{ hash: Hex; sentAt: number }> {
   const send = async () => {
     const request = await wallet.wallet.prepareTransactionRequest({ to: deposit.to, data: deposit.data, value: deposit.value });
     const serializedTransaction = await wallet.wallet.signTransaction(request);

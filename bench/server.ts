@@ -4,12 +4,16 @@
  * its own process so the load generator never competes with it for an event loop.
  *
  * Protocol: progress goes to stderr; exactly one JSON line on stdout, a `BenchServerInfo`, once everything
- * answers. SIGTERM, SIGINT or the end of stdin (the parent died) stops the gateway and every anvil node.
+ * answers. SIGTERM, SIGINT or the end of stdin (the parent died) stops the gateway and every anvil node. A
+ * `memory` line on stdin is answered with one `{"memory": BenchServerMemory}` line on stdout (after a full
+ * collection when node runs with `--expose-gc`).
  */
+import { createInterface } from 'node:readline';
 import { startDevnet, type Devnet, type DevnetDescriptor } from '../src/chain/devnet.js';
 import { configFromEnvironment, type GatewayConfig } from '../src/server/config.js';
 import { createServer, type GatewayServer } from '../src/server/createServer.js';
 import { devnetChainConfigs } from '../src/server/devnetConfig.js';
+import { MEMORY_PROBE_COMMAND, type BenchServerMemory } from './serverProcess.js';
 
 /** The line the server prints on stdout when it is ready. */
 export interface BenchServerInfo {
@@ -26,6 +30,11 @@ export interface BenchServerInfo {
 
 /** The same interval mining as `npm start`, so chain reads behave as they do in a real deployment. */
 const BLOCK_TIME_SECONDS = 1;
+/**
+ * How long the gateway may take to stop before the devnet is stopped anyway: the parent kills this process
+ * 15 s after SIGTERM, and the anvil nodes must not outlive it (a solver waiting on a stuck fill can take longer).
+ */
+const GATEWAY_STOP_TIMEOUT_MS = 10_000;
 
 const progress = (message: string) => process.stderr.write(`[bench server] ${message}\n`);
 
@@ -36,7 +45,16 @@ let stopping = false;
 async function stopAll(exitCode: number): Promise<never> {
   if (!stopping) {
     stopping = true;
-    await server?.stop().catch((error: unknown) => console.error('[bench server] error stopping the gateway:', error));
+    const gatewayStopped = server?.stop().catch((error: unknown) => console.error('[bench server] error stopping the gateway:', error));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        console.error(`[bench server] the gateway did not stop within ${GATEWAY_STOP_TIMEOUT_MS / 1000} s; stopping the devnet anyway`);
+        resolve();
+      }, GATEWAY_STOP_TIMEOUT_MS);
+    });
+    await Promise.race([gatewayStopped, timeout]);
+    clearTimeout(timer);
     await devnet?.stop().catch((error: unknown) => console.error('[bench server] error stopping the devnet:', error));
   }
   process.exit(exitCode);
@@ -55,12 +73,24 @@ function describeDatabase(config: Pick<GatewayConfig, 'databaseUrl' | 'dataDir'>
 /** JSON with bigints as decimal strings, as `writeDevnetDescriptor` writes them. */
 const toJson = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
+function reportMemory(): void {
+  const collect = globalThis.gc;
+  if (collect !== undefined) collect();
+  const collected = collect !== undefined;
+  const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
+  const memory: BenchServerMemory = { rss, heapTotal, heapUsed, external, arrayBuffers, collected };
+  process.stdout.write(`${JSON.stringify({ memory })}\n`);
+}
+
 async function main(): Promise<void> {
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
   // A closed stdin means the load generator is gone (even killed with SIGKILL): never outlive it.
   process.stdin.on('end', () => void stopAll(0));
   process.stdin.resume();
+  createInterface({ input: process.stdin }).on('line', (line) => {
+    if (line.trim() === MEMORY_PROBE_COMMAND) reportMemory();
+  });
 
   progress('starting the devnet (three anvil chains)...');
   devnet = await startDevnet({ basePort: 0, blockTime: BLOCK_TIME_SECONDS });

@@ -1,11 +1,13 @@
 /**
  * The load generator's side of `bench/server.ts`: starts it as a child process, waits for its ready line,
- * keeps its log output from flooding the terminal, reads its CPU time and memory from /proc, and stops it.
+ * keeps its log output from flooding the terminal, reads its CPU time and memory from /proc (and its V8 heap
+ * through the stdin probe), and stops it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+// Types only: importing `server.ts` itself would run it.
 import type { BenchServerInfo } from './server.js';
 
 const SERVER_READY_TIMEOUT_MS = 180_000;
@@ -18,21 +20,49 @@ const MAX_FORWARDED_CHARS = 400;
 /** Linux reports process CPU times in USER_HZ ticks, 100 per second on every mainstream architecture. */
 const USER_HZ = 100;
 
+/** What the load generator writes on stdin to ask for a `BenchServerMemory` line. */
+export const MEMORY_PROBE_COMMAND = 'memory';
+
+/** `process.memoryUsage()` of the gateway process, in bytes. */
+export interface BenchServerMemory {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+  /** Whether a full collection of the main thread's heap ran just before (node started with `--expose-gc`). */
+  collected: boolean;
+}
+
+const MEMORY_PROBE_TIMEOUT_MS = 30_000;
+
 export interface BenchServer {
   info: BenchServerInfo;
   /** Server output lines not shown (beyond MAX_FORWARDED_LINES). */
   suppressedLines(): number;
+  /**
+   * The gateway process's memory as it sees it (`process.memoryUsage()`), after a full collection of the main
+   * thread's heap when the server was started with `nodeFlags: ['--expose-gc']`.
+   */
+  memory(): Promise<BenchServerMemory>;
   /** Stops the gateway and the devnet and waits for the process to exit. */
   stop(): Promise<void>;
 }
 
+export interface StartBenchServerOptions {
+  /** Variables added to this process's environment for the server (e.g. `GATEWAY_ADMIN_TOKEN`). */
+  env?: Record<string, string>;
+  /** Extra node flags of the server process, e.g. `['--expose-gc']` so `memory()` collects first. */
+  nodeFlags?: string[];
+}
+
 /** Starts `bench/server.ts` in a child node process and waits for its ready line. */
-export async function startBenchServer(): Promise<BenchServer> {
+export async function startBenchServer(options: StartBenchServerOptions = {}): Promise<BenchServer> {
   const script = fileURLToPath(new URL('./server.ts', import.meta.url));
   // Node itself (not the tsx CLI, which adds a wrapper process) so the child's pid is the gateway's.
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), script], {
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', import.meta.resolve('tsx'), script], {
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: process.env,
+    env: { ...process.env, ...options.env },
   });
   let stopping = false;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -41,7 +71,8 @@ export async function startBenchServer(): Promise<BenchServer> {
     console.error(`\nThe bench server exited unexpectedly (${signal ?? `status ${code}`}).`);
     process.exit(1);
   });
-  const output = forwardOutput(child);
+  const memoryAnswers: Array<(memory: BenchServerMemory) => void> = [];
+  const output = forwardOutput(child, (memory) => memoryAnswers.shift()?.(memory));
   const info = await output.ready;
   const stop = async () => {
     stopping = true;
@@ -50,14 +81,32 @@ export async function startBenchServer(): Promise<BenchServer> {
     await exited;
     clearTimeout(killTimer);
   };
-  return { info, stop, suppressedLines: () => output.suppressed };
+  const memory = () =>
+    new Promise<BenchServerMemory>((resolve, reject) => {
+      const answer = (value: BenchServerMemory) => {
+        clearTimeout(timer);
+        resolve(value);
+      };
+      const timer = setTimeout(() => {
+        // A late answer must not be taken for the next probe's.
+        memoryAnswers.splice(memoryAnswers.indexOf(answer), 1, () => undefined);
+        reject(new Error(`the bench server did not answer the memory probe within ${MEMORY_PROBE_TIMEOUT_MS / 1000} s`));
+      }, MEMORY_PROBE_TIMEOUT_MS);
+      memoryAnswers.push(answer);
+      child.stdin?.write(`${MEMORY_PROBE_COMMAND}\n`);
+    });
+  return { info, stop, memory, suppressedLines: () => output.suppressed };
 }
 
 /**
- * Reads the child's stdout: `ready` resolves with the first line shaped like `BenchServerInfo`; other lines
- * (gateway warnings) go to stderr, the first few of them, and the rest are only counted.
+ * Reads the child's stdout: `ready` resolves with the first line shaped like `BenchServerInfo`; answers of the
+ * memory probe go to `onMemory`; other lines (gateway warnings) go to stderr, the first few of them, and the
+ * rest are only counted.
  */
-function forwardOutput(child: ChildProcess): { ready: Promise<BenchServerInfo>; readonly suppressed: number } {
+function forwardOutput(
+  child: ChildProcess,
+  onMemory: (memory: BenchServerMemory) => void,
+): { ready: Promise<BenchServerInfo>; readonly suppressed: number } {
   const state = { forwarded: 0, suppressed: 0 };
   const ready = new Promise<BenchServerInfo>((resolve, reject) => {
     if (!child.stdout) return reject(new Error('the bench server has no stdout'));
@@ -70,6 +119,8 @@ function forwardOutput(child: ChildProcess): { ready: Promise<BenchServerInfo>; 
         clearTimeout(timer);
         return resolve(info);
       }
+      const memory = isReady ? parseMemoryAnswer(line) : null;
+      if (memory) return onMemory(memory);
       if (state.forwarded >= MAX_FORWARDED_LINES) return void state.suppressed++;
       state.forwarded++;
       const shown = line.length > MAX_FORWARDED_CHARS ? `${line.slice(0, MAX_FORWARDED_CHARS)}…` : line;
@@ -95,6 +146,16 @@ function parseServerInfo(line: string): BenchServerInfo | null {
   const candidate = value as Partial<Record<keyof BenchServerInfo, unknown>>;
   const shaped = typeof candidate.url === 'string' && typeof candidate.descriptor === 'object' && typeof candidate.pid === 'number';
   return shaped ? (value as BenchServerInfo) : null;
+}
+
+function parseMemoryAnswer(line: string): BenchServerMemory | null {
+  if (!line.startsWith('{"memory":')) return null;
+  try {
+    const { memory } = JSON.parse(line) as { memory: BenchServerMemory };
+    return typeof memory?.rss === 'number' && typeof memory.heapUsed === 'number' ? memory : null;
+  } catch {
+    return null;
+  }
 }
 
 /** User plus system CPU seconds of a process, all threads; null off Linux. */
