@@ -88,8 +88,8 @@ export interface WebhookDeliveryConfig {
   /** Longest retry delay, ms (`GATEWAY_WEBHOOK_RETRY_MAX_MS`, default 600000). */
   retryMaxMs: number;
   /**
-   * Look for due deliveries at least this often, ms (`GATEWAY_WEBHOOK_POLL_MS`); default 1000 on PostgreSQL,
-   * where LISTEN wakes the dispatcher at each commit, and 50 on PGlite, which has no such notification.
+   * Look for due deliveries at least this often, ms (`GATEWAY_WEBHOOK_POLL_MS`, default 1000); a notification
+   * wakes the dispatcher at each commit that enqueues one (LISTEN on PostgreSQL, the worker's on PGlite).
    */
   pollIntervalMs: number | undefined;
   /** Days a finished delivery and its log are kept (`GATEWAY_WEBHOOK_RETENTION_DAYS`, default 30). */

@@ -17,7 +17,7 @@ import { registerRateLimit } from '../rest/rateLimit.js';
 import { registerRest } from '../rest/registerRest.js';
 import { createRateLimiter } from '../core/apiKeys/rateLimiter.js';
 import { createDatabase, type Database } from '../store/database.js';
-import { listenWebhookDeliveries } from '../store/webhookDeliveries.repository.js';
+import { listenWebhookDeliveries, webhookNotifyChannel } from '../store/webhookDeliveries.repository.js';
 import { createWebhookDispatcher, defaultWebhookSettings, type WebhookDispatcher } from '../core/webhooks/createWebhookDispatcher.js';
 import { deriveWebhookEncryptionKey, sealWebhookSecret } from '../core/webhooks/webhookSecret.js';
 import { createRequestWriter } from '../store/requestWriter.js';
@@ -95,17 +95,25 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
           retryMaxMs: webhookConfig.retryMaxMs,
           retentionMs: webhookConfig.retentionDays * 86_400_000,
         }),
-    // PostgreSQL wakes the dispatcher at each commit (LISTEN); PGlite has no notification, so it polls.
-    pollIntervalMs: webhookConfig?.pollIntervalMs ?? (database.dialect === 'postgres' ? 1_000 : 50),
+    // A notification wakes the dispatcher at each commit that enqueues a delivery; the poll covers the rest.
+    pollIntervalMs: webhookConfig?.pollIntervalMs ?? 1_000,
   };
   const databaseUrl = config.databaseUrl;
+  const pgliteListen = database.listen;
   const webhooks = createWebhookDispatcher({
     db: database.db,
     log: logger,
     now: core.now,
     settings: webhookSettings,
     ...(databaseUrl === undefined
-      ? {}
+      ? pgliteListen === undefined
+        ? {}
+        : {
+            subscribe: async (wake: () => void) => {
+              const stop = await pgliteListen(webhookNotifyChannel, wake);
+              return async () => stop();
+            },
+          }
       : {
           subscribe: (wake: () => void) =>
             listenWebhookDeliveries({

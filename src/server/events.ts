@@ -10,12 +10,10 @@ export interface EventFollowerOptions {
   databaseUrl: string | undefined;
   log: Logger;
   /**
-   * Poll interval with PGlite, in ms. Default 20. PGlite lives in a worker thread that does not forward
-   * notifications, and only this process writes to it, so a short poll stands in for LISTEN.
+   * Poll interval, covering notifications lost while reconnecting (PostgreSQL) or anything missed, in ms.
+   * Default 1 000: notifications do the waking.
    */
-  pgliteIntervalMs?: number;
-  /** Poll interval with PostgreSQL, covering notifications lost while reconnecting, in ms. Default 1 000. */
-  postgresIntervalMs?: number;
+  pollIntervalMs?: number;
 }
 
 export interface EventFollower {
@@ -26,20 +24,16 @@ export interface EventFollower {
 }
 
 /**
- * The process's outbox follower, woken the fastest way the database allows: on PostgreSQL a dedicated
- * connection LISTENs on `request_events` (`appendRequestEvent` notifies at commit, so a change committed by
- * any gateway on the database reaches this one's subscribers within a round trip); on PGlite a 20 ms poll.
+ * The process's outbox follower, woken at each commit of a status change (`insertRequestEvent` notifies):
+ * on PostgreSQL a dedicated connection LISTENs on `request_events`, so a change committed by any gateway on the
+ * database reaches this one's subscribers within a round trip; on PGlite its worker forwards the notification
+ * of this process's own commit. A slow poll covers anything missed.
  */
 export function createEventFollower(options: EventFollowerOptions): EventFollower {
   const { database, log } = options;
   const usesListen = database.dialect === 'postgres' && options.databaseUrl !== undefined;
-  const bus = createRequestEventBus({
-    db: database.db,
-    log,
-    pollIntervalMs: usesListen ? (options.postgresIntervalMs ?? 1_000) : (options.pgliteIntervalMs ?? 20),
-    // Nobody to tell: keep the cursor current without spending the worker's time on a 20 ms poll.
-    idlePollIntervalMs: usesListen ? (options.postgresIntervalMs ?? 1_000) : 1_000,
-  });
+  const bus = createRequestEventBus({ db: database.db, log, pollIntervalMs: options.pollIntervalMs ?? 1_000 });
+  let stopListening: (() => void) | undefined;
   let listener: pg.Client | null = null;
   let stopped = false;
   let retry: NodeJS.Timeout | null = null;
@@ -85,11 +79,17 @@ export function createEventFollower(options: EventFollowerOptions): EventFollowe
     async start() {
       await bus.start();
       if (usesListen) await listen();
+      else if (database.listen !== undefined) {
+        stopListening = await database.listen(REQUEST_EVENTS_CHANNEL, () => bus.wake());
+        // Anything committed before the LISTEN.
+        bus.wake();
+      }
     },
     async stop() {
       if (stopped) return;
       stopped = true;
       if (retry !== null) clearTimeout(retry);
+      stopListening?.();
       const client = listener;
       listener = null;
       await client?.end().catch(() => {});

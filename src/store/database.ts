@@ -32,6 +32,11 @@ export interface Database {
   dropSchema(): Promise<void>;
   /** Release the pool or close PGlite. Safe to call twice. */
   close(): Promise<void>;
+  /**
+   * PGlite only: LISTEN on a channel of this process's own commits (see `PGliteProxy.listen`). PostgreSQL
+   * listeners need a connection of their own, outside the pool, and open one themselves.
+   */
+  listen?: (channel: string, onNotification: (payload: string) => void) => Promise<() => void>;
 }
 
 const schemaPattern = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -52,6 +57,7 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
 
   let db: Kysely<Tables>;
   let dialect: Database['dialect'];
+  let listen: Database['listen'];
   if (databaseUrl !== undefined) {
     dialect = 'postgres';
     const pool = new pg.Pool({
@@ -67,6 +73,7 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
     dialect = 'pglite';
     // In a worker thread, so the database's CPU runs on another core than the server (see pgliteProxy.ts).
     const pglite = await createPGliteProxy(dataDir === undefined ? {} : { dataDir });
+    listen = (channel, onNotification) => pglite.listen(channel, onNotification);
     db = new Kysely<Tables>({
       dialect: new PGliteDialect({
         pglite,
@@ -105,6 +112,7 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
     db,
     dialect,
     schema,
+    ...(listen === undefined ? {} : { listen }),
     migrate: async () => throwOnFailure(await migrator.migrateToLatest()),
     migrateDown: async () => throwOnFailure(await migrator.migrateTo(NO_MIGRATIONS)),
     dropSchema: async () => {

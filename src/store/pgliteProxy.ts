@@ -20,6 +20,12 @@ import type { PGlite as KyselyPGlite, PGliteQueryOptions, PGliteQueryResults, PG
 export interface PGliteProxy extends KyselyPGlite {
   /** The worker's thread id (diagnostics and tests). */
   readonly threadId: number;
+  /**
+   * LISTEN on `channel`: `onNotification` gets the payload of every `pg_notify` on it, at the commit that sends
+   * it (PGlite has one session, so these are this process's own commits). Resolves once listening; returns
+   * a function that stops calling `onNotification`.
+   */
+  listen(channel: string, onNotification: (payload: string) => void): Promise<() => void>;
 }
 
 export interface CreatePGliteProxyOptions {
@@ -50,10 +56,15 @@ interface SerializedError {
   hadQuery?: boolean;
 }
 
-type Reply = { id: number; ok: true; result?: unknown } | { id: number; ok: false; error: SerializedError };
+type Reply =
+  | { id: number; ok: true; result?: unknown }
+  | { id: number; ok: false; error: SerializedError }
+  /** A notification (id -1), not an answer. */
+  | { id: -1; channel: string; payload: string };
 
 type Request =
   | { op: 'query'; sql: string; params: unknown[]; options: PGliteQueryOptions | undefined; tx: boolean }
+  | { op: 'listen'; channel: string }
   | { op: 'begin' | 'commit' | 'rollback' | 'close' };
 
 const workerUrl = new URL('./pgliteWorker.mjs', import.meta.url);
@@ -87,7 +98,14 @@ export async function createPGliteProxy(options: CreatePGliteProxyOptions = {}):
     started.reject(failure);
   }
 
+  /** Listeners by channel. */
+  const listeners = new Map<string, Set<(payload: string) => void>>();
+
   worker.on('message', (reply: Reply) => {
+    if ('channel' in reply) {
+      for (const listener of listeners.get(reply.channel) ?? []) listener(reply.payload);
+      return;
+    }
     if (reply.id === 0) {
       if (reply.ok) started.resolve();
       else started.reject(rebuildError(reply.error));
@@ -213,6 +231,25 @@ export async function createPGliteProxy(options: CreatePGliteProxyOptions = {}):
         transactionGate = undefined;
         endGate();
       }
+    },
+
+    async listen(channel, onNotification) {
+      let set = listeners.get(channel);
+      if (set === undefined) {
+        set = new Set();
+        listeners.set(channel, set);
+      }
+      const listener = (payload: string) => onNotification(payload);
+      set.add(listener);
+      try {
+        // LISTEN is a statement like any other: it waits for an open transaction to end.
+        await waitForTransaction();
+        await send({ op: 'listen', channel });
+      } catch (error) {
+        set.delete(listener);
+        throw error;
+      }
+      return () => void set.delete(listener);
     },
 
     async close() {

@@ -17,6 +17,8 @@ try {
 
 /** The open transaction, if any: PGlite's transaction object and the functions that end it. */
 let open;
+/** Channels this PGlite LISTENs on, with the function that stops it. */
+const listening = new Map();
 /** Requests being executed, so `close` can let them finish first. */
 const inFlight = new Set();
 /** What `end(false)` rejects the transaction's callback with, so PGlite rolls back. */
@@ -49,6 +51,17 @@ async function handle(request) {
       const target = request.tx ? currentTransaction() : pglite;
       const { rows, affectedRows, fields } = await target.query(request.sql, request.params, request.options);
       return { rows, affectedRows, fields };
+    }
+    case 'listen': {
+      // Notifications (pg_notify, delivered at commit) arrive with the answer to whichever query committed;
+      // each is posted to the main thread as it comes. One LISTEN per channel.
+      if (!listening.has(request.channel)) {
+        listening.set(
+          request.channel,
+          await pglite.listen(request.channel, (payload) => parentPort.postMessage({ id: -1, channel: request.channel, payload })),
+        );
+      }
+      return undefined;
     }
     case 'begin':
       return await begin();

@@ -40,20 +40,24 @@ export async function lockOutbox(trx: Kysely<Tables>): Promise<void> {
 export async function appendRequestEvent(db: Kysely<Tables>, params: AppendRequestEventParameters): Promise<RequestEvent> {
   if (!db.isTransaction) return db.transaction().execute((trx) => appendRequestEvent(trx, params));
   await lockOutbox(db);
-  const row = await db
-    .insertInto('request_events')
-    .values({
-      request_id: params.requestId,
-      status: params.status,
-      payload: toJson(params.payload),
-      created_at: params.now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  // Delivered at commit, to every session that LISTENs on the channel: followers in other processes wake up
-  // at once instead of at their next poll. The payload is the schema, as several gateways may share a database.
-  await sql`select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema())`.execute(db);
-  return toRequestEvent(row);
+  return insertRequestEvent(db, params);
+}
+
+/**
+ * Insert the event and notify, in one statement; the caller's transaction holds the outbox lock already
+ * (`updateRequestStatus` takes it first). The notification is delivered at commit, to every session that
+ * LISTENs on the channel (PGlite's worker forwards it): followers wake at once instead of at their next poll.
+ * The payload is the schema, as several gateways may share a database.
+ */
+export async function insertRequestEvent(trx: Kysely<Tables>, params: AppendRequestEventParameters): Promise<RequestEvent> {
+  const { rows } = await sql<Selectable<RequestEventsTable>>`
+    with event as (
+      insert into request_events (request_id, status, payload, created_at)
+      values (${params.requestId}, ${params.status}, ${toJson(params.payload)}::jsonb, ${params.now}::bigint)
+      returning *
+    )
+    select event.*, pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) as notified from event`.execute(trx);
+  return toRequestEvent(rows[0]!);
 }
 
 /** The PostgreSQL notification channel `appendRequestEvent` notifies (payload: the schema of the outbox). */

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { GatewayError } from '../core/errors.js';
 import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toUint256 } from './mappers.js';
 import { appendUnique } from './fragments.js';
-import { appendRequestEvent, lockOutbox } from './requestEvents.repository.js';
+import { insertRequestEvent, lockOutbox } from './requestEvents.repository.js';
 import type { JsonObject, JsonValue, RequestsTable, Tables } from './tables.js';
 import { enqueueWebhookDelivery } from './webhookDeliveries.repository.js';
 
@@ -235,7 +235,8 @@ export async function updateRequestStatus(
   if (row === undefined) return null;
 
   const record = toRequestRecord(row);
-  const event = await appendRequestEvent(db, {
+  // The outbox lock is held since the first statement of this transaction.
+  const event = await insertRequestEvent(db, {
     requestId: record.id,
     status: record.status,
     payload: toStatusSnapshot(record),

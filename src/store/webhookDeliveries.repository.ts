@@ -56,15 +56,16 @@ export interface EnqueueWebhookDeliveryParameters {
  */
 export async function enqueueWebhookDelivery(db: Kysely<Tables>, params: EnqueueWebhookDeliveryParameters): Promise<number | null> {
   const { rows } = await sql<{ id: string | number }>`
-    insert into webhook_deliveries (api_key_id, request_id, event_id, next_attempt_at, created_at, updated_at)
-    select id, ${normalizeHex(params.requestId)}, ${params.eventId}, ${params.now}, ${params.now}, ${params.now}
-    from api_keys
-    where id = ${params.apiKeyId} and revoked_at is null and webhook_secret is not null
-      and (webhook ->> 'enabled') = 'true'
-    returning id`.execute(db);
-  if (rows.length === 0) return null;
-  await notify(db);
-  return toNumber(rows[0]!.id);
+    with delivery as (
+      insert into webhook_deliveries (api_key_id, request_id, event_id, next_attempt_at, created_at, updated_at)
+      select id, ${normalizeHex(params.requestId)}, ${params.eventId}, ${params.now}, ${params.now}, ${params.now}
+      from api_keys
+      where id = ${params.apiKeyId} and revoked_at is null and webhook_secret is not null
+        and (webhook ->> 'enabled') = 'true'
+      returning id
+    )
+    select delivery.id, pg_notify(${webhookNotifyChannel}, current_schema()) as notified from delivery`.execute(db);
+  return rows.length === 0 ? null : toNumber(rows[0]!.id);
 }
 
 /** A claimed attempt: the delivery, the event it posts and the key's current webhook. */

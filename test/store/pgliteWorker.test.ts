@@ -115,6 +115,30 @@ describe('PGlite in a worker thread', () => {
     expect(await secondTransaction!).toBe(2);
   });
 
+  it('forwards pg_notify to listeners at commit, never for a rolled-back transaction, until they stop', async () => {
+    const heard: string[] = [];
+    const stop = await pglite.listen('items_changed', (payload) => heard.push(payload));
+    await pglite.transaction(async (tx) => {
+      await tx.query("select pg_notify('items_changed', 'first')");
+      await tx.query('select 1');
+      // Not before the commit.
+      expect(heard).toEqual([]);
+    });
+    await pglite.transaction(async (tx) => {
+      await tx.query("select pg_notify('items_changed', 'never')");
+      await tx.rollback();
+    });
+    await pglite.query("select pg_notify('items_changed', 'second')");
+    await pglite.query("select pg_notify('other_channel', 'elsewhere')");
+    // Notifications are posted by the worker before the answer that carries them.
+    await pglite.query('select 1');
+    expect(heard).toEqual(['first', 'second']);
+    stop();
+    await pglite.query("select pg_notify('items_changed', 'after')");
+    await pglite.query('select 1');
+    expect(heard).toEqual(['first', 'second']);
+  });
+
   it('rolls back when the callback throws, and on tx.rollback()', async () => {
     const thrown = new Error('changed my mind');
     await expect(
