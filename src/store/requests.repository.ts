@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { GatewayError } from '../core/errors.js';
 import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toUint256 } from './mappers.js';
 import { appendUnique } from './fragments.js';
@@ -131,7 +131,27 @@ export async function insertRequest(db: Kysely<Tables>, params: InsertRequestPar
  */
 export async function insertRequests(db: Kysely<Tables>, params: ReadonlyArray<InsertRequestParameters>): Promise<void> {
   if (params.length === 0) return;
-  await db.insertInto('requests').values(params.map(toRequestRow)).execute();
+  const rows = params.map(toRequestRow);
+  const columns = Object.keys(rows[0]!) as Array<keyof (typeof rows)[number]>;
+  const values: unknown[] = [];
+  for (const row of rows) for (const column of columns) values.push(row[column]);
+  await db.executeQuery(CompiledQuery.raw(insertRequestsSql(columns, rows.length), values));
+}
+
+/**
+ * The multi-row INSERT of `insertRequests`, by row count: the quote path runs it for every group commit, and
+ * building the same statement with the query builder each time cost more main-thread time than the rest of
+ * the write. Every row from `toRequestRow` has the same columns in the same order.
+ */
+const insertRequestsStatements = new Map<number, string>();
+function insertRequestsSql(columns: readonly string[], rowCount: number): string {
+  let text = insertRequestsStatements.get(rowCount);
+  if (text === undefined) {
+    const tuples = Array.from({ length: rowCount }, (_, row) => `(${columns.map((_, i) => `$${row * columns.length + i + 1}`).join(', ')})`);
+    text = `insert into requests (${columns.map((column) => `"${column}"`).join(', ')}) values ${tuples.join(', ')}`;
+    insertRequestsStatements.set(rowCount, text);
+  }
+  return text;
 }
 
 function toRequestRow(params: InsertRequestParameters): Insertable<RequestsTable> {

@@ -5,6 +5,7 @@ import { listEventsAfter, listEventsForRequest } from '../../src/store/requestEv
 import {
   getRequest,
   insertRequest,
+  insertRequests,
   toStatusSnapshot,
   updateRequestStatus,
 } from '../../src/store/requests.repository.js';
@@ -70,6 +71,26 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
     await insertRequest(db, params);
     const error = await insertRequest(db, params).catch((e: unknown) => e);
     expect(isUniqueViolation(error, 'requests_pkey')).toBe(true);
+  });
+
+  it('stores a batch (the group commit) exactly as one by one, and all or none of it', async () => {
+    const { db } = database();
+    const batch = [
+      newRequest({ amountIn: 2n ** 255n, referrer: 'batch-app', details: { n: 1 } }),
+      newRequest({ apiKeyId: 'key-2', depositAddress: '0xDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDd' }),
+      newRequest(),
+    ];
+    await insertRequests(db, batch);
+    const single = newRequest({ amountIn: 2n ** 255n, referrer: 'batch-app', details: { n: 1 } });
+    const expected = await insertRequest(db, single);
+    const stored = await getRequest(db, batch[0]!.id);
+    expect({ ...stored, id: expected.id, orderId: expected.orderId }).toEqual(expected);
+    for (const params of batch) expect((await getRequest(db, params.id))?.id).toBe(params.id.toLowerCase());
+
+    const duplicate = [newRequest(), batch[1]!];
+    const error = await insertRequests(db, duplicate).catch((e: unknown) => e);
+    expect(isUniqueViolation(error, 'requests_pkey')).toBe(true);
+    expect(await getRequest(db, duplicate[0]!.id)).toBeUndefined();
   });
 
   it('rejects values the columns cannot hold', async () => {
