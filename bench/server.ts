@@ -1,13 +1,20 @@
 /**
  * The benchmarks' server process, started by `bench/quote.ts` and `bench/fill.ts`: the embedded devnet (1 s
- * blocks, free ports) and the gateway on a free port, PGlite in memory unless `DATABASE_URL` is set. It runs in
- * its own process so the load generator never competes with it for an event loop.
+ * blocks, free ports) and the gateway on a free port, on PostgreSQL when `DATABASE_URL` is set, else on PGlite
+ * in `GATEWAY_DATA_DIR`, else on PGlite in a fresh temporary directory removed at the end (`BENCH_PGLITE=memory`:
+ * in memory). On disk by default, as a deployment that keeps its requests runs: in memory, PGlite's file system
+ * grows its files by copying them whole, and those copies stall every request in flight for tens of
+ * milliseconds, which would measure the in-memory file system rather than the gateway. It runs in its own
+ * process so the load generator never competes with it for an event loop.
  *
  * Protocol: progress goes to stderr; exactly one JSON line on stdout, a `BenchServerInfo`, once everything
  * answers. SIGTERM, SIGINT or the end of stdin (the parent died) stops the gateway and every anvil node. A
  * `memory` line on stdin is answered with one `{"memory": BenchServerMemory}` line on stdout (after a full
  * collection when node runs with `--expose-gc`).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startDevnet, type Devnet, type DevnetDescriptor } from '../src/chain/devnet.js';
 import { configFromEnvironment, type GatewayConfig } from '../src/server/config.js';
@@ -39,6 +46,8 @@ const GATEWAY_STOP_TIMEOUT_MS = 10_000;
 const progress = (message: string) => process.stderr.write(`[bench server] ${message}\n`);
 
 let devnet: Devnet | null = null;
+/** The temporary PGlite directory this process made, removed when it stops. */
+let temporaryDataDir: string | null = null;
 let server: GatewayServer | null = null;
 let stopping = false;
 
@@ -56,6 +65,7 @@ async function stopAll(exitCode: number): Promise<never> {
     await Promise.race([gatewayStopped, timeout]);
     clearTimeout(timer);
     await devnet?.stop().catch((error: unknown) => console.error('[bench server] error stopping the devnet:', error));
+    if (temporaryDataDir !== null) rmSync(temporaryDataDir, { recursive: true, force: true });
   }
   process.exit(exitCode);
 }
@@ -67,7 +77,8 @@ function describeDatabase(config: Pick<GatewayConfig, 'databaseUrl' | 'dataDir'>
     if (url.password) url.password = '***';
     return `PostgreSQL (${url.toString()})`;
   }
-  return config.dataDir ? `PGlite (${config.dataDir})` : 'PGlite (in memory)';
+  if (!config.dataDir) return 'PGlite (in memory)';
+  return config.dataDir === temporaryDataDir ? `PGlite on disk (${config.dataDir}, removed at the end)` : `PGlite (${config.dataDir})`;
 }
 
 /** JSON with bigints as decimal strings, as `writeDevnetDescriptor` writes them. */
@@ -97,7 +108,11 @@ async function main(): Promise<void> {
   if (stopping) return;
 
   // The bench owns port, host and log level; DATABASE_URL, GATEWAY_DATA_DIR and the rest pass through.
-  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', GATEWAY_LOG_LEVEL: process.env.GATEWAY_LOG_LEVEL ?? 'warn' };
+  const env: Record<string, string | undefined> = { ...process.env, PORT: '0', HOST: '127.0.0.1', GATEWAY_LOG_LEVEL: process.env.GATEWAY_LOG_LEVEL ?? 'warn' };
+  if (!env.DATABASE_URL && !env.GATEWAY_DATA_DIR && env.BENCH_PGLITE !== 'memory') {
+    temporaryDataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+    env.GATEWAY_DATA_DIR = temporaryDataDir;
+  }
   const config = configFromEnvironment(env, devnetChainConfigs(devnet.descriptor), devnet.descriptor.solver.privateKey);
   progress(`starting the gateway on ${describeDatabase(config)}...`);
   server = await createServer(config);

@@ -1,5 +1,6 @@
 import { createPublicClient, defineChain, http, type HttpTransportConfig, type PublicClient } from 'viem';
 import type { ChainConfig } from '../core/chains/types.js';
+import { createNodeFetch } from './nodeFetch.js';
 
 export type ChainClients = ReadonlyMap<number, PublicClient>;
 
@@ -28,12 +29,13 @@ export interface CreateChainClientsOptions {
  */
 export function createChainClients(chains: ChainConfig[], options: CreateChainClientsOptions = {}): ChainClients {
   const { timeout = 5_000, onFetchRequest } = options;
+  const fetchFn = createNodeFetch() as unknown as typeof fetch;
   return new Map(
     chains.map((chain) => [
       chain.id,
       createPublicClient({
         chain: toViemChain(chain),
-        transport: http(chain.httpRpcUrl, { timeout, retryCount: 1, onFetchRequest }),
+        transport: http(chain.httpRpcUrl, { timeout, retryCount: 1, onFetchRequest, fetchFn }),
         // 4 KiB of calldata is ~100 balanceOf calls: one request, far below any RPC's eth_call gas cap.
         batch: { multicall: { batchSize: 4_096, wait: 0 } },
       }) as PublicClient,

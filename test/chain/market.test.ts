@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -300,6 +301,26 @@ describe('RPC failures', () => {
       expect(error.status).toBe(502);
       expect(error.retriable).toBe(true);
       expect(error.message).toContain('Devnet A (chain 31337)');
+    }
+  });
+
+  it('maps an RPC answering HTTP 500 to RPC_HTTP_ERROR with the status, and a JSON-RPC error to its message', async () => {
+    let answer = { status: 500, body: 'overloaded' };
+    const failing = createHttpServer((request, response) => {
+      request.resume();
+      request.on('end', () => response.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body));
+    });
+    await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = failing.address() as { port: number };
+      const { market } = createMarket({ chains: [{ ...chainConfig(A), httpRpcUrl: `http://127.0.0.1:${port}` }] });
+      const error = await expectGatewayError(market.gasPrice(A), 'RPC_HTTP_ERROR');
+      expect(error.message).toContain('HTTP 500');
+      answer = { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'limit exceeded' } }) };
+      const rpcError = await expectGatewayError(market.balanceOf(A, user(0).address, zeroAddress), 'RPC_HTTP_ERROR');
+      expect(rpcError.message).toContain('exceeds defined limit');
+    } finally {
+      await new Promise((resolve) => failing.close(resolve));
     }
   });
 
