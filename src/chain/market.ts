@@ -40,8 +40,8 @@ interface ChainMarket {
   client: PublicClient;
   /** `decimals()` of each feed: it never changes. */
   feedDecimals: TtlCache<Address, number>;
-  /** `latestRoundData()` of each feed, for about one block. */
-  feedRounds: TtlCache<Address, FeedRound>;
+  /** The USD price of each fed currency (by address), from its feed's answer, for about one block. */
+  feedPrices: TtlCache<Address, UsdPrice>;
   /** Unix seconds of the latest block, for about one block. */
   blockTimestamp: TtlCache<'latest', number>;
   gasPrice: TtlCache<'latest', bigint>;
@@ -67,7 +67,7 @@ export function createMarketData({ chains, solverAddress, clients }: CreateMarke
         config,
         client,
         feedDecimals: createTtlCache(Infinity),
-        feedRounds: createTtlCache(oneBlock),
+        feedPrices: createTtlCache(oneBlock),
         blockTimestamp: createTtlCache(oneBlock),
         gasPrice: createTtlCache(oneBlock),
         solverBalances: createTtlCache(oneBlock),
@@ -86,7 +86,8 @@ export function createMarketData({ chains, solverAddress, clients }: CreateMarke
     async usdPrice(chainId, currency) {
       const market = marketOf(chainId);
       const source = requirePriceSource(currency, chainId);
-      return source.kind === 'fixed' ? fixedPrice(market, currency, source.usd) : feedPrice(market, currency, source);
+      if (source.kind === 'fixed') return fixedPrice(market, currency, source.usd);
+      return market.feedPrices.get(lower(currency.address), () => feedPrice(market, currency, source));
     },
 
     async gasPrice(chainId) {
@@ -132,6 +133,7 @@ function fixedPrice(market: ChainMarket, currency: CurrencyConfig, usd: string):
   return { answer, decimals: fraction.length, updatedAt: Math.floor(Date.now() / 1_000) };
 }
 
+/** A fed currency's price: what `usdPrice` caches per currency for one block (`feedPrices`). */
 async function feedPrice(
   market: ChainMarket,
   currency: CurrencyConfig,
@@ -153,16 +155,14 @@ async function feedPrice(
     market.feedDecimals.get(lower(feed), () =>
       readFeed(() => client.readContract({ address: feed, abi: contracts.priceFeedAbi, functionName: 'decimals' })),
     ),
-    market.feedRounds.get(lower(feed), () =>
-      readFeed(async () => {
-        const [, answer, , updatedAt] = await client.readContract({
-          address: feed,
-          abi: contracts.priceFeedAbi,
-          functionName: 'latestRoundData',
-        });
-        return { answer, updatedAt: Number(updatedAt) };
-      }),
-    ),
+    readFeed(async (): Promise<FeedRound> => {
+      const [, answer, , updatedAt] = await client.readContract({
+        address: feed,
+        abi: contracts.priceFeedAbi,
+        functionName: 'latestRoundData',
+      });
+      return { answer, updatedAt: Number(updatedAt) };
+    }),
     maxAgeSeconds === undefined ? undefined : latestBlockTimestamp(market),
   ]);
 
