@@ -24,6 +24,7 @@ import { createRequestWriter } from '../store/requestWriter.js';
 import { defaultRateLimitConfig, type GatewayConfig } from './config.js';
 import { createEventFollower } from './events.js';
 import { checkReadiness } from './readiness.js';
+import { createSolverLeadership } from './solverLeadership.js';
 import { createSolverRuntime, type SolverRuntime } from './solverRuntime.js';
 import { registerStatusWebSocket } from './ws.js';
 
@@ -32,7 +33,10 @@ export interface GatewayServer {
   readonly app: FastifyInstance;
   readonly core: CoreContext;
   readonly database: Database;
-  /** The solver's watchers, senders and lifecycle, unless the solver is disabled. */
+  /**
+   * The solver's watchers, senders and lifecycle while this instance runs the solver: null when the solver is
+   * disabled, and, with several gateways on one PostgreSQL, while another instance runs it.
+   */
   readonly solver: SolverRuntime | null;
   /** Posts webhook deliveries from the outbox. */
   readonly webhooks: WebhookDispatcher;
@@ -135,11 +139,34 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     // Behind a reverse proxy the client address (the rate limit bucket without a key) is in X-Forwarded-For.
     trustProxy: config.trustProxy ?? false,
   });
-  const solverRuntime = config.solverEnabled ? createSolverRuntime(core, clients, solver) : null;
-  if (solverRuntime !== null) {
-    core.watchers = solverRuntime.watchers;
-    core.fastFiller = solverRuntime.solver;
-  }
+  // The solver runs in one instance at a time: with PostgreSQL, whichever holds the solver lock; with PGlite (one
+  // process owns the database) always this one. A standby answers fast fill and indexing with 503.
+  let solverRuntime: SolverRuntime | null = null;
+  const startSolving = async () => {
+    const runtime = createSolverRuntime(core, clients, solver);
+    solverRuntime = runtime;
+    core.watchers = runtime.watchers;
+    core.fastFiller = runtime.solver;
+    await runtime.start();
+  };
+  const stopSolving = async () => {
+    const runtime = solverRuntime;
+    solverRuntime = null;
+    delete core.watchers;
+    delete core.fastFiller;
+    await runtime?.stop();
+  };
+  const leadership =
+    config.solverEnabled && config.databaseUrl !== undefined
+      ? createSolverLeadership({
+          databaseUrl: config.databaseUrl,
+          schema: config.databaseSchema,
+          solverAddress: solver.address,
+          log: logger,
+          onLead: startSolving,
+          onStepDown: stopSolving,
+        })
+      : null;
 
   installErrorHandling(app);
   // Request bodies are JSON only: anything else is a 415, not a string handed to validation.
@@ -172,19 +199,23 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     app,
     core,
     database,
-    solver: solverRuntime,
+    get solver() {
+      return solverRuntime;
+    },
     webhooks,
     async start() {
       // Finish what a previous run left in flight and follow the chains before taking new quotes.
       await events.start();
-      await solverRuntime?.start();
+      if (leadership !== null) await leadership.start();
+      else if (config.solverEnabled) await startSolving();
       await webhooks.start();
       const address = await app.listen({ host: config.host, port: config.port });
       return address.replace('[::1]', '127.0.0.1').replace(/\/$/, '');
     },
     stop() {
       stopped ??= (async () => {
-        await solverRuntime?.stop();
+        if (leadership !== null) await leadership.stop();
+        else await stopSolving();
         // Attempts in flight finish and are recorded; the rest stay due in the database for the next start.
         await webhooks.stop();
         await disposeGraphQL();
