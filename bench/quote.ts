@@ -11,6 +11,7 @@
  */
 import { parseArgs } from 'node:util';
 import { parseEther, parseUnits, zeroAddress, type Address } from 'viem';
+import { benchSchema } from './schema.js';
 import { machineDescription, positiveNumber, runBench, UsageError } from './cli.js';
 import { runLoad, type BenchRequest, type RequestFactory } from './load.js';
 import { countOf, errorReport, progressLine, ratioTable, resultsTable, summarize, type ScenarioRow } from './report.js';
@@ -194,8 +195,9 @@ function printReport(rows: ScenarioRow[], options: BenchOptions, memory: { rss: 
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   console.error('Starting the devnet and the gateway in a child process...');
-  const server = await startBenchServer();
-  process.once('SIGINT', () => void server.stop().then(() => process.exit(130)));
+  const runSchema = benchSchema('quote');
+  const server = await startBenchServer({ env: runSchema.env });
+  process.once('SIGINT', () => void server.stop().then(() => runSchema.drop()).then(() => process.exit(130)));
   try {
     printHeader(server.info, options);
     const scenarios: [string, RequestFactory][] = [
@@ -216,6 +218,7 @@ async function main(): Promise<number> {
     return status;
   } finally {
     await server.stop();
+    await runSchema.drop();
   }
 }
 

@@ -32,10 +32,10 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { parseEther } from 'viem';
 import type { DevnetChain } from '../src/chain/devnet.js';
 import { machineDescription, positiveInteger, positiveNumber, runBench, UsageError } from './cli.js';
+import { benchSchema } from './schema.js';
 import { createDepositWallet, quoteDeposit, sendDeposit, type DepositWallet, type QuotedDeposit } from './fillRequest.js';
 import { fixed } from './report.js';
 import type { BenchServerInfo } from './server.js';
@@ -292,19 +292,6 @@ Stream benchmark
 
 const percent = (value: number | null) => (value === null ? 'n/a' : `${Math.round(value * 100)}%`);
 
-/** Drops the schema this run created on PostgreSQL (the gateway has stopped: nothing holds it). */
-async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  try {
-    await client.connect();
-    await client.query(`drop schema if exists "${schema}" cascade`);
-  } catch (error) {
-    console.error(`(could not drop the benchmark's schema ${schema}: ${(error as Error).message})`);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
 /** The connections, opened protocol by protocol with a memory reading before and after each batch. */
 interface Connections {
   subscribers: Subscriber[];
@@ -454,20 +441,17 @@ async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   const adminToken = randomBytes(24).toString('hex');
   const databaseUrl = process.env.DATABASE_URL || undefined;
-  // A fresh devnet needs a fresh database: a schema left by an earlier run holds another chain's deposit cursors
-  // and solver nonces. Unless one is given, the run gets its own schema and drops it at the end.
-  const givenSchema = process.env.GATEWAY_DATABASE_SCHEMA || undefined;
-  const ownSchema = databaseUrl !== undefined && givenSchema === undefined ? `bench_stream_${Date.now().toString(36)}_${process.pid}` : undefined;
+  const runSchema = benchSchema('stream');
   const receiver = await startWebhookReceiver();
   console.error('Starting the devnet and the gateway in a child process...');
   const server = await startBenchServer({
-    env: { GATEWAY_ADMIN_TOKEN: adminToken, GATEWAY_WEBHOOKS_ALLOW_PRIVATE: 'true', ...(ownSchema === undefined ? {} : { GATEWAY_DATABASE_SCHEMA: ownSchema }) },
+    env: { GATEWAY_ADMIN_TOKEN: adminToken, GATEWAY_WEBHOOKS_ALLOW_PRIVATE: 'true', ...runSchema.env },
     // A full collection before each memory reading: the heap figures are live objects, not garbage.
     nodeFlags: ['--expose-gc'],
   });
   const cleanUp = async () => {
     await server.stop();
-    if (databaseUrl !== undefined && ownSchema !== undefined) await dropSchema(databaseUrl, ownSchema);
+    await runSchema.drop();
   };
   process.once('SIGINT', () => void cleanUp().then(() => process.exit(130)));
   let subscribers: Subscriber[] = [];
@@ -484,15 +468,14 @@ async function main(): Promise<number> {
     const requests = await quoteAll(info, origin, wallets, receiver.key, options.requests);
     const requestIds = requests.map((request) => request.deposit.requestId.toLowerCase());
     const counts: Record<Protocol, number> = { 'graphql-ws': Math.ceil(options.subscribers / 2), '/ws': Math.floor(options.subscribers / 2) };
-    const schema = ownSchema !== undefined ? `, schema ${ownSchema} (created for this run, dropped at the end)` : givenSchema !== undefined ? `, schema ${givenSchema}` : '';
-    printHeader(info, options, counts, receiver, fd.line, schema);
+    printHeader(info, options, counts, receiver, fd.line, runSchema.note);
     if (!fd.ok) console.error(`!!! open files ${fd.line}`);
 
     const connections = await openSubscribers(server, requestIds, receiver.key, counts, options);
     subscribers = connections.subscribers;
     printConnections(connections);
 
-    if (databaseUrl !== undefined) commits = await observeCommits(databaseUrl, ownSchema ?? givenSchema);
+    if (databaseUrl !== undefined) commits = await observeCommits(databaseUrl, runSchema.schema);
     const load = await runDeposits(info, requests, subscribers, receiver, options);
     const status = printReport(info, requests, subscribers, receiver, load, commits);
     const suppressed = server.suppressedLines();
