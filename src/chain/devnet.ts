@@ -349,14 +349,25 @@ function tokenDeployment(spec: TokenSpec, owner: Address): [Abi, Hex, readonly u
   }
 }
 
+/** A nonce of a `TransactionBatch` and its place in the sending order. */
+interface Turn {
+  nonce: number;
+  /** Settles once the previous nonce's transaction has been sent. */
+  previous: Promise<void>;
+  /** Marks this nonce's transaction sent (or failed), letting the next one go. */
+  done: () => void;
+}
+
 /**
- * Signs and sends one account's transactions with consecutive nonces without waiting for each to be
- * mined; `confirm()` then waits for the last one and checks every receipt. Nonces are taken
+ * Signs and sends one account's transactions with consecutive nonces, in nonce order, without waiting for
+ * each to be mined; `confirm()` then waits for the last one and checks every receipt. Nonces are taken
  * synchronously, so calls may be started concurrently and still land in call order.
  */
 class TransactionBatch {
   private readonly sent: Array<{ hash: Hex; label: string }> = [];
   private nextNonce: number;
+  /** Settles once the transaction of the last nonce handed out has been sent (or failed to be). */
+  private lastTurn: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly client: PublicClient,
@@ -374,18 +385,40 @@ class TransactionBatch {
 
   /** Sends a contract creation and returns the address it will have. */
   async deploy(data: Hex): Promise<Address> {
-    const nonce = this.nextNonce++;
-    const address = getContractAddress({ from: this.account.address, nonce: BigInt(nonce) });
-    // Constructors here touch no other contract, so estimating against the latest block is exact.
-    const estimate = await this.client.estimateGas({ account: this.account.address, data });
-    await this.send(nonce, { data, gas: (estimate * 5n) / 4n }, `deploy (nonce ${nonce})`);
+    const turn = this.take();
+    const address = getContractAddress({ from: this.account.address, nonce: BigInt(turn.nonce) });
+    try {
+      // Constructors here touch no other contract, so estimating against the latest block is exact.
+      const estimate = await this.client.estimateGas({ account: this.account.address, data });
+      await this.send(turn, { data, gas: (estimate * 5n) / 4n }, `deploy (nonce ${turn.nonce})`);
+    } finally {
+      turn.done();
+    }
     return address;
   }
 
   /** Sends a call with a fixed gas limit (its target may not be mined yet, so it cannot be estimated). */
   async call(to: Address, data: Hex, value = 0n): Promise<void> {
+    const turn = this.take();
+    try {
+      await this.send(turn, { to, data, value, gas: CALL_GAS }, `call to ${to} (nonce ${turn.nonce})`);
+    } finally {
+      turn.done();
+    }
+  }
+
+  /**
+   * The next nonce, and its turn to be sent: after the previous nonce's transaction reached the node. Sent out
+   * of order (the estimates of concurrent deployments finish in any order), a transaction would wait in the
+   * node's pool behind a nonce gap, and anvil's automine does not always mine it once the gap is filled: a
+   * setup would then wait for a receipt that never comes.
+   */
+  private take(): Turn {
     const nonce = this.nextNonce++;
-    await this.send(nonce, { to, data, value, gas: CALL_GAS }, `call to ${to} (nonce ${nonce})`);
+    const previous = this.lastTurn;
+    let done!: () => void;
+    this.lastTurn = new Promise<void>((resolve) => (done = resolve));
+    return { nonce, previous, done };
   }
 
   /** Waits until every sent transaction is mined and throws if any reverted. */
@@ -402,7 +435,7 @@ class TransactionBatch {
   }
 
   private async send(
-    nonce: number,
+    { nonce, previous }: Turn,
     tx: { to?: Address; data: Hex; value?: bigint; gas: bigint },
     label: string,
   ): Promise<void> {
@@ -414,6 +447,7 @@ class TransactionBatch {
       maxPriorityFeePerGas: MAX_PRIORITY_FEE_PER_GAS,
       ...tx,
     });
+    await previous;
     const hash = await this.client.sendRawTransaction({ serializedTransaction });
     this.sent[nonce - this.firstNonce] = { hash, label };
   }
