@@ -172,7 +172,7 @@ Quote benchmark
 function printReport(rows: ScenarioRow[], options: BenchOptions, memory: { rss: number; peak: number } | null): number {
   const quote = rows.filter((row) => row.scenario === 'quote').map(summarize);
   const trivial = rows.filter((row) => row.scenario === 'trivial').map(summarize);
-  console.log(`\n${resultsTable(rows)}\n\nreq/s counts 200 responses only; p50/p99 are over 200 responses; CPU is in cores (100% = one core).\n`);
+  console.log(`\n${resultsTable(rows)}\n\nreq/s counts 200 responses only; p50/p99 are over 200 responses; CPU is in cores (100% = one core); server ms/req is the server's CPU time per 200 response.\n`);
   console.log(`${ratioTable(quote, trivial)}\n`);
   if (memory) console.log(`server RSS at the end: ${memory.rss.toFixed(0)} MiB (peak ${memory.peak.toFixed(0)} MiB)`);
 

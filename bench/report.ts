@@ -60,10 +60,12 @@ export function resultsTable(rows: ScenarioRow[]): string {
       fixed(s.p50Ms, 2),
       fixed(s.p99Ms, 2),
       cores(row.serverCores),
+      // CPU time per answered request: steadier than req/s when the machine's speed varies between runs.
+      row.serverCores === null || !(s.perSecond > 0) ? 'n/a' : fixed((row.serverCores * 1000) / s.perSecond, 3),
       cores(row.clientCores),
     ];
   });
-  return formatTable(['route', 'clients', 'requests', 'errors', 'req/s', 'p50 ms', 'p99 ms', 'server CPU', 'client CPU'], body);
+  return formatTable(['route', 'clients', 'requests', 'errors', 'req/s', 'p50 ms', 'p99 ms', 'server CPU', 'server ms/req', 'client CPU'], body);
 }
 
 /** Per concurrency: quote over trivial, for throughput and for p99 (what the quote costs over bare HTTP). */
