@@ -1,6 +1,6 @@
 /**
  * On PostgreSQL, a second clock for `npm run bench:stream`: when each status change was visibly committed. A
- * connection of this process LISTENs on the outbox's channel (`request_events`, which `appendRequestEvent`
+ * connection of this process LISTENs on the outbox's channel (`request_events`, which `insertRequestEvent`
  * notifies at commit) and, at each notification of the gateway's schema, reads the events it has not seen yet;
  * the moment that read returns is an upper bound of their commit (they are in its snapshot), normally within a
  * millisecond or two of it. With `updatedAt` (a lower bound) it brackets the commit. PGlite lives inside the

@@ -5,7 +5,7 @@ import type { RequestEventsTable, Tables } from './tables.js';
 
 /** One row of a request's status history; also an outbox entry for webhooks and event fan-out. */
 export interface RequestEvent {
-  /** Increases in commit order (see `appendRequestEvent`), so a reader can resume after the last id it saw. */
+  /** Increases in commit order (see `lockOutbox`), so a reader can resume after the last id it saw. */
   id: number;
   requestId: string;
   status: RequestStatus;
@@ -14,7 +14,7 @@ export interface RequestEvent {
   createdAt: number;
 }
 
-export interface AppendRequestEventParameters {
+export interface InsertRequestEventParameters {
   requestId: string;
   status: RequestStatus;
   payload: RequestStatusSnapshot;
@@ -34,22 +34,12 @@ export async function lockOutbox(trx: Kysely<Tables>): Promise<void> {
 }
 
 /**
- * Append one event. Call it in the transaction that changes the status (`updateRequestStatus` does): the
- * event and the change then commit together. Outside a transaction it opens its own.
- */
-export async function appendRequestEvent(db: Kysely<Tables>, params: AppendRequestEventParameters): Promise<RequestEvent> {
-  if (!db.isTransaction) return db.transaction().execute((trx) => appendRequestEvent(trx, params));
-  await lockOutbox(db);
-  return insertRequestEvent(db, params);
-}
-
-/**
- * Insert the event and notify, in one statement; the caller's transaction holds the outbox lock already
- * (`updateRequestStatus` takes it first). The notification is delivered at commit, to every session that
+ * Insert the event and notify, in one statement, in the transaction that changes the status and holds the
+ * outbox lock (`updateRequestStatus`, the only writer, takes it first), so the event commits with the change. The notification is delivered at commit, to every session that
  * LISTENs on the channel (PGlite's worker forwards it): followers wake at once instead of at their next poll.
  * The payload is the schema, as several gateways may share a database.
  */
-export async function insertRequestEvent(trx: Kysely<Tables>, params: AppendRequestEventParameters): Promise<RequestEvent> {
+export async function insertRequestEvent(trx: Kysely<Tables>, params: InsertRequestEventParameters): Promise<RequestEvent> {
   const { rows } = await sql<Selectable<RequestEventsTable>>`
     with event as (
       insert into request_events (request_id, status, payload, created_at)
@@ -60,7 +50,7 @@ export async function insertRequestEvent(trx: Kysely<Tables>, params: AppendRequ
   return toRequestEvent(rows[0]!);
 }
 
-/** The PostgreSQL notification channel `appendRequestEvent` notifies (payload: the schema of the outbox). */
+/** The PostgreSQL notification channel `insertRequestEvent` notifies (payload: the schema of the outbox). */
 export const REQUEST_EVENTS_CHANNEL = 'request_events';
 
 /** The id of the newest committed event, or 0 when there is none: where a follower starts tailing. */
@@ -103,7 +93,7 @@ export function toRequestEvent(row: Selectable<RequestEventsTable>): RequestEven
     id: toNumber(row.id),
     requestId: row.request_id,
     status: row.status as RequestStatus,
-    // Written only by appendRequestEvent, from a RequestStatusSnapshot.
+    // Written only by insertRequestEvent, from a RequestStatusSnapshot.
     payload: row.payload as unknown as RequestStatusSnapshot,
     createdAt: toNumber(row.created_at),
   };
