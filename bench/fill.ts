@@ -14,7 +14,6 @@ import { parseArgs } from 'node:util';
 import { parseEther } from 'viem';
 import type { DevnetChain } from '../src/chain/devnet.js';
 import { devnetChainConfigs } from '../src/server/devnetConfig.js';
-import { benchSchema } from './schema.js';
 import { machineDescription, positiveInteger, positiveNumber, runBench, UsageError } from './cli.js';
 import { createDepositWallet, runFillRequest, type DepositWallet, type FillTrace } from './fillRequest.js';
 import { failureReport, intervals, intervalTable, TARGET, verdict } from './fillReport.js';
@@ -166,9 +165,8 @@ broadcast" is the move to \`submitted\`, recorded once the node has accepted the
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   console.error('Starting the devnet and the gateway in a child process...');
-  const runSchema = benchSchema('fill');
-  const server = await startBenchServer({ env: runSchema.env });
-  process.once('SIGINT', () => void server.stop().then(() => runSchema.drop()).then(() => process.exit(130)));
+  const server = await startBenchServer({ name: 'fill' });
+  process.once('SIGINT', () => void server.stop().then(() => process.exit(130)));
   try {
     const { info } = server;
     const origin = info.descriptor.chains.find((chain) => chain.chainId === ORIGIN_CHAIN_ID);
@@ -199,7 +197,6 @@ async function main(): Promise<number> {
     return status;
   } finally {
     await server.stop();
-    await runSchema.drop();
   }
 }
 

@@ -11,7 +11,6 @@
  */
 import { parseArgs } from 'node:util';
 import { parseEther, parseUnits, zeroAddress, type Address } from 'viem';
-import { benchSchema } from './schema.js';
 import { machineDescription, positiveNumber, runBench, UsageError } from './cli.js';
 import { runLoad, type BenchRequest, type RequestFactory } from './load.js';
 import { countOf, errorReport, progressLine, ratioTable, resultsTable, summarize, type ScenarioRow } from './report.js';
@@ -195,9 +194,8 @@ function printReport(rows: ScenarioRow[], options: BenchOptions, memory: { rss: 
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   console.error('Starting the devnet and the gateway in a child process...');
-  const runSchema = benchSchema('quote');
-  const server = await startBenchServer({ env: runSchema.env });
-  process.once('SIGINT', () => void server.stop().then(() => runSchema.drop()).then(() => process.exit(130)));
+  const server = await startBenchServer({ name: 'quote' });
+  process.once('SIGINT', () => void server.stop().then(() => process.exit(130)));
   try {
     printHeader(server.info, options);
     const scenarios: [string, RequestFactory][] = [
@@ -218,7 +216,6 @@ async function main(): Promise<number> {
     return status;
   } finally {
     await server.stop();
-    await runSchema.drop();
   }
 }
 

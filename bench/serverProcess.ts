@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 // Types only: importing `server.ts` itself would run it.
+import { benchSchema, type BenchSchema } from './schema.js';
 import type { BenchServerInfo } from './server.js';
 
 const SERVER_READY_TIMEOUT_MS = 180_000;
@@ -45,7 +46,9 @@ export interface BenchServer {
    * thread's heap when the server was started with `nodeFlags: ['--expose-gc']`.
    */
   memory(): Promise<BenchServerMemory>;
-  /** Stops the gateway and the devnet and waits for the process to exit. */
+  /** The PostgreSQL schema of this run (see `benchSchema`): its name, if any, and a note for the header. */
+  schema: Pick<BenchSchema, 'schema' | 'note'>;
+  /** Stops the gateway and the devnet, waits for the process to exit, and drops the run's own schema. */
   stop(): Promise<void>;
 }
 
@@ -54,15 +57,18 @@ export interface StartBenchServerOptions {
   env?: Record<string, string>;
   /** Extra node flags of the server process, e.g. `['--expose-gc']` so `memory()` collects first. */
   nodeFlags?: string[];
+  /** Names the run's own PostgreSQL schema (`bench_<name>_…`) when `DATABASE_URL` is set. Default `run`. */
+  name?: string;
 }
 
 /** Starts `bench/server.ts` in a child node process and waits for its ready line. */
 export async function startBenchServer(options: StartBenchServerOptions = {}): Promise<BenchServer> {
   const script = fileURLToPath(new URL('./server.ts', import.meta.url));
+  const runSchema = benchSchema(options.name ?? 'run');
   // Node itself (not the tsx CLI, which adds a wrapper process) so the child's pid is the gateway's.
   const child = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', import.meta.resolve('tsx'), script], {
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, ...options.env },
+    env: { ...process.env, ...runSchema.env, ...options.env },
   });
   let stopping = false;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -80,6 +86,7 @@ export async function startBenchServer(options: StartBenchServerOptions = {}): P
     const killTimer = setTimeout(() => child.kill('SIGKILL'), 15_000);
     await exited;
     clearTimeout(killTimer);
+    await runSchema.drop();
   };
   const memory = () =>
     new Promise<BenchServerMemory>((resolve, reject) => {
@@ -95,7 +102,7 @@ export async function startBenchServer(options: StartBenchServerOptions = {}): P
       memoryAnswers.push(answer);
       child.stdin?.write(`${MEMORY_PROBE_COMMAND}\n`);
     });
-  return { info, stop, memory, suppressedLines: () => output.suppressed };
+  return { info, schema: { schema: runSchema.schema, note: runSchema.note }, stop, memory, suppressedLines: () => output.suppressed };
 }
 
 /**

@@ -35,7 +35,6 @@ import { parseArgs } from 'node:util';
 import { parseEther } from 'viem';
 import type { DevnetChain } from '../src/chain/devnet.js';
 import { machineDescription, positiveInteger, positiveNumber, runBench, UsageError } from './cli.js';
-import { benchSchema } from './schema.js';
 import { createDepositWallet, quoteDeposit, sendDeposit, type DepositWallet, type QuotedDeposit } from './fillRequest.js';
 import { fixed } from './report.js';
 import type { BenchServerInfo } from './server.js';
@@ -441,19 +440,15 @@ async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   const adminToken = randomBytes(24).toString('hex');
   const databaseUrl = process.env.DATABASE_URL || undefined;
-  const runSchema = benchSchema('stream');
   const receiver = await startWebhookReceiver();
   console.error('Starting the devnet and the gateway in a child process...');
   const server = await startBenchServer({
-    env: { GATEWAY_ADMIN_TOKEN: adminToken, GATEWAY_WEBHOOKS_ALLOW_PRIVATE: 'true', ...runSchema.env },
+    env: { GATEWAY_ADMIN_TOKEN: adminToken, GATEWAY_WEBHOOKS_ALLOW_PRIVATE: 'true' },
+    name: 'stream',
     // A full collection before each memory reading: the heap figures are live objects, not garbage.
     nodeFlags: ['--expose-gc'],
   });
-  const cleanUp = async () => {
-    await server.stop();
-    await runSchema.drop();
-  };
-  process.once('SIGINT', () => void cleanUp().then(() => process.exit(130)));
+  process.once('SIGINT', () => void server.stop().then(() => process.exit(130)));
   let subscribers: Subscriber[] = [];
   let commits: CommitObserver | null = null;
   try {
@@ -468,14 +463,14 @@ async function main(): Promise<number> {
     const requests = await quoteAll(info, origin, wallets, receiver.key, options.requests);
     const requestIds = requests.map((request) => request.deposit.requestId.toLowerCase());
     const counts: Record<Protocol, number> = { 'graphql-ws': Math.ceil(options.subscribers / 2), '/ws': Math.floor(options.subscribers / 2) };
-    printHeader(info, options, counts, receiver, fd.line, runSchema.note);
+    printHeader(info, options, counts, receiver, fd.line, server.schema.note);
     if (!fd.ok) console.error(`!!! open files ${fd.line}`);
 
     const connections = await openSubscribers(server, requestIds, receiver.key, counts, options);
     subscribers = connections.subscribers;
     printConnections(connections);
 
-    if (databaseUrl !== undefined) commits = await observeCommits(databaseUrl, runSchema.schema);
+    if (databaseUrl !== undefined) commits = await observeCommits(databaseUrl, server.schema.schema);
     const load = await runDeposits(info, requests, subscribers, receiver, options);
     const status = printReport(info, requests, subscribers, receiver, load, commits);
     const suppressed = server.suppressedLines();
@@ -485,7 +480,7 @@ async function main(): Promise<number> {
     await commits?.close();
     await Promise.all(subscribers.map((subscriber) => subscriber.close().catch(() => undefined)));
     await receiver.close();
-    await cleanUp();
+    await server.stop();
   }
 }
 
