@@ -253,7 +253,7 @@ describe('/ws protocol', () => {
     expect(await response.text()).toMatch(/^asyncapi: 3\.0\.0/);
   });
 
-  it('delivers a committed change within tens of milliseconds (PGlite, 20 ms poll)', async () => {
+  it('delivers a committed change within tens of milliseconds (PGlite, woken by its worker at commit)', async () => {
     const request = await storedRequest();
     const ws = await raw();
     ws.send({ type: 'subscribe', event: 'request.status.updated', filters: { id: request.id } });

@@ -48,8 +48,9 @@ export interface CreateRequestEventBusOptions {
   db: Kysely<Tables>;
   log: Logger;
   /**
-   * Read the outbox at least this often, in ms. Default 1 000: with a wake-up source (PostgreSQL LISTEN) the
-   * timer only covers lost notifications; without one (PGlite in its worker) use a short interval (25).
+   * Read the outbox at least this often, in ms. Default 1 000: with a wake-up source (PostgreSQL LISTEN, or
+   * PGlite's worker forwarding this process's commits) the timer only covers lost notifications; without one,
+   * use a short interval.
    */
   pollIntervalMs?: number;
   /** Poll interval while nobody is subscribed, in ms (keeps the cursor current cheaply). Default: `pollIntervalMs`. */
