@@ -139,6 +139,20 @@ export async function insertRequests(db: Kysely<Tables>, params: ReadonlyArray<I
 }
 
 /**
+ * Remove a request whose quote failed after it was stored, so the failed quote leaves nothing behind. Only
+ * while it is still `waiting`: nobody was given its id, and a request a deposit moved on is never deleted.
+ * Returns whether a row was removed.
+ */
+export async function deleteUnansweredRequest(db: Kysely<Tables>, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('requests')
+    .where('id', '=', normalizeHex(id))
+    .where('status', '=', 'waiting')
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/**
  * The multi-row INSERT of `insertRequests`, by row count: the quote path runs it for every group commit, and
  * building the same statement with the query builder each time cost more main-thread time than the rest of
  * the write. Every row from `toRequestRow` has the same columns in the same order.

@@ -4,8 +4,9 @@
  * failed quote stores nothing (no new row in `requests`).
  *
  * One devnet and three gateways on it: the default one, a `variant` whose chain config disables chains and
- * breaks currencies (CHAIN_DISABLED, UNSUPPORTED_CURRENCY, UNSUPPORTED_ROUTE, PRICE_FETCH_FAILED), and a
- * `faulty` one whose market throws an unexpected exception (UNKNOWN_ERROR).
+ * breaks currencies (CHAIN_DISABLED, UNSUPPORTED_CURRENCY, UNSUPPORTED_ROUTE, PRICE_FETCH_FAILED), a
+ * `faulty` one whose market throws an unexpected exception (UNKNOWN_ERROR), and `walletFails`, whose read of
+ * the user's balance fails after the quote's request is stored.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, encodeFunctionData, http, parseEther, parseUnits, zeroAddress, type Address, type Hex } from 'viem';
@@ -14,6 +15,7 @@ import { priceFeedAbi } from '../../generated/contracts/index.js';
 import { devnetViemChain, type DevnetChain } from '../../src/chain/devnet.js';
 import { hashApiKey } from '../../src/core/apiKeys/authenticate.js';
 import type { ChainConfig } from '../../src/core/chains/types.js';
+import { GatewayError } from '../../src/core/errors.js';
 import { SWAP_SOURCE } from '../../src/core/settings.js';
 import { createServer, type GatewayServer } from '../../src/server/createServer.js';
 import { insertApiKey } from '../../src/store/apiKeys.repository.js';
@@ -36,6 +38,8 @@ let gateway: TestGateway;
 let variant: { server: GatewayServer; url: string };
 /** Same devnet, a market whose `usdPrice` throws a plain TypeError. */
 let faulty: { server: GatewayServer; url: string };
+/** Same devnet, a market whose read of the user's balance fails late; it counts the requests stored meanwhile. */
+let walletFails: { server: GatewayServer; url: string; storedWhileReading: number[] };
 
 interface Target {
   url: string;
@@ -141,6 +145,21 @@ beforeAll(async () => {
     });
     started.push(faultyServer);
     faulty = { server: faultyServer, url: await faultyServer.start() };
+    // The second fake: the user's balance is read while the quote's request is committed, and an RPC cannot be
+    // made to fail one read only after that commit. This read waits, counts the stored requests, then fails.
+    const storedWhileReading: number[] = [];
+    const walletFailsServer: GatewayServer = await createServer(gateway.config, {
+      wrapMarket: (market) => ({
+        ...market,
+        balanceOf: async (chainId) => {
+          await sleep(300);
+          storedWhileReading.push(await countRequests(walletFailsServer));
+          throw new GatewayError('RPC_HTTP_ERROR', `RPC of chain ${chainId} failed while reading the native balance: HTTP 502`);
+        },
+      }),
+    });
+    started.push(walletFailsServer);
+    walletFails = { server: walletFailsServer, url: await walletFailsServer.start(), storedWhileReading };
   } catch (error) {
     await Promise.all(started.map((server) => server.stop()));
     await gateway.stop();
@@ -155,7 +174,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all([variant?.server.stop(), faulty?.server.stop()]);
+  await Promise.all([variant?.server.stop(), faulty?.server.stop(), walletFails?.server.stop()]);
   await gateway?.stop();
 });
 
@@ -376,6 +395,12 @@ describe('POST /quote/v2 errors', () => {
     await expectQuoteError({ ...base(), useDepositAddress: true }, { status: 400, code: 'INVALID_INPUT', data: 'useDepositAddress' });
     // Turned off explicitly, they are no problem.
     await expectQuote({ ...base(), usePermit: false, useDepositAddress: false });
+  });
+
+  it('RPC_HTTP_ERROR (502): the user\'s balance cannot be read; the request stored meanwhile is removed again', async () => {
+    const before = await countRequests(walletFails.server);
+    await expectQuoteError(ethToB(), { status: 502, code: 'RPC_HTTP_ERROR', message: /native balance/ }, { target: walletFails });
+    expect(walletFails.storedWhileReading, 'the request was not stored while the balance was read').toEqual([before + 1]);
   });
 
   it('UNKNOWN_ERROR (500): an unexpected exception leaves masked, saying nothing internal', async () => {

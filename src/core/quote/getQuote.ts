@@ -1,15 +1,15 @@
 import { formatUnits, zeroAddress } from 'viem';
-import { sumApiKeyVolume } from '../../store/requests.repository.js';
+import { deleteUnansweredRequest, sumApiKeyVolume } from '../../store/requests.repository.js';
 import type { JsonObject } from '../../store/tables.js';
 import { createTtlCache, type TtlCache } from '../cache.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { jsonify } from '../json.js';
-import { convert, type MarketData } from '../market.js';
+import { convert, type MarketData, type UsdPrice } from '../market.js';
 import { buildOrder } from './order.js';
 import { callsFillGas, paymentFillGas } from './fillGas.js';
 import { priceRoute, type MarketSnapshot, type Pricing } from './pricing.js';
-import { presentDetails, presentLegacyFees, presentSponsorship, type PresentParameters } from './present.js';
+import { presentDetails, presentLegacyFees, presentSponsorship, timeEstimate, type PresentParameters } from './present.js';
 import { resolveRoute, type ResolvedRoute } from './resolve.js';
 import { buildSteps, DEPOSIT_GAS } from './steps.js';
 import type { Caller, Price, Quote, QuoteParameters } from './types.js';
@@ -24,7 +24,7 @@ export type GetQuoteReturnType = Quote;
  */
 export async function getQuote(ctx: CoreContext, params: GetQuoteParameters, caller: Caller): Promise<GetQuoteReturnType> {
   const prepared = await prepare(ctx, params, caller, 'quote');
-  const { route, pricing, present } = prepared;
+  const { route, pricing } = prepared;
   const nowMs = ctx.now();
   const ttlSeconds = params.ttl ?? ctx.config.quote.ttlSeconds;
   const deadline = Math.floor(nowMs / 1000) + ttlSeconds;
@@ -36,20 +36,12 @@ export async function getQuote(ctx: CoreContext, params: GetQuoteParameters, cal
     refundDeadline: deadline + ctx.config.quote.refundWindowSeconds,
   });
   if (params.includeProtocolData === true) order.orderSignature = await ctx.solver.signMessage({ message: { raw: order.orderId } });
+  const feeSponsorship = params.subsidizeFees === true ? { quoted: presentSponsorship(prepared, params.maxSubsidizationAmount) } : undefined;
 
-  const steps = buildSteps({ route, requestId, amountIn: pricing.amountIn, allowance: prepared.allowance, explicitDeposit: params.explicitDeposit !== false });
-  const details = presentDetails(present);
-  const fees = presentLegacyFees(present);
-  const quote: Quote = {
-    requestId,
-    steps,
-    fees,
-    ...(params.subsidizeFees === true ? { feeSponsorship: { quoted: presentSponsorship(present, params.maxSubsidizationAmount) } } : {}),
-    details,
-    protocol: { v2: order },
-  };
-
-  await ctx.requestWriter.insert({
+  // The stored request does not depend on the user's balance or allowance, so it is committed while they are
+  // read (on a busy gateway the two waits were most of a quote's latency). When a read fails, the quote fails
+  // and the request it stored is removed again: a failed quote leaves nothing behind.
+  const stored = ctx.requestWriter.insert({
     id: requestId,
     user: route.user,
     recipient: route.recipient,
@@ -73,30 +65,57 @@ export async function getQuote(ctx: CoreContext, params: GetQuoteParameters, cal
       txsGasLimit: params.txsGasLimit ?? null,
       explicitDeposit: params.explicitDeposit !== false,
       referrerAddress: params.referrerAddress ?? null,
-      timeEstimate: details.timeEstimate,
+      timeEstimate: timeEstimate(route),
       order,
-      ...(quote.feeSponsorship === undefined ? {} : { feeSponsorship: quote.feeSponsorship }),
+      ...(feeSponsorship === undefined ? {} : { feeSponsorship }),
     }),
     feesQuoted: jsonSafe({ ...pricing.fees, usdMicros: pricing.usd }),
     expiresAt: deadline * 1000,
     createdAt: nowMs,
     volumeUsdMicros: pricing.usd.in,
   });
+  const [committed, wallet] = await Promise.allSettled([stored, prepared.wallet]);
+  if (committed.status === 'rejected') throw committed.reason;
+  if (wallet.status === 'rejected') {
+    await deleteUnansweredRequest(ctx.db, requestId).catch((error: unknown) =>
+      ctx.log.warn({ err: error, requestId }, 'could not remove the request of a failed quote; it expires unused'),
+    );
+    throw wallet.reason;
+  }
   ctx.log.debug({ requestId, operation: route.operation, amountIn: pricing.amountIn.toString() }, 'quote stored');
-  return quote;
+
+  const present = presentParameters(prepared, wallet.value);
+  const steps = buildSteps({ route, requestId, amountIn: pricing.amountIn, allowance: wallet.value.allowance, explicitDeposit: params.explicitDeposit !== false });
+  return {
+    requestId,
+    steps,
+    fees: presentLegacyFees(present),
+    ...(feeSponsorship === undefined ? {} : { feeSponsorship }),
+    details: presentDetails(present),
+    protocol: { v2: order },
+  };
 }
 
 /** A price (`POST /price`, GraphQL `price`): the quote's numbers without steps, order or stored request. */
 export async function getPrice(ctx: CoreContext, params: GetQuoteParameters, caller: Caller): Promise<Price> {
-  const { present } = await prepare(ctx, params, caller, 'price');
+  const prepared = await prepare(ctx, params, caller, 'price');
+  const present = presentParameters(prepared, await prepared.wallet);
   return { fees: presentLegacyFees(present), details: presentDetails(present) };
 }
 
-interface Prepared {
-  route: ResolvedRoute;
-  pricing: Pricing;
-  present: PresentParameters;
+/** What a quote reads of the user's wallet: shown in the details and steps, but not part of the order. */
+interface Wallet {
+  userBalance: bigint;
+  /** The allowance of the input token to the depository; 0 for native input and for prices. */
   allowance: bigint;
+}
+
+/** Everything a quote is priced from, with the user's wallet still being read. */
+interface Prepared extends Omit<PresentParameters, 'userBalance' | 'originGas'> {
+  originGasPrice: bigint;
+  originNativePrice: UsdPrice;
+  /** Rejects as the reads do; a rejection is handled even when nobody awaits it (the quote failed first). */
+  wallet: Promise<Wallet>;
 }
 
 async function prepare(ctx: CoreContext, params: QuoteParameters, caller: Caller, mode: 'quote' | 'price'): Promise<Prepared> {
@@ -108,19 +127,21 @@ async function prepare(ctx: CoreContext, params: QuoteParameters, caller: Caller
   const { market } = ctx;
   const { origin, destination, currencyIn, currencyOut } = route;
   const needsAllowance = mode === 'quote' && currencyIn.address !== zeroAddress;
-  const [priceIn, priceOut, destinationNativePrice, originNativePrice, destinationGasPrice, originGasPrice, userBalance, allowance, solverBalance, volume] =
-    await Promise.all([
-      market.usdPrice(origin.id, currencyIn),
-      market.usdPrice(destination.id, currencyOut),
-      market.usdPrice(destination.id, destination.nativeCurrency),
-      market.usdPrice(origin.id, origin.nativeCurrency),
-      market.gasPrice(destination.id),
-      market.gasPrice(origin.id),
-      market.balanceOf(origin.id, route.user, currencyIn.address),
-      needsAllowance ? market.allowance(origin.id, route.user, currencyIn.address, origin.contracts.depository) : Promise.resolve(0n),
-      market.solverBalance(destination.id, currencyOut.address),
-      trailingVolume(ctx, caller),
-    ]);
+  const wallet = Promise.all([
+    market.balanceOf(origin.id, route.user, currencyIn.address),
+    needsAllowance ? market.allowance(origin.id, route.user, currencyIn.address, origin.contracts.depository) : 0n,
+  ]).then(([userBalance, allowance]): Wallet => ({ userBalance, allowance }));
+  wallet.catch(() => undefined);
+  const [priceIn, priceOut, destinationNativePrice, originNativePrice, destinationGasPrice, originGasPrice, solverBalance, volume] = await Promise.all([
+    market.usdPrice(origin.id, currencyIn),
+    market.usdPrice(destination.id, currencyOut),
+    market.usdPrice(destination.id, destination.nativeCurrency),
+    market.usdPrice(origin.id, origin.nativeCurrency),
+    market.gasPrice(destination.id),
+    market.gasPrice(origin.id),
+    market.solverBalance(destination.id, currencyOut.address),
+    trailingVolume(ctx, caller),
+  ]);
 
   const fillGasUnits =
     route.calls.length === 0
@@ -133,17 +154,15 @@ async function prepare(ctx: CoreContext, params: QuoteParameters, caller: Caller
   const snapshot: MarketSnapshot = { priceIn, priceOut, destinationNativePrice, destinationGasPrice, fillGasUnits };
   const pricing = priceRoute({ route, params, market: snapshot, settings: ctx.config.quote, caller, trailingVolumeUsdMicros: volume });
   checkFillable(ctx, route, params, pricing, solverBalance, { priceIn, priceOut, originNativePrice, destinationNativePrice });
+  return { route, pricing, priceIn, priceOut, originGasPrice, originNativePrice, wallet };
+}
 
-  const originGasUnits = currencyIn.address === zeroAddress ? DEPOSIT_GAS.native : DEPOSIT_GAS.erc20 + (allowance < pricing.amountIn ? DEPOSIT_GAS.approve : 0n);
-  const present: PresentParameters = {
-    route,
-    pricing,
-    priceIn,
-    priceOut,
-    userBalance,
-    originGas: { amount: originGasUnits * originGasPrice, nativePrice: originNativePrice },
-  };
-  return { route, pricing, present, allowance };
+/** The presentation's inputs once the wallet is read: the deposit's origin gas needs the allowance. */
+function presentParameters(prepared: Prepared, { userBalance, allowance }: Wallet): PresentParameters {
+  const { route, pricing, priceIn, priceOut, originGasPrice, originNativePrice } = prepared;
+  const originGasUnits =
+    route.currencyIn.address === zeroAddress ? DEPOSIT_GAS.native : DEPOSIT_GAS.erc20 + (allowance < pricing.amountIn ? DEPOSIT_GAS.approve : 0n);
+  return { route, pricing, priceIn, priceOut, userBalance, originGas: { amount: originGasUnits * originGasPrice, nativePrice: originNativePrice } };
 }
 
 /** Checks made once the numbers are known: value limits, liquidity, calls' value and the price impact. */

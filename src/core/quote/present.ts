@@ -106,7 +106,7 @@ export function presentDetails(p: PresentParameters): QuoteDetails {
  * Seconds from the deposit's broadcast to the fill: the origin block plus its confirmations, then one
  * destination block for the fill (rounded up, at least one second).
  */
-function timeEstimate(route: ResolvedRoute): number {
+export function timeEstimate(route: ResolvedRoute): number {
   const seconds = (route.origin.confirmations + 1) * route.origin.blockTime + route.destination.blockTime;
   return Math.max(1, Math.ceil(seconds));
 }
@@ -139,7 +139,7 @@ export function presentLegacyFees(p: PresentParameters): LegacyFees {
 const wireComponent = (component: FeeComponent): SponsorshipComponentName => (component === 'platform' ? 'service' : component);
 
 /** `feeSponsorship.quoted`: each component's total, sponsored part and what the user pays. */
-export function presentSponsorship(p: PresentParameters, maxSubsidizationAmount: bigint | undefined): FeeSponsorshipPhase {
+export function presentSponsorship(p: Pick<PresentParameters, 'route' | 'pricing' | 'priceIn'>, maxSubsidizationAmount: bigint | undefined): FeeSponsorshipPhase {
   const { route, pricing } = p;
   const inCurrency = quoteCurrency(route.origin.id, route.currencyIn);
   const at = (amount: bigint) => amountOf(inCurrency, p.priceIn, amount);
