@@ -17,11 +17,16 @@ export function jsonify<T>(value: T): Jsonified<T> {
 
 function convert(value: unknown): unknown {
   if (typeof value === 'bigint') return value.toString();
-  if (Array.isArray(value)) return value.map(convert);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [key, member] of Object.entries(value)) if (member !== undefined) out[key] = convert(member);
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = convert(value[i]);
     return out;
   }
-  return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const member = (value as Record<string, unknown>)[key];
+    if (member !== undefined) out[key] = convert(member);
+  }
+  return out;
 }

@@ -1,4 +1,4 @@
-import { encodeFunctionData, zeroAddress, type Hex } from 'viem';
+import { getAbiItem, toFunctionSelector, zeroAddress, type Abi, type Address, type Hex } from 'viem';
 import { depositoryAbi, erc20Abi, receiverAbi } from '../abi.js';
 import type { ResolvedRoute } from './resolve.js';
 import type { QuoteStep } from './types.js';
@@ -9,6 +9,43 @@ import type { QuoteStep } from './types.js';
  * price the legacy `fees.gas`; the steps carry no gas fields, so the wallet estimates on the chain it sends to.
  */
 export const DEPOSIT_GAS = { native: 75_000n, erc20: 100_000n, approve: 50_000n } as const;
+
+const selectorOf = (abi: Abi, name: string): string => toFunctionSelector(getAbiItem({ abi, name }) as Parameters<typeof toFunctionSelector>[0]);
+/** The step calls' selectors, from the contracts' ABIs once at load. */
+const SELECTORS = {
+  approve: selectorOf(erc20Abi, 'approve'),
+  depositNative: selectorOf(depositoryAbi, 'depositNative'),
+  depositErc20: selectorOf(depositoryAbi, 'depositErc20'),
+  forward: selectorOf(receiverAbi, 'forward'),
+} as const;
+
+const MAX_UINT256 = (1n << 256n) - 1n;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
+
+/** One ABI word of a static argument, as 64 hex digits (lower case, as viem encodes). */
+function word(value: Address | Hex | bigint, type: 'address' | 'bytes32' | 'uint256'): string {
+  if (type === 'uint256') {
+    if (typeof value !== 'bigint' || value < 0n || value > MAX_UINT256) throw new RangeError(`${String(value)} is not a uint256`);
+    return value.toString(16).padStart(64, '0');
+  }
+  const pattern = type === 'address' ? ADDRESS : BYTES32;
+  if (typeof value !== 'string' || !pattern.test(value)) throw new TypeError(`${String(value)} is not an ${type}`);
+  return value.slice(2).toLowerCase().padStart(64, '0');
+}
+
+/**
+ * The calldata of a step's call: every argument is static, so the encoding is the selector and one word per
+ * argument. Written out because a quote builds one or two of them on every request, and the generic encoder
+ * looks the function up in the ABI each time (checked byte for byte against viem in `test/core/quote/steps.test.ts`).
+ */
+export const stepCalldata = {
+  approve: (spender: Address, amount: bigint): Hex => `${SELECTORS.approve}${word(spender, 'address')}${word(amount, 'uint256')}` as Hex,
+  depositNative: (depositor: Address, requestId: Hex): Hex => `${SELECTORS.depositNative}${word(depositor, 'address')}${word(requestId, 'bytes32')}` as Hex,
+  depositErc20: (depositor: Address, token: Address, amount: bigint, requestId: Hex): Hex =>
+    `${SELECTORS.depositErc20}${word(depositor, 'address')}${word(token, 'address')}${word(amount, 'uint256')}${word(requestId, 'bytes32')}` as Hex,
+  forward: (requestId: Hex): Hex => `${SELECTORS.forward}${word(requestId, 'bytes32')}` as Hex,
+};
 
 /** The status endpoint a step item's `check` points at (the reference SDK polls it). */
 export const statusEndpoint = (requestId: Hex): string => `/intents/status/v3?requestId=${requestId}`;
@@ -55,7 +92,7 @@ export function buildSteps(params: BuildStepsParameters): QuoteStep[] {
           data: {
             from: route.user,
             to: token,
-            data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [route.origin.contracts.depository, amountIn] }),
+            data: stepCalldata.approve(route.origin.contracts.depository, amountIn),
             value: 0n,
             chainId,
           },
@@ -65,11 +102,11 @@ export function buildSteps(params: BuildStepsParameters): QuoteStep[] {
   }
   const deposit = native
     ? params.explicitDeposit
-      ? { to: route.origin.contracts.depository, data: encodeFunctionData({ abi: depositoryAbi, functionName: 'depositNative', args: [route.user, requestId] }), value: amountIn }
-      : { to: route.origin.contracts.receiver, data: encodeFunctionData({ abi: receiverAbi, functionName: 'forward', args: [requestId] }), value: amountIn }
+      ? { to: route.origin.contracts.depository, data: stepCalldata.depositNative(route.user, requestId), value: amountIn }
+      : { to: route.origin.contracts.receiver, data: stepCalldata.forward(requestId), value: amountIn }
     : {
         to: route.origin.contracts.depository,
-        data: encodeFunctionData({ abi: depositoryAbi, functionName: 'depositErc20', args: [route.user, token, amountIn, requestId] }),
+        data: stepCalldata.depositErc20(route.user, token, amountIn, requestId),
         value: 0n,
       };
   steps.push({
