@@ -52,7 +52,8 @@ interface ChainMarket {
  * The chain-backed `MarketData` (see `src/core/market.ts`): prices from AggregatorV3 feeds or fixed prices,
  * gas prices, balances, allowances and gas estimates. Contract reads go through the clients' Multicall3
  * batching (the native balance too, via `getEthBalance`); prices, block timestamps, gas prices and the solver's
- * balances are cached for one block time (`ChainConfig.blockTime`) with a single read in flight per key.
+ * balances are cached for one block time (`ChainConfig.blockTime`) with a single read in flight per key, and
+ * renewed in the background once half a block old, so a busy gateway's quotes do not wait for them.
  * Every failure is a `GatewayError`.
  *
  * @throws Error when a chain has no client (a wiring mistake, found at startup).
@@ -63,14 +64,16 @@ export function createMarketData({ chains, solverAddress, clients }: CreateMarke
       const client = clients.get(config.id);
       if (!client) throw new Error(`createMarketData: no client for chain ${config.id}`);
       const oneBlock = config.blockTime * 1_000;
+      // Renewed in the background from half a block on, so under traffic no quote waits for these reads.
+      const perBlock = { refreshAfterMs: oneBlock / 2 };
       const market: ChainMarket = {
         config,
         client,
         feedDecimals: createTtlCache(Infinity),
-        feedPrices: createTtlCache(oneBlock),
-        blockTimestamp: createTtlCache(oneBlock),
-        gasPrice: createTtlCache(oneBlock),
-        solverBalances: createTtlCache(oneBlock),
+        feedPrices: createTtlCache(oneBlock, perBlock),
+        blockTimestamp: createTtlCache(oneBlock, perBlock),
+        gasPrice: createTtlCache(oneBlock, perBlock),
+        solverBalances: createTtlCache(oneBlock, perBlock),
       };
       return [config.id, market];
     }),

@@ -9,7 +9,7 @@ import { rescale, type MarketSnapshot } from './pricing.js';
 import type { ResolvedRoute } from './resolve.js';
 import type { QuoteParameters } from './types.js';
 
-/** Payment fill estimates per market (one per gateway), per destination chain and currency, for a minute. */
+/** Payment fill estimates per market (one per gateway), per destination chain and currency, for a minute (renewed in the background after half a minute, so quotes do not wait for it). */
 const paymentEstimates = new WeakMap<MarketData, TtlCache<string, bigint>>();
 
 /** A recipient that has never held anything: paying a fresh account costs most, so the estimate covers every recipient. */
@@ -24,7 +24,7 @@ const ESTIMATE_ID: Hex = `0x${'ee'.repeat(32)}`;
 export function paymentFillGas(ctx: CoreContext, destination: ChainConfig, currency: Address): Promise<bigint> {
   let cache = paymentEstimates.get(ctx.market);
   if (cache === undefined) {
-    cache = createTtlCache<string, bigint>(60_000, ctx.now);
+    cache = createTtlCache<string, bigint>(60_000, { now: ctx.now, refreshAfterMs: 30_000 });
     paymentEstimates.set(ctx.market, cache);
   }
   return cache.get(`${destination.id}:${currency.toLowerCase()}`, () => {

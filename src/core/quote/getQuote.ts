@@ -212,13 +212,13 @@ const formatBps = (part: bigint, whole: bigint): string => `${formatUnits((part 
 const THIRTY_DAYS_MS = 30 * 24 * 3_600_000;
 const volumeCaches = new WeakMap<MarketData, TtlCache<string, bigint>>();
 
-/** Trailing 30-day volume of an eligible key (cached a minute); 0 for callers that cannot earn a share. */
+/** Trailing 30-day volume of an eligible key (cached a minute, renewed in the background after half a minute); 0 for callers that cannot earn a share. */
 function trailingVolume(ctx: CoreContext, caller: Caller): Promise<bigint> {
   const key = caller.apiKey;
   if (key === null || !key.revenueShareEligible) return Promise.resolve(0n);
   let cache = volumeCaches.get(ctx.market);
   if (cache === undefined) {
-    cache = createTtlCache<string, bigint>(60_000, ctx.now);
+    cache = createTtlCache<string, bigint>(60_000, { now: ctx.now, refreshAfterMs: 30_000 });
     volumeCaches.set(ctx.market, cache);
   }
   return cache.get(key.id, () => sumApiKeyVolume(ctx.db, key.id, ctx.now() - THIRTY_DAYS_MS));
