@@ -30,8 +30,7 @@ interface Entry<V> {
   refreshing: boolean;
 }
 
-export function createTtlCache<K, V>(ttlMs: number, options: TtlCacheOptions | (() => number) = {}): TtlCache<K, V> {
-  const { refreshAfterMs = Infinity, now = () => performance.now() } = typeof options === 'function' ? { now: options } : options;
+export function createTtlCache<K, V>(ttlMs: number, { refreshAfterMs = Infinity, now = () => performance.now() }: TtlCacheOptions = {}): TtlCache<K, V> {
   const entries = new Map<K, Entry<V>>();
 
   /** Starts a load for `key`; its entry holds the promise at once and counts its age from when it resolves. */

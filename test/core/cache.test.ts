@@ -18,7 +18,7 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 describe('createTtlCache', () => {
   it('shares one load among concurrent gets and keeps its value for the ttl after it resolved', async () => {
     let clock = 0;
-    const cache = createTtlCache<string, number>(1_000, () => clock);
+    const cache = createTtlCache<string, number>(1_000, { now: () => clock });
     const { calls, load } = controlledLoads<number>();
     const first = cache.get('k', load);
     const second = cache.get('k', load);
@@ -38,7 +38,7 @@ describe('createTtlCache', () => {
   });
 
   it('forgets a failed load at once, and a load that throws synchronously fails the get', async () => {
-    const cache = createTtlCache<string, number>(1_000, () => 0);
+    const cache = createTtlCache<string, number>(1_000, { now: () => 0 });
     const { calls, load } = controlledLoads<number>();
     const failing = cache.get('k', load);
     calls[0]!.reject(new Error('rpc down'));
