@@ -4,6 +4,8 @@
  * and numeric as a string.
  */
 
+import { maxUint256 } from 'viem';
+
 /** An int8 or numeric value as a bigint (amounts, block numbers, nonces). */
 export const toBigInt = (value: string | number | bigint): bigint =>
   typeof value === 'bigint' ? value : BigInt(value);
@@ -28,11 +30,9 @@ export const normalizeHex = (value: string): string => (/^0x[0-9a-fA-F]*$/.test(
 export const normalizeHexOrNull = (value: string | null | undefined): string | null =>
   value === null || value === undefined ? null : normalizeHex(value);
 
-const MAX_UINT256 = (1n << 256n) - 1n;
-
 /** A uint256 amount as the decimal string a numeric(78,0) column takes; rejects what the column would. */
 export const toUint256 = (value: bigint): string => {
-  if (value < 0n || value > MAX_UINT256) throw new RangeError(`amount ${value} is outside uint256`);
+  if (value < 0n || value > maxUint256) throw new RangeError(`amount ${value} is outside uint256`);
   return value.toString();
 };
 

@@ -27,7 +27,7 @@
  * as is. Values are checked as they are written (addresses of 20 bytes, integers in [0, 2^256), whole bytes
  * of hex); an invalid one throws an `Error` naming the field rather than hashing something else.
  */
-import type { Hex } from 'viem';
+import { maxUint256, type Hex } from 'viem';
 import { keccak256Bytes } from '../keccak.js';
 import type { ProtocolOrder } from './types.js';
 
@@ -37,7 +37,6 @@ export type OrderData = ProtocolOrder['orderData'];
 type Uint = bigint | number;
 
 const WORD = 32;
-const MAX_UINT256 = (1n << 256n) - 1n;
 const MAX_UINT64 = (1n << 64n) - 1n;
 /** Hex strings longer than this are decoded by Buffer (native); shorter ones by the loop below. */
 const NATIVE_HEX_CHARS = 256;
@@ -116,7 +115,7 @@ function writeUint(at: number, value: Uint, field: string): void {
       view.setBigUint64(at + 24, value);
       return;
     }
-    if (value > MAX_UINT256) throw invalid(field, 'a uint256 (0 to 2^256 - 1)', value);
+    if (value > maxUint256) throw invalid(field, 'a uint256 (0 to 2^256 - 1)', value);
     for (let word = at + 24; word >= at; word -= 8) {
       view.setBigUint64(word, BigInt.asUintN(64, value));
       value >>= 64n;
@@ -351,7 +350,7 @@ export function encodeCall(call: { to: Hex; data: Hex; value: bigint }): Hex {
   if (!isHexPrefixed(data) || data.length % 2 !== 0 || !/^0x[0-9a-fA-F]*$/.test(data)) {
     throw invalid('call.data', 'bytes (0x and an even number of hex digits)', data);
   }
-  if (typeof value !== 'bigint' || value < 0n || value > MAX_UINT256) throw invalid('call.value', 'a uint256 (0 to 2^256 - 1)', value);
+  if (typeof value !== 'bigint' || value < 0n || value > maxUint256) throw invalid('call.value', 'a uint256 (0 to 2^256 - 1)', value);
   const length = (data.length - 2) / 2;
   return `0x${'0'.repeat(24)}${to.slice(2).toLowerCase()}${'60'.padStart(64, '0')}${value.toString(16).padStart(64, '0')}${length
     .toString(16)

@@ -1,4 +1,4 @@
-import { getAbiItem, toFunctionSelector, zeroAddress, type Abi, type Address, type Hex } from 'viem';
+import { getAbiItem, maxUint256, toFunctionSelector, zeroAddress, type Abi, type Address, type Hex } from 'viem';
 import { depositoryAbi, erc20Abi, receiverAbi } from '../abi.js';
 import type { ResolvedRoute } from './resolve.js';
 import type { QuoteStep } from './types.js';
@@ -19,14 +19,13 @@ const SELECTORS = {
   forward: selectorOf(receiverAbi, 'forward'),
 } as const;
 
-const MAX_UINT256 = (1n << 256n) - 1n;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 
 /** One ABI word of a static argument, as 64 hex digits (lower case, as viem encodes). */
 function word(value: Address | Hex | bigint, type: 'address' | 'bytes32' | 'uint256'): string {
   if (type === 'uint256') {
-    if (typeof value !== 'bigint' || value < 0n || value > MAX_UINT256) throw new RangeError(`${String(value)} is not a uint256`);
+    if (typeof value !== 'bigint' || value < 0n || value > maxUint256) throw new RangeError(`${String(value)} is not a uint256`);
     return value.toString(16).padStart(64, '0');
   }
   const pattern = type === 'address' ? ADDRESS : BYTES32;
