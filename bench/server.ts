@@ -20,6 +20,7 @@ import { startDevnet, type Devnet, type DevnetDescriptor } from '../src/chain/de
 import { configFromEnvironment, type GatewayConfig } from '../src/server/config.js';
 import { createServer, type GatewayServer } from '../src/server/createServer.js';
 import { devnetChainConfigs } from '../src/server/devnetConfig.js';
+import { tuneV8ForServing } from '../src/server/v8Tuning.js';
 import { MEMORY_PROBE_COMMAND, type BenchServerMemory } from './serverProcess.js';
 
 /** The line the server prints on stdout when it is ready. */
@@ -94,6 +95,7 @@ function reportMemory(): void {
 }
 
 async function main(): Promise<void> {
+  tuneV8ForServing();
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
   // A closed stdin means the load generator is gone (even killed with SIGKILL): never outlive it.

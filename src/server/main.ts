@@ -8,6 +8,7 @@ import { startDevnet, writeDevnetDescriptor, type Devnet } from '../chain/devnet
 import { ConfigError, configFilePath, configFromEnvironment, loadConfigFile, type GatewayConfig } from './config.js';
 import { createServer, type GatewayServer } from './createServer.js';
 import { devnetChainConfigs } from './devnetConfig.js';
+import { tuneV8ForServing } from './v8Tuning.js';
 
 const say = (message: string) => process.stdout.write(`${message}\n`);
 
@@ -15,6 +16,7 @@ let devnet: Devnet | null = null;
 let server: GatewayServer | null = null;
 
 async function main(): Promise<void> {
+  tuneV8ForServing();
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
