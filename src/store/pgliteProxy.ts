@@ -33,6 +33,11 @@ export interface CreatePGliteProxyOptions {
   dataDir?: string;
   /** The worker script; default `pgliteWorker.mjs` beside this file. Tests pass a stand-in that misbehaves. */
   workerScript?: URL;
+  /**
+   * The worker's checkpoints (see `startCheckpointer` in the worker): how often it checks, and the WAL volume
+   * and age that trigger one. Defaults: every 5 s, half of `max_wal_size`, `checkpoint_timeout`. Tests shorten them.
+   */
+  checkpoint?: { pollMs?: number; walBytes?: number; intervalMs?: number };
 }
 
 /** Thrown (as a rejection) when the proxy is closed, or when the worker thread failed or exited. */
@@ -75,7 +80,7 @@ const workerUrl = new URL('./pgliteWorker.mjs', import.meta.url);
  */
 export async function createPGliteProxy(options: CreatePGliteProxyOptions = {}): Promise<PGliteProxy> {
   const worker = new Worker(options.workerScript ?? workerUrl, {
-    workerData: { options: options.dataDir === undefined ? {} : { dataDir: options.dataDir } },
+    workerData: { options: options.dataDir === undefined ? {} : { dataDir: options.dataDir }, checkpoint: options.checkpoint },
     // Not tsx's or vitest's loaders: the worker is plain JavaScript.
     execArgv: [],
     // A small young generation. With V8's default, under quote load this thread's heap (13 MB live, a 37 MB

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -7,7 +7,7 @@ import { AbortedTransactionError, sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/store/database.js';
 import { isUniqueViolation } from '../../src/store/errors.js';
-import { createPGliteProxy, PGliteWorkerError, type PGliteProxy } from '../../src/store/pgliteProxy.js';
+import { createPGliteProxy, PGliteWorkerError, type CreatePGliteProxyOptions, type PGliteProxy } from '../../src/store/pgliteProxy.js';
 import { insertRequest } from '../../src/store/requests.repository.js';
 import type { Tables } from '../../src/store/tables.js';
 import { newRequest } from './requestFixture.js';
@@ -296,5 +296,99 @@ describe('PGlite worker lifecycle', () => {
     await expect(proxy.transaction(async () => 1)).rejects.toThrow(/PGlite worker thread failed: boom/);
     await expect(proxy.query('select 1')).rejects.toThrow(/boom/);
     await proxy.close();
+  });
+});
+
+describe('PGlite checkpoints (single-user PostgreSQL has no checkpointer of its own)', () => {
+  let scratch: string;
+  beforeAll(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'gateway-pglite-checkpoint-'));
+  });
+  afterAll(async () => {
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  interface Position {
+    checkpointLsn: string;
+    /** The WAL segment file of the last checkpoint's redo point. */
+    redoFile: string;
+    /** WAL bytes written since that redo point. */
+    sinceRedo: number;
+  }
+
+  async function position(proxy: PGliteProxy): Promise<Position> {
+    const { rows } = await proxy.query<Position>(
+      `select checkpoint_lsn::text as "checkpointLsn", pg_walfile_name(redo_lsn) as "redoFile",
+              pg_wal_lsn_diff(pg_current_wal_insert_lsn(), redo_lsn)::float8 as "sinceRedo"
+         from pg_control_checkpoint()`,
+    );
+    return rows[0]!;
+  }
+
+  /** Writes about 2 KB of WAL per row (random hex does not compress); returns the WAL bytes written. */
+  async function writeWal(proxy: PGliteProxy, rows: number): Promise<number> {
+    const { rows: [start] } = await proxy.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn');
+    await proxy.query(`insert into filler (v) select string_agg(md5(random()::text), '') from generate_series(1, 60), generate_series(1, ${rows}) g group by g`);
+    const { rows: [written] } = await proxy.query<{ bytes: number }>('select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::float8 as bytes', [start!.lsn]);
+    return written!.bytes;
+  }
+
+  async function open(name: string, checkpoint: CreatePGliteProxyOptions['checkpoint']): Promise<{ proxy: PGliteProxy; dataDir: string }> {
+    const dataDir = join(scratch, name);
+    const proxy = await createPGliteProxy({ dataDir, checkpoint });
+    await proxy.query('create table filler (id serial primary key, v text not null)');
+    return { proxy, dataDir };
+  }
+
+  async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
+    for (let waited = 0; waited < 10_000; waited += 25) {
+      if (await check()) return;
+      await sleep(25);
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  }
+
+  it('checkpoints once the WAL since the last checkpoint reaches the limit, and the older segments go', async () => {
+    const { proxy, dataDir } = await open('volume', { pollMs: 20, walBytes: 4 * 1024 * 1024, intervalMs: 3_600_000 });
+    try {
+      const before = await position(proxy);
+      expect(await writeWal(proxy, 10_000)).toBeGreaterThan(16 * 1024 * 1024);
+      await waitFor(async () => (await position(proxy)).checkpointLsn !== before.checkpointLsn, 'a checkpoint');
+      const after = await position(proxy);
+      expect(after.sinceRedo).toBeLessThan(4 * 1024 * 1024);
+      // The segment the old redo point was in is recycled or removed: pg_wal no longer keeps everything.
+      expect(after.redoFile).not.toBe(before.redoFile);
+      expect(await readdir(join(dataDir, 'pg_wal'))).not.toContain(before.redoFile);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('checkpoints after the interval when something was written, and never for an idle database', async () => {
+    const { proxy } = await open('interval', { pollMs: 20, walBytes: 2 ** 40, intervalMs: 300 });
+    try {
+      await proxy.query(`insert into filler (v) values ('one row')`);
+      const written = await position(proxy);
+      await waitFor(async () => (await position(proxy)).checkpointLsn !== written.checkpointLsn, 'a timed checkpoint');
+      const idle = await position(proxy);
+      await sleep(1_000);
+      expect((await position(proxy)).checkpointLsn).toBe(idle.checkpointLsn);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('leaves the WAL alone below both limits (PGlite itself never checkpoints)', async () => {
+    const { proxy, dataDir } = await open('below', { pollMs: 20, walBytes: 2 ** 40, intervalMs: 3_600_000 });
+    try {
+      const before = await position(proxy);
+      expect(await writeWal(proxy, 10_000)).toBeGreaterThan(16 * 1024 * 1024);
+      await sleep(200);
+      const after = await position(proxy);
+      expect(after.checkpointLsn).toBe(before.checkpointLsn);
+      expect(await readdir(join(dataDir, 'pg_wal'))).toContain(before.redoFile);
+    } finally {
+      await proxy.close();
+    }
   });
 });
