@@ -333,9 +333,10 @@ describe('PGlite checkpoints (single-user PostgreSQL has no checkpointer of its 
     return written!.bytes;
   }
 
-  async function open(name: string, checkpoint: CreatePGliteProxyOptions['checkpoint']): Promise<{ proxy: PGliteProxy; dataDir: string }> {
-    const dataDir = join(scratch, name);
-    const proxy = await createPGliteProxy({ dataDir, checkpoint });
+  /** A PGlite in `scratch/<name>`, or in memory when `name` is null. */
+  async function open(name: string | null, checkpoint: CreatePGliteProxyOptions['checkpoint']): Promise<{ proxy: PGliteProxy; dataDir: string }> {
+    const dataDir = join(scratch, name ?? 'unused');
+    const proxy = await createPGliteProxy(name === null ? { checkpoint } : { dataDir, checkpoint });
     await proxy.query('create table filler (id serial primary key, v text not null)');
     return { proxy, dataDir };
   }
@@ -364,8 +365,8 @@ describe('PGlite checkpoints (single-user PostgreSQL has no checkpointer of its 
     }
   });
 
-  it('checkpoints after the interval when something was written, and never for an idle database', async () => {
-    const { proxy } = await open('interval', { pollMs: 20, walBytes: 2 ** 40, intervalMs: 300 });
+  it('checkpoints after the interval when something was written, and never for an idle database (in memory too)', async () => {
+    const { proxy } = await open(null, { pollMs: 20, walBytes: 2 ** 40, intervalMs: 300 });
     try {
       await proxy.query(`insert into filler (v) values ('one row')`);
       const written = await position(proxy);
