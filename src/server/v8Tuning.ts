@@ -8,8 +8,8 @@ import { setFlagsFromString } from 'node:v8';
  * everything else a quote makes, so the old generation filled with garbage at about 20 MB/s. The result was a
  * full collection every 5–8 s, each with a 7–12 ms pause and concurrent marking that took CPU from the quotes.
  * Without pretenuring the old generation grows by well under 1 MB/s. On the devnet at 16 clients, after
- * warm-up, p99 fell from 15–21 ms to 13–15 ms and p99.9 from 26–35 ms to 19–21 ms (`npm run bench`, and the
- * figures in issue #3's notes).
+ * warm-up, `/quote/v2`'s p99 fell from 15–21 ms to 13–15 ms and p99.9 from 26–35 ms to 19–21 ms (interleaved
+ * runs; issue #3's closing note has them). `NODE_OPTIONS` does not accept this flag, hence setting it here.
  */
 export function tuneV8ForServing(): void {
   setFlagsFromString('--no-allocation-site-pretenuring');
