@@ -15,6 +15,20 @@ function controlledLoads<V>() {
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
+/**
+ * A cache of a 1,000 ms ttl that renews from 500 ms, holding `initial` for 'k', loaded at time 0. `at(ms)`
+ * moves the clock.
+ */
+async function primedRenewingCache(initial: number) {
+  let clock = 0;
+  const cache = createTtlCache<string, number>(1_000, { refreshAfterMs: 500, now: () => clock });
+  const { calls, load } = controlledLoads<number>();
+  const first = cache.get('k', load);
+  calls[0]!.resolve(initial);
+  await first;
+  return { cache, calls, load, at: (ms: number) => void (clock = ms) };
+}
+
 describe('createTtlCache', () => {
   it('shares one load among concurrent gets and keeps its value for the ttl after it resolved', async () => {
     let clock = 0;
@@ -51,42 +65,32 @@ describe('createTtlCache', () => {
   });
 
   it('renews an entry in the background once refreshAfterMs old, answering from the cache meanwhile', async () => {
-    let clock = 0;
-    const cache = createTtlCache<string, number>(1_000, { refreshAfterMs: 500, now: () => clock });
-    const { calls, load } = controlledLoads<number>();
-    const initial = cache.get('k', load);
-    calls[0]!.resolve(1);
-    await initial;
-    clock = 499;
+    const { cache, calls, load, at } = await primedRenewingCache(1);
+    at(499);
     expect(await cache.get('k', load)).toBe(1);
     expect(calls).toHaveLength(1);
-    clock = 500;
+    at(500);
     expect(await cache.get('k', load)).toBe(1); // answered at once, a renewal started
     expect(await cache.get('k', load)).toBe(1); // one renewal in flight, not two
     expect(calls).toHaveLength(2);
-    clock = 900;
+    at(900);
     calls[1]!.resolve(2);
     await settle();
     expect(await cache.get('k', load)).toBe(2);
-    clock = 1_899; // the renewed value counts its age from 900
+    at(1_899); // the renewed value counts its age from 900
     expect(await cache.get('k', load)).toBe(2);
     expect(calls).toHaveLength(3); // 999 ms old: renewing again
   });
 
   it('keeps the entry when a renewal fails, and still expires it at its ttl', async () => {
-    let clock = 0;
-    const cache = createTtlCache<string, number>(1_000, { refreshAfterMs: 500, now: () => clock });
-    const { calls, load } = controlledLoads<number>();
-    const initial = cache.get('k', load);
-    calls[0]!.resolve(1);
-    await initial;
-    clock = 600;
+    const { cache, calls, load, at } = await primedRenewingCache(1);
+    at(600);
     expect(await cache.get('k', load)).toBe(1);
     calls[1]!.reject(new Error('rpc down'));
     await settle();
     expect(await cache.get('k', load)).toBe(1); // still valid; the failed renewal is retried
     expect(calls).toHaveLength(3);
-    clock = 1_000; // expired: the caller waits for a load now
+    at(1_000); // expired: the caller waits for a load now
     const expired = cache.get('k', load);
     expect(calls).toHaveLength(4);
     calls[3]!.resolve(3);
@@ -94,13 +98,8 @@ describe('createTtlCache', () => {
   });
 
   it('never stores a renewal started before clear or delete (a balance read before a fill)', async () => {
-    let clock = 0;
-    const cache = createTtlCache<string, number>(1_000, { refreshAfterMs: 500, now: () => clock });
-    const { calls, load } = controlledLoads<number>();
-    const initial = cache.get('k', load);
-    calls[0]!.resolve(100);
-    await initial;
-    clock = 600;
+    const { cache, calls, load, at } = await primedRenewingCache(100);
+    at(600);
     await cache.get('k', load); // renewal 1 in flight, reading the old balance
     cache.clear(); // the fill changed the balance
     const fresh = cache.get('k', load);

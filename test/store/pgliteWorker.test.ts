@@ -227,18 +227,27 @@ describe('createDatabase on PGlite (kysely through the worker)', () => {
   });
 });
 
-describe('PGlite worker lifecycle', () => {
-  let scratch: string;
+/** A temporary directory for the enclosing `describe`, made before its tests and removed after them. */
+function scratchDirectory(prefix: string): () => string {
+  let directory: string | undefined;
   beforeAll(async () => {
-    scratch = await mkdtemp(join(tmpdir(), 'gateway-pglite-worker-'));
+    directory = await mkdtemp(join(tmpdir(), prefix));
   });
   afterAll(async () => {
-    await rm(scratch, { recursive: true, force: true });
+    if (directory !== undefined) await rm(directory, { recursive: true, force: true });
   });
+  return () => {
+    if (directory === undefined) throw new Error('scratchDirectory: used outside its describe block');
+    return directory;
+  };
+}
+
+describe('PGlite worker lifecycle', () => {
+  const scratch = scratchDirectory('gateway-pglite-worker-');
 
   /** A stand-in worker script: says it is ready, then does `onMessage` with the first request. */
   async function standIn(name: string, onMessage: string): Promise<URL> {
-    const file = join(scratch, `${name}.mjs`);
+    const file = join(scratch(), `${name}.mjs`);
     await writeFile(
       file,
       `import { parentPort } from 'node:worker_threads';
@@ -249,7 +258,7 @@ describe('PGlite worker lifecycle', () => {
   }
 
   it('keeps data in dataDir across close and reopen, and rejects queries after close clearly', async () => {
-    const dataDir = join(scratch, 'data');
+    const dataDir = join(scratch(), 'data');
     const first = await createPGliteProxy({ dataDir });
     await first.query('create table kept (id int8 primary key, doc jsonb)');
     await first.transaction(async (tx) => {
@@ -278,7 +287,7 @@ describe('PGlite worker lifecycle', () => {
   });
 
   it('rejects creation with PGlite’s own error when it cannot start', async () => {
-    const file = join(scratch, 'not-a-directory');
+    const file = join(scratch(), 'not-a-directory');
     await writeFile(file, 'x');
     await expect(createPGliteProxy({ dataDir: join(file, 'data') })).rejects.toMatchObject({ code: 'ENOTDIR' });
   });
@@ -300,13 +309,7 @@ describe('PGlite worker lifecycle', () => {
 });
 
 describe('PGlite checkpoints (single-user PostgreSQL has no checkpointer of its own)', () => {
-  let scratch: string;
-  beforeAll(async () => {
-    scratch = await mkdtemp(join(tmpdir(), 'gateway-pglite-checkpoint-'));
-  });
-  afterAll(async () => {
-    await rm(scratch, { recursive: true, force: true });
-  });
+  const scratch = scratchDirectory('gateway-pglite-checkpoint-');
 
   interface Position {
     checkpointLsn: string;
@@ -333,9 +336,9 @@ describe('PGlite checkpoints (single-user PostgreSQL has no checkpointer of its 
     return written!.bytes;
   }
 
-  /** A PGlite in `scratch/<name>`, or in memory when `name` is null. */
+  /** A PGlite in `scratch()/<name>`, or in memory when `name` is null. */
   async function open(name: string | null, checkpoint: CreatePGliteProxyOptions['checkpoint']): Promise<{ proxy: PGliteProxy; dataDir: string }> {
-    const dataDir = join(scratch, name ?? 'unused');
+    const dataDir = join(scratch(), name ?? 'unused');
     const proxy = await createPGliteProxy(name === null ? { checkpoint } : { dataDir, checkpoint });
     await proxy.query('create table filler (id serial primary key, v text not null)');
     return { proxy, dataDir };
