@@ -13,7 +13,7 @@ import {
 } from 'viem';
 import { depositoryAbi, receiverAbi } from '../../generated/contracts/index.js';
 import type { ChainConfig } from '../core/chains/types.js';
-import type { Logger } from '../core/context.js';
+import type { Logger } from '../core/logger.js';
 import { GatewayError } from '../core/errors.js';
 import type { DepositWatcher, DepositWatcherOptions } from '../core/solver/ports.js';
 import { getCursor, setCursor, type ChainCursor } from '../store/cursors.repository.js';

@@ -14,7 +14,7 @@ import {
   type PublicClient,
 } from 'viem';
 import type { ChainConfig } from '../core/chains/types.js';
-import type { Logger } from '../core/context.js';
+import type { Logger } from '../core/logger.js';
 import { GatewayError } from '../core/errors.js';
 import { crashPoint, type CrashPoint } from '../core/faults.js';
 import type { SendParameters, SentReceipt, TransactionSender } from '../core/solver/ports.js';

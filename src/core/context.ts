@@ -4,17 +4,10 @@ import type { RequestWriter } from '../store/requestWriter.js';
 import type { Tables } from '../store/tables.js';
 import type { CoreConfig } from './chains/types.js';
 import type { RequestEventBus } from './events/requestEventBus.js';
+import type { Logger } from './logger.js';
 import type { MarketData } from './market.js';
 import type { WebhookSettings } from './webhooks/createWebhookDispatcher.js';
 import type { DepositWatcher, FastFillLifecycle } from './solver/ports.js';
-
-/** Structured logger the core writes to (pino satisfies it). */
-export interface Logger {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
 
 /**
  * What every core operation receives: configuration and the services it may use.

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { GraphQLScalarType, Kind, parse, type GraphQLSchema } from 'graphql';
 import { createSchema, createYoga, type YogaLogger, type YogaServerInstance } from 'graphql-yoga';
-import type { CoreContext, Logger } from '../core/context.js';
+import type { CoreContext } from '../core/context.js';
+import type { Logger } from '../core/logger.js';
 import type { GraphQLContext } from './context.js';
 import { toGraphQLError } from './errors.js';
 import { guardResolvers } from './guardResolvers.js';

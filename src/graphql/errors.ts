@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import type { Logger } from '../core/context.js';
+import type { Logger } from '../core/logger.js';
 import { isGatewayError } from '../core/errors.js';
 
 /** Message of every masked error (yoga's default wording). */

@@ -6,7 +6,7 @@ import {
   responsePathAsArray,
 } from 'graphql';
 import { isPromise } from 'graphql-yoga';
-import type { Logger } from '../core/context.js';
+import type { Logger } from '../core/logger.js';
 import { toGraphQLError } from './errors.js';
 
 /**

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Logger } from '../core/context.js';
+import type { Logger } from '../core/logger.js';
 import { createRequestEventBus, type RequestEventBus } from '../core/events/requestEventBus.js';
 import type { Database } from '../store/database.js';
 import { REQUEST_EVENTS_CHANNEL } from '../store/requestEvents.repository.js';

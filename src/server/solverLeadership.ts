@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Address } from 'viem';
-import type { Logger } from '../core/context.js';
+import type { Logger } from '../core/logger.js';
 
 export interface SolverLeadershipOptions {
   /** The PostgreSQL the gateways share. */

@@ -11,7 +11,7 @@ import { depositoryAbi, multicallerAbi, receiverAbi } from '../../generated/cont
 import { createChainClients } from '../../src/chain/clients.js';
 import { createDepositWatcher, DEPOSITS_CURSOR } from '../../src/chain/depositWatcher.js';
 import type { ChainConfig } from '../../src/core/chains/types.js';
-import type { Logger } from '../../src/core/context.js';
+import type { Logger } from '../../src/core/logger.js';
 import { GatewayError } from '../../src/core/errors.js';
 import type { DepositWatcher } from '../../src/core/solver/ports.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';

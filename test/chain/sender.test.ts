@@ -17,7 +17,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { createChainClients } from '../../src/chain/clients.js';
 import { createTransactionSender, type CreateTransactionSenderParameters } from '../../src/chain/sender.js';
 import type { ChainConfig } from '../../src/core/chains/types.js';
-import type { Logger } from '../../src/core/context.js';
+import type { Logger } from '../../src/core/logger.js';
 import { GatewayError, type ErrorCode } from '../../src/core/errors.js';
 import type { SendParameters, TransactionSender } from '../../src/core/solver/ports.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';

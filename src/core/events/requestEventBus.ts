@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { lastEventId, listEventsAfter, type RequestEvent } from '../../store/requestEvents.repository.js';
 import { getRequest, type RequestRecord } from '../../store/requests.repository.js';
 import type { Tables } from '../../store/tables.js';
-import type { Logger } from '../context.js';
+import type { Logger } from '../logger.js';
 
 /** What a subscriber is told about one committed status change. */
 export interface BusEventHandler {

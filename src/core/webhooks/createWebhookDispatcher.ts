@@ -7,7 +7,7 @@ import {
   type ClaimedWebhookAttempt,
   type WebhookDeliveryStatus,
 } from '../../store/webhookDeliveries.repository.js';
-import type { Logger } from '../context.js';
+import type { Logger } from '../logger.js';
 import { postWebhook, type PostWebhookResult } from './postWebhook.js';
 import { reservedHeader, signatureHeader, signatureTimestampHeader, signWebhook } from './signature.js';
 import { webhookBodyText } from './webhookPayload.js';
