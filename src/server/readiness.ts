@@ -1,14 +1,6 @@
 import type { ChainClients } from '../chain/clients.js';
+import type { ReadinessCheck, ReadinessReport } from '../rest/context.js';
 
-export interface ReadinessCheck {
-  ok: boolean;
-  message?: string;
-}
-
-export interface ReadinessReport {
-  ready: boolean;
-  checks: Record<string, ReadinessCheck>;
-}
 
 const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms).unref())]);

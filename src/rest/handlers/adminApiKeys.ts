@@ -7,7 +7,7 @@ import { listApiKeys as listApiKeysCore } from '../../core/apiKeys/listApiKeys.j
 import { revokeApiKey as revokeApiKeyCore } from '../../core/apiKeys/revokeApiKey.js';
 import { rotateApiKey as rotateApiKeyCore } from '../../core/apiKeys/rotateApiKey.js';
 import { updateApiKey as updateApiKeyCore } from '../../core/apiKeys/updateApiKey.js';
-import type { RestContext } from './index.js';
+import type { RestContext } from '../context.js';
 
 type WireApiKey = OperationOutput<'getApiKey'> extends infer O ? (O extends { status: 200; body: { apiKey: infer K } } ? K : never) : never;
 

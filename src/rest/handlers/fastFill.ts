@@ -1,7 +1,7 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
 import { authenticate } from '../../core/apiKeys/authenticate.js';
 import { fastFill as fastFillCore } from '../../core/solver/fastFill.js';
-import type { RestContext } from './index.js';
+import type { RestContext } from '../context.js';
 
 /** POST /fast-fill */
 export async function fastFill(input: OperationInput<'fastFill'>, context: RestContext): Promise<OperationOutput<'fastFill'>> {

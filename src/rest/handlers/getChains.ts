@@ -1,7 +1,7 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
 import { getChains as getChainsCore } from '../../core/chains/getChains.js';
 import type { Chain } from '../../core/chains/types.js';
-import type { RestContext } from './index.js';
+import type { RestContext } from '../context.js';
 
 type WireChain = Extract<OperationOutput<'getChains'>, { status: 200 }>['body']['chains'][number];
 

@@ -1,7 +1,7 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
 import { formatUsdMicros } from '../../core/usd.js';
 import { getChainsLiquidity as getChainsLiquidityCore } from '../../core/catalogue/getChainsLiquidity.js';
-import type { RestContext } from './index.js';
+import type { RestContext } from '../context.js';
 
 /** GET /chains/liquidity */
 export async function getChainsLiquidity(

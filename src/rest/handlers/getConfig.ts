@@ -1,7 +1,7 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
 import { getConfig as getConfigCore } from '../../core/quote/getConfig.js';
 import { toWire } from '../wire.js';
-import type { RestContext } from './index.js';
+import type { RestContext } from '../context.js';
 
 /** GET /config/v2 */
 export async function getConfig(input: OperationInput<'getConfig'>, context: RestContext): Promise<OperationOutput<'getConfig'>> {

@@ -1,6 +1,6 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
 import { getCurrenciesV1 as getCurrenciesV1Core } from '../../core/catalogue/getCurrenciesV1.js';
-import type { RestContext } from './index.js';
+import type { RestContext } from '../context.js';
 
 /** POST /currencies/v1: groups of the same asset, each item carrying its `groupID`. */
 export async function getCurrenciesV1(input: OperationInput<'getCurrenciesV1'>, context: RestContext): Promise<OperationOutput<'getCurrenciesV1'>> {

@@ -1,6 +1,6 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
 import { getIntentStatus as getIntentStatusCore } from '../../core/requests/getIntentStatus.js';
-import type { RestContext } from './index.js';
+import type { RestContext } from '../context.js';
 
 type StatusBody = Extract<OperationOutput<'getIntentStatus'>, { status: 200 }>['body'];
 

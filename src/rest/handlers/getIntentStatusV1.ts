@@ -1,6 +1,6 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
 import { getIntentStatusV1 as getIntentStatusV1Core } from '../../core/requests/getIntentStatusV1.js';
-import type { RestContext } from './index.js';
+import type { RestContext } from '../context.js';
 
 /** GET /intents/status (deprecated): the status in the earlier shape. */
 export async function getIntentStatusV1(

@@ -3,7 +3,7 @@ import { authenticate } from '../../core/apiKeys/authenticate.js';
 import { getPrice as getPriceCore, getQuote as getQuoteCore } from '../../core/quote/getQuote.js';
 import { unsupportedQuoteOptions, type Price, type Quote, type QuoteParameters } from '../../core/quote/types.js';
 import { toWire } from '../wire.js';
-import type { RestContext } from './index.js';
+import type { RestContext } from '../context.js';
 
 type QuoteBody = OperationInput<'getQuote'>['body'];
 type PriceBody = OperationInput<'getPrice'>['body'];

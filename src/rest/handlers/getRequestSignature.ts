@@ -1,7 +1,7 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
 import { getRequestSignature as getRequestSignatureCore } from '../../core/requests/getRequestSignature.js';
 import { toWire } from '../wire.js';
-import type { RestContext } from './index.js';
+import type { RestContext } from '../context.js';
 
 /** GET /requests/{requestId}/signature: the attested order parameters (amount as a decimal string) and the signature. */
 export async function getRequestSignature(

@@ -4,7 +4,7 @@ import { authenticate } from '../../core/apiKeys/authenticate.js';
 import { getRequests as getRequestsCore } from '../../core/requests/getRequests.js';
 import type { RequestTransaction, RequestView } from '../../core/requests/types.js';
 import { toWire } from '../wire.js';
-import type { RestContext } from './index.js';
+import type { RestContext } from '../context.js';
 
 type Schemas = components['schemas'];
 

@@ -4,7 +4,7 @@ import { getRequestsV2 as getRequestsV2Core } from '../../core/requests/getReque
 import type { RequestTransaction, RequestViewV2 } from '../../core/requests/types.js';
 import { toWire } from '../wire.js';
 import { secondsToRange, splitList, wireTransaction } from './getRequests.js';
-import type { RestContext } from './index.js';
+import type { RestContext } from '../context.js';
 
 type Schemas = components['schemas'];
 

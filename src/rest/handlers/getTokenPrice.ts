@@ -1,7 +1,7 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
 import { formatUsdPrice } from '../../core/usd.js';
 import { getTokenPrice as getTokenPriceCore } from '../../core/catalogue/getTokenPrice.js';
-import type { RestContext } from './index.js';
+import type { RestContext } from '../context.js';
 
 /**
  * GET /currencies/token/price. The wire `price` is a JSON number (the reference's type): the nearest double to

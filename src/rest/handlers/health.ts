@@ -1,5 +1,5 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
-import type { RestContext } from './index.js';
+import type { RestContext } from '../context.js';
 
 /** GET /health: the process is up and serving. */
 export async function getHealth(_input: OperationInput<'getHealth'>, _context: RestContext): Promise<OperationOutput<'getHealth'>> {

@@ -1,8 +1,6 @@
 import type { OperationHandlers, OperationId } from '../../../generated/openapi/operations.js';
-import type { SealWebhookSecret } from '../../core/apiKeys/apiKey.js';
-import type { CoreContext } from '../../core/context.js';
 import { notImplemented } from '../../core/errors.js';
-import type { ReadinessReport } from '../../server/readiness.js';
+import type { RestContext } from '../context.js';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from './adminApiKeys.js';
 import { getChains } from './getChains.js';
 import { getChainsLiquidity } from './getChainsLiquidity.js';
@@ -21,14 +19,6 @@ import { getRequestsV2 } from './getRequestsV2.js';
 import { getRequestSignature } from './getRequestSignature.js';
 import { indexSingleTransaction } from './indexSingleTransaction.js';
 import { indexTransaction } from './indexTransaction.js';
-
-/** What REST handlers receive besides the request. */
-export interface RestContext {
-  core: CoreContext;
-  readiness: () => Promise<ReadinessReport>;
-  /** The admin operations: the bearer token (undefined = admin interface off) and the webhook URL policy. */
-  admin: { token: string | undefined; allowPrivateWebhooks: boolean; sealWebhookSecret?: SealWebhookSecret };
-}
 
 /** An operation declared in the contract whose implementation arrives with a later change: a clear 501. */
 const pending = (operationId: OperationId) => async (): Promise<never> => {

@@ -1,6 +1,6 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
 import { indexSingleTransaction as indexSingleTransactionCore } from '../../core/solver/indexTransaction.js';
-import type { RestContext } from './index.js';
+import type { RestContext } from '../context.js';
 
 /** POST /transactions/single: `tx` is the JSON-encoded transaction, decoded by the core. */
 export async function indexSingleTransaction(

@@ -1,6 +1,6 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
 import { indexTransaction as indexTransactionCore } from '../../core/solver/indexTransaction.js';
-import type { RestContext } from './index.js';
+import type { RestContext } from '../context.js';
 
 /** POST /transactions/index: the chain id arrives as a number or a decimal string (the reference SDK sends a string). */
 export async function indexTransaction(
