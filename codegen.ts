@@ -55,7 +55,7 @@ const config: CodegenConfig = {
           RequestStatusRecord: '../../src/core/requests/types.js#IntentStatus',
           RequestTransaction: '../../src/core/requests/types.js#RequestTransaction',
           // A page plus what its lazily computed `totalCount` needs.
-          RequestConnection: '../../src/graphql/resolvers/requests.js#RequestConnectionModel',
+          RequestConnection: '../../src/graphql/models.js#RequestConnectionModel',
           // Resolvers return internal enum values (typescript-resolvers would otherwise type them as null).
           ...Object.fromEntries(Object.keys(enumValues).map((name) => [name, name])),
         },

@@ -3,7 +3,7 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { Chain as ChainModel } from '../../src/core/chains/types.js';
 import type { Quote as QuoteModel, Price as PriceModel } from '../../src/core/quote/types.js';
 import type { RequestView as RequestViewModel, IntentStatus as IntentStatusModel, RequestTransaction as RequestTransactionModel } from '../../src/core/requests/types.js';
-import type { RequestConnectionModel as RequestConnectionModelModel } from '../../src/graphql/resolvers/requests.js';
+import type { RequestConnectionModel as RequestConnectionModelModel } from '../../src/graphql/models.js';
 import type { GraphQLContext } from '../../src/graphql/context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;

@@ -1,7 +1,6 @@
 import type { QueryResolvers, RequestFilterInput, Resolvers } from '../../../generated/graphql/resolvers.js';
 import { authenticate } from '../../core/apiKeys/authenticate.js';
 import { isGatewayError } from '../../core/errors.js';
-import type { Caller } from '../../core/quote/types.js';
 import { getIntentStatus } from '../../core/requests/getIntentStatus.js';
 import {
   countMatchingRequests,
@@ -9,13 +8,7 @@ import {
   type GetRequestsParameters,
   type GetRequestsReturnType,
 } from '../../core/requests/getRequests.js';
-
-/** What `Query.requests` hands to the `RequestConnection` fields: the page, and how to count all pages. */
-export interface RequestConnectionModel {
-  page: GetRequestsReturnType;
-  params: GetRequestsParameters;
-  caller: Caller;
-}
+import type { RequestConnectionModel } from '../models.js';
 
 /** The schema answers null for an unknown id where REST answers 404. */
 async function nullIfNotFound<T>(promise: Promise<T>): Promise<T | null> {
