@@ -17,7 +17,7 @@ import { devnetChainConfigs } from '../src/server/devnetConfig.js';
 import { machineDescription, positiveInteger, positiveNumber, runBench, UsageError } from './cli.js';
 import { createDepositWallet, runFillRequest, type DepositWallet, type FillTrace } from './fillRequest.js';
 import { failureReport, intervals, intervalTable, TARGET, verdict } from './fillReport.js';
-import type { BenchServerInfo } from './server.js';
+import type { BenchServerInfo } from './serverProcess.js';
 import { machineCpuSeconds, processCpuSeconds, startBenchServer } from './serverProcess.js';
 
 const ORIGIN_CHAIN_ID = 31337;

@@ -14,7 +14,7 @@ import { parseEther, parseUnits, zeroAddress, type Address } from 'viem';
 import { machineDescription, positiveNumber, runBench, UsageError } from './cli.js';
 import { runLoad, type BenchRequest, type RequestFactory } from './load.js';
 import { countOf, errorReport, progressLine, ratioTable, resultsTable, summarize, type ScenarioRow } from './report.js';
-import type { BenchServerInfo } from './server.js';
+import type { BenchServerInfo } from './serverProcess.js';
 import { processCpuSeconds, processMemoryMiB, startBenchServer, type BenchServer } from './serverProcess.js';
 
 const TARGET = { concurrency: 16, perSecond: 1500, p99Ms: 25 };

@@ -21,20 +21,7 @@ import { configFromEnvironment, type GatewayConfig } from '../src/server/config.
 import { createServer, type GatewayServer } from '../src/server/createServer.js';
 import { devnetChainConfigs } from '../src/server/devnetConfig.js';
 import { tuneV8ForServing } from '../src/server/v8Tuning.js';
-import { MEMORY_PROBE_COMMAND, type BenchServerMemory } from './serverProcess.js';
-
-/** The line the server prints on stdout when it is ready. */
-export interface BenchServerInfo {
-  /** Base URL of the gateway, no trailing slash. */
-  url: string;
-  descriptor: DevnetDescriptor;
-  /** Human-readable database in use, credentials removed. */
-  database: string;
-  /** Process id of the gateway (this process), for reading its RSS and CPU time. */
-  pid: number;
-  /** Devnet block time in seconds; null = automine. */
-  blockTime: number | null;
-}
+import { MEMORY_PROBE_COMMAND, type BenchServerInfo, type BenchServerMemory } from './serverProcess.js';
 
 /** The same interval mining as `npm start`, so chain reads behave as they do in a real deployment. */
 const BLOCK_TIME_SECONDS = 1;

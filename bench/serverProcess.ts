@@ -7,9 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-// Types only: importing `server.ts` itself would run it.
 import { benchSchema, type BenchSchema } from './schema.js';
-import type { BenchServerInfo } from './server.js';
+import type { DevnetDescriptor } from '../src/chain/devnet.js';
 
 const SERVER_READY_TIMEOUT_MS = 180_000;
 /**
@@ -20,6 +19,19 @@ const MAX_FORWARDED_LINES = 5;
 const MAX_FORWARDED_CHARS = 400;
 /** Linux reports process CPU times in USER_HZ ticks, 100 per second on every mainstream architecture. */
 const USER_HZ = 100;
+
+/** The line the server prints on stdout when it is ready. */
+export interface BenchServerInfo {
+  /** Base URL of the gateway, no trailing slash. */
+  url: string;
+  descriptor: DevnetDescriptor;
+  /** Human-readable database in use, credentials removed. */
+  database: string;
+  /** Process id of the gateway (this process), for reading its RSS and CPU time. */
+  pid: number;
+  /** Devnet block time in seconds; null = automine. */
+  blockTime: number | null;
+}
 
 /** What the load generator writes on stdin to ask for a `BenchServerMemory` line. */
 export const MEMORY_PROBE_COMMAND = 'memory';

@@ -37,7 +37,7 @@ import type { DevnetChain } from '../src/chain/devnet.js';
 import { machineDescription, positiveInteger, positiveNumber, runBench, UsageError } from './cli.js';
 import { createDepositWallet, quoteDeposit, sendDeposit, type DepositWallet, type QuotedDeposit } from './fillRequest.js';
 import { fixed } from './report.js';
-import type { BenchServerInfo } from './server.js';
+import type { BenchServerInfo } from './serverProcess.js';
 import { machineCpuSeconds, processCpuSeconds, processMemoryMiB, startBenchServer, type BenchServer } from './serverProcess.js';
 import { observeCommits, type CommitObserver } from './streamCommits.js';
 import { openGraphQLSubscriber, openWsSubscriber, startWebhookReceiver, type Protocol, type Subscriber, type WebhookReceiver } from './streamClients.js';
