@@ -247,7 +247,10 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
   }
 
   async function validate(request: RequestRecord, deposit: DepositRecord): Promise<{ failReason: FailReason; details?: JsonObject } | null> {
-    if (deposit.token.toLowerCase() !== request.originCurrency.toLowerCase()) return { failReason: 'ORIGIN_CURRENCY_MISMATCH' };
+    // Stray deposits never get here (`judgeDeposit`); kept for requests claimed before that rule existed.
+    if (deposit.chainId !== request.originChainId || deposit.token.toLowerCase() !== request.originCurrency.toLowerCase()) {
+      return { failReason: 'ORIGIN_CURRENCY_MISMATCH' };
+    }
     if (deposit.amount < request.amountIn) return { failReason: 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL' };
     return validateFill(request);
   }
