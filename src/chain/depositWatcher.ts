@@ -65,6 +65,8 @@ interface DepositLog {
   token: Hex;
   amount: bigint;
   depositIndex: bigint | null;
+  /** The transaction's `from`: who sent the deposit, as the chain says (not the caller-chosen `depositor`). */
+  sender?: Hex;
 }
 
 /**
@@ -252,7 +254,7 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
       const toHash = await canonicalHash(toBlock);
       if (toHash === null) throw new Error(`block ${toBlock} of chain ${chainId} not found below head ${head}`);
       const logs = await client.getLogs({ address: [depository, receiver], events: depositEvents, fromBlock, toBlock, strict: true });
-      await recordAll(decodeAll(logs), { blockNumber: toBlock, blockHash: toHash });
+      await recordAll(await withSenders(decodeAll(logs)), { blockNumber: toBlock, blockHash: toHash });
       // Settle as each range lands, so a long backfill hands deposits on as it goes. Fresh hashes: the ones
       // read before the logs may predate them.
       await settlePending(head, rewoundTo);
@@ -268,6 +270,16 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
       ...(rewoundTo === undefined ? { maxBlockNumber: head - depth + 1n } : {}),
     });
     if (candidates.length > 0) await settle(head, candidates, blockHashReader());
+  }
+
+  /**
+   * Adds each deposit's transaction sender (one `eth_getTransactionByHash` per transaction): logs do not carry
+   * it, and the solver needs it to tell the order's user from someone else depositing under the same id.
+   */
+  async function withSenders(entries: DepositLog[]): Promise<DepositLog[]> {
+    const hashes = [...new Set(entries.map((entry) => entry.txHash))];
+    const senders = new Map(await Promise.all(hashes.map(async (hash) => [hash, (await client.getTransaction({ hash })).from] as const)));
+    return entries.map((entry) => ({ ...entry, sender: senders.get(entry.txHash)! }));
   }
 
   function decodeAll(logs: readonly DecodableLog[]): DepositLog[] {
@@ -360,7 +372,7 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
         throw rpcError(error, chain, `reading the receipt of ${txHash}`);
       }
       const logs = parseEventLogs({ abi: depositEvents, logs: receipt.logs, strict: true });
-      const entries = decodeAll(logs);
+      const entries = decodeAll(logs).map((entry) => ({ ...entry, sender: receipt.from }));
       if (entries.length === 0) return [];
       const recorded = await recordAll(entries);
       try {

@@ -17,7 +17,10 @@ export interface DepositRecord {
   blockHash: string;
   /** The request id the deposit carried (there may be no such request). */
   requestId: string;
+  /** Who the deposit is for, as the depository's caller named it (or the receiver's caller). */
   depositor: string;
+  /** The deposit transaction's sender (`from`), read from the chain; null only for rows older than the column. */
+  sender: string | null;
   /** Token address; the zero address for native deposits. */
   token: string;
   amount: bigint;
@@ -38,6 +41,8 @@ export interface InsertDepositParameters {
   token: string;
   amount: bigint;
   depositIndex?: bigint | null;
+  /** The transaction's `from`. */
+  sender?: string | null;
   status?: DepositStatus;
   now: number;
 }
@@ -64,6 +69,7 @@ export async function insertDeposit(
       token: normalizeHex(params.token),
       amount: toUint256(params.amount),
       deposit_index: params.depositIndex == null ? null : params.depositIndex.toString(),
+      sender: params.sender == null ? null : normalizeHex(params.sender),
       status: params.status ?? 'seen',
       created_at: params.now,
       updated_at: params.now,
@@ -219,6 +225,7 @@ export function toDepositRecord(row: Selectable<DepositsTable>): DepositRecord {
     token: row.token,
     amount: toBigInt(row.amount),
     depositIndex: row.deposit_index === null ? null : toBigInt(row.deposit_index),
+    sender: row.sender ?? null,
     status: row.status as DepositStatus,
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),

@@ -93,6 +93,8 @@ export interface DepositsTable {
   token: string;
   amount: Uint256;
   deposit_index: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The deposit transaction's `from` (null: recorded before migration 0400). */
+  sender: ColumnType<string | null, string | null | undefined, string | null>;
   status: string;
   created_at: Int8;
   updated_at: Int8;

@@ -195,6 +195,8 @@ describe('following deposits', () => {
       txHash: hashes[0],
       requestId: ids[0],
       depositor: user().address.toLowerCase(),
+      // Read from the transaction, not the event: the solver tells the order's user by it.
+      sender: user().address.toLowerCase(),
       token: zeroAddress,
       amount: parseEther('1'),
     });
@@ -339,6 +341,8 @@ describe('indexTransaction', () => {
       txHash: receipt.transactionHash,
       blockNumber: receipt.blockNumber,
       depositor: user().address.toLowerCase(),
+      // The outer transaction's sender, though the depository was called by the multicaller.
+      sender: user().address.toLowerCase(),
       token: zeroAddress,
       amount: parseEther('0.2'),
       status: 'confirmed',

@@ -11,14 +11,21 @@ export interface TestGateway {
   stop(): Promise<void>;
 }
 
-/** A real devnet (automine, free ports) and a gateway on port 0 with in-memory PGlite unless overridden. */
-export async function startTestGateway(overrides: Partial<GatewayConfig> = {}): Promise<TestGateway> {
+/**
+ * A real devnet (automine, free ports) and a gateway on port 0 with in-memory PGlite unless overridden.
+ * `configure` may change the configuration once the devnet is known (e.g. put an RPC proxy in front of a chain).
+ */
+export async function startTestGateway(
+  overrides: Partial<GatewayConfig> = {},
+  configure?: (config: GatewayConfig, devnet: Devnet) => GatewayConfig | Promise<GatewayConfig>,
+): Promise<TestGateway> {
   const devnet = await startDevnet({ basePort: 0 });
   try {
-    const config: GatewayConfig = {
+    let config: GatewayConfig = {
       ...configFromEnvironment({ PORT: '0', GATEWAY_LOG_LEVEL: 'silent' }, devnetChainConfigs(devnet.descriptor), devnet.descriptor.solver.privateKey),
       ...overrides,
     };
+    if (configure !== undefined) config = await configure(config, devnet);
     const server = await createServer(config);
     const url = await server.start();
     return {

@@ -35,6 +35,9 @@ afterAll(async () => {
 const fastFill = (requestId: string, apiKey?: string, extra: Record<string, unknown> = {}) =>
   call(gateway.url, 'fastFill', { body: { requestId, ...extra }, ...(apiKey === undefined ? {} : { headers: { 'x-api-key': apiKey } }) });
 
+/** Fast fill is only for requests quoted with the key. */
+const withKey = (apiKey: string) => ({ 'x-api-key': apiKey });
+
 const fresh = (n: number): Address => `0x${n.toString(16).padStart(40, '0')}` as Address;
 
 async function fillsOf(requestId: string): Promise<number> {
@@ -46,7 +49,7 @@ describe('POST /fast-fill', () => {
   it('fills before any deposit; the later deposit pays for it without a second fill or a refund', async () => {
     const recipient = fresh(0xfa57);
     // 0.01 ETH at 3000 USD = USD 30, within the key's USD 100.
-    const q = await requestQuote(gateway, user, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString(), recipient });
+    const q = await requestQuote(gateway, user, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString(), recipient }, withKey(keys.fast));
     const requestId = q.steps.at(-1)!.requestId;
     const { status, body } = await fastFill(requestId, keys.fast);
     expect(status, JSON.stringify(body)).toBe(200);
@@ -73,8 +76,8 @@ describe('POST /fast-fill', () => {
 
   it('holds the key under its limit until deposits arrive', async () => {
     // Two quotes of 0.02 ETH (USD 60 each): the first fits in USD 100, the second would not.
-    const first = await requestQuote(gateway, user, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString() });
-    const second = await requestQuote(gateway, user, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString() });
+    const first = await requestQuote(gateway, user, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString() }, withKey(keys.fast));
+    const second = await requestQuote(gateway, user, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString() }, withKey(keys.fast));
     expect((await fastFill(first.steps.at(-1)!.requestId, keys.fast)).status).toBe(200);
     const over = await fastFill(second.steps.at(-1)!.requestId, keys.fast);
     expect(over).toMatchObject({ status: 403, body: { errorCode: 'FORBIDDEN' } });
@@ -92,7 +95,7 @@ describe('POST /fast-fill', () => {
   });
 
   it('needs a key with fast fill enabled, a known waiting request, and answers in the error shape', async () => {
-    const q = await requestQuote(gateway, user, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.005').toString() });
+    const q = await requestQuote(gateway, user, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.005').toString() }, withKey(keys.fast));
     const requestId = q.steps.at(-1)!.requestId;
     expect(await fastFill(requestId)).toMatchObject({ status: 401, body: { errorCode: 'UNAUTHORIZED' } });
     expect(await fastFill(requestId, 'sk_unknown')).toMatchObject({ status: 401, body: { errorCode: 'UNAUTHORIZED' } });

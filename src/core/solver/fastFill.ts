@@ -19,9 +19,10 @@ export interface FastFillReturnType {
 
 /**
  * Fast fill (`POST /fast-fill`): fills a `waiting` request at once, before its deposit is confirmed (or even
- * sent), against the API key's fast-fill limit. The request's input value (USD at quote time) is held against
- * the key until the deposit arrives; a fast fill whose deposit never lands is the key owner's loss, as with the
- * reference. Idempotent: a request already fast-filled answers success again.
+ * sent), against the API key's fast-fill limit. Only requests quoted with that key qualify. The request's input
+ * value (USD at quote time) is held against the key until a deposit that matches the order arrives (dust or a
+ * deposit elsewhere does not release it); a fast fill whose deposit never lands is the key owner's loss, as with
+ * the reference. Idempotent: a request already fast-filled answers success again.
  */
 export async function fastFill(ctx: CoreContext, params: FastFillParameters, caller: Caller): Promise<FastFillReturnType> {
   const key = caller.apiKey;
@@ -33,6 +34,8 @@ export async function fastFill(ctx: CoreContext, params: FastFillParameters, cal
   const requestId = parseRequestId(params.requestId);
   const request = await getRequest(ctx.db, requestId);
   if (request === undefined) throw new GatewayError('NOT_FOUND', `Request not found: ${requestId}`);
+  // A key vouches only for its own customers' orders: those quoted with it.
+  if (request.apiKeyId !== key.id) throw new GatewayError('FORBIDDEN', 'Fast fill is allowed only for requests quoted with this API key');
   if (request.fastFill !== null) return { message: 'Request already fast-filled.' };
   if (request.status !== 'waiting') throw new GatewayError('CONFLICT', `Conflict: this request is already being processed (status ${request.status})`);
   if (params.maxFillAmountUsd !== undefined && request.volumeUsdMicros > parseUnits(params.maxFillAmountUsd.toFixed(6), 6)) {

@@ -1,5 +1,5 @@
 import { encodeAbiParameters, encodeFunctionData, keccak256, parseAbiParameters, zeroAddress, type Address, type Hex } from 'viem';
-import { listDepositsForRequest, updateDepositStatus, type DepositRecord } from '../../store/deposits.repository.js';
+import { getDeposit, listDepositsForRequest, updateDepositStatus, type DepositRecord } from '../../store/deposits.repository.js';
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import {
   attachDepositToFastFill,
@@ -19,7 +19,9 @@ import { isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
 import { fillTransaction, type DestinationCall } from '../fill/fillTransaction.js';
 import { convert } from '../market.js';
+import { judgeDeposit } from './depositMatch.js';
 import type { SentReceipt, TransactionSender } from './ports.js';
+import { defaultRetryPolicy, retryDelayMs, type RetryPolicy } from './retry.js';
 
 /** Why a request was refunded or failed: the reference's `failReason` codes this solver produces. */
 export type FailReason =
@@ -50,6 +52,8 @@ export interface CreateSolverParameters {
   ctx: CoreContext;
   /** The solver's sender per chain id. */
   senders: ReadonlyMap<number, TransactionSender>;
+  /** How work that failed (an RPC error) is retried; `defaultRetryPolicy` when absent. */
+  retry?: RetryPolicy;
 }
 
 /** Extra gas on top of an estimate for the solver's own transactions. */
@@ -58,8 +62,10 @@ const GAS_MARGIN_PERCENT = 20n;
 /**
  * The request lifecycle after the deposit: decide, fill or refund, and record every status change.
  *
- * - A confirmed deposit is claimed in one transaction with the request's move `waiting -> pending`; a deposit
- *   for a request that is no longer waiting is a double spend and is refunded on its own.
+ * - A confirmed deposit pays for its request only when it matches the order (`depositMatch.ts`); it is then
+ *   claimed in one transaction with the request's move `waiting -> pending`. A deposit on another chain or in
+ *   another currency, or short and not sent by the order's user, is stray: refunded on its own, the request
+ *   untouched. A matching deposit for a request that is no longer waiting is a double spend, refunded on its own.
  * - Before filling it re-validates: the currency and amount deposited, the expiry, the solver's balance on the
  *   destination and a simulation of the fill. Any failure refunds the deposit with its `failReason`.
  * - The fill goes through the destination's sender (recorded before broadcast, one live fill per request, and
@@ -68,21 +74,55 @@ const GAS_MARGIN_PERCENT = 20n;
  * - A refund releases the deposit from the depository to `refundTo` less the refund's gas (or, for a deposit
  *   forwarded through the receiver, pays it back from the solver), then `refund`.
  */
-export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
+export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: CreateSolverParameters): Solver {
   const { db, log } = ctx;
   const lanes = new Map<string, Promise<void>>();
   /** Gas limits from each request's latest fill simulation, used by the fill that follows it. */
   const simulatedGas = new Map<string, bigint>();
+  const sleepers = new Set<() => void>();
   let stopped = false;
 
-  /** Runs `work` after every earlier piece of work for the same key (a request id). */
-  function enqueue(key: string, work: () => Promise<void>): Promise<void> {
+  /** Waits `ms`, or less when the solver stops. */
+  function sleep(ms: number): Promise<void> {
+    if (stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        sleepers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      sleepers.add(wake);
+    });
+  }
+
+  /**
+   * Runs `work`; when it throws (an RPC error while deciding, filling or refunding), waits with backoff and runs
+   * `resume`, which picks the work up from what is recorded, up to `retry.attempts` in all.
+   */
+  async function withRetries(key: string, work: () => Promise<void>, resume: () => Promise<void>): Promise<void> {
+    for (let attempt = 1; !stopped; attempt++) {
+      try {
+        await (attempt === 1 ? work() : resume());
+        return;
+      } catch (error) {
+        if (attempt >= retry.attempts || stopped) {
+          log.error({ err: error, lane: key, attempts: attempt }, 'solver work failed; it is retried after a restart');
+          return;
+        }
+        const delayMs = retryDelayMs(retry, attempt);
+        log.warn({ err: error, lane: key, attempt, retryInMs: delayMs }, 'solver work failed; retrying');
+        await sleep(delayMs);
+      }
+    }
+  }
+
+  /** Runs `work` after every earlier piece of work for the same key (a request id); retried by `resume`. */
+  function enqueue(key: string, work: () => Promise<void>, resume: () => Promise<void> = work): Promise<void> {
     const previous = lanes.get(key) ?? Promise.resolve();
     const next = previous
-      .then(async () => {
-        if (!stopped) await work();
-      })
-      .catch((error: unknown) => log.error({ err: error, requestId: key }, 'solver work failed; it is retried after a restart'));
+      .then(() => withRetries(key, work, resume))
+      .catch((error: unknown) => log.error({ err: error, lane: key }, 'solver work failed; it is retried after a restart'));
     lanes.set(key, next);
     void next.finally(() => {
       if (lanes.get(key) === next) lanes.delete(key);
@@ -106,6 +146,7 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
 
   async function processDeposit(deposit: DepositRecord): Promise<void> {
     const request = await getRequest(db, deposit.requestId);
+    const verdict = request === undefined ? undefined : judgeDeposit(request, deposit);
     // The request's own deposit is consumed together with the request's move. Any other deposit (a double spend,
     // an unknown request) is consumed only once its refund is done: a crash before that leaves it `confirmed`,
     // and the watcher hands it on again at start, so it cannot be lost. Consuming first and rolling back keeps
@@ -115,14 +156,16 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
       .execute(async (trx) => {
         const consumed = await updateDepositStatus(trx, deposit.id, { status: 'consumed', fromStatus: 'confirmed', now: ctx.now() });
         if (consumed === null) return 'taken' as const;
-        if (request !== undefined) {
+        if (request !== undefined && verdict !== undefined && verdict.kind !== 'stray') {
           const moved = await updateRequestStatus(trx, request.id, { status: 'pending', fromStatus: 'waiting', inTxHash: deposit.txHash, now: ctx.now() });
           if (moved !== null) return 'primary' as const;
-          // The first deposit of a fast-filled request pays for a fill already made.
-          const attached = await attachDepositToFastFill(trx, request.id, deposit.txHash, ctx.now());
-          if (attached !== null) return 'fast' as const;
+          // The first matching deposit of a fast-filled request pays for the fill (and releases the key's hold).
+          if (verdict.kind === 'pays') {
+            const attached = await attachDepositToFastFill(trx, request.id, deposit.txHash, ctx.now());
+            if (attached !== null) return 'fast' as const;
+          }
         }
-        throw new NotOwnDeposit(request === undefined ? 'orphan' : 'extra');
+        throw new NotOwnDeposit(request === undefined ? 'orphan' : verdict?.kind === 'pays' ? 'extra' : 'stray');
       })
       .catch((error: unknown) => {
         if (error instanceof NotOwnDeposit) return error.claim;
@@ -130,29 +173,49 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
       });
     if (claim === 'taken') return;
     if (claim === 'fast') {
-      if (deposit.amount < request!.amountIn || deposit.token.toLowerCase() !== request!.originCurrency.toLowerCase()) {
-        log.warn({ requestId: deposit.requestId, txHash: deposit.txHash }, 'fast-filled request paid short or in another currency: the fast-fill key bears the difference');
+      // The fast fill failed before its deposit arrived: the deposit is the order's own and is refunded.
+      const paid = await getRequest(db, deposit.requestId);
+      if (paid !== undefined && paid.status === 'failure' && paid.refundFailReason === null) {
+        log.warn({ requestId: paid.id, txHash: deposit.txHash }, 'deposit for a fast fill that failed: refunding it');
+        await refundRequest(paid, deposit, (paid.failReason as FailReason | null) ?? 'EXECUTION_REVERTED');
       }
       return;
     }
     crashPoint(ctx.config.crashAt, 'deposit-claimed');
+    // A deposit that is not the request's own is refunded in a lane of its own, so refunding it does not hold up
+    // the request's work (its proper deposit may be right behind).
     if (claim === 'orphan' || request === undefined) {
       log.warn({ requestId: deposit.requestId, txHash: deposit.txHash }, 'deposit for an unknown request: refunding the depositor');
-      await refundStrayDeposit(deposit, deposit.depositor as Address);
+      queueStrayRefund(deposit, deposit.depositor as Address);
+      return;
+    }
+    if (claim === 'stray') {
+      const why = verdict?.kind === 'stray' ? verdict.why : 'short-not-from-user';
+      log.warn({ requestId: request.id, txHash: deposit.txHash, chainId: deposit.chainId, why }, 'deposit that cannot pay for its order: refunding it on its own; the request is left as it was');
+      queueStrayRefund(deposit, deposit.depositor as Address);
       return;
     }
     if (claim === 'extra') {
       log.warn({ requestId: request.id, txHash: deposit.txHash, status: request.status }, 'second deposit for a paid request: refunding it (DOUBLE_SPEND)');
-      await refundStrayDeposit(deposit, request.refundTo as Address);
+      queueStrayRefund(deposit, request.refundTo as Address);
       return;
     }
     await decideAndFill((await getRequest(db, request.id))!, deposit);
   }
 
+  function queueStrayRefund(deposit: DepositRecord, refundTo: Address): void {
+    void enqueue(`deposit:${deposit.id}`, () => refundStrayDeposit(deposit, refundTo));
+  }
+
   /** Refunds a deposit that is not its request's own (keyed by the deposit), then consumes it. */
   async function refundStrayDeposit(deposit: DepositRecord, refundTo: Address): Promise<void> {
+    // Handed on twice (a retry, a restart): the first one refunded and consumed it.
+    if ((await getDeposit(db, deposit.id))?.status !== 'confirmed') return;
     const outcome = await refundDeposit(deposit, { refundTo, key: depositKey(deposit) });
-    if (outcome.kind === 'unrefundable') {
+    if (outcome.kind === 'unrefundable' && outcome.refundFailReason === 'AMOUNT_TOO_LOW_TO_REFUND') {
+      // Dust (less than the refund's gas): nothing to send back; it stays in the depository.
+      log.warn({ requestId: deposit.requestId, txHash: deposit.txHash, amount: deposit.amount.toString() }, 'deposit too small to refund; left in the depository');
+    } else if (outcome.kind === 'unrefundable') {
       log.error({ requestId: deposit.requestId, txHash: deposit.txHash, refundFailReason: outcome.refundFailReason }, 'deposit not refunded; an operator must look');
     }
     await updateDepositStatus(db, deposit.id, { status: 'consumed', fromStatus: 'confirmed', now: ctx.now() });
@@ -184,7 +247,10 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
   }
 
   async function validate(request: RequestRecord, deposit: DepositRecord): Promise<{ failReason: FailReason; details?: JsonObject } | null> {
-    if (deposit.token.toLowerCase() !== request.originCurrency.toLowerCase()) return { failReason: 'ORIGIN_CURRENCY_MISMATCH' };
+    // Stray deposits never get here (`judgeDeposit`); kept for requests claimed before that rule existed.
+    if (deposit.chainId !== request.originChainId || deposit.token.toLowerCase() !== request.originCurrency.toLowerCase()) {
+      return { failReason: 'ORIGIN_CURRENCY_MISMATCH' };
+    }
     if (deposit.amount < request.amountIn) return { failReason: 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL' };
     return validateFill(request);
   }
@@ -245,12 +311,16 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
     }
     const failed = await setStatus(request, 'failure', ['pending', 'submitted'], { txHash: receipt.hash, failReason: 'TRANSACTION_REVERTED' });
     crashPoint(ctx.config.crashAt, 'fill-reverted');
-    if (failed !== null && deposit !== null) await refundRequest(failed, deposit, 'TRANSACTION_REVERTED');
+    const paid = deposit ?? (failed === null ? null : await attachedDeposit(failed));
+    if (failed !== null && paid !== null) await refundRequest(failed, paid, 'TRANSACTION_REVERTED');
   }
 
   /** A request that cannot be filled: its deposit is refunded, or without one (a fast fill) it simply fails. */
   async function refundOrFail(request: RequestRecord, deposit: DepositRecord | null, failReason: FailReason, details?: JsonObject): Promise<void> {
-    if (deposit !== null) await refundRequest(request, deposit, failReason, details);
+    // A fast fill's deposit may have arrived meanwhile (attached to the request): it is refunded, never kept.
+    const fresh = deposit === null ? await getRequest(db, request.id) : undefined;
+    const paid = deposit ?? (fresh === undefined ? null : await attachedDeposit(fresh));
+    if (paid !== null) await refundRequest(fresh ?? request, paid, failReason, details);
     else await setStatus(request, 'failure', ['pending', 'submitted'], { failReason, details: details ?? null });
   }
 
@@ -317,9 +387,28 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
     return { ...request.feesQuoted, fillGasUsed: receipt.gasUsed.toString(), fillGasPrice: receipt.effectiveGasPrice.toString() };
   }
 
-  async function recoverRequest(request: RequestRecord): Promise<void> {
+  /** The request's own deposit: consumed, and its hash among the request's `inTxHashes`. */
+  async function attachedDeposit(request: RequestRecord): Promise<DepositRecord | null> {
+    if (request.inTxHashes.length === 0) return null;
     const deposits = await listDepositsForRequest(db, request.id);
-    const deposit = deposits.find((candidate) => candidate.status === 'consumed' && request.inTxHashes.includes(candidate.txHash)) ?? null;
+    return deposits.find((candidate) => candidate.status === 'consumed' && request.inTxHashes.includes(candidate.txHash)) ?? null;
+  }
+
+  /**
+   * A retry: picks a request's work up from what is recorded, as a restart would, when the request is in flight
+   * (and, given `depositTxHash`, only when that deposit is the request's own).
+   */
+  async function resumeRequest(requestId: string, depositTxHash?: string): Promise<void> {
+    const fresh = await getRequest(db, requestId);
+    if (fresh === undefined) return;
+    const inFlight = fresh.status === 'pending' || fresh.status === 'submitted' || (fresh.status === 'failure' && fresh.refundFailReason === null);
+    if (!inFlight) return;
+    if (depositTxHash !== undefined && !fresh.inTxHashes.includes(depositTxHash.toLowerCase())) return;
+    await recoverRequest(fresh);
+  }
+
+  async function recoverRequest(request: RequestRecord): Promise<void> {
+    const deposit = await attachedDeposit(request);
     if (deposit === null && request.fastFill !== null) {
       const fastFillTx = await getLiveOutgoingTx(db, request.id, 'fill');
       if (fastFillTx !== undefined) await finishFill(request, null, fastFillTx.id);
@@ -359,7 +448,15 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
 
   return {
     handleDeposit(deposit) {
-      void enqueue(deposit.requestId, () => processDeposit(deposit));
+      void enqueue(
+        deposit.requestId,
+        () => processDeposit(deposit),
+        async () => {
+          // Claims it if the failed attempt did not get that far (a no-op otherwise), then resumes the request.
+          await processDeposit(deposit);
+          await resumeRequest(deposit.requestId, deposit.txHash);
+        },
+      );
     },
     async recover() {
       for (const status of ['pending', 'submitted', 'failure'] as const) {
@@ -368,10 +465,14 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
           const page = await listRequests(db, { status }, { limit: 50, ...(continuation === undefined ? {} : { continuation }) });
           for (const request of page.requests) {
             if (status === 'failure' && request.refundFailReason !== null) continue;
-            void enqueue(request.id, async () => {
-              const fresh = await getRequest(db, request.id);
-              if (fresh !== undefined && fresh.status === status) await recoverRequest(fresh);
-            });
+            void enqueue(
+              request.id,
+              async () => {
+                const fresh = await getRequest(db, request.id);
+                if (fresh !== undefined && fresh.status === status) await recoverRequest(fresh);
+              },
+              () => resumeRequest(request.id),
+            );
           }
           continuation = page.continuation;
         } while (continuation !== undefined);
@@ -384,16 +485,21 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
       return blocked === null ? null : { failReason: blocked.failReason, message: typeof blocked.details?.message === 'string' ? blocked.details.message : blocked.failReason };
     },
     fillNow(requestId) {
-      void enqueue(requestId, async () => {
-        const request = await getRequest(db, requestId);
-        if (request !== undefined && request.status === 'pending' && request.fastFill !== null) await fill(request, null);
-      });
+      void enqueue(
+        requestId,
+        async () => {
+          const request = await getRequest(db, requestId);
+          if (request !== undefined && request.status === 'pending' && request.fastFill !== null) await fill(request, null);
+        },
+        () => resumeRequest(requestId),
+      );
     },
     async idle() {
       while (lanes.size > 0) await Promise.all([...lanes.values()]);
     },
     async stop() {
       stopped = true;
+      for (const wake of [...sleepers]) wake();
       await Promise.all([...lanes.values()]);
     },
   };
@@ -401,7 +507,7 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
 
 /** Rolls back a claim that found the deposit is not its request's own: it stays `confirmed` until refunded. */
 class NotOwnDeposit extends Error {
-  constructor(readonly claim: 'orphan' | 'extra') {
+  constructor(readonly claim: 'orphan' | 'stray' | 'extra') {
     super(`not the request's own deposit (${claim})`);
   }
 }

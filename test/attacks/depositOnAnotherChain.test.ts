@@ -1,0 +1,78 @@
+/**
+ * Attack: pay for an order on another chain. The attacker quotes 0.01 ETH from chain A and deposits the quoted
+ * input under the request id on chain C instead, in C's native currency (on real networks a cheap one: the same
+ * number of units is worth far less), hoping the solver takes any deposit that names the id as payment.
+ * Defence: a deposit pays only when it matches the order (origin chain, its depository or receiver, origin
+ * currency, amount at least the quoted input); a deposit elsewhere is a stray deposit, refunded where it landed,
+ * and the request is left as it was, still fillable by its own deposit.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseEther, zeroAddress } from 'viem';
+import type { DevnetAccount, DevnetChain } from '../../src/chain/devnet.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { executeSteps, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
+import { depositErc20, depositNative, fillsOf, freshAddress, nativeBalance, releaseOf, statusOf, until } from './attacker.js';
+
+let gateway: TestGateway;
+let chainA: DevnetChain;
+let chainB: DevnetChain;
+let chainC: DevnetChain;
+let attacker: DevnetAccount;
+
+beforeAll(async () => {
+  gateway = await startTestGateway();
+  [chainA, chainB, chainC] = gateway.devnet.descriptor.chains as [DevnetChain, DevnetChain, DevnetChain];
+  attacker = gateway.devnet.descriptor.accounts[1]!;
+});
+afterAll(async () => {
+  await gateway?.stop();
+});
+
+describe('a deposit on another chain than the order\'s origin', () => {
+  it('native: the quoted input paid on chain C buys nothing; it is refunded on C and the order still waits for its own deposit', async () => {
+    const recipient = freshAddress();
+    const q = await requestQuote(gateway, attacker, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString(), recipient });
+    const requestId = q.steps.at(-1)!.requestId;
+    const amountIn = BigInt(q.details.currencyIn.amount);
+
+    const stray = await depositNative(chainC, attacker, requestId, amountIn);
+    // Until the solver has decided about it: released on C, or the request moved.
+    await until('the stray deposit is decided', async () => (await releaseOf(chainC, stray.depositIndex)) !== undefined || (await statusOf(gateway, requestId)).status !== 'waiting');
+
+    expect((await statusOf(gateway, requestId)).status).toBe('waiting');
+    expect(await fillsOf(chainB, requestId)).toBe(0);
+    expect(await nativeBalance(chainB, recipient)).toBe(0n);
+    const released = await releaseOf(chainC, stray.depositIndex);
+    expect(released?.to).toBe(attacker.address);
+    expect(released!.amount).toBeLessThan(amountIn);
+    expect(amountIn - released!.amount).toBeLessThan(parseEther('0.001'));
+
+    // The order's own deposit, on chain A, still fills it.
+    const receipts = await executeSteps(gateway, q.steps, attacker);
+    const record = await waitForStatus(gateway, requestId, ['success', 'failure', 'refund']);
+    expect(record).toMatchObject({ status: 'success', failReason: 'N/A', originChainId: chainA.chainId });
+    expect(record.inTxHashes).toEqual([receipts.get('deposit')!.transactionHash]);
+    expect(await fillsOf(chainB, requestId)).toBe(1);
+    expect(await nativeBalance(chainB, recipient)).toBe(BigInt(q.details.currencyOut.amount));
+  });
+
+  it('ERC-20: USDC deposited on chain C for a USDC order from chain A is refunded on C; the order is not spoiled', async () => {
+    const recipient = freshAddress();
+    const q = await requestQuote(gateway, attacker, {
+      originCurrency: tokenOf(chainA, 'USDC'),
+      destinationCurrency: tokenOf(chainB, 'USDC'),
+      amount: '20000000',
+      recipient,
+    });
+    const requestId = q.steps.at(-1)!.requestId;
+    const stray = await depositErc20(chainC, attacker, tokenOf(chainC, 'USDC'), requestId, BigInt(q.details.currencyIn.amount));
+    await until('the stray deposit is decided', async () => (await releaseOf(chainC, stray.depositIndex)) !== undefined || (await statusOf(gateway, requestId)).status !== 'waiting');
+    expect((await statusOf(gateway, requestId)).status).toBe('waiting');
+    expect((await releaseOf(chainC, stray.depositIndex))?.to).toBe(attacker.address);
+
+    await executeSteps(gateway, q.steps, attacker);
+    const record = await waitForStatus(gateway, requestId, ['success', 'failure', 'refund']);
+    expect(record).toMatchObject({ status: 'success', failReason: 'N/A' });
+    expect(await fillsOf(chainB, requestId)).toBe(1);
+  });
+});
