@@ -19,6 +19,7 @@ import { isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
 import { fillTransaction, type DestinationCall } from '../fill/fillTransaction.js';
 import { convert } from '../market.js';
+import { createFillGate, type FillPause } from './fillGate.js';
 import type { SentReceipt, TransactionSender } from './ports.js';
 
 /** Why a request was refunded or failed: the reference's `failReason` codes this solver produces. */
@@ -30,7 +31,8 @@ export type FailReason =
   | 'EXECUTION_REVERTED'
   | 'TRANSACTION_REVERTED'
   | 'ORIGIN_CURRENCY_MISMATCH'
-  | 'ORPHANED_DEPOSIT_REFUND';
+  | 'ORPHANED_DEPOSIT_REFUND'
+  | 'SLIPPAGE';
 
 export interface Solver {
   /** Takes a confirmed deposit (from a watcher). Work for one request is serialized; never throws. */
@@ -43,6 +45,8 @@ export interface Solver {
   checkFill(requestId: Hex): Promise<{ failReason: string; message: string } | null>;
   /** Fast fill: fills a request a fast fill moved to `pending`. */
   fillNow(requestId: Hex): void;
+  /** Destination chains whose fills are paused (circuit breaker, `fillGate.ts`), and why. */
+  fillPauses(): FillPause[];
   stop(): Promise<void>;
 }
 
@@ -74,6 +78,15 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
   /** Gas limits from each request's latest fill simulation, used by the fill that follows it. */
   const simulatedGas = new Map<string, bigint>();
   let stopped = false;
+  // Re-decides a request the fill gate held (still `pending`, its deposit consumed) as a restart would.
+  const fillGate = createFillGate({
+    ctx,
+    retry: (requestId) =>
+      void enqueue(requestId, async () => {
+        const fresh = await getRequest(db, requestId);
+        if (fresh !== undefined && fresh.status === 'pending') await recoverRequest(fresh);
+      }),
+  });
 
   /** Runs `work` after every earlier piece of work for the same key (a request id). */
   function enqueue(key: string, work: () => Promise<void>): Promise<void> {
@@ -164,6 +177,9 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
       await refundRequest(request, deposit, reason.failReason, reason.details);
       return;
     }
+    const gate = await fillGate.check(request);
+    if (gate.kind === 'refund') await refundRequest(request, deposit, gate.failReason, gate.details);
+    if (gate.kind !== 'fill') return;
     await fill(request, deposit);
   }
 
@@ -392,8 +408,10 @@ export function createSolver({ ctx, senders }: CreateSolverParameters): Solver {
     async idle() {
       while (lanes.size > 0) await Promise.all([...lanes.values()]);
     },
+    fillPauses: () => fillGate.pauses(),
     async stop() {
       stopped = true;
+      fillGate.stop();
       await Promise.all([...lanes.values()]);
     },
   };
