@@ -1006,7 +1006,7 @@ export type QuoteInput = {
   /** Sponsor the fees with the API key's app balance (requires `x-api-key`). */
   subsidizeFees?: InputMaybe<Scalars['Boolean']['input']>;
   tradeType: TradeType;
-  /** Seconds after which an unfilled request is refunded instead of filled. */
+  /** Seconds after which an unfilled request is refunded instead of filled: 1 up to the gateway's cap (`quote.maxTtlSeconds`, default 3600); anything else is refused `INVALID_INPUT`. */
   ttl?: InputMaybe<Scalars['Int']['input']>;
   /** Calls to execute on the destination chain, in order. */
   txs?: InputMaybe<Array<CallInput>>;

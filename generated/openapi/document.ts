@@ -2727,7 +2727,7 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "ErrorResponse": {
         "type": "object",
-        "description": "The body of every error response. `errorCode` is stable and machine-readable; `message` is for humans.\n\nCodes and their HTTP status:\n- 400: `INVALID_INPUT` (the request does not match this contract), `AMOUNT_TOO_LOW`, `INVALID_ADDRESS`,\n  `INVALID_RECIPIENT`, `INVALID_INPUT_CURRENCY`, `INVALID_OUTPUT_CURRENCY`, `UNSUPPORTED_CHAIN`,\n  `CHAIN_DISABLED`, `UNSUPPORTED_CURRENCY`, `UNSUPPORTED_ROUTE`, `NO_SWAP_ROUTES_FOUND`,\n  `INSUFFICIENT_LIQUIDITY`, `INVALID_SLIPPAGE_TOLERANCE`, `INVALID_EXTRA_TXS`, `EXTRA_TXS_NOT_SUPPORTED`,\n  `SWAP_IMPACT_TOO_HIGH`, `DESTINATION_TX_FAILED` (with the revert text in `errorData`)\n- 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `NOT_FOUND`; 405 `METHOD_NOT_ALLOWED`;\n  413 `PAYLOAD_TOO_LARGE`; 415 `UNSUPPORTED_MEDIA_TYPE`; 429 `RATE_LIMITED`\n- 500 `UNKNOWN_ERROR`; 501 `NOT_IMPLEMENTED`\n- retriable: 429 `RATE_LIMITED`, 502 `RPC_HTTP_ERROR`, 503 `SERVICE_UNAVAILABLE` and\n  `PRICE_FETCH_FAILED`, 504 `REQUEST_TIMED_OUT`\n",
+        "description": "The body of every error response. `errorCode` is stable and machine-readable; `message` is for humans.\n\nCodes and their HTTP status:\n- 400: `INVALID_INPUT` (the request does not match this contract), `AMOUNT_TOO_LOW`, `INVALID_ADDRESS`,\n  `INVALID_RECIPIENT`, `INVALID_INPUT_CURRENCY`, `INVALID_OUTPUT_CURRENCY`, `UNSUPPORTED_CHAIN`,\n  `CHAIN_DISABLED`, `UNSUPPORTED_CURRENCY`, `UNSUPPORTED_ROUTE`, `NO_SWAP_ROUTES_FOUND`,\n  `INSUFFICIENT_LIQUIDITY`, `INVALID_SLIPPAGE_TOLERANCE`, `INVALID_EXTRA_TXS`, `EXTRA_TXS_NOT_SUPPORTED`,\n  `SWAP_IMPACT_TOO_HIGH`, `DESTINATION_TX_FAILED` (with the revert text in `errorData`),\n  `AMOUNT_TOO_HIGH` (the order is over the route's USD limit; the limit in `errorData`),\n  `ROUTE_TEMPORARILY_RESTRICTED` (the solver's fills on the destination chain reached their outflow limit\n  for the current window; retriable later, the USD still available in `errorData`)\n- 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `NOT_FOUND`; 405 `METHOD_NOT_ALLOWED`;\n  413 `PAYLOAD_TOO_LARGE`; 415 `UNSUPPORTED_MEDIA_TYPE`; 429 `RATE_LIMITED`\n- 500 `UNKNOWN_ERROR`; 501 `NOT_IMPLEMENTED`\n- retriable: 429 `RATE_LIMITED`, 502 `RPC_HTTP_ERROR`, 503 `SERVICE_UNAVAILABLE` and\n  `PRICE_FETCH_FAILED` (also when a price feed's answer is older than its maximum age, or a stablecoin's\n  feed is off its fixed price), 504 `REQUEST_TIMED_OUT`, 400 `ROUTE_TEMPORARILY_RESTRICTED`\n",
         "required": [
           "message",
           "errorCode"
@@ -2966,7 +2966,7 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "FailReason": {
         "type": "string",
-        "description": "Why a fill failed. `N/A` on non-failure statuses; on `failure`, `fallback` and `refund` the recorded\nreason, or `UNKNOWN` when none was recorded. Common values here: `DOUBLE_SPEND` (a second deposit for a\nprocessed request), `DEPOSITED_AMOUNT_TOO_LOW_TO_FILL`, `ORDER_EXPIRED`, `SOLVER_BALANCE_TOO_LOW`,\n`EXECUTION_REVERTED`, `TTL_EXPIRED`, `SLIPPAGE`.\n",
+        "description": "Why a fill failed. `N/A` on non-failure statuses; on `failure`, `fallback` and `refund` the recorded\nreason, or `UNKNOWN` when none was recorded. Common values here: `DOUBLE_SPEND` (a second deposit for a\nprocessed request), `DEPOSITED_AMOUNT_TOO_LOW_TO_FILL`, `ORDER_EXPIRED`, `SOLVER_BALANCE_TOO_LOW`,\n`EXECUTION_REVERTED`, `TTL_EXPIRED`, `SLIPPAGE` (re-priced at fill time at current oracle prices and gas,\nthe order would deliver less than its minimum output, so its deposit was refunded rather than filled at a\nstale price).\n",
         "enum": [
           "N/A",
           "UNKNOWN",
@@ -3930,7 +3930,7 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "integer",
             "minimum": 1,
             "maximum": 86400,
-            "description": "Seconds after quoting within which the request must be filled, or it is refunded."
+            "description": "Seconds after quoting within which the request must be filled, or it is refunded. At most the\ngateway's configured cap (`quote.maxTtlSeconds`, default 3600); a larger value is answered 400\n`INVALID_INPUT`.\n"
           },
           "useReceiver": {
             "type": "boolean",

@@ -716,12 +716,16 @@ export interface components {
          *       `INVALID_RECIPIENT`, `INVALID_INPUT_CURRENCY`, `INVALID_OUTPUT_CURRENCY`, `UNSUPPORTED_CHAIN`,
          *       `CHAIN_DISABLED`, `UNSUPPORTED_CURRENCY`, `UNSUPPORTED_ROUTE`, `NO_SWAP_ROUTES_FOUND`,
          *       `INSUFFICIENT_LIQUIDITY`, `INVALID_SLIPPAGE_TOLERANCE`, `INVALID_EXTRA_TXS`, `EXTRA_TXS_NOT_SUPPORTED`,
-         *       `SWAP_IMPACT_TOO_HIGH`, `DESTINATION_TX_FAILED` (with the revert text in `errorData`)
+         *       `SWAP_IMPACT_TOO_HIGH`, `DESTINATION_TX_FAILED` (with the revert text in `errorData`),
+         *       `AMOUNT_TOO_HIGH` (the order is over the route's USD limit; the limit in `errorData`),
+         *       `ROUTE_TEMPORARILY_RESTRICTED` (the solver's fills on the destination chain reached their outflow limit
+         *       for the current window; retriable later, the USD still available in `errorData`)
          *     - 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `NOT_FOUND`; 405 `METHOD_NOT_ALLOWED`;
          *       413 `PAYLOAD_TOO_LARGE`; 415 `UNSUPPORTED_MEDIA_TYPE`; 429 `RATE_LIMITED`
          *     - 500 `UNKNOWN_ERROR`; 501 `NOT_IMPLEMENTED`
          *     - retriable: 429 `RATE_LIMITED`, 502 `RPC_HTTP_ERROR`, 503 `SERVICE_UNAVAILABLE` and
-         *       `PRICE_FETCH_FAILED`, 504 `REQUEST_TIMED_OUT`
+         *       `PRICE_FETCH_FAILED` (also when a price feed's answer is older than its maximum age, or a stablecoin's
+         *       feed is off its fixed price), 504 `REQUEST_TIMED_OUT`, 400 `ROUTE_TEMPORARILY_RESTRICTED`
          */
         ErrorResponse: {
             /**
@@ -829,7 +833,9 @@ export interface components {
          * @description Why a fill failed. `N/A` on non-failure statuses; on `failure`, `fallback` and `refund` the recorded
          *     reason, or `UNKNOWN` when none was recorded. Common values here: `DOUBLE_SPEND` (a second deposit for a
          *     processed request), `DEPOSITED_AMOUNT_TOO_LOW_TO_FILL`, `ORDER_EXPIRED`, `SOLVER_BALANCE_TOO_LOW`,
-         *     `EXECUTION_REVERTED`, `TTL_EXPIRED`, `SLIPPAGE`.
+         *     `EXECUTION_REVERTED`, `TTL_EXPIRED`, `SLIPPAGE` (re-priced at fill time at current oracle prices and gas,
+         *     the order would deliver less than its minimum output, so its deposit was refunded rather than filled at a
+         *     stale price).
          * @enum {string}
          */
         FailReason: "N/A" | "UNKNOWN" | "SLIPPAGE" | "AMOUNT_TOO_LOW_TO_REFUND" | "DEPOSIT_ADDRESS_MISMATCH" | "DEPOSIT_CHAIN_MISMATCH" | "INCORRECT_DEPOSIT_CURRENCY" | "DOUBLE_SPEND" | "SOLVER_CAPACITY_EXCEEDED" | "SOLVER_BALANCE_TOO_LOW" | "DEPOSITED_AMOUNT_TOO_LOW_TO_FILL" | "NEGATIVE_NEW_AMOUNT_AFTER_FEES" | "NO_QUOTES" | "MISSING_REVERT_DATA" | "REVERSE_SWAP_FAILED" | "GENERATE_SWAP_FAILED" | "TOO_LITTLE_RECEIVED" | "EXECUTION_REVERTED" | "NEW_CALLDATA_INCLUDES_HIGHER_RENT_FEE" | "TRANSACTION_REVERTED" | "TRANSACTION_TOO_LARGE" | "ORIGIN_CURRENCY_MISMATCH" | "NO_INTERNAL_SWAP_ROUTES_FOUND" | "SWAP_USES_TOO_MUCH_GAS" | "INSUFFICIENT_FUNDS_FOR_RENT" | "SPONSOR_BALANCE_TOO_LOW" | "ORDER_EXPIRED" | "ORDER_IS_CANCELLED" | "TRANSFER_FROM_FAILED" | "TRANSFER_FAILED" | "SIGNATURE_EXPIRED" | "INVALID_SIGNATURE" | "INSUFFICIENT_NATIVE_TOKENS_SUPPLIED" | "TRANSFER_AMOUNT_EXCEEDS_ALLOWANCE" | "TRANSFER_AMOUNT_EXCEEDS_BALANCE" | "INVALID_SENDER" | "ACCOUNT_ABSTRACTION_INVALID_NONCE" | "ACCOUNT_ABSTRACTION_SIGNATURE_ERROR" | "SEAPORT_INEXACT_FRACTION" | "TOKEN_NOT_TRANSFERABLE" | "ZERO_SELL_AMOUNT" | "MINT_NOT_ACTIVE" | "ERC_1155_TOO_MANY_REQUESTED" | "INCORRECT_PAYMENT" | "INVALID_GAS_PRICE" | "FLUID_DEX_ERROR" | "ORDER_ALREADY_FILLED" | "SEAPORT_INVALID_FULFILLER" | "INVALID_SIGNER" | "MINT_QUANTITY_EXCEEDS_MAX_PER_WALLET" | "MINT_QUANTITY_EXCEEDS_MAX_SUPPLY" | "JUPITER_INVALID_TOKEN_ACCOUNT" | "INVALID_NONCE" | "ACCOUNT_ABSTRACTION_GAS_LIMIT" | "CONTRACT_PAUSED" | "SWAP_IMPACT_TOO_HIGH" | "INSUFFICIENT_POOL_LIQUIDITY" | "TTL_EXPIRED" | "DEPOSIT_CONFIRMATION_TIMEOUT" | "ORPHANED_DEPOSIT_REFUND" | "GASLESS_PERMIT_BALANCE_TOO_LOW" | "MANUAL_ADMIN_REFUND" | "QUOTED_GAS_LIMIT_EXCEEDED" | "DESTINATION_TOKEN_TRANSFER_REJECTED" | "DEPOSIT_REORGED" | "BLOCKED_WALLET" | "PROTOCOL_DEADLINE_EXPIRED" | "TRANSACTION_NOT_INCLUDED" | "TRANSACTION_SUBMISSION_FAILED";
@@ -1129,7 +1135,11 @@ export interface components {
             disableOriginSwaps?: boolean;
             /** @description Rate for a fixed-spread quote. */
             fixedRate?: string;
-            /** @description Seconds after quoting within which the request must be filled, or it is refunded. */
+            /**
+             * @description Seconds after quoting within which the request must be filled, or it is refunded. At most the
+             *     gateway's configured cap (`quote.maxTtlSeconds`, default 3600); a larger value is answered 400
+             *     `INVALID_INPUT`.
+             */
             ttl?: number;
             /**
              * @deprecated

@@ -7,6 +7,7 @@ import {
   TimeoutError,
   decodeErrorResult,
   erc20Abi,
+  formatUnits,
   isHex,
   zeroAddress,
   type Abi,
@@ -19,6 +20,7 @@ import type { ChainConfig, CurrencyConfig, PriceSource } from '../core/chains/ty
 import { GatewayError } from '../core/errors.js';
 import { requirePriceSource, type MarketData, type TransactionRequest, type UsdPrice } from '../core/market.js';
 import { createTtlCache, type TtlCache } from '../core/cache.js';
+import { DEFAULT_PEG_DEVIATION_BPS } from '../core/settings.js';
 import type { ChainClients } from './clients.js';
 
 export interface CreateMarketDataParameters {
@@ -89,7 +91,11 @@ export function createMarketData({ chains, solverAddress, clients }: CreateMarke
     async usdPrice(chainId, currency) {
       const market = marketOf(chainId);
       const source = requirePriceSource(currency, chainId);
-      if (source.kind === 'fixed') return fixedPrice(market, currency, source.usd);
+      if (source.kind === 'fixed') {
+        const fixed = fixedPrice(market, currency, source.usd);
+        if (source.feed !== undefined) await checkPeg(market, currency, fixed, source);
+        return fixed;
+      }
       return market.feedPrices.get(lower(currency.address), () => feedPrice(market, currency, source));
     },
 
@@ -134,6 +140,33 @@ function fixedPrice(market: ChainMarket, currency: CurrencyConfig, usd: string):
     throw new GatewayError('PRICE_FETCH_FAILED', `Cannot price ${label(market, currency)}: ${reason}`);
   }
   return { answer, decimals: fraction.length, updatedAt: Math.floor(Date.now() / 1_000) };
+}
+
+/**
+ * A fixed price with a feed (a stablecoin): the feed's answer (cached like any feed price, with its staleness
+ * check) must lie within `maxDeviationBps` of the fixed price, or the currency is not priced at all: quoting a
+ * depegged coin at par would sell the solver's inventory for less than it is worth.
+ */
+async function checkPeg(
+  market: ChainMarket,
+  currency: CurrencyConfig,
+  fixed: UsdPrice,
+  { feed, maxAgeSeconds, maxDeviationBps = DEFAULT_PEG_DEVIATION_BPS }: Extract<PriceSource, { kind: 'fixed' }>,
+): Promise<void> {
+  const fed = await market.feedPrices.get(lower(currency.address), () =>
+    feedPrice(market, currency, { kind: 'aggregatorV3', feed: feed!, ...(maxAgeSeconds === undefined ? {} : { maxAgeSeconds }) }),
+  );
+  // Both prices on the same scale: answer / 10^decimals.
+  const scale = Math.max(fixed.decimals, fed.decimals);
+  const fixedScaled = fixed.answer * 10n ** BigInt(scale - fixed.decimals);
+  const fedScaled = fed.answer * 10n ** BigInt(scale - fed.decimals);
+  const distance = fedScaled > fixedScaled ? fedScaled - fixedScaled : fixedScaled - fedScaled;
+  if (distance * 10_000n > fixedScaled * BigInt(maxDeviationBps)) {
+    throw new GatewayError(
+      'PRICE_FETCH_FAILED',
+      `Cannot price ${label(market, currency)}: its feed ${feed} answers USD ${formatUnits(fed.answer, fed.decimals)}, more than ${maxDeviationBps} bps from its fixed price USD ${formatUnits(fixed.answer, fixed.decimals)}`,
+    );
+  }
 }
 
 /** A fed currency's price: what `usdPrice` caches per currency for one block (`feedPrices`). */

@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   // quote and routing
   | 'AMOUNT_TOO_LOW'
+  | 'AMOUNT_TOO_HIGH'
   | 'INVALID_ADDRESS'
   | 'INVALID_RECIPIENT'
   | 'INVALID_INPUT_CURRENCY'
@@ -32,6 +33,7 @@ export type ErrorCode =
   | 'INVALID_EXTRA_TXS'
   | 'EXTRA_TXS_NOT_SUPPORTED'
   | 'SWAP_IMPACT_TOO_HIGH'
+  | 'ROUTE_TEMPORARILY_RESTRICTED'
   | 'DESTINATION_TX_FAILED'
   // transient
   | 'PRICE_FETCH_FAILED'
@@ -66,6 +68,8 @@ const retriableCodes = new Set<ErrorCode>([
   'SERVICE_UNAVAILABLE',
   'REQUEST_TIMED_OUT',
   'RPC_HTTP_ERROR',
+  // An exposure window that is full now has room again once older fills leave it.
+  'ROUTE_TEMPORARILY_RESTRICTED',
 ]);
 
 export interface GatewayErrorOptions {

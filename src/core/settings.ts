@@ -11,7 +11,23 @@ export const defaultQuoteSettings: QuoteSettings = {
   defaultSlippageBps: { bridge: 0, swap: 50 },
   maxPriceImpactBps: 2_500,
   minSameChainSwapUsdMicros: 50_000n,
+  maxTtlSeconds: 3_600,
+  // Generous enough for the devnet (its solver holds about USD 40M per chain and its tests fill USD 18M orders);
+  // a deployment sets limits that fit its inventory (docs/configuration.md).
+  exposure: {
+    maxOrderUsdMicros: 50_000_000n * 1_000_000n,
+    routes: [],
+    outflowWindowSeconds: 3_600,
+    maxOutflowUsdMicros: 100_000_000n * 1_000_000n,
+    chainOutflowUsdMicros: {},
+  },
 };
+
+/** Largest age (seconds, by the chain's clock) of a feed answer whose currency sets no `maxAgeSeconds` (config file). */
+export const DEFAULT_PRICE_MAX_AGE_SECONDS = 3_600;
+
+/** Largest distance (bps) of a stablecoin's feed from its fixed price before quotes and fills on it stop. */
+export const DEFAULT_PEG_DEVIATION_BPS = 200;
 
 /**
  * The one swap source of this gateway: the solver fills every swap from its own inventory at oracle prices.

@@ -11,6 +11,7 @@ import { currencyConfig } from '../core/chains/currency.js';
 import { crashPoints, isCrashPoint, type CrashPoint } from '../core/faults.js';
 import type { ChainConfig, CurrencyConfig, QuoteSettings } from '../core/chains/types.js';
 import { defaultQuoteSettings } from '../core/settings.js';
+import { exposureFromFile, limitsSchema, pricesSchema, withPriceMaxAge, type LimitsFile, type PricesFile } from './limitsConfig.js';
 
 export interface GatewayConfig {
   host: string;
@@ -238,7 +239,18 @@ const currencySchema = {
     price: {
       oneOf: [
         { type: 'object', additionalProperties: false, required: ['kind', 'feed'], properties: { kind: { const: 'aggregatorV3' }, feed: { type: 'string', pattern: addressPattern }, maxAgeSeconds: { type: 'integer', minimum: 1 } } },
-        { type: 'object', additionalProperties: false, required: ['kind', 'usd'], properties: { kind: { const: 'fixed' }, usd: { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$' } } },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['kind', 'usd'],
+          properties: {
+            kind: { const: 'fixed' },
+            usd: { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$' },
+            feed: { type: 'string', pattern: addressPattern },
+            maxAgeSeconds: { type: 'integer', minimum: 1 },
+            maxDeviationBps: { type: 'integer', minimum: 0, maximum: 10000 },
+          },
+        },
       ],
     },
   },
@@ -290,6 +302,7 @@ const quoteSchema = {
   additionalProperties: false,
   properties: {
     ttlSeconds: { type: 'integer', minimum: 10, maximum: 86400 },
+    maxTtlSeconds: { type: 'integer', minimum: 10, maximum: 86400 },
     refundWindowSeconds: { type: 'integer', minimum: 0, maximum: 31536000 },
     swapFeeBps: {
       type: 'object',
@@ -309,10 +322,12 @@ const fileSchema = {
     $schema: { type: 'string' },
     chains: { type: 'array', minItems: 1, items: chainSchema },
     quote: quoteSchema,
+    limits: limitsSchema,
+    prices: pricesSchema,
   },
 };
 
-type QuoteFile = Partial<Omit<QuoteSettings, 'swapFeeBps' | 'defaultSlippageBps' | 'minSameChainSwapUsdMicros'>> & {
+type QuoteFile = Partial<Omit<QuoteSettings, 'swapFeeBps' | 'defaultSlippageBps' | 'minSameChainSwapUsdMicros' | 'exposure'>> & {
   swapFeeBps?: Partial<QuoteSettings['swapFeeBps']>;
   defaultSlippageBps?: Partial<QuoteSettings['defaultSlippageBps']>;
   minSameChainSwapUsd?: string;
@@ -347,7 +362,7 @@ function currencyFromFile(c: CurrencyFile, native: boolean): CurrencyConfig {
   return currencyConfig({
     ...rest,
     address: native ? zeroAddress : getAddress(address),
-    ...(price ? { price: price.kind === 'aggregatorV3' ? { ...price, feed: getAddress(price.feed) } : price } : {}),
+    ...(price ? { price: price.feed === undefined ? price : { ...price, feed: getAddress(price.feed) } } : {}),
   });
 }
 
@@ -409,7 +424,7 @@ export function parseConfigFile(text: string, env: Env, source = 'config file'):
     }
     throw new ConfigError(problems);
   }
-  const file = parsed as { chains: ChainFile[]; quote?: QuoteFile };
+  const file = parsed as { chains: ChainFile[]; quote?: QuoteFile; limits?: LimitsFile; prices?: PricesFile };
   const ids = new Set<number>();
   const names = new Set<string>();
   for (const [i, chain] of file.chains.entries()) {
@@ -423,8 +438,10 @@ export function parseConfigFile(text: string, env: Env, source = 'config file'):
       }
     }
   }
+  const quote = { ...quoteSettingsFromFile(file.quote), exposure: exposureFromFile(file.limits) };
+  if (quote.ttlSeconds > quote.maxTtlSeconds) problems.push(`${source}.quote.ttlSeconds: ${quote.ttlSeconds} is above maxTtlSeconds ${quote.maxTtlSeconds}`);
   if (problems.length > 0) throw new ConfigError(problems);
-  return { ...base, solverPrivateKey, chains: file.chains.map(chainFromFile), quote: quoteSettingsFromFile(file.quote) };
+  return { ...base, solverPrivateKey, chains: withPriceMaxAge(file.chains.map(chainFromFile), file.prices), quote };
 }
 
 /** Reads the config file named by `--config <path>` or `GATEWAY_CONFIG`; null means "run the devnet". */

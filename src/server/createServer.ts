@@ -24,7 +24,7 @@ import { deriveWebhookEncryptionKey, sealWebhookSecret } from '../core/webhooks/
 import { createRequestWriter } from '../store/requestWriter.js';
 import { defaultRateLimitConfig, type GatewayConfig } from './config.js';
 import { createEventFollower } from './events.js';
-import { checkReadiness } from './readiness.js';
+import { checkReadiness, withFillPauses } from './readiness.js';
 import { createSolverLeadership } from './solverLeadership.js';
 import { createSolverRuntime, type SolverRuntime } from './solverRuntime.js';
 import { registerStatusWebSocket } from './ws.js';
@@ -176,7 +176,8 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
 
   const restContext: RestContext = {
     core,
-    readiness: () => checkReadiness(async () => void (await sql`select 1`.execute(database.db)), clients),
+    readiness: async () =>
+      withFillPauses(await checkReadiness(async () => void (await sql`select 1`.execute(database.db)), clients), solverRuntime?.solver.fillPauses() ?? []),
     admin: {
       token: config.adminToken,
       allowPrivateWebhooks: config.webhooksAllowPrivate ?? false,

@@ -3,6 +3,12 @@ import type { DevnetDescriptor } from '../chain/devnet.js';
 import { currencyConfig } from '../core/chains/currency.js';
 import type { ChainConfig } from '../core/chains/types.js';
 
+/**
+ * The devnet's feeds keep the answers they were deployed with (nothing updates them), so their answers may be as
+ * old as the devnet: a month instead of the hour a config file defaults to. Tests that attack stale prices set less.
+ */
+const DEVNET_PRICE_MAX_AGE_SECONDS = 30 * 86_400;
+
 const displayNames: Record<string, string> = { 'devnet-a': 'Devnet A', 'devnet-b': 'Devnet B', 'devnet-c': 'Devnet C' };
 
 /** The gateway's chain configuration for a running devnet, from its descriptor. */
@@ -14,7 +20,7 @@ export function devnetChainConfigs(descriptor: DevnetDescriptor): ChainConfig[] 
       name: 'Ether',
       address: zeroAddress,
       decimals: 18,
-      price: { kind: 'aggregatorV3', feed: chain.nativePriceFeed },
+      price: { kind: 'aggregatorV3', feed: chain.nativePriceFeed, maxAgeSeconds: DEVNET_PRICE_MAX_AGE_SECONDS },
     });
     const currencies = chain.tokens.map((token) =>
       currencyConfig({
@@ -26,7 +32,7 @@ export function devnetChainConfigs(descriptor: DevnetDescriptor): ChainConfig[] 
         supportsPermit: token.supportsPermit,
         // The minor token is listed but not featured, like a long-tail token on a real chain.
         featured: token.id !== 'mnr',
-        price: { kind: 'aggregatorV3', feed: token.priceFeed },
+        price: { kind: 'aggregatorV3', feed: token.priceFeed, maxAgeSeconds: DEVNET_PRICE_MAX_AGE_SECONDS },
       }),
     );
     return {

@@ -1,6 +1,6 @@
 import type { ChainClients } from '../chain/clients.js';
 import type { ReadinessCheck, ReadinessReport } from '../rest/context.js';
-
+import type { FillPause } from '../core/solver/fillGate.js';
 
 const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms).unref())]);
@@ -30,4 +30,21 @@ export async function checkReadiness(database: () => Promise<void>, clients: Cha
   await Promise.all(tasks);
   const sorted = Object.fromEntries(Object.entries(checks).sort(([a], [b]) => a.localeCompare(b)));
   return { ready: Object.values(sorted).every((c) => c.ok), checks: sorted };
+}
+
+/**
+ * Adds a `fills:<chainId>` check per destination chain whose fills the solver has paused (its circuit breaker),
+ * with the reason. It reports `ok: true`: the gateway still serves (quotes are refused with a clear error), and a
+ * paused chain must not take the whole instance out of a load balancer; the message is for operators.
+ */
+export function withFillPauses(report: ReadinessReport, pauses: FillPause[]): ReadinessReport {
+  if (pauses.length === 0) return report;
+  const checks = { ...report.checks };
+  for (const pause of pauses) {
+    checks[`fills:${pause.chainId}`] = {
+      ok: true,
+      message: `fills paused since ${new Date(pause.since).toISOString()} (${pause.held} paid request(s) held): ${pause.reason}`,
+    };
+  }
+  return { ...report, checks: Object.fromEntries(Object.entries(checks).sort(([a], [b]) => a.localeCompare(b))) };
 }

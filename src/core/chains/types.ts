@@ -8,8 +8,13 @@ export type PriceSource =
    * `maxAgeSeconds` (by the chain's clock) is stale and fails with `PRICE_FETCH_FAILED`; no limit when absent.
    */
   | { kind: 'aggregatorV3'; feed: Address; maxAgeSeconds?: number }
-  /** A fixed price, as a decimal string of USD (for stablecoins on networks without a feed). */
-  | { kind: 'fixed'; usd: string };
+  /**
+   * A fixed price, as a decimal string of USD (for stablecoins). With `feed`, the fixed price is still checked
+   * against that AggregatorV3 feed on every read: a feed answer older than `maxAgeSeconds`, or more than
+   * `maxDeviationBps` (default `DEFAULT_PEG_DEVIATION_BPS`) away from the fixed price (a depeg), fails with
+   * `PRICE_FETCH_FAILED` instead of pricing at the fixed value.
+   */
+  | { kind: 'fixed'; usd: string; feed?: Address; maxAgeSeconds?: number; maxDeviationBps?: number };
 
 /** One currency a chain supports (the native one has the zero address). */
 export interface CurrencyConfig {
@@ -109,6 +114,36 @@ export interface QuoteSettings {
   maxPriceImpactBps: number;
   /** Same-chain swaps worth less than this (micro-USD) fail `AMOUNT_TOO_LOW`. */
   minSameChainSwapUsdMicros: bigint;
+  /** Largest `ttl` a client may choose (seconds); a larger, zero or negative one fails `INVALID_INPUT`. */
+  maxTtlSeconds: number;
+  /** Exposure limits of quotes and fills (`src/core/limits/exposure.ts`). */
+  exposure: ExposureLimits;
+}
+
+/**
+ * How much the solver risks: the largest order per route, and the USD value of its fills per destination chain
+ * within a sliding window. USD amounts in micro-USD.
+ */
+export interface ExposureLimits {
+  /** Largest order (USD value of its input when quoted) on a route that no entry of `routes` names. */
+  maxOrderUsdMicros: bigint;
+  /** Per-route limits: the first entry whose given fields all match the route applies. */
+  routes: RouteLimit[];
+  /** Length of the outflow window, seconds. */
+  outflowWindowSeconds: number;
+  /** Most USD the solver's fills may deliver on one chain within the window, unless `chainOutflowUsdMicros` names it. */
+  maxOutflowUsdMicros: bigint;
+  /** Outflow limits of particular chains, by chain id. */
+  chainOutflowUsdMicros: Record<number, bigint>;
+}
+
+/** A route's largest order; an omitted field matches anything (currencies by currency id, lower case). */
+export interface RouteLimit {
+  originChainId?: number;
+  destinationChainId?: number;
+  originCurrency?: string;
+  destinationCurrency?: string;
+  maxOrderUsdMicros: bigint;
 }
 
 /** Everything the core needs to know about the deployment. */

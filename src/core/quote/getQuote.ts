@@ -5,12 +5,14 @@ import { createTtlCache, type TtlCache } from '../cache.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { jsonify } from '../json.js';
+import { checkQuoteExposure } from '../limits/exposure.js';
 import { convert, type MarketData, type UsdPrice } from '../market.js';
 import { buildOrder } from './order.js';
 import { callsFillGas, paymentFillGas } from './fillGas.js';
 import { priceRoute, type MarketSnapshot, type Pricing } from './pricing.js';
 import { presentDetails, presentLegacyFees, presentSponsorship, timeEstimate, type PresentParameters } from './present.js';
 import { resolveRoute, type ResolvedRoute } from './resolve.js';
+import { quoteTtlSeconds } from './quoteTtl.js';
 import { buildSteps, DEPOSIT_GAS } from './steps.js';
 import type { Caller, Price, Quote, QuoteParameters } from './types.js';
 
@@ -23,10 +25,10 @@ export type GetQuoteReturnType = Quote;
  * and returns the steps that deposit exactly the quoted amount with the request id.
  */
 export async function getQuote(ctx: CoreContext, params: GetQuoteParameters, caller: Caller): Promise<GetQuoteReturnType> {
+  const ttlSeconds = quoteTtlSeconds(ctx.config.quote, params.ttl);
   const prepared = await prepare(ctx, params, caller, 'quote');
   const { route, pricing } = prepared;
   const nowMs = ctx.now();
-  const ttlSeconds = params.ttl ?? ctx.config.quote.ttlSeconds;
   const deadline = Math.floor(nowMs / 1000) + ttlSeconds;
   const { order, requestId } = buildOrder({
     route,
@@ -154,6 +156,7 @@ async function prepare(ctx: CoreContext, params: QuoteParameters, caller: Caller
   const snapshot: MarketSnapshot = { priceIn, priceOut, destinationNativePrice, destinationGasPrice, fillGasUnits };
   const pricing = priceRoute({ route, params, market: snapshot, settings: ctx.config.quote, caller, trailingVolumeUsdMicros: volume });
   checkFillable(ctx, route, params, pricing, solverBalance, { priceIn, priceOut, originNativePrice, destinationNativePrice });
+  await checkQuoteExposure(ctx, route, pricing.usd);
   return { route, pricing, priceIn, priceOut, originGasPrice, originNativePrice, wallet };
 }
 

@@ -20,6 +20,7 @@ import { crashPoint } from '../faults.js';
 import { fillTransaction, type DestinationCall } from '../fill/fillTransaction.js';
 import { convert } from '../market.js';
 import { judgeDeposit } from './depositMatch.js';
+import { createFillGate, type FillPause } from './fillGate.js';
 import type { SentReceipt, TransactionSender } from './ports.js';
 import { defaultRetryPolicy, retryDelayMs, type RetryPolicy } from './retry.js';
 
@@ -32,7 +33,8 @@ export type FailReason =
   | 'EXECUTION_REVERTED'
   | 'TRANSACTION_REVERTED'
   | 'ORIGIN_CURRENCY_MISMATCH'
-  | 'ORPHANED_DEPOSIT_REFUND';
+  | 'ORPHANED_DEPOSIT_REFUND'
+  | 'SLIPPAGE';
 
 export interface Solver {
   /** Takes a confirmed deposit (from a watcher). Work for one request is serialized; never throws. */
@@ -45,6 +47,8 @@ export interface Solver {
   checkFill(requestId: Hex): Promise<{ failReason: string; message: string } | null>;
   /** Fast fill: fills a request a fast fill moved to `pending`. */
   fillNow(requestId: Hex): void;
+  /** Destination chains whose fills are paused (circuit breaker, `fillGate.ts`), and why. */
+  fillPauses(): FillPause[];
   stop(): Promise<void>;
 }
 
@@ -81,6 +85,15 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
   const simulatedGas = new Map<string, bigint>();
   const sleepers = new Set<() => void>();
   let stopped = false;
+  // Re-decides a request the fill gate held (still `pending`, its deposit consumed) as a restart would.
+  const fillGate = createFillGate({
+    ctx,
+    retry: (requestId) =>
+      void enqueue(requestId, async () => {
+        const fresh = await getRequest(db, requestId);
+        if (fresh !== undefined && fresh.status === 'pending') await recoverRequest(fresh);
+      }),
+  });
 
   /** Waits `ms`, or less when the solver stops. */
   function sleep(ms: number): Promise<void> {
@@ -227,6 +240,9 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
       await refundRequest(request, deposit, reason.failReason, reason.details);
       return;
     }
+    const gate = await fillGate.check(request);
+    if (gate.kind === 'refund') await refundRequest(request, deposit, gate.failReason, gate.details);
+    if (gate.kind !== 'fill') return;
     await fill(request, deposit);
   }
 
@@ -497,9 +513,11 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     async idle() {
       while (lanes.size > 0) await Promise.all([...lanes.values()]);
     },
+    fillPauses: () => fillGate.pauses(),
     async stop() {
       stopped = true;
       for (const wake of [...sleepers]) wake();
+      fillGate.stop();
       await Promise.all([...lanes.values()]);
     },
   };

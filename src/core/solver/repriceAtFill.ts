@@ -1,0 +1,126 @@
+import type { Address } from 'viem';
+import type { RequestRecord } from '../../store/requests.repository.js';
+import type { JsonObject } from '../../store/tables.js';
+import { chainCurrencies, requireChain } from '../chains/requireChain.js';
+import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
+import type { CoreContext } from '../context.js';
+import { GatewayError, isGatewayError } from '../errors.js';
+import type { RouteClass } from '../fees/classifyRoute.js';
+import { toUsdMicros } from '../market.js';
+import { fillExecutionFee, priceRoute } from '../quote/pricing.js';
+import type { ResolvedRoute } from '../quote/resolve.js';
+import type { QuoteDetails } from '../quote/types.js';
+
+export type RepriceAtFillReturnType =
+  | { ok: true }
+  /** The order is no longer worth filling at today's prices: refund it with `SLIPPAGE`. */
+  | { ok: false; failReason: 'SLIPPAGE'; details: JsonObject };
+
+/**
+ * The fill-time price re-check (issue 12, rule 3), as the reference does it: a quote is not a free option on
+ * the solver's inventory. Just before a fill, the order is priced again with the quote's own pricing code
+ * (`priceRoute`) at the current oracle prices and gas price, as an EXACT_INPUT quote of what the user paid, with
+ * the order's app fees and sponsorship.
+ *
+ * - Swaps (and calls with a swap): when what the gateway would quote now is below the order's floor, the
+ *   request is refunded with `SLIPPAGE`. The floor is the order's minimum output (`minAmountOut`); for
+ *   EXACT_OUTPUT orders, whose minimum is the output itself, the quote's slippage tolerance is taken off it, so
+ *   a gas-price tick does not refund them.
+ * - Same-asset routes (bridge, wrap, unwrap, send) are converted 1:1 and only the gas can move: the execution
+ *   fee the order charged (at the current price of the input) must still cover the fill's gas at the current gas
+ *   and native prices (the USD 0.02 flat part is the margin that absorbs a rise).
+ * - Surplus: the fill always delivers the quoted output, never more. A move in the user's favour stays with the
+ *   solver, as a move against it within the tolerance is the solver's to bear.
+ *
+ * Throws what the market throws: `PRICE_FETCH_FAILED` when a price is stale or off its peg, RPC errors. The
+ * caller holds the fill until prices can be read again (see `fillGate.ts`).
+ */
+export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): Promise<RepriceAtFillReturnType> {
+  const fees = request.feesQuoted;
+  const origin = requireChain(ctx, request.originChainId);
+  const destination = requireChain(ctx, request.destinationChainId);
+  const currencyIn = currencyOf(origin, request.originCurrency);
+  const currencyOut = currencyOf(destination, request.destinationCurrency);
+  const routeClass = fees.routeClass as RouteClass;
+  const sameAsset = routeClass === 'bridge';
+  const parts = fees.executionParts as { gasUnits: string } | undefined;
+  const gasUnits = BigInt(parts?.gasUnits ?? '0');
+
+  const [priceIn, priceOut, destinationNativePrice, destinationGasPrice] = await Promise.all([
+    ctx.market.usdPrice(origin.id, currencyIn),
+    sameAsset ? undefined : ctx.market.usdPrice(destination.id, currencyOut),
+    ctx.market.usdPrice(destination.id, destination.nativeCurrency),
+    ctx.market.gasPrice(destination.id),
+  ]);
+
+  if (sameAsset) {
+    const charged = toUsdMicros(BigInt(String(fees.execution ?? '0')), currencyIn.decimals, priceIn);
+    const gasNow = fillExecutionFee(destination, gasUnits, destinationGasPrice, destinationNativePrice).destinationMicros;
+    if (charged >= gasNow) return { ok: true };
+    return slippage(`The fill's gas now costs ${gasNow} micro-USD, more than the ${charged} micro-USD execution fee the order charged`, {
+      executionFeeUsdMicros: charged.toString(),
+      fillGasUsdMicros: gasNow.toString(),
+    });
+  }
+
+  const slippageBps = Number(request.quote.slippageBps ?? 0);
+  const floor = request.tradeType === 'EXACT_OUTPUT' ? (request.amountOut * BigInt(10_000 - slippageBps)) / 10_000n : request.minAmountOut;
+  const route: ResolvedRoute = {
+    origin,
+    destination,
+    currencyIn,
+    currencyOut,
+    user: request.user as Address,
+    recipient: request.recipient as Address,
+    refundTo: request.refundTo as Address,
+    operation: request.operation as QuoteDetails['operation'],
+    routeClass,
+    sameAsset,
+    sameChain: origin.id === destination.id,
+    calls: [],
+    slippageBps,
+  };
+  const appFees = ((fees.appFees ?? []) as Array<{ recipient: string; feeBps: number }>).map((entry) => ({ recipient: entry.recipient, fee: String(entry.feeBps) }));
+  const sponsored = (fees.sponsoredComponents ?? []) as string[];
+  const cap = ((request.quote.feeSponsorship as JsonObject | undefined)?.quoted as JsonObject | undefined)?.maxSubsidizationAmount;
+  let amountOutNow: bigint;
+  try {
+    amountOutNow = priceRoute({
+      route,
+      params: {
+        amount: request.amountIn,
+        tradeType: 'EXACT_INPUT',
+        appFees,
+        subsidizeFees: sponsored.length > 0,
+        ...(sponsored.length > 0 ? { sponsoredFeeComponents: sponsored } : {}),
+        ...(typeof cap === 'string' ? { maxSubsidizationAmount: BigInt(cap) } : {}),
+      },
+      market: { priceIn, priceOut: priceOut!, destinationNativePrice, destinationGasPrice, fillGasUnits: gasUnits },
+      settings: ctx.config.quote,
+      caller: { apiKey: sponsored.length > 0 ? { id: request.apiKeyId ?? '', sponsorshipEnabled: true, revenueShareEligible: false, fastFillLimitUsdMicros: null } : null },
+      trailingVolumeUsdMicros: 0n,
+    }).amountOut;
+  } catch (error) {
+    // Fees now take the whole input: nothing would be quoted at all.
+    if (isGatewayError(error) && error.code === 'AMOUNT_TOO_LOW') amountOutNow = 0n;
+    else throw error;
+  }
+  if (amountOutNow >= floor) return { ok: true };
+  return slippage(`At current prices the order would deliver ${amountOutNow}, below its minimum of ${floor} (quoted ${request.amountOut})`, {
+    quotedAmountOut: request.amountOut.toString(),
+    minimumAmountOut: floor.toString(),
+    amountOutNow: amountOutNow.toString(),
+  });
+}
+
+const slippage = (message: string, numbers: Record<string, string>): RepriceAtFillReturnType => ({
+  ok: false,
+  failReason: 'SLIPPAGE',
+  details: { message, ...numbers },
+});
+
+function currencyOf(chain: ChainConfig, address: string): CurrencyConfig {
+  const currency = chainCurrencies(chain).find((candidate) => candidate.address.toLowerCase() === address.toLowerCase());
+  if (currency === undefined) throw new GatewayError('UNSUPPORTED_CURRENCY', `${address} is no longer a currency of chain ${chain.id}`);
+  return currency;
+}
