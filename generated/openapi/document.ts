@@ -2924,10 +2924,11 @@ export const openapiDocument: Record<string, unknown> = {
           "execution",
           "swap",
           "service",
+          "relay",
           "app",
           "rent"
         ],
-        "description": "A fee component in a sponsorship breakdown; `service` is the platform fee."
+        "description": "A fee component in a sponsorship breakdown; `service` is the platform fee. `relay` is the same component\nunder the reference's name: a quote lists it beside `service` whenever `service` is selected.\n"
       },
       "TradeType": {
         "type": "string",
@@ -3569,6 +3570,7 @@ export const openapiDocument: Record<string, unknown> = {
           "multicaller",
           "onlyOwnerMulticaller",
           "serviceReceiver",
+          "relayReceiver",
           "erc20Router",
           "approvalProxy",
           "v3"
@@ -3588,6 +3590,10 @@ export const openapiDocument: Record<string, unknown> = {
           "serviceReceiver": {
             "type": "string",
             "description": "Receiver contract for native deposits carrying a request id."
+          },
+          "relayReceiver": {
+            "type": "string",
+            "description": "The same as `serviceReceiver`, under the reference's name (its clients read this one)."
           },
           "erc20Router": {
             "type": "string"
@@ -4402,6 +4408,10 @@ export const openapiDocument: Record<string, unknown> = {
               "service": {
                 "$ref": "#/components/schemas/FeeSponsorshipComponent"
               },
+              "relay": {
+                "$ref": "#/components/schemas/FeeSponsorshipComponent",
+                "description": "The same as `service`, under the reference's name (sent by quotes)."
+              },
               "app": {
                 "$ref": "#/components/schemas/FeeSponsorshipComponent"
               },
@@ -4468,6 +4478,7 @@ export const openapiDocument: Record<string, unknown> = {
           "swap",
           "execution",
           "service",
+          "relay",
           "app",
           "sponsored"
         ],
@@ -4483,6 +4494,10 @@ export const openapiDocument: Record<string, unknown> = {
           "service": {
             "$ref": "#/components/schemas/UsdValue",
             "description": "The platform fee."
+          },
+          "relay": {
+            "$ref": "#/components/schemas/UsdValue",
+            "description": "The platform fee again, under the reference's name (its UI kit reads `relay.usd`)."
           },
           "app": {
             "$ref": "#/components/schemas/UsdValue",
@@ -5764,7 +5779,8 @@ export const openapiDocument: Record<string, unknown> = {
         ],
         "properties": {
           "usd": {
-            "$ref": "#/components/schemas/DecimalString"
+            "$ref": "#/components/schemas/DecimalString",
+            "description": "Signed as in the reference: a cost is negative, the sponsored part positive (so the components add\nup to the change in the user's value, as in a quote's `expandedPriceImpact`).\n"
           },
           "amount": {
             "$ref": "#/components/schemas/IntString",
@@ -6525,13 +6541,17 @@ export const openapiDocument: Record<string, unknown> = {
       "RequestV2Fees": {
         "type": "object",
         "deprecated": true,
-        "description": "Deprecated fee object, in smallest units of `feeCurrency`. `relayerService`: fee paid to the solver for\nexecution; `relayerGas`: gas given to the solver for destination-chain gas; `relayer`: their sum;\n`app`: app fees (accrued off-chain); `subsidized`: fees paid by the sponsor. `gas`, `fixed`, `price`\nand `gateway` are the reference's earlier components.\n",
+        "description": "Deprecated fee object, in smallest units of `feeCurrency`. `relayerService`: fee paid to the solver for\nexecution; `relayerGas`: gas given to the solver for destination-chain gas; `relayer`: their sum;\n`app`: app fees (accrued off-chain); `subsidized`: fees paid by the sponsor. The reference's keys:\n`gas` the destination gas (= `relayerGas`), `fixed` the rest of the execution fee (the flat fee),\n`price` the fees priced in bps of the input (swap and platform), `gateway` always `0` here.\n",
         "required": [
           "relayer",
           "relayerGas",
           "relayerService",
           "app",
-          "subsidized"
+          "subsidized",
+          "gas",
+          "fixed",
+          "price",
+          "gateway"
         ],
         "properties": {
           "relayer": {

@@ -801,10 +801,11 @@ export interface components {
          */
         FeeComponent: "execution" | "swap" | "service" | "relay" | "app" | "rent";
         /**
-         * @description A fee component in a sponsorship breakdown; `service` is the platform fee.
+         * @description A fee component in a sponsorship breakdown; `service` is the platform fee. `relay` is the same component
+         *     under the reference's name: a quote lists it beside `service` whenever `service` is selected.
          * @enum {string}
          */
-        SponsoredFeeComponent: "execution" | "swap" | "service" | "app" | "rent";
+        SponsoredFeeComponent: "execution" | "swap" | "service" | "relay" | "app" | "rent";
         /**
          * @description `EXACT_INPUT`: `amount` is what the user sends. `EXPECTED_OUTPUT`: `amount` is the approximate output.
          *     `EXACT_OUTPUT`: `amount` is the exact output, or the request is refunded.
@@ -989,6 +990,8 @@ export interface components {
             onlyOwnerMulticaller: string;
             /** @description Receiver contract for native deposits carrying a request id. */
             serviceReceiver: string;
+            /** @description The same as `serviceReceiver`, under the reference's name (its clients read this one). */
+            relayReceiver: string;
             erc20Router: string;
             approvalProxy: string;
             v3: {
@@ -1293,6 +1296,8 @@ export interface components {
                 execution: components["schemas"]["FeeSponsorshipComponent"];
                 swap: components["schemas"]["FeeSponsorshipComponent"];
                 service: components["schemas"]["FeeSponsorshipComponent"];
+                /** @description The same as `service`, under the reference's name (sent by quotes). */
+                relay?: components["schemas"]["FeeSponsorshipComponent"];
                 app: components["schemas"]["FeeSponsorshipComponent"];
                 rent: components["schemas"]["FeeSponsorshipComponent"];
             };
@@ -1319,6 +1324,8 @@ export interface components {
             execution: components["schemas"]["UsdValue"];
             /** @description The platform fee. */
             service: components["schemas"]["UsdValue"];
+            /** @description The platform fee again, under the reference's name (its UI kit reads `relay.usd`). */
+            relay: components["schemas"]["UsdValue"];
             /** @description App fees. */
             app: components["schemas"]["UsdValue"];
             /** @description Portion paid by the sponsor. */
@@ -1679,6 +1686,10 @@ export interface components {
             stateChanges?: components["schemas"]["StateChange"][];
         };
         FeeBucketV3: {
+            /**
+             * @description Signed as in the reference: a cost is negative, the sponsored part positive (so the components add
+             *     up to the change in the user's value, as in a quote's `expandedPriceImpact`).
+             */
             usd: components["schemas"]["DecimalString"];
             /** @description In smallest units of the fee `currency`. */
             amount: components["schemas"]["IntString"];
@@ -1866,8 +1877,9 @@ export interface components {
          * @deprecated
          * @description Deprecated fee object, in smallest units of `feeCurrency`. `relayerService`: fee paid to the solver for
          *     execution; `relayerGas`: gas given to the solver for destination-chain gas; `relayer`: their sum;
-         *     `app`: app fees (accrued off-chain); `subsidized`: fees paid by the sponsor. `gas`, `fixed`, `price`
-         *     and `gateway` are the reference's earlier components.
+         *     `app`: app fees (accrued off-chain); `subsidized`: fees paid by the sponsor. The reference's keys:
+         *     `gas` the destination gas (= `relayerGas`), `fixed` the rest of the execution fee (the flat fee),
+         *     `price` the fees priced in bps of the input (swap and platform), `gateway` always `0` here.
          */
         RequestV2Fees: {
             relayer: components["schemas"]["IntString"];
@@ -1875,10 +1887,10 @@ export interface components {
             relayerService: components["schemas"]["IntString"];
             app: components["schemas"]["IntString"];
             subsidized: components["schemas"]["IntString"];
-            gas?: components["schemas"]["IntString"];
-            fixed?: components["schemas"]["IntString"];
-            price?: components["schemas"]["IntString"];
-            gateway?: components["schemas"]["IntString"];
+            gas: components["schemas"]["IntString"];
+            fixed: components["schemas"]["IntString"];
+            price: components["schemas"]["IntString"];
+            gateway: components["schemas"]["IntString"];
         };
         /**
          * @deprecated

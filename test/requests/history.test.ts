@@ -85,7 +85,6 @@ async function one(name: string, headers: Record<string, string> = {}) {
   return body.requests[0];
 }
 
-const negate = (usd: string) => (usd.startsWith('-') ? usd.slice(1) : usd === '0' ? '0' : `-${usd}`);
 const ids = (records: any[]) => records.map((record) => record.id);
 
 describe('GET /requests/v3 records', () => {
@@ -123,14 +122,16 @@ describe('GET /requests/v3 records', () => {
     expect(data.outTxs).toEqual([{ txHash: outTx, chainId: B, type: 'onchain', timestamp: expect.any(Number), status: 'success' }]);
     expect(Math.abs(data.inTxs[0].timestamp * 1000 - Date.parse(record.updatedAt))).toBeLessThan(5_000);
 
-    // Fees: the quote's breakdown, as positive costs with amounts in the input currency.
+    // Fees: the quote's breakdown, USD signed as the reference signs it (costs negative, as in the quote's
+    // expandedPriceImpact), amounts positive in the input currency.
     const impact = details.expandedPriceImpact;
     expect(data.fees.currency).toEqual(details.currencyIn.currency);
     expect(data.fees.actual).toBeNull();
-    expect(data.fees.quoted.execution.usd).toBe(negate(impact.execution.usd));
-    expect(data.fees.quoted.swap.usd).toBe(negate(impact.swap.usd));
-    expect(data.fees.quoted.platform.usd).toBe(negate(impact.service.usd));
-    expect(data.fees.quoted.app.usd).toBe(negate(impact.app.usd));
+    expect(data.fees.quoted.execution.usd).toBe(impact.execution.usd);
+    expect(data.fees.quoted.swap.usd).toBe(impact.swap.usd);
+    expect(data.fees.quoted.platform.usd).toBe(impact.service.usd);
+    expect(data.fees.quoted.app.usd).toBe(impact.app.usd);
+    expect(data.fees.quoted.execution.usd.startsWith('-')).toBe(true);
     expect(data.fees.quoted.sponsored).toEqual({ usd: '0', amount: '0', amountFormatted: '0' });
     expect(data.fees.quoted.app.amount).toBe(quoted.fees.app.amount);
     expect(data.fees.quoted.app.amountFormatted).toBe(quoted.fees.app.amountFormatted);
