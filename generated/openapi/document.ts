@@ -682,6 +682,175 @@ export const openapiDocument: Record<string, unknown> = {
                 "Crosschain Swap"
               ]
             }
+          },
+          {
+            "name": "term",
+            "in": "query",
+            "description": "Search: a request id, order id, wallet (user, sender, recipient, refund address, deposit address) or\nany recorded transaction hash, matched exactly in any letter case.\n",
+            "schema": {
+              "type": "string",
+              "maxLength": 256
+            }
+          },
+          {
+            "name": "currencyInChainId",
+            "in": "query",
+            "description": "Requests paid on this chain (the same as `originChainId`).",
+            "schema": {
+              "$ref": "#/components/schemas/ChainId"
+            }
+          },
+          {
+            "name": "currencyOutChainId",
+            "in": "query",
+            "description": "Requests delivered on this chain (the same as `destinationChainId`).",
+            "schema": {
+              "$ref": "#/components/schemas/ChainId"
+            }
+          },
+          {
+            "name": "currencyInAddress",
+            "in": "query",
+            "description": "Requests paid in the currency of this address (the zero address is each chain's native currency).",
+            "schema": {
+              "$ref": "#/components/schemas/Address"
+            }
+          },
+          {
+            "name": "currencyOutAddress",
+            "in": "query",
+            "description": "Requests delivering the currency of this address.",
+            "schema": {
+              "$ref": "#/components/schemas/Address"
+            }
+          },
+          {
+            "name": "currencyInSymbol",
+            "in": "query",
+            "description": "Requests paid in a currency with this symbol, on any chain (case-insensitive).",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 64
+            }
+          },
+          {
+            "name": "currencyOutSymbol",
+            "in": "query",
+            "description": "Requests delivering a currency with this symbol, on any chain (case-insensitive).",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 64
+            }
+          },
+          {
+            "name": "amountUsdMin",
+            "in": "query",
+            "description": "The input's USD value at quote time is at least this.",
+            "schema": {
+              "type": "number",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "amountUsdMax",
+            "in": "query",
+            "description": "The input's USD value at quote time is at most this.",
+            "schema": {
+              "type": "number",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "startBlock",
+            "in": "query",
+            "description": "Origin-chain block bounds of the reference; not supported here (400 naming it), as deposit blocks are not indexed by request.",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
+            }
+          },
+          {
+            "name": "endBlock",
+            "in": "query",
+            "description": "See `startBlock`.",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
+            }
+          },
+          {
+            "name": "fillTimeMin",
+            "in": "query",
+            "description": "Fill-time bounds of the reference; not supported here (400 naming it), as the fill time is not stored.",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
+            }
+          },
+          {
+            "name": "fillTimeMax",
+            "in": "query",
+            "description": "See `fillTimeMin`.",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
+            }
+          },
+          {
+            "name": "appFeesAmountUsdMin",
+            "in": "query",
+            "description": "App-fee USD bounds of the reference; not supported here (400 naming it).",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
+            }
+          },
+          {
+            "name": "appFeesAmountUsdMax",
+            "in": "query",
+            "description": "See `appFeesAmountUsdMin`.",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
+            }
+          },
+          {
+            "name": "refundFailReason",
+            "in": "query",
+            "description": "Not supported here (400 naming it).",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
+            }
+          },
+          {
+            "name": "features",
+            "in": "query",
+            "description": "Not supported here (400 naming it).",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
+            }
+          },
+          {
+            "name": "filters",
+            "in": "query",
+            "description": "The reference's JSON filter groups; not supported here (400 naming it).",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
+            }
+          },
+          {
+            "name": "privateChainsToInclude",
+            "in": "query",
+            "description": "Not supported here (400 naming it); the gateway has no private chains.",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
+            }
           }
         ],
         "responses": {

@@ -584,6 +584,80 @@ export const operations: Record<OperationId, OperationSpec> = {
             "Bridge",
             "Crosschain Swap"
           ]
+        },
+        "term": {
+          "type": "string",
+          "maxLength": 256
+        },
+        "currencyInChainId": {
+          "$ref": "urn:gateway:openapi#/components/schemas/ChainId"
+        },
+        "currencyOutChainId": {
+          "$ref": "urn:gateway:openapi#/components/schemas/ChainId"
+        },
+        "currencyInAddress": {
+          "$ref": "urn:gateway:openapi#/components/schemas/Address"
+        },
+        "currencyOutAddress": {
+          "$ref": "urn:gateway:openapi#/components/schemas/Address"
+        },
+        "currencyInSymbol": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64
+        },
+        "currencyOutSymbol": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64
+        },
+        "amountUsdMin": {
+          "type": "number",
+          "minimum": 0
+        },
+        "amountUsdMax": {
+          "type": "number",
+          "minimum": 0
+        },
+        "startBlock": {
+          "type": "string",
+          "maxLength": 2048
+        },
+        "endBlock": {
+          "type": "string",
+          "maxLength": 2048
+        },
+        "fillTimeMin": {
+          "type": "string",
+          "maxLength": 2048
+        },
+        "fillTimeMax": {
+          "type": "string",
+          "maxLength": 2048
+        },
+        "appFeesAmountUsdMin": {
+          "type": "string",
+          "maxLength": 2048
+        },
+        "appFeesAmountUsdMax": {
+          "type": "string",
+          "maxLength": 2048
+        },
+        "refundFailReason": {
+          "type": "string",
+          "maxLength": 2048
+        },
+        "features": {
+          "type": "string",
+          "maxLength": 2048
+        },
+        "filters": {
+          "type": "string",
+          "maxLength": 2048
+        },
+        "privateChainsToInclude": {
+          "type": "string",
+          "maxLength": 2048
         }
       }
     },

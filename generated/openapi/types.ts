@@ -2723,6 +2723,47 @@ export interface operations {
                  *     `Send`, `Wrap`, `Unwrap`, `Call`.
                  */
                 requestType?: string;
+                /**
+                 * @description Search: a request id, order id, wallet (user, sender, recipient, refund address, deposit address) or
+                 *     any recorded transaction hash, matched exactly in any letter case.
+                 */
+                term?: string;
+                /** @description Requests paid on this chain (the same as `originChainId`). */
+                currencyInChainId?: components["schemas"]["ChainId"];
+                /** @description Requests delivered on this chain (the same as `destinationChainId`). */
+                currencyOutChainId?: components["schemas"]["ChainId"];
+                /** @description Requests paid in the currency of this address (the zero address is each chain's native currency). */
+                currencyInAddress?: components["schemas"]["Address"];
+                /** @description Requests delivering the currency of this address. */
+                currencyOutAddress?: components["schemas"]["Address"];
+                /** @description Requests paid in a currency with this symbol, on any chain (case-insensitive). */
+                currencyInSymbol?: string;
+                /** @description Requests delivering a currency with this symbol, on any chain (case-insensitive). */
+                currencyOutSymbol?: string;
+                /** @description The input's USD value at quote time is at least this. */
+                amountUsdMin?: number;
+                /** @description The input's USD value at quote time is at most this. */
+                amountUsdMax?: number;
+                /** @description Origin-chain block bounds of the reference; not supported here (400 naming it), as deposit blocks are not indexed by request. */
+                startBlock?: string;
+                /** @description See `startBlock`. */
+                endBlock?: string;
+                /** @description Fill-time bounds of the reference; not supported here (400 naming it), as the fill time is not stored. */
+                fillTimeMin?: string;
+                /** @description See `fillTimeMin`. */
+                fillTimeMax?: string;
+                /** @description App-fee USD bounds of the reference; not supported here (400 naming it). */
+                appFeesAmountUsdMin?: string;
+                /** @description See `appFeesAmountUsdMin`. */
+                appFeesAmountUsdMax?: string;
+                /** @description Not supported here (400 naming it). */
+                refundFailReason?: string;
+                /** @description Not supported here (400 naming it). */
+                features?: string;
+                /** @description The reference's JSON filter groups; not supported here (400 naming it). */
+                filters?: string;
+                /** @description Not supported here (400 naming it); the gateway has no private chains. */
+                privateChainsToInclude?: string;
             };
             header?: {
                 /**
