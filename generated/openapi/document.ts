@@ -185,6 +185,61 @@ export const openapiDocument: Record<string, unknown> = {
         }
       }
     },
+    "/chains/health": {
+      "get": {
+        "operationId": "getChainHealth",
+        "tags": [
+          "chains"
+        ],
+        "summary": "Whether a chain is healthy",
+        "description": "`healthy` is true when the chain's RPC answers with the configured chain id and the chain is not\ndisabled (without `chainId`: every configured chain). An unknown chain is 400 `UNSUPPORTED_CHAIN`.\n",
+        "parameters": [
+          {
+            "name": "chainId",
+            "in": "query",
+            "description": "The chain to check; every chain when absent.",
+            "schema": {
+              "$ref": "#/components/schemas/ChainId"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The chain's health.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "healthy"
+                  ],
+                  "properties": {
+                    "healthy": {
+                      "type": "boolean"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
     "/quote/v2": {
       "post": {
         "operationId": "getQuote",
@@ -446,6 +501,57 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "501": {
             "$ref": "#/components/responses/NotImplemented"
+          }
+        }
+      }
+    },
+    "/intents/status/v2": {
+      "get": {
+        "operationId": "getIntentStatusV2",
+        "tags": [
+          "status"
+        ],
+        "summary": "Get the status of a request (v2 shape)",
+        "description": "The status of `GET /intents/status/v3` in the reference's v2 shape, which its React hooks poll:\n`submitted` is reported as `pending` and `fallback` as `refund`, the time of the last change is `time`,\nand `details` is text. An unknown request id is answered 404.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ApiKey"
+          },
+          {
+            "name": "requestId",
+            "in": "query",
+            "required": true,
+            "description": "The request id (from `steps[].requestId` of the quote).",
+            "schema": {
+              "$ref": "#/components/schemas/Bytes32"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The status of the request in the v2 shape.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/IntentStatusV2"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
           }
         }
       }
@@ -1186,6 +1292,57 @@ export const openapiDocument: Record<string, unknown> = {
         }
       }
     },
+    "/requests/{requestId}/signature/v2": {
+      "get": {
+        "operationId": "getRequestSignatureV2",
+        "tags": [
+          "requests"
+        ],
+        "summary": "Get a signed attestation of a request's two ends",
+        "description": "The solver's EIP-191 signature over keccak256(abi.encode(bytes32 requestId, uint256 originChainId,\nbytes32 originUser, bytes32 originCurrency, uint256 destinationChainId, bytes32 destinationUser, bytes32\ndestinationCurrency)), addresses left-padded to 32 bytes, with the signed fields. Unlike v1 it names the\ndestination currency and not the amount. An unknown request id is answered 404.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ApiKey"
+          },
+          {
+            "name": "requestId",
+            "in": "path",
+            "required": true,
+            "description": "The request id.",
+            "schema": {
+              "$ref": "#/components/schemas/Bytes32"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The attested fields and the solver's signature.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RequestSignatureV2Response"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
     "/execute": {
       "post": {
         "operationId": "executeGasless",
@@ -1602,6 +1759,160 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/GatewayTimeout"
+          }
+        }
+      }
+    },
+    "/currencies/token/price/v2": {
+      "get": {
+        "operationId": "getTokenPriceV2",
+        "tags": [
+          "currencies"
+        ],
+        "summary": "Get the USD price of a token (exact decimal)",
+        "description": "As `GET /currencies/token/price`, with `price` as an exact decimal string instead of a JSON number.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ApiKey"
+          },
+          {
+            "name": "address",
+            "in": "query",
+            "required": true,
+            "description": "Currency address; the zero address is the native currency.",
+            "schema": {
+              "$ref": "#/components/schemas/Address"
+            }
+          },
+          {
+            "name": "chainId",
+            "in": "query",
+            "required": true,
+            "description": "Chain of the currency.",
+            "schema": {
+              "$ref": "#/components/schemas/ChainId"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The price.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "price"
+                  ],
+                  "properties": {
+                    "price": {
+                      "$ref": "#/components/schemas/DecimalString",
+                      "description": "USD price of one whole unit, exact."
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "502": {
+            "$ref": "#/components/responses/BadGateway"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "504": {
+            "$ref": "#/components/responses/GatewayTimeout"
+          }
+        }
+      }
+    },
+    "/currencies/trending": {
+      "get": {
+        "operationId": "getTrendingCurrencies",
+        "tags": [
+          "currencies"
+        ],
+        "summary": "Currencies users bought recently",
+        "description": "Currencies of the curated list ordered by what this gateway's users bought in the last 24 hours\n(filled requests by output currency): `relay24hBuyTxCount` (default) by count, `relay24hBuyUsdVolume`\nby the inputs' USD value; ties keep the list's order, and currencies nobody bought follow.\n`coingecko6hTrending` needs an external source this gateway does not have: 400 naming `sortBy`.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ApiKey"
+          },
+          {
+            "name": "chainId",
+            "in": "query",
+            "description": "Only currencies of this chain.",
+            "schema": {
+              "$ref": "#/components/schemas/ChainId"
+            }
+          },
+          {
+            "name": "sortBy",
+            "in": "query",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "relay24hBuyTxCount",
+                "relay24hBuyUsdVolume",
+                "coingecko6hTrending"
+              ],
+              "default": "relay24hBuyTxCount"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "description": "Most currencies returned, 1 to 100 (default 20).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Currencies, most bought first.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "array",
+                  "items": {
+                    "$ref": "#/components/schemas/CurrencyListItem"
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
           }
         }
       }
@@ -5212,16 +5523,111 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "details": {
             "type": [
-              "object",
+              "string",
               "null"
             ],
-            "description": "Extra context, such as decoded revert data of a failure; null when none."
+            "description": "Extra context as text, as the reference sends it (its SDK prints it while polling): a recorded\nmessage, or the recorded object (such as decoded revert data of a failure) as JSON; null when none.\n"
           },
           "failReason": {
             "$ref": "#/components/schemas/FailReason"
           },
           "refundFailReason": {
             "$ref": "#/components/schemas/RefundFailReason"
+          }
+        }
+      },
+      "IntentStatusV2": {
+        "type": "object",
+        "description": "Status of a request in the reference's v2 shape.",
+        "required": [
+          "status",
+          "details",
+          "inTxHashes",
+          "txHashes",
+          "time",
+          "originChainId",
+          "destinationChainId",
+          "quoteCreatedAt"
+        ],
+        "properties": {
+          "status": {
+            "$ref": "#/components/schemas/RequestStatusV2"
+          },
+          "details": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Extra context as text (a recorded message, or JSON), or null."
+          },
+          "inTxHashes": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "txHashes": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "time": {
+            "type": "integer",
+            "description": "Time of the last status change, Unix milliseconds."
+          },
+          "originChainId": {
+            "$ref": "#/components/schemas/ChainId"
+          },
+          "destinationChainId": {
+            "$ref": "#/components/schemas/ChainId"
+          },
+          "quoteCreatedAt": {
+            "type": "integer",
+            "description": "Creation time of the quote, Unix milliseconds."
+          }
+        }
+      },
+      "RequestSignatureV2Response": {
+        "type": "object",
+        "required": [
+          "requestData",
+          "signature"
+        ],
+        "properties": {
+          "requestData": {
+            "type": "object",
+            "required": [
+              "originChainId",
+              "originUser",
+              "originCurrency",
+              "destinationChainId",
+              "destinationUser",
+              "destinationCurrency"
+            ],
+            "properties": {
+              "originChainId": {
+                "$ref": "#/components/schemas/ChainId"
+              },
+              "originUser": {
+                "type": "string"
+              },
+              "originCurrency": {
+                "type": "string"
+              },
+              "destinationChainId": {
+                "$ref": "#/components/schemas/ChainId"
+              },
+              "destinationUser": {
+                "type": "string"
+              },
+              "destinationCurrency": {
+                "type": "string"
+              }
+            }
+          },
+          "signature": {
+            "$ref": "#/components/schemas/Hex"
           }
         }
       },

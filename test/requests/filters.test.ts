@@ -31,7 +31,7 @@ beforeAll(async () => {
   q.bridge = await quote(usdcBridge(0));
   // 0.01 ETH A -> C by account 1 to account 4 (a bridge worth about 30 USD, refunded).
   q.eth = await quote(
-    usdcBridge(1, { destinationChainId: C, originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: '10000000000000000', recipient: account(4) }),
+    usdcBridge(1, { destinationChainId: C, originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: '10000000000000000', recipient: account(3) }),
   );
   // 10 USDC on A into WETH on B by account 2 (a cross-chain swap).
   q.swap = await quote(usdcBridge(2, { destinationCurrency: token(B, 'weth') }));
@@ -63,7 +63,7 @@ describe('GET /requests/v3 search filters', () => {
   it('term finds a request by id, order id, wallet or any recorded hash, in any letter case', async () => {
     await expectIds(v3, { term: idOf('swap').toUpperCase().replace('0X', '0x') }, ['swap']);
     await expectIds(v3, { term: q.local!.quote.protocol.v2.orderId }, ['local']);
-    await expectIds(v3, { term: account(4) }, ['eth']);
+    await expectIds(v3, { term: account(3) }, ['eth']);
     await expectIds(v3, { term: account(2).toLowerCase() }, ['swap', 'local']);
     await expectIds(v3, { term: hashes.fill }, ['bridge']);
     await expectIds(v3, { term: hashes.refundDeposit }, ['eth']);
@@ -141,7 +141,7 @@ describe('GET /requests/v3 search filters', () => {
 
 describe('GET /requests/v2 filters', () => {
   it('user matches the sender or the recipient', async () => {
-    await expectIds(v2, { user: account(4) }, ['eth']);
+    await expectIds(v2, { user: account(3) }, ['eth']);
     await expectIds(v2, { user: account(1) }, ['eth']);
     await expectIds(v2, { user: account(0) }, ['bridge']);
   });

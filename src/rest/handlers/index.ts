@@ -21,6 +21,7 @@ import { getRequestsV2 } from './getRequestsV2.js';
 import { getRequestSignature } from './getRequestSignature.js';
 import { indexSingleTransaction } from './indexSingleTransaction.js';
 import { indexTransaction } from './indexTransaction.js';
+import { getChainHealth, getIntentStatusV2, getRequestSignatureV2, getTokenPriceV2, getTrendingCurrencies } from './parityOperations.js';
 
 /** What REST handlers receive besides the request. */
 export interface RestContext {
@@ -39,6 +40,11 @@ const pending = (operationId: OperationId) => async (): Promise<never> => {
 export function createHandlers(): OperationHandlers<RestContext> {
   return {
     getChains,
+    getChainHealth,
+    getIntentStatusV2,
+    getRequestSignatureV2,
+    getTokenPriceV2,
+    getTrendingCurrencies,
     getHealth,
     getReadiness,
     getQuote,
