@@ -790,6 +790,14 @@ export const openapiDocument: Record<string, unknown> = {
             }
           },
           {
+            "name": "includeAuthenticatedData",
+            "in": "query",
+            "description": "Accepted for the reference's clients; owner-only data (`data.referrer`, `data.apiKeyName`,\n`data.platformFee`) is always shown to the key that quoted the request, and never to anyone else.\n",
+            "schema": {
+              "type": "boolean"
+            }
+          },
+          {
             "name": "term",
             "in": "query",
             "description": "Search: a request id, order id, wallet (user, sender, recipient, refund address, deposit address) or\nany recorded transaction hash, matched exactly in any letter case.\n",

@@ -686,6 +686,9 @@ export const operations: Record<OperationId, OperationSpec> = {
             "Crosschain Swap"
           ]
         },
+        "includeAuthenticatedData": {
+          "type": "boolean"
+        },
         "term": {
           "type": "string",
           "maxLength": 256

@@ -2925,6 +2925,11 @@ export interface operations {
                  */
                 requestType?: string;
                 /**
+                 * @description Accepted for the reference's clients; owner-only data (`data.referrer`, `data.apiKeyName`,
+                 *     `data.platformFee`) is always shown to the key that quoted the request, and never to anyone else.
+                 */
+                includeAuthenticatedData?: boolean;
+                /**
                  * @description Search: a request id, order id, wallet (user, sender, recipient, refund address, deposit address) or
                  *     any recorded transaction hash, matched exactly in any letter case.
                  */
