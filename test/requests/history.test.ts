@@ -358,7 +358,13 @@ describe('GET /requests/v2 (deprecated)', () => {
       relayerService: quoted.fees.relayerService.amount,
       app: quoted.fees.app.amount,
       subsidized: quoted.fees.subsidized.amount,
+      // The reference's keys (added for its clients): gas = relayerGas, gas + fixed + price = relayer.
+      gas: quoted.fees.relayerGas.amount,
+      fixed: expect.stringMatching(/^[0-9]+$/),
+      price: expect.stringMatching(/^[0-9]+$/),
+      gateway: '0',
     });
+    expect(BigInt(record.data.fees.gas) + BigInt(record.data.fees.fixed) + BigInt(record.data.fees.price)).toBe(BigInt(quoted.fees.relayer.amount));
     expect(record.data.feesUsd.app).toBe(quoted.fees.app.amountUsd);
     expect(record.data).toMatchObject({
       failReason: 'DOUBLE_SPEND',
