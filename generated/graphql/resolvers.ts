@@ -114,6 +114,8 @@ export type ChainContracts = {
   multicaller: Scalars['Address']['output'];
   /** Multicaller only the solver may call; fills go through it. */
   onlyOwnerMulticaller: Scalars['Address']['output'];
+  /** The same as `serviceReceiver`, under the reference's name. */
+  relayReceiver: Scalars['Address']['output'];
   /** Receiver of native deposits that carry a request id. */
   serviceReceiver: Scalars['Address']['output'];
   v3: ChainContractsV3;
@@ -297,6 +299,8 @@ export type ExpandedPriceImpact = {
   __typename?: 'ExpandedPriceImpact';
   app: UsdValue;
   execution: UsdValue;
+  /** The platform fee again, under the reference's name. */
+  relay: UsdValue;
   /** The platform fee. */
   service: UsdValue;
   /** Portion paid by a sponsor, when fees are sponsored. */
@@ -369,7 +373,7 @@ export type FeeValue = {
   /** In smallest units of `RequestFees.currency`. */
   amount?: Maybe<Scalars['BigInt']['output']>;
   amountFormatted?: Maybe<Scalars['String']['output']>;
-  /** Decimal USD. */
+  /** Decimal USD, signed as in the reference: a cost is negative, the sponsored part positive. */
   usd: Scalars['String']['output'];
 };
 
@@ -1769,6 +1773,7 @@ export type ChainContractsResolvers<ContextType = GraphQLContext, ParentType ext
   multicall3?: Resolver<ResolversTypes['Address'], ParentType, ContextType>;
   multicaller?: Resolver<ResolversTypes['Address'], ParentType, ContextType>;
   onlyOwnerMulticaller?: Resolver<ResolversTypes['Address'], ParentType, ContextType>;
+  relayReceiver?: Resolver<ResolversTypes['Address'], ParentType, ContextType>;
   serviceReceiver?: Resolver<ResolversTypes['Address'], ParentType, ContextType>;
   v3?: Resolver<ResolversTypes['ChainContractsV3'], ParentType, ContextType>;
 }>;
@@ -1862,6 +1867,7 @@ export type ExecutionKindResolvers = { RAW_CALLS: 'rawCalls' };
 export type ExpandedPriceImpactResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ExpandedPriceImpact'] = ResolversParentTypes['ExpandedPriceImpact']> = ResolversObject<{
   app?: Resolver<ResolversTypes['UsdValue'], ParentType, ContextType>;
   execution?: Resolver<ResolversTypes['UsdValue'], ParentType, ContextType>;
+  relay?: Resolver<ResolversTypes['UsdValue'], ParentType, ContextType>;
   service?: Resolver<ResolversTypes['UsdValue'], ParentType, ContextType>;
   sponsored?: Resolver<Maybe<ResolversTypes['UsdValue']>, ParentType, ContextType>;
   swap?: Resolver<ResolversTypes['UsdValue'], ParentType, ContextType>;

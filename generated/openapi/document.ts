@@ -185,6 +185,61 @@ export const openapiDocument: Record<string, unknown> = {
         }
       }
     },
+    "/chains/health": {
+      "get": {
+        "operationId": "getChainHealth",
+        "tags": [
+          "chains"
+        ],
+        "summary": "Whether a chain is healthy",
+        "description": "`healthy` is true when the chain's RPC answers with the configured chain id and the chain is not\ndisabled (without `chainId`: every configured chain). An unknown chain is 400 `UNSUPPORTED_CHAIN`.\n",
+        "parameters": [
+          {
+            "name": "chainId",
+            "in": "query",
+            "description": "The chain to check; every chain when absent.",
+            "schema": {
+              "$ref": "#/components/schemas/ChainId"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The chain's health.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "healthy"
+                  ],
+                  "properties": {
+                    "healthy": {
+                      "type": "boolean"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
     "/quote/v2": {
       "post": {
         "operationId": "getQuote",
@@ -450,6 +505,57 @@ export const openapiDocument: Record<string, unknown> = {
         }
       }
     },
+    "/intents/status/v2": {
+      "get": {
+        "operationId": "getIntentStatusV2",
+        "tags": [
+          "status"
+        ],
+        "summary": "Get the status of a request (v2 shape)",
+        "description": "The status of `GET /intents/status/v3` in the reference's v2 shape, which its React hooks poll:\n`submitted` is reported as `pending` and `fallback` as `refund`, the time of the last change is `time`,\nand `details` is text. An unknown request id is answered 404.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ApiKey"
+          },
+          {
+            "name": "requestId",
+            "in": "query",
+            "required": true,
+            "description": "The request id (from `steps[].requestId` of the quote).",
+            "schema": {
+              "$ref": "#/components/schemas/Bytes32"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The status of the request in the v2 shape.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/IntentStatusV2"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
     "/intents/status": {
       "get": {
         "operationId": "getIntentStatusV1",
@@ -681,6 +787,183 @@ export const openapiDocument: Record<string, unknown> = {
                 "Bridge",
                 "Crosschain Swap"
               ]
+            }
+          },
+          {
+            "name": "includeAuthenticatedData",
+            "in": "query",
+            "description": "Accepted for the reference's clients; owner-only data (`data.referrer`, `data.apiKeyName`,\n`data.platformFee`) is always shown to the key that quoted the request, and never to anyone else.\n",
+            "schema": {
+              "type": "boolean"
+            }
+          },
+          {
+            "name": "term",
+            "in": "query",
+            "description": "Search: a request id, order id, wallet (user, sender, recipient, refund address, deposit address) or\nany recorded transaction hash, matched exactly in any letter case.\n",
+            "schema": {
+              "type": "string",
+              "maxLength": 256
+            }
+          },
+          {
+            "name": "currencyInChainId",
+            "in": "query",
+            "description": "Requests paid on this chain (the same as `originChainId`).",
+            "schema": {
+              "$ref": "#/components/schemas/ChainId"
+            }
+          },
+          {
+            "name": "currencyOutChainId",
+            "in": "query",
+            "description": "Requests delivered on this chain (the same as `destinationChainId`).",
+            "schema": {
+              "$ref": "#/components/schemas/ChainId"
+            }
+          },
+          {
+            "name": "currencyInAddress",
+            "in": "query",
+            "description": "Requests paid in the currency of this address (the zero address is each chain's native currency).",
+            "schema": {
+              "$ref": "#/components/schemas/Address"
+            }
+          },
+          {
+            "name": "currencyOutAddress",
+            "in": "query",
+            "description": "Requests delivering the currency of this address.",
+            "schema": {
+              "$ref": "#/components/schemas/Address"
+            }
+          },
+          {
+            "name": "currencyInSymbol",
+            "in": "query",
+            "description": "Requests paid in a currency with this symbol, on any chain (case-insensitive).",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 64
+            }
+          },
+          {
+            "name": "currencyOutSymbol",
+            "in": "query",
+            "description": "Requests delivering a currency with this symbol, on any chain (case-insensitive).",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 64
+            }
+          },
+          {
+            "name": "amountUsdMin",
+            "in": "query",
+            "description": "The input's USD value at quote time is at least this.",
+            "schema": {
+              "type": "number",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "amountUsdMax",
+            "in": "query",
+            "description": "The input's USD value at quote time is at most this.",
+            "schema": {
+              "type": "number",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "startBlock",
+            "in": "query",
+            "description": "Origin-chain block bounds of the reference; not supported here (400 naming it), as deposit blocks are not indexed by request.",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
+            }
+          },
+          {
+            "name": "endBlock",
+            "in": "query",
+            "description": "See `startBlock`.",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
+            }
+          },
+          {
+            "name": "fillTimeMin",
+            "in": "query",
+            "description": "Fill-time bounds of the reference; not supported here (400 naming it), as the fill time is not stored.",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
+            }
+          },
+          {
+            "name": "fillTimeMax",
+            "in": "query",
+            "description": "See `fillTimeMin`.",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
+            }
+          },
+          {
+            "name": "appFeesAmountUsdMin",
+            "in": "query",
+            "description": "App-fee USD bounds of the reference; not supported here (400 naming it).",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
+            }
+          },
+          {
+            "name": "appFeesAmountUsdMax",
+            "in": "query",
+            "description": "See `appFeesAmountUsdMin`.",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
+            }
+          },
+          {
+            "name": "refundFailReason",
+            "in": "query",
+            "description": "Not supported here (400 naming it).",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
+            }
+          },
+          {
+            "name": "features",
+            "in": "query",
+            "description": "Not supported here (400 naming it).",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
+            }
+          },
+          {
+            "name": "filters",
+            "in": "query",
+            "description": "The reference's JSON filter groups; not supported here (400 naming it).",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
+            }
+          },
+          {
+            "name": "privateChainsToInclude",
+            "in": "query",
+            "description": "Not supported here (400 naming it); the gateway has no private chains.",
+            "schema": {
+              "type": "string",
+              "maxLength": 2048
             }
           }
         ],
@@ -1013,6 +1296,57 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "501": {
             "$ref": "#/components/responses/NotImplemented"
+          }
+        }
+      }
+    },
+    "/requests/{requestId}/signature/v2": {
+      "get": {
+        "operationId": "getRequestSignatureV2",
+        "tags": [
+          "requests"
+        ],
+        "summary": "Get a signed attestation of a request's two ends",
+        "description": "The solver's EIP-191 signature over keccak256(abi.encode(bytes32 requestId, uint256 originChainId,\nbytes32 originUser, bytes32 originCurrency, uint256 destinationChainId, bytes32 destinationUser, bytes32\ndestinationCurrency)), addresses left-padded to 32 bytes, with the signed fields. Unlike v1 it names the\ndestination currency and not the amount. An unknown request id is answered 404.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ApiKey"
+          },
+          {
+            "name": "requestId",
+            "in": "path",
+            "required": true,
+            "description": "The request id.",
+            "schema": {
+              "$ref": "#/components/schemas/Bytes32"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The attested fields and the solver's signature.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RequestSignatureV2Response"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
           }
         }
       }
@@ -1433,6 +1767,160 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/GatewayTimeout"
+          }
+        }
+      }
+    },
+    "/currencies/token/price/v2": {
+      "get": {
+        "operationId": "getTokenPriceV2",
+        "tags": [
+          "currencies"
+        ],
+        "summary": "Get the USD price of a token (exact decimal)",
+        "description": "As `GET /currencies/token/price`, with `price` as an exact decimal string instead of a JSON number.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ApiKey"
+          },
+          {
+            "name": "address",
+            "in": "query",
+            "required": true,
+            "description": "Currency address; the zero address is the native currency.",
+            "schema": {
+              "$ref": "#/components/schemas/Address"
+            }
+          },
+          {
+            "name": "chainId",
+            "in": "query",
+            "required": true,
+            "description": "Chain of the currency.",
+            "schema": {
+              "$ref": "#/components/schemas/ChainId"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The price.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "price"
+                  ],
+                  "properties": {
+                    "price": {
+                      "$ref": "#/components/schemas/DecimalString",
+                      "description": "USD price of one whole unit, exact."
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "502": {
+            "$ref": "#/components/responses/BadGateway"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          },
+          "504": {
+            "$ref": "#/components/responses/GatewayTimeout"
+          }
+        }
+      }
+    },
+    "/currencies/trending": {
+      "get": {
+        "operationId": "getTrendingCurrencies",
+        "tags": [
+          "currencies"
+        ],
+        "summary": "Currencies users bought recently",
+        "description": "Currencies of the curated list ordered by what this gateway's users bought in the last 24 hours\n(filled requests by output currency): `relay24hBuyTxCount` (default) by count, `relay24hBuyUsdVolume`\nby the inputs' USD value; ties keep the list's order, and currencies nobody bought follow.\n`coingecko6hTrending` needs an external source this gateway does not have: 400 naming `sortBy`.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ApiKey"
+          },
+          {
+            "name": "chainId",
+            "in": "query",
+            "description": "Only currencies of this chain.",
+            "schema": {
+              "$ref": "#/components/schemas/ChainId"
+            }
+          },
+          {
+            "name": "sortBy",
+            "in": "query",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "relay24hBuyTxCount",
+                "relay24hBuyUsdVolume",
+                "coingecko6hTrending"
+              ],
+              "default": "relay24hBuyTxCount"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "description": "Most currencies returned, 1 to 100 (default 20).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Currencies, most bought first.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "array",
+                  "items": {
+                    "$ref": "#/components/schemas/CurrencyListItem"
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
           }
         }
       }
@@ -2924,10 +3412,11 @@ export const openapiDocument: Record<string, unknown> = {
           "execution",
           "swap",
           "service",
+          "relay",
           "app",
           "rent"
         ],
-        "description": "A fee component in a sponsorship breakdown; `service` is the platform fee."
+        "description": "A fee component in a sponsorship breakdown; `service` is the platform fee. `relay` is the same component\nunder the reference's name: a quote lists it beside `service` whenever `service` is selected.\n"
       },
       "TradeType": {
         "type": "string",
@@ -3569,6 +4058,7 @@ export const openapiDocument: Record<string, unknown> = {
           "multicaller",
           "onlyOwnerMulticaller",
           "serviceReceiver",
+          "relayReceiver",
           "erc20Router",
           "approvalProxy",
           "v3"
@@ -3588,6 +4078,10 @@ export const openapiDocument: Record<string, unknown> = {
           "serviceReceiver": {
             "type": "string",
             "description": "Receiver contract for native deposits carrying a request id."
+          },
+          "relayReceiver": {
+            "type": "string",
+            "description": "The same as `serviceReceiver`, under the reference's name (its clients read this one)."
           },
           "erc20Router": {
             "type": "string"
@@ -4402,6 +4896,10 @@ export const openapiDocument: Record<string, unknown> = {
               "service": {
                 "$ref": "#/components/schemas/FeeSponsorshipComponent"
               },
+              "relay": {
+                "$ref": "#/components/schemas/FeeSponsorshipComponent",
+                "description": "The same as `service`, under the reference's name (sent by quotes)."
+              },
               "app": {
                 "$ref": "#/components/schemas/FeeSponsorshipComponent"
               },
@@ -4468,6 +4966,7 @@ export const openapiDocument: Record<string, unknown> = {
           "swap",
           "execution",
           "service",
+          "relay",
           "app",
           "sponsored"
         ],
@@ -4483,6 +4982,10 @@ export const openapiDocument: Record<string, unknown> = {
           "service": {
             "$ref": "#/components/schemas/UsdValue",
             "description": "The platform fee."
+          },
+          "relay": {
+            "$ref": "#/components/schemas/UsdValue",
+            "description": "The platform fee again, under the reference's name (its UI kit reads `relay.usd`)."
           },
           "app": {
             "$ref": "#/components/schemas/UsdValue",
@@ -5028,16 +5531,111 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "details": {
             "type": [
-              "object",
+              "string",
               "null"
             ],
-            "description": "Extra context, such as decoded revert data of a failure; null when none."
+            "description": "Extra context as text, as the reference sends it (its SDK prints it while polling): a recorded\nmessage, or the recorded object (such as decoded revert data of a failure) as JSON; null when none.\n"
           },
           "failReason": {
             "$ref": "#/components/schemas/FailReason"
           },
           "refundFailReason": {
             "$ref": "#/components/schemas/RefundFailReason"
+          }
+        }
+      },
+      "IntentStatusV2": {
+        "type": "object",
+        "description": "Status of a request in the reference's v2 shape.",
+        "required": [
+          "status",
+          "details",
+          "inTxHashes",
+          "txHashes",
+          "time",
+          "originChainId",
+          "destinationChainId",
+          "quoteCreatedAt"
+        ],
+        "properties": {
+          "status": {
+            "$ref": "#/components/schemas/RequestStatusV2"
+          },
+          "details": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Extra context as text (a recorded message, or JSON), or null."
+          },
+          "inTxHashes": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "txHashes": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "time": {
+            "type": "integer",
+            "description": "Time of the last status change, Unix milliseconds."
+          },
+          "originChainId": {
+            "$ref": "#/components/schemas/ChainId"
+          },
+          "destinationChainId": {
+            "$ref": "#/components/schemas/ChainId"
+          },
+          "quoteCreatedAt": {
+            "type": "integer",
+            "description": "Creation time of the quote, Unix milliseconds."
+          }
+        }
+      },
+      "RequestSignatureV2Response": {
+        "type": "object",
+        "required": [
+          "requestData",
+          "signature"
+        ],
+        "properties": {
+          "requestData": {
+            "type": "object",
+            "required": [
+              "originChainId",
+              "originUser",
+              "originCurrency",
+              "destinationChainId",
+              "destinationUser",
+              "destinationCurrency"
+            ],
+            "properties": {
+              "originChainId": {
+                "$ref": "#/components/schemas/ChainId"
+              },
+              "originUser": {
+                "type": "string"
+              },
+              "originCurrency": {
+                "type": "string"
+              },
+              "destinationChainId": {
+                "$ref": "#/components/schemas/ChainId"
+              },
+              "destinationUser": {
+                "type": "string"
+              },
+              "destinationCurrency": {
+                "type": "string"
+              }
+            }
+          },
+          "signature": {
+            "$ref": "#/components/schemas/Hex"
           }
         }
       },
@@ -5764,7 +6362,8 @@ export const openapiDocument: Record<string, unknown> = {
         ],
         "properties": {
           "usd": {
-            "$ref": "#/components/schemas/DecimalString"
+            "$ref": "#/components/schemas/DecimalString",
+            "description": "Signed as in the reference: a cost is negative, the sponsored part positive (so the components add\nup to the change in the user's value, as in a quote's `expandedPriceImpact`).\n"
           },
           "amount": {
             "$ref": "#/components/schemas/IntString",
@@ -6525,13 +7124,17 @@ export const openapiDocument: Record<string, unknown> = {
       "RequestV2Fees": {
         "type": "object",
         "deprecated": true,
-        "description": "Deprecated fee object, in smallest units of `feeCurrency`. `relayerService`: fee paid to the solver for\nexecution; `relayerGas`: gas given to the solver for destination-chain gas; `relayer`: their sum;\n`app`: app fees (accrued off-chain); `subsidized`: fees paid by the sponsor. `gas`, `fixed`, `price`\nand `gateway` are the reference's earlier components.\n",
+        "description": "Deprecated fee object, in smallest units of `feeCurrency`. `relayerService`: fee paid to the solver for\nexecution; `relayerGas`: gas given to the solver for destination-chain gas; `relayer`: their sum;\n`app`: app fees (accrued off-chain); `subsidized`: fees paid by the sponsor. The reference's keys:\n`gas` the destination gas (= `relayerGas`), `fixed` the rest of the execution fee (the flat fee),\n`price` the fees priced in bps of the input (swap and platform), `gateway` always `0` here.\n",
         "required": [
           "relayer",
           "relayerGas",
           "relayerService",
           "app",
-          "subsidized"
+          "subsidized",
+          "gas",
+          "fixed",
+          "price",
+          "gateway"
         ],
         "properties": {
           "relayer": {

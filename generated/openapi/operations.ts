@@ -12,20 +12,25 @@ export const components = (openapiDocument.components ?? {}) as Record<string, u
 export type OperationId =
   | "getChains"
   | "getChainsLiquidity"
+  | "getChainHealth"
   | "getQuote"
   | "getQuoteV1"
   | "getPrice"
   | "getIntentStatus"
+  | "getIntentStatusV2"
   | "getIntentStatusV1"
   | "getRequests"
   | "getRequestsV2"
   | "getRequestSignature"
+  | "getRequestSignatureV2"
   | "executeGasless"
   | "submitPermit"
   | "fastFill"
   | "getCurrenciesV1"
   | "getCurrencies"
   | "getTokenPrice"
+  | "getTokenPriceV2"
+  | "getTrendingCurrencies"
   | "indexTransaction"
   | "indexSingleTransaction"
   | "reindexDepositAddress"
@@ -172,6 +177,52 @@ export const operations: Record<OperationId, OperationSpec> = {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
       "504": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      }
+    }
+  },
+  getChainHealth: {
+    "operationId": "getChainHealth",
+    "method": "GET",
+    "path": "/chains/health",
+    "summary": "Whether a chain is healthy",
+    "deprecated": false,
+    "query": {
+      "type": "object",
+      "properties": {
+        "chainId": {
+          "$ref": "urn:gateway:openapi#/components/schemas/ChainId"
+        }
+      }
+    },
+    "params": null,
+    "headers": null,
+    "body": null,
+    "responses": {
+      "200": {
+        "type": "object",
+        "required": [
+          "healthy"
+        ],
+        "properties": {
+          "healthy": {
+            "type": "boolean"
+          }
+        }
+      },
+      "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "404": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       }
     }
@@ -419,6 +470,56 @@ export const operations: Record<OperationId, OperationSpec> = {
       }
     }
   },
+  getIntentStatusV2: {
+    "operationId": "getIntentStatusV2",
+    "method": "GET",
+    "path": "/intents/status/v2",
+    "summary": "Get the status of a request (v2 shape)",
+    "deprecated": false,
+    "query": {
+      "type": "object",
+      "properties": {
+        "requestId": {
+          "$ref": "urn:gateway:openapi#/components/schemas/Bytes32"
+        }
+      },
+      "required": [
+        "requestId"
+      ]
+    },
+    "params": null,
+    "headers": {
+      "type": "object",
+      "properties": {
+        "x-api-key": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 256
+        }
+      }
+    },
+    "body": null,
+    "responses": {
+      "200": {
+        "$ref": "urn:gateway:openapi#/components/schemas/IntentStatusV2"
+      },
+      "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "404": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      }
+    }
+  },
   getIntentStatusV1: {
     "operationId": "getIntentStatusV1",
     "method": "GET",
@@ -584,6 +685,83 @@ export const operations: Record<OperationId, OperationSpec> = {
             "Bridge",
             "Crosschain Swap"
           ]
+        },
+        "includeAuthenticatedData": {
+          "type": "boolean"
+        },
+        "term": {
+          "type": "string",
+          "maxLength": 256
+        },
+        "currencyInChainId": {
+          "$ref": "urn:gateway:openapi#/components/schemas/ChainId"
+        },
+        "currencyOutChainId": {
+          "$ref": "urn:gateway:openapi#/components/schemas/ChainId"
+        },
+        "currencyInAddress": {
+          "$ref": "urn:gateway:openapi#/components/schemas/Address"
+        },
+        "currencyOutAddress": {
+          "$ref": "urn:gateway:openapi#/components/schemas/Address"
+        },
+        "currencyInSymbol": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64
+        },
+        "currencyOutSymbol": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64
+        },
+        "amountUsdMin": {
+          "type": "number",
+          "minimum": 0
+        },
+        "amountUsdMax": {
+          "type": "number",
+          "minimum": 0
+        },
+        "startBlock": {
+          "type": "string",
+          "maxLength": 2048
+        },
+        "endBlock": {
+          "type": "string",
+          "maxLength": 2048
+        },
+        "fillTimeMin": {
+          "type": "string",
+          "maxLength": 2048
+        },
+        "fillTimeMax": {
+          "type": "string",
+          "maxLength": 2048
+        },
+        "appFeesAmountUsdMin": {
+          "type": "string",
+          "maxLength": 2048
+        },
+        "appFeesAmountUsdMax": {
+          "type": "string",
+          "maxLength": 2048
+        },
+        "refundFailReason": {
+          "type": "string",
+          "maxLength": 2048
+        },
+        "features": {
+          "type": "string",
+          "maxLength": 2048
+        },
+        "filters": {
+          "type": "string",
+          "maxLength": 2048
+        },
+        "privateChainsToInclude": {
+          "type": "string",
+          "maxLength": 2048
         }
       }
     },
@@ -796,6 +974,56 @@ export const operations: Record<OperationId, OperationSpec> = {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
       "501": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      }
+    }
+  },
+  getRequestSignatureV2: {
+    "operationId": "getRequestSignatureV2",
+    "method": "GET",
+    "path": "/requests/{requestId}/signature/v2",
+    "summary": "Get a signed attestation of a request's two ends",
+    "deprecated": false,
+    "query": null,
+    "params": {
+      "type": "object",
+      "properties": {
+        "requestId": {
+          "$ref": "urn:gateway:openapi#/components/schemas/Bytes32"
+        }
+      },
+      "required": [
+        "requestId"
+      ]
+    },
+    "headers": {
+      "type": "object",
+      "properties": {
+        "x-api-key": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 256
+        }
+      }
+    },
+    "body": null,
+    "responses": {
+      "200": {
+        "$ref": "urn:gateway:openapi#/components/schemas/RequestSignatureV2Response"
+      },
+      "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "404": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       }
     }
@@ -1165,6 +1393,142 @@ export const operations: Record<OperationId, OperationSpec> = {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
       "504": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      }
+    }
+  },
+  getTokenPriceV2: {
+    "operationId": "getTokenPriceV2",
+    "method": "GET",
+    "path": "/currencies/token/price/v2",
+    "summary": "Get the USD price of a token (exact decimal)",
+    "deprecated": false,
+    "query": {
+      "type": "object",
+      "properties": {
+        "address": {
+          "$ref": "urn:gateway:openapi#/components/schemas/Address"
+        },
+        "chainId": {
+          "$ref": "urn:gateway:openapi#/components/schemas/ChainId"
+        }
+      },
+      "required": [
+        "address",
+        "chainId"
+      ]
+    },
+    "params": null,
+    "headers": {
+      "type": "object",
+      "properties": {
+        "x-api-key": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 256
+        }
+      }
+    },
+    "body": null,
+    "responses": {
+      "200": {
+        "type": "object",
+        "required": [
+          "price"
+        ],
+        "properties": {
+          "price": {
+            "$ref": "urn:gateway:openapi#/components/schemas/DecimalString",
+            "description": "USD price of one whole unit, exact."
+          }
+        }
+      },
+      "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "404": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "502": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "503": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "504": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      }
+    }
+  },
+  getTrendingCurrencies: {
+    "operationId": "getTrendingCurrencies",
+    "method": "GET",
+    "path": "/currencies/trending",
+    "summary": "Currencies users bought recently",
+    "deprecated": false,
+    "query": {
+      "type": "object",
+      "properties": {
+        "chainId": {
+          "$ref": "urn:gateway:openapi#/components/schemas/ChainId"
+        },
+        "sortBy": {
+          "type": "string",
+          "enum": [
+            "relay24hBuyTxCount",
+            "relay24hBuyUsdVolume",
+            "coingecko6hTrending"
+          ],
+          "default": "relay24hBuyTxCount"
+        },
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100
+        }
+      }
+    },
+    "params": null,
+    "headers": {
+      "type": "object",
+      "properties": {
+        "x-api-key": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 256
+        }
+      }
+    },
+    "body": null,
+    "responses": {
+      "200": {
+        "type": "array",
+        "items": {
+          "$ref": "urn:gateway:openapi#/components/schemas/CurrencyListItem"
+        }
+      },
+      "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "404": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       }
     }
@@ -2017,6 +2381,8 @@ export interface OperationHandlers<Context> {
   getChains(input: OperationInput<'getChains'>, context: Context): Promise<OperationOutput<'getChains'>>;
   /** GET /chains/liquidity — Get solver liquidity on a chain */
   getChainsLiquidity(input: OperationInput<'getChainsLiquidity'>, context: Context): Promise<OperationOutput<'getChainsLiquidity'>>;
+  /** GET /chains/health — Whether a chain is healthy */
+  getChainHealth(input: OperationInput<'getChainHealth'>, context: Context): Promise<OperationOutput<'getChainHealth'>>;
   /** POST /quote/v2 — Get an executable quote */
   getQuote(input: OperationInput<'getQuote'>, context: Context): Promise<OperationOutput<'getQuote'>>;
   /** POST /quote — Get an executable quote (deprecated) (deprecated) */
@@ -2025,6 +2391,8 @@ export interface OperationHandlers<Context> {
   getPrice(input: OperationInput<'getPrice'>, context: Context): Promise<OperationOutput<'getPrice'>>;
   /** GET /intents/status/v3 — Get the status of a request */
   getIntentStatus(input: OperationInput<'getIntentStatus'>, context: Context): Promise<OperationOutput<'getIntentStatus'>>;
+  /** GET /intents/status/v2 — Get the status of a request (v2 shape) */
+  getIntentStatusV2(input: OperationInput<'getIntentStatusV2'>, context: Context): Promise<OperationOutput<'getIntentStatusV2'>>;
   /** GET /intents/status — Get the status of a request (deprecated) (deprecated) */
   getIntentStatusV1(input: OperationInput<'getIntentStatusV1'>, context: Context): Promise<OperationOutput<'getIntentStatusV1'>>;
   /** GET /requests/v3 — List requests */
@@ -2033,6 +2401,8 @@ export interface OperationHandlers<Context> {
   getRequestsV2(input: OperationInput<'getRequestsV2'>, context: Context): Promise<OperationOutput<'getRequestsV2'>>;
   /** GET /requests/{requestId}/signature — Get a signed attestation of a request */
   getRequestSignature(input: OperationInput<'getRequestSignature'>, context: Context): Promise<OperationOutput<'getRequestSignature'>>;
+  /** GET /requests/{requestId}/signature/v2 — Get a signed attestation of a request's two ends */
+  getRequestSignatureV2(input: OperationInput<'getRequestSignatureV2'>, context: Context): Promise<OperationOutput<'getRequestSignatureV2'>>;
   /** POST /execute — Execute a transaction gaslessly */
   executeGasless(input: OperationInput<'executeGasless'>, context: Context): Promise<OperationOutput<'executeGasless'>>;
   /** POST /execute/permits — Submit a signed permit */
@@ -2045,6 +2415,10 @@ export interface OperationHandlers<Context> {
   getCurrencies(input: OperationInput<'getCurrencies'>, context: Context): Promise<OperationOutput<'getCurrencies'>>;
   /** GET /currencies/token/price — Get the USD price of a token */
   getTokenPrice(input: OperationInput<'getTokenPrice'>, context: Context): Promise<OperationOutput<'getTokenPrice'>>;
+  /** GET /currencies/token/price/v2 — Get the USD price of a token (exact decimal) */
+  getTokenPriceV2(input: OperationInput<'getTokenPriceV2'>, context: Context): Promise<OperationOutput<'getTokenPriceV2'>>;
+  /** GET /currencies/trending — Currencies users bought recently */
+  getTrendingCurrencies(input: OperationInput<'getTrendingCurrencies'>, context: Context): Promise<OperationOutput<'getTrendingCurrencies'>>;
   /** POST /transactions/index — Index a transaction now */
   indexTransaction(input: OperationInput<'indexTransaction'>, context: Context): Promise<OperationOutput<'indexTransaction'>>;
   /** POST /transactions/single — Index a same-chain transaction of a request */

@@ -42,6 +42,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/chains/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether a chain is healthy
+         * @description `healthy` is true when the chain's RPC answers with the configured chain id and the chain is not
+         *     disabled (without `chainId`: every configured chain). An unknown chain is 400 `UNSUPPORTED_CHAIN`.
+         */
+        get: operations["getChainHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/quote/v2": {
         parameters: {
             query?: never;
@@ -145,6 +166,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/intents/status/v2": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the status of a request (v2 shape)
+         * @description The status of `GET /intents/status/v3` in the reference's v2 shape, which its React hooks poll:
+         *     `submitted` is reported as `pending` and `fallback` as `refund`, the time of the last change is `time`,
+         *     and `details` is text. An unknown request id is answered 404.
+         */
+        get: operations["getIntentStatusV2"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/intents/status": {
         parameters: {
             query?: never;
@@ -240,6 +283,29 @@ export interface paths {
          *     answered 404.
          */
         get: operations["getRequestSignature"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/requests/{requestId}/signature/v2": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a signed attestation of a request's two ends
+         * @description The solver's EIP-191 signature over keccak256(abi.encode(bytes32 requestId, uint256 originChainId,
+         *     bytes32 originUser, bytes32 originCurrency, uint256 destinationChainId, bytes32 destinationUser, bytes32
+         *     destinationCurrency)), addresses left-padded to 32 bytes, with the signed fields. Unlike v1 it names the
+         *     destination currency and not the amount. An unknown request id is answered 404.
+         */
+        get: operations["getRequestSignatureV2"];
         put?: never;
         post?: never;
         delete?: never;
@@ -381,6 +447,49 @@ export interface paths {
          *     404 when the currency is unknown; 503 `PRICE_FETCH_FAILED` when its price source is unavailable.
          */
         get: operations["getTokenPrice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/currencies/token/price/v2": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the USD price of a token (exact decimal)
+         * @description As `GET /currencies/token/price`, with `price` as an exact decimal string instead of a JSON number.
+         */
+        get: operations["getTokenPriceV2"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/currencies/trending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Currencies users bought recently
+         * @description Currencies of the curated list ordered by what this gateway's users bought in the last 24 hours
+         *     (filled requests by output currency): `relay24hBuyTxCount` (default) by count, `relay24hBuyUsdVolume`
+         *     by the inputs' USD value; ties keep the list's order, and currencies nobody bought follow.
+         *     `coingecko6hTrending` needs an external source this gateway does not have: 400 naming `sortBy`.
+         */
+        get: operations["getTrendingCurrencies"];
         put?: never;
         post?: never;
         delete?: never;
@@ -805,10 +914,11 @@ export interface components {
          */
         FeeComponent: "execution" | "swap" | "service" | "relay" | "app" | "rent";
         /**
-         * @description A fee component in a sponsorship breakdown; `service` is the platform fee.
+         * @description A fee component in a sponsorship breakdown; `service` is the platform fee. `relay` is the same component
+         *     under the reference's name: a quote lists it beside `service` whenever `service` is selected.
          * @enum {string}
          */
-        SponsoredFeeComponent: "execution" | "swap" | "service" | "app" | "rent";
+        SponsoredFeeComponent: "execution" | "swap" | "service" | "relay" | "app" | "rent";
         /**
          * @description `EXACT_INPUT`: `amount` is what the user sends. `EXPECTED_OUTPUT`: `amount` is the approximate output.
          *     `EXACT_OUTPUT`: `amount` is the exact output, or the request is refunded.
@@ -995,6 +1105,8 @@ export interface components {
             onlyOwnerMulticaller: string;
             /** @description Receiver contract for native deposits carrying a request id. */
             serviceReceiver: string;
+            /** @description The same as `serviceReceiver`, under the reference's name (its clients read this one). */
+            relayReceiver: string;
             erc20Router: string;
             approvalProxy: string;
             v3: {
@@ -1303,6 +1415,8 @@ export interface components {
                 execution: components["schemas"]["FeeSponsorshipComponent"];
                 swap: components["schemas"]["FeeSponsorshipComponent"];
                 service: components["schemas"]["FeeSponsorshipComponent"];
+                /** @description The same as `service`, under the reference's name (sent by quotes). */
+                relay?: components["schemas"]["FeeSponsorshipComponent"];
                 app: components["schemas"]["FeeSponsorshipComponent"];
                 rent: components["schemas"]["FeeSponsorshipComponent"];
             };
@@ -1329,6 +1443,8 @@ export interface components {
             execution: components["schemas"]["UsdValue"];
             /** @description The platform fee. */
             service: components["schemas"]["UsdValue"];
+            /** @description The platform fee again, under the reference's name (its UI kit reads `relay.usd`). */
+            relay: components["schemas"]["UsdValue"];
             /** @description App fees. */
             app: components["schemas"]["UsdValue"];
             /** @description Portion paid by the sponsor. */
@@ -1491,10 +1607,38 @@ export interface components {
             destinationChainId: components["schemas"]["ChainId"];
             /** @description Time the quote was created, Unix milliseconds. */
             quoteCreatedAt: number;
-            /** @description Extra context, such as decoded revert data of a failure; null when none. */
-            details: Record<string, never> | null;
+            /**
+             * @description Extra context as text, as the reference sends it (its SDK prints it while polling): a recorded
+             *     message, or the recorded object (such as decoded revert data of a failure) as JSON; null when none.
+             */
+            details: string | null;
             failReason: components["schemas"]["FailReason"];
             refundFailReason: components["schemas"]["RefundFailReason"];
+        };
+        /** @description Status of a request in the reference's v2 shape. */
+        IntentStatusV2: {
+            status: components["schemas"]["RequestStatusV2"];
+            /** @description Extra context as text (a recorded message, or JSON), or null. */
+            details: string | null;
+            inTxHashes: string[];
+            txHashes: string[];
+            /** @description Time of the last status change, Unix milliseconds. */
+            time: number;
+            originChainId: components["schemas"]["ChainId"];
+            destinationChainId: components["schemas"]["ChainId"];
+            /** @description Creation time of the quote, Unix milliseconds. */
+            quoteCreatedAt: number;
+        };
+        RequestSignatureV2Response: {
+            requestData: {
+                originChainId: components["schemas"]["ChainId"];
+                originUser: string;
+                originCurrency: string;
+                destinationChainId: components["schemas"]["ChainId"];
+                destinationUser: string;
+                destinationCurrency: string;
+            };
+            signature: components["schemas"]["Hex"];
         };
         /** @description Status of a request in the earlier shape. */
         IntentStatusV1: {
@@ -1689,6 +1833,10 @@ export interface components {
             stateChanges?: components["schemas"]["StateChange"][];
         };
         FeeBucketV3: {
+            /**
+             * @description Signed as in the reference: a cost is negative, the sponsored part positive (so the components add
+             *     up to the change in the user's value, as in a quote's `expandedPriceImpact`).
+             */
             usd: components["schemas"]["DecimalString"];
             /** @description In smallest units of the fee `currency`. */
             amount: components["schemas"]["IntString"];
@@ -1876,8 +2024,9 @@ export interface components {
          * @deprecated
          * @description Deprecated fee object, in smallest units of `feeCurrency`. `relayerService`: fee paid to the solver for
          *     execution; `relayerGas`: gas given to the solver for destination-chain gas; `relayer`: their sum;
-         *     `app`: app fees (accrued off-chain); `subsidized`: fees paid by the sponsor. `gas`, `fixed`, `price`
-         *     and `gateway` are the reference's earlier components.
+         *     `app`: app fees (accrued off-chain); `subsidized`: fees paid by the sponsor. The reference's keys:
+         *     `gas` the destination gas (= `relayerGas`), `fixed` the rest of the execution fee (the flat fee),
+         *     `price` the fees priced in bps of the input (swap and platform), `gateway` always `0` here.
          */
         RequestV2Fees: {
             relayer: components["schemas"]["IntString"];
@@ -1885,10 +2034,10 @@ export interface components {
             relayerService: components["schemas"]["IntString"];
             app: components["schemas"]["IntString"];
             subsidized: components["schemas"]["IntString"];
-            gas?: components["schemas"]["IntString"];
-            fixed?: components["schemas"]["IntString"];
-            price?: components["schemas"]["IntString"];
-            gateway?: components["schemas"]["IntString"];
+            gas: components["schemas"]["IntString"];
+            fixed: components["schemas"]["IntString"];
+            price: components["schemas"]["IntString"];
+            gateway: components["schemas"]["IntString"];
         };
         /**
          * @deprecated
@@ -2471,6 +2620,36 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
+    getChainHealth: {
+        parameters: {
+            query?: {
+                /** @description The chain to check; every chain when absent. */
+                chainId?: components["schemas"]["ChainId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The chain's health. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        healthy: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getQuote: {
         parameters: {
             query?: never;
@@ -2630,6 +2809,40 @@ export interface operations {
             501: components["responses"]["NotImplemented"];
         };
     };
+    getIntentStatusV2: {
+        parameters: {
+            query: {
+                /** @description The request id (from `steps[].requestId` of the quote). */
+                requestId: components["schemas"]["Bytes32"];
+            };
+            header?: {
+                /**
+                 * @description API key for authentication and higher rate limits. Optional except on operations whose `security`
+                 *     requires it; a missing or unknown key there is answered 401 `UNAUTHORIZED`.
+                 */
+                "x-api-key"?: components["parameters"]["ApiKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status of the request in the v2 shape. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntentStatusV2"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getIntentStatusV1: {
         parameters: {
             query: {
@@ -2721,6 +2934,52 @@ export interface operations {
                  *     `Send`, `Wrap`, `Unwrap`, `Call`.
                  */
                 requestType?: string;
+                /**
+                 * @description Accepted for the reference's clients; owner-only data (`data.referrer`, `data.apiKeyName`,
+                 *     `data.platformFee`) is always shown to the key that quoted the request, and never to anyone else.
+                 */
+                includeAuthenticatedData?: boolean;
+                /**
+                 * @description Search: a request id, order id, wallet (user, sender, recipient, refund address, deposit address) or
+                 *     any recorded transaction hash, matched exactly in any letter case.
+                 */
+                term?: string;
+                /** @description Requests paid on this chain (the same as `originChainId`). */
+                currencyInChainId?: components["schemas"]["ChainId"];
+                /** @description Requests delivered on this chain (the same as `destinationChainId`). */
+                currencyOutChainId?: components["schemas"]["ChainId"];
+                /** @description Requests paid in the currency of this address (the zero address is each chain's native currency). */
+                currencyInAddress?: components["schemas"]["Address"];
+                /** @description Requests delivering the currency of this address. */
+                currencyOutAddress?: components["schemas"]["Address"];
+                /** @description Requests paid in a currency with this symbol, on any chain (case-insensitive). */
+                currencyInSymbol?: string;
+                /** @description Requests delivering a currency with this symbol, on any chain (case-insensitive). */
+                currencyOutSymbol?: string;
+                /** @description The input's USD value at quote time is at least this. */
+                amountUsdMin?: number;
+                /** @description The input's USD value at quote time is at most this. */
+                amountUsdMax?: number;
+                /** @description Origin-chain block bounds of the reference; not supported here (400 naming it), as deposit blocks are not indexed by request. */
+                startBlock?: string;
+                /** @description See `startBlock`. */
+                endBlock?: string;
+                /** @description Fill-time bounds of the reference; not supported here (400 naming it), as the fill time is not stored. */
+                fillTimeMin?: string;
+                /** @description See `fillTimeMin`. */
+                fillTimeMax?: string;
+                /** @description App-fee USD bounds of the reference; not supported here (400 naming it). */
+                appFeesAmountUsdMin?: string;
+                /** @description See `appFeesAmountUsdMin`. */
+                appFeesAmountUsdMax?: string;
+                /** @description Not supported here (400 naming it). */
+                refundFailReason?: string;
+                /** @description Not supported here (400 naming it). */
+                features?: string;
+                /** @description The reference's JSON filter groups; not supported here (400 naming it). */
+                filters?: string;
+                /** @description Not supported here (400 naming it); the gateway has no private chains. */
+                privateChainsToInclude?: string;
             };
             header?: {
                 /**
@@ -2902,6 +3161,40 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
+        };
+    };
+    getRequestSignatureV2: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description API key for authentication and higher rate limits. Optional except on operations whose `security`
+                 *     requires it; a missing or unknown key there is answered 401 `UNAUTHORIZED`.
+                 */
+                "x-api-key"?: components["parameters"]["ApiKey"];
+            };
+            path: {
+                /** @description The request id. */
+                requestId: components["schemas"]["Bytes32"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attested fields and the solver's signature. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestSignatureV2Response"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     executeGasless: {
@@ -3142,6 +3435,85 @@ export interface operations {
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getTokenPriceV2: {
+        parameters: {
+            query: {
+                /** @description Currency address; the zero address is the native currency. */
+                address: components["schemas"]["Address"];
+                /** @description Chain of the currency. */
+                chainId: components["schemas"]["ChainId"];
+            };
+            header?: {
+                /**
+                 * @description API key for authentication and higher rate limits. Optional except on operations whose `security`
+                 *     requires it; a missing or unknown key there is answered 401 `UNAUTHORIZED`.
+                 */
+                "x-api-key"?: components["parameters"]["ApiKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The price. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description USD price of one whole unit, exact. */
+                        price: components["schemas"]["DecimalString"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getTrendingCurrencies: {
+        parameters: {
+            query?: {
+                /** @description Only currencies of this chain. */
+                chainId?: components["schemas"]["ChainId"];
+                sortBy?: "relay24hBuyTxCount" | "relay24hBuyUsdVolume" | "coingecko6hTrending";
+                /** @description Most currencies returned, 1 to 100 (default 20). */
+                limit?: number;
+            };
+            header?: {
+                /**
+                 * @description API key for authentication and higher rate limits. Optional except on operations whose `security`
+                 *     requires it; a missing or unknown key there is answered 401 `UNAUTHORIZED`.
+                 */
+                "x-api-key"?: components["parameters"]["ApiKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Currencies, most bought first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrencyListItem"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     indexTransaction: {

@@ -7,6 +7,7 @@ import {
   type OperationSpec,
 } from '../../generated/openapi/operations.js';
 import type { OperationRouteConfig } from './rateLimit.js';
+import { IGNORED_FIELDS_HEADER } from './unknownFields.js';
 import { createValidators } from './validation.js';
 
 /** Operations never rate limited: probes must answer however busy the gateway is. */
@@ -35,7 +36,11 @@ export function registerRest<Context>(app: FastifyInstance, handlers: OperationH
       } satisfies OperationRouteConfig,
       handler: async (request, reply) => {
         const parts = { query: request.query, params: request.params, headers: request.headers, body: request.body };
-        validator.validateRequest(parts);
+        validator.validateRequest(parts, (ignoredFields) => {
+          // Set before anything can fail, so a refused answer also names what was ignored.
+          reply.header(IGNORED_FIELDS_HEADER, ignoredFields.join(', '));
+          request.log.debug({ operationId: id, ignoredFields }, 'ignored unknown body fields');
+        });
         const output = await handler(parts as OperationInput<OperationId>, context);
         if (output.headers) reply.headers(output.headers);
         return reply.status(Number(output.status)).send(output.body);

@@ -2,6 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats';
 import { components, componentsId, type OperationId, type OperationSpec } from '../../generated/openapi/operations.js';
 import { GatewayError } from '../core/errors.js';
+import { stripUnknownFields } from './unknownFields.js';
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object, whose `default` is the plugin.
 const addFormats = addFormatsModule.default;
@@ -15,8 +16,12 @@ export interface RawRequestParts {
 }
 
 export interface OperationValidator {
-  /** Validates (and coerces query/path/header strings to their declared types); throws INVALID_INPUT. */
-  validateRequest(parts: RawRequestParts): void;
+  /**
+   * Validates (and coerces query/path/header strings to their declared types); throws INVALID_INPUT. Body
+   * fields the contract does not declare are removed from `parts.body` (outside `/admin/`) and handed to
+   * `onIgnored` before anything is thrown, so even a refused request can say what was ignored.
+   */
+  validateRequest(parts: RawRequestParts, onIgnored?: (fields: string[]) => void): void;
 }
 
 /** An Ajv for the contract's schemas, with the document's components registered so their refs resolve. */
@@ -40,8 +45,11 @@ export function createValidators(table: Record<OperationId, OperationSpec>): Rec
     const params = spec.params ? coercing.compile(spec.params) : null;
     const headers = spec.headers ? coercing.compile(spec.headers) : null;
     const body = spec.body ? strict.compile(spec.body.schema) : null;
+    // The gateway's own admin operations keep refusing unknown fields: a typo in a key's settings must not
+    // pass silently. The reference's operations accept them (see unknownFields.ts).
+    const forwardCompatible = !spec.path.startsWith('/admin/');
     result[id] = {
-      validateRequest(parts) {
+      validateRequest(parts, onIgnored) {
         // Every part is checked and every problem reported together, so a client fixes its request in one go.
         const problems: Problem[] = [];
         collect(query, parts.query ?? {}, 'query', problems);
@@ -51,6 +59,11 @@ export function createValidators(table: Record<OperationId, OperationSpec>): Rec
           if (parts.body === undefined || parts.body === null) {
             if (spec.body.required) problems.push({ sentence: 'body is required (a JSON object)', error: null });
           } else {
+            if (forwardCompatible && body) {
+              const stripped = stripUnknownFields(body, parts.body);
+              parts.body = stripped.body;
+              if (stripped.ignored.length > 0) onIgnored?.(stripped.ignored);
+            }
             collect(body, parts.body, 'body', problems);
           }
         } else if (parts.body !== undefined && parts.body !== null && parts.body !== '') {

@@ -2,6 +2,7 @@ import { CompiledQuery, sql, type Insertable, type Kysely, type Selectable } fro
 import { GatewayError } from '../core/errors.js';
 import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toUint256 } from './mappers.js';
 import { appendUnique } from './fragments.js';
+import { applySearchFilters, type SearchRequestFilters } from './requestFilters.js';
 import { insertRequestEvent, lockOutbox } from './requestEvents.repository.js';
 import type { JsonObject, JsonValue, RequestsTable, Tables } from './tables.js';
 import { enqueueWebhookDelivery } from './webhookDeliveries.repository.js';
@@ -300,7 +301,8 @@ export async function recordRequestFailReason(
     .execute();
 }
 
-export interface ListRequestsFilters {
+/** Identity, time and status filters; the search filters are in `requestFilters.ts`. */
+export interface ListRequestsFilters extends SearchRequestFilters {
   /** The paying user (`user_address`); the reference's v3 `user` means sender/depositor. */
   user?: string;
   id?: string;
@@ -390,6 +392,7 @@ export async function listRequests(
   if (filters.orderId !== undefined) query = query.where('order_id', '=', normalizeHex(filters.orderId));
   if (filters.recipient !== undefined) query = query.where('recipient', '=', normalizeHex(filters.recipient));
   if (filters.failReason !== undefined) query = query.where('fail_reason', '=', filters.failReason);
+  query = applySearchFilters(query, filters);
 
   if (options.continuation !== undefined) {
     const after = decodeContinuation(options.continuation, sortBy, direction);

@@ -69,7 +69,7 @@ describe('GET /chains', () => {
         currency { id symbol name address decimals supportsBridging }
         erc20Currencies { id symbol address decimals supportsPermit }
         solverCurrencies { id symbol name address decimals }
-        contracts { multicall3 multicaller onlyOwnerMulticaller serviceReceiver erc20Router approvalProxy v3 { erc20Router approvalProxy } }
+        contracts { multicall3 multicaller onlyOwnerMulticaller serviceReceiver relayReceiver erc20Router approvalProxy v3 { erc20Router approvalProxy } }
         protocol { v2 { chainId depository depositoryVault } }
       }
     }`);

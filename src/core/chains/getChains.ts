@@ -88,6 +88,7 @@ function toChain(chain: ChainConfig, solverAddress: Chain['solverAddresses'][num
       multicaller: chain.contracts.multicaller,
       onlyOwnerMulticaller: chain.contracts.onlyOwnerMulticaller,
       serviceReceiver: chain.contracts.receiver,
+      relayReceiver: chain.contracts.receiver,
       erc20Router: chain.contracts.erc20Router,
       approvalProxy: chain.contracts.approvalProxy,
       v3: { erc20Router: chain.contracts.erc20Router, approvalProxy: chain.contracts.approvalProxy },

@@ -206,6 +206,8 @@ export interface Chain {
     multicaller: Address;
     onlyOwnerMulticaller: Address;
     serviceReceiver: Address;
+    /** The same as `serviceReceiver`, under the reference's name. */
+    relayReceiver: Address;
     erc20Router: Address;
     approvalProxy: Address;
     v3: { erc20Router: Address; approvalProxy: Address };

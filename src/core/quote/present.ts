@@ -79,6 +79,7 @@ export function presentDetails(p: PresentParameters): QuoteDetails {
       swap: { usd: formatUsdMicros(-usd.swap) },
       execution: { usd: formatUsdMicros(-usd.execution) },
       service: { usd: formatUsdMicros(-usd.platform) },
+      relay: { usd: formatUsdMicros(-usd.platform) },
       app: { usd: formatUsdMicros(-usd.app) },
       sponsored: { usd: formatUsdMicros(usd.sponsored) },
     },
@@ -149,8 +150,11 @@ export function presentSponsorship(p: Pick<PresentParameters, 'route' | 'pricing
       return [wireComponent(component), { selected: split.selected, total: at(split.total), sponsored: at(split.sponsored), userPays: at(split.userPays) }];
     }),
   ) as FeeSponsorshipPhase['components'];
+  // The reference's clients read the platform component as `relay`: the same entry under both names.
+  components.relay = components.service;
+  const selected = pricing.sponsorship.selected.map(wireComponent);
   return {
-    selectedComponents: pricing.sponsorship.selected.map(wireComponent),
+    selectedComponents: selected.includes('service') ? [...selected, 'relay'] : selected,
     ...(maxSubsidizationAmount === undefined ? {} : { maxSubsidizationAmount: maxSubsidizationAmount.toString() }),
     capHit: pricing.sponsorship.capHit,
     components,

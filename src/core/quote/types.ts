@@ -124,7 +124,8 @@ export interface QuoteDetails {
   refundCurrency: Amount;
   totalImpact: Impact;
   swapImpact: Impact;
-  expandedPriceImpact: { swap: { usd: string }; execution: { usd: string }; service: { usd: string }; app: { usd: string }; sponsored: { usd: string } };
+  /** `relay` repeats `service` (the platform fee) under the reference's name, which its clients read. */
+  expandedPriceImpact: { swap: { usd: string }; execution: { usd: string }; service: { usd: string }; relay: { usd: string }; app: { usd: string }; sponsored: { usd: string } };
   rate: string;
   slippageTolerance: { total: number; origin: SlippageLeg; destination: SlippageLeg };
   /** Seconds. */
@@ -149,11 +150,16 @@ export interface LegacyFees {
 
 export type SponsorshipComponentName = 'execution' | 'swap' | 'service' | 'app' | 'rent';
 
+/** `relay` is the platform fee under the reference's name, sent beside `service` for the reference's clients. */
+export type WireSponsorshipComponentName = SponsorshipComponentName | 'relay';
+
 export interface FeeSponsorshipPhase {
-  selectedComponents: SponsorshipComponentName[];
+  selectedComponents: WireSponsorshipComponentName[];
   maxSubsidizationAmount?: string;
   capHit: boolean;
-  components: Record<SponsorshipComponentName, { selected: boolean; total: Amount; sponsored: Amount; userPays: Amount }>;
+  components: Record<SponsorshipComponentName, { selected: boolean; total: Amount; sponsored: Amount; userPays: Amount }> & {
+    relay?: { selected: boolean; total: Amount; sponsored: Amount; userPays: Amount };
+  };
   sponsoredTotal: Amount;
   userPaysTotal: Amount;
 }

@@ -13,15 +13,12 @@ import { scopeForCaller, type KeyScope } from './access.js';
 import { presentRequest } from './presentRequest.js';
 import { countRequests, fetchPage, pageSize, storeTimeFilters, type PageQuery } from './requestPages.js';
 import { parseRequestId } from './requestId.js';
+import { checkAddressFilter, searchFilters, type RequestSearchParameters } from './searchFilters.js';
 import { NO_REASON } from './statusRules.js';
 import { loadRequestTransactions } from './transactions.js';
 import type { RequestView } from './types.js';
 
-/** Filters of the contract that the store cannot apply yet: refused with a clear 400, never ignored. */
-export const unsupportedRequestFilters = ['depositTxHash', 'fillTxHash', 'refundTxHash', 'txHash', 'requestType'] as const;
-export type UnsupportedRequestFilter = (typeof unsupportedRequestFilters)[number];
-
-export interface GetRequestsParameters {
+export interface GetRequestsParameters extends RequestSearchParameters {
   /** Page size, 1 to 50; default 20. */
   limit?: number | undefined;
   /** REST: the `continuation` of the previous page. */
@@ -53,7 +50,6 @@ export interface GetRequestsParameters {
   sortDirection?: SortDirection | undefined;
   /** Count the matching requests (slower: every page is read). */
   includeTotal?: boolean | undefined;
-  unsupported?: Partial<Record<UnsupportedRequestFilter, string | undefined>> | undefined;
 }
 
 export interface GetRequestsReturnType {
@@ -100,14 +96,14 @@ export async function countMatchingRequests(ctx: CoreContext, params: GetRequest
 }
 
 async function prepare(ctx: CoreContext, params: GetRequestsParameters, caller: Caller): Promise<{ query: PageQuery; scope: KeyScope }> {
-  refuseUnsupported(params.unsupported);
+  const search = searchFilters(ctx, params);
   const scope = await scopeForCaller(ctx, caller, {
     apiKeys: params.apiKeys,
     referrer: params.referrer,
     referrerScope: params.referrerScope ?? 'apiKeys',
   });
   const query: PageQuery = {
-    filters: { ...storeFilters(params), ...(scope.apiKeyIds === undefined ? {} : { apiKeyId: scope.apiKeyIds }) },
+    filters: { ...storeFilters(params), ...search, ...(scope.apiKeyIds === undefined ? {} : { apiKeyId: scope.apiKeyIds }) },
     sortBy: params.sortBy ?? 'createdAt',
     sortDirection: params.sortDirection ?? 'desc',
     limit: pageSize(params.limit),
@@ -124,14 +120,6 @@ export function presentAll(ctx: CoreContext, records: RequestRecord[], scope: Ke
   );
 }
 
-function refuseUnsupported(unsupported: GetRequestsParameters['unsupported']): void {
-  for (const name of unsupportedRequestFilters) {
-    if (unsupported?.[name] !== undefined) {
-      throw new GatewayError('INVALID_INPUT', `Filtering requests by ${name} is not supported by this gateway yet`, { data: name });
-    }
-  }
-}
-
 const failedStatuses: readonly RequestStatus[] = ['failure', 'fallback', 'refund'];
 
 /**
@@ -139,6 +127,9 @@ const failedStatuses: readonly RequestStatus[] = ['failure', 'fallback', 'refund
  * failed statuses, so filtering by one also restricts to them, and `N/A` means "did not fail".
  */
 export function storeFilters(params: Omit<GetRequestsParameters, 'status'> & { status?: RequestStatus | readonly RequestStatus[] | undefined }): ListRequestsFilters {
+  checkAddressFilter(params.user, 'user');
+  checkAddressFilter(params.recipient, 'recipient');
+  checkAddressFilter(params.depositAddress, 'depositAddress');
   let statuses: readonly RequestStatus[] | undefined =
     params.status === undefined ? undefined : typeof params.status === 'string' ? [params.status] : params.status;
   let failReason: string | undefined;

@@ -4,6 +4,7 @@ import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { scopeForApiKeys } from './access.js';
 import { storeFilters } from './getRequests.js';
+import { checkAddressFilter, searchFilters } from './searchFilters.js';
 import { presentRequestV2 } from './presentRequest.js';
 import { fetchPage, pageSize } from './requestPages.js';
 import { statusesOfV2 } from './statusRules.js';
@@ -26,9 +27,9 @@ export const requestsV2Deprecation: DeprecationNotice = {
 export interface GetRequestsV2Parameters {
   limit?: number | undefined;
   continuation?: string | undefined;
-  /** The paying user (sender); see docs/api-notes.md for the recipient half of the reference's filter. */
+  /** The sender or the recipient. */
   user?: string | undefined;
-  /** An origin or destination transaction hash: not supported yet (400). */
+  /** Any recorded transaction hash (deposit, fill or refund). */
   hash?: string | undefined;
   id?: string | undefined;
   originChainId?: number | undefined;
@@ -61,17 +62,18 @@ export interface GetRequestsV2ReturnType {
  * breakdown as `expandedPriceImpact` with the platform fee named `service`, plus the deprecated `fees`). Every
  * answer carries the deprecation notice.
  *
- * @throws `INVALID_INPUT` (400) for a bad id, page size or continuation, a `hash` filter, an `apiKey` that is
- *   not a valid key, or a `referrer` without `apiKey`.
+ * @throws `INVALID_INPUT` (400) for a bad id, page size, continuation or hash, an `apiKey` that is not a valid
+ *   key, or a `referrer` without `apiKey`; `INVALID_ADDRESS` (400) for a `user` that is not an EVM address.
  */
 export async function getRequestsV2(ctx: CoreContext, params: GetRequestsV2Parameters): Promise<GetRequestsV2ReturnType> {
-  if (params.hash !== undefined) {
-    throw new GatewayError('INVALID_INPUT', 'Filtering requests by hash is not supported by this gateway yet', { data: 'hash' });
-  }
   const scope = await scopeForApiKeys(ctx, { apiKeys: params.apiKeys, referrer: params.referrer });
-  const { status, ...rest } = params;
+  // v2's `user` is the sender or the recipient (the reference's meaning), and `hash` any recorded hash.
+  const { status, user, hash, ...rest } = params;
+  checkAddressFilter(user, 'user');
   const filters = {
     ...storeFilters({ ...rest, ...(status === undefined ? {} : { status: statusesOfV2(status) }) }),
+    ...searchFilters(ctx, { txHash: hash }),
+    ...(user === undefined ? {} : { userOrRecipient: user }),
     ...(scope.apiKeyIds === undefined ? {} : { apiKeyId: scope.apiKeyIds }),
   };
   const page = await fetchPage(

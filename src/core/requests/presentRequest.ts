@@ -92,7 +92,7 @@ export function presentRequestV2(ctx: CoreContext, record: RequestRecord, presen
     slippageToleranceBps: parts.slippageBps,
     failReason: orNoReason(failReasonOf(record)),
     refundFailReason: orNoReason(refundFailReasonOf(record)),
-    fees: fees === null ? { relayer: 0n, relayerGas: 0n, relayerService: 0n, app: 0n, subsidized: 0n } : legacyFees(fees).amounts,
+    fees: fees === null ? { relayer: 0n, relayerGas: 0n, relayerService: 0n, app: 0n, subsidized: 0n, gas: 0n, fixed: 0n, price: 0n, gateway: 0n } : legacyFees(fees).amounts,
     feesUsd: fees === null ? null : legacyFees(fees).usd,
     subsidizedRequest: fees !== null && fees.sponsored > 0n,
     inTxs: present.transactions.inTxs,
@@ -224,6 +224,11 @@ function amountOf(currency: QuoteCurrency, amount: bigint, usdMicros: bigint | u
   };
 }
 
+/**
+ * `usd` is signed as the reference signs it (and as `expandedPriceImpact` is): costs negative, the sponsored
+ * part positive, so a client's sum of the components is the change in the user's value. `amount` stays the
+ * positive size of the component.
+ */
 function feeBuckets(fees: StoredFees, currency: QuoteCurrency): FeeBuckets {
   const bucket = (amount: bigint, usdMicros: bigint) => ({
     usd: formatUsdMicros(usdMicros),
@@ -232,10 +237,10 @@ function feeBuckets(fees: StoredFees, currency: QuoteCurrency): FeeBuckets {
   });
   const usd = fees.usdMicros;
   return {
-    execution: bucket(fees.execution, usd.execution),
-    swap: bucket(fees.swap, usd.swap),
-    platform: bucket(fees.platform, usd.platform),
-    app: bucket(fees.app, usd.app),
+    execution: bucket(fees.execution, -usd.execution),
+    swap: bucket(fees.swap, -usd.swap),
+    platform: bucket(fees.platform, -usd.platform),
+    app: bucket(fees.app, -usd.app),
     sponsored: bucket(fees.sponsored, usd.sponsored),
   };
 }
@@ -265,14 +270,31 @@ function legacyFees(fees: StoredFees): { amounts: LegacyRequestFees; usd: Record
   const relayerGas = usd.execution === 0n ? 0n : (fees.execution * fees.destinationGasMicros) / usd.execution;
   const relayerService = fees.execution - relayerGas + fees.swap + fees.platform;
   const relayerServiceUsd = usd.execution - fees.destinationGasMicros + usd.swap + usd.platform;
+  // The reference's own split: `gas` the destination gas, `fixed` the rest of the execution fee (the flat
+  // fee), `price` the fees priced in bps of the input (swap and platform), `gateway` nothing here.
+  const fixed = fees.execution - relayerGas;
   return {
-    amounts: { relayer: relayerGas + relayerService, relayerGas, relayerService, app: fees.app, subsidized: fees.sponsored },
+    amounts: {
+      relayer: relayerGas + relayerService,
+      relayerGas,
+      relayerService,
+      app: fees.app,
+      subsidized: fees.sponsored,
+      gas: relayerGas,
+      fixed,
+      price: fees.swap + fees.platform,
+      gateway: 0n,
+    },
     usd: {
       relayer: formatUsdMicros(usd.execution + usd.swap + usd.platform),
       relayerGas: formatUsdMicros(fees.destinationGasMicros),
       relayerService: formatUsdMicros(relayerServiceUsd),
       app: formatUsdMicros(usd.app),
       subsidized: formatUsdMicros(usd.sponsored),
+      gas: formatUsdMicros(fees.destinationGasMicros),
+      fixed: formatUsdMicros(usd.execution - fees.destinationGasMicros),
+      price: formatUsdMicros(usd.swap + usd.platform),
+      gateway: '0',
     },
   };
 }
@@ -284,6 +306,7 @@ function expandedPriceImpact(fees: StoredFees): ExpandedPriceImpactView {
     swap: { usd: formatUsdMicros(-usd.swap) },
     execution: { usd: formatUsdMicros(-usd.execution) },
     service: { usd: formatUsdMicros(-usd.platform) },
+    relay: { usd: formatUsdMicros(-usd.platform) },
     app: { usd: formatUsdMicros(-usd.app) },
     sponsored: { usd: formatUsdMicros(usd.sponsored) },
   };

@@ -33,6 +33,7 @@ export function parseSponsorshipPhase(value: JsonObject | undefined): FeeSponsor
   }
   const cap = value.maxSubsidizationAmount;
   return {
+    // `relay` (the reference's name, stored beside `service`) is the same component: counted once.
     selectedComponents: selected.filter((name): name is SponsorshipComponentName => sponsorshipComponents.includes(name as SponsorshipComponentName)),
     ...(typeof cap === 'string' && /^[0-9]+$/.test(cap) ? { maxSubsidizationAmount: cap } : {}),
     capHit: value.capHit === true,
@@ -84,7 +85,7 @@ export function toPhaseV3(phase: FeeSponsorshipPhase): SponsorshipPhase {
     }),
   ) as SponsorshipPhase['components'];
   return {
-    selectedComponents: phase.selectedComponents.map(v3Component),
+    selectedComponents: phase.selectedComponents.filter((name) => name !== 'relay').map(v3Component),
     ...(phase.maxSubsidizationAmount === undefined ? {} : { maxSubsidizationAmount: BigInt(phase.maxSubsidizationAmount) }),
     capHit: phase.capHit,
     components,

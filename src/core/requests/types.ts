@@ -70,9 +70,10 @@ export interface RequestTransaction {
   status: 'success' | 'failure';
 }
 
-/** One fee component: a cost (positive) in smallest units of the fee currency, and its USD value. */
+/** One fee component: its size (positive) in smallest units of the fee currency, and its signed USD value. */
 export interface FeeBucket {
-  /** Decimal USD, from the USD value computed when the fee was priced. */
+  /** Decimal USD, from the USD value computed when the fee was priced: negative for a cost, positive for the
+   *  sponsored part (the reference's convention). */
   usd: string;
   amount: bigint;
   amountFormatted: string;
@@ -230,12 +231,20 @@ export interface LegacyRequestFees {
   relayerService: bigint;
   app: bigint;
   subsidized: bigint;
+  /** The reference's keys: destination gas, the flat fee, the bps-priced fees (swap and platform), and a
+   *  gateway fee (always zero: no canonical bridge is involved). */
+  gas: bigint;
+  fixed: bigint;
+  price: bigint;
+  gateway: bigint;
 }
 
 export interface ExpandedPriceImpactView {
   swap: { usd: string };
   execution: { usd: string };
   service: { usd: string };
+  /** The same as `service`, under the reference's name. */
+  relay: { usd: string };
   app: { usd: string };
   sponsored: { usd: string };
 }

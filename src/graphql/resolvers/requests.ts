@@ -35,7 +35,7 @@ function toFilterParameters(filter: RequestFilterInput | null | undefined): GetR
     referrer: filter.referrer ?? undefined,
     from: filter.createdAfter == null ? undefined : filter.createdAfter.getTime(),
     to: filter.createdBefore == null ? undefined : filter.createdBefore.getTime() - 1,
-    unsupported: { txHash: filter.txHash ?? undefined },
+    txHash: filter.txHash ?? undefined,
   };
 }
 

@@ -2,6 +2,7 @@ import type { OperationInput, OperationOutput } from '../../../generated/openapi
 import type { components } from '../../../generated/openapi/types.js';
 import { authenticate } from '../../core/apiKeys/authenticate.js';
 import { getRequests as getRequestsCore } from '../../core/requests/getRequests.js';
+import { unsupportedRequestFilters } from '../../core/requests/searchFilters.js';
 import type { RequestTransaction, RequestView } from '../../core/requests/types.js';
 import { toWire } from '../wire.js';
 import type { RestContext } from '../context.js';
@@ -102,12 +103,20 @@ export async function getRequests(input: OperationInput<'getRequests'>, context:
       sortBy: query.sortBy,
       sortDirection: query.sortDirection,
       includeTotal: query.includeTotal,
-      unsupported: {
-        depositTxHash: query.depositTxHash,
-        fillTxHash: query.fillTxHash,
-        refundTxHash: query.refundTxHash,
-        requestType: query.requestType,
-      },
+      depositTxHash: query.depositTxHash,
+      fillTxHash: query.fillTxHash,
+      refundTxHash: query.refundTxHash,
+      requestType: query.requestType,
+      term: query.term,
+      currencyInChainId: query.currencyInChainId,
+      currencyOutChainId: query.currencyOutChainId,
+      currencyInAddress: query.currencyInAddress,
+      currencyOutAddress: query.currencyOutAddress,
+      currencyInSymbol: query.currencyInSymbol,
+      currencyOutSymbol: query.currencyOutSymbol,
+      amountUsdMin: query.amountUsdMin,
+      amountUsdMax: query.amountUsdMax,
+      unsupported: Object.fromEntries(unsupportedRequestFilters.map((name) => [name, query[name]])),
     },
     caller,
   );

@@ -1,0 +1,129 @@
+import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { normalizeHex } from './mappers.js';
+import type { Tables } from './tables.js';
+
+/*
+ * The request history's search filters beyond identity and time (the reference's `/requests/v3` parameters
+ * `term`, the three transaction hashes, the currencies, `amountUsd` bounds and `requestType`, and v2's
+ * "sender or recipient" and `hash`). Kept apart from `listRequests` so the keyset pagination there stays
+ * readable; every filter here is a plain WHERE on `requests` (or an EXISTS on `outgoing_txs`), so pages
+ * stay exact.
+ */
+
+/** A currency as the store keeps it: chain id and lower-case address. */
+export interface StoredCurrency {
+  chainId: number;
+  address: string;
+}
+
+/** The operations a `requestType` names, with the chain relation it needs (`swap` splits in two). */
+export interface RequestTypeFilter {
+  operation: string;
+  /** `same`: origin = destination; `cross`: they differ; undefined: either. */
+  chains?: 'same' | 'cross';
+}
+
+export interface SearchRequestFilters {
+  /** Request id, order id, any wallet (user, sender, recipient, refund address, deposit address) or any recorded hash. */
+  term?: string;
+  /** The user is the sender or the recipient (v2's `user`). */
+  userOrRecipient?: string;
+  /** Any recorded hash, deposit or outgoing (v2's `hash`). */
+  txHash?: string;
+  depositTxHash?: string;
+  fillTxHash?: string;
+  refundTxHash?: string;
+  /** One of these currencies on the origin (an empty list matches nothing). */
+  currencyIn?: readonly StoredCurrency[];
+  currencyOut?: readonly StoredCurrency[];
+  currencyInChainId?: number;
+  currencyOutChainId?: number;
+  /** Bounds of the input's USD value at quote time, micro-USD, inclusive. */
+  amountUsdMinMicros?: bigint;
+  amountUsdMaxMicros?: bigint;
+  /** One of these request types (an empty list matches nothing). */
+  requestTypes?: readonly RequestTypeFilter[];
+}
+
+type RequestsQuery<O> = SelectQueryBuilder<Tables, 'requests', O>;
+
+const hashList = (hash: string) => JSON.stringify([normalizeHex(hash)]);
+
+/** Adds the search filters to a query over `requests`. */
+export function applySearchFilters<O>(query: RequestsQuery<O>, filters: SearchRequestFilters): RequestsQuery<O> {
+  let q = query;
+  if (filters.term !== undefined) {
+    const term = filters.term.trim().toLowerCase();
+    q = q.where((eb) =>
+      eb.or([
+        eb('id', '=', term),
+        eb('order_id', '=', term),
+        eb('user_address', '=', term),
+        eb('sender', '=', term),
+        eb('recipient', '=', term),
+        eb('refund_to', '=', term),
+        eb('deposit_address', '=', term),
+        sql<SqlBool>`in_tx_hashes @> ${JSON.stringify([term])}::jsonb`,
+        sql<SqlBool>`tx_hashes @> ${JSON.stringify([term])}::jsonb`,
+      ]),
+    );
+  }
+  if (filters.userOrRecipient !== undefined) {
+    const address = normalizeHex(filters.userOrRecipient);
+    q = q.where((eb) => eb.or([eb('user_address', '=', address), eb('recipient', '=', address)]));
+  }
+  if (filters.txHash !== undefined) {
+    const list = hashList(filters.txHash);
+    q = q.where(sql<SqlBool>`(in_tx_hashes @> ${list}::jsonb or tx_hashes @> ${list}::jsonb)`);
+  }
+  if (filters.depositTxHash !== undefined) q = q.where(sql<SqlBool>`in_tx_hashes @> ${hashList(filters.depositTxHash)}::jsonb`);
+  if (filters.fillTxHash !== undefined) q = q.where((eb) => outgoingWithHash(eb, 'fill', filters.fillTxHash!));
+  if (filters.refundTxHash !== undefined) q = q.where((eb) => outgoingWithHash(eb, 'refund', filters.refundTxHash!));
+  if (filters.currencyIn !== undefined) q = q.where((eb) => currencyMatch(eb, 'origin_chain_id', 'origin_currency', filters.currencyIn!));
+  if (filters.currencyOut !== undefined) {
+    q = q.where((eb) => currencyMatch(eb, 'destination_chain_id', 'destination_currency', filters.currencyOut!));
+  }
+  if (filters.currencyInChainId !== undefined) q = q.where('origin_chain_id', '=', filters.currencyInChainId);
+  if (filters.currencyOutChainId !== undefined) q = q.where('destination_chain_id', '=', filters.currencyOutChainId);
+  if (filters.amountUsdMinMicros !== undefined) q = q.where(sql<SqlBool>`volume_usd_micros >= ${filters.amountUsdMinMicros.toString()}::numeric`);
+  if (filters.amountUsdMaxMicros !== undefined) q = q.where(sql<SqlBool>`volume_usd_micros <= ${filters.amountUsdMaxMicros.toString()}::numeric`);
+  if (filters.requestTypes !== undefined) {
+    const types = filters.requestTypes;
+    q = q.where((eb) =>
+      types.length === 0
+        ? sql<SqlBool>`false`
+        : eb.or(
+            types.map((type) =>
+              eb.and([
+                eb('operation', '=', type.operation),
+                ...(type.chains === undefined
+                  ? []
+                  : [eb('origin_chain_id', type.chains === 'same' ? '=' : '<>', eb.ref('destination_chain_id'))]),
+              ]),
+            ),
+          ),
+    );
+  }
+  return q;
+}
+
+function outgoingWithHash(eb: ExpressionBuilder<Tables, 'requests'>, kind: 'fill' | 'refund', hash: string): Expression<SqlBool> {
+  return eb.exists(
+    eb
+      .selectFrom('outgoing_txs')
+      .select(sql`1`.as('one'))
+      .whereRef('outgoing_txs.request_id', '=', 'requests.id')
+      .where('outgoing_txs.kind', '=', kind)
+      .where(sql<SqlBool>`outgoing_txs.hashes @> ${hashList(hash)}::jsonb`),
+  );
+}
+
+function currencyMatch(
+  eb: ExpressionBuilder<Tables, 'requests'>,
+  chainColumn: 'origin_chain_id' | 'destination_chain_id',
+  currencyColumn: 'origin_currency' | 'destination_currency',
+  currencies: readonly StoredCurrency[],
+): Expression<SqlBool> {
+  if (currencies.length === 0) return sql<SqlBool>`false`;
+  return eb.or(currencies.map((c) => eb.and([eb(chainColumn, '=', c.chainId), eb(currencyColumn, '=', normalizeHex(c.address))])));
+}
