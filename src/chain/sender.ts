@@ -468,7 +468,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
 
   async function finish(row: OutgoingTxRecord, receipt: SentReceipt): Promise<SentReceipt> {
     const status = receipt.status === 'success' ? 'confirmed' : 'failed';
-    await updateOutgoingTx(db, row.id, { status, hash: receipt.hash, now: now() });
+    await updateOutgoingTx(db, row.id, { status, hash: receipt.hash, receipt, now: now() });
     crash('mined', row.kind);
     log.info({ ...context, outgoingTxId: row.id, hash: receipt.hash, status: receipt.status, block: receipt.blockNumber.toString() }, 'transaction mined');
     return receipt;

@@ -142,6 +142,20 @@ export interface WebhookDeliveriesTable {
   finished_at: NullableInt8;
 }
 
+export interface LedgerEntriesTable {
+  id: Serial;
+  movement_key: string;
+  kind: string;
+  account: string;
+  chain_id: Int8;
+  currency: string;
+  /** Signed numeric(78,0): read as a decimal string, written as one. */
+  amount: string;
+  usd_micros: string | null;
+  request_id: string | null;
+  created_at: Int8;
+}
+
 /** The database as kysely sees it. */
 export interface Tables {
   requests: RequestsTable;
@@ -151,4 +165,5 @@ export interface Tables {
   outgoing_txs: OutgoingTxsTable;
   api_keys: ApiKeysTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  ledger_entries: LedgerEntriesTable;
 }

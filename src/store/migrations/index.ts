@@ -10,6 +10,7 @@ import * as addFastFill from './2026_11_22_0307_add_fast_fill.js';
 import * as createRateLimitCounters from './2026_11_22_0308_create_rate_limit_counters.js';
 import * as createWebhookDeliveries from './2026_11_22_0320_create_webhook_deliveries.js';
 import * as lighterRequestInserts from './2026_11_22_0330_lighter_request_inserts.js';
+import * as createLedgerEntries from './2026_11_23_2330_create_ledger_entries.js';
 
 /**
  * Every migration, by name. A static list rather than a folder scan, so it works the same from source (tsx),
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0308_create_rate_limit_counters': createRateLimitCounters,
   '2026_11_22_0320_create_webhook_deliveries': createWebhookDeliveries,
   '2026_11_22_0330_lighter_request_inserts': lighterRequestInserts,
+  '2026_11_23_2330_create_ledger_entries': createLedgerEntries,
 };
