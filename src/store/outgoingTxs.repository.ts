@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { gasSpent, refundPaid, type LedgerMovement } from '../core/ledger/movements.js';
+import { gasSpent, refundPaid, settlementPaid, type LedgerMovement } from '../core/ledger/movements.js';
 import { insertLedgerMovements } from './ledger.repository.js';
 import { getRequest } from './requests.repository.js';
 import { appendUnique } from './fragments.js';
@@ -136,6 +136,7 @@ export async function updateOutgoingTx(
     const gas = gasSpent(record, receipt, receipt.gasUsdMicros ?? null);
     if (gas !== null) movements.push(gas);
     if (record.kind === 'refund' && record.status === 'confirmed') movements.push(...refundPaid(record, await getRequest(db, record.requestId)));
+    if (record.kind === 'settle' && record.status === 'confirmed') movements.push(...settlementPaid(record));
     await insertLedgerMovements(db, movements, params.now);
   }
   return record;

@@ -156,6 +156,15 @@ export interface LedgerEntriesTable {
   created_at: Int8;
 }
 
+export interface SettlementItemsTable {
+  deposit_id: Int8;
+  batch_key: string;
+  chain_id: Int8;
+  status: string;
+  created_at: Int8;
+  updated_at: Int8;
+}
+
 /** The database as kysely sees it. */
 export interface Tables {
   requests: RequestsTable;
@@ -166,4 +175,5 @@ export interface Tables {
   api_keys: ApiKeysTable;
   webhook_deliveries: WebhookDeliveriesTable;
   ledger_entries: LedgerEntriesTable;
+  settlement_items: SettlementItemsTable;
 }

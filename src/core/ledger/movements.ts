@@ -49,7 +49,8 @@ export type MovementKind =
   | 'sponsored'
   | 'refund_paid'
   | 'refund_kept'
-  | 'gas_spent';
+  | 'gas_spent'
+  | 'settlement';
 
 /** One movement: `amount` moves into `debit` from `credit`, on one chain in one currency. */
 export interface LedgerMovement {
@@ -196,4 +197,28 @@ export function refundPaid(tx: OutgoingTxRecord, request: RequestRecord | undefi
     movements.push({ ...base, key: `refund:${tx.id}:kept`, kind: 'refund_kept', currency, amount: kept, debit: accounts.depositoryUnallocated, credit: accounts.depository, usdMicros: value(currency, kept) });
   }
   return movements;
+}
+
+/**
+ * A settlement batch that succeeded: each released deposit leaves the depository for the solver's wallet (what
+ * a release leaves behind, none when settled in full, stays as `unallocated`). Keyed by the deposit's index, so
+ * a deposit is settled in the ledger at most once, as on chain.
+ */
+export function settlementPaid(tx: OutgoingTxRecord): LedgerMovement[] {
+  const payload = tx.payload as { data?: string };
+  const { functionName, args } = decodeFunctionData({ abi: depositoryAbi, data: (payload.data ?? '0x') as Hex });
+  if (functionName !== 'releaseBatch') return [];
+  return args[0].flatMap((release) => {
+    const currency = release.token.toLowerCase();
+    const base = { kind: 'settlement' as const, chainId: tx.chainId, currency, usdMicros: null, requestId: release.id.toLowerCase() };
+    const movements: LedgerMovement[] = [];
+    if (release.amount > 0n) {
+      movements.push({ ...base, key: `settle:${tx.chainId}:${release.depositIndex}`, amount: release.amount, debit: accounts.solver, credit: accounts.depository });
+    }
+    const kept = release.depositAmount - release.amount;
+    if (kept > 0n) {
+      movements.push({ ...base, key: `settle:${tx.chainId}:${release.depositIndex}:kept`, amount: kept, debit: accounts.depositoryUnallocated, credit: accounts.depository });
+    }
+    return movements;
+  });
 }
