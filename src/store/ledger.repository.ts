@@ -124,3 +124,19 @@ export async function ledgerImbalances(db: Kysely<Tables>): Promise<{ currencies
     movements: movements.map((row) => row.movement_key),
   };
 }
+
+/**
+ * What an account is owed per chain and currency (the negated sum of its entries: a liability is a credit),
+ * with the USD value of those entries when they were written. Backs the app-fee balances of a wallet.
+ */
+export async function accountOwed(db: Kysely<Tables>, account: string): Promise<Array<{ chainId: number; currency: string; amount: bigint; usdMicros: bigint }>> {
+  const rows = await db
+    .selectFrom('ledger_entries')
+    .select(['chain_id', 'currency', sql<string>`(-sum(amount))::text`.as('amount'), sql<string>`(-coalesce(sum(usd_micros), 0))::text`.as('usd')])
+    .where('account', '=', account)
+    .groupBy(['chain_id', 'currency'])
+    .orderBy('chain_id')
+    .orderBy('currency')
+    .execute();
+  return rows.map((row) => ({ chainId: toNumber(row.chain_id), currency: row.currency, amount: toBigInt(row.amount), usdMicros: toBigInt(row.usd) }));
+}

@@ -10,6 +10,7 @@ import { depositoryAbi } from '../../generated/contracts/index.js';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import { listDepositsForRequest } from '../../src/store/deposits.repository.js';
 import { ledgerBalances, ledgerImbalances } from '../../src/store/ledger.repository.js';
+import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
 
@@ -104,6 +105,14 @@ describe('ledger on the devnet', () => {
     });
     // The app fee accrued to its wallet: 1% of the input, owed by the gateway (a credit).
     expect(ledger(`app:${appWallet.toLowerCase()}`, chainA, usdcA)).toBe(-250_000n);
+    // The wallet's balance as the API shows it: 1% of the input's USD value (25 USDC at $1), USD-stable.
+    const { status, body } = await call(gateway.url, 'getAppFeeBalances', { path: `/app-fees/${appWallet}/balances` });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ totalBalanceUsd: 0.25, outstandingFastFillBalanceUsd: 0, availableBalanceUsd: 0.25 });
+    expect(body.balances).toEqual([expect.objectContaining({ amount: '250000', amountUsd: '0.25', currency: expect.objectContaining({ chainId: chainA.chainId, symbol: 'USDC' }) })]);
+    const other = await call(gateway.url, 'getAppFeeBalances', { path: `/app-fees/${bob.address}/balances` });
+    expect(other.body).toMatchObject({ balances: [], totalBalanceUsd: 0, availableBalanceUsd: 0 });
+    expect((await call(gateway.url, 'getAppFeeBalances', { path: '/app-fees/0x1234/balances' })).status).toBe(400);
     // Every user is square except for what is still owed: nothing, since each deposit was filled or refunded.
     for (const { chain, token } of holdings) expect(ledger('counterparty', chain, token), `counterparty ${chain.chainId} ${token}`).toBe(0n);
   });

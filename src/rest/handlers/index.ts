@@ -4,6 +4,7 @@ import type { CoreContext } from '../../core/context.js';
 import { notImplemented } from '../../core/errors.js';
 import type { ReadinessReport } from '../../server/readiness.js';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from './adminApiKeys.js';
+import { getAppFeeBalances } from './getAppFeeBalances.js';
 import { getChains } from './getChains.js';
 import { getChainsLiquidity } from './getChainsLiquidity.js';
 import { getCurrencies } from './getCurrencies.js';
@@ -58,7 +59,7 @@ export function createHandlers(): OperationHandlers<RestContext> {
     indexTransaction,
     indexSingleTransaction,
     reindexDepositAddress: pending('reindexDepositAddress'),
-    getAppFeeBalances: pending('getAppFeeBalances'),
+    getAppFeeBalances,
     claimAppFees: pending('claimAppFees'),
     fastFill,
     getSwapSources,
