@@ -68,6 +68,17 @@ contract Depository is Ownable, ReentrancyGuard {
         return _record(id, depositor, token, received);
     }
 
+    /// @notice One release of a batch: the deposit's fields, where its `amount` goes.
+    struct Release {
+        uint256 depositIndex;
+        bytes32 id;
+        address depositor;
+        address token;
+        uint256 depositAmount;
+        address to;
+        uint256 amount;
+    }
+
     /// @notice Pays out deposit `depositIndex` once: `amount` of it goes to `to`, and any remainder
     ///         becomes `unallocated` (the solver's fee). The other arguments must match the deposit.
     function release(
@@ -79,6 +90,27 @@ contract Depository is Ownable, ReentrancyGuard {
         address to,
         uint256 amount
     ) external onlyOwner nonReentrant {
+        _release(depositIndex, id, depositor, token, depositAmount, to, amount);
+    }
+
+    /// @notice Several releases in one transaction (the solver's settlement of filled deposits). All or
+    ///         nothing: one release that `release` would refuse (already released, mismatched) reverts the batch.
+    function releaseBatch(Release[] calldata releases) external onlyOwner nonReentrant {
+        for (uint256 i = 0; i < releases.length; i++) {
+            Release calldata r = releases[i];
+            _release(r.depositIndex, r.id, r.depositor, r.token, r.depositAmount, r.to, r.amount);
+        }
+    }
+
+    function _release(
+        uint256 depositIndex,
+        bytes32 id,
+        address depositor,
+        address token,
+        uint256 depositAmount,
+        address to,
+        uint256 amount
+    ) private {
         if (to == address(0)) revert ZeroAddress();
         bytes32 commitment = deposits[depositIndex];
         if (commitment == bytes32(0)) revert UnknownDeposit(depositIndex);

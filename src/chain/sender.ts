@@ -121,7 +121,7 @@ const insufficientFunds = /insufficient funds/i;
 export function createTransactionSender(params: CreateTransactionSenderParameters): TransactionSender {
   const { chain, client, account, db, log, now } = params;
   const crash = (step: 'recorded' | 'broadcast' | 'mined', kind: string) => {
-    if (kind === 'fill' || kind === 'refund') crashPoint(params.crashAt, `${kind}-${step}`);
+    if (kind === 'fill' || kind === 'refund' || kind === 'settle') crashPoint(params.crashAt, `${kind}-${step}`);
   };
   const chainId = chain.id;
   const address = account.address;
@@ -468,7 +468,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
 
   async function finish(row: OutgoingTxRecord, receipt: SentReceipt): Promise<SentReceipt> {
     const status = receipt.status === 'success' ? 'confirmed' : 'failed';
-    await updateOutgoingTx(db, row.id, { status, hash: receipt.hash, now: now() });
+    await updateOutgoingTx(db, row.id, { status, hash: receipt.hash, receipt, now: now() });
     crash('mined', row.kind);
     log.info({ ...context, outgoingTxId: row.id, hash: receipt.hash, status: receipt.status, block: receipt.blockNumber.toString() }, 'transaction mined');
     return receipt;

@@ -9,6 +9,8 @@ export const depositoryAbi = parseAbi([
   'function depositNative(address depositor, bytes32 id) payable returns (uint256)',
   'function depositErc20(address depositor, address token, uint256 amount, bytes32 id) returns (uint256)',
   'function release(uint256 depositIndex, bytes32 id, address depositor, address token, uint256 depositAmount, address to, uint256 amount)',
+  'struct Release { uint256 depositIndex; bytes32 id; address depositor; address token; uint256 depositAmount; address to; uint256 amount; }',
+  'function releaseBatch(Release[] releases)',
 ]);
 
 export const receiverAbi = parseAbi(['function forward(bytes32 id) payable']);

@@ -25,6 +25,14 @@ export const crashPoints = [
   'refund-broadcast',
   /** The refund is mined and its row updated; the request's status not changed yet. */
   'refund-mined',
+  /** A settlement batch's deposits are recorded (`settlement_items`); its transaction is not built yet. */
+  'settle-batched',
+  /** The settlement transaction is signed and recorded (`prepared`) but not broadcast. */
+  'settle-recorded',
+  /** A node accepted the settlement; the row does not say `broadcast` yet. */
+  'settle-broadcast',
+  /** The settlement is mined and its row (and ledger) updated; the batch not marked settled yet. */
+  'settle-mined',
 ] as const;
 
 export type CrashPoint = (typeof crashPoints)[number];

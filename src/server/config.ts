@@ -12,6 +12,7 @@ import { crashPoints, isCrashPoint, type CrashPoint } from '../core/faults.js';
 import type { ChainConfig, CurrencyConfig, QuoteSettings } from '../core/chains/types.js';
 import { defaultQuoteSettings } from '../core/settings.js';
 import { exposureFromFile, limitsSchema, pricesSchema, withPriceMaxAge, type LimitsFile, type PricesFile } from './limitsConfig.js';
+import { defaultSettlementSettings, type SettlementSettings } from '../core/settlement/settler.js';
 
 export interface GatewayConfig {
   host: string;
@@ -50,6 +51,11 @@ export interface GatewayConfig {
   rateLimit?: RateLimitConfig;
   /** Take the client address from `X-Forwarded-For` (behind a reverse proxy): `GATEWAY_TRUST_PROXY=true`. */
   trustProxy?: boolean;
+  /**
+   * Release of filled deposits to the solver: `GATEWAY_SETTLEMENT_INTERVAL_MS` (default 30000; 5000 on the
+   * devnet) and `GATEWAY_SETTLEMENT_MAX_BATCH` (deposits per transaction, default 50).
+   */
+  settlement?: SettlementSettings;
 }
 
 /** Rate limits, counted in the database so every instance sharing it enforces the same totals. */
@@ -162,7 +168,16 @@ function fromEnvironment(env: Env, problems: string[]) {
     webhooks: webhooksFromEnvironment(env, problems),
     rateLimit: rateLimitFromEnvironment(env, problems),
     trustProxy: parseBoolean(env, 'GATEWAY_TRUST_PROXY', false, problems),
+    settlement: settlementFromEnvironment(env, problems),
   };
+}
+
+function settlementFromEnvironment(env: Env, problems: string[], intervalMs = defaultSettlementSettings.intervalMs): SettlementSettings {
+  const interval = env.GATEWAY_SETTLEMENT_INTERVAL_MS ? Number(env.GATEWAY_SETTLEMENT_INTERVAL_MS) : intervalMs;
+  if (!Number.isInteger(interval) || interval < 100) problems.push('GATEWAY_SETTLEMENT_INTERVAL_MS must be an integer of at least 100');
+  const maxBatch = env.GATEWAY_SETTLEMENT_MAX_BATCH ? Number(env.GATEWAY_SETTLEMENT_MAX_BATCH) : defaultSettlementSettings.maxBatch;
+  if (!Number.isInteger(maxBatch) || maxBatch < 1 || maxBatch > 500) problems.push('GATEWAY_SETTLEMENT_MAX_BATCH must be an integer 1..500');
+  return { intervalMs: interval, maxBatch };
 }
 
 function parseBoolean(env: Env, name: string, fallback: boolean, problems: string[]): boolean {
@@ -468,7 +483,9 @@ export function configFromEnvironment(env: Env, chains: ChainConfig[], solverPri
   if (problems.length > 0) throw new ConfigError(problems);
   // The devnet's webhook receivers are local: private URLs are allowed unless the environment says otherwise.
   const webhooksAllowPrivate = env.GATEWAY_WEBHOOKS_ALLOW_PRIVATE !== 'false';
-  return { ...base, webhooksAllowPrivate, solverPrivateKey, chains, quote: defaultQuoteSettings };
+  // The devnet settles every few seconds, so a demo sees its deposits come back to the solver.
+  const settlement = settlementFromEnvironment(env, problems, 5_000);
+  return { ...base, webhooksAllowPrivate, solverPrivateKey, chains, quote: defaultQuoteSettings, settlement };
 }
 
 export type { Address };

@@ -4,12 +4,15 @@ import type { ChainClients } from '../chain/clients.js';
 import { createTransactionSender } from '../chain/sender.js';
 import type { CoreContext } from '../core/context.js';
 import type { DepositWatcher, TransactionSender } from '../core/solver/ports.js';
+import { createSettler, defaultSettlementSettings, type SettlementSettings, type Settler } from '../core/settlement/settler.js';
 import { createSolver, type Solver } from '../core/solver/solver.js';
 
 export interface SolverRuntime {
   solver: Solver;
   watchers: ReadonlyMap<number, DepositWatcher>;
   senders: ReadonlyMap<number, TransactionSender>;
+  /** Releases filled deposits to the solver, batched (`src/core/settlement/settler.ts`). */
+  settler: Settler;
   /** Recovers what a previous run left in flight, then follows every chain's deposits. */
   start(): Promise<void>;
   /** Stops following chains, lets running work finish, stops the senders. */
@@ -20,7 +23,12 @@ export interface SolverRuntime {
  * The solver's moving parts for every configured chain: a sender that owns the solver's nonce, a deposit
  * watcher that hands confirmed deposits to the solver, and the solver itself.
  */
-export function createSolverRuntime(ctx: CoreContext, clients: ChainClients, account: LocalAccount): SolverRuntime {
+export function createSolverRuntime(
+  ctx: CoreContext,
+  clients: ChainClients,
+  account: LocalAccount,
+  options: { settlement?: SettlementSettings | undefined } = {},
+): SolverRuntime {
   const client = (chainId: number) => {
     const found = clients.get(chainId);
     if (found === undefined) throw new Error(`no client for chain ${chainId}`);
@@ -33,6 +41,7 @@ export function createSolverRuntime(ctx: CoreContext, clients: ChainClients, acc
     ]),
   );
   const solver = createSolver({ ctx, senders });
+  const settler = createSettler({ ctx, senders, settings: options.settlement ?? defaultSettlementSettings });
   const watchers = new Map<number, DepositWatcher>(
     ctx.config.chains.map((chain) => [
       chain.id,
@@ -43,14 +52,17 @@ export function createSolverRuntime(ctx: CoreContext, clients: ChainClients, acc
     solver,
     watchers,
     senders,
+    settler,
     async start() {
       await Promise.all([...senders.values()].map((sender) => sender.recover()));
       await solver.recover();
+      await settler.start();
       await Promise.all([...watchers.values()].map((watcher) => watcher.start()));
     },
     async stop() {
       await Promise.all([...watchers.values()].map((watcher) => watcher.stop()));
       await solver.stop();
+      await settler.stop();
       await Promise.all([...senders.values()].map((sender) => sender.stop()));
     },
   };

@@ -1,4 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
+import { depositReceived } from '../core/ledger/movements.js';
+import { insertLedgerMovements } from './ledger.repository.js';
+import { getRequest } from './requests.repository.js';
 import { normalizeHex, toBigInt, toNumber, toUint256 } from './mappers.js';
 import type { DepositsTable, Tables } from './tables.js';
 
@@ -129,13 +132,14 @@ export async function updateDepositStatus(
   id: number,
   params: UpdateDepositStatusParameters,
 ): Promise<DepositRecord | null> {
+  if (params.status === 'confirmed' && !db.isTransaction) return db.transaction().execute((trx) => updateDepositStatus(trx, id, params));
   let query = db
     .updateTable('deposits')
     .set({ status: params.status, updated_at: params.now })
     .where('id', '=', id);
   if (params.fromStatus !== undefined) query = query.where('status', '=', params.fromStatus);
   const row = await query.returningAll().executeTakeFirst();
-  return row === undefined ? null : toDepositRecord(row);
+  return row === undefined ? null : recordIfConfirmed(db, toDepositRecord(row), params);
 }
 
 export interface ListChainDepositsParameters {
@@ -171,6 +175,7 @@ export async function updateDepositStatusAtBlock(
   id: number,
   params: UpdateDepositStatusAtBlockParameters,
 ): Promise<DepositRecord | null> {
+  if (params.status === 'confirmed' && !db.isTransaction) return db.transaction().execute((trx) => updateDepositStatusAtBlock(trx, id, params));
   let query = db
     .updateTable('deposits')
     .set({ status: params.status, updated_at: params.now })
@@ -178,7 +183,15 @@ export async function updateDepositStatusAtBlock(
     .where('block_hash', '=', normalizeHex(params.blockHash));
   if (params.fromStatus !== undefined) query = query.where('status', '=', params.fromStatus);
   const row = await query.returningAll().executeTakeFirst();
-  return row === undefined ? null : toDepositRecord(row);
+  return row === undefined ? null : recordIfConfirmed(db, toDepositRecord(row), params);
+}
+
+/** A deposit becoming `confirmed` is received: its ledger movement commits with the status (`db` is a transaction). */
+async function recordIfConfirmed(db: Kysely<Tables>, deposit: DepositRecord, params: UpdateDepositStatusParameters): Promise<DepositRecord> {
+  if (params.status === 'confirmed') {
+    await insertLedgerMovements(db, [depositReceived(deposit, await getRequest(db, deposit.requestId))], params.now);
+  }
+  return deposit;
 }
 
 export interface ReviveDepositParameters {

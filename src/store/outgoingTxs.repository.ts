@@ -1,4 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
+import { gasSpent, refundPaid, settlementPaid, type LedgerMovement } from '../core/ledger/movements.js';
+import { insertLedgerMovements } from './ledger.repository.js';
+import { getRequest } from './requests.repository.js';
 import { appendUnique } from './fragments.js';
 import { normalizeHex, toBigInt, toJson, toNumber } from './mappers.js';
 import type { JsonObject, OutgoingTxsTable, Tables } from './tables.js';
@@ -99,6 +102,11 @@ export interface UpdateOutgoingTxParameters {
   nonce?: bigint;
   /** A broadcast hash to append (ignored when already recorded). */
   hash?: string;
+  /**
+   * The receipt, when the transaction was mined (`confirmed` or `failed`): its gas and, for a successful
+   * refund, the refund itself go to the ledger in the same transaction as the status.
+   */
+  receipt?: { hash: string; gasUsed: bigint; effectiveGasPrice: bigint; gasUsdMicros?: bigint | null };
   now: number;
 }
 
@@ -108,6 +116,7 @@ export async function updateOutgoingTx(
   id: number,
   params: UpdateOutgoingTxParameters,
 ): Promise<OutgoingTxRecord | null> {
+  if (params.receipt !== undefined && !db.isTransaction) return db.transaction().execute((trx) => updateOutgoingTx(trx, id, params));
   let query = db
     .updateTable('outgoing_txs')
     .set({
@@ -119,7 +128,18 @@ export async function updateOutgoingTx(
     .where('id', '=', id);
   if (params.fromStatus !== undefined) query = query.where('status', '=', params.fromStatus);
   const row = await query.returningAll().executeTakeFirst();
-  return row === undefined ? null : toOutgoingTxRecord(row);
+  if (row === undefined) return null;
+  const record = toOutgoingTxRecord(row);
+  const { receipt } = params;
+  if (receipt !== undefined && (record.status === 'confirmed' || record.status === 'failed')) {
+    const movements: LedgerMovement[] = [];
+    const gas = gasSpent(record, receipt, receipt.gasUsdMicros ?? null);
+    if (gas !== null) movements.push(gas);
+    if (record.kind === 'refund' && record.status === 'confirmed') movements.push(...refundPaid(record, await getRequest(db, record.requestId)));
+    if (record.kind === 'settle' && record.status === 'confirmed') movements.push(...settlementPaid(record));
+    await insertLedgerMovements(db, movements, params.now);
+  }
+  return record;
 }
 
 export function toOutgoingTxRecord(row: Selectable<OutgoingTxsTable>): OutgoingTxRecord {

@@ -1,5 +1,7 @@
 import { CompiledQuery, sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { GatewayError } from '../core/errors.js';
+import { requestFilled } from '../core/ledger/movements.js';
+import { insertLedgerMovements } from './ledger.repository.js';
 import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toUint256 } from './mappers.js';
 import { appendUnique } from './fragments.js';
 import { applySearchFilters, type SearchRequestFilters } from './requestFilters.js';
@@ -281,6 +283,8 @@ export async function updateRequestStatus(
   if (record.apiKeyId !== null) {
     await enqueueWebhookDelivery(db, { requestId: record.id, apiKeyId: record.apiKeyId, eventId: event.id, now: params.now });
   }
+  // So is the ledger: a fill's fees, exchange and payout commit with its `success`.
+  if (record.status === 'success') await insertLedgerMovements(db, requestFilled(record), params.now);
   return record;
 }
 

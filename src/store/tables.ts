@@ -144,6 +144,29 @@ export interface WebhookDeliveriesTable {
   finished_at: NullableInt8;
 }
 
+export interface LedgerEntriesTable {
+  id: Serial;
+  movement_key: string;
+  kind: string;
+  account: string;
+  chain_id: Int8;
+  currency: string;
+  /** Signed numeric(78,0): read as a decimal string, written as one. */
+  amount: string;
+  usd_micros: string | null;
+  request_id: string | null;
+  created_at: Int8;
+}
+
+export interface SettlementItemsTable {
+  deposit_id: Int8;
+  batch_key: string;
+  chain_id: Int8;
+  status: string;
+  created_at: Int8;
+  updated_at: Int8;
+}
+
 /** The database as kysely sees it. */
 export interface Tables {
   requests: RequestsTable;
@@ -153,4 +176,6 @@ export interface Tables {
   outgoing_txs: OutgoingTxsTable;
   api_keys: ApiKeysTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  ledger_entries: LedgerEntriesTable;
+  settlement_items: SettlementItemsTable;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getContract, parseEther, parseEventLogs, parseUnits, toHex, zeroAddress, type Address, type Hex } from 'viem';
+import { erc20Abi, getContract, parseEther, parseEventLogs, parseUnits, toHex, zeroAddress, type Address, type Hex } from 'viem';
 import { depositoryAbi, receiverAbi } from '../../generated/contracts/index.js';
 import type { DevnetAccount } from '../../src/chain/devnet.js';
 import { expectRevert, useDevnet } from '../helpers/anvil.js';
@@ -143,6 +143,40 @@ describe('Depository', () => {
     );
     await devnet.mined(withdrawUnallocated('solver', [usdc(), solver().address, unallocated]));
     expect(await reader().read.unallocated([usdc()])).toBe(0n);
+  });
+
+  it('releases a batch of deposits in one transaction, all or nothing, each at most once', async () => {
+    const native = await depositNative(parseEther('1'), newId());
+    const token = await depositUsdc(parseUnits('50', 6), newId());
+    const to = solver().address;
+    const nativeRelease = {
+      depositIndex: native.event.args.depositIndex, id: native.event.args.id, depositor: native.depositor.address,
+      token: zeroAddress as Address, depositAmount: parseEther('1'), to, amount: parseEther('1'),
+    };
+    const tokenRelease = {
+      depositIndex: token.event.args.depositIndex, id: token.event.args.id, depositor: token.depositor.address,
+      token: usdc(), depositAmount: parseUnits('50', 6), to, amount: parseUnits('50', 6),
+    };
+    const releaseBatch = (signer: 'solver' | 'user', releases: (typeof nativeRelease)[]) =>
+      devnet
+        .wallet(signer === 'solver' ? solver() : user(3))
+        .writeContract({ address: depository(), abi: depositoryAbi, functionName: 'releaseBatch', args: [releases] });
+
+    await expectRevert(releaseBatch('user', [nativeRelease, tokenRelease]), 'Unauthorized');
+    // One mismatched release reverts the whole batch: the other deposit stays unreleased.
+    await expectRevert(releaseBatch('solver', [nativeRelease, { ...tokenRelease, depositAmount: 1n }]), 'DepositMismatch');
+    expect(await reader().read.isReleased([nativeRelease.depositIndex])).toBe(false);
+
+    const usdcBefore = await devnet.publicClient.readContract({ address: usdc(), abi: erc20Abi, functionName: 'balanceOf', args: [depository()] });
+    const receipt = await devnet.mined(releaseBatch('solver', [nativeRelease, tokenRelease]));
+    const released = parseEventLogs({ abi: depositoryAbi, eventName: 'Released', logs: receipt.logs });
+    expect(released.map((e) => e.args.depositIndex)).toEqual([nativeRelease.depositIndex, tokenRelease.depositIndex]);
+    expect(await devnet.publicClient.readContract({ address: usdc(), abi: erc20Abi, functionName: 'balanceOf', args: [depository()] })).toBe(
+      usdcBefore - parseUnits('50', 6),
+    );
+    expect(await reader().read.isReleased([tokenRelease.depositIndex])).toBe(true);
+    // A second settlement of either deposit is refused.
+    await expectRevert(releaseBatch('solver', [tokenRelease]), 'AlreadyReleased');
   });
 
   it('lets the owner transfer ownership, and nobody else', async () => {

@@ -2,6 +2,7 @@ import type { OperationHandlers, OperationId } from '../../../generated/openapi/
 import { notImplemented } from '../../core/errors.js';
 import type { RestContext } from '../context.js';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from './adminApiKeys.js';
+import { getAppFeeBalances } from './getAppFeeBalances.js';
 import { getChains } from './getChains.js';
 import { getChainsLiquidity } from './getChainsLiquidity.js';
 import { getCurrencies } from './getCurrencies.js';
@@ -54,7 +55,7 @@ export function createHandlers(): OperationHandlers<RestContext> {
     indexTransaction,
     indexSingleTransaction,
     reindexDepositAddress: pending('reindexDepositAddress'),
-    getAppFeeBalances: pending('getAppFeeBalances'),
+    getAppFeeBalances,
     claimAppFees: pending('claimAppFees'),
     fastFill,
     getSwapSources,

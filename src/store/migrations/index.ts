@@ -11,6 +11,8 @@ import * as createRateLimitCounters from './2026_11_22_0308_create_rate_limit_co
 import * as createWebhookDeliveries from './2026_11_22_0320_create_webhook_deliveries.js';
 import * as lighterRequestInserts from './2026_11_22_0330_lighter_request_inserts.js';
 import * as addDepositSender from './2026_11_23_0400_add_deposit_sender.js';
+import * as createLedgerEntries from './2026_11_23_2330_create_ledger_entries.js';
+import * as createSettlementItems from './2026_11_23_2331_create_settlement_items.js';
 
 /**
  * Every migration, by name. A static list rather than a folder scan, so it works the same from source (tsx),
@@ -29,4 +31,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0320_create_webhook_deliveries': createWebhookDeliveries,
   '2026_11_22_0330_lighter_request_inserts': lighterRequestInserts,
   '2026_11_23_0400_add_deposit_sender': addDepositSender,
+  '2026_11_23_2330_create_ledger_entries': createLedgerEntries,
+  '2026_11_23_2331_create_settlement_items': createSettlementItems,
 };

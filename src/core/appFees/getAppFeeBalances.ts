@@ -1,0 +1,52 @@
+import { formatUnits, isAddress } from 'viem';
+import { accountOwed } from '../../store/ledger.repository.js';
+import { chainCurrencies } from '../chains/requireChain.js';
+import type { CoreContext } from '../context.js';
+import { GatewayError } from '../errors.js';
+import { accounts } from '../ledger/movements.js';
+import { quoteCurrency } from '../quote/present.js';
+import type { Amount } from '../quote/types.js';
+import { formatUsdMicros } from '../usd.js';
+
+export interface AppFeeBalances {
+  /** What the wallet has accrued, per chain and currency it was paid in (smallest units). */
+  balances: Amount[];
+  /** USD decimal strings. */
+  totalBalanceUsd: string;
+  outstandingFastFillBalanceUsd: string;
+  availableBalanceUsd: string;
+}
+
+/**
+ * GET /app-fees/{wallet}/balances: the app fees accrued to a recipient wallet, read from the ledger (`app:<wallet>`,
+ * credited at fill time in the currency the user paid). How the balance is held: each accrual keeps its amount
+ * in the input currency and its USD value at fill time; the wallet's USD balance is the sum of those values,
+ * so it is USD-stable (a later price move of the currency does not change what the wallet is owed), like the
+ * reference's single USDC balance. `amountUsd` of each currency is that same fill-time value.
+ */
+export async function getAppFeeBalances(ctx: CoreContext, params: { wallet: string }): Promise<AppFeeBalances> {
+  if (!isAddress(params.wallet, { strict: false })) throw new GatewayError('INVALID_ADDRESS', `Invalid wallet address: ${params.wallet}`);
+  let totalMicros = 0n;
+  const balances: Amount[] = [];
+  for (const owed of await accountOwed(ctx.db, accounts.app(params.wallet))) {
+    const chain = ctx.config.chains.find((candidate) => candidate.id === owed.chainId);
+    const currency = chain === undefined ? undefined : chainCurrencies(chain).find((c) => c.address.toLowerCase() === owed.currency);
+    if (owed.amount === 0n || chain === undefined || currency === undefined) continue;
+    totalMicros += owed.usdMicros;
+    balances.push({
+      currency: quoteCurrency(chain.id, currency),
+      amount: owed.amount,
+      amountFormatted: formatUnits(owed.amount, currency.decimals),
+      amountUsd: formatUsdMicros(owed.usdMicros),
+      minimumAmount: owed.amount,
+    });
+  }
+  // Fast-fill holds on app balances are not drawn yet (issue #17 leaves them for later): nothing is held.
+  const outstandingMicros = 0n;
+  return {
+    balances,
+    totalBalanceUsd: formatUsdMicros(totalMicros),
+    outstandingFastFillBalanceUsd: formatUsdMicros(outstandingMicros),
+    availableBalanceUsd: formatUsdMicros(totalMicros - outstandingMicros),
+  };
+}

@@ -1,0 +1,224 @@
+import { decodeFunctionData, zeroAddress, type Hex } from 'viem';
+import type { DepositRecord } from '../../store/deposits.repository.js';
+import type { OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
+import type { RequestRecord } from '../../store/requests.repository.js';
+import { depositoryAbi } from '../abi.js';
+import { parseStoredFees } from '../requests/storedFees.js';
+
+/**
+ * The ledger's movements: what each money event of the solver writes, as pure functions of the records whose
+ * status change causes it. The store writes them in the same transaction as that change (see
+ * `src/store/ledger.repository.ts`), keyed so that writing one twice is a no-op.
+ *
+ * Double entry, per chain and currency, in smallest units: a movement debits one account (+amount) and credits
+ * another (-amount), so every currency sums to zero. The accounts:
+ *
+ * - `solver`: the solver's wallet on a chain (its inventory).
+ * - `depository`: deposits held by the depository contract; `depository:unallocated`: what partial releases
+ *   (refund gas) left there for the solver.
+ * - `counterparty`: the users. A deposit credits it (the gateway owes the user), fees, the exchange and the fill
+ *   debit it; a completed request nets to zero in every currency, an unrefunded deposit stays owed.
+ * - `trade`: the solver's position from exchanging one currency for another (credit in the input currency,
+ *   debit in the output currency).
+ * - `revenue:execution`, `revenue:swap`, `revenue:platform`: fees earned, in the fee (input) currency;
+ *   `revenue:refund`: the refund gas kept from a refunded deposit.
+ * - `app:<wallet>`: app fees accrued to an `appFees` recipient, in the input currency (a liability).
+ * - `sponsor`: what sponsors (API keys that subsidize fees) owe for the components they took over.
+ * - `expense:gas`: native currency the solver spent on gas.
+ */
+export type LedgerAccount = string;
+
+export const accounts = {
+  solver: 'solver',
+  depository: 'depository',
+  depositoryUnallocated: 'depository:unallocated',
+  counterparty: 'counterparty',
+  trade: 'trade',
+  sponsor: 'sponsor',
+  gas: 'expense:gas',
+  revenue: (kind: 'execution' | 'swap' | 'platform' | 'refund') => `revenue:${kind}`,
+  app: (wallet: string) => `app:${wallet.toLowerCase()}`,
+} as const;
+
+export type MovementKind =
+  | 'deposit_received'
+  | 'fill_paid'
+  | 'exchange'
+  | 'fee_earned'
+  | 'app_fee_accrued'
+  | 'sponsored'
+  | 'refund_paid'
+  | 'refund_kept'
+  | 'gas_spent'
+  | 'settlement';
+
+/** One movement: `amount` moves into `debit` from `credit`, on one chain in one currency. */
+export interface LedgerMovement {
+  /** Unique per movement: the same event always produces the same key. */
+  key: string;
+  kind: MovementKind;
+  chainId: number;
+  /** Token address, lower case; the zero address for the native currency. */
+  currency: string;
+  /** Smallest units, > 0. */
+  amount: bigint;
+  debit: LedgerAccount;
+  credit: LedgerAccount;
+  /** USD value when recorded (micro-USD), or null when no price was at hand. */
+  usdMicros: bigint | null;
+  requestId: string | null;
+}
+
+/** USD of `amount` at the rate of `usd` for `reference` units (the quote's own valuation), or null. */
+function usdAt(amount: bigint, reference: bigint, usd: bigint | undefined): bigint | null {
+  if (usd === undefined || reference <= 0n) return null;
+  return (amount * usd) / reference;
+}
+
+/**
+ * A confirmed deposit: its amount enters the depository (or, forwarded by the receiver, the solver's wallet)
+ * and is owed to the user until the request is filled or refunded. Valued at the quote's input price when the
+ * deposit pays a known request in its own currency.
+ */
+export function depositReceived(deposit: DepositRecord, request: RequestRecord | undefined): LedgerMovement {
+  const fees = request === undefined ? null : parseStoredFees(request.feesQuoted);
+  const sameCurrency = request !== undefined && request.originChainId === deposit.chainId && request.originCurrency.toLowerCase() === deposit.token.toLowerCase();
+  return {
+    key: `deposit:${deposit.chainId}:${deposit.txHash.toLowerCase()}:${deposit.logIndex}`,
+    kind: 'deposit_received',
+    chainId: deposit.chainId,
+    currency: deposit.token.toLowerCase(),
+    amount: deposit.amount,
+    debit: deposit.depositIndex === null ? accounts.solver : accounts.depository,
+    credit: accounts.counterparty,
+    usdMicros: sameCurrency ? usdAt(deposit.amount, request.amountIn, fees?.usdMicros.in) : null,
+    requestId: request?.id ?? null,
+  };
+}
+
+/**
+ * A request filled (`success`): the fees it paid (each kind to its revenue account, each app fee to its
+ * recipient), the sponsor's share, the exchange of the rest of the input for the output, and the output paid
+ * from the solver's wallet on the destination.
+ */
+export function requestFilled(request: RequestRecord): LedgerMovement[] {
+  const fees = parseStoredFees(request.feesQuoted);
+  const origin = { chainId: request.originChainId, currency: request.originCurrency.toLowerCase() };
+  const destination = { chainId: request.destinationChainId, currency: request.destinationCurrency.toLowerCase() };
+  const movements: LedgerMovement[] = [];
+  const add = (movement: Omit<LedgerMovement, 'requestId'>) => {
+    if (movement.amount > 0n) movements.push({ ...movement, requestId: request.id });
+  };
+  let userPaid = 0n;
+  if (fees !== null) {
+    const feeAt = { chainId: fees.currency.chainId, currency: fees.currency.address.toLowerCase() };
+    for (const kind of ['execution', 'swap', 'platform'] as const) {
+      add({ key: `${request.id}:fee:${kind}`, kind: 'fee_earned', ...feeAt, amount: fees[kind], debit: accounts.counterparty, credit: accounts.revenue(kind), usdMicros: fees.usdMicros[kind] });
+    }
+    for (const app of fees.appFees) {
+      add({
+        key: `${request.id}:app-fee:${app.recipient.toLowerCase()}`,
+        kind: 'app_fee_accrued',
+        ...feeAt,
+        amount: app.amount,
+        debit: accounts.counterparty,
+        credit: accounts.app(app.recipient),
+        usdMicros: usdAt(app.amount, fees.app, fees.usdMicros.app),
+      });
+    }
+    add({ key: `${request.id}:sponsored`, kind: 'sponsored', ...feeAt, amount: fees.sponsored, debit: accounts.sponsor, credit: accounts.counterparty, usdMicros: fees.usdMicros.sponsored });
+    if (feeAt.chainId === origin.chainId && feeAt.currency === origin.currency) {
+      userPaid = fees.execution + fees.swap + fees.platform + fees.app - fees.sponsored;
+    }
+  }
+  const exchanged = request.amountIn - userPaid;
+  add({
+    key: `${request.id}:exchange:in`,
+    kind: 'exchange',
+    ...origin,
+    amount: exchanged,
+    debit: accounts.counterparty,
+    credit: accounts.trade,
+    usdMicros: usdAt(exchanged, request.amountIn, fees?.usdMicros.in),
+  });
+  const outUsd = fees?.usdMicros.out;
+  add({ key: `${request.id}:exchange:out`, kind: 'exchange', ...destination, amount: request.amountOut, debit: accounts.trade, credit: accounts.counterparty, usdMicros: outUsd ?? null });
+  add({ key: `${request.id}:fill`, kind: 'fill_paid', ...destination, amount: request.amountOut, debit: accounts.counterparty, credit: accounts.solver, usdMicros: outUsd ?? null });
+  return movements;
+}
+
+/** A mined transaction's gas, paid in the native currency from the solver's wallet. */
+export function gasSpent(tx: OutgoingTxRecord, receipt: { hash: string; gasUsed: bigint; effectiveGasPrice: bigint }, usdMicros: bigint | null = null): LedgerMovement | null {
+  const amount = receipt.gasUsed * receipt.effectiveGasPrice;
+  if (amount <= 0n) return null;
+  return {
+    key: `gas:${tx.chainId}:${receipt.hash.toLowerCase()}`,
+    kind: 'gas_spent',
+    chainId: tx.chainId,
+    currency: zeroAddress,
+    amount,
+    debit: accounts.gas,
+    credit: accounts.solver,
+    usdMicros,
+    requestId: tx.kind === 'fill' || tx.kind === 'refund' ? tx.requestId : null,
+  };
+}
+
+/**
+ * A refund transaction that succeeded: a depository `release` pays `amount` of the deposit back and leaves the
+ * rest (the refund's gas) unallocated for the solver; a plain transfer (a deposit the receiver forwarded) pays
+ * the native value from the solver's wallet. `request` values it at the quote's input price when it matches.
+ */
+export function refundPaid(tx: OutgoingTxRecord, request: RequestRecord | undefined): LedgerMovement[] {
+  const payload = tx.payload as { to?: string; data?: string; value?: string };
+  const data = (payload.data ?? '0x') as Hex;
+  const base = { chainId: tx.chainId, requestId: request?.id ?? null };
+  const fees = request === undefined ? null : parseStoredFees(request.feesQuoted);
+  const value = (currency: string, amount: bigint) =>
+    request !== undefined && request.originChainId === tx.chainId && request.originCurrency.toLowerCase() === currency ? usdAt(amount, request.amountIn, fees?.usdMicros.in) : null;
+  if (data === '0x') {
+    const amount = BigInt(payload.value ?? '0');
+    if (amount <= 0n) return [];
+    return [{ ...base, key: `refund:${tx.id}`, kind: 'refund_paid', currency: zeroAddress, amount, debit: accounts.counterparty, credit: accounts.solver, usdMicros: value(zeroAddress, amount) }];
+  }
+  const { functionName, args } = decodeFunctionData({ abi: depositoryAbi, data });
+  if (functionName !== 'release') return [];
+  const [, , , token, depositAmount, , amount] = args;
+  const currency = token.toLowerCase();
+  const movements: LedgerMovement[] = [];
+  if (amount > 0n) {
+    movements.push({ ...base, key: `refund:${tx.id}`, kind: 'refund_paid', currency, amount, debit: accounts.counterparty, credit: accounts.depository, usdMicros: value(currency, amount) });
+  }
+  const kept = depositAmount - amount;
+  if (kept > 0n) {
+    // The refund's gas, kept from the deposit: the user pays it (a refund fee), and it stays in the depository
+    // as `unallocated`, the solver's to withdraw.
+    movements.push({ ...base, key: `refund:${tx.id}:fee`, kind: 'fee_earned', currency, amount: kept, debit: accounts.counterparty, credit: accounts.revenue('refund'), usdMicros: value(currency, kept) });
+    movements.push({ ...base, key: `refund:${tx.id}:kept`, kind: 'refund_kept', currency, amount: kept, debit: accounts.depositoryUnallocated, credit: accounts.depository, usdMicros: value(currency, kept) });
+  }
+  return movements;
+}
+
+/**
+ * A settlement batch that succeeded: each released deposit leaves the depository for the solver's wallet (what
+ * a release leaves behind, none when settled in full, stays as `unallocated`). Keyed by the deposit's index, so
+ * a deposit is settled in the ledger at most once, as on chain.
+ */
+export function settlementPaid(tx: OutgoingTxRecord): LedgerMovement[] {
+  const payload = tx.payload as { data?: string };
+  const { functionName, args } = decodeFunctionData({ abi: depositoryAbi, data: (payload.data ?? '0x') as Hex });
+  if (functionName !== 'releaseBatch') return [];
+  return args[0].flatMap((release) => {
+    const currency = release.token.toLowerCase();
+    const base = { kind: 'settlement' as const, chainId: tx.chainId, currency, usdMicros: null, requestId: release.id.toLowerCase() };
+    const movements: LedgerMovement[] = [];
+    if (release.amount > 0n) {
+      movements.push({ ...base, key: `settle:${tx.chainId}:${release.depositIndex}`, amount: release.amount, debit: accounts.solver, credit: accounts.depository });
+    }
+    const kept = release.depositAmount - release.amount;
+    if (kept > 0n) {
+      movements.push({ ...base, key: `settle:${tx.chainId}:${release.depositIndex}:kept`, amount: kept, debit: accounts.depositoryUnallocated, credit: accounts.depository });
+    }
+    return movements;
+  });
+}

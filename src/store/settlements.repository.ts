@@ -1,0 +1,104 @@
+import { sql, type Kysely } from 'kysely';
+import { toDepositRecord, type DepositRecord } from './deposits.repository.js';
+import { normalizeHex, toNumber } from './mappers.js';
+import type { Tables } from './tables.js';
+
+export type SettlementStatus = 'pending' | 'settled' | 'failed';
+
+/**
+ * Deposits of one origin chain that are due to the solver and in no batch yet: held by the depository
+ * (`deposit_index` set), consumed by their own request (its first origin hash), and that request `success`.
+ * A refunded request, a double spend or an orphan is never among them. Oldest first.
+ */
+export async function listSettleableDeposits(db: Kysely<Tables>, params: { chainId: number; limit: number }): Promise<DepositRecord[]> {
+  const rows = await db
+    .selectFrom('deposits as d')
+    .innerJoin('requests as r', 'r.id', 'd.request_id')
+    .selectAll('d')
+    .where('d.chain_id', '=', params.chainId)
+    .where('d.status', '=', 'consumed')
+    .where('d.deposit_index', 'is not', null)
+    .where('r.status', '=', 'success')
+    .where(sql<boolean>`r.in_tx_hashes @> jsonb_build_array(d.tx_hash)`)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('settlement_items as s').select('s.deposit_id').whereRef('s.deposit_id', '=', 'd.id'))))
+    .orderBy('d.id', 'asc')
+    .limit(params.limit)
+    .execute();
+  return rows.map(toDepositRecord);
+}
+
+/**
+ * Puts deposits into a new batch, all or none (one statement): a deposit already in a batch is a unique
+ * violation, so two instances can never put one deposit in two batches.
+ */
+export async function insertSettlementBatch(db: Kysely<Tables>, params: { chainId: number; batchKey: string; depositIds: readonly number[]; now: number }): Promise<void> {
+  if (params.depositIds.length === 0) return;
+  await db
+    .insertInto('settlement_items')
+    .values(
+      params.depositIds.map((id) => ({
+        deposit_id: id,
+        batch_key: normalizeHex(params.batchKey),
+        chain_id: params.chainId,
+        status: 'pending',
+        created_at: params.now,
+        updated_at: params.now,
+      })),
+    )
+    .execute();
+}
+
+export interface SettlementBatch {
+  batchKey: string;
+  chainId: number;
+  deposits: DepositRecord[];
+}
+
+/** Batches of one chain still `pending` (started, not known mined), with their deposits in order. */
+export async function listPendingSettlementBatches(db: Kysely<Tables>, chainId: number): Promise<SettlementBatch[]> {
+  const rows = await db
+    .selectFrom('settlement_items as s')
+    .innerJoin('deposits as d', 'd.id', 's.deposit_id')
+    .selectAll('d')
+    .select('s.batch_key')
+    .where('s.chain_id', '=', chainId)
+    .where('s.status', '=', 'pending')
+    .orderBy('s.batch_key')
+    .orderBy('d.id')
+    .execute();
+  const batches = new Map<string, SettlementBatch>();
+  for (const { batch_key, ...row } of rows) {
+    let batch = batches.get(batch_key);
+    if (batch === undefined) batches.set(batch_key, (batch = { batchKey: batch_key, chainId, deposits: [] }));
+    batch.deposits.push(toDepositRecord(row));
+  }
+  return [...batches.values()];
+}
+
+/** Ends a pending batch. Returns how many deposits moved (zero when it was no longer pending). */
+export async function finishSettlementBatch(db: Kysely<Tables>, params: { batchKey: string; status: Exclude<SettlementStatus, 'pending'>; now: number }): Promise<number> {
+  const result = await db
+    .updateTable('settlement_items')
+    .set({ status: params.status, updated_at: params.now })
+    .where('batch_key', '=', normalizeHex(params.batchKey))
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Per chain and currency: deposits due to the solver that are not settled yet (no batch, or a pending one). */
+export async function sumPendingSettlement(db: Kysely<Tables>): Promise<Array<{ chainId: number; currency: string; amount: bigint }>> {
+  const rows = await db
+    .selectFrom('deposits as d')
+    .innerJoin('requests as r', 'r.id', 'd.request_id')
+    .leftJoin('settlement_items as s', 's.deposit_id', 'd.id')
+    .select(['d.chain_id', 'd.token', sql<string>`sum(d.amount)::text`.as('amount')])
+    .where('d.status', '=', 'consumed')
+    .where('d.deposit_index', 'is not', null)
+    .where('r.status', '=', 'success')
+    .where(sql<boolean>`r.in_tx_hashes @> jsonb_build_array(d.tx_hash)`)
+    .where((eb) => eb.or([eb('s.status', 'is', null), eb('s.status', '=', 'pending')]))
+    .groupBy(['d.chain_id', 'd.token'])
+    .execute();
+  return rows.map((row) => ({ chainId: toNumber(row.chain_id), currency: row.token, amount: BigInt(row.amount) }));
+}

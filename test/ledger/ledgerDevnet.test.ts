@@ -1,0 +1,119 @@
+/**
+ * The ledger against the chains: after real fills, an app fee, a refund and a double spend on the devnet, every
+ * currency's entries sum to zero, and the ledger's solver and depository holdings moved exactly as the chains'
+ * balances did.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWalletClient, erc20Abi, http, parseEther, zeroAddress, type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { depositoryAbi } from '../../generated/contracts/index.js';
+import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
+import { listDepositsForRequest } from '../../src/store/deposits.repository.js';
+import { ledgerBalances, ledgerImbalances } from '../../src/store/ledger.repository.js';
+import { call } from '../helpers/conformance.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { executeSteps, publicClientOf, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
+
+let gateway: TestGateway;
+let chainA: DevnetChain;
+let chainB: DevnetChain;
+let alice: DevnetAccount;
+let bob: DevnetAccount;
+
+beforeAll(async () => {
+  gateway = await startTestGateway();
+  [chainA, chainB] = gateway.devnet.descriptor.chains as [DevnetChain, DevnetChain];
+  [alice, bob] = gateway.devnet.descriptor.accounts as [DevnetAccount, DevnetAccount];
+});
+afterAll(async () => {
+  await gateway?.stop();
+});
+
+const balanceOf = (chain: DevnetChain, token: Address, owner: Address): Promise<bigint> =>
+  token === zeroAddress
+    ? publicClientOf(chain).getBalance({ address: owner })
+    : publicClientOf(chain).readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+
+async function depositNative(account: DevnetAccount, requestId: Hex, value: bigint): Promise<void> {
+  const wallet = createWalletClient({ account: privateKeyToAccount(account.privateKey), chain: devnetViemChain(chainA), transport: http(chainA.rpcUrl) });
+  const hash = await wallet.writeContract({ address: chainA.contracts.depository, abi: depositoryAbi, functionName: 'depositNative', args: [account.address, requestId], value });
+  await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+}
+
+/** Waits until every deposit of the request is consumed and the solver has nothing left to do. */
+async function settled(requestId: string, deposits: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const found = await listDepositsForRequest(gateway.server.database.db, requestId);
+    if (found.length >= deposits && found.every((d) => d.status === 'consumed')) break;
+    if (Date.now() > deadline) throw new Error(`deposits of ${requestId} not consumed: ${JSON.stringify(found.map((d) => d.status))}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await gateway.server.solver!.solver.idle();
+}
+
+describe('ledger on the devnet', () => {
+  it('balances in every currency and follows the solver and the depository on chain', async () => {
+    const solver = gateway.devnet.descriptor.solver.address as Address;
+    const usdcA = tokenOf(chainA, 'USDC');
+    const usdcB = tokenOf(chainB, 'USDC');
+    const holdings = [
+      { chain: chainA, token: zeroAddress },
+      { chain: chainA, token: usdcA },
+      { chain: chainB, token: zeroAddress },
+      { chain: chainB, token: usdcB },
+    ] as const;
+    const onChain = () =>
+      Promise.all(
+        holdings.map(async ({ chain, token }) => ({
+          solver: await balanceOf(chain, token, solver),
+          depository: await balanceOf(chain, token, chain.contracts.depository),
+        })),
+      );
+    const before = await onChain();
+
+    // A native bridge, a USDC bridge with a 1% app fee, a deposit too low (refunded), a second deposit (refunded).
+    const appWallet = '0x00000000000000000000000000000000000a9900' as Address;
+    const native = await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString() });
+    await executeSteps(gateway, native.steps, alice);
+    const withAppFee = await requestQuote(gateway, alice, { originCurrency: usdcA, destinationCurrency: usdcB, amount: '25000000', appFees: [{ recipient: appWallet, fee: '100' }] });
+    await executeSteps(gateway, withAppFee.steps, alice);
+    const short = await requestQuote(gateway, bob, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString() });
+    await depositNative(bob, short.steps.at(-1)!.requestId, parseEther('0.019'));
+
+    const nativeId = native.steps.at(-1)!.requestId;
+    const appFeeId = withAppFee.steps.at(-1)!.requestId;
+    const shortId = short.steps.at(-1)!.requestId;
+    await waitForStatus(gateway, nativeId, ['success']);
+    await waitForStatus(gateway, appFeeId, ['success']);
+    await waitForStatus(gateway, shortId, ['refund']);
+    await depositNative(bob, nativeId, parseEther('0.01'));
+    await settled(nativeId, 2);
+    await settled(shortId, 1);
+
+    const db = gateway.server.database.db;
+    expect(await ledgerImbalances(db)).toEqual({ currencies: [], movements: [] });
+
+    const balances = await ledgerBalances(db);
+    const ledger = (account: string, chain: DevnetChain, token: Address) =>
+      balances.filter((b) => b.account === account && b.chainId === chain.chainId && b.currency === token.toLowerCase()).reduce((sum, b) => sum + b.amount, 0n);
+    const after = await onChain();
+    holdings.forEach(({ chain, token }, i) => {
+      const where = `${chain.chainId} ${token}`;
+      expect(ledger('solver', chain, token), `solver ${where}`).toBe(after[i]!.solver - before[i]!.solver);
+      expect(ledger('depository', chain, token) + ledger('depository:unallocated', chain, token), `depository ${where}`).toBe(after[i]!.depository - before[i]!.depository);
+    });
+    // The app fee accrued to its wallet: 1% of the input, owed by the gateway (a credit).
+    expect(ledger(`app:${appWallet.toLowerCase()}`, chainA, usdcA)).toBe(-250_000n);
+    // The wallet's balance as the API shows it: 1% of the input's USD value (25 USDC at $1), USD-stable.
+    const { status, body } = await call(gateway.url, 'getAppFeeBalances', { path: `/app-fees/${appWallet}/balances` });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ totalBalanceUsd: 0.25, outstandingFastFillBalanceUsd: 0, availableBalanceUsd: 0.25 });
+    expect(body.balances).toEqual([expect.objectContaining({ amount: '250000', amountUsd: '0.25', currency: expect.objectContaining({ chainId: chainA.chainId, symbol: 'USDC' }) })]);
+    const other = await call(gateway.url, 'getAppFeeBalances', { path: `/app-fees/${bob.address}/balances` });
+    expect(other.body).toMatchObject({ balances: [], totalBalanceUsd: 0, availableBalanceUsd: 0 });
+    expect((await call(gateway.url, 'getAppFeeBalances', { path: '/app-fees/0x1234/balances' })).status).toBe(400);
+    // Every user is square except for what is still owed: nothing, since each deposit was filled or refunded.
+    for (const { chain, token } of holdings) expect(ledger('counterparty', chain, token), `counterparty ${chain.chainId} ${token}`).toBe(0n);
+  });
+});

@@ -1,0 +1,146 @@
+/**
+ * Crash recovery of settlement, with a real process and a real `kill -9` (as `test/solver/faults.test.ts` does
+ * for fills): the gateway runs as a child process with PGlite in a data directory and `GATEWAY_CRASH_AT` set to
+ * a step of settlement, is killed there, then restarted. Every time the filled deposit must end released to the
+ * solver exactly once, by exactly one settlement transaction, counted on chain.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeFunctionData, getAddress, parseEther, zeroAddress, type Hex } from 'viem';
+import { depositoryAbi } from '../../generated/contracts/index.js';
+import { startDevnet, type Devnet, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
+import type { ChainConfig } from '../../src/core/chains/types.js';
+import type { CrashPoint } from '../../src/core/faults.js';
+import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { executeSteps, publicClientOf, requestQuote, waitForStatus } from '../helpers/quote.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const main = path.join(root, 'src/server/main.ts');
+
+let devnet: Devnet;
+let chainA: DevnetChain;
+let alice: DevnetAccount;
+let dir: string;
+let configFile: string;
+const children: ChildProcess[] = [];
+
+function chainToFile(chain: ChainConfig) {
+  const { explorerQueryParams: _notInTheFile, partialDisableLimit, ...rest } = chain;
+  return { ...rest, partialDisableLimit: partialDisableLimit.toString() };
+}
+
+beforeAll(async () => {
+  devnet = await startDevnet({ basePort: 0 });
+  [chainA] = devnet.descriptor.chains as [DevnetChain];
+  [alice] = devnet.descriptor.accounts as [DevnetAccount];
+  dir = await mkdtemp(path.join(tmpdir(), 'gateway-settlement-faults-'));
+  configFile = path.join(dir, 'gateway.json');
+  await writeFile(configFile, JSON.stringify({ chains: devnetChainConfigs(devnet.descriptor).map(chainToFile) }));
+});
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await devnet?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function startGateway(crashAt?: CrashPoint) {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: '0',
+    GATEWAY_SOLVER_PRIVATE_KEY: devnet.descriptor.solver.privateKey,
+    GATEWAY_DATA_DIR: path.join(dir, 'data'),
+    GATEWAY_LOG_LEVEL: 'warn',
+    GATEWAY_SETTLEMENT_INTERVAL_MS: '300',
+  };
+  delete env.GATEWAY_CRASH_AT;
+  if (crashAt !== undefined) env.GATEWAY_CRASH_AT = crashAt;
+  const child = spawn(process.execPath, ['--import', 'tsx', main, '--config', configFile], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return {
+    exited,
+    output: () => output,
+    async ready(): Promise<string> {
+      // Generous: loading the server's modules alone takes long on a busy machine.
+      const deadline = Date.now() + 240_000;
+      while (Date.now() < deadline) {
+        const match = /Gateway ready at (http:\/\/\S+)/.exec(output);
+        if (match) return match[1]!;
+        if (child.exitCode !== null || child.signalCode !== null) break;
+        await sleep(50);
+      }
+      throw new Error(`the gateway did not start:\n${output}`);
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const { code } = await exited;
+      expect(code, output).toBe(0);
+    },
+  };
+}
+
+const gatewayAt = (url: string) => ({ url, devnet }) as unknown as TestGateway;
+
+const released = (requestId: Hex) =>
+  publicClientOf(chainA).getContractEvents({ address: chainA.contracts.depository, abi: depositoryAbi, eventName: 'Released', args: { id: requestId }, fromBlock: 0n });
+
+/** Every `releaseBatch` the solver sent since `fromBlock` (reverted ones too) that includes `depositIndex`. */
+async function settlementTxs(fromBlock: bigint, depositIndex: bigint): Promise<Hex[]> {
+  const client = publicClientOf(chainA);
+  const head = await client.getBlockNumber({ cacheTime: 0 });
+  const found: Hex[] = [];
+  for (let n = fromBlock; n <= head; n++) {
+    const block = await client.getBlock({ blockNumber: n, includeTransactions: true });
+    for (const tx of block.transactions) {
+      if (tx.from.toLowerCase() !== devnet.descriptor.solver.address.toLowerCase() || tx.to?.toLowerCase() !== chainA.contracts.depository.toLowerCase()) continue;
+      const call = decodeFunctionData({ abi: depositoryAbi, data: tx.input });
+      if (call.functionName === 'releaseBatch' && call.args[0].some((r) => r.depositIndex === depositIndex)) found.push(tx.hash);
+    }
+  }
+  return found;
+}
+
+describe('settlement killed at each step', { timeout: 900_000 }, () => {
+  it.each(['settle-batched', 'settle-recorded', 'settle-broadcast', 'settle-mined'] as const)(
+    'killed at %s: after a restart the deposit is released to the solver exactly once',
+    async (point) => {
+      const from = await publicClientOf(chainA).getBlockNumber({ cacheTime: 0 });
+      const armed = startGateway(point);
+      const url = await armed.ready();
+      const quote = await requestQuote(gatewayAt(url), alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString() });
+      const requestId = quote.steps.at(-1)!.requestId;
+      const receipts = await executeSteps(gatewayAt(url), quote.steps, alice);
+      const [deposit] = await publicClientOf(chainA).getContractEvents({
+        address: chainA.contracts.depository, abi: depositoryAbi, eventName: 'Deposit', blockHash: receipts.get('deposit')!.blockHash,
+      });
+      // The fill succeeds, then the settlement pass that follows kills the process at the armed point.
+      const outcome = await Promise.race([armed.exited, sleep(90_000).then(() => 'timeout' as const)]);
+      expect(outcome, armed.output()).toEqual({ code: null, signal: 'SIGKILL' });
+
+      const restarted = startGateway();
+      const restartedUrl = await restarted.ready();
+      expect((await waitForStatus(gatewayAt(restartedUrl), requestId, ['success', 'failure', 'refund'])).status).toBe('success');
+      const deadline = Date.now() + 120_000;
+      while ((await released(requestId)).length === 0 && Date.now() < deadline) await sleep(100);
+      // A few more intervals: a second settlement would show by now.
+      await sleep(1_500);
+      await restarted.stop();
+
+      const events = await released(requestId);
+      expect(events).toHaveLength(1);
+      expect(events[0]!.args).toMatchObject({ depositIndex: deposit!.args.depositIndex, to: getAddress(devnet.descriptor.solver.address), amount: BigInt(quote.details.currencyIn.amount) });
+      expect(await settlementTxs(from, deposit!.args.depositIndex!)).toHaveLength(1);
+    },
+  );
+});
