@@ -23,6 +23,7 @@ import { deriveWebhookEncryptionKey, sealWebhookSecret } from '../core/webhooks/
 import { createRequestWriter } from '../store/requestWriter.js';
 import { defaultRateLimitConfig, type GatewayConfig } from './config.js';
 import { createEventFollower } from './events.js';
+import { createServerMetrics } from './metrics.js';
 import { checkReadiness } from './readiness.js';
 import { createSolverLeadership } from './solverLeadership.js';
 import { createSolverRuntime, type SolverRuntime } from './solverRuntime.js';
@@ -70,7 +71,8 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     await database.close();
     throw error;
   }
-  const clients = createChainClients(config.chains);
+  const metrics = createServerMetrics();
+  const clients = createChainClients(config.chains, { observeRpc: metrics.observeRpc });
   const chainMarket = createMarketData({ chains: config.chains, solverAddress: solver.address, clients });
   const market = options.wrapMarket ? options.wrapMarket(chainMarket) : chainMarket;
   const core: CoreContext = {
@@ -81,6 +83,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     requestWriter: createRequestWriter(database.db),
     market,
     solver,
+    metrics,
   };
 
   const webhookConfig = config.webhooks;
@@ -109,6 +112,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     log: logger,
     now: core.now,
     settings: webhookSettings,
+    metrics,
     ...(databaseUrl === undefined
       ? pgliteListen === undefined
         ? {}
@@ -193,6 +197,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   const events = createEventFollower({ database, databaseUrl: config.databaseUrl, log: logger });
   core.events = events.bus;
   const disposeStatusWebSocket = await registerStatusWebSocket(app, core);
+  metrics.register(app, { chains: config.chains, market, clients, db: database.db, log: logger, subscriberCount: () => events.bus.subscriberCount });
 
   let stopped: Promise<void> | null = null;
   return {
