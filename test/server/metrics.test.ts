@@ -4,6 +4,7 @@
  * Prometheus text and each family is checked against what happened, balances against the chain itself.
  */
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { createWalletClient, formatUnits, http, parseEther, zeroAddress, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import WebSocket from 'ws';
@@ -157,6 +158,18 @@ it('after a fill, a refund and a refused quote, every family has the right value
   }
   expect(valueOf(m, 'nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);
   socket.close();
+});
+
+it('the Grafana dashboard and the alert rules in docs/ only use metrics the gateway exports', async () => {
+  // Every family is declared (`# TYPE`) whether or not it has samples yet.
+  const text = await (await fetch(`${gateway.url}/metrics`)).text();
+  const exported = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map(([, name]) => name!));
+  for (const file of ['grafana-dashboard.json', 'prometheus-alerts.yml']) {
+    const doc = await readFile(new URL(`../../docs/monitoring/${file}`, import.meta.url), 'utf8');
+    const used = new Set([...doc.matchAll(/\b(?:gateway|nodejs)_[a-z0-9_]+/g)].map(([name]) => name.replace(/_(bucket|count|sum)$/, '')));
+    expect(used.size, file).toBeGreaterThan(5);
+    for (const name of used) expect(exported, `${file} uses ${name}`).toContain(name);
+  }
 });
 
 it('RPC requests that fail are counted against their chain', async () => {
