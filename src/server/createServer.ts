@@ -1,7 +1,7 @@
 import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import pino from 'pino';
+import type { DestinationStream } from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createChainClients } from '../chain/clients.js';
 import { createMarketData } from '../chain/market.js';
@@ -23,6 +23,8 @@ import { deriveWebhookEncryptionKey, sealWebhookSecret } from '../core/webhooks/
 import { createRequestWriter } from '../store/requestWriter.js';
 import { defaultRateLimitConfig, type GatewayConfig } from './config.js';
 import { createEventFollower } from './events.js';
+import { registerExplorer } from './explorer.js';
+import { createLogger } from './logger.js';
 import { createServerMetrics } from './metrics.js';
 import { checkReadiness } from './readiness.js';
 import { createSolverLeadership } from './solverLeadership.js';
@@ -53,6 +55,8 @@ export interface CreateServerOptions {
    * (for example an unexpected exception); production code never sets it.
    */
   wrapMarket?: (market: MarketData) => MarketData;
+  /** Where log lines go instead of stdout (tests read them). */
+  logDestination?: DestinationStream;
 }
 
 /**
@@ -61,7 +65,7 @@ export interface CreateServerOptions {
  * can run two gateways in one process.
  */
 export async function createServer(config: GatewayConfig, options: CreateServerOptions = {}): Promise<GatewayServer> {
-  const logger = pino({ level: config.logLevel, base: { service: 'intent-gateway' } });
+  const logger = createLogger(config, options.logDestination);
   const solver = privateKeyToAccount(config.solverPrivateKey);
 
   const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
@@ -191,6 +195,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   registerDeprecations(app);
   registerRest(app, createHandlers(), restContext);
   registerDocumentation(app);
+  registerExplorer(app);
   const graphql = createGraphQL({ core, graphiql: config.graphiql, maxRequestBodySize: config.bodyLimit });
   const disposeGraphQL = await registerGraphQL(app, graphql);
   // One outbox follower per process feeds the GraphQL subscriptions and the reference's `/ws` stream.
