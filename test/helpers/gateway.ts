@@ -1,6 +1,6 @@
 import { startDevnet, type Devnet } from '../../src/chain/devnet.js';
 import { configFromEnvironment, type GatewayConfig } from '../../src/server/config.js';
-import { createServer, type GatewayServer } from '../../src/server/createServer.js';
+import { createServer, type CreateServerOptions, type GatewayServer } from '../../src/server/createServer.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 
 export interface TestGateway {
@@ -12,14 +12,14 @@ export interface TestGateway {
 }
 
 /** A real devnet (automine, free ports) and a gateway on port 0 with in-memory PGlite unless overridden. */
-export async function startTestGateway(overrides: Partial<GatewayConfig> = {}): Promise<TestGateway> {
+export async function startTestGateway(overrides: Partial<GatewayConfig> = {}, options: CreateServerOptions = {}): Promise<TestGateway> {
   const devnet = await startDevnet({ basePort: 0 });
   try {
     const config: GatewayConfig = {
       ...configFromEnvironment({ PORT: '0', GATEWAY_LOG_LEVEL: 'silent' }, devnetChainConfigs(devnet.descriptor), devnet.descriptor.solver.privateKey),
       ...overrides,
     };
-    const server = await createServer(config);
+    const server = await createServer(config, options);
     const url = await server.start();
     return {
       devnet,

@@ -1,7 +1,8 @@
 /**
- * `/metrics` after real traffic on the devnet: a filled request (made with a key whose webhook answers 500 once,
- * then 200), an underpaid deposit that is refunded, and a quote refused by the core. The scrape is parsed as
- * Prometheus text and each family is checked against what happened, balances against the chain itself.
+ * Metrics and logs after real traffic on the devnet: a filled request (made with a key whose webhook answers 500
+ * once, then 200), an underpaid deposit that is refunded, and a quote refused by the core. The `/metrics` scrape
+ * is parsed as Prometheus text and each family is checked against what happened, balances against the chain
+ * itself; the gateway's JSON log lines are read back and every line about the filled request names it.
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -24,11 +25,18 @@ let receiver: Receiver;
 let chainA: DevnetChain;
 let chainB: DevnetChain;
 const key = `igw_${randomBytes(24).toString('base64url')}`;
+const logLines: Array<Record<string, any>> = [];
+let filledRequest: { requestId: string; depositHash: string; fillHash: string } | undefined;
 
 beforeAll(async () => {
-  gateway = await startTestGateway({
-    webhooks: { secretKey: undefined, timeoutMs: 1_000, retryBaseMs: 50, retryMaxMs: 200, pollIntervalMs: 50, retentionDays: 30 },
-  });
+  gateway = await startTestGateway(
+    {
+      logLevel: 'debug',
+      logFormat: 'json',
+      webhooks: { secretKey: undefined, timeoutMs: 1_000, retryBaseMs: 50, retryMaxMs: 200, pollIntervalMs: 50, retentionDays: 30 },
+    },
+    { logDestination: { write: (line: string) => void logLines.push(JSON.parse(line)) } },
+  );
   [chainA, chainB] = gateway.devnet.descriptor.chains as [DevnetChain, DevnetChain];
   receiver = await startReceiver(key);
 });
@@ -94,7 +102,8 @@ it('after a fill, a refund and a refused quote, every family has the right value
   // A fill, made with the key.
   const fill = await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString() }, { 'x-api-key': key });
   await executeSteps(gateway, fill.steps, alice);
-  await waitForStatus(gateway, fill.steps.at(-1)!.requestId, ['success']);
+  const filled = await waitForStatus(gateway, fill.steps.at(-1)!.requestId, ['success']);
+  filledRequest = { requestId: fill.steps.at(-1)!.requestId, depositHash: filled.inTxHashes[0], fillHash: filled.txHashes[0] };
 
   // A refund: the deposit is below the quoted amount.
   const refund = await requestQuote(gateway, bob, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString() });
@@ -170,6 +179,18 @@ it('the Grafana dashboard and the alert rules in docs/ only use metrics the gate
     expect(used.size, file).toBeGreaterThan(5);
     for (const name of used) expect(exported, `${file} uses ${name}`).toContain(name);
   }
+});
+
+it("every log line of the filled request's lifecycle carries its request id", () => {
+  const { requestId, depositHash, fillHash } = filledRequest!;
+  const hashes = new Set([depositHash, fillHash].map((hash) => hash.toLowerCase()));
+  // Lines about the request: they name its id, or one of its transactions.
+  const about = logLines.filter((line) => line.requestId === requestId || [line.txHash, line.hash].some((hash) => typeof hash === 'string' && hashes.has(hash.toLowerCase())));
+  const messages = about.map((line) => line.msg);
+  for (const msg of ['quote stored', 'deposit seen', 'deposit confirmed', 'transaction broadcast', 'transaction mined', 'request status']) {
+    expect(messages, msg).toContain(msg);
+  }
+  for (const line of about) expect(line.requestId, JSON.stringify(line)).toBe(requestId);
 });
 
 it('RPC requests that fail are counted against their chain', async () => {

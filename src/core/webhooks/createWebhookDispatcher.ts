@@ -196,11 +196,11 @@ export function createWebhookDispatcher(params: CreateWebhookDispatcherParameter
         now: now(),
       });
       if (applied) params.metrics?.webhookAttempt(status === 'pending' ? 'retry' : status);
-      if (!applied) log.warn({ deliveryId: delivery.id, attempt }, 'webhook: attempt outlived its lease; not recorded');
-      else if (status === 'failed') log.warn({ deliveryId: delivery.id, apiKeyId: delivery.apiKeyId }, 'webhook: delivery failed for good');
+      if (!applied) log.warn({ requestId: delivery.requestId, deliveryId: delivery.id, attempt }, 'webhook: attempt outlived its lease; not recorded');
+      else if (status === 'failed') log.warn({ requestId: delivery.requestId, deliveryId: delivery.id, apiKeyId: delivery.apiKeyId }, 'webhook: delivery failed for good');
     } catch (error) {
       // The lease runs out and the attempt is made again: at least once.
-      log.error({ err: error, deliveryId: delivery.id }, 'webhook: recording an attempt failed');
+      log.error({ err: error, requestId: delivery.requestId, deliveryId: delivery.id }, 'webhook: recording an attempt failed');
     }
   }
 
