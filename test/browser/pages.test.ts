@@ -184,6 +184,8 @@ describe('explorer', () => {
     const final = page.locator('[data-final="refund"]');
     await final.waitFor({ timeout: 20_000 });
     expect(await final.innerText()).toContain('The deposit was smaller than the quoted amount');
+    // No fill was made, so there are no actual fees to wait for.
+    expect(await page.locator('table.fees').last().innerText()).not.toContain('after the fill');
     expect(await page.locator('tr[data-kind="refund"] [data-hash]').getAttribute('data-hash')).toBe(status.txHashes.at(-1));
     await screenshot(page, 'explorer-refund-desktop');
     await page.close();

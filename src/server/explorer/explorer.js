@@ -356,11 +356,12 @@
             ),
       ),
       el('h2', {}, 'Fees'),
-      el('div', { class: 'card' }, feesTable(data.fees)),
+      el('div', { class: 'card' }, feesTable(data.fees, request.status)),
     ];
   }
 
-  function feesTable(fees) {
+  function feesTable(fees, status) {
+    const pending = ['waiting', 'depositing', 'pending', 'submitted', 'delayed'].includes(status) ? 'after the fill' : '—';
     if (!fees || !fees.quoted) return el('p', { class: 'note' }, 'No fees recorded.');
     const symbol = fees.currency ? fees.currency.symbol : '';
     const cell = (fee) => (fee ? `${fee.amountFormatted} ${symbol} ($${fee.usd})` : '—');
@@ -369,7 +370,7 @@
       'table',
       { class: 'fees' },
       el('thead', {}, el('tr', {}, el('th', {}, 'Fee'), el('th', {}, 'Quoted'), el('th', {}, 'Actual'))),
-      el('tbody', {}, names.map((name) => el('tr', {}, el('td', {}, name), el('td', {}, cell(fees.quoted[name])), el('td', {}, fees.actual ? cell(fees.actual[name]) : 'after the fill')))),
+      el('tbody', {}, names.map((name) => el('tr', {}, el('td', {}, name), el('td', {}, cell(fees.quoted[name])), el('td', {}, fees.actual ? cell(fees.actual[name]) : pending)))),
     );
   }
 
