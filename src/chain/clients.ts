@@ -20,6 +20,8 @@ export interface CreateChainClientsOptions {
   timeout?: number;
   /** Called before every HTTP request (tests count requests with it). */
   onFetchRequest?: HttpTransportConfig['onFetchRequest'];
+  /** Called after every HTTP request to a chain's RPC with its duration and whether it answered 2xx (`/metrics`). */
+  observeRpc?: (chainId: number, seconds: number, ok: boolean) => void;
 }
 
 /**
@@ -28,14 +30,29 @@ export interface CreateChainClientsOptions {
  * per tick, so many balance or price reads cost one RPC request.
  */
 export function createChainClients(chains: ChainConfig[], options: CreateChainClientsOptions = {}): ChainClients {
-  const { timeout = 5_000, onFetchRequest } = options;
-  const fetchFn = createNodeFetch() as unknown as typeof fetch;
+  const { timeout = 5_000, onFetchRequest, observeRpc } = options;
+  const nodeFetch = createNodeFetch();
+  const fetchFor = (chainId: number): typeof fetch => {
+    if (observeRpc === undefined) return nodeFetch as unknown as typeof fetch;
+    const observed: typeof nodeFetch = async (url, init) => {
+      const started = performance.now();
+      try {
+        const response = await nodeFetch(url, init);
+        observeRpc(chainId, (performance.now() - started) / 1000, response.ok);
+        return response;
+      } catch (error) {
+        observeRpc(chainId, (performance.now() - started) / 1000, false);
+        throw error;
+      }
+    };
+    return observed as unknown as typeof fetch;
+  };
   return new Map(
     chains.map((chain) => [
       chain.id,
       createPublicClient({
         chain: toViemChain(chain),
-        transport: http(chain.httpRpcUrl, { timeout, retryCount: 1, onFetchRequest, fetchFn }),
+        transport: http(chain.httpRpcUrl, { timeout, retryCount: 1, onFetchRequest, fetchFn: fetchFor(chain.id) }),
         // 4 KiB of calldata is ~100 balanceOf calls: one request, far below any RPC's eth_call gas cap.
         batch: { multicall: { batchSize: 4_096, wait: 0 } },
       }) as PublicClient,

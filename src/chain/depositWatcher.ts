@@ -119,7 +119,7 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
     try {
       onConfirmed(deposit);
     } catch (error) {
-      log.error({ ...context, depositId: deposit.id, err: error }, 'onConfirmed threw; the deposit stays confirmed');
+      log.error({ ...context, requestId: deposit.requestId, depositId: deposit.id, err: error }, 'onConfirmed threw; the deposit stays confirmed');
     }
   }
 
@@ -145,9 +145,9 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
   /** Stores a log; a known log found in another block (or after its removal) becomes `seen` there. */
   async function record(trx: Kysely<Tables>, entry: DepositLog): Promise<DepositRecord> {
     const { deposit, inserted } = await insertDeposit(trx, { chainId, ...entry, now: now() });
-    const logContext = { ...context, depositId: deposit.id, txHash: entry.txHash, blockNumber: entry.blockNumber };
+    const logContext = { ...context, requestId: deposit.requestId, depositId: deposit.id, txHash: entry.txHash, blockNumber: entry.blockNumber };
     if (inserted) {
-      log.info({ ...logContext, requestId: deposit.requestId, amount: deposit.amount.toString() }, 'deposit seen');
+      log.info({ ...logContext, amount: deposit.amount.toString() }, 'deposit seen');
       return deposit;
     }
     const sameBlock = deposit.blockHash === normalizeHex(entry.blockHash);
@@ -192,7 +192,7 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
           now: now(),
         });
         if (removed !== null) {
-          log.warn({ ...context, depositId: deposit.id, txHash: deposit.txHash, blockNumber: deposit.blockNumber }, 'deposit removed by a reorg');
+          log.warn({ ...context, requestId: deposit.requestId, depositId: deposit.id, txHash: deposit.txHash, blockNumber: deposit.blockNumber }, 'deposit removed by a reorg');
           settled.push(removed);
         }
       } else if (deposit.blockNumber <= confirmableTip) {

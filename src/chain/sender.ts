@@ -275,18 +275,18 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
       switch (outcome.kind) {
         case 'accepted':
           crash('broadcast', row.kind);
-          log.info({ ...context, outgoingTxId: row.id, nonce: payload.nonce, hash: payload.hash, kind: row.kind }, 'transaction broadcast');
+          log.info({ ...context, requestId: row.requestId, outgoingTxId: row.id, nonce: payload.nonce, hash: payload.hash, kind: row.kind }, 'transaction broadcast');
           return markBroadcast(row, payload.hash);
         case 'unknown':
           // It may have reached the node: keep the nonce; waitForReceipt and recover rebroadcast it.
           log.warn(
-            { ...context, outgoingTxId: row.id, nonce: payload.nonce, hash: payload.hash, err: outcome.error },
+            { ...context, requestId: row.requestId, outgoingTxId: row.id, nonce: payload.nonce, hash: payload.hash, err: outcome.error },
             'broadcast failed in transit; the recorded transaction is rebroadcast while waiting for its receipt',
           );
           return row;
         case 'rejected':
           await release(row, payload, outcome.message);
-          log.error({ ...context, outgoingTxId: row.id, nonce: payload.nonce, reason: outcome.message }, 'node rejected the transaction; nonce released');
+          log.error({ ...context, requestId: row.requestId, outgoingTxId: row.id, nonce: payload.nonce, reason: outcome.message }, 'node rejected the transaction; nonce released');
           throw rejection(row, outcome.message, outcome.insufficientFunds);
         case 'nonce-taken':
           // Something other than this sender used the key (the nonce is spent there, so moving on leaves no
@@ -297,7 +297,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
               data: `outgoingTxId=${row.id}`,
             });
           }
-          log.warn({ ...context, outgoingTxId: row.id, taken: payload.nonce }, 'nonce already used elsewhere; re-signing');
+          log.warn({ ...context, requestId: row.requestId, outgoingTxId: row.id, taken: payload.nonce }, 'nonce already used elsewhere; re-signing');
           ({ row, payload } = await resign(row, payload, tx));
       }
     }
@@ -411,7 +411,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
     // Nodes accept a replacement only when both caps rise by at least 10%.
     const replaceable = (old: bigint, fee: bigint) => fee * 100n >= old * 110n;
     if (!replaceable(oldMax, maxFeePerGas) || !replaceable(oldTip, maxPriorityFeePerGas)) {
-      log.warn({ ...context, outgoingTxId: row.id, nonce: payload.nonce, maxFeePerGas: payload.maxFeePerGas }, 'stuck transaction is at its fee cap; rebroadcasting it as is');
+      log.warn({ ...context, requestId: row.requestId, outgoingTxId: row.id, nonce: payload.nonce, maxFeePerGas: payload.maxFeePerGas }, 'stuck transaction is at its fee cap; rebroadcasting it as is');
       const outcome = await broadcast(payload.raw, payload.hash);
       if (outcome.kind === 'accepted' && row.status === 'prepared') row = await markBroadcast(row, payload.hash);
       return { row, payload };
@@ -443,7 +443,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
     if (revised === null) return { row: (await getOutgoingTx(db, row.id)) ?? row, payload };
     const outcome = await broadcast(signed.raw, signed.hash);
     log.warn(
-      { ...context, outgoingTxId: row.id, nonce: payload.nonce, hash: signed.hash, maxFeePerGas: next.maxFeePerGas, outcome: outcome.kind },
+      { ...context, requestId: row.requestId, outgoingTxId: row.id, nonce: payload.nonce, hash: signed.hash, maxFeePerGas: next.maxFeePerGas, outcome: outcome.kind },
       'transaction stuck; replaced with higher fees',
     );
     const updated = outcome.kind === 'accepted' && revised.status === 'prepared' ? await markBroadcast(revised, signed.hash) : revised;
@@ -459,7 +459,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
   async function rebroadcastPrepared(row: OutgoingTxRecord, payload: TxPayload): Promise<OutgoingTxRecord> {
     const outcome = await broadcast(payload.raw, payload.hash);
     if (outcome.kind === 'accepted') return markBroadcast(row, payload.hash);
-    const fields = { ...context, outgoingTxId: row.id, nonce: payload.nonce, hash: payload.hash };
+    const fields = { ...context, requestId: row.requestId, outgoingTxId: row.id, nonce: payload.nonce, hash: payload.hash };
     if (outcome.kind === 'unknown') log.warn({ ...fields, err: outcome.error }, 'rebroadcast failed in transit; retrying');
     else if (outcome.kind === 'rejected') log.error({ ...fields, reason: outcome.message }, 'node rejects a recorded transaction; retrying (later nonces wait for it)');
     // 'nonce-taken': the displaced check of waitForReceipt settles it.
@@ -470,7 +470,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
     const status = receipt.status === 'success' ? 'confirmed' : 'failed';
     await updateOutgoingTx(db, row.id, { status, hash: receipt.hash, receipt, now: now() });
     crash('mined', row.kind);
-    log.info({ ...context, outgoingTxId: row.id, hash: receipt.hash, status: receipt.status, block: receipt.blockNumber.toString() }, 'transaction mined');
+    log.info({ ...context, requestId: row.requestId, outgoingTxId: row.id, hash: receipt.hash, status: receipt.status, block: receipt.blockNumber.toString() }, 'transaction mined');
     return receipt;
   }
 
@@ -503,7 +503,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
             const message = `nonce ${nonce} was used by a transaction this sender did not record`;
             await reviseOutgoingTx(db, row.id, { payload: toJson({ ...payload, error: message }), fromStatuses: ['prepared', 'broadcast'], now: now() });
             await updateOutgoingTx(db, row.id, { status: 'failed', now: now() });
-            log.error({ ...context, outgoingTxId: row.id }, message);
+            log.error({ ...context, requestId: row.requestId, outgoingTxId: row.id }, message);
             throw rejection(row, message, false);
           }
         } else {
@@ -545,7 +545,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
         for (const row of rows) {
           const payload = readPayload(row);
           const outcome = await broadcast(payload.raw, payload.hash);
-          log.info({ ...context, outgoingTxId: row.id, nonce: payload.nonce, hash: payload.hash, outcome: outcome.kind }, 'recovered transaction rebroadcast');
+          log.info({ ...context, requestId: row.requestId, outgoingTxId: row.id, nonce: payload.nonce, hash: payload.hash, outcome: outcome.kind }, 'recovered transaction rebroadcast');
           recovered.push(outcome.kind === 'accepted' && row.status === 'prepared' ? await markBroadcast(row, payload.hash) : row);
         }
         nextNonce = undefined; // read the chain and the table again before the next send

@@ -6,6 +6,7 @@ import type { CoreConfig } from './chains/types.js';
 import type { RequestEventBus } from './events/requestEventBus.js';
 import type { Logger } from './logger.js';
 import type { MarketData } from './market.js';
+import type { GatewayMetrics } from './metrics.js';
 import type { WebhookSettings } from './webhooks/createWebhookDispatcher.js';
 import type { DepositWatcher, FastFillLifecycle } from './solver/ports.js';
 
@@ -41,4 +42,6 @@ export interface CoreContext {
    * dispatcher. Absent: the webhook operations answer `SERVICE_UNAVAILABLE`.
    */
   webhooks?: { settings: WebhookSettings; wake(): void };
+  /** Counters and histograms for `/metrics`; absent: nothing is recorded. */
+  metrics?: GatewayMetrics;
 }

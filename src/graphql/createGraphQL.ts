@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { GraphQLScalarType, Kind, parse, type GraphQLSchema } from 'graphql';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createSchema, createYoga, type YogaLogger, type YogaServerInstance } from 'graphql-yoga';
 import type { CoreContext } from '../core/context.js';
 import type { Logger } from '../core/logger.js';
@@ -54,6 +55,8 @@ export function createGraphQL(options: CreateGraphQLOptions): GatewayGraphQL {
     graphqlEndpoint: '/graphql',
     landingPage: false,
     graphiql: options.graphiql ? { subscriptionsProtocol: 'WS', title: 'Intent gateway' } : false,
+    // GraphiQL's code and styles inlined from the npm package (yoga's default page loads them from a CDN): works offline.
+    renderGraphiQL,
     logging: yogaLogger(log),
     // Errors thrown by resolvers were mapped by guardResolvers already; this catches the rest (context, plugins).
     maskedErrors: { maskError: (error) => toGraphQLError(error) },

@@ -18,6 +18,8 @@ export interface GatewayConfig {
   host: string;
   port: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `json` lines or readable `pretty` lines (`GATEWAY_LOG_FORMAT`; default: pretty when stdout is a terminal). */
+  logFormat?: 'json' | 'pretty';
   /** PostgreSQL when set; otherwise PGlite in `dataDir` (in memory when that is unset too). */
   databaseUrl: string | undefined;
   dataDir: string | undefined;
@@ -141,6 +143,8 @@ function fromEnvironment(env: Env, problems: string[]) {
   if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT must be an integer 0..65535, got '${env.PORT}'`);
   const logLevel = (env.GATEWAY_LOG_LEVEL ?? 'info') as GatewayConfig['logLevel'];
   if (!logLevels.includes(logLevel)) problems.push(`GATEWAY_LOG_LEVEL must be one of ${logLevels.join(', ')}`);
+  const logFormat = env.GATEWAY_LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json');
+  if (logFormat !== 'json' && logFormat !== 'pretty') problems.push('GATEWAY_LOG_FORMAT must be json or pretty');
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL must be a postgres:// URL');
   if (env.GATEWAY_DATABASE_SCHEMA && !/^[a-z_][a-z0-9_]{0,62}$/.test(env.GATEWAY_DATABASE_SCHEMA)) {
@@ -156,6 +160,7 @@ function fromEnvironment(env: Env, problems: string[]) {
     host: env.HOST ?? '127.0.0.1',
     port,
     logLevel,
+    logFormat: logFormat as 'json' | 'pretty',
     databaseUrl,
     dataDir: env.GATEWAY_DATA_DIR || undefined,
     databaseSchema: env.GATEWAY_DATABASE_SCHEMA || undefined,

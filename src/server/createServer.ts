@@ -1,7 +1,7 @@
 import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import pino from 'pino';
+import type { DestinationStream } from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createChainClients } from '../chain/clients.js';
 import { createMarketData } from '../chain/market.js';
@@ -24,6 +24,9 @@ import { deriveWebhookEncryptionKey, sealWebhookSecret } from '../core/webhooks/
 import { createRequestWriter } from '../store/requestWriter.js';
 import { defaultRateLimitConfig, type GatewayConfig } from './config.js';
 import { createEventFollower } from './events.js';
+import { registerExplorer } from './explorer.js';
+import { createLogger } from './logger.js';
+import { createServerMetrics } from './metrics.js';
 import { checkReadiness, withFillPauses } from './readiness.js';
 import { createSolverLeadership } from './solverLeadership.js';
 import { createSolverRuntime, type SolverRuntime } from './solverRuntime.js';
@@ -53,6 +56,8 @@ export interface CreateServerOptions {
    * (for example an unexpected exception); production code never sets it.
    */
   wrapMarket?: (market: MarketData) => MarketData;
+  /** Where log lines go instead of stdout (tests read them). */
+  logDestination?: DestinationStream;
 }
 
 /**
@@ -61,7 +66,7 @@ export interface CreateServerOptions {
  * can run two gateways in one process.
  */
 export async function createServer(config: GatewayConfig, options: CreateServerOptions = {}): Promise<GatewayServer> {
-  const logger = pino({ level: config.logLevel, base: { service: 'intent-gateway' } });
+  const logger = createLogger(config, options.logDestination);
   const solver = privateKeyToAccount(config.solverPrivateKey);
 
   const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
@@ -71,7 +76,8 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     await database.close();
     throw error;
   }
-  const clients = createChainClients(config.chains);
+  const metrics = createServerMetrics();
+  const clients = createChainClients(config.chains, { observeRpc: metrics.observeRpc });
   const chainMarket = createMarketData({ chains: config.chains, solverAddress: solver.address, clients });
   const market = options.wrapMarket ? options.wrapMarket(chainMarket) : chainMarket;
   const core: CoreContext = {
@@ -82,6 +88,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     requestWriter: createRequestWriter(database.db),
     market,
     solver,
+    metrics,
   };
 
   const webhookConfig = config.webhooks;
@@ -110,6 +117,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     log: logger,
     now: core.now,
     settings: webhookSettings,
+    metrics,
     ...(databaseUrl === undefined
       ? pgliteListen === undefined
         ? {}
@@ -189,12 +197,14 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   registerDeprecations(app);
   registerRest(app, createHandlers(), restContext);
   registerDocumentation(app);
+  registerExplorer(app);
   const graphql = createGraphQL({ core, graphiql: config.graphiql, maxRequestBodySize: config.bodyLimit });
   const disposeGraphQL = await registerGraphQL(app, graphql);
   // One outbox follower per process feeds the GraphQL subscriptions and the reference's `/ws` stream.
   const events = createEventFollower({ database, databaseUrl: config.databaseUrl, log: logger });
   core.events = events.bus;
   const disposeStatusWebSocket = await registerStatusWebSocket(app, core);
+  metrics.register(app, { chains: config.chains, market, clients, db: database.db, log: logger, subscriberCount: () => events.bus.subscriberCount });
 
   let stopped: Promise<void> | null = null;
   return {

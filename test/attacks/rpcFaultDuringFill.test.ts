@@ -50,10 +50,12 @@ async function startProxy(upstream: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  gateway = await startTestGateway({}, async (config, devnet) => {
-    const b = devnet.descriptor.chains[1]!;
-    const url = await startProxy(b.rpcUrl);
-    return { ...config, chains: config.chains.map((chain) => (chain.id === b.chainId ? { ...chain, httpRpcUrl: url } : chain)) };
+  gateway = await startTestGateway({}, {
+    configure: async (config, devnet) => {
+      const b = devnet.descriptor.chains[1]!;
+      const url = await startProxy(b.rpcUrl);
+      return { ...config, chains: config.chains.map((chain) => (chain.id === b.chainId ? { ...chain, httpRpcUrl: url } : chain)) };
+    },
   });
   chainB = gateway.devnet.descriptor.chains[1]!;
   user = gateway.devnet.descriptor.accounts[0]!;

@@ -1,6 +1,6 @@
 import { startDevnet, type Devnet } from '../../src/chain/devnet.js';
 import { configFromEnvironment, type GatewayConfig } from '../../src/server/config.js';
-import { createServer, type GatewayServer } from '../../src/server/createServer.js';
+import { createServer, type CreateServerOptions, type GatewayServer } from '../../src/server/createServer.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 
 export interface TestGateway {
@@ -11,22 +11,23 @@ export interface TestGateway {
   stop(): Promise<void>;
 }
 
-/**
- * A real devnet (automine, free ports) and a gateway on port 0 with in-memory PGlite unless overridden.
- * `configure` may change the configuration once the devnet is known (e.g. put an RPC proxy in front of a chain).
- */
-export async function startTestGateway(
-  overrides: Partial<GatewayConfig> = {},
-  configure?: (config: GatewayConfig, devnet: Devnet) => GatewayConfig | Promise<GatewayConfig>,
-): Promise<TestGateway> {
+export interface StartTestGatewayOptions {
+  /** Changes the configuration once the devnet is known (e.g. puts an RPC proxy in front of a chain). */
+  configure?: (config: GatewayConfig, devnet: Devnet) => GatewayConfig | Promise<GatewayConfig>;
+  /** Passed to `createServer` (e.g. a log destination the test reads). */
+  server?: CreateServerOptions;
+}
+
+/** A real devnet (automine, free ports) and a gateway on port 0 with in-memory PGlite unless overridden. */
+export async function startTestGateway(overrides: Partial<GatewayConfig> = {}, options: StartTestGatewayOptions = {}): Promise<TestGateway> {
   const devnet = await startDevnet({ basePort: 0 });
   try {
     let config: GatewayConfig = {
       ...configFromEnvironment({ PORT: '0', GATEWAY_LOG_LEVEL: 'silent' }, devnetChainConfigs(devnet.descriptor), devnet.descriptor.solver.privateKey),
       ...overrides,
     };
-    if (configure !== undefined) config = await configure(config, devnet);
-    const server = await createServer(config);
+    if (options.configure !== undefined) config = await options.configure(config, devnet);
+    const server = await createServer(config, options.server);
     const url = await server.start();
     return {
       devnet,

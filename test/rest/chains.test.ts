@@ -116,15 +116,18 @@ describe('readiness and documentation', () => {
     expect(body).toEqual({ status: 'ok' });
   });
 
-  it('serves the OpenAPI document and a readable page', async () => {
+  it('serves the OpenAPI document and a reference page whose assets come from the gateway itself', async () => {
     const json = await (await fetch(`${gateway.url}/documentation/json`)).json();
     expect(json.openapi).toMatch(/^3\.1/);
     expect(Object.keys(json.paths)).toEqual(expect.arrayContaining(['/chains', '/quote/v2', '/intents/status/v3']));
     const page = await fetch(`${gateway.url}/documentation`);
     expect(page.headers.get('content-type')).toContain('text/html');
     const html = await page.text();
-    expect(html).toContain('/quote/v2');
-    expect(html).toContain('getQuote');
+    const assets = [...html.matchAll(/(?:src|href)="(\/documentation\/[^"]+)"/g)].map(([, url]) => url!);
+    expect(assets).toContain('/documentation/static/swagger-ui-bundle.js');
+    for (const asset of assets) expect((await fetch(`${gateway.url}${asset}`)).status, asset).toBe(200);
+    expect(await (await fetch(`${gateway.url}/documentation/init.js`)).text()).toContain('"getQuote":"quote"');
+    expect((await fetch(`${gateway.url}/documentation/static/package.json`)).status).toBe(404);
   });
 
   it('answers 501 NOT_IMPLEMENTED in the error shape for operations still to come', async () => {

@@ -3,7 +3,7 @@ import { deleteUnansweredRequest, sumApiKeyVolume } from '../../store/requests.r
 import type { JsonObject } from '../../store/tables.js';
 import { createTtlCache, type TtlCache } from '../cache.js';
 import type { CoreContext } from '../context.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError, isGatewayError } from '../errors.js';
 import { jsonify } from '../json.js';
 import { checkQuoteExposure } from '../limits/exposure.js';
 import { convert, type MarketData, type UsdPrice } from '../market.js';
@@ -25,6 +25,19 @@ export type GetQuoteReturnType = Quote;
  * and returns the steps that deposit exactly the quoted amount with the request id.
  */
 export async function getQuote(ctx: CoreContext, params: GetQuoteParameters, caller: Caller): Promise<GetQuoteReturnType> {
+  const metrics = ctx.metrics;
+  if (metrics === undefined) return quoteRequest(ctx, params, caller);
+  try {
+    const quote = await quoteRequest(ctx, params, caller);
+    metrics.quoteAnswered(params.originChainId, params.destinationChainId, 'ok');
+    return quote;
+  } catch (error) {
+    metrics.quoteAnswered(params.originChainId, params.destinationChainId, isGatewayError(error) ? error.code : 'UNEXPECTED');
+    throw error;
+  }
+}
+
+async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller: Caller): Promise<GetQuoteReturnType> {
   const ttlSeconds = quoteTtlSeconds(ctx.config.quote, params.ttl);
   const prepared = await prepare(ctx, params, caller, 'quote');
   const { route, pricing } = prepared;

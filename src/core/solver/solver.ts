@@ -153,7 +153,10 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
   async function setStatus(request: RequestRecord, status: RequestStatus, from: RequestStatus | RequestStatus[], extra: Partial<{ failReason: string | null; refundFailReason: string | null; details: JsonObject | null; inTxHash: string; txHash: string; feesActual: JsonObject }> = {}) {
     const updated = await updateRequestStatus(db, request.id, { status, fromStatus: from, now: ctx.now(), ...extra });
     if (updated === null) log.warn({ requestId: request.id, status, from }, 'status change skipped: the request moved on');
-    else log.info({ requestId: request.id, status, failReason: extra.failReason ?? undefined }, 'request status');
+    else {
+      log.info({ requestId: request.id, status, failReason: extra.failReason ?? undefined }, 'request status');
+      ctx.metrics?.statusChanged(status, extra.failReason ?? null);
+    }
     return updated;
   }
 
@@ -185,6 +188,7 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
         throw error;
       });
     if (claim === 'taken') return;
+    if (claim === 'primary') ctx.metrics?.statusChanged('pending', null);
     if (claim === 'fast') {
       // The fast fill failed before its deposit arrived: the deposit is the order's own and is refunded.
       const paid = await getRequest(db, deposit.requestId);
@@ -299,6 +303,7 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
         const gas = simulatedGas.get(request.id);
         simulatedGas.delete(request.id);
         record = await sender.send({ requestId: request.id as Hex, kind: 'fill', ...tx, ...(gas === undefined ? {} : { gas }) });
+        if (deposit !== null) ctx.metrics?.fillBroadcast((ctx.now() - deposit.createdAt) / 1000);
       } catch (error) {
         // The node refused the fill outright (nothing was broadcast, the nonce was released): refund.
         const reason = rejectedFillReason(error);
@@ -322,7 +327,8 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     const receipt = await senderOf(request.destinationChainId).waitForReceipt(outgoingTxId);
     ctx.market.invalidateSolverBalances(request.destinationChainId);
     if (receipt.status === 'success') {
-      await setStatus(request, 'success', ['pending', 'submitted'], { txHash: receipt.hash, feesActual: actualFees(request, receipt) });
+      const succeeded = await setStatus(request, 'success', ['pending', 'submitted'], { txHash: receipt.hash, feesActual: actualFees(request, receipt) });
+      if (succeeded !== null && deposit !== null) ctx.metrics?.depositSucceeded((ctx.now() - deposit.createdAt) / 1000);
       return;
     }
     const failed = await setStatus(request, 'failure', ['pending', 'submitted'], { txHash: receipt.hash, failReason: 'TRANSACTION_REVERTED' });

@@ -8,6 +8,7 @@ import {
   type WebhookDeliveryStatus,
 } from '../../store/webhookDeliveries.repository.js';
 import type { Logger } from '../logger.js';
+import type { GatewayMetrics } from '../metrics.js';
 import { postWebhook, type PostWebhookResult } from './postWebhook.js';
 import { reservedHeader, signatureHeader, signatureTimestampHeader, signWebhook } from './signature.js';
 import { webhookBodyText } from './webhookPayload.js';
@@ -61,6 +62,8 @@ export interface CreateWebhookDispatcherParameters {
    * `webhookNotifyChannel`); returns an unsubscribe. Absent: wake-ups come from `wake()` and the poll only.
    */
   subscribe?: (wake: () => void) => Promise<() => Promise<void>>;
+  /** Counts each recorded attempt by outcome (`/metrics`). */
+  metrics?: Pick<GatewayMetrics, 'webhookAttempt'>;
 }
 
 export interface WebhookDispatcher {
@@ -192,11 +195,12 @@ export function createWebhookDispatcher(params: CreateWebhookDispatcherParameter
         nextAttemptAt,
         now: now(),
       });
-      if (!applied) log.warn({ deliveryId: delivery.id, attempt }, 'webhook: attempt outlived its lease; not recorded');
-      else if (status === 'failed') log.warn({ deliveryId: delivery.id, apiKeyId: delivery.apiKeyId }, 'webhook: delivery failed for good');
+      if (applied) params.metrics?.webhookAttempt(status === 'pending' ? 'retry' : status);
+      if (!applied) log.warn({ requestId: delivery.requestId, deliveryId: delivery.id, attempt }, 'webhook: attempt outlived its lease; not recorded');
+      else if (status === 'failed') log.warn({ requestId: delivery.requestId, deliveryId: delivery.id, apiKeyId: delivery.apiKeyId }, 'webhook: delivery failed for good');
     } catch (error) {
       // The lease runs out and the attempt is made again: at least once.
-      log.error({ err: error, deliveryId: delivery.id }, 'webhook: recording an attempt failed');
+      log.error({ err: error, requestId: delivery.requestId, deliveryId: delivery.id }, 'webhook: recording an attempt failed');
     }
   }
 

@@ -1,0 +1,70 @@
+import { createPublicClient, createWalletClient, encodeDeployData, getAddress, http, type Abi, type Address, type Hex, type LocalAccount } from 'viem';
+import {
+  approvalProxyAbi,
+  approvalProxyBytecode,
+  attestationVerifierAbi,
+  attestationVerifierBytecode,
+  depositoryAbi,
+  depositoryBytecode,
+  erc20RouterAbi,
+  erc20RouterBytecode,
+  multicall3Abi,
+  multicall3Bytecode,
+  multicallerAbi,
+  multicallerBytecode,
+  onlyOwnerMulticallerAbi,
+  onlyOwnerMulticallerBytecode,
+  receiverAbi,
+  receiverBytecode,
+} from '../../generated/contracts/index.js';
+import type { ChainContracts } from '../core/chains/types.js';
+
+/** Multicall3's address on nearly every public chain (deployed there with a keyless transaction). */
+export const CANONICAL_MULTICALL3: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
+
+export interface DeployContractsParameters {
+  /** The chain's HTTP RPC URL. */
+  rpcUrl: string;
+  /** Pays for the deployments; holds no role in the contracts. */
+  deployer: LocalAccount;
+  /** The solver's address: owner of the depository and the fill contract, receiver of native deposits. */
+  solver: Address;
+  /** Called with a line of progress per contract. */
+  onProgress?: (message: string) => void;
+}
+
+/**
+ * Deploys the gateway's contracts to one chain (`npm run deploy`): depository, receiver, multicaller, the
+ * solver-owned multicaller that runs fills, approval proxy, ERC-20 router and attestation verifier; Multicall3
+ * only when the chain has none at its canonical address. Each deployment waits for its receipt and checks the
+ * code is there. Returns the addresses in the shape of a config file's `contracts`.
+ */
+export async function deployContracts({ rpcUrl, deployer, solver, onProgress }: DeployContractsParameters): Promise<ChainContracts> {
+  const publicClient = createPublicClient({ transport: http(rpcUrl) });
+  const chainId = await publicClient.getChainId();
+  const wallet = createWalletClient({ account: deployer, transport: http(rpcUrl) });
+  const say = onProgress ?? (() => undefined);
+
+  async function deploy(name: string, abi: Abi, bytecode: Hex, args: readonly unknown[] = []): Promise<Address> {
+    const hash = await wallet.sendTransaction({ chain: null, data: encodeDeployData({ abi, bytecode, args }) });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    if (receipt.status !== 'success' || receipt.contractAddress == null) throw new Error(`deploying ${name} on chain ${chainId} failed (transaction ${hash})`);
+    const address = getAddress(receipt.contractAddress);
+    say(`${name}: ${address} (transaction ${hash})`);
+    return address;
+  }
+
+  const existingMulticall3 = await publicClient.getCode({ address: CANONICAL_MULTICALL3 });
+  const multicall3 =
+    existingMulticall3 !== undefined && existingMulticall3 !== '0x'
+      ? (say(`multicall3: ${CANONICAL_MULTICALL3} (already on the chain)`), CANONICAL_MULTICALL3)
+      : await deploy('multicall3', multicall3Abi, multicall3Bytecode);
+  const depository = await deploy('depository', depositoryAbi, depositoryBytecode, [solver]);
+  const receiver = await deploy('receiver', receiverAbi, receiverBytecode, [solver, solver]);
+  const multicaller = await deploy('multicaller', multicallerAbi, multicallerBytecode);
+  const onlyOwnerMulticaller = await deploy('onlyOwnerMulticaller', onlyOwnerMulticallerAbi, onlyOwnerMulticallerBytecode, [solver]);
+  const approvalProxy = await deploy('approvalProxy', approvalProxyAbi, approvalProxyBytecode, [multicaller]);
+  const erc20Router = await deploy('erc20Router', erc20RouterAbi, erc20RouterBytecode, [multicaller]);
+  const attestationVerifier = await deploy('attestationVerifier', attestationVerifierAbi, attestationVerifierBytecode, [solver, solver]);
+  return { depository, receiver, multicaller, onlyOwnerMulticaller, approvalProxy, erc20Router, multicall3, attestationVerifier };
+}

@@ -1,0 +1,17 @@
+/**
+ * What the core reports for the operator's dashboard. The core only calls this port; `src/server/metrics.ts`
+ * implements it with prom-client and serves `/metrics`. Every method is cheap and synchronous: it is called on
+ * the quote path and inside the solver's lifecycle, and must never throw or wait.
+ */
+export interface GatewayMetrics {
+  /** A quote (`getQuote`) was answered: `outcome` is `ok` or the error's `errorCode` (`UNEXPECTED` for anything else). */
+  quoteAnswered(originChainId: number, destinationChainId: number, outcome: string): void;
+  /** The solver moved a request to status `to` (with the failReason it recorded, if any). */
+  statusChanged(to: string, failReason: string | null): void;
+  /** The fill of a request was broadcast, `seconds` after its deposit was first seen on the origin chain. */
+  fillBroadcast(seconds: number): void;
+  /** A request reached `success`, `seconds` after its deposit was first seen on the origin chain. */
+  depositSucceeded(seconds: number): void;
+  /** A webhook delivery attempt ended: `delivered`, `retry` (failed, will be retried), `failed` (for good) or `cancelled`. */
+  webhookAttempt(outcome: string): void;
+}

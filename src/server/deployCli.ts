@@ -1,0 +1,46 @@
+/**
+ * `npm run deploy -- --rpc-url <url> --solver <address>`: deploys the gateway's contracts to one chain with the
+ * key in `GATEWAY_DEPLOYER_PRIVATE_KEY` (kept out of the command line) and prints the chain's `contracts` block
+ * for the config file as JSON on stdout; progress goes to stderr. See docs/real-networks.md.
+ */
+import { parseArgs } from 'node:util';
+import { isAddress, isHex, type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { deployContracts } from '../chain/deployContracts.js';
+
+const usage = `Usage: GATEWAY_DEPLOYER_PRIVATE_KEY=0x... npm run deploy -- --rpc-url <url> --solver <address>
+
+  --rpc-url <url>     HTTP RPC URL of the chain
+  --solver <address>  The solver's address (owner of the depository and fill contract)
+
+Prints {"contracts": {...}} for the chain's entry in the config file.`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { 'rpc-url': { type: 'string' }, solver: { type: 'string' }, help: { type: 'boolean' } } });
+  if (values.help === true) {
+    process.stdout.write(`${usage}\n`);
+    return;
+  }
+  const key = process.env.GATEWAY_DEPLOYER_PRIVATE_KEY;
+  const problems: string[] = [];
+  if (values['rpc-url'] === undefined || !/^https?:\/\//.test(values['rpc-url'])) problems.push('--rpc-url must be an http(s) URL');
+  if (values.solver === undefined || !isAddress(values.solver)) problems.push('--solver must be an address');
+  if (key === undefined || !isHex(key) || key.length !== 66) problems.push('GATEWAY_DEPLOYER_PRIVATE_KEY must be a 32-byte hex private key');
+  if (problems.length > 0) {
+    process.stderr.write(`${problems.join('\n')}\n\n${usage}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const contracts = await deployContracts({
+    rpcUrl: values['rpc-url']!,
+    deployer: privateKeyToAccount(key as Hex),
+    solver: values.solver as Address,
+    onProgress: (message) => process.stderr.write(`${message}\n`),
+  });
+  process.stdout.write(`${JSON.stringify({ contracts }, null, 2)}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Deployment failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,400 @@
+// The explorer: plain browser JavaScript, no build step. It reads the gateway's public API only
+// (GET /chains, GET /requests/v3) and follows a request live on the gateway's own stream (/ws).
+'use strict';
+
+(() => {
+  const main = document.getElementById('main');
+  const PAGE_SIZE = 20;
+  const LIST_REFRESH_MS = 3000;
+
+  /** failReason codes in plain words. */
+  const REASONS = {
+    DOUBLE_SPEND: 'This request had already been paid, so the extra deposit was sent back.',
+    DEPOSITED_AMOUNT_TOO_LOW_TO_FILL: 'The deposit was smaller than the quoted amount, so it was sent back.',
+    ORDER_EXPIRED: 'The deposit arrived after the quote had expired, so it was sent back.',
+    SOLVER_BALANCE_TOO_LOW: 'The solver did not hold enough of the currency to deliver, so the deposit was sent back.',
+    EXECUTION_REVERTED: 'The calls on the destination chain would have failed, so the deposit was sent back.',
+    TRANSACTION_REVERTED: 'The delivery transaction failed on the destination chain, so the deposit was sent back.',
+    ORIGIN_CURRENCY_MISMATCH: 'The deposit was made in another currency than quoted, so it was sent back.',
+    ORPHANED_DEPOSIT_REFUND: 'The deposit matched no request, so it was sent back.',
+    MANUAL_REFUND_REQUIRED: 'The refund could not be sent automatically; the operator must refund by hand.',
+  };
+  const STATUS_WORDS = {
+    waiting: 'Waiting for deposit',
+    depositing: 'Depositing',
+    pending: 'Deposit received',
+    submitted: 'Delivering',
+    delayed: 'Delayed',
+    success: 'Success',
+    refund: 'Refunded',
+    failure: 'Failed',
+  };
+
+  let chains = new Map();
+  let timer = null;
+  let socket = null;
+
+  // ---- helpers ---------------------------------------------------------------------------------------------
+
+  /** An element with attributes and children (strings become text nodes: nothing from the API is parsed as HTML). */
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === undefined || value === null) continue;
+      if (key === 'class') node.className = value;
+      else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value);
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : String(child));
+    }
+    return node;
+  }
+
+  async function api(path) {
+    const response = await fetch(path, { headers: { accept: 'application/json' } });
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(body.message || `${response.status} ${response.statusText}`);
+    return body;
+  }
+
+  const short = (hex) => (typeof hex === 'string' && hex.length > 14 ? `${hex.slice(0, 8)}…${hex.slice(-6)}` : hex || '');
+  const chainName = (id) => (chains.get(id) ? chains.get(id).displayName : `Chain ${id}`);
+
+  function age(iso) {
+    const seconds = Math.max(0, Math.round((Date.now() - new Date(iso).getTime()) / 1000));
+    if (seconds < 60) return `${seconds}s ago`;
+    if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
+    if (seconds < 86400) return `${Math.floor(seconds / 3600)}h ago`;
+    return `${Math.floor(seconds / 86400)}d ago`;
+  }
+  const time = (ms) => new Date(ms).toLocaleString();
+
+  function statusBadge(status) {
+    return el('span', { class: `status status-${status}`, 'data-status': status }, STATUS_WORDS[status] || status);
+  }
+
+  /** A transaction hash, linked to the chain's block explorer when it has one. */
+  function txLink(chainId, hash) {
+    const chain = chains.get(chainId);
+    if (chain && chain.explorerUrl) {
+      const path = (chain.explorerPaths && chain.explorerPaths.transaction) || '/tx/{hash}';
+      return el('a', { class: 'mono', title: hash, 'data-hash': hash, href: chain.explorerUrl.replace(/\/$/, '') + path.replace('{hash}', hash), rel: 'noopener' }, short(hash));
+    }
+    return el('code', { title: hash, 'data-hash': hash }, short(hash));
+  }
+
+  function amountOf(side) {
+    if (!side || !side.currency) return '?';
+    return `${side.amountFormatted} ${side.currency.symbol}`;
+  }
+
+  /** The request's route: origin and destination amounts with chains and symbols. */
+  function routeOf(request) {
+    const quoted = request.data && request.data.route && request.data.route.quoted;
+    if (!quoted) return { from: '?', to: '?', originChainId: null, destinationChainId: null };
+    const input = quoted.origin.inputCurrency;
+    const output = quoted.destination.outputCurrency;
+    return {
+      from: amountOf(input),
+      to: amountOf(output),
+      originChainId: input.currency.chainId,
+      destinationChainId: output.currency.chainId,
+    };
+  }
+
+  function stopLive() {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    if (socket !== null) socket.close();
+    socket = null;
+  }
+
+  // ---- list ------------------------------------------------------------------------------------------------
+
+  /** `/explorer?q=...&page=<continuation>`: the latest requests, or the ones matching a search. */
+  async function showList(params) {
+    const q = (params.get('q') || '').trim();
+    const continuation = params.get('continuation');
+    document.getElementById('q').value = q;
+    document.title = 'Explorer · Intent gateway';
+    const heading = el('h1', {}, q ? `Requests matching ${q}` : 'Latest requests');
+    const holder = el('div', {}, el('p', { class: 'note' }, 'Loading…'));
+    main.replaceChildren(heading, holder);
+
+    const render = async () => {
+      let result;
+      try {
+        result = await search(q, continuation);
+      } catch (error) {
+        holder.replaceChildren(el('p', { class: 'error', role: 'alert' }, error.message));
+        return;
+      }
+      holder.replaceChildren(requestTable(result.requests), pager(q, result.continuation));
+      // The first page of the unfiltered list follows new requests.
+      if (!q && !continuation) timer = setTimeout(render, LIST_REFRESH_MS);
+    };
+    await render();
+  }
+
+  /** The requests a search term names: a request id, a user or deposit address, or a transaction hash. */
+  async function search(q, continuation) {
+    const page = (query) => api(`/requests/v3?limit=${PAGE_SIZE}&${query}${continuation ? `&continuation=${encodeURIComponent(continuation)}` : ''}`);
+    if (!q) return page('');
+    if (/^0x[0-9a-fA-F]{64}$/.test(q)) {
+      const byId = await page(`id=${q}`);
+      if (byId.requests.length > 0) return byId;
+      return page(`txHash=${q}`);
+    }
+    if (/^0x[0-9a-fA-F]{40}$/.test(q)) {
+      const [byUser, byDeposit] = await Promise.all([page(`user=${q}`), page(`depositAddress=${q}`)]);
+      if (byUser.requests.length > 0) return byUser;
+      return byDeposit;
+    }
+    throw new Error('Search for a request id or transaction hash (0x and 64 hex digits) or an address (0x and 40 hex digits).');
+  }
+
+  function requestTable(requests) {
+    if (requests.length === 0) return el('p', { class: 'note' }, 'No requests.');
+    const rows = requests.map((request) => {
+      const route = routeOf(request);
+      return el(
+        'tr',
+        { 'data-request-id': request.id },
+        el('td', { 'data-label': 'Request' }, el('a', { class: 'mono', href: `/explorer/requests/${request.id}` }, short(request.id))),
+        el('td', { 'data-label': 'Route', class: 'route' }, `${chainName(route.originChainId)}`, el('span', { class: 'arrow' }, '→'), `${chainName(route.destinationChainId)}`),
+        el('td', { 'data-label': 'Amounts' }, route.from, el('span', { class: 'arrow' }, '→'), route.to),
+        el('td', { 'data-label': 'Status' }, statusBadge(request.status)),
+        el('td', { 'data-label': 'Age', title: request.createdAt }, age(request.createdAt)),
+      );
+    });
+    return el(
+      'table',
+      { class: 'requests' },
+      el('thead', {}, el('tr', {}, ['Request', 'Route', 'Amounts', 'Status', 'Age'].map((h) => el('th', {}, h)))),
+      el('tbody', {}, rows),
+    );
+  }
+
+  function pager(q, continuation) {
+    const nav = el('div', { class: 'pager' });
+    if (continuation) {
+      const params = new URLSearchParams();
+      if (q) params.set('q', q);
+      params.set('continuation', continuation);
+      nav.append(el('a', { href: `/explorer?${params}` }, 'Older requests →'));
+    }
+    return nav;
+  }
+
+  // ---- one request -----------------------------------------------------------------------------------------
+
+  /** `/explorer/requests/{id}`: the request's timeline, transactions and fees, updated live from `/ws`. */
+  async function showRequest(id) {
+    document.title = `Request ${short(id)} · Intent gateway`;
+    const live = el('span', { class: 'live', id: 'live' }, 'connecting to the status stream…');
+    const body = el('div', {}, el('p', { class: 'note' }, 'Loading…'));
+    main.replaceChildren(el('h1', {}, 'Request ', el('span', { class: 'mono id' }, id)), live, body);
+
+    const load = async () => {
+      const result = await api(`/requests/v3?id=${encodeURIComponent(id)}`);
+      const request = result.requests[0];
+      if (!request) throw new Error('No request with this id on this gateway.');
+      body.replaceChildren(...requestView(request));
+    };
+    try {
+      await load();
+    } catch (error) {
+      body.replaceChildren(el('p', { class: 'error', role: 'alert' }, error.message));
+      live.textContent = '';
+      return;
+    }
+    follow(id, live, load);
+  }
+
+  /** Subscribes to the request on `/ws`; each status event reloads the view. Reconnects when the socket drops. */
+  function follow(id, live, load) {
+    const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
+    const ws = new WebSocket(url);
+    socket = ws;
+    ws.addEventListener('message', (message) => {
+      let frame;
+      try {
+        frame = JSON.parse(message.data);
+      } catch {
+        return;
+      }
+      if (frame.type === 'connection' && frame.status === 'ready') {
+        ws.send(JSON.stringify({ type: 'subscribe', event: 'request.status.updated', filters: { id } }));
+      } else if (frame.type === 'subscribe' && frame.status === 'success') {
+        live.textContent = 'live';
+        live.classList.add('on');
+      } else if (frame.event === 'request.status.updated') {
+        load().catch((error) => {
+          live.textContent = `update failed: ${error.message}`;
+        });
+      }
+    });
+    ws.addEventListener('close', () => {
+      live.classList.remove('on');
+      if (socket !== ws) return;
+      live.textContent = 'stream closed; reconnecting…';
+      timer = setTimeout(() => {
+        if (socket === ws) {
+          load().catch(() => undefined);
+          follow(id, live, load);
+        }
+      }, 2000);
+    });
+  }
+
+  function requestView(request) {
+    const data = request.data || {};
+    const route = routeOf(request);
+    const inTxs = data.inTxs || [];
+    const outTxs = data.outTxs || [];
+    const fills = outTxs.filter((tx) => tx.chainId === route.destinationChainId);
+    const refunds = outTxs.filter((tx) => tx.chainId !== route.destinationChainId);
+    const created = new Date(request.createdAt).getTime();
+    const updated = new Date(request.updatedAt).getTime();
+
+    const summary = el(
+      'div',
+      { class: 'card' },
+      el(
+        'dl',
+        { class: 'facts' },
+        el('dt', {}, 'Status'),
+        el('dd', {}, statusBadge(request.status)),
+        el('dt', {}, 'Sends'),
+        el('dd', {}, `${route.from} on ${chainName(route.originChainId)}`),
+        el('dt', {}, 'Receives'),
+        el('dd', {}, `${route.to} on ${chainName(route.destinationChainId)}`),
+        el('dt', {}, 'User'),
+        el('dd', { class: 'mono' }, request.user),
+        el('dt', {}, 'Recipient'),
+        el('dd', { class: 'mono' }, request.recipient),
+        request.depositAddress ? [el('dt', {}, 'Deposit address'), el('dd', { class: 'mono' }, request.depositAddress)] : null,
+        el('dt', {}, 'Created'),
+        el('dd', {}, `${time(created)} (${age(request.createdAt)})`),
+      ),
+    );
+
+    // Timeline: each step done, failed or still to come.
+    const steps = [];
+    steps.push(el('li', { class: 'done' }, el('b', {}, 'Quoted'), ' ', el('span', { class: 'when' }, time(created))));
+    const deposit = inTxs[0];
+    steps.push(
+      deposit
+        ? el('li', { class: 'done' }, el('b', {}, 'Deposit seen'), ' ', txLink(deposit.chainId, deposit.txHash), ' ', el('span', { class: 'when' }, deposit.timestamp ? time(deposit.timestamp * 1000) : ''))
+        : el('li', { class: request.status === 'waiting' ? 'todo' : 'done' }, el('b', {}, 'Deposit'), ' ', el('span', { class: 'when' }, request.status === 'waiting' ? 'waiting for the deposit…' : '')),
+    );
+    if (request.status !== 'refund' || fills.length > 0) {
+      const fill = fills[0];
+      steps.push(
+        fill
+          ? el('li', { class: 'done' }, el('b', {}, 'Fill sent'), ' ', txLink(fill.chainId, fill.txHash), ' ', el('span', { class: 'when' }, fill.timestamp ? time(fill.timestamp * 1000) : ''))
+          : el('li', { class: 'todo' }, el('b', {}, 'Fill'), ' ', el('span', { class: 'when' }, 'not sent yet')),
+      );
+    }
+    const reason = data.failReason && data.failReason !== 'N/A' ? data.failReason : null;
+    if (request.status === 'success') {
+      steps.push(el('li', { class: 'done', 'data-final': 'success' }, el('b', {}, 'Success'), ' ', el('span', { class: 'when' }, time(updated)), el('div', {}, `${route.to} delivered to the recipient.`)));
+    } else if (request.status === 'refund') {
+      const refund = refunds[0];
+      steps.push(
+        el(
+          'li',
+          { class: 'warn', 'data-final': 'refund' },
+          el('b', {}, 'Refunded'),
+          ' ',
+          refund ? txLink(refund.chainId, refund.txHash) : null,
+          ' ',
+          el('span', { class: 'when' }, time(updated)),
+          el('div', {}, REASONS[reason] || (reason ? `Reason: ${reason}` : 'The deposit was sent back.')),
+        ),
+      );
+    } else if (request.status === 'failure') {
+      const refundReason = data.refundFailReason && data.refundFailReason !== 'N/A' ? data.refundFailReason : null;
+      steps.push(
+        el(
+          'li',
+          { class: 'bad', 'data-final': 'failure' },
+          el('b', {}, 'Failed'),
+          ' ',
+          el('span', { class: 'when' }, time(updated)),
+          el('div', {}, REASONS[reason] || (reason ? `Reason: ${reason}` : 'The fill failed.')),
+          refundReason ? el('div', {}, REASONS[refundReason] || `Refund: ${refundReason}`) : null,
+        ),
+      );
+    } else {
+      steps.push(el('li', { class: 'todo' }, el('b', {}, 'Success or refund'), ' ', el('span', { class: 'when' }, 'to come')));
+    }
+
+    const transactions = [
+      ...inTxs.map((tx) => ['Deposit', tx]),
+      ...fills.map((tx) => ['Fill', tx]),
+      ...refunds.map((tx) => ['Refund', tx]),
+    ];
+
+    return [
+      summary,
+      el('h2', {}, 'Timeline'),
+      el('div', { class: 'card' }, el('ol', { class: 'timeline' }, steps)),
+      el('h2', {}, 'Transactions'),
+      el(
+        'div',
+        { class: 'card' },
+        transactions.length === 0
+          ? el('p', { class: 'note' }, 'None yet.')
+          : el(
+              'table',
+              { class: 'fees' },
+              el('thead', {}, el('tr', {}, el('th', {}, 'Kind'), el('th', {}, 'Chain'), el('th', {}, 'Hash'))),
+              el('tbody', {}, transactions.map(([kind, tx]) => el('tr', { 'data-kind': kind.toLowerCase() }, el('td', {}, kind), el('td', {}, chainName(tx.chainId)), el('td', {}, txLink(tx.chainId, tx.txHash))))),
+            ),
+      ),
+      el('h2', {}, 'Fees'),
+      el('div', { class: 'card' }, feesTable(data.fees, request.status)),
+    ];
+  }
+
+  function feesTable(fees, status) {
+    const pending = ['waiting', 'depositing', 'pending', 'submitted', 'delayed'].includes(status) ? 'after the fill' : '—';
+    if (!fees || !fees.quoted) return el('p', { class: 'note' }, 'No fees recorded.');
+    const symbol = fees.currency ? fees.currency.symbol : '';
+    const cell = (fee) => (fee ? `${fee.amountFormatted} ${symbol} ($${fee.usd})` : '—');
+    const names = Object.keys(fees.quoted);
+    return el(
+      'table',
+      { class: 'fees' },
+      el('thead', {}, el('tr', {}, el('th', {}, 'Fee'), el('th', {}, 'Quoted'), el('th', {}, 'Actual'))),
+      el('tbody', {}, names.map((name) => el('tr', {}, el('td', {}, name), el('td', {}, cell(fees.quoted[name])), el('td', {}, fees.actual ? cell(fees.actual[name]) : pending)))),
+    );
+  }
+
+  // ---- routing ---------------------------------------------------------------------------------------------
+
+  async function route() {
+    stopLive();
+    const match = /^\/explorer\/requests\/([^/]+)\/?$/.exec(location.pathname);
+    if (match) await showRequest(decodeURIComponent(match[1]));
+    else await showList(new URLSearchParams(location.search));
+  }
+
+  document.getElementById('search').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const q = document.getElementById('q').value.trim();
+    history.pushState(null, '', q ? `/explorer?q=${encodeURIComponent(q)}` : '/explorer');
+    route();
+  });
+  window.addEventListener('popstate', () => route());
+
+  api('/chains')
+    .then((result) => {
+      chains = new Map(result.chains.map((chain) => [chain.id, chain]));
+    })
+    .catch(() => undefined)
+    .finally(() => route());
+})();
