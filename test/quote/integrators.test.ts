@@ -86,7 +86,9 @@ describe('API keys in quotes', () => {
     expect(covered).toBeGreaterThan(0n);
     // Same route and input: the user receives exactly what the sponsor pays on top of the plain quote.
     expect(BigInt(sponsored.details.currencyOut.amount) - BigInt(plain.details.currencyOut.amount)).toBe(covered);
-    expect(sponsored.feeSponsorship.quoted).toMatchObject({ selectedComponents: ['execution', 'swap', 'service', 'app'], capHit: false });
+    expect(sponsored.feeSponsorship.quoted).toMatchObject({ selectedComponents: ['execution', 'swap', 'service', 'app', 'relay'], capHit: false });
+    // The reference's clients read the platform component as `relay`: sent beside `service` (issue #19).
+    expect(sponsored.feeSponsorship.quoted.components.relay).toEqual(sponsored.feeSponsorship.quoted.components.service);
     expect(BigInt(sponsored.feeSponsorship.quoted.sponsoredTotal.amount)).toBe(covered);
     expect(BigInt(sponsored.feeSponsorship.quoted.userPaysTotal.amount)).toBe(0n);
     const stored = await getRequest(gateway.server.database.db, sponsored.steps.at(-1)!.requestId);

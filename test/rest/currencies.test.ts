@@ -163,10 +163,12 @@ describe('POST /currencies/v2', () => {
     expect(await v2({ useExternalSearch: true })).toEqual(await v2());
   });
 
-  it('rejects fields the contract does not declare', async () => {
-    const { status, body } = await call(gateway.url, 'getCurrencies', { body: { colour: 'red' } });
-    expect(status).toBe(400);
-    expect(body).toMatchObject({ errorCode: 'INVALID_INPUT', statusCode: 400 });
+  // Forward compatibility (issue #19): an unknown field is ignored and named, the answer is as without it.
+  it('ignores fields the contract does not declare and names them in x-ignored-fields', async () => {
+    const { status, body, headers } = await call(gateway.url, 'getCurrencies', { body: { colour: 'red' } });
+    expect(status).toBe(200);
+    expect(headers.get('x-ignored-fields')).toBe('colour');
+    expect(body).toEqual((await call(gateway.url, 'getCurrencies', { body: {} })).body);
   });
 
   it('leaves hidden chains out and filters on verified (variant gateway)', async () => {
