@@ -3100,7 +3100,7 @@ export const openapiDocument: Record<string, unknown> = {
         "properties": {
           "recipient": {
             "$ref": "#/components/schemas/EvmAddress",
-            "description": "EVM address credited with the fee (even for non-EVM chains)."
+            "description": "EVM address credited with the fee (even for non-EVM chains); burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`."
           },
           "fee": {
             "type": "string",
@@ -3685,7 +3685,7 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "recipient": {
             "$ref": "#/components/schemas/Address",
-            "description": "Receiver on the destination chain; defaults to `user`."
+            "description": "Receiver on the destination chain; defaults to `user`. Token and gateway contracts and burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`."
           },
           "originChainId": {
             "$ref": "#/components/schemas/ChainId"
@@ -3757,7 +3757,7 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "refundTo": {
             "$ref": "#/components/schemas/Address",
-            "description": "Where refunds go on the origin chain; defaults to `user`. Required with `strict`."
+            "description": "Where refunds go on the origin chain; defaults to `user`. Required with `strict`. Burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`."
           },
           "recoveryAddress": {
             "$ref": "#/components/schemas/Address",

@@ -852,7 +852,7 @@ export interface components {
         };
         /** @description An app fee added on top of the quote by the integrator. */
         AppFeeInput: {
-            /** @description EVM address credited with the fee (even for non-EVM chains). */
+            /** @description EVM address credited with the fee (even for non-EVM chains); burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`. */
             recipient?: components["schemas"]["EvmAddress"];
             /** @description Fee in basis points of the input amount (`"100"` = 1%). */
             fee?: string;
@@ -1018,7 +1018,7 @@ export interface components {
         QuoteRequest: {
             /** @description Address that deposits on the origin chain and signs or submits the steps. */
             user: components["schemas"]["Address"];
-            /** @description Receiver on the destination chain; defaults to `user`. */
+            /** @description Receiver on the destination chain; defaults to `user`. Token and gateway contracts and burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`. */
             recipient?: components["schemas"]["Address"];
             originChainId: components["schemas"]["ChainId"];
             destinationChainId: components["schemas"]["ChainId"];
@@ -1044,7 +1044,7 @@ export interface components {
             referrer?: string;
             /** @description Address of the referrer. */
             referrerAddress?: string;
-            /** @description Where refunds go on the origin chain; defaults to `user`. Required with `strict`. */
+            /** @description Where refunds go on the origin chain; defaults to `user`. Required with `strict`. Burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`. */
             refundTo?: components["schemas"]["Address"];
             /** @description Origin-chain address that may recover funds of a deposit address; requires `useDepositAddress`. */
             recoveryAddress?: components["schemas"]["Address"];
