@@ -192,7 +192,7 @@ export const openapiDocument: Record<string, unknown> = {
           "quote"
         ],
         "summary": "Get an executable quote",
-        "description": "Prices a bridge, swap or call and returns the steps to execute it: usually one deposit transaction on\nthe origin chain, preceded by an approval when an ERC-20 allowance is missing, or signature steps when\n`usePermit` is set. Creating a quote creates the request (status `waiting`) identified by the\n`requestId` carried by every step.\n\nTrade types: with `EXACT_INPUT` the amount is what the user sends and the output varies with fees and\nslippage; with `EXPECTED_OUTPUT` the amount is the approximate output and the input is computed; with\n`EXACT_OUTPUT` the amount is the exact output, and when it cannot be delivered exactly the request fails\nand the user is refunded on the origin chain. Calls (`txs`) support `EXACT_INPUT` and `EXACT_OUTPUT`;\nfor calls `amount` is the total of all `txs[].value`, and an ERC-20 spent by a call needs an approval\ntransaction before it in `txs`.\n\nQuotes are revalidated when filled, so they should be as fresh as possible. Domain failures return 400\nwith a specific `errorCode` (for example `AMOUNT_TOO_LOW`, `INVALID_ADDRESS`, `NO_SWAP_ROUTES_FOUND`,\n`INVALID_SLIPPAGE_TOLERANCE`); transient ones return 5xx with a retriable code.\n",
+        "description": "Prices a bridge, swap or call and returns the steps to execute it: usually one deposit transaction on\nthe origin chain, preceded by an approval when an ERC-20 allowance is missing. (`usePermit`,\n`useDepositAddress`, `topupGas` and the other options marked \"Not supported by this gateway yet\" are\nanswered 400 `INVALID_INPUT`.) Creating a quote creates the request (status `waiting`) identified by the\n`requestId` carried by every step.\n\nTrade types: with `EXACT_INPUT` the amount is what the user sends and the output varies with fees and\nslippage; with `EXPECTED_OUTPUT` the amount is the approximate output and the input is computed; with\n`EXACT_OUTPUT` the amount is the exact output, and when it cannot be delivered exactly the request fails\nand the user is refunded on the origin chain. Calls (`txs`) support `EXACT_INPUT` and `EXACT_OUTPUT`;\nfor calls `amount` is the total of all `txs[].value`, and an ERC-20 spent by a call needs an approval\ntransaction before it in `txs`.\n\nQuotes are revalidated when filled, so they should be as fresh as possible. Domain failures return 400\nwith a specific `errorCode` (for example `AMOUNT_TOO_LOW`, `INVALID_ADDRESS`, `NO_SWAP_ROUTES_FOUND`,\n`INVALID_SLIPPAGE_TOLERANCE`); transient ones return 5xx with a retriable code.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/ApiKey"
@@ -3728,7 +3728,7 @@ export const openapiDocument: Record<string, unknown> = {
           "authorizationList": {
             "type": "array",
             "maxItems": 16,
-            "description": "EIP-7702 authorizations executed on the destination chain.",
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, EIP-7702 authorizations executed on the destination chain.",
             "items": {
               "$ref": "#/components/schemas/Eip7702Authorization"
             }
@@ -3761,7 +3761,7 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "recoveryAddress": {
             "$ref": "#/components/schemas/Address",
-            "description": "Origin-chain address that may recover funds of a deposit address; requires `useDepositAddress`."
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, origin-chain address that may recover funds of a deposit address; requires `useDepositAddress`."
           },
           "refundOnOrigin": {
             "type": "boolean",
@@ -3770,11 +3770,11 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "topupGas": {
             "type": "boolean",
-            "description": "Add a native-gas top-up to the destination fill."
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, add a native-gas top-up to the destination fill."
           },
           "topupGasAmount": {
             "$ref": "#/components/schemas/UintString",
-            "description": "USD value of the gas top-up in 6-decimal units (`\"1000000\"` = $1); default `\"2000000\"`. Requires `topupGas`."
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, USD value of the gas top-up in 6-decimal units (`\"1000000\"` = $1); default `\"2000000\"`. Requires `topupGas`."
           },
           "enableTrueExactOutput": {
             "type": "boolean",
@@ -3795,7 +3795,7 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "usePermit": {
             "type": "boolean",
-            "description": "Deposit by signature (EIP-3009 / Permit2) instead of a transaction; yields signature steps."
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, deposit by signature (EIP-3009 / Permit2) instead of a transaction; yields signature steps."
           },
           "permitExpiry": {
             "type": "integer",
@@ -3810,11 +3810,11 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "useDepositAddress": {
             "type": "boolean",
-            "description": "Return a deposit address to send funds to instead of calldata."
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, return a deposit address to send funds to instead of calldata."
           },
           "strict": {
             "type": "boolean",
-            "description": "Bind the deposit address to this order only (requires `refundTo`)."
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, bind the deposit address to this order only (requires `refundTo`)."
           },
           "slippageTolerance": {
             "type": "string",
@@ -3840,7 +3840,7 @@ export const openapiDocument: Record<string, unknown> = {
           "gasLimitForDepositSpecifiedTxs": {
             "type": "integer",
             "minimum": 0,
-            "description": "Gas limit when calls are executed during the deposit transaction."
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, gas limit when calls are executed during the deposit transaction."
           },
           "forceSolverExecution": {
             "type": "boolean",
@@ -3865,7 +3865,7 @@ export const openapiDocument: Record<string, unknown> = {
           "subsidizeRent": {
             "type": "boolean",
             "deprecated": true,
-            "description": "Alias that adds `rent` to `sponsoredFeeComponents`."
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, alias that adds `rent` to `sponsoredFeeComponents`."
           },
           "includedSwapSources": {
             "$ref": "#/components/schemas/SwapSourceList"
@@ -3924,7 +3924,7 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "string",
             "pattern": "^[0-9]+(\\.[0-9]+)?$",
             "maxLength": 100,
-            "description": "Rate for a fixed-spread quote."
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, rate for a fixed-spread quote."
           },
           "ttl": {
             "type": "integer",
@@ -4031,9 +4031,11 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "boolean"
           },
           "usePermit": {
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option).",
             "type": "boolean"
           },
           "useDepositAddress": {
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option).",
             "type": "boolean"
           },
           "slippageTolerance": {

@@ -54,8 +54,9 @@ export interface paths {
         /**
          * Get an executable quote
          * @description Prices a bridge, swap or call and returns the steps to execute it: usually one deposit transaction on
-         *     the origin chain, preceded by an approval when an ERC-20 allowance is missing, or signature steps when
-         *     `usePermit` is set. Creating a quote creates the request (status `waiting`) identified by the
+         *     the origin chain, preceded by an approval when an ERC-20 allowance is missing. (`usePermit`,
+         *     `useDepositAddress`, `topupGas` and the other options marked "Not supported by this gateway yet" are
+         *     answered 400 `INVALID_INPUT`.) Creating a quote creates the request (status `waiting`) identified by the
          *     `requestId` carried by every step.
          *
          *     Trade types: with `EXACT_INPUT` the amount is what the user sends and the output varies with fees and
@@ -1033,7 +1034,7 @@ export interface components {
             txs?: components["schemas"]["DestinationCall"][];
             /** @description Total gas limit for the destination calls. */
             txsGasLimit?: number;
-            /** @description EIP-7702 authorizations executed on the destination chain. */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, EIP-7702 authorizations executed on the destination chain. */
             authorizationList?: components["schemas"]["Eip7702Authorization"][];
             /** @description VM-specific extra data. */
             additionalData?: {
@@ -1046,16 +1047,16 @@ export interface components {
             referrerAddress?: string;
             /** @description Where refunds go on the origin chain; defaults to `user`. Required with `strict`. Burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`. */
             refundTo?: components["schemas"]["Address"];
-            /** @description Origin-chain address that may recover funds of a deposit address; requires `useDepositAddress`. */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, origin-chain address that may recover funds of a deposit address; requires `useDepositAddress`. */
             recoveryAddress?: components["schemas"]["Address"];
             /**
              * @deprecated
              * @description Always refund on the origin chain (always the case).
              */
             refundOnOrigin?: boolean;
-            /** @description Add a native-gas top-up to the destination fill. */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, add a native-gas top-up to the destination fill. */
             topupGas?: boolean;
-            /** @description USD value of the gas top-up in 6-decimal units (`"1000000"` = $1); default `"2000000"`. Requires `topupGas`. */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, USD value of the gas top-up in 6-decimal units (`"1000000"` = $1); default `"2000000"`. Requires `topupGas`. */
             topupGasAmount?: components["schemas"]["UintString"];
             /** @description For exact-output swaps, keep any surplus with the solver instead of sweeping it to the recipient. */
             enableTrueExactOutput?: boolean;
@@ -1068,7 +1069,7 @@ export interface components {
             useExternalLiquidity?: boolean;
             /** @description Allow fallback routes. */
             useFallbacks?: boolean;
-            /** @description Deposit by signature (EIP-3009 / Permit2) instead of a transaction; yields signature steps. */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, deposit by signature (EIP-3009 / Permit2) instead of a transaction; yields signature steps. */
             usePermit?: boolean;
             /**
              * @description Validity of the permit in seconds.
@@ -1077,9 +1078,9 @@ export interface components {
             permitExpiry: number;
             /** @description Include the solver's `protocol.v2.orderSignature` in the response. */
             includeProtocolData?: boolean;
-            /** @description Return a deposit address to send funds to instead of calldata. */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, return a deposit address to send funds to instead of calldata. */
             useDepositAddress?: boolean;
-            /** @description Bind the deposit address to this order only (requires `refundTo`). */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, bind the deposit address to this order only (requires `refundTo`). */
             strict?: boolean;
             /**
              * @description Slippage tolerance in basis points, an integer string from `"0"` to `"10000"`; automatic when omitted.
@@ -1091,7 +1092,7 @@ export interface components {
             latePaymentSlippageTolerance?: string;
             /** @description App fees added on top of the quote. */
             appFees?: components["schemas"]["AppFeeInput"][];
-            /** @description Gas limit when calls are executed during the deposit transaction. */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, gas limit when calls are executed during the deposit transaction. */
             gasLimitForDepositSpecifiedTxs?: number;
             /** @description Route a same-chain swap through the solver instead of self-execution. */
             forceSolverExecution?: boolean;
@@ -1106,7 +1107,7 @@ export interface components {
             maxSubsidizationAmount?: components["schemas"]["UintString"];
             /**
              * @deprecated
-             * @description Alias that adds `rent` to `sponsoredFeeComponents`.
+             * @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, alias that adds `rent` to `sponsoredFeeComponents`.
              */
             subsidizeRent?: boolean;
             includedSwapSources?: components["schemas"]["SwapSourceList"];
@@ -1127,7 +1128,7 @@ export interface components {
             overridePriceImpact?: boolean;
             disableSwapProviderPreference?: boolean;
             disableOriginSwaps?: boolean;
-            /** @description Rate for a fixed-spread quote. */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, rate for a fixed-spread quote. */
             fixedRate?: string;
             /** @description Seconds after quoting within which the request must be filled, or it is refunded. */
             ttl?: number;
@@ -1167,7 +1168,9 @@ export interface components {
             refundOnOrigin?: boolean;
             useExternalLiquidity?: boolean;
             useFallbacks?: boolean;
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). */
             usePermit?: boolean;
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). */
             useDepositAddress?: boolean;
             /** @description Basis points, `"0"`–`"10000"`; other values are answered 400 `INVALID_SLIPPAGE_TOLERANCE`. */
             slippageTolerance?: string;
