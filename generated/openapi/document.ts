@@ -1381,7 +1381,7 @@ export const openapiDocument: Record<string, unknown> = {
             "name": "address",
             "in": "query",
             "required": true,
-            "description": "Currency address; the zero address is the native currency.",
+            "description": "Currency address (the zero address is the native currency), or its symbol or currency id as quotes accept them (`usdc`, `ETH`).",
             "schema": {
               "$ref": "#/components/schemas/Address"
             }
@@ -2158,7 +2158,7 @@ export const openapiDocument: Record<string, unknown> = {
           "admin"
         ],
         "summary": "Update an API key",
-        "description": "Changes a key's settings; absent fields are kept. `webhook` replaces the webhook (`null` removes it),\n`limits` replaces the limits. The key itself does not change (see rotate). Revoked keys can be updated\ntoo (their settings no longer matter). 404 `NOT_FOUND` for an unknown id.\n",
+        "description": "Changes a key's settings; absent fields are kept. `webhook` changes the webhook: its absent fields are\nkept too (`{\"webhook\":{\"enabled\":false}}` pauses it; `url` is needed only to add a webhook to a key that\nhas none), and `null` removes it. `limits` replaces the limits. The key itself does not change (see rotate). Revoked keys can be updated\ntoo (their settings no longer matter). 404 `NOT_FOUND` for an unknown id.\n",
         "security": [
           {
             "AdminBearer": []
@@ -7390,6 +7390,35 @@ export const openapiDocument: Record<string, unknown> = {
           }
         }
       },
+      "ApiKeyWebhookChange": {
+        "type": [
+          "object",
+          "null"
+        ],
+        "additionalProperties": false,
+        "description": "A change to the key's webhook: absent fields are kept from the current webhook (`url` is required only\nwhen the key has none); `null` removes the webhook.\n",
+        "properties": {
+          "url": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 2048,
+            "description": "http(s) URL; private and loopback addresses only with `GATEWAY_WEBHOOKS_ALLOW_PRIVATE=true`."
+          },
+          "headers": {
+            "type": "object",
+            "description": "Extra headers sent with every delivery; replaces the current ones.",
+            "maxProperties": 20,
+            "additionalProperties": {
+              "type": "string",
+              "maxLength": 1024
+            }
+          },
+          "enabled": {
+            "type": "boolean",
+            "description": "Deliveries are made only when true."
+          }
+        }
+      },
       "UpdateApiKeyRequest": {
         "type": "object",
         "additionalProperties": false,
@@ -7407,14 +7436,7 @@ export const openapiDocument: Record<string, unknown> = {
             "$ref": "#/components/schemas/ApiKeyLimits"
           },
           "webhook": {
-            "oneOf": [
-              {
-                "$ref": "#/components/schemas/ApiKeyWebhook"
-              },
-              {
-                "type": "null"
-              }
-            ]
+            "$ref": "#/components/schemas/ApiKeyWebhookChange"
           },
           "businessVerified": {
             "type": "boolean"

@@ -635,8 +635,9 @@ export interface paths {
         head?: never;
         /**
          * Update an API key
-         * @description Changes a key's settings; absent fields are kept. `webhook` replaces the webhook (`null` removes it),
-         *     `limits` replaces the limits. The key itself does not change (see rotate). Revoked keys can be updated
+         * @description Changes a key's settings; absent fields are kept. `webhook` changes the webhook: its absent fields are
+         *     kept too (`{"webhook":{"enabled":false}}` pauses it; `url` is needed only to add a webhook to a key that
+         *     has none), and `null` removes it. `limits` replaces the limits. The key itself does not change (see rotate). Revoked keys can be updated
          *     too (their settings no longer matter). 404 `NOT_FOUND` for an unknown id.
          */
         patch: operations["updateApiKey"];
@@ -2135,12 +2136,26 @@ export interface components {
             businessVerified: boolean;
             payoutAddress?: components["schemas"]["EvmAddress"] | null;
         };
+        /**
+         * @description A change to the key's webhook: absent fields are kept from the current webhook (`url` is required only
+         *     when the key has none); `null` removes the webhook.
+         */
+        ApiKeyWebhookChange: {
+            /** @description http(s) URL; private and loopback addresses only with `GATEWAY_WEBHOOKS_ALLOW_PRIVATE=true`. */
+            url?: string;
+            /** @description Extra headers sent with every delivery; replaces the current ones. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Deliveries are made only when true. */
+            enabled?: boolean;
+        } | null;
         /** @description Fields to change; absent fields are kept. */
         UpdateApiKeyRequest: {
             name?: string;
             sponsorshipEnabled?: boolean;
             limits?: components["schemas"]["ApiKeyLimits"];
-            webhook?: components["schemas"]["ApiKeyWebhook"] | null;
+            webhook?: components["schemas"]["ApiKeyWebhookChange"];
             businessVerified?: boolean;
             payoutAddress?: components["schemas"]["EvmAddress"] | null;
         };
@@ -3100,7 +3115,7 @@ export interface operations {
     getTokenPrice: {
         parameters: {
             query: {
-                /** @description Currency address; the zero address is the native currency. */
+                /** @description Currency address (the zero address is the native currency), or its symbol or currency id as quotes accept them (`usdc`, `ETH`). */
                 address: components["schemas"]["Address"];
                 /** @description Chain of the currency. */
                 chainId: components["schemas"]["ChainId"];
