@@ -5,9 +5,10 @@
  */
 import path from 'node:path';
 import { startDevnet, writeDevnetDescriptor, type Devnet } from '../chain/devnet.js';
-import { ConfigError, configFilePath, configFromEnvironment, loadConfigFile, type GatewayConfig } from './config.js';
+import { ConfigError, configFilePath, configFromEnvironment, listenAddressFromEnvironment, loadConfigFile, type GatewayConfig } from './config.js';
 import { createServer, type GatewayServer } from './createServer.js';
 import { devnetChainConfigs } from './devnetConfig.js';
+import { checkPortsFree } from './portCheck.js';
 import { installShutdown, SHUTDOWN_LIMIT_MS } from './shutdown.js';
 import { tuneV8ForServing } from './v8Tuning.js';
 
@@ -30,6 +31,8 @@ async function main(): Promise<void> {
   });
 
   const file = configFilePath(process.argv.slice(2), process.env);
+  const devnetBasePort = process.env.DEVNET_BASE_PORT === undefined ? 8545 : Number(process.env.DEVNET_BASE_PORT);
+  await checkPortsFree({ ...listenAddressFromEnvironment(process.env), devnetBasePort: file ? null : devnetBasePort });
   let config: GatewayConfig;
   let descriptorPath: string | null = null;
   if (file) {
@@ -37,9 +40,8 @@ async function main(): Promise<void> {
     say(`Serving ${config.chains.length} configured chain(s) from ${file}`);
   } else {
     say('No configuration given: starting the embedded devnet (three anvil chains).');
-    const basePort = process.env.DEVNET_BASE_PORT === undefined ? 8545 : Number(process.env.DEVNET_BASE_PORT);
     const blockTime = process.env.DEVNET_BLOCK_TIME === undefined ? 1 : Number(process.env.DEVNET_BLOCK_TIME);
-    devnet = await startDevnet({ basePort, blockTime: blockTime > 0 ? blockTime : undefined, onProgress: (m) => say(`  ${m}`) });
+    devnet = await startDevnet({ basePort: devnetBasePort, blockTime: blockTime > 0 ? blockTime : undefined, onProgress: (m) => say(`  ${m}`) });
     if (stopping) return;
     descriptorPath = path.resolve('.devnet/devnet.json');
     await writeDevnetDescriptor(descriptorPath, devnet.descriptor);
