@@ -2,6 +2,7 @@
  * Issue #20, what a new user met in the first hour over REST, each as they did it, on one real devnet gateway:
  * - item 5: `"amount": "1.5"` and an oversized amount answer messages in the currency's units (raw integers stay
  *   in `errorData`);
+ * - item 6: an EXACT_OUTPUT quote shows no output slippage percent when it shows no slippage value;
  * - item 8: `PATCH {"webhook":{"enabled":false}}` pauses the webhook without restating `url`, and `POST …/revoke`
  *   with `content-type: application/json` and an empty body revokes;
  * - item 9: `/currencies/token/price?address=usdc` takes a symbol as quotes do.
@@ -53,6 +54,17 @@ describe('item 5: error messages in the currency units', () => {
     expect(body.errorCode).toBe('INSUFFICIENT_LIQUIDITY');
     expect(body.message).toMatch(/cannot deliver 1000000000000 ETH on chain 31338 right now \(it holds [0-9]+(\.[0-9]+)?\)/);
     expect(body.errorData).toMatch(/^available=[0-9]{19,}$/);
+  });
+});
+
+describe('item 6: quote details that say the right thing', () => {
+  it('an EXACT_OUTPUT quote shows no output slippage (value "0", percent "0"); EXACT_INPUT shows the tolerance', async () => {
+    const exact = await call(gateway.url, 'getQuote', { body: { ...ethBridge(parseEther('0.01').toString(), 'EXACT_OUTPUT'), slippageTolerance: '50' } });
+    expect(exact.status, JSON.stringify(exact.body)).toBe(200);
+    expect(exact.body.details.slippageTolerance.destination).toMatchObject({ value: '0', percent: '0' });
+    const input = await call(gateway.url, 'getQuote', { body: { ...ethBridge(parseEther('0.01').toString()), slippageTolerance: '50' } });
+    expect(input.body.details.slippageTolerance.destination.percent).toBe('0.5');
+    expect(BigInt(input.body.details.slippageTolerance.destination.value)).toBeGreaterThan(0n);
   });
 });
 
