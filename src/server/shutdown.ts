@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 
 /**
  * How `npm start` stops. The first SIGINT / SIGTERM / SIGHUP stops the gateway in order; the stop has a time
@@ -21,17 +21,22 @@ export interface InstallShutdownParameters {
 
 export const SHUTDOWN_LIMIT_MS = 10_000;
 
+/** A line written before `process.exit`: synchronously, since a write to a pipe may otherwise be lost. */
+const sayNow = (message: string): void => {
+  writeSync(1, `${message}\n`);
+};
+
 export function installShutdown({ stop, say, limitMs, parentPollMs = 1_000 }: InstallShutdownParameters): void {
   let stopping = false;
   const shutdown = (reason: string): void => {
     if (stopping) {
-      say(`${reason} again: exiting now without waiting for the stop to finish.`);
+      sayNow(`${reason} again: exiting now without waiting for the stop to finish.`);
       process.exit(130);
     }
     stopping = true;
     say(`\n${reason}: stopping (at most ${Math.round(limitMs / 1000)} s; send the signal again to exit at once)...`);
     const limit = setTimeout(() => {
-      say(`The stop did not finish within ${Math.round(limitMs / 1000)} s: exiting anyway.`);
+      sayNow(`The stop did not finish within ${Math.round(limitMs / 1000)} s: exiting anyway.`);
       process.exit(1);
     }, limitMs);
     limit.unref();
@@ -65,7 +70,8 @@ function ancestorsUpToNpm(): number[] {
   for (let depth = 0; depth < 5 && pid > 1; depth++) {
     chain.push(pid);
     const command = readProc(pid, 'cmdline')?.split('\0') ?? [];
-    if (command.some((part) => /(^|\/)npm(-cli\.js)?$/.test(part))) return chain;
+    // npm sets its process title ("npm start"), which replaces its argv in /proc/<pid>/cmdline.
+    if (command.some((part) => /(^|\/)npm(-cli\.js)?(\s|$)/.test(part))) return chain;
     const stat = readProc(pid, 'stat');
     // Fields after the parenthesised command name: state, ppid, ...
     const ppid = stat === undefined ? NaN : Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
