@@ -113,10 +113,11 @@ setInterval(() => undefined, 1000);
   it('a second SIGINT exits at once while the first stop hangs', async () => {
     const script = await hangingStopScript();
     const child = run(process.execPath, [tsx, script], root, { LIMIT_MS: '600000' });
-    await child.waitFor(/ready/, 60_000);
-    child.child.kill('SIGINT');
+    // Signals go to the script's own process (tsx runs it in a child and exits with its status).
+    const pid = Number((await child.waitFor(/ready (\d+)/, 60_000))[1]);
+    process.kill(pid, 'SIGINT');
     await child.waitFor(/SIGINT: stopping/, 10_000);
-    child.child.kill('SIGINT');
+    process.kill(pid, 'SIGINT');
     expect(await child.exited).toBe(130);
     expect(child.output()).toMatch(/SIGINT again: exiting now/);
   }, 90_000);
@@ -124,8 +125,8 @@ setInterval(() => undefined, 1000);
   it('one signal exits with status 1 when the stop outlasts the time limit', async () => {
     const script = await hangingStopScript();
     const child = run(process.execPath, [tsx, script], root, { LIMIT_MS: '500' });
-    await child.waitFor(/ready/, 60_000);
-    child.child.kill('SIGTERM');
+    const pid = Number((await child.waitFor(/ready (\d+)/, 60_000))[1]);
+    process.kill(pid, 'SIGTERM');
     expect(await child.exited).toBe(1);
     expect(child.output()).toMatch(/did not finish within/);
   }, 90_000);
