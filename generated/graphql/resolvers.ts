@@ -38,7 +38,7 @@ export type Scalars = {
 export type AppFeeInput = {
   /** Basis points of the input amount (`100` = 1%). */
   fee: Scalars['Int']['input'];
-  /** EVM address that accrues the fee. */
+  /** EVM address that accrues the fee; burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`. */
   recipient: Scalars['Address']['input'];
 };
 
@@ -995,11 +995,11 @@ export type QuoteInput = {
   originCurrency: Scalars['String']['input'];
   /** Validity of a permit in seconds (default 600). */
   permitExpiry?: InputMaybe<Scalars['Int']['input']>;
-  /** Receiver on the destination chain; defaults to `user`. */
+  /** Receiver on the destination chain; defaults to `user`. Token and gateway contracts and burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`. */
   recipient?: InputMaybe<Scalars['Address']['input']>;
   /** Attribution label; echoed in webhook events. */
   referrer?: InputMaybe<Scalars['String']['input']>;
-  /** Where a refund goes; defaults to `user`. */
+  /** Where a refund goes; defaults to `user`. Burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`. */
   refundTo?: InputMaybe<Scalars['Address']['input']>;
   /** Slippage tolerance in basis points (0 to 10000); automatic when omitted. */
   slippageTolerance?: InputMaybe<Scalars['Int']['input']>;

@@ -247,7 +247,7 @@ export const openapiDocument: Record<string, unknown> = {
           "quote"
         ],
         "summary": "Get an executable quote",
-        "description": "Prices a bridge, swap or call and returns the steps to execute it: usually one deposit transaction on\nthe origin chain, preceded by an approval when an ERC-20 allowance is missing, or signature steps when\n`usePermit` is set. Creating a quote creates the request (status `waiting`) identified by the\n`requestId` carried by every step.\n\nTrade types: with `EXACT_INPUT` the amount is what the user sends and the output varies with fees and\nslippage; with `EXPECTED_OUTPUT` the amount is the approximate output and the input is computed; with\n`EXACT_OUTPUT` the amount is the exact output, and when it cannot be delivered exactly the request fails\nand the user is refunded on the origin chain. Calls (`txs`) support `EXACT_INPUT` and `EXACT_OUTPUT`;\nfor calls `amount` is the total of all `txs[].value`, and an ERC-20 spent by a call needs an approval\ntransaction before it in `txs`.\n\nQuotes are revalidated when filled, so they should be as fresh as possible. Domain failures return 400\nwith a specific `errorCode` (for example `AMOUNT_TOO_LOW`, `INVALID_ADDRESS`, `NO_SWAP_ROUTES_FOUND`,\n`INVALID_SLIPPAGE_TOLERANCE`); transient ones return 5xx with a retriable code.\n",
+        "description": "Prices a bridge, swap or call and returns the steps to execute it: usually one deposit transaction on\nthe origin chain, preceded by an approval when an ERC-20 allowance is missing. (`usePermit`,\n`useDepositAddress`, `topupGas` and the other options marked \"Not supported by this gateway yet\" are\nanswered 400 `INVALID_INPUT`.) Creating a quote creates the request (status `waiting`) identified by the\n`requestId` carried by every step.\n\nTrade types: with `EXACT_INPUT` the amount is what the user sends and the output varies with fees and\nslippage; with `EXPECTED_OUTPUT` the amount is the approximate output and the input is computed; with\n`EXACT_OUTPUT` the amount is the exact output, and when it cannot be delivered exactly the request fails\nand the user is refunded on the origin chain. Calls (`txs`) support `EXACT_INPUT` and `EXACT_OUTPUT`;\nfor calls `amount` is the total of all `txs[].value`, and an ERC-20 spent by a call needs an approval\ntransaction before it in `txs`.\n\nQuotes are revalidated when filled, so they should be as fresh as possible. Domain failures return 400\nwith a specific `errorCode` (for example `AMOUNT_TOO_LOW`, `INVALID_ADDRESS`, `NO_SWAP_ROUTES_FOUND`,\n`INVALID_SLIPPAGE_TOLERANCE`); transient ones return 5xx with a retriable code.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/ApiKey"
@@ -1715,7 +1715,7 @@ export const openapiDocument: Record<string, unknown> = {
             "name": "address",
             "in": "query",
             "required": true,
-            "description": "Currency address; the zero address is the native currency.",
+            "description": "Currency address (the zero address is the native currency), or its symbol or currency id as quotes accept them (`usdc`, `ETH`).",
             "schema": {
               "$ref": "#/components/schemas/Address"
             }
@@ -2646,7 +2646,7 @@ export const openapiDocument: Record<string, unknown> = {
           "admin"
         ],
         "summary": "Update an API key",
-        "description": "Changes a key's settings; absent fields are kept. `webhook` replaces the webhook (`null` removes it),\n`limits` replaces the limits. The key itself does not change (see rotate). Revoked keys can be updated\ntoo (their settings no longer matter). 404 `NOT_FOUND` for an unknown id.\n",
+        "description": "Changes a key's settings; absent fields are kept. `webhook` changes the webhook: its absent fields are\nkept too (`{\"webhook\":{\"enabled\":false}}` pauses it; `url` is needed only to add a webhook to a key that\nhas none), and `null` removes it. `limits` replaces the limits. The key itself does not change (see rotate). Revoked keys can be updated\ntoo (their settings no longer matter). 404 `NOT_FOUND` for an unknown id.\n",
         "security": [
           {
             "AdminBearer": []
@@ -3589,7 +3589,7 @@ export const openapiDocument: Record<string, unknown> = {
         "properties": {
           "recipient": {
             "$ref": "#/components/schemas/EvmAddress",
-            "description": "EVM address credited with the fee (even for non-EVM chains)."
+            "description": "EVM address credited with the fee (even for non-EVM chains); burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`."
           },
           "fee": {
             "type": "string",
@@ -4179,7 +4179,7 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "recipient": {
             "$ref": "#/components/schemas/Address",
-            "description": "Receiver on the destination chain; defaults to `user`."
+            "description": "Receiver on the destination chain; defaults to `user`. Token and gateway contracts and burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`."
           },
           "originChainId": {
             "$ref": "#/components/schemas/ChainId"
@@ -4222,7 +4222,7 @@ export const openapiDocument: Record<string, unknown> = {
           "authorizationList": {
             "type": "array",
             "maxItems": 16,
-            "description": "EIP-7702 authorizations executed on the destination chain.",
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, EIP-7702 authorizations executed on the destination chain.",
             "items": {
               "$ref": "#/components/schemas/Eip7702Authorization"
             }
@@ -4251,11 +4251,11 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "refundTo": {
             "$ref": "#/components/schemas/Address",
-            "description": "Where refunds go on the origin chain; defaults to `user`. Required with `strict`."
+            "description": "Where refunds go on the origin chain; defaults to `user`. Required with `strict`. Burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`."
           },
           "recoveryAddress": {
             "$ref": "#/components/schemas/Address",
-            "description": "Origin-chain address that may recover funds of a deposit address; requires `useDepositAddress`."
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, origin-chain address that may recover funds of a deposit address; requires `useDepositAddress`."
           },
           "refundOnOrigin": {
             "type": "boolean",
@@ -4264,11 +4264,11 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "topupGas": {
             "type": "boolean",
-            "description": "Add a native-gas top-up to the destination fill."
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, add a native-gas top-up to the destination fill."
           },
           "topupGasAmount": {
             "$ref": "#/components/schemas/UintString",
-            "description": "USD value of the gas top-up in 6-decimal units (`\"1000000\"` = $1); default `\"2000000\"`. Requires `topupGas`."
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, USD value of the gas top-up in 6-decimal units (`\"1000000\"` = $1); default `\"2000000\"`. Requires `topupGas`."
           },
           "enableTrueExactOutput": {
             "type": "boolean",
@@ -4289,7 +4289,7 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "usePermit": {
             "type": "boolean",
-            "description": "Deposit by signature (EIP-3009 / Permit2) instead of a transaction; yields signature steps."
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, deposit by signature (EIP-3009 / Permit2) instead of a transaction; yields signature steps."
           },
           "permitExpiry": {
             "type": "integer",
@@ -4304,11 +4304,11 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "useDepositAddress": {
             "type": "boolean",
-            "description": "Return a deposit address to send funds to instead of calldata."
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, return a deposit address to send funds to instead of calldata."
           },
           "strict": {
             "type": "boolean",
-            "description": "Bind the deposit address to this order only (requires `refundTo`)."
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, bind the deposit address to this order only (requires `refundTo`)."
           },
           "slippageTolerance": {
             "type": "string",
@@ -4334,7 +4334,7 @@ export const openapiDocument: Record<string, unknown> = {
           "gasLimitForDepositSpecifiedTxs": {
             "type": "integer",
             "minimum": 0,
-            "description": "Gas limit when calls are executed during the deposit transaction."
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, gas limit when calls are executed during the deposit transaction."
           },
           "forceSolverExecution": {
             "type": "boolean",
@@ -4359,7 +4359,7 @@ export const openapiDocument: Record<string, unknown> = {
           "subsidizeRent": {
             "type": "boolean",
             "deprecated": true,
-            "description": "Alias that adds `rent` to `sponsoredFeeComponents`."
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, alias that adds `rent` to `sponsoredFeeComponents`."
           },
           "includedSwapSources": {
             "$ref": "#/components/schemas/SwapSourceList"
@@ -4418,7 +4418,7 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "string",
             "pattern": "^[0-9]+(\\.[0-9]+)?$",
             "maxLength": 100,
-            "description": "Rate for a fixed-spread quote."
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, rate for a fixed-spread quote."
           },
           "ttl": {
             "type": "integer",
@@ -4525,9 +4525,11 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "boolean"
           },
           "usePermit": {
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option).",
             "type": "boolean"
           },
           "useDepositAddress": {
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option).",
             "type": "boolean"
           },
           "slippageTolerance": {
@@ -7991,6 +7993,35 @@ export const openapiDocument: Record<string, unknown> = {
           }
         }
       },
+      "ApiKeyWebhookChange": {
+        "type": [
+          "object",
+          "null"
+        ],
+        "additionalProperties": false,
+        "description": "A change to the key's webhook: absent fields are kept from the current webhook (`url` is required only\nwhen the key has none); `null` removes the webhook.\n",
+        "properties": {
+          "url": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 2048,
+            "description": "http(s) URL; private and loopback addresses only with `GATEWAY_WEBHOOKS_ALLOW_PRIVATE=true`."
+          },
+          "headers": {
+            "type": "object",
+            "description": "Extra headers sent with every delivery; replaces the current ones.",
+            "maxProperties": 20,
+            "additionalProperties": {
+              "type": "string",
+              "maxLength": 1024
+            }
+          },
+          "enabled": {
+            "type": "boolean",
+            "description": "Deliveries are made only when true."
+          }
+        }
+      },
       "UpdateApiKeyRequest": {
         "type": "object",
         "additionalProperties": false,
@@ -8008,14 +8039,7 @@ export const openapiDocument: Record<string, unknown> = {
             "$ref": "#/components/schemas/ApiKeyLimits"
           },
           "webhook": {
-            "oneOf": [
-              {
-                "$ref": "#/components/schemas/ApiKeyWebhook"
-              },
-              {
-                "type": "null"
-              }
-            ]
+            "$ref": "#/components/schemas/ApiKeyWebhookChange"
           },
           "businessVerified": {
             "type": "boolean"

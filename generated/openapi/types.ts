@@ -75,8 +75,9 @@ export interface paths {
         /**
          * Get an executable quote
          * @description Prices a bridge, swap or call and returns the steps to execute it: usually one deposit transaction on
-         *     the origin chain, preceded by an approval when an ERC-20 allowance is missing, or signature steps when
-         *     `usePermit` is set. Creating a quote creates the request (status `waiting`) identified by the
+         *     the origin chain, preceded by an approval when an ERC-20 allowance is missing. (`usePermit`,
+         *     `useDepositAddress`, `topupGas` and the other options marked "Not supported by this gateway yet" are
+         *     answered 400 `INVALID_INPUT`.) Creating a quote creates the request (status `waiting`) identified by the
          *     `requestId` carried by every step.
          *
          *     Trade types: with `EXACT_INPUT` the amount is what the user sends and the output varies with fees and
@@ -743,8 +744,9 @@ export interface paths {
         head?: never;
         /**
          * Update an API key
-         * @description Changes a key's settings; absent fields are kept. `webhook` replaces the webhook (`null` removes it),
-         *     `limits` replaces the limits. The key itself does not change (see rotate). Revoked keys can be updated
+         * @description Changes a key's settings; absent fields are kept. `webhook` changes the webhook: its absent fields are
+         *     kept too (`{"webhook":{"enabled":false}}` pauses it; `url` is needed only to add a webhook to a key that
+         *     has none), and `null` removes it. `limits` replaces the limits. The key itself does not change (see rotate). Revoked keys can be updated
          *     too (their settings no longer matter). 404 `NOT_FOUND` for an unknown id.
          */
         patch: operations["updateApiKey"];
@@ -968,7 +970,7 @@ export interface components {
         };
         /** @description An app fee added on top of the quote by the integrator. */
         AppFeeInput: {
-            /** @description EVM address credited with the fee (even for non-EVM chains). */
+            /** @description EVM address credited with the fee (even for non-EVM chains); burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`. */
             recipient?: components["schemas"]["EvmAddress"];
             /** @description Fee in basis points of the input amount (`"100"` = 1%). */
             fee?: string;
@@ -1136,7 +1138,7 @@ export interface components {
         QuoteRequest: {
             /** @description Address that deposits on the origin chain and signs or submits the steps. */
             user: components["schemas"]["Address"];
-            /** @description Receiver on the destination chain; defaults to `user`. */
+            /** @description Receiver on the destination chain; defaults to `user`. Token and gateway contracts and burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`. */
             recipient?: components["schemas"]["Address"];
             originChainId: components["schemas"]["ChainId"];
             destinationChainId: components["schemas"]["ChainId"];
@@ -1151,7 +1153,7 @@ export interface components {
             txs?: components["schemas"]["DestinationCall"][];
             /** @description Total gas limit for the destination calls. */
             txsGasLimit?: number;
-            /** @description EIP-7702 authorizations executed on the destination chain. */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, EIP-7702 authorizations executed on the destination chain. */
             authorizationList?: components["schemas"]["Eip7702Authorization"][];
             /** @description VM-specific extra data. */
             additionalData?: {
@@ -1162,18 +1164,18 @@ export interface components {
             referrer?: string;
             /** @description Address of the referrer. */
             referrerAddress?: string;
-            /** @description Where refunds go on the origin chain; defaults to `user`. Required with `strict`. */
+            /** @description Where refunds go on the origin chain; defaults to `user`. Required with `strict`. Burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`. */
             refundTo?: components["schemas"]["Address"];
-            /** @description Origin-chain address that may recover funds of a deposit address; requires `useDepositAddress`. */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, origin-chain address that may recover funds of a deposit address; requires `useDepositAddress`. */
             recoveryAddress?: components["schemas"]["Address"];
             /**
              * @deprecated
              * @description Always refund on the origin chain (always the case).
              */
             refundOnOrigin?: boolean;
-            /** @description Add a native-gas top-up to the destination fill. */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, add a native-gas top-up to the destination fill. */
             topupGas?: boolean;
-            /** @description USD value of the gas top-up in 6-decimal units (`"1000000"` = $1); default `"2000000"`. Requires `topupGas`. */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, USD value of the gas top-up in 6-decimal units (`"1000000"` = $1); default `"2000000"`. Requires `topupGas`. */
             topupGasAmount?: components["schemas"]["UintString"];
             /** @description For exact-output swaps, keep any surplus with the solver instead of sweeping it to the recipient. */
             enableTrueExactOutput?: boolean;
@@ -1186,7 +1188,7 @@ export interface components {
             useExternalLiquidity?: boolean;
             /** @description Allow fallback routes. */
             useFallbacks?: boolean;
-            /** @description Deposit by signature (EIP-3009 / Permit2) instead of a transaction; yields signature steps. */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, deposit by signature (EIP-3009 / Permit2) instead of a transaction; yields signature steps. */
             usePermit?: boolean;
             /**
              * @description Validity of the permit in seconds.
@@ -1195,9 +1197,9 @@ export interface components {
             permitExpiry: number;
             /** @description Include the solver's `protocol.v2.orderSignature` in the response. */
             includeProtocolData?: boolean;
-            /** @description Return a deposit address to send funds to instead of calldata. */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, return a deposit address to send funds to instead of calldata. */
             useDepositAddress?: boolean;
-            /** @description Bind the deposit address to this order only (requires `refundTo`). */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, bind the deposit address to this order only (requires `refundTo`). */
             strict?: boolean;
             /**
              * @description Slippage tolerance in basis points, an integer string from `"0"` to `"10000"`; automatic when omitted.
@@ -1209,7 +1211,7 @@ export interface components {
             latePaymentSlippageTolerance?: string;
             /** @description App fees added on top of the quote. */
             appFees?: components["schemas"]["AppFeeInput"][];
-            /** @description Gas limit when calls are executed during the deposit transaction. */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, gas limit when calls are executed during the deposit transaction. */
             gasLimitForDepositSpecifiedTxs?: number;
             /** @description Route a same-chain swap through the solver instead of self-execution. */
             forceSolverExecution?: boolean;
@@ -1224,7 +1226,7 @@ export interface components {
             maxSubsidizationAmount?: components["schemas"]["UintString"];
             /**
              * @deprecated
-             * @description Alias that adds `rent` to `sponsoredFeeComponents`.
+             * @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, alias that adds `rent` to `sponsoredFeeComponents`.
              */
             subsidizeRent?: boolean;
             includedSwapSources?: components["schemas"]["SwapSourceList"];
@@ -1245,7 +1247,7 @@ export interface components {
             overridePriceImpact?: boolean;
             disableSwapProviderPreference?: boolean;
             disableOriginSwaps?: boolean;
-            /** @description Rate for a fixed-spread quote. */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, rate for a fixed-spread quote. */
             fixedRate?: string;
             /**
              * @description Seconds after quoting within which the request must be filled, or it is refunded. At most the
@@ -1289,7 +1291,9 @@ export interface components {
             refundOnOrigin?: boolean;
             useExternalLiquidity?: boolean;
             useFallbacks?: boolean;
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). */
             usePermit?: boolean;
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). */
             useDepositAddress?: boolean;
             /** @description Basis points, `"0"`–`"10000"`; other values are answered 400 `INVALID_SLIPPAGE_TOLERANCE`. */
             slippageTolerance?: string;
@@ -2291,12 +2295,26 @@ export interface components {
             businessVerified: boolean;
             payoutAddress?: components["schemas"]["EvmAddress"] | null;
         };
+        /**
+         * @description A change to the key's webhook: absent fields are kept from the current webhook (`url` is required only
+         *     when the key has none); `null` removes the webhook.
+         */
+        ApiKeyWebhookChange: {
+            /** @description http(s) URL; private and loopback addresses only with `GATEWAY_WEBHOOKS_ALLOW_PRIVATE=true`. */
+            url?: string;
+            /** @description Extra headers sent with every delivery; replaces the current ones. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Deliveries are made only when true. */
+            enabled?: boolean;
+        } | null;
         /** @description Fields to change; absent fields are kept. */
         UpdateApiKeyRequest: {
             name?: string;
             sponsorshipEnabled?: boolean;
             limits?: components["schemas"]["ApiKeyLimits"];
-            webhook?: components["schemas"]["ApiKeyWebhook"] | null;
+            webhook?: components["schemas"]["ApiKeyWebhookChange"];
             businessVerified?: boolean;
             payoutAddress?: components["schemas"]["EvmAddress"] | null;
         };
@@ -3400,7 +3418,7 @@ export interface operations {
     getTokenPrice: {
         parameters: {
             query: {
-                /** @description Currency address; the zero address is the native currency. */
+                /** @description Currency address (the zero address is the native currency), or its symbol or currency id as quotes accept them (`usdc`, `ETH`). */
                 address: components["schemas"]["Address"];
                 /** @description Chain of the currency. */
                 chainId: components["schemas"]["ChainId"];

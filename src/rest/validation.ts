@@ -106,6 +106,12 @@ function describe(error: ErrorObject, where: string): string {
       return `${at}.${String(error.params.missingProperty)} is required`;
     case 'additionalProperties':
       return `${at} has unknown field '${String(error.params.additionalProperty)}'`;
+    case 'pattern':
+      // UintString: the usual mistake is a decimal amount ("1.5"); a bare regex does not say what is wanted.
+      if (error.params.pattern === '^[0-9]+$') {
+        return `${at} must be a whole number written as digits: amounts are integers in the currency's smallest unit (1.5 USDC, 6 decimals, is "1500000"; 0.01 ETH, 18 decimals, is "10000000000000000")`;
+      }
+      return `${at} ${error.message ?? 'is invalid'}`;
     case 'enum':
       return `${at} must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     default:

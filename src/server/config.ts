@@ -481,6 +481,14 @@ export function loadConfigFile(path: string, env: Env): GatewayConfig {
   return parseConfigFile(text, env, path);
 }
 
+/** Where the gateway will listen (`HOST`, `PORT`), read before anything starts; throws the environment's problems. */
+export function listenAddressFromEnvironment(env: Env): { host: string; port: number } {
+  const problems: string[] = [];
+  const { host, port } = fromEnvironment(env, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { host, port };
+}
+
 /** Environment-only settings with chains and solver supplied by the caller (the devnet). */
 export function configFromEnvironment(env: Env, chains: ChainConfig[], solverPrivateKey: Hex): GatewayConfig {
   const problems: string[] = [];

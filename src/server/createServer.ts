@@ -15,6 +15,7 @@ import type { RestContext } from '../rest/context.js';
 import { createHandlers } from '../rest/handlers/index.js';
 import { registerDeprecations } from '../rest/deprecation.js';
 import { registerRateLimit } from '../rest/rateLimit.js';
+import { acceptEmptyJsonBodies } from '../rest/jsonBody.js';
 import { registerRest } from '../rest/registerRest.js';
 import { createRateLimiter } from '../core/apiKeys/rateLimiter.js';
 import { createDatabase, type Database } from '../store/database.js';
@@ -180,6 +181,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   installErrorHandling(app);
   // Request bodies are JSON only: anything else is a 415, not a string handed to validation.
   app.removeContentTypeParser('text/plain');
+  acceptEmptyJsonBodies(app);
   await app.register(websocket, { options: { maxPayload: config.bodyLimit } });
 
   const restContext: RestContext = {

@@ -1,13 +1,15 @@
 /**
  * `npm start`: with no configuration, starts the embedded devnet (three anvil chains with the contracts
  * deployed and accounts funded) and serves the gateway on it; with `--config <file>` or `GATEWAY_CONFIG`,
- * serves the configured networks. Ctrl-C or SIGTERM stops the server and every child process.
+ * serves the configured networks. Ctrl-C or SIGTERM stops the server and every child process (see ./shutdown.ts).
  */
 import path from 'node:path';
 import { startDevnet, writeDevnetDescriptor, type Devnet } from '../chain/devnet.js';
-import { ConfigError, configFilePath, configFromEnvironment, loadConfigFile, type GatewayConfig } from './config.js';
+import { ConfigError, configFilePath, configFromEnvironment, listenAddressFromEnvironment, loadConfigFile, type GatewayConfig } from './config.js';
 import { createServer, type GatewayServer } from './createServer.js';
 import { devnetChainConfigs } from './devnetConfig.js';
+import { checkPortsFree } from './portCheck.js';
+import { installShutdown, SHUTDOWN_LIMIT_MS } from './shutdown.js';
 import { tuneV8ForServing } from './v8Tuning.js';
 
 const say = (message: string) => process.stdout.write(`${message}\n`);
@@ -18,18 +20,19 @@ let server: GatewayServer | null = null;
 async function main(): Promise<void> {
   tuneV8ForServing();
   let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    say(`\n${signal}: stopping...`);
-    await server?.stop().catch((error: unknown) => console.error('error stopping the server:', error));
-    await devnet?.stop().catch((error: unknown) => console.error('error stopping the devnet:', error));
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  installShutdown({
+    say,
+    limitMs: SHUTDOWN_LIMIT_MS,
+    stop: async () => {
+      stopping = true;
+      await server?.stop().catch((error: unknown) => console.error('error stopping the server:', error));
+      await devnet?.stop().catch((error: unknown) => console.error('error stopping the devnet:', error));
+    },
+  });
 
   const file = configFilePath(process.argv.slice(2), process.env);
+  const devnetBasePort = process.env.DEVNET_BASE_PORT === undefined ? 8545 : Number(process.env.DEVNET_BASE_PORT);
+  await checkPortsFree({ ...listenAddressFromEnvironment(process.env), devnetBasePort: file ? null : devnetBasePort });
   let config: GatewayConfig;
   let descriptorPath: string | null = null;
   if (file) {
@@ -37,9 +40,8 @@ async function main(): Promise<void> {
     say(`Serving ${config.chains.length} configured chain(s) from ${file}`);
   } else {
     say('No configuration given: starting the embedded devnet (three anvil chains).');
-    const basePort = process.env.DEVNET_BASE_PORT === undefined ? 8545 : Number(process.env.DEVNET_BASE_PORT);
     const blockTime = process.env.DEVNET_BLOCK_TIME === undefined ? 1 : Number(process.env.DEVNET_BLOCK_TIME);
-    devnet = await startDevnet({ basePort, blockTime: blockTime > 0 ? blockTime : undefined, onProgress: (m) => say(`  ${m}`) });
+    devnet = await startDevnet({ basePort: devnetBasePort, blockTime: blockTime > 0 ? blockTime : undefined, onProgress: (m) => say(`  ${m}`) });
     if (stopping) return;
     descriptorPath = path.resolve('.devnet/devnet.json');
     await writeDevnetDescriptor(descriptorPath, devnet.descriptor);

@@ -61,9 +61,13 @@ export function createSolverRuntime(
     },
     async stop() {
       await Promise.all([...watchers.values()].map((watcher) => watcher.stop()));
+      // The senders stop together with the solver, not after it: a fill waiting for its receipt on a chain that
+      // is gone (Ctrl-C reaches the anvils too) would otherwise hold the solver's lane, and this stop, forever.
+      // The interrupted work is picked up again at the next start.
+      const sendersStopped = Promise.all([...senders.values()].map((sender) => sender.stop()));
       await solver.stop();
       await settler.stop();
-      await Promise.all([...senders.values()].map((sender) => sender.stop()));
+      await sendersStopped;
     },
   };
 }

@@ -1,16 +1,20 @@
-import { updateApiKey as updateApiKeyRow } from '../../store/apiKeys.repository.js';
+import { getApiKey as getApiKeyRow, updateApiKey as updateApiKeyRow, type ApiKeyWebhook } from '../../store/apiKeys.repository.js';
+import { GatewayError } from '../errors.js';
 import type { ApiKey, ApiKeyLimits, ApiKeysContext } from './apiKey.js';
 import { toApiKey } from './apiKey.js';
 import { checkLimits, checkName, normalizePayoutAddress } from './checkSettings.js';
 import { apiKeyNotFound } from './getApiKey.js';
 import { validateWebhook, type ValidateWebhookParameters } from './validateWebhook.js';
 
-/** Fields to change; an absent field is kept. `webhook: null` removes the webhook, `limits` replaces them all. */
+/**
+ * Fields to change; an absent field is kept. `webhook: null` removes the webhook; a webhook's absent fields
+ * are kept from the current webhook (so `{ enabled: false }` pauses it); `limits` replaces them all.
+ */
 export interface UpdateApiKeyParameters {
   name?: string | undefined;
   sponsorshipEnabled?: boolean | undefined;
   limits?: ApiKeyLimits | undefined;
-  webhook?: ValidateWebhookParameters | null | undefined;
+  webhook?: Partial<ValidateWebhookParameters> | null | undefined;
   businessVerified?: boolean | undefined;
   payoutAddress?: string | null | undefined;
 }
@@ -25,16 +29,33 @@ export async function updateApiKey(
   params: UpdateApiKeyParameters,
   options: { allowPrivateWebhooks: boolean },
 ): Promise<ApiKey> {
+  const webhook = params.webhook === undefined || params.webhook === null ? params.webhook : await mergeWebhook(ctx, id, params.webhook);
   const record = await updateApiKeyRow(ctx.db, id, {
     ...(params.name === undefined ? {} : { name: checkName(params.name) }),
     ...(params.sponsorshipEnabled === undefined ? {} : { sponsorshipEnabled: params.sponsorshipEnabled }),
     ...(params.limits === undefined ? {} : { limits: checkLimits(params.limits) }),
-    ...(params.webhook === undefined
-      ? {}
-      : { webhook: params.webhook === null ? null : validateWebhook(params.webhook, { allowPrivate: options.allowPrivateWebhooks }) }),
+    ...(webhook === undefined ? {} : { webhook: webhook === null ? null : validateWebhook(webhook, { allowPrivate: options.allowPrivateWebhooks }) }),
     ...(params.businessVerified === undefined ? {} : { businessVerified: params.businessVerified }),
     ...(params.payoutAddress === undefined ? {} : { payoutAddress: normalizePayoutAddress(params.payoutAddress) }),
   });
   if (record === undefined) throw apiKeyNotFound(id);
   return toApiKey(record);
+}
+
+/**
+ * The webhook after a partial change: fields not given are the current webhook's. Without a current webhook the
+ * change must create one, so it needs `url`. (Read, then written: two admins patching the same webhook at once
+ * may lose one change, which an admin operation can live with.)
+ */
+async function mergeWebhook(ctx: ApiKeysContext, id: string, change: Partial<ValidateWebhookParameters>): Promise<ValidateWebhookParameters> {
+  const record = await getApiKeyRow(ctx.db, id);
+  if (record === undefined) throw apiKeyNotFound(id);
+  const current: ApiKeyWebhook | null = record.webhook;
+  if (current === null) {
+    if (change.url === undefined) {
+      throw new GatewayError('INVALID_INPUT', 'webhook.url is required: this key has no webhook yet, so the change would create one', { data: 'webhook.url' });
+    }
+    return { url: change.url, headers: change.headers, enabled: change.enabled };
+  }
+  return { url: change.url ?? current.url, headers: change.headers ?? current.headers, enabled: change.enabled ?? current.enabled };
 }

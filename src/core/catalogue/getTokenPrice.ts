@@ -7,7 +7,7 @@ import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 
 export interface GetTokenPriceParameters {
   chainId: number;
-  /** Currency address in any letter case; the zero address is the native currency. */
+  /** Currency address in any letter case (the zero address is the native currency), or its symbol or id as quotes accept them. */
   address: string;
 }
 
@@ -25,18 +25,22 @@ export interface GetTokenPriceReturnType {
  * short cache). Backs `GET /currencies/token/price` and the GraphQL `tokenPrice` field.
  *
  * @throws `UNSUPPORTED_CHAIN` (400) for a chain the gateway does not serve; `INVALID_ADDRESS` (400) when
- * `address` is not an EVM address; `NOT_FOUND` (404) for a currency the chain does not list; the market's
+ * `address` is neither an EVM address nor a symbol of the chain's currencies; `NOT_FOUND` (404) for a currency the chain does not list; the market's
  * `PRICE_FETCH_FAILED` (503), `UNSUPPORTED_CURRENCY` (400, no price source), `RPC_HTTP_ERROR` (502) or
  * `REQUEST_TIMED_OUT` (504) when the price cannot be read.
  */
 export async function getTokenPrice(ctx: CoreContext, params: GetTokenPriceParameters): Promise<GetTokenPriceReturnType> {
   const chain = requireChain(ctx, params.chainId);
-  if (!isAddress(params.address, { strict: false })) {
-    throw new GatewayError('INVALID_ADDRESS', `'${params.address}' is not an EVM address`);
-  }
   const wanted = params.address.toLowerCase();
-  const currency = chainCurrencies(chain).find((candidate) => candidate.address.toLowerCase() === wanted);
-  if (!currency) throw new GatewayError('NOT_FOUND', `Currency ${params.address} is not listed on chain ${chain.id}`);
+  const byAddress = isAddress(params.address, { strict: false });
+  // Not an address: a symbol or currency id, as `POST /quote/v2` accepts for its currencies.
+  const currency = chainCurrencies(chain).find((candidate) =>
+    byAddress ? candidate.address.toLowerCase() === wanted : candidate.symbol.toLowerCase() === wanted || candidate.id === wanted,
+  );
+  if (currency === undefined && !byAddress) {
+    throw new GatewayError('INVALID_ADDRESS', `'${params.address}' is neither an EVM address nor the symbol of a currency of chain ${chain.id} (${chain.displayName})`);
+  }
+  if (currency === undefined) throw new GatewayError('NOT_FOUND', `Currency ${params.address} is not listed on chain ${chain.id}`);
   const price = await ctx.market.usdPrice(chain.id, currency);
   return { chainId: chain.id, address: currency.address, currency, price };
 }

@@ -196,21 +196,21 @@ function checkFillable(
   }
   const inNative = convert(pricing.amountIn, { decimals: currencyIn.decimals, price: prices.priceIn }, { decimals: origin.nativeCurrency.decimals, price: prices.originNativePrice });
   if (origin.partialDisableLimit > 0n && inNative > origin.partialDisableLimit) {
-    throw new GatewayError('CHAIN_DISABLED', `Chain ${origin.id} is partially disabled: amounts above ${origin.partialDisableLimit} (smallest native units) are not accepted`);
+    throw new GatewayError('CHAIN_DISABLED', `Chain ${origin.id} is partially disabled: amounts worth more than ${formatUnits(origin.partialDisableLimit, origin.nativeCurrency.decimals)} ${origin.nativeCurrency.symbol} are not accepted`);
   }
   const outNative = convert(pricing.amountOut, { decimals: currencyOut.decimals, price: prices.priceOut }, { decimals: destination.nativeCurrency.decimals, price: prices.destinationNativePrice });
   if (destination.partialDisableLimit > 0n && outNative > destination.partialDisableLimit) {
-    throw new GatewayError('CHAIN_DISABLED', `Chain ${destination.id} is partially disabled: amounts above ${destination.partialDisableLimit} (smallest native units) are not delivered`);
+    throw new GatewayError('CHAIN_DISABLED', `Chain ${destination.id} is partially disabled: amounts worth more than ${formatUnits(destination.partialDisableLimit, destination.nativeCurrency.decimals)} ${destination.nativeCurrency.symbol} are not delivered`);
   }
   if (solverBalance < pricing.amountOut) {
-    throw new GatewayError('INSUFFICIENT_LIQUIDITY', `The solver cannot deliver ${pricing.amountOut} ${currencyOut.symbol} on chain ${destination.id} right now; try a smaller amount`, {
+    throw new GatewayError('INSUFFICIENT_LIQUIDITY', `The solver cannot deliver ${formatUnits(pricing.amountOut, currencyOut.decimals)} ${currencyOut.symbol} on chain ${destination.id} right now (it holds ${formatUnits(solverBalance, currencyOut.decimals)}); try a smaller amount`, {
       data: `available=${solverBalance}`,
     });
   }
   if (currencyOut.address === zeroAddress) {
     const callValue = route.calls.reduce((sum, call) => sum + call.value, 0n);
     if (callValue > pricing.amountOut) {
-      throw new GatewayError('INVALID_EXTRA_TXS', `The calls send ${callValue} in total, more than the ${pricing.amountOut} the fill delivers`);
+      throw new GatewayError('INVALID_EXTRA_TXS', `The calls send ${formatUnits(callValue, currencyOut.decimals)} ${currencyOut.symbol} in total, more than the ${formatUnits(pricing.amountOut, currencyOut.decimals)} ${currencyOut.symbol} the fill delivers`);
     }
   }
   const maxFees = (pricing.amountIn * BigInt(ctx.config.quote.maxPriceImpactBps)) / 10_000n;

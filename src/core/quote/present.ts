@@ -90,7 +90,8 @@ export function presentDetails(p: PresentParameters): QuoteDetails {
       destination: {
         usd: formatUsdMicros(toUsdMicros(slippageValue, outCurrency.decimals, p.priceOut)),
         value: slippageValue.toString(),
-        percent: formatUnits(BigInt(route.slippageBps), 2),
+        // The slippage applied to the output: none for EXACT_OUTPUT, whose output is exact (value "0").
+        percent: slippageValue === 0n ? '0' : formatUnits(BigInt(route.slippageBps), 2),
       },
     },
     timeEstimate: timeEstimate(route),

@@ -5,6 +5,7 @@ import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { classifyRoute, type RouteClass } from '../fees/classifyRoute.js';
 import type { DestinationCall } from '../fill/fillTransaction.js';
+import { refuseBurnAddress } from './burnAddresses.js';
 import { SWAP_SOURCE } from '../settings.js';
 import { unsupportedQuoteOptions, type QuoteDetails, type QuoteParameters } from './types.js';
 
@@ -43,8 +44,10 @@ export function resolveRoute(ctx: CoreContext, params: QuoteParameters): Resolve
     if (fee.recipient === undefined || fee.fee === undefined) {
       throw new GatewayError('INVALID_INPUT', `appFees[${index}] needs both recipient and fee`, { data: `appFees/${index}` });
     }
-    parseAddress(fee.recipient, `appFees[${index}].recipient`);
+    refuseBurnAddress(parseAddress(fee.recipient, `appFees[${index}].recipient`), `appFees[${index}].recipient`);
   }
+  refuseBurnAddress(recipient, 'recipient', params.recipient === undefined ? 'defaults to user' : undefined);
+  refuseBurnAddress(refundTo, 'refundTo', params.refundTo === undefined ? 'defaults to user' : undefined);
   const slippage = parseSlippage(params.slippageTolerance, 'slippageTolerance');
   parseSlippage(params.latePaymentSlippageTolerance, 'latePaymentSlippageTolerance');
 

@@ -1,0 +1,52 @@
+/**
+ * Issue #20 item 5: a busy `PORT` was reported only after the whole devnet deployed, and a busy anvil port printed
+ * a stack trace. `npm start` (the real entry point, as a child process) now checks both first and names the
+ * variable to change, without starting a chain.
+ */
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
+const main = path.join(root, 'src/server/main.ts');
+
+let busy: Server;
+let busyPort: number;
+
+beforeAll(async () => {
+  busy = createServer();
+  await new Promise<void>((resolve) => busy.listen({ host: '127.0.0.1', port: 0 }, resolve));
+  busyPort = (busy.address() as { port: number }).port;
+});
+afterAll(async () => {
+  await new Promise((resolve) => busy.close(resolve));
+});
+
+async function start(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [tsx, main], { cwd: root, env: { ...process.env, GATEWAY_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, output };
+}
+
+describe('npm start with a busy port', () => {
+  it('a busy PORT is reported before the devnet starts, naming PORT', async () => {
+    const { code, output } = await start({ PORT: String(busyPort), DEVNET_BASE_PORT: '0' });
+    expect(code).toBe(1);
+    expect(output).toContain(`PORT ${busyPort} on 127.0.0.1 is already in use`);
+    expect(output).not.toMatch(/deploying|starting chain/);
+  }, 90_000);
+
+  it('a busy anvil port is reported by DEVNET_BASE_PORT, without a stack trace', async () => {
+    const { code, output } = await start({ PORT: '0', DEVNET_BASE_PORT: String(busyPort - 1) });
+    expect(code).toBe(1);
+    expect(output).toContain(`port ${busyPort} for devnet chain 31338 (DEVNET_BASE_PORT ${busyPort - 1} + 1) is already in use`);
+    expect(output).not.toMatch(/^\s+at /m);
+    expect(output).not.toMatch(/starting chain/);
+  }, 90_000);
+});
