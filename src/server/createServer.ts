@@ -23,6 +23,7 @@ import { deriveWebhookEncryptionKey, sealWebhookSecret } from '../core/webhooks/
 import { createRequestWriter } from '../store/requestWriter.js';
 import { defaultRateLimitConfig, type GatewayConfig } from './config.js';
 import { createEventFollower } from './events.js';
+import { httpServerOptions } from './httpLimits.js';
 import { checkReadiness } from './readiness.js';
 import { createSolverLeadership } from './solverLeadership.js';
 import { createSolverRuntime, type SolverRuntime } from './solverRuntime.js';
@@ -136,8 +137,9 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimit,
     logController: new LogController({ disableRequestLogging: !requestLogging }),
-    // Behind a reverse proxy the client address (the rate limit bucket without a key) is in X-Forwarded-For.
-    trustProxy: config.trustProxy ?? false,
+    // Timeouts against slow clients; behind reverse proxies the client address (the rate limit bucket without a
+    // key) is taken from X-Forwarded-For, believing only the configured hops.
+    ...httpServerOptions(config),
   });
   // The solver runs in one instance at a time: with PostgreSQL, whichever holds the solver lock; with PGlite (one
   // process owns the database) always this one. A standby answers fast fill and indexing with 503.
