@@ -1,7 +1,6 @@
 import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import pino from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createChainClients } from '../chain/clients.js';
 import { createMarketData } from '../chain/market.js';
@@ -24,6 +23,7 @@ import { createRequestWriter } from '../store/requestWriter.js';
 import { defaultRateLimitConfig, type GatewayConfig } from './config.js';
 import { createEventFollower } from './events.js';
 import { httpServerOptions } from './httpLimits.js';
+import { createLogger } from './logger.js';
 import { checkReadiness } from './readiness.js';
 import { createSolverLeadership } from './solverLeadership.js';
 import { createSolverRuntime, type SolverRuntime } from './solverRuntime.js';
@@ -61,7 +61,7 @@ export interface CreateServerOptions {
  * can run two gateways in one process.
  */
 export async function createServer(config: GatewayConfig, options: CreateServerOptions = {}): Promise<GatewayServer> {
-  const logger = pino({ level: config.logLevel, base: { service: 'intent-gateway' } });
+  const logger = createLogger({ level: config.logLevel });
   const solver = privateKeyToAccount(config.solverPrivateKey);
 
   const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
