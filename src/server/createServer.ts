@@ -24,6 +24,7 @@ import { defaultRateLimitConfig, type GatewayConfig } from './config.js';
 import { createEventFollower } from './events.js';
 import { httpServerOptions } from './httpLimits.js';
 import { createLogger } from './logger.js';
+import { createSocketGuard } from './socketGuard.js';
 import { checkReadiness } from './readiness.js';
 import { createSolverLeadership } from './solverLeadership.js';
 import { createSolverRuntime, type SolverRuntime } from './solverRuntime.js';
@@ -190,11 +191,12 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   registerRest(app, createHandlers(), restContext);
   registerDocumentation(app);
   const graphql = createGraphQL({ core, graphiql: config.graphiql, maxRequestBodySize: config.bodyLimit });
-  const disposeGraphQL = await registerGraphQL(app, graphql);
+  const socketGuard = createSocketGuard(core, rateLimiter, config.surfaces);
+  const disposeGraphQL = await registerGraphQL(app, graphql, { guard: socketGuard });
   // One outbox follower per process feeds the GraphQL subscriptions and the reference's `/ws` stream.
   const events = createEventFollower({ database, databaseUrl: config.databaseUrl, log: logger });
   core.events = events.bus;
-  const disposeStatusWebSocket = await registerStatusWebSocket(app, core);
+  const disposeStatusWebSocket = await registerStatusWebSocket(app, core, { guard: socketGuard });
 
   let stopped: Promise<void> | null = null;
   return {
