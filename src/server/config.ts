@@ -72,10 +72,6 @@ export interface SurfaceLimitsConfig {
   wsMaxSubscriptions: number;
   /** A websocket whose unsent data exceeds this many bytes is dropped (`GATEWAY_WS_MAX_BUFFERED_BYTES`, default 4 MiB). */
   wsMaxBufferedBytes: number;
-  /** Never-paid requests are deleted this long after their refund window ends, s (`GATEWAY_UNPAID_REQUEST_RETENTION_SECONDS`, default 7 days). */
-  unpaidRequestRetentionSeconds: number;
-  /** Webhook attempts in flight per API key (`GATEWAY_WEBHOOK_CONCURRENCY_PER_KEY`, default 4). */
-  webhookConcurrencyPerKey: number;
 }
 
 export const defaultSurfaceLimits: SurfaceLimitsConfig = {
@@ -85,8 +81,6 @@ export const defaultSurfaceLimits: SurfaceLimitsConfig = {
   wsConnectionsPerClient: 50,
   wsMaxSubscriptions: 100,
   wsMaxBufferedBytes: 4 * 1024 * 1024,
-  unpaidRequestRetentionSeconds: 7 * 86_400,
-  webhookConcurrencyPerKey: 4,
 };
 
 /** Rate limits, counted in the database so every instance sharing it enforces the same totals. */
@@ -235,8 +229,6 @@ function surfaceLimitsFromEnvironment(env: Env, problems: string[]): SurfaceLimi
     wsConnectionsPerClient: integer('GATEWAY_WS_CONNECTIONS_PER_CLIENT', d.wsConnectionsPerClient, 1),
     wsMaxSubscriptions: integer('GATEWAY_WS_MAX_SUBSCRIPTIONS', d.wsMaxSubscriptions, 1),
     wsMaxBufferedBytes: integer('GATEWAY_WS_MAX_BUFFERED_BYTES', d.wsMaxBufferedBytes, 1024),
-    unpaidRequestRetentionSeconds: integer('GATEWAY_UNPAID_REQUEST_RETENTION_SECONDS', d.unpaidRequestRetentionSeconds, 0),
-    webhookConcurrencyPerKey: integer('GATEWAY_WEBHOOK_CONCURRENCY_PER_KEY', d.webhookConcurrencyPerKey, 1),
   };
 }
 
