@@ -34,8 +34,8 @@ export interface AdmitRequestParameters {
  * Lets a request in or refuses it, before any operation runs: a key must be known and live (`UNAUTHORIZED`),
  * then the request counts against the key's limit (`limits.requestsPerMinute`, else the keyed default) or, without
  * a key, against its address's (the anonymous default; an IPv6 address by its /64). A key this process has not
- * yet seen valid is first counted against the address, before it is looked up: a flood of random keys is then
- * refused 429 by the limiter without touching the key table, and costs no more than anonymous requests.
+ * yet seen valid is first counted against its address's key-probe bucket (the anonymous limit), before it is
+ * looked up: a flood of random keys is then refused 429 by the limiter without touching the key table.
  * Throws `UNAUTHORIZED` or `RateLimitedError`.
  */
 export async function admitRequest(
@@ -50,7 +50,8 @@ export async function admitRequest(
   if (params.keyMode !== 'ignore' && params.apiKey !== undefined && params.apiKey !== '') {
     const hash = hashApiKey(params.apiKey);
     const known = limiter.knownKeys.has(hash);
-    if (!known && settings.enabled) await consume(limiter, addressBucket, settings.anonymousPerMinute);
+    // Its own bucket per address (not the anonymous one), so a real key is not refused for its address's traffic.
+    if (!known && settings.enabled) await consume(limiter, `keyprobe:${addressBucket}`, settings.anonymousPerMinute);
     const record = await getApiKeyByHash(ctx.db, hash);
     if (record !== undefined && record.revokedAt === null) {
       limiter.knownKeys.add(hash);
@@ -62,8 +63,6 @@ export async function admitRequest(
       if (params.keyMode === 'authenticate') {
         throw new GatewayError('UNAUTHORIZED', 'Unauthorized: the x-api-key header does not name a valid API key');
       }
-      // Lenient (GraphQL, /ws): already counted against the address above.
-      if (!known) return;
     }
   }
   if (!settings.enabled) return;
