@@ -5,6 +5,7 @@ import { createSchema, createYoga, type YogaLogger, type YogaServerInstance } fr
 import type { CoreContext } from '../core/context.js';
 import type { Logger } from '../core/logger.js';
 import type { GraphQLContext } from './context.js';
+import { defaultDocumentLimits, documentLimitPlugins, type DocumentLimits } from './documentLimits.js';
 import { toGraphQLError } from './errors.js';
 import { guardResolvers } from './guardResolvers.js';
 import { createResolvers } from './resolvers/index.js';
@@ -30,6 +31,8 @@ export interface CreateGraphQLOptions {
   graphiql?: boolean;
   /** Largest request body yoga reads, in bytes. Default: 1 MiB (Fastify's default body limit). */
   maxRequestBodySize?: number;
+  /** Depth, alias, cost, token and directive limits of a document. Default: `defaultDocumentLimits`. */
+  documentLimits?: Partial<DocumentLimits>;
 }
 
 export interface GatewayGraphQL {
@@ -61,6 +64,9 @@ export function createGraphQL(options: CreateGraphQLOptions): GatewayGraphQL {
     // Errors thrown by resolvers were mapped by guardResolvers already; this catches the rest (context, plugins).
     maskedErrors: { maskError: (error) => toGraphQLError(error) },
     maxRequestBodySize: options.maxRequestBodySize ?? 1_048_576,
+    // One operation per HTTP request: a batch would multiply the work a single request (and its rate limit) admits.
+    batching: false,
+    plugins: documentLimitPlugins({ ...defaultDocumentLimits, ...options.documentLimits }),
     context: (initial): GraphQLContext => ({
       core,
       // `request` is absent on graphql-ws operations, which bring `apiKey` instead (see GraphQLServerContext).

@@ -2,7 +2,10 @@ import type { WebSocket } from '@fastify/websocket';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError } from 'graphql';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
+import { isGatewayError } from '../core/errors.js';
+import type { SocketGuard } from '../server/socketGuard.js';
 import type { GatewayGraphQL, GatewayYoga } from './createGraphQL.js';
+import { toGraphQLError } from './errors.js';
 
 /** WebSocket close code 1001: the server is going away. */
 const goingAway = 1001;
@@ -10,6 +13,8 @@ const goingAway = 1001;
 export interface RegisterGraphQLOptions {
   /** graphql-ws keep-alive: ping interval, and how long a pong may take, in ms (0 disables). Default: 12 000. */
   keepAlive?: number;
+  /** Connection cap per client, rate limit per subscribe message, subscription cap, slow consumers dropped. */
+  guard?: SocketGuard;
 }
 
 /** Closes every graphql-ws connection (code 1001) and refuses new ones. Idempotent. */
@@ -50,24 +55,46 @@ export async function registerGraphQL(
     throw new Error('registerGraphQL: register @fastify/websocket on the app first (await app.register(websocket))');
   }
   const { yoga } = graphql;
+  const { guard } = options;
   const sockets = new Set<WebSocket>();
+  /** Operation ids live (or being set up) per connection: the slot is taken before the first await. */
+  const operations = new WeakMap<object, Set<string>>();
   let disposing: Promise<void> | null = null;
 
   const graphqlWs = makeHandler<Record<string, unknown>>(
     {
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
       subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args),
-      onSubscribe: async (ctx, _id, payload) => {
+      onSubscribe: async (ctx, id, payload) => {
+        if (guard !== undefined) {
+          try {
+            await guard.admit(apiKeyOf(ctx.connectionParams, ctx.extra.request), ctx.extra.request.ip);
+          } catch (error) {
+            if (isGatewayError(error)) return [toGraphQLError(error)];
+            throw error;
+          }
+          // Taken before the next await, so a burst cannot pass the cap.
+          const live = operations.get(ctx) ?? new Set<string>();
+          operations.set(ctx, live);
+          if (live.size >= guard.maxSubscriptions) {
+            return [new GraphQLError(`At most ${guard.maxSubscriptions} operations per connection`, { extensions: { code: 'INVALID_INPUT', status: 400 } })];
+          }
+          live.add(id);
+        }
         const enveloped = yoga.getEnveloped({ apiKey: apiKeyOf(ctx.connectionParams, ctx.extra.request), params: payload });
         let document;
         try {
           document = enveloped.parse(payload.query);
         } catch (error) {
+          operations.get(ctx)?.delete(id);
           if (error instanceof GraphQLError) return [error];
           throw error;
         }
         const errors = enveloped.validate(enveloped.schema, document);
-        if (errors.length > 0) return errors;
+        if (errors.length > 0) {
+          operations.get(ctx)?.delete(id);
+          return errors;
+        }
         const root: EnvelopedRoot = { execute: enveloped.execute, subscribe: enveloped.subscribe };
         return {
           schema: enveloped.schema,
@@ -77,6 +104,9 @@ export async function registerGraphQL(
           contextValue: await enveloped.contextFactory(),
           rootValue: root,
         };
+      },
+      onComplete: (ctx, id) => {
+        operations.get(ctx)?.delete(id);
       },
     },
     options.keepAlive,
@@ -100,6 +130,7 @@ export async function registerGraphQL(
           socket.close(goingAway, 'Server is shutting down');
           return;
         }
+        if (guard !== undefined && !guard.open(socket, request.ip)) return;
         sockets.add(socket);
         socket.once('close', () => sockets.delete(socket));
         return graphqlWs.call(this, socket, request);

@@ -51,14 +51,46 @@ export interface GatewayConfig {
   webhooks?: WebhookDeliveryConfig;
   /** Request rate limits per API key and per client address (`src/rest/rateLimit.ts`); defaults when absent. */
   rateLimit?: RateLimitConfig;
-  /** Take the client address from `X-Forwarded-For` (behind a reverse proxy): `GATEWAY_TRUST_PROXY=true`. */
-  trustProxy?: boolean;
+  /**
+   * Which `X-Forwarded-For` hops to believe for the client address (`GATEWAY_TRUST_PROXY`): false (none, the
+   * socket's peer is the client), a number of proxies in front of the gateway, or their addresses / CIDRs.
+   */
+  trustProxy?: TrustProxy;
+  /** Timeouts and caps of the public surfaces (`surfaceLimitsFromEnvironment`); defaults when absent. */
+  surfaces?: SurfaceLimitsConfig;
   /**
    * Release of filled deposits to the solver: `GATEWAY_SETTLEMENT_INTERVAL_MS` (default 30000; 5000 on the
    * devnet) and `GATEWAY_SETTLEMENT_MAX_BATCH` (deposits per transaction, default 50).
    */
   settlement?: SettlementSettings;
 }
+
+export type TrustProxy = false | number | string[];
+
+/** Timeouts and caps that keep one client from holding the gateway's connections, memory or storage. */
+export interface SurfaceLimitsConfig {
+  /** Whole request headers must arrive within this, ms (`GATEWAY_HTTP_HEADERS_TIMEOUT_MS`, default 15000). */
+  httpHeadersTimeoutMs: number;
+  /** A whole request (headers and body) must arrive within this, ms (`GATEWAY_HTTP_REQUEST_TIMEOUT_MS`, default 30000). */
+  httpRequestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this, ms (`GATEWAY_HTTP_KEEP_ALIVE_TIMEOUT_MS`, default 10000). */
+  httpKeepAliveTimeoutMs: number;
+  /** Websocket connections (graphql-ws and `/ws` together) per client address (`GATEWAY_WS_CONNECTIONS_PER_CLIENT`, default 50). */
+  wsConnectionsPerClient: number;
+  /** Subscriptions one websocket may hold (`GATEWAY_WS_MAX_SUBSCRIPTIONS`, default 100). */
+  wsMaxSubscriptions: number;
+  /** A websocket whose unsent data exceeds this many bytes is dropped (`GATEWAY_WS_MAX_BUFFERED_BYTES`, default 4 MiB). */
+  wsMaxBufferedBytes: number;
+}
+
+export const defaultSurfaceLimits: SurfaceLimitsConfig = {
+  httpHeadersTimeoutMs: 15_000,
+  httpRequestTimeoutMs: 30_000,
+  httpKeepAliveTimeoutMs: 10_000,
+  wsConnectionsPerClient: 50,
+  wsMaxSubscriptions: 100,
+  wsMaxBufferedBytes: 4 * 1024 * 1024,
+};
 
 /** Rate limits, counted in the database so every instance sharing it enforces the same totals. */
 export interface RateLimitConfig {
@@ -172,8 +204,44 @@ function fromEnvironment(env: Env, problems: string[]) {
     webhooksAllowPrivate: parseBoolean(env, 'GATEWAY_WEBHOOKS_ALLOW_PRIVATE', false, problems),
     webhooks: webhooksFromEnvironment(env, problems),
     rateLimit: rateLimitFromEnvironment(env, problems),
-    trustProxy: parseBoolean(env, 'GATEWAY_TRUST_PROXY', false, problems),
+    trustProxy: parseTrustProxy(env.GATEWAY_TRUST_PROXY, problems),
+    surfaces: surfaceLimitsFromEnvironment(env, problems),
     settlement: settlementFromEnvironment(env, problems),
+  };
+}
+
+/** `false`, a hop count, or a comma-separated list of proxy addresses / CIDRs; `true` (every hop) is refused. */
+function parseTrustProxy(raw: string | undefined, problems: string[]): TrustProxy {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (/^[0-9]+$/.test(raw)) return Number(raw) === 0 ? false : Number(raw);
+  const list = raw.split(',').map((entry) => entry.trim());
+  if (raw !== 'true' && list.every((entry) => /^[0-9a-fA-F:.]+(\/[0-9]{1,3})?$/.test(entry) && /[.:]/.test(entry))) return list;
+  problems.push(
+    `GATEWAY_TRUST_PROXY must be false, the number of proxies in front of the gateway, or their addresses/CIDRs (comma-separated), got '${raw}'` +
+      (raw === 'true' ? ': true would believe every X-Forwarded-For hop, so any client could choose its rate limit bucket' : ''),
+  );
+  return false;
+}
+
+function surfaceLimitsFromEnvironment(env: Env, problems: string[]): SurfaceLimitsConfig {
+  const integer = (name: string, fallback: number, min: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isSafeInteger(value) || value < min) {
+      problems.push(`${name} must be an integer of at least ${min}, got '${raw}'`);
+      return fallback;
+    }
+    return value;
+  };
+  const d = defaultSurfaceLimits;
+  return {
+    httpHeadersTimeoutMs: integer('GATEWAY_HTTP_HEADERS_TIMEOUT_MS', d.httpHeadersTimeoutMs, 100),
+    httpRequestTimeoutMs: integer('GATEWAY_HTTP_REQUEST_TIMEOUT_MS', d.httpRequestTimeoutMs, 100),
+    httpKeepAliveTimeoutMs: integer('GATEWAY_HTTP_KEEP_ALIVE_TIMEOUT_MS', d.httpKeepAliveTimeoutMs, 100),
+    wsConnectionsPerClient: integer('GATEWAY_WS_CONNECTIONS_PER_CLIENT', d.wsConnectionsPerClient, 1),
+    wsMaxSubscriptions: integer('GATEWAY_WS_MAX_SUBSCRIPTIONS', d.wsMaxSubscriptions, 1),
+    wsMaxBufferedBytes: integer('GATEWAY_WS_MAX_BUFFERED_BYTES', d.wsMaxBufferedBytes, 1024),
   };
 }
 

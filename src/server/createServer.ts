@@ -26,9 +26,11 @@ import { createRequestWriter } from '../store/requestWriter.js';
 import { defaultRateLimitConfig, type GatewayConfig } from './config.js';
 import { createEventFollower } from './events.js';
 import { registerExplorer } from './explorer.js';
+import { httpServerOptions } from './httpLimits.js';
 import { createLogger } from './logger.js';
 import { createServerMetrics } from './metrics.js';
 import { checkReadiness, withFillPauses } from './readiness.js';
+import { createSocketGuard } from './socketGuard.js';
 import { createSolverLeadership } from './solverLeadership.js';
 import { createSolverRuntime, type SolverRuntime } from './solverRuntime.js';
 import { registerStatusWebSocket } from './ws.js';
@@ -146,8 +148,9 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimit,
     logController: new LogController({ disableRequestLogging: !requestLogging }),
-    // Behind a reverse proxy the client address (the rate limit bucket without a key) is in X-Forwarded-For.
-    trustProxy: config.trustProxy ?? false,
+    // Timeouts against slow clients; behind reverse proxies the client address (the rate limit bucket without a
+    // key) is taken from X-Forwarded-For, believing only the configured hops.
+    ...httpServerOptions(config),
   });
   // The solver runs in one instance at a time: with PostgreSQL, whichever holds the solver lock; with PGlite (one
   // process owns the database) always this one. A standby answers fast fill and indexing with 503.
@@ -201,11 +204,12 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   registerDocumentation(app);
   registerExplorer(app);
   const graphql = createGraphQL({ core, graphiql: config.graphiql, maxRequestBodySize: config.bodyLimit });
-  const disposeGraphQL = await registerGraphQL(app, graphql);
+  const socketGuard = createSocketGuard(core, rateLimiter, config.surfaces);
+  const disposeGraphQL = await registerGraphQL(app, graphql, { guard: socketGuard });
   // One outbox follower per process feeds the GraphQL subscriptions and the reference's `/ws` stream.
   const events = createEventFollower({ database, databaseUrl: config.databaseUrl, log: logger });
   core.events = events.bus;
-  const disposeStatusWebSocket = await registerStatusWebSocket(app, core);
+  const disposeStatusWebSocket = await registerStatusWebSocket(app, core, { guard: socketGuard });
   metrics.register(app, { chains: config.chains, market, clients, db: database.db, log: logger, subscriberCount: () => events.bus.subscriberCount });
 
   let stopped: Promise<void> | null = null;

@@ -8,6 +8,7 @@ import { isGatewayError } from '../core/errors.js';
 import type { RequestStatusUpdate } from '../core/events/statusStream.js';
 import { subscribeRequestStatus } from '../core/events/subscribeRequestStatus.js';
 import type { Caller } from '../core/quote/types.js';
+import type { SocketGuard } from './socketGuard.js';
 
 /** The only event of the reference's stream. */
 export const STATUS_EVENT = 'request.status.updated';
@@ -23,8 +24,10 @@ export enum WsCloseCode {
 export interface RegisterStatusWebSocketOptions {
   /** Interval of websocket-level pings, in ms; a socket that has not answered the previous ping is terminated. 0 disables. Default 30 000. */
   pingIntervalMs?: number;
-  /** Subscriptions one connection may hold at once. Default 100. */
+  /** Subscriptions one connection may hold at once. Default: the guard's, else 100. */
   maxSubscriptions?: number;
+  /** Connection cap per client, rate limit per message, slow consumers dropped (the gateway always sets it). */
+  guard?: SocketGuard;
 }
 
 /** Closes every `/ws` connection (1001) and refuses new ones. Idempotent. */
@@ -44,7 +47,8 @@ export async function registerStatusWebSocket(
   options: RegisterStatusWebSocketOptions = {},
 ): Promise<DisposeStatusWebSocket> {
   const pingIntervalMs = options.pingIntervalMs ?? 30_000;
-  const maxSubscriptions = options.maxSubscriptions ?? 100;
+  const { guard } = options;
+  const maxSubscriptions = options.maxSubscriptions ?? guard?.maxSubscriptions ?? 100;
   const sockets = new Set<WebSocket>();
   let disposing: Promise<void> | null = null;
   const asyncapi = readFileSync(asyncapiFile, 'utf8');
@@ -55,6 +59,7 @@ export async function registerStatusWebSocket(
       socket.close(WsCloseCode.GoingAway, 'Server is shutting down');
       return;
     }
+    if (guard !== undefined && !guard.open(socket, request.ip)) return;
     sockets.add(socket);
     const connection = new Connection(socket, core, maxSubscriptions);
     socket.once('close', () => {
@@ -75,8 +80,24 @@ export async function registerStatusWebSocket(
         return false;
       },
     );
+    // Messages are handled one at a time in arrival order, each counted by the rate limiter first (a socket is
+    // not a way around the limit its upgrade was counted against).
+    let handled: Promise<boolean> = ready;
     socket.on('message', (raw, isBinary) => {
-      void ready.then((ok) => ok && connection.handle(isBinary ? null : raw.toString()));
+      const text = isBinary ? null : raw.toString();
+      handled = handled.then(async (ok) => {
+        if (!ok) return false;
+        if (guard !== undefined) {
+          try {
+            await guard.admit(apiKey, request.ip);
+          } catch (error) {
+            connection.sendError('error', error);
+            return true;
+          }
+        }
+        connection.handle(text);
+        return true;
+      });
     });
     if (pingIntervalMs > 0) keepAlive(socket, pingIntervalMs);
   });
@@ -125,6 +146,8 @@ class Connection {
   readonly id = randomBytes(6).toString('hex');
   caller: Caller = { apiKey: null };
   private readonly streams = new Map<string, AsyncIterableIterator<RequestStatusUpdate>>();
+  /** Subscriptions being opened (their slot is taken before the first await, so a burst cannot pass the cap). */
+  private opening = new Set<string>();
   private closed = false;
 
   constructor(
@@ -198,20 +221,23 @@ class Connection {
   private async subscribe(requestId: string): Promise<void> {
     const key = requestId.toLowerCase();
     const ack = { type: 'subscribe', status: 'success', data: { event: STATUS_EVENT, filters: { id: requestId } } };
-    if (this.streams.has(key)) {
+    if (this.streams.has(key) || this.opening.has(key)) {
       this.send(ack);
       return;
     }
-    if (this.streams.size >= this.maxSubscriptions) {
+    if (this.streams.size + this.opening.size >= this.maxSubscriptions) {
       this.sendError('subscribe', `At most ${this.maxSubscriptions} subscriptions per connection`, { event: STATUS_EVENT, filters: { id: requestId } });
       return;
     }
+    this.opening.add(key);
     let stream: AsyncIterableIterator<RequestStatusUpdate>;
     try {
       stream = await subscribeRequestStatus(this.core, { requestId, caller: this.caller });
     } catch (error) {
       this.sendError('subscribe', error, { event: STATUS_EVENT, filters: { id: requestId } });
       return;
+    } finally {
+      this.opening.delete(key);
     }
     if (this.closed || this.streams.has(key)) {
       await stream.return?.();

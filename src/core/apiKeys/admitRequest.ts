@@ -3,6 +3,7 @@ import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { ApiKeyLimits } from './apiKey.js';
 import { hashApiKey } from './authenticate.js';
+import { clientBucket } from './clientBucket.js';
 import type { RateLimiter } from './rateLimiter.js';
 
 /** A request refused by its rate limit: `429 RATE_LIMITED`, with the seconds to wait for `Retry-After`. */
@@ -32,7 +33,10 @@ export interface AdmitRequestParameters {
 /**
  * Lets a request in or refuses it, before any operation runs: a key must be known and live (`UNAUTHORIZED`),
  * then the request counts against the key's limit (`limits.requestsPerMinute`, else the keyed default) or, without
- * a key, against its address's (the anonymous default). Throws `UNAUTHORIZED` or `RateLimitedError`.
+ * a key, against its address's (the anonymous default; an IPv6 address by its /64). A key this process has not
+ * yet seen valid is first counted against its address's key-probe bucket (the anonymous limit), before it is
+ * looked up: a flood of random keys is then refused 429 by the limiter without touching the key table.
+ * Throws `UNAUTHORIZED` or `RateLimitedError`.
  */
 export async function admitRequest(
   ctx: Pick<CoreContext, 'db'>,
@@ -40,19 +44,32 @@ export async function admitRequest(
   params: AdmitRequestParameters,
 ): Promise<void> {
   const { settings } = limiter;
-  let bucket = `ip:${params.address}`;
+  const addressBucket = clientBucket(params.address);
+  let bucket = addressBucket;
   let perMinute = settings.anonymousPerMinute;
   if (params.keyMode !== 'ignore' && params.apiKey !== undefined && params.apiKey !== '') {
-    const record = await getApiKeyByHash(ctx.db, hashApiKey(params.apiKey));
+    const hash = hashApiKey(params.apiKey);
+    const known = limiter.knownKeys.has(hash);
+    // Its own bucket per address (not the anonymous one), so a real key is not refused for its address's traffic.
+    if (!known && settings.enabled) await consume(limiter, `keyprobe:${addressBucket}`, settings.anonymousPerMinute);
+    const record = await getApiKeyByHash(ctx.db, hash);
     if (record !== undefined && record.revokedAt === null) {
+      limiter.knownKeys.add(hash);
       bucket = `key:${record.id}`;
       const own = (record.limits as ApiKeyLimits).requestsPerMinute;
       perMinute = typeof own === 'number' && Number.isSafeInteger(own) && own > 0 ? own : settings.keyPerMinute;
-    } else if (params.keyMode === 'authenticate') {
-      throw new GatewayError('UNAUTHORIZED', 'Unauthorized: the x-api-key header does not name a valid API key');
+    } else {
+      limiter.knownKeys.delete(hash);
+      if (params.keyMode === 'authenticate') {
+        throw new GatewayError('UNAUTHORIZED', 'Unauthorized: the x-api-key header does not name a valid API key');
+      }
     }
   }
   if (!settings.enabled) return;
+  await consume(limiter, bucket, perMinute);
+}
+
+async function consume(limiter: RateLimiter, bucket: string, perMinute: number): Promise<void> {
   const decision = await limiter.consume(bucket, perMinute);
-  if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds, decision.limit, settings.windowSeconds);
+  if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds, decision.limit, limiter.settings.windowSeconds);
 }

@@ -24,6 +24,11 @@ export interface RateLimiter {
   readonly settings: RateLimitSettings;
   /** Counts one request of `bucket` against `perMinute` (scaled to the window) and says whether it may run. */
   consume(bucket: string, perMinute: number): Promise<RateLimitDecision>;
+  /**
+   * Hashes of API keys this process found live: they skip the address count `admitRequest` takes before looking
+   * up a key it has not seen (they are still looked up, so a revocation holds at once). Bounded by the real keys.
+   */
+  readonly knownKeys: Set<string>;
   /** Waits for background pruning; call before closing the database. */
   close(): Promise<void>;
 }
@@ -135,6 +140,7 @@ export function createRateLimiter(ctx: Pick<CoreContext, 'db' | 'now' | 'log'>, 
 
   return {
     settings,
+    knownKeys: new Set<string>(),
     async consume(bucket, perMinute) {
       const now = ctx.now();
       const windowStart = Math.floor(now / windowMs) * windowMs;

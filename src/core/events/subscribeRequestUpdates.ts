@@ -28,7 +28,9 @@ export type SubscribeRequestUpdatesReturnType = AsyncIterableIterator<RequestSta
  * `Subscription.requestUpdates`). Never ends by itself. `referrer` and `mine` restrict the stream to requests
  * quoted with the caller's key, as the history does for `referrer`.
  *
- * @throws `UNAUTHORIZED` for `referrer` or `mine` without an API key; `INVALID_INPUT` for a malformed request
+ * Without `requestIds` or `user` the stream shows only requests quoted with the caller's key.
+ *
+ * @throws `UNAUTHORIZED` for `referrer` or `mine`, or for neither `requestIds` nor `user`, without an API key; `INVALID_INPUT` for a malformed request
  *   id or an empty `requestIds`/`status` list; `SERVICE_UNAVAILABLE` when the gateway has no event bus.
  */
 export async function subscribeRequestUpdates(
@@ -60,12 +62,19 @@ function compileFilter(params: SubscribeRequestUpdatesParameters): (event: Reque
       data: params.referrer !== undefined ? 'referrer' : 'mine',
     });
   }
+  // Without ids or a user the stream would be every request of every user: only a key's own requests are shown.
+  const unfiltered = params.requestIds === undefined && params.user === undefined;
+  if (unfiltered && caller.apiKey === null) {
+    throw new GatewayError('UNAUTHORIZED', 'requestUpdates needs requestIds or user, or an x-api-key (it then streams only your key\'s requests)', {
+      data: 'requestIds',
+    });
+  }
   if (params.requestIds?.length === 0) throw new GatewayError('INVALID_INPUT', 'requestIds must name at least one request', { data: 'requestIds' });
   if (params.status?.length === 0) throw new GatewayError('INVALID_INPUT', 'status must name at least one status', { data: 'status' });
   const ids = params.requestIds === undefined ? undefined : new Set<string>(params.requestIds.map((id) => parseRequestId(id, 'requestIds')));
   const user = params.user === undefined ? undefined : normalizeHex(params.user);
   const statuses = params.status === undefined ? undefined : new Set(params.status);
-  const keyOnly = params.referrer !== undefined || params.mine === true;
+  const keyOnly = params.referrer !== undefined || params.mine === true || unfiltered;
 
   return (event, record) =>
     (ids === undefined || ids.has(event.requestId)) &&

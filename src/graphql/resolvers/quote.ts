@@ -2,9 +2,11 @@ import type { QueryResolvers, QuoteInput, Resolvers } from '../../../generated/g
 import { authenticate } from '../../core/apiKeys/authenticate.js';
 import { getPrice, getQuote } from '../../core/quote/getQuote.js';
 import type { QuoteParameters } from '../../core/quote/types.js';
+import { checkQuoteInputLimits } from '../quoteInputLimits.js';
 
 /** The core's quote parameters from the GraphQL input (the same fields as the REST body, typed). */
 function toQuoteParameters(input: QuoteInput): QuoteParameters {
+  checkQuoteInputLimits(input);
   return {
     user: input.user,
     recipient: input.recipient ?? undefined,
