@@ -166,6 +166,13 @@ describe('explorer', () => {
     await screenshot(list, 'explorer-list-phone');
     await list.setViewportSize(desktop);
     await screenshot(list, 'explorer-list-desktop');
+    // Search by the deposit's and the fill's transaction hash finds the request.
+    for (const hash of [status.inTxHashes[0]!, status.txHashes[0]!]) {
+      await list.fill('#q', hash);
+      await list.click('.search button');
+      await list.locator('h1', { hasText: 'matching' }).waitFor();
+      await list.locator(`tr[data-request-id="${requestId}"]`).waitFor({ timeout: 20_000 });
+    }
     await list.close();
     expectCleanRun();
   });

@@ -142,16 +142,9 @@
   async function search(q, continuation) {
     const page = (query) => api(`/requests/v3?limit=${PAGE_SIZE}&${query}${continuation ? `&continuation=${encodeURIComponent(continuation)}` : ''}`);
     if (!q) return page('');
-    if (/^0x[0-9a-fA-F]{64}$/.test(q)) {
-      const byId = await page(`id=${q}`);
-      if (byId.requests.length > 0) return byId;
-      return page(`txHash=${q}`);
-    }
-    if (/^0x[0-9a-fA-F]{40}$/.test(q)) {
-      const [byUser, byDeposit] = await Promise.all([page(`user=${q}`), page(`depositAddress=${q}`)]);
-      if (byUser.requests.length > 0) return byUser;
-      return byDeposit;
-    }
+    // `term` matches a request or order id, the user, sender, recipient, refundTo, the deposit address, and any
+    // deposit, fill or refund transaction hash.
+    if (/^0x([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/.test(q)) return page(`term=${q}`);
     throw new Error('Search for a request id or transaction hash (0x and 64 hex digits) or an address (0x and 40 hex digits).');
   }
 
