@@ -35,7 +35,7 @@ const everyChainField = `
   erc20Currencies { id symbol name address decimals supportsBridging supportsPermit withdrawalFee depositFee surgeEnabled }
   solverCurrencies { id symbol name address decimals }
   iconUrl logoUrl brandColor
-  contracts { multicall3 multicaller onlyOwnerMulticaller serviceReceiver erc20Router approvalProxy v3 { erc20Router approvalProxy } }
+  contracts { multicall3 multicaller onlyOwnerMulticaller serviceReceiver relayReceiver erc20Router approvalProxy v3 { erc20Router approvalProxy } }
   vmType baseChainId statusMessage solverAddresses tags
   protocol { v2 { chainId depository depositoryVault } }
 `;
