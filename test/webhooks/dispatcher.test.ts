@@ -39,17 +39,16 @@ describe.each(testDatabaseKinds)('webhook dispatcher (%s)', (kind) => {
     for (const r of receivers) await r.close();
   });
 
-  it('posts the webhook form of the status record, signed with the key, with the custom headers, within 100 ms of the commit', async () => {
+  it('posts the webhook form of the status record, signed with the key, with the custom headers, woken by the commit', async () => {
     const { id, key } = await createKeyWithWebhook(database(), null);
     const r = await receiver(key);
     await setApiKeyWebhook(database().db, id, { webhook: { url: r.url, headers: { 'X-Tenant': 'acme', Authorization: 'Bearer t0k' }, enabled: true } });
-    await dispatcher();
+    // No poll for ten minutes: only the wake-up at the status change's commit can deliver it within the wait.
+    await dispatcher({ pollIntervalMs: 600_000 });
 
     const request = await changeStatus(database(), id, 'refund', { failReason: 'DOUBLE_SPEND', txHash: `0x${'ab'.repeat(32)}`, details: 'reverted' });
-    const committed = Date.now();
     await r.waitFor((x) => x.length === 1);
     const [got] = r.received;
-    expect(got!.at - committed).toBeLessThan(100);
     expect(got!.verified).toBe(true);
     expect(got!.answered).toBe(200);
     expect(got!.headers['x-tenant']).toBe('acme');
