@@ -8,6 +8,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, configFromEnvironment } from '../../src/server/config.js';
 import { setApiKeyWebhook } from '../../src/store/apiKeys.repository.js';
 import { testDatabaseKinds, useTestDatabase } from '../helpers/db.js';
 import { changeStatus, createKeyWithWebhook, startDispatcher, testSettings } from '../webhooks/helpers.js';
@@ -63,6 +64,17 @@ describe.each(testDatabaseKinds)('a slow webhook receiver does not starve other 
     } finally {
       await slow.close();
       await dispatcher.stop();
+    }
+  });
+});
+
+describe('GATEWAY_WEBHOOK_CONCURRENCY_PER_KEY', () => {
+  const parse = (env: Record<string, string>) => configFromEnvironment(env, [], `0x${'11'.repeat(32)}`).webhooks?.perKeyConcurrency;
+  it('defaults to 4, takes a positive integer, and refuses anything else', () => {
+    expect(parse({})).toBe(4);
+    expect(parse({ GATEWAY_WEBHOOK_CONCURRENCY_PER_KEY: '1' })).toBe(1);
+    for (const bad of ['0', '-2', '2.5', 'many']) {
+      expect(() => parse({ GATEWAY_WEBHOOK_CONCURRENCY_PER_KEY: bad }), bad).toThrow(ConfigError);
     }
   });
 });
