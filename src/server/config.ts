@@ -135,6 +135,8 @@ export interface WebhookDeliveryConfig {
   pollIntervalMs: number | undefined;
   /** Days a finished delivery and its log are kept (`GATEWAY_WEBHOOK_RETENTION_DAYS`, default 30). */
   retentionDays: number;
+  /** Attempts in flight at once per API key (`GATEWAY_WEBHOOK_CONCURRENCY_PER_KEY`, default 4). */
+  perKeyConcurrency?: number;
 }
 
 function webhooksFromEnvironment(env: Env, problems: string[]): WebhookDeliveryConfig {
@@ -155,6 +157,7 @@ function webhooksFromEnvironment(env: Env, problems: string[]): WebhookDeliveryC
     retryMaxMs: integer('GATEWAY_WEBHOOK_RETRY_MAX_MS', 600_000, 1),
     pollIntervalMs: poll,
     retentionDays: integer('GATEWAY_WEBHOOK_RETENTION_DAYS', 30, 1),
+    perKeyConcurrency: integer('GATEWAY_WEBHOOK_CONCURRENCY_PER_KEY', 4, 1),
   };
 }
 

@@ -109,6 +109,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
           retryBaseMs: webhookConfig.retryBaseMs,
           retryMaxMs: webhookConfig.retryMaxMs,
           retentionMs: webhookConfig.retentionDays * 86_400_000,
+          ...(webhookConfig.perKeyConcurrency === undefined ? {} : { perKeyConcurrency: webhookConfig.perKeyConcurrency }),
         }),
     // A notification wakes the dispatcher at each commit that enqueues a delivery; the poll covers the rest.
     pollIntervalMs: webhookConfig?.pollIntervalMs ?? 1_000,

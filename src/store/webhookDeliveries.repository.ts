@@ -85,6 +85,13 @@ export interface ClaimDueWebhookDeliveriesParameters {
   limit: number;
   /** How long the claimed attempt is this instance's: no other instance takes it before `now + leaseMs`. */
   leaseMs: number;
+  /**
+   * At most this many attempts in flight per API key (rule 15 of issue #12: one slow receiver cannot take every
+   * slot). Absent: no per-key limit.
+   */
+  perKeyLimit?: number;
+  /** Attempts this instance already has in flight, by API key id (counted against `perKeyLimit`). */
+  busy?: ReadonlyMap<string, number>;
 }
 
 /**
@@ -97,6 +104,8 @@ export async function claimDueWebhookDeliveries(
   db: Kysely<Tables>,
   params: ClaimDueWebhookDeliveriesParameters,
 ): Promise<ClaimedWebhookAttempt[]> {
+  const perKeyLimit = params.perKeyLimit ?? params.limit;
+  const busy = JSON.stringify(Object.fromEntries(params.busy ?? []));
   const { rows } = await sql<
     Selectable<WebhookDeliveriesTable> & {
       webhook: JsonValue | null;
@@ -106,12 +115,19 @@ export async function claimDueWebhookDeliveries(
       event_created_at: string | number;
     }
   >`
-    with due as (
-      select id from webhook_deliveries
+    with candidates as (
+      select id, api_key_id, next_attempt_at from webhook_deliveries
       where status = 'pending' and next_attempt_at <= ${params.now}
+        and coalesce((${busy}::jsonb ->> api_key_id)::int, 0) < ${perKeyLimit}
       order by next_attempt_at, id
       limit ${params.limit}
       for update skip locked
+    ), due as (
+      select id from (
+        select id, api_key_id, row_number() over (partition by api_key_id order by next_attempt_at, id) as rank
+        from candidates
+      ) ranked
+      where ranked.rank <= ${perKeyLimit} - coalesce((${busy}::jsonb ->> ranked.api_key_id)::int, 0)
     ), claimed as (
       update webhook_deliveries d
       set attempts = d.attempts + 1, next_attempt_at = ${params.now + params.leaseMs}, updated_at = ${params.now}

@@ -32,6 +32,11 @@ export interface WebhookSettings {
   pollIntervalMs: number;
   /** Attempts in flight at once per instance. Default 16. */
   concurrency: number;
+  /**
+   * Attempts in flight at once per API key and instance, so that one key's slow receiver cannot take every slot
+   * and starve the other keys' deliveries (issue #12 rule 15). Default 4.
+   */
+  perKeyConcurrency: number;
   /** Finished deliveries (and their logs) are deleted this long after they finished. Default 30 days. */
   retentionMs: number;
   /** How often an instance deletes finished deliveries past `retentionMs`. Default one hour. */
@@ -45,6 +50,7 @@ export const defaultWebhookSettings: Omit<WebhookSettings, 'encryptionKey' | 'al
   retryMaxMs: 600_000,
   pollIntervalMs: 1_000,
   concurrency: 16,
+  perKeyConcurrency: 4,
   retentionMs: 30 * 24 * 3_600_000,
   pruneIntervalMs: 3_600_000,
 };
@@ -92,6 +98,8 @@ export function createWebhookDispatcher(params: CreateWebhookDispatcherParameter
   // Long enough that a live attempt always records before another instance may take the delivery over.
   const leaseMs = settings.timeoutMs + 30_000;
   const inFlight = new Set<Promise<void>>();
+  /** Attempts in flight by API key id (only keys with at least one). */
+  const inFlightByKey = new Map<string, number>();
   let running = false;
   let stopping = false;
   let pumping = false;
@@ -146,21 +154,39 @@ export function createWebhookDispatcher(params: CreateWebhookDispatcherParameter
       if (room <= 0 || stopping) return;
       let claimed: ClaimedWebhookAttempt[];
       try {
-        claimed = await claimDueWebhookDeliveries(db, { now: now(), limit: room, leaseMs });
+        claimed = await claimDueWebhookDeliveries(db, {
+          now: now(),
+          limit: room,
+          leaseMs,
+          perKeyLimit: settings.perKeyConcurrency,
+          busy: inFlightByKey,
+        });
       } catch (error) {
         log.warn({ err: error }, 'webhook: claiming due deliveries failed');
         return;
       }
       if (nextDue <= now()) nextDue = Infinity;
-      for (const attempt of claimed) track(deliver(attempt));
-      if (claimed.length === room) again = true;
+      let filledKey = false;
+      for (const attempt of claimed) {
+        const key = attempt.delivery.apiKeyId;
+        const count = (inFlightByKey.get(key) ?? 0) + 1;
+        inFlightByKey.set(key, count);
+        if (count >= settings.perKeyConcurrency) filledKey = true;
+        track(key, deliver(attempt));
+      }
+      // A key that reached its limit may have hidden other keys' due deliveries from this claim: claim again
+      // without it.
+      if (claimed.length === room || (claimed.length > 0 && filledKey)) again = true;
     } while (again && !stopping);
   }
 
-  function track(work: Promise<void>): void {
+  function track(key: string, work: Promise<void>): void {
     inFlight.add(work);
     void work.finally(() => {
       inFlight.delete(work);
+      const left = (inFlightByKey.get(key) ?? 1) - 1;
+      if (left > 0) inFlightByKey.set(key, left);
+      else inFlightByKey.delete(key);
       wake();
     });
   }
