@@ -7,16 +7,20 @@
  * timer, shortened by configuration.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseEther, zeroAddress } from 'viem';
+import { parseEther, zeroAddress, type Hex } from 'viem';
 import { defaultRequestRetentionSettings } from '../../src/core/requests/retention.js';
+import { getRequest } from '../../src/store/requests.repository.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { executeSteps, requestQuote, waitForStatus } from '../helpers/quote.js';
+import { executeSteps, requestQuote, waitForStatus, type WireQuote } from '../helpers/quote.js';
+import { depositNative, releaseOf, until } from './attacker.js';
 
 const flood = 300;
 const retentionMs = defaultRequestRetentionSettings.retentionMs;
 
 let gateway: TestGateway;
+/** One of the flood's requests, deleted by the retention job in the first test. */
+let deletedId: Hex | undefined;
 
 beforeAll(async () => {
   gateway = await startTestGateway({ requestRetention: { retentionMs, intervalMs: 1_000, batchSize: 100 } });
@@ -53,6 +57,7 @@ describe('quote traffic does not grow storage without bound', () => {
     for (let sent = 0; sent < flood; sent += 10) {
       const answers = await Promise.all(Array.from({ length: 10 }, () => call(gateway.url, 'getQuote', { body })));
       for (const answer of answers) expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      deletedId ??= (answers[0]!.body as WireQuote).steps.at(-1)!.requestId as Hex;
     }
     expect(await requestRows()).toBe(before + flood);
 
@@ -69,5 +74,19 @@ describe('quote traffic does not grow storage without bound', () => {
 
     const kept = await waitForStatus(gateway, paidId, ['success']);
     expect(kept.status).toBe('success');
+    expect(await getRequest(gateway.server.database.db, deletedId!)).toBeUndefined();
   }, 120_000);
+
+  it('a deposit that still arrives for a deleted request loses nothing: it is released back to its depositor (less the refund gas)', async () => {
+    const late = gateway.devnet.descriptor.accounts[2]!;
+    const chainA = gateway.devnet.descriptor.chains[0]!;
+    const value = parseEther('0.001');
+    const sent = await depositNative(chainA, late, deletedId!, value);
+    await until('the late deposit is released', async () => (await releaseOf(chainA, sent.depositIndex)) !== undefined);
+    const released = await releaseOf(chainA, sent.depositIndex);
+    // Released to the depositor, less the refund's gas (as every refund of a stray deposit).
+    expect(released?.to).toBe(late.address);
+    expect(released!.amount).toBeGreaterThan(0n);
+    expect(released!.amount).toBeLessThanOrEqual(value);
+  }, 60_000);
 });
