@@ -1074,7 +1074,7 @@ export type RequestConnection = {
   __typename?: 'RequestConnection';
   edges: Array<RequestEdge>;
   pageInfo: PageInfo;
-  /** Number of requests matching the filter, over all pages. */
+  /** Number of requests matching the filter, over all pages, counted up to 10,000 (a larger total is reported as 10000). */
   totalCount: Scalars['Int']['output'];
 };
 

@@ -730,7 +730,7 @@ export const openapiDocument: Record<string, unknown> = {
           {
             "name": "includeTotal",
             "in": "query",
-            "description": "Add `total`, the number of matching requests (slower).",
+            "description": "Add `total`, the number of matching requests, counted up to 10,000 (a larger total is reported as 10000).",
             "schema": {
               "type": "boolean",
               "default": false
@@ -5945,7 +5945,7 @@ export const openapiDocument: Record<string, unknown> = {
           "total": {
             "type": "integer",
             "minimum": 0,
-            "description": "Number of matching requests (only with `includeTotal=true`)."
+            "description": "Number of matching requests, counted up to 10,000 (only with `includeTotal=true`)."
           }
         }
       },

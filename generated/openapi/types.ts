@@ -1744,7 +1744,7 @@ export interface components {
             requests: components["schemas"]["RequestV3"][];
             /** @description Cursor of the next page; absent on the last page. */
             continuation?: string;
-            /** @description Number of matching requests (only with `includeTotal=true`). */
+            /** @description Number of matching requests, counted up to 10,000 (only with `includeTotal=true`). */
             total?: number;
         };
         /** @description A request record. */
@@ -2935,7 +2935,7 @@ export interface operations {
                 sortDirection?: components["parameters"]["SortDirection"];
                 /** @description With `id`, also return child requests (duplicates, retries, refunds). */
                 includeChildRequests?: boolean;
-                /** @description Add `total`, the number of matching requests (slower). */
+                /** @description Add `total`, the number of matching requests, counted up to 10,000 (a larger total is reported as 10000). */
                 includeTotal?: boolean;
                 /** @description Requests paying this destination recipient. */
                 recipient?: components["schemas"]["Address"];

@@ -13,6 +13,7 @@ import type { ChainConfig, CurrencyConfig, QuoteSettings } from '../core/chains/
 import { defaultQuoteSettings } from '../core/settings.js';
 import { exposureFromFile, limitsSchema, pricesSchema, withPriceMaxAge, type LimitsFile, type PricesFile } from './limitsConfig.js';
 import { defaultSettlementSettings, type SettlementSettings } from '../core/settlement/settler.js';
+import { defaultRequestRetentionSettings, type RequestRetentionSettings } from '../core/requests/retention.js';
 
 export interface GatewayConfig {
   host: string;
@@ -63,6 +64,11 @@ export interface GatewayConfig {
    * devnet) and `GATEWAY_SETTLEMENT_MAX_BATCH` (deposits per transaction, default 50).
    */
   settlement?: SettlementSettings;
+  /**
+   * Removal of never-paid requests: `GATEWAY_REQUEST_RETENTION_HOURS` after the refund window (default 168, 7
+   * days; 1 on the devnet), checked every `GATEWAY_REQUEST_RETENTION_INTERVAL_MS` (default 600000).
+   */
+  requestRetention?: RequestRetentionSettings;
 }
 
 export type TrustProxy = false | number | string[];
@@ -210,6 +216,7 @@ function fromEnvironment(env: Env, problems: string[]) {
     trustProxy: parseTrustProxy(env.GATEWAY_TRUST_PROXY, problems),
     surfaces: surfaceLimitsFromEnvironment(env, problems),
     settlement: settlementFromEnvironment(env, problems),
+    requestRetention: requestRetentionFromEnvironment(env, problems),
   };
 }
 
@@ -254,6 +261,16 @@ function settlementFromEnvironment(env: Env, problems: string[], intervalMs = de
   const maxBatch = env.GATEWAY_SETTLEMENT_MAX_BATCH ? Number(env.GATEWAY_SETTLEMENT_MAX_BATCH) : defaultSettlementSettings.maxBatch;
   if (!Number.isInteger(maxBatch) || maxBatch < 1 || maxBatch > 500) problems.push('GATEWAY_SETTLEMENT_MAX_BATCH must be an integer 1..500');
   return { intervalMs: interval, maxBatch };
+}
+
+function requestRetentionFromEnvironment(env: Env, problems: string[], retentionHours = defaultRequestRetentionSettings.retentionMs / 3_600_000): RequestRetentionSettings {
+  const hours = env.GATEWAY_REQUEST_RETENTION_HOURS ? Number(env.GATEWAY_REQUEST_RETENTION_HOURS) : retentionHours;
+  if (!Number.isInteger(hours) || hours < 0 || hours > 87_600) problems.push('GATEWAY_REQUEST_RETENTION_HOURS must be an integer 0..87600');
+  const interval = env.GATEWAY_REQUEST_RETENTION_INTERVAL_MS
+    ? Number(env.GATEWAY_REQUEST_RETENTION_INTERVAL_MS)
+    : defaultRequestRetentionSettings.intervalMs;
+  if (!Number.isInteger(interval) || interval < 1_000) problems.push('GATEWAY_REQUEST_RETENTION_INTERVAL_MS must be an integer of at least 1000');
+  return { ...defaultRequestRetentionSettings, retentionMs: hours * 3_600_000, intervalMs: interval };
 }
 
 function parseBoolean(env: Env, name: string, fallback: boolean, problems: string[]): boolean {
@@ -569,7 +586,9 @@ export function configFromEnvironment(env: Env, chains: ChainConfig[], solverPri
   const webhooksAllowPrivate = env.GATEWAY_WEBHOOKS_ALLOW_PRIVATE !== 'false';
   // The devnet settles every few seconds, so a demo sees its deposits come back to the solver.
   const settlement = settlementFromEnvironment(env, problems, 5_000);
-  return { ...base, webhooksAllowPrivate, solverPrivateKey, chains, quote: defaultQuoteSettings, settlement };
+  // The devnet keeps never-paid requests an hour after their refund window, so a long demo stays small.
+  const requestRetention = requestRetentionFromEnvironment(env, problems, 1);
+  return { ...base, webhooksAllowPrivate, solverPrivateKey, chains, quote: defaultQuoteSettings, settlement, requestRetention };
 }
 
 export type { Address };

@@ -157,7 +157,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   // process owns the database) always this one. A standby answers fast fill and indexing with 503.
   let solverRuntime: SolverRuntime | null = null;
   const startSolving = async () => {
-    const runtime = createSolverRuntime(core, clients, solver, { settlement: config.settlement });
+    const runtime = createSolverRuntime(core, clients, solver, { settlement: config.settlement, retention: config.requestRetention });
     solverRuntime = runtime;
     core.watchers = runtime.watchers;
     core.fastFiller = runtime.solver;

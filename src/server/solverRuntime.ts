@@ -6,6 +6,7 @@ import type { CoreContext } from '../core/context.js';
 import type { DepositWatcher, TransactionSender } from '../core/solver/ports.js';
 import { createSettler, defaultSettlementSettings, type SettlementSettings, type Settler } from '../core/settlement/settler.js';
 import { createSolver, type Solver } from '../core/solver/solver.js';
+import { createRequestRetention, defaultRequestRetentionSettings, type RequestRetention, type RequestRetentionSettings } from '../core/requests/retention.js';
 
 export interface SolverRuntime {
   solver: Solver;
@@ -13,6 +14,12 @@ export interface SolverRuntime {
   senders: ReadonlyMap<number, TransactionSender>;
   /** Releases filled deposits to the solver, batched (`src/core/settlement/settler.ts`). */
   settler: Settler;
+  /**
+   * Removes never-paid requests after their refund window and the retention (`src/core/requests/retention.ts`).
+   * It runs with the solver, which refunds a deposit that still arrives for a removed request as unknown, and
+   * so in one instance at a time.
+   */
+  retention: RequestRetention;
   /** Recovers what a previous run left in flight, then follows every chain's deposits. */
   start(): Promise<void>;
   /** Stops following chains, lets running work finish, stops the senders. */
@@ -27,7 +34,7 @@ export function createSolverRuntime(
   ctx: CoreContext,
   clients: ChainClients,
   account: LocalAccount,
-  options: { settlement?: SettlementSettings | undefined } = {},
+  options: { settlement?: SettlementSettings | undefined; retention?: RequestRetentionSettings | undefined } = {},
 ): SolverRuntime {
   const client = (chainId: number) => {
     const found = clients.get(chainId);
@@ -42,6 +49,7 @@ export function createSolverRuntime(
   );
   const solver = createSolver({ ctx, senders });
   const settler = createSettler({ ctx, senders, settings: options.settlement ?? defaultSettlementSettings });
+  const retention = createRequestRetention(ctx, options.retention ?? defaultRequestRetentionSettings);
   const watchers = new Map<number, DepositWatcher>(
     ctx.config.chains.map((chain) => [
       chain.id,
@@ -53,10 +61,12 @@ export function createSolverRuntime(
     watchers,
     senders,
     settler,
+    retention,
     async start() {
       await Promise.all([...senders.values()].map((sender) => sender.recover()));
       await solver.recover();
       await settler.start();
+      retention.start();
       await Promise.all([...watchers.values()].map((watcher) => watcher.start()));
     },
     async stop() {
@@ -67,6 +77,7 @@ export function createSolverRuntime(
       const sendersStopped = Promise.all([...senders.values()].map((sender) => sender.stop()));
       await solver.stop();
       await settler.stop();
+      await retention.stop();
       await sendersStopped;
     },
   };

@@ -1,4 +1,4 @@
-import { CompiledQuery, sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Insertable, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { GatewayError } from '../core/errors.js';
 import { requestFilled } from '../core/ledger/movements.js';
 import { insertLedgerMovements } from './ledger.repository.js';
@@ -364,7 +364,107 @@ export async function listRequests(
   const limit = Math.min(Math.max(Math.trunc(options.limit ?? defaultListRequestsLimit), 1), maxListRequestsLimit);
   const sortColumn = sortBy === 'createdAt' ? 'created_at' : 'updated_at';
 
-  let query = db.selectFrom('requests').selectAll();
+  let query = whereListFilters(db.selectFrom('requests').selectAll(), filters, sortColumn);
+
+  if (options.continuation !== undefined) {
+    const after = decodeContinuation(options.continuation, sortBy, direction);
+    query = query.where((eb) =>
+      eb(eb.refTuple(sortColumn, 'id'), direction === 'desc' ? '<' : '>', eb.tuple(after.key, after.id)),
+    );
+  }
+
+  const rows = await query
+    .orderBy(sortColumn, direction)
+    .orderBy('id', direction)
+    .limit(limit + 1)
+    .execute();
+  const requests = rows.slice(0, limit).map(toRequestRecord);
+  const last = requests.at(-1);
+  const continuation =
+    rows.length > limit && last !== undefined
+      ? encodeContinuation({
+          s: sortBy,
+          d: direction,
+          k: sortBy === 'createdAt' ? last.createdAt : last.updatedAt,
+          i: last.id,
+        })
+      : undefined;
+  return { requests, continuation };
+}
+
+export interface CountRequestsOptions {
+  sortBy?: RequestSortBy;
+  /** Exact bounds of the sort time, Unix ms inclusive (on top of the filters' whole-second bounds). */
+  from?: number | undefined;
+  to?: number | undefined;
+  /** Stop counting here: the answer is at most `cap` (the bound of the work one count may do). */
+  cap: number;
+}
+
+/**
+ * How many requests `listRequests` would list over all its pages with these filters, counted by one bounded
+ * SQL query (`select count(*) from (select 1 ... limit cap)`): at most `cap` rows are visited, whatever the
+ * table's size. Returns at most `cap`.
+ */
+export async function countRequests(db: Kysely<Tables>, filters: ListRequestsFilters, options: CountRequestsOptions): Promise<number> {
+  const sortColumn = (options.sortBy ?? 'createdAt') === 'createdAt' ? 'created_at' : 'updated_at';
+  let inner = whereListFilters(db.selectFrom('requests').select(sql<number>`1`.as('one')), filters, sortColumn);
+  if (options.from !== undefined) inner = inner.where(sortColumn, '>=', options.from);
+  if (options.to !== undefined) inner = inner.where(sortColumn, '<=', options.to);
+  const cap = Math.max(Math.trunc(options.cap), 0);
+  const row = await db
+    .selectFrom(inner.limit(cap).as('matching'))
+    .select((eb) => eb.fn.countAll<string | number | bigint>().as('total'))
+    .executeTakeFirstOrThrow();
+  return Number(row.total);
+}
+
+export interface DeleteExpiredUnpaidRequestsParameters {
+  /** Requests whose `expiresAt` is before this (Unix ms) may go. */
+  expiredBefore: number;
+  /** Most rows one call deletes. */
+  limit: number;
+}
+
+/**
+ * Delete up to `limit` requests that were never paid: still `waiting`, expired before `expiredBefore`, with no
+ * deposit recorded, no event, no outgoing transaction, no ledger entry and no webhook delivery. One bounded
+ * statement (`delete ... where id in (select id ... limit n)`, which PostgreSQL and PGlite both run; neither has
+ * `DELETE ... LIMIT`). Returns the number of rows deleted.
+ */
+export async function deleteExpiredUnpaidRequests(db: Kysely<Tables>, params: DeleteExpiredUnpaidRequestsParameters): Promise<number> {
+  const limit = Math.max(Math.trunc(params.limit), 0);
+  if (limit === 0) return 0;
+  const result = await db
+    .deleteFrom('requests')
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('requests as r')
+        .select('r.id')
+        .where('r.status', '=', 'waiting')
+        .where('r.expires_at', '<', params.expiredBefore)
+        .where((w) =>
+          w.and([
+            w.not(w.exists(w.selectFrom('deposits').select(sql`1`.as('one')).whereRef('deposits.request_id', '=', 'r.id'))),
+            w.not(w.exists(w.selectFrom('request_events').select(sql`1`.as('one')).whereRef('request_events.request_id', '=', 'r.id'))),
+            w.not(w.exists(w.selectFrom('outgoing_txs').select(sql`1`.as('one')).whereRef('outgoing_txs.request_id', '=', 'r.id'))),
+            w.not(w.exists(w.selectFrom('ledger_entries').select(sql`1`.as('one')).whereRef('ledger_entries.request_id', '=', 'r.id'))),
+            w.not(w.exists(w.selectFrom('webhook_deliveries').select(sql`1`.as('one')).whereRef('webhook_deliveries.request_id', '=', 'r.id'))),
+          ]),
+        )
+        .limit(limit),
+    )
+    // A deposit recorded between the subquery and the delete keeps its request (re-checked on the locked row).
+    .where('status', '=', 'waiting')
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+type RequestsQuery<O> = SelectQueryBuilder<Tables, 'requests', O>;
+
+/** The WHERE clauses of the listing filters, shared by `listRequests` and `countRequests`. */
+function whereListFilters<O>(base: RequestsQuery<O>, filters: ListRequestsFilters, sortColumn: 'created_at' | 'updated_at'): RequestsQuery<O> {
+  let query = base;
   if (filters.user !== undefined) query = query.where('user_address', '=', normalizeHex(filters.user));
   if (filters.id !== undefined) query = query.where('id', '=', normalizeHex(filters.id));
   if (filters.originChainId !== undefined) query = query.where('origin_chain_id', '=', filters.originChainId);
@@ -396,32 +496,7 @@ export async function listRequests(
   if (filters.orderId !== undefined) query = query.where('order_id', '=', normalizeHex(filters.orderId));
   if (filters.recipient !== undefined) query = query.where('recipient', '=', normalizeHex(filters.recipient));
   if (filters.failReason !== undefined) query = query.where('fail_reason', '=', filters.failReason);
-  query = applySearchFilters(query, filters);
-
-  if (options.continuation !== undefined) {
-    const after = decodeContinuation(options.continuation, sortBy, direction);
-    query = query.where((eb) =>
-      eb(eb.refTuple(sortColumn, 'id'), direction === 'desc' ? '<' : '>', eb.tuple(after.key, after.id)),
-    );
-  }
-
-  const rows = await query
-    .orderBy(sortColumn, direction)
-    .orderBy('id', direction)
-    .limit(limit + 1)
-    .execute();
-  const requests = rows.slice(0, limit).map(toRequestRecord);
-  const last = requests.at(-1);
-  const continuation =
-    rows.length > limit && last !== undefined
-      ? encodeContinuation({
-          s: sortBy,
-          d: direction,
-          k: sortBy === 'createdAt' ? last.createdAt : last.updatedAt,
-          i: last.id,
-        })
-      : undefined;
-  return { requests, continuation };
+  return applySearchFilters(query, filters);
 }
 
 interface Continuation {

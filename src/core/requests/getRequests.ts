@@ -48,7 +48,7 @@ export interface GetRequestsParameters extends RequestSearchParameters {
   failReason?: string | undefined;
   sortBy?: RequestSortBy | undefined;
   sortDirection?: SortDirection | undefined;
-  /** Count the matching requests (slower: every page is read). */
+  /** Count the matching requests (one bounded count: at most `maxCountedRequests`, 10,000). */
   includeTotal?: boolean | undefined;
 }
 

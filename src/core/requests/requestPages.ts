@@ -1,4 +1,5 @@
 import {
+  countRequests as countStoredRequests,
   listRequests,
   maxListRequestsLimit,
   type ListRequestsFilters,
@@ -87,24 +88,16 @@ export async function fetchPage(ctx: CoreContext, query: PageQuery, start: PageS
   };
 }
 
+/** The most requests a total counts: a larger total is reported as this number (`includeTotal`, `totalCount`). */
+export const maxCountedRequests = 10_000;
+
 /**
- * How many requests match, over all pages. The store has no count query yet, so this walks the pages of
- * the listing (50 rows a query); it runs only when a client asks for the total.
+ * How many requests match, over all pages: one bounded SQL count in the store (it visits at most
+ * `maxCountedRequests` rows, so a total over a huge table costs the same as over 10,000); it runs only when a
+ * client asks for the total.
  */
 export async function countRequests(ctx: CoreContext, query: Omit<PageQuery, 'limit'>): Promise<number> {
-  let total = 0;
-  let continuation: string | undefined;
-  do {
-    const page = await listRequests(ctx.db, query.filters, {
-      sortBy: query.sortBy,
-      sortDirection: query.sortDirection,
-      continuation,
-      limit: maxListRequestsLimit,
-    });
-    total += page.requests.filter((record) => withinBounds(record, query)).length;
-    continuation = page.continuation;
-  } while (continuation !== undefined);
-  return total;
+  return countStoredRequests(ctx.db, query.filters, { sortBy: query.sortBy, from: query.from, to: query.to, cap: maxCountedRequests });
 }
 
 function withinBounds(record: RequestRecord, query: Pick<PageQuery, 'sortBy' | 'from' | 'to'>): boolean {
