@@ -63,6 +63,11 @@ export interface GatewayConfig {
    * devnet) and `GATEWAY_SETTLEMENT_MAX_BATCH` (deposits per transaction, default 50).
    */
   settlement?: SettlementSettings;
+  /**
+   * The chains are the embedded devnet's (`configFromEnvironment`): a chain that is not the one the database
+   * followed is reset rather than refused (`chainIdentity.ts`).
+   */
+  devnet?: boolean;
 }
 
 export type TrustProxy = false | number | string[];
@@ -566,7 +571,7 @@ export function configFromEnvironment(env: Env, chains: ChainConfig[], solverPri
   const webhooksAllowPrivate = env.GATEWAY_WEBHOOKS_ALLOW_PRIVATE !== 'false';
   // The devnet settles every few seconds, so a demo sees its deposits come back to the solver.
   const settlement = settlementFromEnvironment(env, problems, 5_000);
-  return { ...base, webhooksAllowPrivate, solverPrivateKey, chains, quote: defaultQuoteSettings, settlement };
+  return { ...base, webhooksAllowPrivate, solverPrivateKey, chains, quote: defaultQuoteSettings, settlement, devnet: true };
 }
 
 export type { Address };
