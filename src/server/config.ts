@@ -69,6 +69,11 @@ export interface GatewayConfig {
    * days; 1 on the devnet), checked every `GATEWAY_REQUEST_RETENTION_INTERVAL_MS` (default 600000).
    */
   requestRetention?: RequestRetentionSettings;
+  /**
+   * The chains are the embedded devnet's (`configFromEnvironment`): a chain that is not the one the database
+   * followed is reset rather than refused (`chainIdentity.ts`).
+   */
+  devnet?: boolean;
 }
 
 export type TrustProxy = false | number | string[];
@@ -588,7 +593,7 @@ export function configFromEnvironment(env: Env, chains: ChainConfig[], solverPri
   const settlement = settlementFromEnvironment(env, problems, 5_000);
   // The devnet keeps never-paid requests an hour after their refund window, so a long demo stays small.
   const requestRetention = requestRetentionFromEnvironment(env, problems, 1);
-  return { ...base, webhooksAllowPrivate, solverPrivateKey, chains, quote: defaultQuoteSettings, settlement, requestRetention };
+  return { ...base, webhooksAllowPrivate, solverPrivateKey, chains, quote: defaultQuoteSettings, settlement, requestRetention, devnet: true };
 }
 
 export type { Address };

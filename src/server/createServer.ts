@@ -27,6 +27,7 @@ import { defaultRateLimitConfig, type GatewayConfig } from './config.js';
 import { createEventFollower } from './events.js';
 import { registerExplorer } from './explorer.js';
 import { httpServerOptions } from './httpLimits.js';
+import { checkChainIdentities } from './chainIdentity.js';
 import { createLogger } from './logger.js';
 import { createServerMetrics } from './metrics.js';
 import { checkReadiness, withFillPauses } from './readiness.js';
@@ -223,6 +224,8 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     },
     webhooks,
     async start() {
+      // A saved database on chains it did not follow: reset (devnet) or refuse, before anything reads its state.
+      await checkChainIdentities({ db: database.db, chains: config.chains, clients, devnet: config.devnet ?? false, log: logger, now: core.now });
       // Finish what a previous run left in flight and follow the chains before taking new quotes.
       await events.start();
       if (leadership !== null) await leadership.start();

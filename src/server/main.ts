@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { startDevnet, writeDevnetDescriptor, type Devnet } from '../chain/devnet.js';
 import { ConfigError, configFilePath, configFromEnvironment, listenAddressFromEnvironment, loadConfigFile, type GatewayConfig } from './config.js';
+import { ChainIdentityError } from './chainIdentity.js';
 import { createServer, type GatewayServer } from './createServer.js';
 import { devnetChainConfigs } from './devnetConfig.js';
 import { checkPortsFree } from './portCheck.js';
@@ -69,7 +70,7 @@ Press Ctrl-C to stop.`);
 }
 
 main().catch(async (error: unknown) => {
-  if (error instanceof ConfigError) console.error(error.message);
+  if (error instanceof ConfigError || error instanceof ChainIdentityError) console.error(error.message);
   else console.error('Failed to start:', error);
   // Never leave anvil children behind when start-up fails half way.
   await server?.stop().catch(() => undefined);

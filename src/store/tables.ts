@@ -81,6 +81,13 @@ export interface ChainCursorsTable {
   updated_at: Int8;
 }
 
+/** The genesis block hash of each followed chain (`chainGenesis.repository.ts`). */
+export interface ChainGenesisTable {
+  chain_id: Int8;
+  genesis_hash: string;
+  recorded_at: Int8;
+}
+
 export interface DepositsTable {
   id: Serial;
   chain_id: Int8;
@@ -172,6 +179,7 @@ export interface Tables {
   requests: RequestsTable;
   request_events: RequestEventsTable;
   chain_cursors: ChainCursorsTable;
+  chain_genesis: ChainGenesisTable;
   deposits: DepositsTable;
   outgoing_txs: OutgoingTxsTable;
   api_keys: ApiKeysTable;

@@ -1,0 +1,77 @@
+import type { Kysely } from 'kysely';
+import { toBigInt } from './mappers.js';
+import { updateRequestStatus, type RequestStatus } from './requests.repository.js';
+import type { Tables } from './tables.js';
+
+/** The genesis block hash recorded for `chainId`, or undefined before the gateway first followed it. */
+export async function getGenesisHash(db: Kysely<Tables>, chainId: number): Promise<string | undefined> {
+  const row = await db.selectFrom('chain_genesis').select('genesis_hash').where('chain_id', '=', chainId).executeTakeFirst();
+  return row?.genesis_hash;
+}
+
+/** Record (or replace, after a reset) the genesis block hash of `chainId`. */
+export async function setGenesisHash(db: Kysely<Tables>, chainId: number, genesisHash: string, now: number): Promise<void> {
+  await db
+    .insertInto('chain_genesis')
+    .values({ chain_id: chainId, genesis_hash: genesisHash.toLowerCase(), recorded_at: now })
+    .onConflict((oc) => oc.column('chain_id').doUpdateSet((eb) => ({ genesis_hash: eb.ref('excluded.genesis_hash'), recorded_at: eb.ref('excluded.recorded_at') })))
+    .execute();
+}
+
+/** The highest block any watcher's cursor reached on `chainId`; undefined when none has run there. */
+export async function highestCursorBlock(db: Kysely<Tables>, chainId: number): Promise<bigint | undefined> {
+  const row = await db
+    .selectFrom('chain_cursors')
+    .select((eb) => eb.fn.max('block_number').as('block'))
+    .where('chain_id', '=', chainId)
+    .executeTakeFirst();
+  return row?.block == null ? undefined : toBigInt(row.block);
+}
+
+/** Statuses from which a request can still move: the ones a reset must end, so no stale record is acted on. */
+const openStatuses: readonly RequestStatus[] = ['waiting', 'depositing', 'pending', 'submitted'];
+
+/**
+ * The `failReason` of the requests a chain reset ended: the reference's enumeration has no value for "the chain
+ * was replaced", so they answer `UNKNOWN` (the warning in the log names the chain).
+ */
+export const chainResetFailReason = 'UNKNOWN';
+
+export interface ChainResetResult {
+  /** Requests of the chain (as origin or destination) that were still open and are now `failure`. */
+  failedRequests: number;
+  deposits: number;
+  outgoingTxs: number;
+}
+
+/**
+ * Forget what the database knows of `chainId`'s blocks, for a chain that is not the one it was recorded on (a new
+ * devnet): its watchers' cursors, its deposits (and their settlement items), the solver's transactions and so
+ * its nonces there; every request of the chain still open becomes `failure` (`UNKNOWN`), with its event,
+ * so nothing is ever filled or refunded from a record of the old chain. Finished requests, their events and the
+ * ledger stay as history. One transaction: all of it or none.
+ */
+export async function resetChainState(db: Kysely<Tables>, chainId: number, genesisHash: string, now: number): Promise<ChainResetResult> {
+  return db.transaction().execute(async (trx) => {
+    const open = await trx
+      .selectFrom('requests')
+      .select('id')
+      .where((eb) => eb.or([eb('origin_chain_id', '=', chainId), eb('destination_chain_id', '=', chainId)]))
+      .where('status', 'in', openStatuses)
+      .execute();
+    let failedRequests = 0;
+    for (const { id } of open) {
+      const updated = await updateRequestStatus(trx, id, { status: 'failure', fromStatus: openStatuses, failReason: chainResetFailReason, now });
+      if (updated !== null) failedRequests += 1;
+    }
+    await trx
+      .deleteFrom('settlement_items')
+      .where((eb) => eb.or([eb('chain_id', '=', chainId), eb('deposit_id', 'in', eb.selectFrom('deposits').select('id').where('chain_id', '=', chainId))]))
+      .execute();
+    const deposits = await trx.deleteFrom('deposits').where('chain_id', '=', chainId).executeTakeFirst();
+    const outgoing = await trx.deleteFrom('outgoing_txs').where('chain_id', '=', chainId).executeTakeFirst();
+    await trx.deleteFrom('chain_cursors').where('chain_id', '=', chainId).execute();
+    await setGenesisHash(trx, chainId, genesisHash, now);
+    return { failedRequests, deposits: Number(deposits.numDeletedRows), outgoingTxs: Number(outgoing.numDeletedRows) };
+  });
+}
