@@ -93,7 +93,7 @@ async function expectFilled(quote: Execute, result: Execute, recipientGain: bigi
 
 describe('@relayprotocol/relay-sdk against the gateway', () => {
   it('bridges native ETH 31337 → 31338 (one deposit step)', async () => {
-    const recipient = fresh(0x5d1);
+    const recipient = fresh(0x5d1_0001);
     const before = await balanceOf(chainB, zeroAddress, recipient);
     const { quote, result, progress } = await bridgeWithSdk({
       account: gateway.devnet.descriptor.accounts[0]!,
@@ -108,7 +108,7 @@ describe('@relayprotocol/relay-sdk against the gateway', () => {
   });
 
   it('bridges USDC 31337 → 31338 (approve, then deposit)', async () => {
-    const recipient = fresh(0x5d2);
+    const recipient = fresh(0x5d2_0001);
     const usdcB = tokenOf(chainB, 'USDC');
     const before = await balanceOf(chainB, usdcB, recipient);
     const { quote, result } = await bridgeWithSdk({

@@ -47,7 +47,7 @@ async function fillsOf(requestId: string): Promise<number> {
 
 describe('POST /fast-fill', () => {
   it('fills before any deposit; the later deposit pays for it without a second fill or a refund', async () => {
-    const recipient = fresh(0xfa57);
+    const recipient = fresh(0xfa57_0001);
     // 0.01 ETH at 3000 USD = USD 30, within the key's USD 100.
     const q = await requestQuote(gateway, user, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString(), recipient }, withKey(keys.fast));
     const requestId = q.steps.at(-1)!.requestId;
