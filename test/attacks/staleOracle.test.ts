@@ -7,7 +7,7 @@
  * pause shown on `/ready`; once the feed answers again the held deposit is decided and filled. A stablecoin
  * priced at a fixed USD 1 is still checked against its feed: a depeg beyond `maxDeviationBps` stops quotes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestClient, createWalletClient, erc20Abi, http, parseEther, parseUnits, zeroAddress, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { priceFeedAbi } from '../../generated/contracts/index.js';
@@ -117,15 +117,18 @@ describe('stale oracle', () => {
     const usdcFeed = chainB.tokens.find((t) => t.id === 'usdc')!.priceFeed;
     await setAnswer(chainB, usdcFeed, '0.95');
     try {
-      const refused = await quoteError();
-      expect(refused.status, JSON.stringify(refused.body)).toBe(503);
-      expect(refused.body).toMatchObject({ errorCode: 'PRICE_FETCH_FAILED' });
-      expect(refused.body.message).toMatch(/USDC.*200 bps from its fixed price/);
+      // Feed answers are cached for up to a block: the refusal comes with the first read after the move.
+      await vi.waitFor(async () => {
+        const refused = await quoteError();
+        expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+        expect(refused.body).toMatchObject({ errorCode: 'PRICE_FETCH_FAILED' });
+        expect(refused.body.message).toMatch(/USDC.*200 bps from its fixed price/);
+      }, { timeout: 15_000, interval: 250 });
     } finally {
       await setAnswer(chainB, usdcFeed, '0.99');
     }
     // Within the band the fixed price is used.
-    const quote = await requestQuote(gateway, attacker, ethToUsdc());
+    const quote = await vi.waitFor(() => requestQuote(gateway, attacker, ethToUsdc()), { timeout: 15_000, interval: 250 });
     expect(quote.details.currencyOut.amount).toBeTruthy();
   });
 
