@@ -33,7 +33,8 @@ let chainB: DevnetChain;
 let user: DevnetAccount;
 
 beforeAll(async () => {
-  gateway = await startTestGateway();
+  // Without the solver: these tests check the deposit and the stored quote, which a fill would move on from.
+  gateway = await startTestGateway({ solverEnabled: false });
   [chainA, chainB] = gateway.devnet.descriptor.chains as [DevnetChain, DevnetChain];
   user = gateway.devnet.descriptor.accounts[0]!;
 });
