@@ -30,7 +30,16 @@ const enumValues = {
   StepKind: { TRANSACTION: 'transaction', SIGNATURE: 'signature' },
   TokenSupport: { ALL: 'All', LIMITED: 'Limited' },
   TransactionStatus: { SUCCESS: 'success', FAILURE: 'failure' },
-  VmType: { BVM: 'bvm', EVM: 'evm', SVM: 'svm', TVM: 'tvm', TONVM: 'tonvm', HYPEVM: 'hypevm', LVM: 'lvm', XRPVM: 'xrpvm' },
+  VmType: {
+    BVM: 'bvm',
+    EVM: 'evm',
+    SVM: 'svm',
+    TVM: 'tvm',
+    TONVM: 'tonvm',
+    HYPEVM: 'hypevm',
+    LVM: 'lvm',
+    XRPVM: 'xrpvm',
+  },
 };
 
 const config: CodegenConfig = {

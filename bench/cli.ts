@@ -9,7 +9,8 @@ export class UsageError extends Error {
 /** A positive number from an option's text, or a UsageError. */
 export function positiveNumber(flag: string, text: string, zeroAllowed = false): number {
   const value = Number(text);
-  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroAllowed)) throw new UsageError(`${flag} must be a positive number, got '${text}'`);
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroAllowed))
+    throw new UsageError(`${flag} must be a positive number, got '${text}'`);
   return value;
 }
 

@@ -34,7 +34,8 @@ interface FillOptions {
   timeoutMs: number;
 }
 
-const USAGE = 'usage: npm run bench:fill -- [--requests 200] [--concurrency 8] [--warmup 4] [--poll-ms 10] [--timeout <s, default 60>]';
+const USAGE =
+  'usage: npm run bench:fill -- [--requests 200] [--concurrency 8] [--warmup 4] [--poll-ms 10] [--timeout <s, default 60>]';
 
 function parseOptions(argv: string[]): FillOptions {
   const { values } = parseArgs({
@@ -81,7 +82,12 @@ Fill benchmark
 }
 
 /** Runs warm-up plus measured requests with `concurrency` clients; returns the traces in request order. */
-async function runAll(info: BenchServerInfo, origin: DevnetChain, options: FillOptions, wallets: DepositWallet[]): Promise<FillTrace[]> {
+async function runAll(
+  info: BenchServerInfo,
+  origin: DevnetChain,
+  options: FillOptions,
+  wallets: DepositWallet[],
+): Promise<FillTrace[]> {
   const total = options.warmup + options.requests;
   const pauseMs = blockTimeMsOf(info) ?? 0;
   const traces: FillTrace[] = [];
@@ -108,7 +114,9 @@ async function runAll(info: BenchServerInfo, origin: DevnetChain, options: FillO
       done++;
       if (trace.failure !== null) failed++;
       if (done % 25 === 0 || done === total) {
-        console.error(`  ${done}/${total} requests done, ${failed} failed, ${((performance.now() - startedAt) / 1000).toFixed(0)} s`);
+        console.error(
+          `  ${done}/${total} requests done, ${failed} failed, ${((performance.now() - startedAt) / 1000).toFixed(0)} s`,
+        );
       }
     }
   };
@@ -128,7 +136,13 @@ interface RunCpu {
 }
 
 /** Prints the table, the notes and the verdict; returns the exit status. */
-function printReport(info: BenchServerInfo, options: FillOptions, traces: FillTrace[], elapsedSeconds: number, cpu: RunCpu): number {
+function printReport(
+  info: BenchServerInfo,
+  options: FillOptions,
+  traces: FillTrace[],
+  elapsedSeconds: number,
+  cpu: RunCpu,
+): number {
   const measured = traces.slice(options.warmup);
   const rows = intervals(measured);
   const blockTimeMs = blockTimeMsOf(info);
@@ -151,7 +165,8 @@ Clocks: "client" intervals are this process's monotonic clock; "server" is the g
 broadcast" is the move to \`submitted\`, recorded once the node has accepted the fill.
 `);
   console.log(verdict(rows, blockTimeMs).join('\n'));
-  if (succeeded > 0 && pendingMissed === succeeded) console.log(`  (no \`pending\` was seen: try --poll-ms 2; target ${TARGET.observedToBroadcastP50Ms} ms)`);
+  if (succeeded > 0 && pendingMissed === succeeded)
+    console.log(`  (no \`pending\` was seen: try --poll-ms 2; target ${TARGET.observedToBroadcastP50Ms} ms)`);
 
   const failures = failureReport(traces);
   if (failures.length === 0) return 0;
@@ -187,13 +202,17 @@ async function main(): Promise<number> {
     const cpu: RunCpu = {
       server: serverBefore === null || serverAfter === null ? null : (serverAfter - serverBefore) / elapsedSeconds,
       client: (clientUsed.user + clientUsed.system) / 1e6 / elapsedSeconds,
-      machine: machineBefore === null || machineAfter === null ? null : (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total),
+      machine:
+        machineBefore === null || machineAfter === null
+          ? null
+          : (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total),
       cores: os.availableParallelism(),
     };
 
     const status = printReport(info, options, traces, elapsedSeconds, cpu);
     const suppressed = server.suppressedLines();
-    if (suppressed > 0) console.error(`(${suppressed} more server output lines not shown; GATEWAY_LOG_LEVEL=error hides warnings)`);
+    if (suppressed > 0)
+      console.error(`(${suppressed} more server output lines not shown; GATEWAY_LOG_LEVEL=error hides warnings)`);
     return status;
   } finally {
     await server.stop();

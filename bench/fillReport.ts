@@ -29,7 +29,8 @@ export function intervals(traces: FillTrace[]): Interval[] {
   const pending = at('pending');
   const submitted = at('submitted');
   const success = at('success');
-  const minus = (a: number | undefined | null, b: number | undefined | null) => (a == null || b == null ? undefined : a - b);
+  const minus = (a: number | undefined | null, b: number | undefined | null) =>
+    a == null || b == null ? undefined : a - b;
   const interval = (name: string, clock: string, extract: Extract): Interval => {
     const values = ok.map(extract);
     const present = values.filter((value): value is number => value !== undefined);
@@ -37,9 +38,15 @@ export function intervals(traces: FillTrace[]): Interval[] {
   };
   return [
     interval('deposit sent → deposit mined', 'client', (t) => minus(t.minedAt, t.sentAt)),
-    interval('deposit mined → observed (pending)', 'server − client wall', (t) => minus(pending(t)?.updatedAt, t.minedWallAt)),
-    interval('observed (pending) → fill broadcast (submitted)', 'server', (t) => minus(submitted(t)?.updatedAt, pending(t)?.updatedAt)),
-    interval('deposit mined → fill broadcast', 'server − client wall', (t) => minus(submitted(t)?.updatedAt, t.minedWallAt)),
+    interval('deposit mined → observed (pending)', 'server − client wall', (t) =>
+      minus(pending(t)?.updatedAt, t.minedWallAt),
+    ),
+    interval('observed (pending) → fill broadcast (submitted)', 'server', (t) =>
+      minus(submitted(t)?.updatedAt, pending(t)?.updatedAt),
+    ),
+    interval('deposit mined → fill broadcast', 'server − client wall', (t) =>
+      minus(submitted(t)?.updatedAt, t.minedWallAt),
+    ),
     interval('deposit mined → submitted seen', 'client', (t) => minus(submitted(t)?.seenAt, t.minedAt)),
     interval('submitted seen → success seen', 'client', (t) => minus(success(t)?.seenAt, submitted(t)?.seenAt)),
     interval('deposit sent → success seen', 'client', (t) => minus(success(t)?.seenAt, t.sentAt)),
@@ -71,10 +78,19 @@ export function verdict(rows: Interval[], blockTimeMs: number | null): string[] 
     Number.isNaN(value)
       ? `  ${label}: NOT MEASURED (no sample)${note}`
       : `  ${label}: p50 ${fixed(value, 1)} ms ${value < limit ? '<' : '≥'} ${limit} ms → ${value < limit ? 'MET' : 'MISSED'}${note}`;
-  const blocks = blockTimeMs === null ? ' (automine: the target assumes 1 s blocks)' : blockTimeMs === 1_000 ? '' : ` (blocks are ${blockTimeMs} ms, the target assumes 1 s)`;
+  const blocks =
+    blockTimeMs === null
+      ? ' (automine: the target assumes 1 s blocks)'
+      : blockTimeMs === 1_000
+        ? ''
+        : ` (blocks are ${blockTimeMs} ms, the target assumes 1 s)`;
   return [
     'Verdict',
-    line('fill broadcast within 100 ms of the deposit being observed', p50('observed (pending) → fill broadcast (submitted)'), TARGET.observedToBroadcastP50Ms),
+    line(
+      'fill broadcast within 100 ms of the deposit being observed',
+      p50('observed (pending) → fill broadcast (submitted)'),
+      TARGET.observedToBroadcastP50Ms,
+    ),
     line('deposit sent → success under 2.5 s', p50('deposit sent → success seen'), TARGET.sentToSuccessP50Ms, blocks),
   ];
 }
@@ -89,6 +105,7 @@ export function failureReport(traces: FillTrace[]): string[] {
     else kinds.set(trace.failure.kind, { count: 1, first: trace });
   }
   return [...kinds].map(
-    ([kind, { count, first }]) => `  ${count} × ${kind}; first: request #${first.index} ${first.requestId ?? '(no request id)'}: ${first.failure?.detail ?? ''}`,
+    ([kind, { count, first }]) =>
+      `  ${count} × ${kind}; first: request #${first.index} ${first.requestId ?? '(no request id)'}: ${first.failure?.detail ?? ''}`,
   );
 }

@@ -74,8 +74,12 @@ export function createDepositWallet(origin: DevnetChain, account: DevnetAccount)
   const chain = devnetViemChain(origin);
   return {
     address: account.address,
-    wallet: createWalletClient({ account: privateKeyToAccount(account.privateKey), chain, transport: http(origin.rpcUrl) }),
-    client: createPublicClient({ chain, transport: http(origin.rpcUrl) }) as PublicClient,
+    wallet: createWalletClient({
+      account: privateKeyToAccount(account.privateKey),
+      chain,
+      transport: http(origin.rpcUrl),
+    }),
+    client: createPublicClient({ chain, transport: http(origin.rpcUrl) }),
     queue: Promise.resolve(),
   };
 }
@@ -127,12 +131,14 @@ async function drive(trace: FillTrace, params: FillRequestParameters): Promise<v
       const receipt = await wallet.client.getTransactionReceipt({ hash });
       trace.minedAt = performance.now();
       trace.minedWallAt = Date.now();
-      if (receipt.status !== 'success') throw new RequestFailure('deposit reverted', `deposit ${hash} reverted on ${origin.chainId}`);
+      if (receipt.status !== 'success')
+        throw new RequestFailure('deposit reverted', `deposit ${hash} reverted on ${origin.chainId}`);
       break;
     } catch (error) {
       if (!(error instanceof TransactionReceiptNotFoundError)) throw error;
     }
-    if (performance.now() > deadline) throw new RequestFailure('timeout', `deposit ${hash} not mined within ${params.timeoutMs} ms`);
+    if (performance.now() > deadline)
+      throw new RequestFailure('timeout', `deposit ${hash} not mined within ${params.timeoutMs} ms`);
     await sleepUntil(polledAt + pollMs);
   }
 
@@ -149,8 +155,13 @@ async function drive(trace: FillTrace, params: FillRequestParameters): Promise<v
     last = body.status;
     if (!trace.statuses.has(body.status)) trace.statuses.set(body.status, { seenAt, updatedAt: body.updatedAt });
     if (body.status === 'success') return;
-    if (FAILED_STATUSES.has(body.status)) throw new RequestFailure(`status ${body.status}`, JSON.stringify(body).slice(0, 500));
-    if (seenAt > deadline) throw new RequestFailure('timeout', `no success within ${params.timeoutMs} ms of the deposit; last status ${last}`);
+    if (FAILED_STATUSES.has(body.status))
+      throw new RequestFailure(`status ${body.status}`, JSON.stringify(body).slice(0, 500));
+    if (seenAt > deadline)
+      throw new RequestFailure(
+        'timeout',
+        `no success within ${params.timeoutMs} ms of the deposit; last status ${last}`,
+      );
     await sleepUntil(polledAt + pollMs);
   }
 }
@@ -163,7 +174,10 @@ export interface QuotedDeposit {
   value: bigint;
 }
 
-export type QuoteDepositParameters = Pick<FillRequestParameters, 'baseUrl' | 'origin' | 'destinationChainId' | 'wallet' | 'amount'> & {
+export type QuoteDepositParameters = Pick<
+  FillRequestParameters,
+  'baseUrl' | 'origin' | 'destinationChainId' | 'wallet' | 'amount'
+> & {
   /** Quote with this API key (`x-api-key`): the request is then the key's, and its webhook is called. */
   apiKey?: string;
 };
@@ -179,15 +193,28 @@ export async function quoteDeposit(params: QuoteDepositParameters): Promise<Quot
     amount: params.amount.toString(),
     tradeType: 'EXACT_INPUT',
   };
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(params.apiKey === undefined ? {} : { 'x-api-key': params.apiKey }) };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    ...(params.apiKey === undefined ? {} : { 'x-api-key': params.apiKey }),
+  };
   const response = await fetch(`${params.baseUrl}/quote/v2`, { method: 'POST', headers, body: JSON.stringify(body) });
   const text = await response.text();
   if (response.status !== 200) throw new RequestFailure(`quote HTTP ${response.status}`, text.slice(0, 500));
-  const steps = (JSON.parse(text) as { steps: Array<{ requestId: Hex; items: Array<{ data: { from: Address; to: Address; data: Hex; value: string; chainId: number } }> }> }).steps;
+  const steps = (
+    JSON.parse(text) as {
+      steps: Array<{
+        requestId: Hex;
+        items: Array<{ data: { from: Address; to: Address; data: Hex; value: string; chainId: number } }>;
+      }>;
+    }
+  ).steps;
   const items = steps.flatMap((step) => step.items.map((item) => ({ requestId: step.requestId, ...item.data })));
   const only = items[0];
   if (items.length !== 1 || only === undefined || only.chainId !== params.origin.chainId) {
-    throw new RequestFailure('unexpected quote', `expected one deposit on ${params.origin.chainId}, got ${JSON.stringify(items).slice(0, 500)}`);
+    throw new RequestFailure(
+      'unexpected quote',
+      `expected one deposit on ${params.origin.chainId}, got ${JSON.stringify(items).slice(0, 500)}`,
+    );
   }
   return { requestId: only.requestId, to: only.to, data: only.data, value: BigInt(only.value) };
 }
@@ -198,7 +225,11 @@ export async function quoteDeposit(params: QuoteDepositParameters): Promise<Quot
  */
 export function sendDeposit(wallet: DepositWallet, deposit: QuotedDeposit): Promise<{ hash: Hex; sentAt: number }> {
   const send = async () => {
-    const request = await wallet.wallet.prepareTransactionRequest({ to: deposit.to, data: deposit.data, value: deposit.value });
+    const request = await wallet.wallet.prepareTransactionRequest({
+      to: deposit.to,
+      data: deposit.data,
+      value: deposit.value,
+    });
     const serializedTransaction = await wallet.wallet.signTransaction(request);
     const sentAt = performance.now();
     const hash = await wallet.wallet.sendRawTransaction({ serializedTransaction });

@@ -126,12 +126,18 @@ function send(agent: http.Agent, base: URL, request: BenchRequest, timeoutMs: nu
         if (failed) res.on('data', (chunk: Buffer) => chunks.push(chunk));
         else res.resume();
         res.on('end', () =>
-          resolve(failed ? { errorKind: `HTTP ${res.statusCode}`, detail: Buffer.concat(chunks).toString('utf8') } : { errorKind: null, detail: '' }),
+          resolve(
+            failed
+              ? { errorKind: `HTTP ${res.statusCode}`, detail: Buffer.concat(chunks).toString('utf8') }
+              : { errorKind: null, detail: '' },
+          ),
         );
         res.on('error', (error) => resolve(networkFailure(error)));
       },
     );
-    req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error(`no response within ${timeoutMs} ms`), { code: 'TIMEOUT' })));
+    req.setTimeout(timeoutMs, () =>
+      req.destroy(Object.assign(new Error(`no response within ${timeoutMs} ms`), { code: 'TIMEOUT' })),
+    );
     req.on('error', (error) => resolve(networkFailure(error)));
     req.end(request.body);
   });

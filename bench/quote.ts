@@ -54,7 +54,8 @@ function parseOptions(argv: string[]): BenchOptions {
   const warmupSeconds = positiveNumber('--warmup', values.warmup, true);
   const concurrencies = values.concurrency.split(',').map((part) => positiveNumber('--concurrency', part));
   if (!concurrencies.every(Number.isInteger)) throw new UsageError('--concurrency takes whole numbers, e.g. 1,16,64');
-  if (values.route !== 'eth' && values.route !== 'erc20') throw new UsageError(`--route must be eth or erc20, got '${values.route}'`);
+  if (values.route !== 'eth' && values.route !== 'erc20')
+    throw new UsageError(`--route must be eth or erc20, got '${values.route}'`);
   const endpoint = values['quote-endpoint'];
   return {
     durationSeconds,
@@ -68,12 +69,14 @@ function parseOptions(argv: string[]): BenchOptions {
 
 function parseEndpoint(text: string): BenchOptions['quoteEndpoint'] {
   const match = /^(GET|POST)\s+(\/\S*)$/.exec(text.trim());
-  if (!match?.[1] || !match[2]) throw new UsageError(`--quote-endpoint must look like "GET /chains" or "POST /quote/v2", got '${text}'`);
+  if (!match?.[1] || !match[2])
+    throw new UsageError(`--quote-endpoint must look like "GET /chains" or "POST /quote/v2", got '${text}'`);
   return { method: match[1] === 'GET' ? 'GET' : 'POST', path: match[2] };
 }
 
 /** The i-th of AMOUNT_STEPS evenly spaced amounts in [min, max). */
-const spread = (min: bigint, max: bigint, index: number) => min + ((max - min) * BigInt(index % AMOUNT_STEPS)) / BigInt(AMOUNT_STEPS);
+const spread = (min: bigint, max: bigint, index: number) =>
+  min + ((max - min) * BigInt(index % AMOUNT_STEPS)) / BigInt(AMOUNT_STEPS);
 
 /**
  * Quote bodies for a devnet bridge 31337 → 31338 from a funded test account, EXACT_INPUT: native ETH
@@ -107,11 +110,18 @@ interface CurrencyPair {
   max: bigint;
 }
 
-const ethPair = (): CurrencyPair => ({ origin: zeroAddress, destination: zeroAddress, min: parseEther('0.01'), max: parseEther('0.05') });
+const ethPair = (): CurrencyPair => ({
+  origin: zeroAddress,
+  destination: zeroAddress,
+  min: parseEther('0.01'),
+  max: parseEther('0.05'),
+});
 
 function usdcPair(info: BenchServerInfo): CurrencyPair {
   const usdcOn = (chainId: number) => {
-    const token = info.descriptor.chains.find((chain) => chain.chainId === chainId)?.tokens.find((t) => t.symbol === 'USDC');
+    const token = info.descriptor.chains
+      .find((chain) => chain.chainId === chainId)
+      ?.tokens.find((t) => t.symbol === 'USDC');
     if (!token) throw new Error(`the devnet has no USDC on chain ${chainId}`);
     return token;
   };
@@ -125,7 +135,13 @@ function usdcPair(info: BenchServerInfo): CurrencyPair {
 }
 
 /** Runs one scenario and records how much CPU the server and this process spent on it. */
-async function measure(server: BenchServer, scenario: string, request: RequestFactory, concurrency: number, options: BenchOptions): Promise<ScenarioRow> {
+async function measure(
+  server: BenchServer,
+  scenario: string,
+  request: RequestFactory,
+  concurrency: number,
+  options: BenchOptions,
+): Promise<ScenarioRow> {
   const sample = request(0);
   const serverCpuBefore = processCpuSeconds(server.info.pid);
   const clientCpuBefore = process.cpuUsage();
@@ -144,7 +160,8 @@ async function measure(server: BenchServer, scenario: string, request: RequestFa
     scenario,
     endpoint: `${sample.method} ${sample.path}`,
     result,
-    serverCores: serverCpuBefore === null || serverCpuAfter === null ? null : (serverCpuAfter - serverCpuBefore) / elapsed,
+    serverCores:
+      serverCpuBefore === null || serverCpuAfter === null ? null : (serverCpuAfter - serverCpuBefore) / elapsed,
     clientCores: (clientCpu.user + clientCpu.system) / 1e6 / elapsed,
   };
 }
@@ -171,7 +188,9 @@ Quote benchmark
 function printReport(rows: ScenarioRow[], options: BenchOptions, memory: { rss: number; peak: number } | null): number {
   const quote = rows.filter((row) => row.scenario === 'quote').map(summarize);
   const trivial = rows.filter((row) => row.scenario === 'trivial').map(summarize);
-  console.log(`\n${resultsTable(rows)}\n\nreq/s counts 200 responses only; p50/p99 are over 200 responses; CPU is in cores (100% = one core); server ms/req is the server's CPU time per 200 response.\n`);
+  console.log(
+    `\n${resultsTable(rows)}\n\nreq/s counts 200 responses only; p50/p99 are over 200 responses; CPU is in cores (100% = one core); server ms/req is the server's CPU time per 200 response.\n`,
+  );
   console.log(`${ratioTable(quote, trivial)}\n`);
   if (memory) console.log(`server RSS at the end: ${memory.rss.toFixed(0)} MiB (peak ${memory.peak.toFixed(0)} MiB)`);
 
@@ -181,13 +200,17 @@ function printReport(rows: ScenarioRow[], options: BenchOptions, memory: { rss: 
   else {
     const met = atTarget.errors === 0 && atTarget.perSecond >= TARGET.perSecond && atTarget.p99Ms < TARGET.p99Ms;
     const figures = `${atTarget.perSecond.toFixed(0)} quotes/s, p99 ${Number.isFinite(atTarget.p99Ms) ? atTarget.p99Ms.toFixed(2) : '—'} ms`;
-    console.log(`${goal}: ${met ? 'MET' : 'NOT MET'} (${figures})${options.standIn ? '  [stand-in route: meaningless]' : ''}`);
+    console.log(
+      `${goal}: ${met ? 'MET' : 'NOT MET'} (${figures})${options.standIn ? '  [stand-in route: meaningless]' : ''}`,
+    );
   }
 
   const failures = errorReport(rows);
   if (failures.length === 0) return 0;
   const total = rows.reduce((sum, row) => sum + countOf(row.result.errors) + countOf(row.result.warmupErrors), 0);
-  console.error(`\n!!! BENCHMARK INVALID: ${total} request(s) failed (non-200 or network error) !!!\n${failures.join('\n')}\n`);
+  console.error(
+    `\n!!! BENCHMARK INVALID: ${total} request(s) failed (non-200 or network error) !!!\n${failures.join('\n')}\n`,
+  );
   return 1;
 }
 
@@ -212,7 +235,8 @@ async function main(): Promise<number> {
     }
     const status = printReport(rows, options, processMemoryMiB(server.info.pid));
     const suppressed = server.suppressedLines();
-    if (suppressed > 0) console.error(`(${suppressed} more server output lines not shown; GATEWAY_LOG_LEVEL=error hides warnings)`);
+    if (suppressed > 0)
+      console.error(`(${suppressed} more server output lines not shown; GATEWAY_LOG_LEVEL=error hides warnings)`);
     return status;
   } finally {
     await server.stop();

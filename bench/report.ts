@@ -65,7 +65,21 @@ export function resultsTable(rows: ScenarioRow[]): string {
       cores(row.clientCores),
     ];
   });
-  return formatTable(['route', 'clients', 'requests', 'errors', 'req/s', 'p50 ms', 'p99 ms', 'server CPU', 'server ms/req', 'client CPU'], body);
+  return formatTable(
+    [
+      'route',
+      'clients',
+      'requests',
+      'errors',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'server CPU',
+      'server ms/req',
+      'client CPU',
+    ],
+    body,
+  );
 }
 
 /** Per concurrency: quote over trivial, for throughput and for p99 (what the quote costs over bare HTTP). */
@@ -82,7 +96,10 @@ export function ratioTable(quote: Summary[], trivial: Summary[]): string {
       fixed(q.p99Ms / (t?.p99Ms ?? Number.NaN), 2),
     ];
   });
-  return formatTable(['clients', 'quote req/s', 'trivial req/s', 'req/s ratio', 'quote p99', 'trivial p99', 'p99 ratio'], body);
+  return formatTable(
+    ['clients', 'quote req/s', 'trivial req/s', 'req/s ratio', 'quote p99', 'trivial p99', 'p99 ratio'],
+    body,
+  );
 }
 
 /** Every failure kind of every scenario, with the first body of each: the reader must see why it failed. */
@@ -90,7 +107,10 @@ export function errorReport(rows: ScenarioRow[]): string[] {
   const lines: string[] = [];
   for (const row of rows) {
     const label = `${row.scenario} (${row.endpoint}) at ${row.result.concurrency} clients`;
-    for (const [phase, errors] of [['measured', row.result.errors], ['warm-up', row.result.warmupErrors]] as const) {
+    for (const [phase, errors] of [
+      ['measured', row.result.errors],
+      ['warm-up', row.result.warmupErrors],
+    ] as const) {
       for (const [kind, tally] of errors) {
         lines.push(`  ${label}, ${phase}: ${tally.count} × ${kind}; first: ${tally.first || '(empty body)'}`);
       }
@@ -101,8 +121,12 @@ export function errorReport(rows: ScenarioRow[]): string[] {
 
 /** Left-aligned first column, right-aligned numbers, a rule under the header. */
 export function formatTable(headers: string[], rows: string[][]): string {
-  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
   const line = (cells: string[]) =>
-    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
+      .join('  ');
   return [line(headers), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 }

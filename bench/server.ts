@@ -42,11 +42,15 @@ let stopping = false;
 async function stopAll(exitCode: number): Promise<never> {
   if (!stopping) {
     stopping = true;
-    const gatewayStopped = server?.stop().catch((error: unknown) => console.error('[bench server] error stopping the gateway:', error));
+    const gatewayStopped = server
+      ?.stop()
+      .catch((error: unknown) => console.error('[bench server] error stopping the gateway:', error));
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => {
       timer = setTimeout(() => {
-        console.error(`[bench server] the gateway did not stop within ${GATEWAY_STOP_TIMEOUT_MS / 1000} s; stopping the devnet anyway`);
+        console.error(
+          `[bench server] the gateway did not stop within ${GATEWAY_STOP_TIMEOUT_MS / 1000} s; stopping the devnet anyway`,
+        );
         resolve();
       }, GATEWAY_STOP_TIMEOUT_MS);
     });
@@ -66,11 +70,14 @@ function describeDatabase(config: Pick<GatewayConfig, 'databaseUrl' | 'dataDir'>
     return `PostgreSQL (${url.toString()})`;
   }
   if (!config.dataDir) return 'PGlite (in memory)';
-  return config.dataDir === temporaryDataDir ? `PGlite on disk (${config.dataDir}, removed at the end)` : `PGlite (${config.dataDir})`;
+  return config.dataDir === temporaryDataDir
+    ? `PGlite on disk (${config.dataDir}, removed at the end)`
+    : `PGlite (${config.dataDir})`;
 }
 
 /** JSON with bigints as decimal strings, as `writeDevnetDescriptor` writes them. */
-const toJson = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+const toJson = (value: unknown) =>
+  JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
 function reportMemory(): void {
   const collect = globalThis.gc;
@@ -97,7 +104,12 @@ async function main(): Promise<void> {
   if (stopping) return;
 
   // The bench owns port, host and log level; DATABASE_URL, GATEWAY_DATA_DIR and the rest pass through.
-  const env: Record<string, string | undefined> = { ...process.env, PORT: '0', HOST: '127.0.0.1', GATEWAY_LOG_LEVEL: process.env.GATEWAY_LOG_LEVEL ?? 'warn' };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    GATEWAY_LOG_LEVEL: process.env.GATEWAY_LOG_LEVEL ?? 'warn',
+  };
   if (!env.DATABASE_URL && !env.GATEWAY_DATA_DIR && env.BENCH_PGLITE !== 'memory') {
     temporaryDataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
     env.GATEWAY_DATA_DIR = temporaryDataDir;

@@ -78,10 +78,14 @@ export async function startBenchServer(options: StartBenchServerOptions = {}): P
   const script = fileURLToPath(new URL('./server.ts', import.meta.url));
   const runSchema = benchSchema(options.name ?? 'run');
   // Node itself (not the tsx CLI, which adds a wrapper process) so the child's pid is the gateway's.
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', import.meta.resolve('tsx'), script], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, ...runSchema.env, ...options.env },
-  });
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeFlags ?? []), '--import', import.meta.resolve('tsx'), script],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, ...runSchema.env, ...options.env },
+    },
+  );
   let stopping = false;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.once('exit', (code, signal) => {
@@ -109,12 +113,20 @@ export async function startBenchServer(options: StartBenchServerOptions = {}): P
       const timer = setTimeout(() => {
         // A late answer must not be taken for the next probe's.
         memoryAnswers.splice(memoryAnswers.indexOf(answer), 1, () => undefined);
-        reject(new Error(`the bench server did not answer the memory probe within ${MEMORY_PROBE_TIMEOUT_MS / 1000} s`));
+        reject(
+          new Error(`the bench server did not answer the memory probe within ${MEMORY_PROBE_TIMEOUT_MS / 1000} s`),
+        );
       }, MEMORY_PROBE_TIMEOUT_MS);
       memoryAnswers.push(answer);
       child.stdin?.write(`${MEMORY_PROBE_COMMAND}\n`);
     });
-  return { info, schema: { schema: runSchema.schema, note: runSchema.note }, stop, memory, suppressedLines: () => output.suppressed };
+  return {
+    info,
+    schema: { schema: runSchema.schema, note: runSchema.note },
+    stop,
+    memory,
+    suppressedLines: () => output.suppressed,
+  };
 }
 
 /**
@@ -130,7 +142,10 @@ function forwardOutput(
   const ready = new Promise<BenchServerInfo>((resolve, reject) => {
     if (!child.stdout) return reject(new Error('the bench server has no stdout'));
     let isReady = false;
-    const timer = setTimeout(() => reject(new Error(`the bench server was not ready within ${SERVER_READY_TIMEOUT_MS / 1000} s`)), SERVER_READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`the bench server was not ready within ${SERVER_READY_TIMEOUT_MS / 1000} s`)),
+      SERVER_READY_TIMEOUT_MS,
+    );
     createInterface({ input: child.stdout }).on('line', (line) => {
       const info = isReady ? null : parseServerInfo(line);
       if (info) {
@@ -163,7 +178,8 @@ function parseServerInfo(line: string): BenchServerInfo | null {
   }
   if (typeof value !== 'object' || value === null) return null;
   const candidate = value as Partial<Record<keyof BenchServerInfo, unknown>>;
-  const shaped = typeof candidate.url === 'string' && typeof candidate.descriptor === 'object' && typeof candidate.pid === 'number';
+  const shaped =
+    typeof candidate.url === 'string' && typeof candidate.descriptor === 'object' && typeof candidate.pid === 'number';
   return shaped ? (value as BenchServerInfo) : null;
 }
 

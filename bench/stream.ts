@@ -35,12 +35,31 @@ import { parseArgs } from 'node:util';
 import { parseEther } from 'viem';
 import type { DevnetChain } from '../src/chain/devnet.js';
 import { machineDescription, positiveInteger, positiveNumber, runBench, UsageError } from './cli.js';
-import { createDepositWallet, quoteDeposit, sendDeposit, type DepositWallet, type QuotedDeposit } from './fillRequest.js';
+import {
+  createDepositWallet,
+  quoteDeposit,
+  sendDeposit,
+  type DepositWallet,
+  type QuotedDeposit,
+} from './fillRequest.js';
 import { fixed } from './report.js';
 import type { BenchServerInfo } from './serverProcess.js';
-import { machineCpuSeconds, processCpuSeconds, processMemoryMiB, startBenchServer, type BenchServer } from './serverProcess.js';
+import {
+  machineCpuSeconds,
+  processCpuSeconds,
+  processMemoryMiB,
+  startBenchServer,
+  type BenchServer,
+} from './serverProcess.js';
 import { observeCommits, type CommitObserver } from './streamCommits.js';
-import { openGraphQLSubscriber, openWsSubscriber, startWebhookReceiver, type Protocol, type Subscriber, type WebhookReceiver } from './streamClients.js';
+import {
+  openGraphQLSubscriber,
+  openWsSubscriber,
+  startWebhookReceiver,
+  type Protocol,
+  type Subscriber,
+  type WebhookReceiver,
+} from './streamClients.js';
 import {
   breakdownTable,
   checkCompleteness,
@@ -88,7 +107,8 @@ interface StreamOptions {
   timeoutMs: number;
 }
 
-const USAGE = 'usage: npm run bench:stream -- [--subscribers 1000] [--requests 20] [--concurrency 4] [--connect-concurrency 50] [--timeout <s, default 60>]';
+const USAGE =
+  'usage: npm run bench:stream -- [--subscribers 1000] [--requests 20] [--concurrency 4] [--connect-concurrency 50] [--timeout <s, default 60>]';
 
 function parseOptions(argv: string[]): StreamOptions {
   const { values } = parseArgs({
@@ -132,8 +152,13 @@ function fileDescriptorCheck(subscribers: number, gatewayPid: number): { line: s
   const gateway = openFilesLimit(gatewayPid);
   const shown = (limit: number | null) => (limit === null ? 'unknown' : String(limit));
   const ok = (here === null || here >= needed) && (gateway === null || gateway >= needed);
-  const verdictText = ok ? 'OK' : `TOO LOW: raise it (e.g. \`ulimit -n ${needed * 2}\`) or lower --subscribers, else connections will fail`;
-  return { line: `soft limit ${shown(here)} here, ${shown(gateway)} in the gateway; about ${needed} needed by each → ${verdictText}`, ok };
+  const verdictText = ok
+    ? 'OK'
+    : `TOO LOW: raise it (e.g. \`ulimit -n ${needed * 2}\`) or lower --subscribers, else connections will fail`;
+  return {
+    line: `soft limit ${shown(here)} here, ${shown(gateway)} in the gateway; about ${needed} needed by each → ${verdictText}`,
+    ok,
+  };
 }
 
 async function createWebhookKey(info: BenchServerInfo, adminToken: string, receiver: WebhookReceiver): Promise<string> {
@@ -143,8 +168,12 @@ async function createWebhookKey(info: BenchServerInfo, adminToken: string, recei
     body: JSON.stringify({ name: 'bench:stream', webhook: { url: receiver.url } }),
   });
   const text = await response.text();
-  if (response.status !== 201) throw new Error(`creating the API key failed: HTTP ${response.status} ${text.slice(0, 500)}`);
-  const { key, apiKey } = JSON.parse(text) as { key: string; apiKey: { webhook: { url: string; enabled: boolean } | null } };
+  if (response.status !== 201)
+    throw new Error(`creating the API key failed: HTTP ${response.status} ${text.slice(0, 500)}`);
+  const { key, apiKey } = JSON.parse(text) as {
+    key: string;
+    apiKey: { webhook: { url: string; enabled: boolean } | null };
+  };
   if (apiKey.webhook?.enabled !== true) throw new Error(`the API key has no enabled webhook: ${text.slice(0, 500)}`);
   return key;
 }
@@ -158,12 +187,25 @@ interface QuotedRequest {
 }
 
 /** Quotes every request with the key (so its webhook is called), round-robin over the test accounts. */
-async function quoteAll(info: BenchServerInfo, origin: DevnetChain, wallets: DepositWallet[], apiKey: string, count: number): Promise<QuotedRequest[]> {
+async function quoteAll(
+  info: BenchServerInfo,
+  origin: DevnetChain,
+  wallets: DepositWallet[],
+  apiKey: string,
+  count: number,
+): Promise<QuotedRequest[]> {
   const quoted: QuotedRequest[] = [];
   for (let index = 0; index < count; index++) {
     const wallet = wallets[index % wallets.length]!;
     const amount = MIN_AMOUNT + ((MAX_AMOUNT - MIN_AMOUNT) * BigInt(index)) / BigInt(count);
-    const deposit = await quoteDeposit({ baseUrl: info.url, origin, destinationChainId: DESTINATION_CHAIN_ID, wallet, amount, apiKey });
+    const deposit = await quoteDeposit({
+      baseUrl: info.url,
+      origin,
+      destinationChainId: DESTINATION_CHAIN_ID,
+      wallet,
+      amount,
+      apiKey,
+    });
     quoted.push({ index, wallet, deposit, failure: null });
   }
   return quoted;
@@ -199,7 +241,12 @@ async function openMany(
   const worker = async () => {
     for (let k = next++; k < count; k = next++) {
       const index = firstIndex + k;
-      const subscriber = OPENERS[protocol](context.wsBaseUrl, context.apiKey, requestIds[index % requestIds.length]!, index);
+      const subscriber = OPENERS[protocol](
+        context.wsBaseUrl,
+        context.apiKey,
+        requestIds[index % requestIds.length]!,
+        index,
+      );
       subscribers.push(subscriber);
       try {
         await withTimeout(subscriber.confirmed, CONFIRM_TIMEOUT_MS, `not live within ${CONFIRM_TIMEOUT_MS / 1000} s`);
@@ -217,16 +264,22 @@ async function openMany(
 async function driveRequest(info: BenchServerInfo, request: QuotedRequest, timeoutMs: number): Promise<void> {
   const { hash, sentAt } = await sendDeposit(request.wallet, request.deposit);
   const deadline = sentAt + timeoutMs;
-  const receipt = await request.wallet.client.waitForTransactionReceipt({ hash, pollingInterval: 100, timeout: timeoutMs });
+  const receipt = await request.wallet.client.waitForTransactionReceipt({
+    hash,
+    pollingInterval: 100,
+    timeout: timeoutMs,
+  });
   if (receipt.status !== 'success') throw new Error(`deposit ${hash} reverted`);
   const statusUrl = `${info.url}/intents/status/v3?requestId=${request.deposit.requestId}`;
   for (;;) {
     const response = await fetch(statusUrl);
     const body = (await response.json()) as { status?: string };
-    if (response.status !== 200 || typeof body.status !== 'string') throw new Error(`status HTTP ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
+    if (response.status !== 200 || typeof body.status !== 'string')
+      throw new Error(`status HTTP ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
     if (body.status === 'success') return;
     if (FAILED_STATUSES.has(body.status)) throw new Error(`status ${body.status}`);
-    if (performance.now() > deadline) throw new Error(`no success within ${timeoutMs / 1000} s of the deposit; last status ${body.status}`);
+    if (performance.now() > deadline)
+      throw new Error(`no success within ${timeoutMs / 1000} s of the deposit; last status ${body.status}`);
     await sleep(STATUS_POLL_MS);
   }
 }
@@ -250,7 +303,9 @@ async function driveAll(info: BenchServerInfo, requests: QuotedRequest[], option
       done++;
       if (done % 5 === 0 || done === requests.length) {
         const failed = requests.filter((r) => r.failure !== null).length;
-        console.error(`  ${done}/${requests.length} requests done, ${failed} failed, ${((performance.now() - startedAt) / 1000).toFixed(0)} s`);
+        console.error(
+          `  ${done}/${requests.length} requests done, ${failed} failed, ${((performance.now() - startedAt) / 1000).toFixed(0)} s`,
+        );
       }
     }
   };
@@ -258,7 +313,11 @@ async function driveAll(info: BenchServerInfo, requests: QuotedRequest[], option
 }
 
 /** Waits until every observer has everything it should get, or GRACE_MS. */
-async function awaitObservers(subscribers: Subscriber[], receiver: WebhookReceiver, requestIds: string[]): Promise<void> {
+async function awaitObservers(
+  subscribers: Subscriber[],
+  receiver: WebhookReceiver,
+  requestIds: string[],
+): Promise<void> {
   const deadline = performance.now() + GRACE_MS;
   const complete = () => {
     const webhooks = new Set(receiver.received.map((r) => `${r.requestId} ${r.status}`));
@@ -272,7 +331,14 @@ async function awaitObservers(subscribers: Subscriber[], receiver: WebhookReceiv
   await sleep(200);
 }
 
-function printHeader(info: BenchServerInfo, options: StreamOptions, counts: Record<Protocol, number>, receiver: WebhookReceiver, fd: string, schema: string): void {
+function printHeader(
+  info: BenchServerInfo,
+  options: StreamOptions,
+  counts: Record<Protocol, number>,
+  receiver: WebhookReceiver,
+  fd: string,
+  schema: string,
+): void {
   const perRequest = (count: number) => (count / options.requests).toFixed(count % options.requests === 0 ? 0 : 1);
   console.log(`
 Stream benchmark
@@ -298,8 +364,18 @@ interface Connections {
   wallSeconds: Map<Protocol, number>;
 }
 
-async function openSubscribers(server: BenchServer, requestIds: string[], apiKey: string, counts: Record<Protocol, number>, options: StreamOptions): Promise<Connections> {
-  const connect = { wsBaseUrl: server.info.url.replace(/^http/, 'ws'), apiKey, concurrency: options.connectConcurrency };
+async function openSubscribers(
+  server: BenchServer,
+  requestIds: string[],
+  apiKey: string,
+  counts: Record<Protocol, number>,
+  options: StreamOptions,
+): Promise<Connections> {
+  const connect = {
+    wsBaseUrl: server.info.url.replace(/^http/, 'ws'),
+    apiKey,
+    concurrency: options.connectConcurrency,
+  };
   // Warm-up: the first connections of each kind load and compile code the later ones share.
   for (const protocol of PROTOCOLS) {
     const warm = await openMany(protocol, WARMUP_CONNECTIONS, 0, requestIds, connect);
@@ -307,7 +383,11 @@ async function openSubscribers(server: BenchServer, requestIds: string[], apiKey
   }
   await sleep(500);
 
-  const connections: Connections = { subscribers: [], steps: [{ label: 'before the subscribers', memory: await server.memory(), added: 0 }], wallSeconds: new Map() };
+  const connections: Connections = {
+    subscribers: [],
+    steps: [{ label: 'before the subscribers', memory: await server.memory(), added: 0 }],
+    wallSeconds: new Map(),
+  };
   let firstIndex = 0;
   for (const protocol of PROTOCOLS) {
     console.error(`Opening ${counts[protocol]} ${protocol} subscribers...`);
@@ -315,7 +395,11 @@ async function openSubscribers(server: BenchServer, requestIds: string[], apiKey
     firstIndex += counts[protocol];
     connections.subscribers.push(...opened.subscribers);
     connections.wallSeconds.set(protocol, opened.wallSeconds);
-    connections.steps.push({ label: `+ ${counts[protocol]} ${protocol}`, memory: await server.memory(), added: counts[protocol] });
+    connections.steps.push({
+      label: `+ ${counts[protocol]} ${protocol}`,
+      memory: await server.memory(),
+      added: counts[protocol],
+    });
   }
   return connections;
 }
@@ -345,7 +429,13 @@ interface RunLoad {
 }
 
 /** Deposits every request and waits for the observers; measures what that cost meanwhile. */
-async function runDeposits(info: BenchServerInfo, requests: QuotedRequest[], subscribers: Subscriber[], receiver: WebhookReceiver, options: StreamOptions): Promise<RunLoad> {
+async function runDeposits(
+  info: BenchServerInfo,
+  requests: QuotedRequest[],
+  subscribers: Subscriber[],
+  receiver: WebhookReceiver,
+  options: StreamOptions,
+): Promise<RunLoad> {
   console.error(`Depositing ${requests.length} requests, ${options.concurrency} in flight...`);
   const serverBefore = processCpuSeconds(info.pid);
   const clientBefore = process.cpuUsage();
@@ -355,7 +445,11 @@ async function runDeposits(info: BenchServerInfo, requests: QuotedRequest[], sub
   const startedAt = performance.now();
   await driveAll(info, requests, options);
   const elapsedSeconds = (performance.now() - startedAt) / 1000;
-  await awaitObservers(subscribers, receiver, requests.map((request) => request.deposit.requestId));
+  await awaitObservers(
+    subscribers,
+    receiver,
+    requests.map((request) => request.deposit.requestId),
+  );
   const measuredSeconds = (performance.now() - startedAt) / 1000;
   histogram.disable();
   const serverAfter = processCpuSeconds(info.pid);
@@ -367,8 +461,15 @@ async function runDeposits(info: BenchServerInfo, requests: QuotedRequest[], sub
     elapsedSeconds,
     serverCores: serverBefore === null || serverAfter === null ? null : (serverAfter - serverBefore) / measuredSeconds,
     clientCores: (clientUsed.user + clientUsed.system) / 1e6 / measuredSeconds,
-    machineBusy: machineBefore === null || machineAfter === null ? null : (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total),
-    loopDelay: { p50: beyond(histogram.percentile(50)), p99: beyond(histogram.percentile(99)), max: beyond(histogram.max) },
+    machineBusy:
+      machineBefore === null || machineAfter === null
+        ? null
+        : (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total),
+    loopDelay: {
+      p50: beyond(histogram.percentile(50)),
+      p99: beyond(histogram.percentile(99)),
+      max: beyond(histogram.max),
+    },
   };
 }
 
@@ -384,13 +485,21 @@ function printReport(
   const requestIds = requests.map((request) => request.deposit.requestId.toLowerCase());
   const webhooks = summarizeWebhooks(receiver.received);
   const problems = new Problems();
-  for (const request of requests) if (request.failure !== null) problems.add('request did not reach success', `#${request.index} ${request.deposit.requestId}: ${request.failure}`);
+  for (const request of requests)
+    if (request.failure !== null)
+      problems.add(
+        'request did not reach success',
+        `#${request.index} ${request.deposit.requestId}: ${request.failure}`,
+      );
   checkCompleteness(subscribers, requestIds, webhooks, receiver.malformed, problems);
   const rows = latencyRows(subscribers, requestIds, webhooks);
 
   const succeeded = requests.filter((request) => request.failure === null).length;
   const cores = os.availableParallelism();
-  const others = load.machineBusy === null || load.serverCores === null ? null : load.machineBusy * cores - load.serverCores - load.clientCores;
+  const others =
+    load.machineBusy === null || load.serverCores === null
+      ? null
+      : load.machineBusy * cores - load.serverCores - load.clientCores;
   const rss = processMemoryMiB(info.pid);
   console.log(`${requests.length} requests: ${succeeded} reached success; deposits ran for ${load.elapsedSeconds.toFixed(0)} s
 CPU meanwhile: gateway ${percent(load.serverCores)} and this client ${percent(load.clientCores)} of one core; the machine ${percent(load.machineBusy)} busy over its ${cores} cores, so
@@ -421,7 +530,12 @@ main table overstates commit → receipt by at most the first row, these rows un
 `);
   }
 
-  const clean = subscribers.filter((s) => s.problems.length === 0 && s.initial?.status === 'waiting' && s.changes.map((c) => c.status).join() === EXPECTED_CHANGES.join()).length;
+  const clean = subscribers.filter(
+    (s) =>
+      s.problems.length === 0 &&
+      s.initial?.status === 'waiting' &&
+      s.changes.map((c) => c.status).join() === EXPECTED_CHANGES.join(),
+  ).length;
   const graphql = subscribers.filter((s) => s.protocol === 'graphql-ws');
   const firstAttempts = [...webhooks.first.values()].reduce((sum, byStatus) => sum + byStatus.size, 0);
   console.log(`Completeness: ${clean} of ${subscribers.length} subscribers got waiting, then ${EXPECTED_CHANGES.join(', ')}, each once and in order;
@@ -462,7 +576,10 @@ async function main(): Promise<number> {
     receiver.key = await createWebhookKey(info, adminToken, receiver);
     const requests = await quoteAll(info, origin, wallets, receiver.key, options.requests);
     const requestIds = requests.map((request) => request.deposit.requestId.toLowerCase());
-    const counts: Record<Protocol, number> = { 'graphql-ws': Math.ceil(options.subscribers / 2), '/ws': Math.floor(options.subscribers / 2) };
+    const counts: Record<Protocol, number> = {
+      'graphql-ws': Math.ceil(options.subscribers / 2),
+      '/ws': Math.floor(options.subscribers / 2),
+    };
     printHeader(info, options, counts, receiver, fd.line, server.schema.note);
     if (!fd.ok) console.error(`!!! open files ${fd.line}`);
 
@@ -474,7 +591,8 @@ async function main(): Promise<number> {
     const load = await runDeposits(info, requests, subscribers, receiver, options);
     const status = printReport(info, requests, subscribers, receiver, load, commits);
     const suppressed = server.suppressedLines();
-    if (suppressed > 0) console.error(`(${suppressed} more server output lines not shown; GATEWAY_LOG_LEVEL=error hides warnings)`);
+    if (suppressed > 0)
+      console.error(`(${suppressed} more server output lines not shown; GATEWAY_LOG_LEVEL=error hides warnings)`);
     return status;
   } finally {
     await commits?.close();

@@ -127,7 +127,8 @@ export function openGraphQLSubscriber(wsBaseUrl: string, apiKey: string, request
       next: (result) => {
         const receivedAt = Date.now();
         if (result.errors?.length) return problem(`GraphQL error: ${JSON.stringify(result.errors).slice(0, 300)}`);
-        const record = (result.data as { requestStatus?: { status?: unknown; updatedAt?: unknown } } | null | undefined)?.requestStatus;
+        const record = (result.data as { requestStatus?: { status?: unknown; updatedAt?: unknown } } | null | undefined)
+          ?.requestStatus;
         if (!record) return problem(`no requestStatus in ${JSON.stringify(result).slice(0, 300)}`);
         receive(record.status, record.updatedAt, receivedAt);
       },
@@ -157,7 +158,13 @@ export function openWsSubscriber(wsBaseUrl: string, apiKey: string, requestId: s
   });
   socket.on('message', (data) => {
     const receivedAt = Date.now();
-    let message: { type?: unknown; status?: unknown; event?: unknown; publishedAt?: unknown; data?: { status?: unknown; updatedAt?: unknown; requestId?: unknown } };
+    let message: {
+      type?: unknown;
+      status?: unknown;
+      event?: unknown;
+      publishedAt?: unknown;
+      data?: { status?: unknown; updatedAt?: unknown; requestId?: unknown };
+    };
     try {
       message = JSON.parse(data.toString()) as typeof message;
     } catch {
@@ -170,7 +177,8 @@ export function openWsSubscriber(wsBaseUrl: string, apiKey: string, requestId: s
     }
     if (message.type === 'subscribe' && message.status === 'success') return;
     if (message.event === STATUS_EVENT && message.data) {
-      if (String(message.data.requestId).toLowerCase() !== requestId.toLowerCase()) return problem(`event of another request ${String(message.data.requestId)}`);
+      if (String(message.data.requestId).toLowerCase() !== requestId.toLowerCase())
+        return problem(`event of another request ${String(message.data.requestId)}`);
       return receive(message.data.status, message.data.updatedAt, receivedAt, message.publishedAt);
     }
     problem(`unexpected message: ${JSON.stringify(message).slice(0, 300)}`);
@@ -230,8 +238,14 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       } catch {
         return void malformed.push(body.slice(0, 300));
       }
-      if (typeof json.data?.requestId !== 'string' || typeof json.data.status !== 'string') return void malformed.push(body.slice(0, 300));
-      const verified = verifySignature(receiver.key, String(req.headers['x-signature-timestamp'] ?? ''), body, String(req.headers['x-signature-sha256'] ?? ''));
+      if (typeof json.data?.requestId !== 'string' || typeof json.data.status !== 'string')
+        return void malformed.push(body.slice(0, 300));
+      const verified = verifySignature(
+        receiver.key,
+        String(req.headers['x-signature-timestamp'] ?? ''),
+        body,
+        String(req.headers['x-signature-sha256'] ?? ''),
+      );
       received.push({
         requestId: json.data.requestId.toLowerCase(),
         status: json.data.status.toLowerCase(),

@@ -25,12 +25,15 @@ export interface CommitObserver {
 export async function observeCommits(databaseUrl: string, schema: string | undefined): Promise<CommitObserver> {
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000 });
   await client.connect();
-  const followed = schema ?? String((await client.query<{ schema: string }>('select current_schema() as schema')).rows[0]?.schema);
+  const followed =
+    schema ?? String((await client.query<{ schema: string }>('select current_schema() as schema')).rows[0]?.schema);
   if (!SCHEMA_PATTERN.test(followed)) throw new Error(`unexpected schema name ${JSON.stringify(followed)}`);
   const table = `"${followed}".request_events`;
   const seen = new Map<string, number>();
   const errors: string[] = [];
-  let last = Number((await client.query<{ id: string | null }>(`select max(id)::text as id from ${table}`)).rows[0]?.id ?? 0);
+  let last = Number(
+    (await client.query<{ id: string | null }>(`select max(id)::text as id from ${table}`)).rows[0]?.id ?? 0,
+  );
   let reading = false;
   let again = false;
 

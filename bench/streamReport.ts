@@ -45,7 +45,10 @@ export class Problems {
     return [...this.kinds.values()].reduce((sum, entry) => sum + entry.count, 0);
   }
   lines(): string[] {
-    return [...this.kinds].flatMap(([kind, { count, examples }]) => [`  ${count} × ${kind}`, ...examples.map((example) => `      e.g. ${example}`)]);
+    return [...this.kinds].flatMap(([kind, { count, examples }]) => [
+      `  ${count} × ${kind}`,
+      ...examples.map((example) => `      e.g. ${example}`),
+    ]);
   }
 }
 
@@ -84,15 +87,26 @@ export function summarizeWebhooks(received: WebhookReceipt[]): WebhookSummary {
  * in order, with the same `updatedAt` as the webhook of that change (one outbox event feeds both); a graphql-ws
  * subscription must have completed. Every change of every request must have had a signed webhook.
  */
-export function checkCompleteness(subscribers: Subscriber[], requestIds: string[], webhooks: WebhookSummary, malformedWebhooks: string[], problems: Problems): void {
+export function checkCompleteness(
+  subscribers: Subscriber[],
+  requestIds: string[],
+  webhooks: WebhookSummary,
+  malformedWebhooks: string[],
+  problems: Problems,
+): void {
   for (const subscriber of subscribers) {
     const who = `${subscriber.protocol} subscriber #${subscriber.index} of ${shortId(subscriber.requestId)}`;
-    for (const text of subscriber.problems) problems.add(`${subscriber.protocol}: transport problem`, `${who}: ${text}`);
+    for (const text of subscriber.problems)
+      problems.add(`${subscriber.protocol}: transport problem`, `${who}: ${text}`);
     if (subscriber.initial === null) {
       problems.add(`${subscriber.protocol}: subscription never confirmed`, who);
       continue;
     }
-    if (subscriber.initial.status !== INITIAL_STATUS) problems.add(`${subscriber.protocol}: first message not \`${INITIAL_STATUS}\``, `${who}: ${subscriber.initial.status}`);
+    if (subscriber.initial.status !== INITIAL_STATUS)
+      problems.add(
+        `${subscriber.protocol}: first message not \`${INITIAL_STATUS}\``,
+        `${who}: ${subscriber.initial.status}`,
+      );
     const got = subscriber.changes.map((change) => change.status);
     const expected: readonly string[] = EXPECTED_CHANGES;
     if (got.join() !== expected.join()) {
@@ -104,30 +118,39 @@ export function checkCompleteness(subscribers: Subscriber[], requestIds: string[
       if (missing.length > 0) problems.add(`${subscriber.protocol}: missing status change`, detail);
       if (duplicates.length > 0) problems.add(`${subscriber.protocol}: duplicated status change`, detail);
       if (unexpected.length > 0) problems.add(`${subscriber.protocol}: unexpected status`, detail);
-      if (missing.length === 0 && duplicates.length === 0 && unexpected.length === 0) problems.add(`${subscriber.protocol}: out of order`, detail);
+      if (missing.length === 0 && duplicates.length === 0 && unexpected.length === 0)
+        problems.add(`${subscriber.protocol}: out of order`, detail);
     }
     for (const change of subscriber.changes) {
       const webhook = webhooks.first.get(subscriber.requestId.toLowerCase())?.get(change.status);
       if (webhook !== undefined && webhook.updatedAt !== change.updatedAt) {
-        problems.add(`${subscriber.protocol}: updatedAt differs from the webhook's`, `${who}, ${change.status}: ${change.updatedAt} vs ${webhook.updatedAt}`);
+        problems.add(
+          `${subscriber.protocol}: updatedAt differs from the webhook's`,
+          `${who}, ${change.status}: ${change.updatedAt} vs ${webhook.updatedAt}`,
+        );
       }
     }
-    if (subscriber.completed === false && got.includes('success')) problems.add('graphql-ws: not completed after success', who);
+    if (subscriber.completed === false && got.includes('success'))
+      problems.add('graphql-ws: not completed after success', who);
   }
   for (const requestId of requestIds) {
     const byStatus = webhooks.first.get(requestId.toLowerCase());
     for (const status of EXPECTED_CHANGES) {
       const receipt = byStatus?.get(status);
-      if (receipt === undefined) problems.add('webhook: no attempt for a status change', `${shortId(requestId)} ${status}`);
+      if (receipt === undefined)
+        problems.add('webhook: no attempt for a status change', `${shortId(requestId)} ${status}`);
       else if (!receipt.verified) problems.add('webhook: signature does not verify', `${shortId(requestId)} ${status}`);
-      else if (receipt.event !== 'request.status.updated') problems.add('webhook: wrong event name', `${shortId(requestId)} ${status}: ${JSON.stringify(receipt.event)}`);
+      else if (receipt.event !== 'request.status.updated')
+        problems.add('webhook: wrong event name', `${shortId(requestId)} ${status}: ${JSON.stringify(receipt.event)}`);
     }
     for (const status of byStatus?.keys() ?? []) {
-      if (!(EXPECTED_CHANGES as readonly string[]).includes(status)) problems.add('webhook: unexpected status', `${shortId(requestId)} ${status}`);
+      if (!(EXPECTED_CHANGES as readonly string[]).includes(status))
+        problems.add('webhook: unexpected status', `${shortId(requestId)} ${status}`);
     }
   }
   const known = new Set(requestIds.map((id) => id.toLowerCase()));
-  for (const requestId of webhooks.first.keys()) if (!known.has(requestId)) problems.add('webhook: unknown request', requestId);
+  for (const requestId of webhooks.first.keys())
+    if (!known.has(requestId)) problems.add('webhook: unknown request', requestId);
   for (const body of malformedWebhooks) problems.add('webhook: malformed body', body);
 }
 
@@ -188,14 +211,23 @@ export function latencyTable(rows: LatencyRow[]): string {
       `p99 < ${row.target}`,
       row.values.length === 0 ? 'NOT MEASURED' : meets(row) ? 'MET' : 'MISSED',
     ]);
-  return formatTable(['status change → receipt', 'samples', 'missing', 'p50 ms', 'p99 ms', 'max ms', 'target ms', 'verdict'], body);
+  return formatTable(
+    ['status change → receipt', 'samples', 'missing', 'p50 ms', 'p99 ms', 'max ms', 'target ms', 'verdict'],
+    body,
+  );
 }
 
 /** The same latencies split by status (pending is committed with the deposit's claim, success after a receipt). */
 export function latencyByStatusTable(rows: LatencyRow[]): string {
   const body = rows
     .filter((row) => row.status !== null)
-    .map((row) => [`${row.channel}: ${row.status}`, String(row.values.length), fixed(percentile(row.values, 0.5), 1), fixed(p99Of(row), 1), fixed(row.values.at(-1) ?? Number.NaN, 1)]);
+    .map((row) => [
+      `${row.channel}: ${row.status}`,
+      String(row.values.length),
+      fixed(percentile(row.values, 0.5), 1),
+      fixed(p99Of(row), 1),
+      fixed(row.values.at(-1) ?? Number.NaN, 1),
+    ]);
   return formatTable(['by status', 'samples', 'p50 ms', 'p99 ms', 'max ms'], body);
 }
 
@@ -204,8 +236,10 @@ export function verdict(rows: LatencyRow[]): string[] {
   const overall = rows.filter((row) => row.status === null);
   const subscribers = overall.filter((row) => row.channel !== WEBHOOK);
   const webhook = overall.find((row) => row.channel === WEBHOOK);
-  const figure = (row: LatencyRow) => `${row.channel} p99 ${fixed(p99Of(row), 1)} ms${row.missing > 0 ? ` (${row.missing} missing)` : ''}`;
-  const judged = (measured: LatencyRow[]) => (measured.some((row) => row.values.length === 0) ? 'NOT MEASURED' : measured.every(meets) ? 'MET' : 'MISSED');
+  const figure = (row: LatencyRow) =>
+    `${row.channel} p99 ${fixed(p99Of(row), 1)} ms${row.missing > 0 ? ` (${row.missing} missing)` : ''}`;
+  const judged = (measured: LatencyRow[]) =>
+    measured.some((row) => row.values.length === 0) ? 'NOT MEASURED' : measured.every(meets) ? 'MET' : 'MISSED';
   return [
     'Verdict',
     `  status change → every subscriber, p99 < ${TARGET.subscriberP99Ms} ms on both protocols: ${subscribers.map(figure).join(', ')} → ${judged(subscribers)}`,
@@ -232,7 +266,10 @@ export function connectTable(subscribers: Subscriber[], wallSeconds: Map<Protoco
       fixed(times.length / wall, 0),
     ];
   });
-  return formatTable(['connect + subscribe', 'opened', 'failed', 'p50 ms', 'p99 ms', 'max ms', 'all in s', 'per s'], body);
+  return formatTable(
+    ['connect + subscribe', 'opened', 'failed', 'p50 ms', 'p99 ms', 'max ms', 'all in s', 'per s'],
+    body,
+  );
 }
 
 /** One memory reading of the gateway, and how many connections of each protocol were open then. */
@@ -250,8 +287,10 @@ const KiB = 2 ** 10;
 export function memoryTable(steps: MemoryStep[]): string {
   const body = steps.map((step, index) => {
     const previous = steps[index - 1];
-    const delta = (field: 'rss' | 'heapUsed') => (previous === undefined ? Number.NaN : step.memory[field] - previous.memory[field]);
-    const perConnection = (field: 'rss' | 'heapUsed') => (step.added === 0 ? Number.NaN : delta(field) / step.added / KiB);
+    const delta = (field: 'rss' | 'heapUsed') =>
+      previous === undefined ? Number.NaN : step.memory[field] - previous.memory[field];
+    const perConnection = (field: 'rss' | 'heapUsed') =>
+      step.added === 0 ? Number.NaN : delta(field) / step.added / KiB;
     return [
       step.label,
       fixed(step.memory.rss / MiB, 1),
@@ -262,7 +301,10 @@ export function memoryTable(steps: MemoryStep[]): string {
       fixed(perConnection('heapUsed'), 1),
     ];
   });
-  return formatTable(['gateway memory', 'RSS MiB', 'heap MiB', 'Δ RSS MiB', 'Δ heap MiB', 'RSS KiB/conn', 'heap KiB/conn'], body);
+  return formatTable(
+    ['gateway memory', 'RSS MiB', 'heap MiB', 'Δ RSS MiB', 'Δ heap MiB', 'RSS KiB/conn', 'heap KiB/conn'],
+    body,
+  );
 }
 
 /** The totals over all connections: (last − first) / connections, in KiB. */
@@ -270,7 +312,8 @@ export function memoryPerConnection(steps: MemoryStep[]): { rssKiB: number; heap
   const first = steps[0];
   const last = steps.at(-1);
   const connections = steps.reduce((sum, step) => sum + step.added, 0);
-  if (first === undefined || last === undefined || connections === 0) return { rssKiB: Number.NaN, heapKiB: Number.NaN, connections };
+  if (first === undefined || last === undefined || connections === 0)
+    return { rssKiB: Number.NaN, heapKiB: Number.NaN, connections };
   return {
     rssKiB: (last.memory.rss - first.memory.rss) / connections / KiB,
     heapKiB: (last.memory.heapUsed - first.memory.heapUsed) / connections / KiB,
@@ -286,7 +329,12 @@ export type CommitClock = (requestId: string, status: string) => number | undefi
  * understate), and `updatedAt` → commit seen: how much of the main figures is the status change's own
  * transaction (after its stamp) plus the notification, rather than delivery.
  */
-export function commitSeenTable(subscribers: Subscriber[], requestIds: string[], webhooks: WebhookSummary, commitSeen: CommitClock): string {
+export function commitSeenTable(
+  subscribers: Subscriber[],
+  requestIds: string[],
+  webhooks: WebhookSummary,
+  commitSeen: CommitClock,
+): string {
   type Measure = (receipt: Receipt, seenAt: number) => number;
   const fromCommit: Measure = (receipt, seenAt) => receipt.receivedAt - seenAt;
   const row = (name: string, pairs: Array<[string, Receipt | undefined]>, measure: Measure = fromCommit): string[] => {
@@ -298,14 +346,28 @@ export function commitSeenTable(subscribers: Subscriber[], requestIds: string[],
       else values.push(measure(receipt, seenAt));
     }
     const sorted = ascending(values);
-    return [name, String(sorted.length), String(missing), fixed(percentile(sorted, 0.5), 1), fixed(percentile(sorted, 0.99), 1), fixed(sorted.at(-1) ?? Number.NaN, 1)];
+    return [
+      name,
+      String(sorted.length),
+      String(missing),
+      fixed(percentile(sorted, 0.5), 1),
+      fixed(percentile(sorted, 0.99), 1),
+      fixed(sorted.at(-1) ?? Number.NaN, 1),
+    ];
   };
   const subscriberPairs = (protocol: Protocol): Array<[string, Receipt | undefined]> =>
     subscribers
       .filter((s) => s.protocol === protocol)
-      .flatMap((s) => EXPECTED_CHANGES.map((status): [string, Receipt | undefined] => [s.requestId, s.changes.find((c) => c.status === status)]));
+      .flatMap((s) =>
+        EXPECTED_CHANGES.map((status): [string, Receipt | undefined] => [
+          s.requestId,
+          s.changes.find((c) => c.status === status),
+        ]),
+      );
   const webhookPairsOf = (statuses: readonly string[]) =>
-    requestIds.flatMap((id) => statuses.map((status): [string, Receipt | undefined] => [id, webhooks.first.get(id.toLowerCase())?.get(status)]));
+    requestIds.flatMap((id) =>
+      statuses.map((status): [string, Receipt | undefined] => [id, webhooks.first.get(id.toLowerCase())?.get(status)]),
+    );
   const body = [
     ...[null, ...EXPECTED_CHANGES].map((status) =>
       row(
@@ -328,9 +390,17 @@ export function commitSeenTable(subscribers: Subscriber[], requestIds: string[],
 export function breakdownTable(subscribers: Subscriber[]): string {
   const stats = (name: string, values: number[]): string[] => {
     const sorted = ascending(values);
-    return [name, String(sorted.length), fixed(percentile(sorted, 0.5), 1), fixed(percentile(sorted, 0.99), 1), fixed(sorted.at(-1) ?? Number.NaN, 1)];
+    return [
+      name,
+      String(sorted.length),
+      fixed(percentile(sorted, 0.5), 1),
+      fixed(percentile(sorted, 0.99), 1),
+      fixed(sorted.at(-1) ?? Number.NaN, 1),
+    ];
   };
-  const ws = subscribers.filter((s) => s.protocol === '/ws').flatMap((s) => s.changes.filter((c) => c.publishedAt !== undefined));
+  const ws = subscribers
+    .filter((s) => s.protocol === '/ws')
+    .flatMap((s) => s.changes.filter((c) => c.publishedAt !== undefined));
   const byChange = new Map<string, number[]>();
   for (const subscriber of subscribers) {
     for (const change of subscriber.changes) {
@@ -344,8 +414,14 @@ export function breakdownTable(subscribers: Subscriber[]): string {
   const lasts = [...byChange.values()].map((list) => Math.max(...list));
   const spreads = [...byChange.values()].map((list) => Math.max(...list) - Math.min(...list));
   const body = [
-    stats('/ws: updatedAt → publishedAt (gateway: rest of the transaction, bus, fan-out)', ws.map((c) => c.publishedAt! - c.updatedAt)),
-    stats('/ws: publishedAt → receipt (socket, this process)', ws.map((c) => c.receivedAt - c.publishedAt!)),
+    stats(
+      '/ws: updatedAt → publishedAt (gateway: rest of the transaction, bus, fan-out)',
+      ws.map((c) => c.publishedAt! - c.updatedAt),
+    ),
+    stats(
+      '/ws: publishedAt → receipt (socket, this process)',
+      ws.map((c) => c.receivedAt - c.publishedAt!),
+    ),
     stats('per change, first subscriber (either protocol)', firsts),
     stats('per change, last subscriber', lasts),
     stats('per change, last − first (fan-out spread)', spreads),

@@ -73,13 +73,19 @@ function collectOperations(document: JsonObject): CollectedOperation[] {
       if (typeof operationId !== 'string') throw new Error(`${method.toUpperCase()} ${route} has no operationId`);
       if (seen.has(operationId)) throw new Error(`operationId ${operationId} is declared twice`);
       seen.add(operationId);
-      const parameters = [...shared, ...((op.parameters ?? []) as Json[]).map((p) => resolve(document, p) as unknown as Parameter)];
+      const parameters = [
+        ...shared,
+        ...((op.parameters ?? []) as Json[]).map((p) => resolve(document, p) as unknown as Parameter),
+      ];
       const body = op.requestBody ? (resolve(document, op.requestBody) as JsonObject) : null;
-      const bodySchema = body ? ((body.content as JsonObject)?.['application/json'] as JsonObject | undefined)?.schema : undefined;
+      const bodySchema = body
+        ? ((body.content as JsonObject)?.['application/json'] as JsonObject | undefined)?.schema
+        : undefined;
       const responses: Record<string, Json> = {};
       for (const [status, response] of Object.entries((op.responses ?? {}) as JsonObject)) {
         const resolved = resolve(document, response) as JsonObject;
-        const schema = ((resolved.content as JsonObject | undefined)?.['application/json'] as JsonObject | undefined)?.schema;
+        const schema = ((resolved.content as JsonObject | undefined)?.['application/json'] as JsonObject | undefined)
+          ?.schema;
         responses[status] = schema === undefined ? null : rewriteRefs(schema);
       }
       result.push({
@@ -133,7 +139,10 @@ function rewriteRefs(value: Json): Json {
   if (value && typeof value === 'object') {
     const out: JsonObject = {};
     for (const [key, inner] of Object.entries(value)) {
-      out[key] = key === '$ref' && typeof inner === 'string' && inner.startsWith('#/') ? `${componentsId}${inner}` : rewriteRefs(inner);
+      out[key] =
+        key === '$ref' && typeof inner === 'string' && inner.startsWith('#/')
+          ? `${componentsId}${inner}`
+          : rewriteRefs(inner);
     }
     return out;
   }
@@ -149,7 +158,9 @@ function renderOperations(operations: CollectedOperation[]): string {
   lines.push(`/** \`$id\` under which \`components\` must be registered with Ajv so the schemas below resolve. */`);
   lines.push(`export const componentsId = ${JSON.stringify(componentsId)};`);
   lines.push('');
-  lines.push(`/** The document's \`components\`, to register with Ajv as \`{ $id: componentsId, components }\`: their own local refs then resolve. */`);
+  lines.push(
+    `/** The document's \`components\`, to register with Ajv as \`{ $id: componentsId, components }\`: their own local refs then resolve. */`,
+  );
   lines.push(`export const components = (openapiDocument.components ?? {}) as Record<string, unknown>;`);
   lines.push('');
   lines.push(`export type OperationId =\n${ids.map((id) => `  | ${JSON.stringify(id)}`).join('\n')};`);
@@ -200,8 +211,12 @@ export type OperationOutput<K extends OperationId> = {
 /** The handlers the REST layer must provide: one per operation of the contract. */
 export interface OperationHandlers<Context> {`);
   for (const op of operations) {
-    lines.push(`  /** ${op.method} ${op.path}${op.summary ? ` — ${op.summary.replace(/\*\//g, '*\\/')}` : ''}${op.deprecated ? ' (deprecated)' : ''} */`);
-    lines.push(`  ${op.operationId}(input: OperationInput<'${op.operationId}'>, context: Context): Promise<OperationOutput<'${op.operationId}'>>;`);
+    lines.push(
+      `  /** ${op.method} ${op.path}${op.summary ? ` — ${op.summary.replace(/\*\//g, '*\\/')}` : ''}${op.deprecated ? ' (deprecated)' : ''} */`,
+    );
+    lines.push(
+      `  ${op.operationId}(input: OperationInput<'${op.operationId}'>, context: Context): Promise<OperationOutput<'${op.operationId}'>>;`,
+    );
   }
   lines.push(`}`);
   lines.push('');

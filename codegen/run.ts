@@ -53,7 +53,9 @@ async function main(): Promise<void> {
     }
   }
   if (problems.length > 0) {
-    console.error(`generated/ is out of date with schema/ and contracts/; run \`npm run codegen\` and commit:\n  ${problems.join('\n  ')}`);
+    console.error(
+      `generated/ is out of date with schema/ and contracts/; run \`npm run codegen\` and commit:\n  ${problems.join('\n  ')}`,
+    );
     process.exit(1);
   }
   console.log(check ? 'generated/ is up to date' : `codegen done (${Object.keys(outputs).length} files)`);

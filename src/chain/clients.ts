@@ -9,7 +9,11 @@ export function toViemChain(chain: ChainConfig) {
   return defineChain({
     id: chain.id,
     name: chain.displayName,
-    nativeCurrency: { name: chain.nativeCurrency.name, symbol: chain.nativeCurrency.symbol, decimals: chain.nativeCurrency.decimals },
+    nativeCurrency: {
+      name: chain.nativeCurrency.name,
+      symbol: chain.nativeCurrency.symbol,
+      decimals: chain.nativeCurrency.decimals,
+    },
     rpcUrls: { default: { http: [chain.httpRpcUrl], webSocket: [chain.wsRpcUrl] } },
     contracts: { multicall3: { address: chain.contracts.multicall3 } },
   });

@@ -1,4 +1,14 @@
-import { createPublicClient, createWalletClient, encodeDeployData, getAddress, http, type Abi, type Address, type Hex, type LocalAccount } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  encodeDeployData,
+  getAddress,
+  http,
+  type Abi,
+  type Address,
+  type Hex,
+  type LocalAccount,
+} from 'viem';
 import {
   approvalProxyAbi,
   approvalProxyBytecode,
@@ -39,7 +49,12 @@ export interface DeployContractsParameters {
  * only when the chain has none at its canonical address. Each deployment waits for its receipt and checks the
  * code is there. Returns the addresses in the shape of a config file's `contracts`.
  */
-export async function deployContracts({ rpcUrl, deployer, solver, onProgress }: DeployContractsParameters): Promise<ChainContracts> {
+export async function deployContracts({
+  rpcUrl,
+  deployer,
+  solver,
+  onProgress,
+}: DeployContractsParameters): Promise<ChainContracts> {
   const publicClient = createPublicClient({ transport: http(rpcUrl) });
   const chainId = await publicClient.getChainId();
   const wallet = createWalletClient({ account: deployer, transport: http(rpcUrl) });
@@ -48,7 +63,8 @@ export async function deployContracts({ rpcUrl, deployer, solver, onProgress }: 
   async function deploy(name: string, abi: Abi, bytecode: Hex, args: readonly unknown[] = []): Promise<Address> {
     const hash = await wallet.sendTransaction({ chain: null, data: encodeDeployData({ abi, bytecode, args }) });
     const receipt = await publicClient.waitForTransactionReceipt({ hash });
-    if (receipt.status !== 'success' || receipt.contractAddress == null) throw new Error(`deploying ${name} on chain ${chainId} failed (transaction ${hash})`);
+    if (receipt.status !== 'success' || receipt.contractAddress == null)
+      throw new Error(`deploying ${name} on chain ${chainId} failed (transaction ${hash})`);
     const address = getAddress(receipt.contractAddress);
     say(`${name}: ${address} (transaction ${hash})`);
     return address;
@@ -62,9 +78,26 @@ export async function deployContracts({ rpcUrl, deployer, solver, onProgress }: 
   const depository = await deploy('depository', depositoryAbi, depositoryBytecode, [solver]);
   const receiver = await deploy('receiver', receiverAbi, receiverBytecode, [solver, solver]);
   const multicaller = await deploy('multicaller', multicallerAbi, multicallerBytecode);
-  const onlyOwnerMulticaller = await deploy('onlyOwnerMulticaller', onlyOwnerMulticallerAbi, onlyOwnerMulticallerBytecode, [solver]);
+  const onlyOwnerMulticaller = await deploy(
+    'onlyOwnerMulticaller',
+    onlyOwnerMulticallerAbi,
+    onlyOwnerMulticallerBytecode,
+    [solver],
+  );
   const approvalProxy = await deploy('approvalProxy', approvalProxyAbi, approvalProxyBytecode, [multicaller]);
   const erc20Router = await deploy('erc20Router', erc20RouterAbi, erc20RouterBytecode, [multicaller]);
-  const attestationVerifier = await deploy('attestationVerifier', attestationVerifierAbi, attestationVerifierBytecode, [solver, solver]);
-  return { depository, receiver, multicaller, onlyOwnerMulticaller, approvalProxy, erc20Router, multicall3, attestationVerifier };
+  const attestationVerifier = await deploy('attestationVerifier', attestationVerifierAbi, attestationVerifierBytecode, [
+    solver,
+    solver,
+  ]);
+  return {
+    depository,
+    receiver,
+    multicaller,
+    onlyOwnerMulticaller,
+    approvalProxy,
+    erc20Router,
+    multicall3,
+    attestationVerifier,
+  };
 }

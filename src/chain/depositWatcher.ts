@@ -119,7 +119,10 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
     try {
       onConfirmed(deposit);
     } catch (error) {
-      log.error({ ...context, requestId: deposit.requestId, depositId: deposit.id, err: error }, 'onConfirmed threw; the deposit stays confirmed');
+      log.error(
+        { ...context, requestId: deposit.requestId, depositId: deposit.id, err: error },
+        'onConfirmed threw; the deposit stays confirmed',
+      );
     }
   }
 
@@ -145,7 +148,13 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
   /** Stores a log; a known log found in another block (or after its removal) becomes `seen` there. */
   async function record(trx: Kysely<Tables>, entry: DepositLog): Promise<DepositRecord> {
     const { deposit, inserted } = await insertDeposit(trx, { chainId, ...entry, now: now() });
-    const logContext = { ...context, requestId: deposit.requestId, depositId: deposit.id, txHash: entry.txHash, blockNumber: entry.blockNumber };
+    const logContext = {
+      ...context,
+      requestId: deposit.requestId,
+      depositId: deposit.id,
+      txHash: entry.txHash,
+      blockNumber: entry.blockNumber,
+    };
     if (inserted) {
       log.info({ ...logContext, amount: deposit.amount.toString() }, 'deposit seen');
       return deposit;
@@ -160,17 +169,25 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
       );
       return deposit;
     }
-    const revived = await reviveDeposit(trx, deposit.id, { blockNumber: entry.blockNumber, blockHash: entry.blockHash, now: now() });
+    const revived = await reviveDeposit(trx, deposit.id, {
+      blockNumber: entry.blockNumber,
+      blockHash: entry.blockHash,
+      now: now(),
+    });
     if (revived === null) return deposit;
     log.info({ ...logContext, previousBlock: deposit.blockNumber }, 'deposit seen again after a reorg');
     return revived;
   }
 
-  async function recordAll(entries: DepositLog[], cursorAt?: { blockNumber: bigint; blockHash: string }): Promise<DepositRecord[]> {
+  async function recordAll(
+    entries: DepositLog[],
+    cursorAt?: { blockNumber: bigint; blockHash: string },
+  ): Promise<DepositRecord[]> {
     return db.transaction().execute(async (trx) => {
       const recorded: DepositRecord[] = [];
       for (const entry of entries) recorded.push(await record(trx, entry));
-      if (cursorAt !== undefined) cursor = await setCursor(trx, { chainId, name: DEPOSITS_CURSOR, ...cursorAt, now: now() });
+      if (cursorAt !== undefined)
+        cursor = await setCursor(trx, { chainId, name: DEPOSITS_CURSOR, ...cursorAt, now: now() });
       return recorded;
     });
   }
@@ -179,7 +196,11 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
    * Confirms the candidates that are deep enough and still in their block; removes those whose block changed
    * (whatever their depth: after a rewind every `seen` deposit is a candidate, so reorged ones leave at once).
    */
-  async function settle(head: bigint, candidates: DepositRecord[], canonicalHash: (n: bigint) => Promise<string | null>) {
+  async function settle(
+    head: bigint,
+    candidates: DepositRecord[],
+    canonicalHash: (n: bigint) => Promise<string | null>,
+  ) {
     const confirmableTip = head - depth + 1n;
     const settled: DepositRecord[] = [];
     for (const deposit of candidates) {
@@ -192,7 +213,16 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
           now: now(),
         });
         if (removed !== null) {
-          log.warn({ ...context, requestId: deposit.requestId, depositId: deposit.id, txHash: deposit.txHash, blockNumber: deposit.blockNumber }, 'deposit removed by a reorg');
+          log.warn(
+            {
+              ...context,
+              requestId: deposit.requestId,
+              depositId: deposit.id,
+              txHash: deposit.txHash,
+              blockNumber: deposit.blockNumber,
+            },
+            'deposit removed by a reorg',
+          );
           settled.push(removed);
         }
       } else if (deposit.blockNumber <= confirmableTip) {
@@ -203,7 +233,10 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
           now: now(),
         });
         if (confirmed !== null) {
-          log.info({ ...context, depositId: deposit.id, requestId: confirmed.requestId, blockNumber: confirmed.blockNumber }, 'deposit confirmed');
+          log.info(
+            { ...context, depositId: deposit.id, requestId: confirmed.requestId, blockNumber: confirmed.blockNumber },
+            'deposit confirmed',
+          );
           settled.push(confirmed);
           handOn(confirmed);
         }
@@ -239,8 +272,17 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
       const target = cursor.blockNumber > reorgWindow ? cursor.blockNumber - reorgWindow : 0n;
       const targetHash = await canonicalHash(target);
       if (targetHash === null) throw new Error(`block ${target} of chain ${chainId} not found while rewinding`);
-      log.warn({ ...context, from: cursor.blockNumber, to: target }, 'deposit cursor block was reorged away; reading the window again');
-      cursor = await setCursor(db, { chainId, name: DEPOSITS_CURSOR, blockNumber: target, blockHash: targetHash, now: now() });
+      log.warn(
+        { ...context, from: cursor.blockNumber, to: target },
+        'deposit cursor block was reorged away; reading the window again',
+      );
+      cursor = await setCursor(db, {
+        chainId,
+        name: DEPOSITS_CURSOR,
+        blockNumber: target,
+        blockHash: targetHash,
+        now: now(),
+      });
       rewoundTo = target;
     }
 
@@ -253,7 +295,13 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
       // next poll notices it and reads the range again, whichever chain the logs came from.
       const toHash = await canonicalHash(toBlock);
       if (toHash === null) throw new Error(`block ${toBlock} of chain ${chainId} not found below head ${head}`);
-      const logs = await client.getLogs({ address: [depository, receiver], events: depositEvents, fromBlock, toBlock, strict: true });
+      const logs = await client.getLogs({
+        address: [depository, receiver],
+        events: depositEvents,
+        fromBlock,
+        toBlock,
+        strict: true,
+      });
       await recordAll(await withSenders(decodeAll(logs)), { blockNumber: toBlock, blockHash: toHash });
       // Settle as each range lands, so a long backfill hands deposits on as it goes. Fresh hashes: the ones
       // read before the logs may predate them.
@@ -278,7 +326,9 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
    */
   async function withSenders(entries: DepositLog[]): Promise<DepositLog[]> {
     const hashes = [...new Set(entries.map((entry) => entry.txHash))];
-    const senders = new Map(await Promise.all(hashes.map(async (hash) => [hash, (await client.getTransaction({ hash })).from] as const)));
+    const senders = new Map(
+      await Promise.all(hashes.map(async (hash) => [hash, (await client.getTransaction({ hash })).from] as const)),
+    );
     return entries.map((entry) => ({ ...entry, sender: senders.get(entry.txHash)! }));
   }
 
@@ -291,7 +341,13 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
 
   function decode(entry: DecodableLog): DepositLog | undefined {
     // Reorged-out logs (only subscriptions and filters report them) and pending ones are not deposits.
-    if (entry.removed || entry.blockHash === null || entry.blockNumber === null || entry.logIndex === null || entry.transactionHash === null) {
+    if (
+      entry.removed ||
+      entry.blockHash === null ||
+      entry.blockNumber === null ||
+      entry.logIndex === null ||
+      entry.transactionHash === null
+    ) {
       return undefined;
     }
     const at = {
@@ -347,7 +403,8 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
       // Handed on before a crash but never consumed: hand them on again (the consumer is idempotent per deposit).
       const unprocessed = await listChainDeposits(db, { chainId, status: 'confirmed' });
       for (const deposit of unprocessed) handOn(deposit);
-      if (unprocessed.length > 0) log.info({ ...context, count: unprocessed.length }, 'confirmed deposits handed on again after a restart');
+      if (unprocessed.length > 0)
+        log.info({ ...context, count: unprocessed.length }, 'confirmed deposits handed on again after a restart');
       if (stopping) return;
       await pollSafely();
       if (!stopping) loop = run();
@@ -367,7 +424,10 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
         receipt = await client.getTransactionReceipt({ hash: txHash });
       } catch (error) {
         if (error instanceof BaseError && error.walk((e) => e instanceof TransactionReceiptNotFoundError)) {
-          throw new GatewayError('NOT_FOUND', `Transaction ${txHash} was not found on chain ${chainId} (not mined yet?)`);
+          throw new GatewayError(
+            'NOT_FOUND',
+            `Transaction ${txHash} was not found on chain ${chainId} (not mined yet?)`,
+          );
         }
         throw rpcError(error, chain, `reading the receipt of ${txHash}`);
       }
@@ -400,5 +460,7 @@ function rpcError(error: unknown, chain: ChainConfig, doing: string): GatewayErr
     return new GatewayError('REQUEST_TIMED_OUT', `RPC of chain ${chain.id} timed out while ${doing}`, { cause: error });
   }
   const detail = error instanceof BaseError ? error.shortMessage : String(error);
-  return new GatewayError('RPC_HTTP_ERROR', `RPC of chain ${chain.id} failed while ${doing}: ${detail}`, { cause: error });
+  return new GatewayError('RPC_HTTP_ERROR', `RPC of chain ${chain.id} failed while ${doing}: ${detail}`, {
+    cause: error,
+  });
 }

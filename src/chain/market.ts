@@ -120,7 +120,12 @@ export function createMarketData({ chains, solverAddress, clients }: CreateMarke
     async allowance(chainId, owner, token, spender) {
       const market = marketOf(chainId);
       return read(market, `the ${token} allowance of ${owner} for ${spender}`, () =>
-        market.client.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] }),
+        market.client.readContract({
+          address: token,
+          abi: erc20Abi,
+          functionName: 'allowance',
+          args: [owner, spender],
+        }),
       );
     },
 
@@ -154,7 +159,11 @@ async function checkPeg(
   { feed, maxAgeSeconds, maxDeviationBps = DEFAULT_PEG_DEVIATION_BPS }: Extract<PriceSource, { kind: 'fixed' }>,
 ): Promise<void> {
   const fed = await market.feedPrices.get(lower(currency.address), () =>
-    feedPrice(market, currency, { kind: 'aggregatorV3', feed: feed!, ...(maxAgeSeconds === undefined ? {} : { maxAgeSeconds }) }),
+    feedPrice(market, currency, {
+      kind: 'aggregatorV3',
+      feed: feed!,
+      ...(maxAgeSeconds === undefined ? {} : { maxAgeSeconds }),
+    }),
   );
   // Both prices on the same scale: answer / 10^decimals.
   const scale = Math.max(fixed.decimals, fed.decimals);
@@ -177,7 +186,9 @@ async function feedPrice(
 ): Promise<UsdPrice> {
   const { client, config } = market;
   const failure = (reason: string, cause?: unknown) =>
-    new GatewayError('PRICE_FETCH_FAILED', `Cannot price ${label(market, currency)}: price feed ${feed} ${reason}`, { cause });
+    new GatewayError('PRICE_FETCH_FAILED', `Cannot price ${label(market, currency)}: price feed ${feed} ${reason}`, {
+      cause,
+    });
   const readFeed = async <T>(load: () => Promise<T>): Promise<T> => {
     try {
       return await load();
@@ -205,14 +216,18 @@ async function feedPrice(
   if (round.answer <= 0n) throw failure(`answered ${round.answer}, which is not a positive price`);
   const age = blockTimestamp === undefined ? 0 : blockTimestamp - round.updatedAt;
   if (maxAgeSeconds !== undefined && age > maxAgeSeconds) {
-    throw failure(`answer is stale: updated ${age} s before the latest block, more than maxAgeSeconds ${maxAgeSeconds}`);
+    throw failure(
+      `answer is stale: updated ${age} s before the latest block, more than maxAgeSeconds ${maxAgeSeconds}`,
+    );
   }
   return { answer: round.answer, decimals, updatedAt: round.updatedAt };
 }
 
 function latestBlockTimestamp(market: ChainMarket): Promise<number> {
   return market.blockTimestamp.get('latest', () =>
-    read(market, 'the latest block', async () => Number((await market.client.getBlock({ blockTag: 'latest' })).timestamp)),
+    read(market, 'the latest block', async () =>
+      Number((await market.client.getBlock({ blockTag: 'latest' })).timestamp),
+    ),
   );
 }
 
@@ -245,10 +260,14 @@ async function estimate(market: ChainMarket, tx: TransactionRequest): Promise<bi
       throw rpcFailure(error, config, 'estimating gas');
     }
     const reason = describeExecutionFailure(error);
-    throw new GatewayError('DESTINATION_TX_FAILED', `Transaction to ${tx.to} on ${chainName(config)} would fail: ${reason}`, {
-      data: reason,
-      cause: error,
-    });
+    throw new GatewayError(
+      'DESTINATION_TX_FAILED',
+      `Transaction to ${tx.to} on ${chainName(config)} would fail: ${reason}`,
+      {
+        data: reason,
+        cause: error,
+      },
+    );
   }
 }
 
@@ -257,7 +276,9 @@ async function read<T>(market: ChainMarket, what: string, load: () => Promise<T>
   try {
     return await load();
   } catch (error) {
-    throw transportFailure(error, market.config, `reading ${what}`) ?? rpcFailure(error, market.config, `reading ${what}`);
+    throw (
+      transportFailure(error, market.config, `reading ${what}`) ?? rpcFailure(error, market.config, `reading ${what}`)
+    );
   }
 }
 
@@ -266,12 +287,16 @@ function transportFailure(error: unknown, chain: ChainConfig, doing: string): Ga
   if (error instanceof GatewayError) return error;
   if (!(error instanceof BaseError)) return undefined;
   if (error.walk((e) => e instanceof TimeoutError)) {
-    return new GatewayError('REQUEST_TIMED_OUT', `RPC of ${chainName(chain)} timed out while ${doing}`, { cause: error });
+    return new GatewayError('REQUEST_TIMED_OUT', `RPC of ${chainName(chain)} timed out while ${doing}`, {
+      cause: error,
+    });
   }
   const http = error.walk((e) => e instanceof HttpRequestError);
   if (http instanceof HttpRequestError) {
-    const detail = http.status === undefined ? (http.details || http.shortMessage) : `HTTP ${http.status}`;
-    return new GatewayError('RPC_HTTP_ERROR', `RPC of ${chainName(chain)} failed while ${doing}: ${detail}`, { cause: error });
+    const detail = http.status === undefined ? http.details || http.shortMessage : `HTTP ${http.status}`;
+    return new GatewayError('RPC_HTTP_ERROR', `RPC of ${chainName(chain)} failed while ${doing}: ${detail}`, {
+      cause: error,
+    });
   }
   return undefined;
 }
@@ -279,13 +304,16 @@ function transportFailure(error: unknown, chain: ChainConfig, doing: string): Ga
 /** The RPC answered with an error, or with something that is not the expected answer. */
 function rpcFailure(error: unknown, chain: ChainConfig, doing: string): GatewayError {
   const detail = error instanceof BaseError ? error.shortMessage : String(error);
-  return new GatewayError('RPC_HTTP_ERROR', `RPC of ${chainName(chain)} failed while ${doing}: ${detail}`, { cause: error });
+  return new GatewayError('RPC_HTTP_ERROR', `RPC of ${chainName(chain)} failed while ${doing}: ${detail}`, {
+    cause: error,
+  });
 }
 
 /** Why a contract read failed, for a message. */
 function describeCallFailure(error: unknown): string {
   if (!(error instanceof BaseError)) return String(error);
-  if (error.walk((e) => e instanceof ContractFunctionZeroDataError)) return 'returned no data (no contract at that address?)';
+  if (error.walk((e) => e instanceof ContractFunctionZeroDataError))
+    return 'returned no data (no contract at that address?)';
   const data = revertData(error);
   return data === undefined ? error.shortMessage : `reverted with ${describeRevert(data)}`;
 }
@@ -347,4 +375,5 @@ function formatArg(value: unknown): string {
 
 const lower = (address: Address): Address => address.toLowerCase() as Address;
 const chainName = (chain: ChainConfig): string => `${chain.displayName} (chain ${chain.id})`;
-const label = (market: ChainMarket, currency: CurrencyConfig): string => `${currency.symbol} on ${chainName(market.config)}`;
+const label = (market: ChainMarket, currency: CurrencyConfig): string =>
+  `${currency.symbol} on ${chainName(market.config)}`;

@@ -51,7 +51,14 @@ export function createNodeFetch(): (url: string | URL, init?: RpcRequestInit) =>
               if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
             }
             const status = response.statusCode ?? 0;
-            resolve({ ok: status >= 200 && status < 300, status, statusText: response.statusMessage ?? '', headers, body: null, text: async () => text });
+            resolve({
+              ok: status >= 200 && status < 300,
+              status,
+              statusText: response.statusMessage ?? '',
+              headers,
+              body: null,
+              text: async () => text,
+            });
           });
         },
       );

@@ -100,7 +100,8 @@ type BroadcastOutcome =
   | { kind: 'unknown'; error: unknown };
 
 const alreadyKnown = /already known|already imported|known transaction|already exists|already in (the )?(tx)?pool/i;
-const nonceTaken = /nonce too low|nonce has already been used|nonce is too low|old nonce|replacement transaction underpriced|replacement fee too low/i;
+const nonceTaken =
+  /nonce too low|nonce has already been used|nonce is too low|old nonce|replacement transaction underpriced|replacement fee too low/i;
 const insufficientFunds = /insufficient funds/i;
 
 /**
@@ -131,7 +132,8 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
   const feeBumpPercent = BigInt(params.feeBumpPercent ?? 25);
   const maxFeeMultiplier = BigInt(params.maxFeeMultiplier ?? 4);
   const pollIntervalMs = params.pollIntervalMs ?? Math.max(50, Math.floor(blockTimeMs / 4));
-  if (feeBumpPercent < 10n) throw new Error(`feeBumpPercent must be at least 10 (nodes refuse smaller replacements), got ${feeBumpPercent}`);
+  if (feeBumpPercent < 10n)
+    throw new Error(`feeBumpPercent must be at least 10 (nodes refuse smaller replacements), got ${feeBumpPercent}`);
   if (maxFeeMultiplier < 1n) throw new Error(`maxFeeMultiplier must be at least 1, got ${maxFeeMultiplier}`);
 
   let stopped = false;
@@ -213,9 +215,13 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
     } catch (error) {
       const reverted = error instanceof BaseError && error.walk((e) => e instanceof ExecutionRevertedError) !== null;
       if (!reverted && isTransportFailure(error)) throw rpcFailure('estimating gas', error);
-      throw new GatewayError('DESTINATION_TX_FAILED', `Chain ${chainId}: the ${tx.kind} transaction would fail: ${messageOf(error)}`, {
-        cause: error,
-      });
+      throw new GatewayError(
+        'DESTINATION_TX_FAILED',
+        `Chain ${chainId}: the ${tx.kind} transaction would fail: ${messageOf(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
 
@@ -243,20 +249,33 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
 
   /** A `prepared` row a node accepted becomes `broadcast` with that hash (re-read if it moved on meanwhile). */
   async function markBroadcast(row: OutgoingTxRecord, hash: Hex): Promise<OutgoingTxRecord> {
-    const updated = await updateOutgoingTx(db, row.id, { status: 'broadcast', fromStatus: 'prepared', hash, now: now() });
+    const updated = await updateOutgoingTx(db, row.id, {
+      status: 'broadcast',
+      fromStatus: 'prepared',
+      hash,
+      now: now(),
+    });
     return updated ?? (await getOutgoingTx(db, row.id)) ?? row;
   }
 
   function rejection(row: OutgoingTxRecord, message: string, insufficient: boolean, cause?: unknown): GatewayError {
     return insufficient
-      ? new GatewayError('INSUFFICIENT_LIQUIDITY', `Chain ${chainId}: the solver cannot pay for its ${row.kind} transaction: ${message}`, {
-          data: `outgoingTxId=${row.id}`,
-          cause,
-        })
-      : new GatewayError('DESTINATION_TX_FAILED', `Chain ${chainId}: the node rejected the ${row.kind} transaction: ${message}`, {
-          data: `outgoingTxId=${row.id}`,
-          cause,
-        });
+      ? new GatewayError(
+          'INSUFFICIENT_LIQUIDITY',
+          `Chain ${chainId}: the solver cannot pay for its ${row.kind} transaction: ${message}`,
+          {
+            data: `outgoingTxId=${row.id}`,
+            cause,
+          },
+        )
+      : new GatewayError(
+          'DESTINATION_TX_FAILED',
+          `Chain ${chainId}: the node rejected the ${row.kind} transaction: ${message}`,
+          {
+            data: `outgoingTxId=${row.id}`,
+            cause,
+          },
+        );
   }
 
   /**
@@ -275,29 +294,62 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
       switch (outcome.kind) {
         case 'accepted':
           crash('broadcast', row.kind);
-          log.info({ ...context, requestId: row.requestId, outgoingTxId: row.id, nonce: payload.nonce, hash: payload.hash, kind: row.kind }, 'transaction broadcast');
+          log.info(
+            {
+              ...context,
+              requestId: row.requestId,
+              outgoingTxId: row.id,
+              nonce: payload.nonce,
+              hash: payload.hash,
+              kind: row.kind,
+            },
+            'transaction broadcast',
+          );
           return markBroadcast(row, payload.hash);
         case 'unknown':
           // It may have reached the node: keep the nonce; waitForReceipt and recover rebroadcast it.
           log.warn(
-            { ...context, requestId: row.requestId, outgoingTxId: row.id, nonce: payload.nonce, hash: payload.hash, err: outcome.error },
+            {
+              ...context,
+              requestId: row.requestId,
+              outgoingTxId: row.id,
+              nonce: payload.nonce,
+              hash: payload.hash,
+              err: outcome.error,
+            },
             'broadcast failed in transit; the recorded transaction is rebroadcast while waiting for its receipt',
           );
           return row;
         case 'rejected':
           await release(row, payload, outcome.message);
-          log.error({ ...context, requestId: row.requestId, outgoingTxId: row.id, nonce: payload.nonce, reason: outcome.message }, 'node rejected the transaction; nonce released');
+          log.error(
+            {
+              ...context,
+              requestId: row.requestId,
+              outgoingTxId: row.id,
+              nonce: payload.nonce,
+              reason: outcome.message,
+            },
+            'node rejected the transaction; nonce released',
+          );
           throw rejection(row, outcome.message, outcome.insufficientFunds);
         case 'nonce-taken':
           // Something other than this sender used the key (the nonce is spent there, so moving on leaves no
           // gap): re-sign this same row on the next free nonce. Nothing but this one version was ever sent.
           if (attempt >= NONCE_ATTEMPTS) {
             await release(row, payload, outcome.message);
-            throw new GatewayError('SERVICE_UNAVAILABLE', `Chain ${chainId}: no free nonce after ${attempt} attempts: ${outcome.message}`, {
-              data: `outgoingTxId=${row.id}`,
-            });
+            throw new GatewayError(
+              'SERVICE_UNAVAILABLE',
+              `Chain ${chainId}: no free nonce after ${attempt} attempts: ${outcome.message}`,
+              {
+                data: `outgoingTxId=${row.id}`,
+              },
+            );
           }
-          log.warn({ ...context, requestId: row.requestId, outgoingTxId: row.id, taken: payload.nonce }, 'nonce already used elsewhere; re-signing');
+          log.warn(
+            { ...context, requestId: row.requestId, outgoingTxId: row.id, taken: payload.nonce },
+            'nonce already used elsewhere; re-signing',
+          );
           ({ row, payload } = await resign(row, payload, tx));
       }
     }
@@ -310,7 +362,12 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
       const signed = await sign({ ...tx, nonce });
       const next: TxPayload = { ...payload, nonce: nonce.toString(), raw: signed.raw, hash: signed.hash };
       try {
-        const revised = await reviseOutgoingTx(db, row.id, { payload: toJson(next), nonce, fromStatuses: ['prepared'], now: now() });
+        const revised = await reviseOutgoingTx(db, row.id, {
+          payload: toJson(next),
+          nonce,
+          fromStatuses: ['prepared'],
+          now: now(),
+        });
         if (revised === null) throw new Error(`outgoing tx ${row.id} left 'prepared' while it was being sent`);
         nextNonce = nonce + 1n;
         return { row: revised, payload: next };
@@ -400,7 +457,10 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
   }
 
   /** Re-signs the same nonce with higher fees, records the new hash, then broadcasts it. */
-  async function bump(row: OutgoingTxRecord, payload: TxPayload): Promise<{ row: OutgoingTxRecord; payload: TxPayload }> {
+  async function bump(
+    row: OutgoingTxRecord,
+    payload: TxPayload,
+  ): Promise<{ row: OutgoingTxRecord; payload: TxPayload }> {
     const current = await estimateFees();
     const raise = (fee: bigint) => (fee * (100n + feeBumpPercent) + 99n) / 100n;
     const cap = BigInt(payload.initialMaxFeePerGas) * maxFeeMultiplier;
@@ -411,7 +471,16 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
     // Nodes accept a replacement only when both caps rise by at least 10%.
     const replaceable = (old: bigint, fee: bigint) => fee * 100n >= old * 110n;
     if (!replaceable(oldMax, maxFeePerGas) || !replaceable(oldTip, maxPriorityFeePerGas)) {
-      log.warn({ ...context, requestId: row.requestId, outgoingTxId: row.id, nonce: payload.nonce, maxFeePerGas: payload.maxFeePerGas }, 'stuck transaction is at its fee cap; rebroadcasting it as is');
+      log.warn(
+        {
+          ...context,
+          requestId: row.requestId,
+          outgoingTxId: row.id,
+          nonce: payload.nonce,
+          maxFeePerGas: payload.maxFeePerGas,
+        },
+        'stuck transaction is at its fee cap; rebroadcasting it as is',
+      );
       const outcome = await broadcast(payload.raw, payload.hash);
       if (outcome.kind === 'accepted' && row.status === 'prepared') row = await markBroadcast(row, payload.hash);
       return { row, payload };
@@ -443,10 +512,21 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
     if (revised === null) return { row: (await getOutgoingTx(db, row.id)) ?? row, payload };
     const outcome = await broadcast(signed.raw, signed.hash);
     log.warn(
-      { ...context, requestId: row.requestId, outgoingTxId: row.id, nonce: payload.nonce, hash: signed.hash, maxFeePerGas: next.maxFeePerGas, outcome: outcome.kind },
+      {
+        ...context,
+        requestId: row.requestId,
+        outgoingTxId: row.id,
+        nonce: payload.nonce,
+        hash: signed.hash,
+        maxFeePerGas: next.maxFeePerGas,
+        outcome: outcome.kind,
+      },
       'transaction stuck; replaced with higher fees',
     );
-    const updated = outcome.kind === 'accepted' && revised.status === 'prepared' ? await markBroadcast(revised, signed.hash) : revised;
+    const updated =
+      outcome.kind === 'accepted' && revised.status === 'prepared'
+        ? await markBroadcast(revised, signed.hash)
+        : revised;
     return { row: updated, payload: next };
   }
 
@@ -459,9 +539,20 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
   async function rebroadcastPrepared(row: OutgoingTxRecord, payload: TxPayload): Promise<OutgoingTxRecord> {
     const outcome = await broadcast(payload.raw, payload.hash);
     if (outcome.kind === 'accepted') return markBroadcast(row, payload.hash);
-    const fields = { ...context, requestId: row.requestId, outgoingTxId: row.id, nonce: payload.nonce, hash: payload.hash };
-    if (outcome.kind === 'unknown') log.warn({ ...fields, err: outcome.error }, 'rebroadcast failed in transit; retrying');
-    else if (outcome.kind === 'rejected') log.error({ ...fields, reason: outcome.message }, 'node rejects a recorded transaction; retrying (later nonces wait for it)');
+    const fields = {
+      ...context,
+      requestId: row.requestId,
+      outgoingTxId: row.id,
+      nonce: payload.nonce,
+      hash: payload.hash,
+    };
+    if (outcome.kind === 'unknown')
+      log.warn({ ...fields, err: outcome.error }, 'rebroadcast failed in transit; retrying');
+    else if (outcome.kind === 'rejected')
+      log.error(
+        { ...fields, reason: outcome.message },
+        'node rejects a recorded transaction; retrying (later nonces wait for it)',
+      );
     // 'nonce-taken': the displaced check of waitForReceipt settles it.
     return row;
   }
@@ -470,7 +561,17 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
     const status = receipt.status === 'success' ? 'confirmed' : 'failed';
     await updateOutgoingTx(db, row.id, { status, hash: receipt.hash, receipt, now: now() });
     crash('mined', row.kind);
-    log.info({ ...context, requestId: row.requestId, outgoingTxId: row.id, hash: receipt.hash, status: receipt.status, block: receipt.blockNumber.toString() }, 'transaction mined');
+    log.info(
+      {
+        ...context,
+        requestId: row.requestId,
+        outgoingTxId: row.id,
+        hash: receipt.hash,
+        status: receipt.status,
+        block: receipt.blockNumber.toString(),
+      },
+      'transaction mined',
+    );
     return receipt;
   }
 
@@ -480,7 +581,8 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
       throw new GatewayError('NOT_FOUND', `Chain ${chainId}: no outgoing transaction ${id} of signer ${signer}`);
     }
     let payload = readPayload(row);
-    if (row.status === 'replaced') throw new GatewayError('CONFLICT', `Outgoing transaction ${id} was replaced by another one`);
+    if (row.status === 'replaced')
+      throw new GatewayError('CONFLICT', `Outgoing transaction ${id} was replaced by another one`);
     if (row.nonce === null) throw rejection(row, payload.error ?? 'it was never broadcast', false);
     if (row.status === 'confirmed' || row.status === 'failed') {
       const receipt = await findReceipt(row, payload);
@@ -501,7 +603,11 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
           if (receipt !== undefined) return await finish(row, receipt);
           if (++displacedPolls >= DISPLACED_POLLS) {
             const message = `nonce ${nonce} was used by a transaction this sender did not record`;
-            await reviseOutgoingTx(db, row.id, { payload: toJson({ ...payload, error: message }), fromStatuses: ['prepared', 'broadcast'], now: now() });
+            await reviseOutgoingTx(db, row.id, {
+              payload: toJson({ ...payload, error: message }),
+              fromStatuses: ['prepared', 'broadcast'],
+              now: now(),
+            });
             await updateOutgoingTx(db, row.id, { status: 'failed', now: now() });
             log.error({ ...context, requestId: row.requestId, outgoingTxId: row.id }, message);
             throw rejection(row, message, false);
@@ -545,8 +651,20 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
         for (const row of rows) {
           const payload = readPayload(row);
           const outcome = await broadcast(payload.raw, payload.hash);
-          log.info({ ...context, requestId: row.requestId, outgoingTxId: row.id, nonce: payload.nonce, hash: payload.hash, outcome: outcome.kind }, 'recovered transaction rebroadcast');
-          recovered.push(outcome.kind === 'accepted' && row.status === 'prepared' ? await markBroadcast(row, payload.hash) : row);
+          log.info(
+            {
+              ...context,
+              requestId: row.requestId,
+              outgoingTxId: row.id,
+              nonce: payload.nonce,
+              hash: payload.hash,
+              outcome: outcome.kind,
+            },
+            'recovered transaction rebroadcast',
+          );
+          recovered.push(
+            outcome.kind === 'accepted' && row.status === 'prepared' ? await markBroadcast(row, payload.hash) : row,
+          );
         }
         nextNonce = undefined; // read the chain and the table again before the next send
         return recovered;
@@ -561,14 +679,26 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
 
 function readPayload(row: OutgoingTxRecord): TxPayload {
   const p = row.payload as Partial<Record<keyof TxPayload, unknown>>;
-  const strings = ['to', 'data', 'value', 'gas', 'nonce', 'maxFeePerGas', 'maxPriorityFeePerGas', 'raw', 'hash', 'initialMaxFeePerGas'] as const;
+  const strings = [
+    'to',
+    'data',
+    'value',
+    'gas',
+    'nonce',
+    'maxFeePerGas',
+    'maxPriorityFeePerGas',
+    'raw',
+    'hash',
+    'initialMaxFeePerGas',
+  ] as const;
   for (const key of strings) {
-    if (typeof p[key] !== 'string') throw new Error(`outgoing tx ${row.id}: payload.${key} is missing; it was not recorded by this sender`);
+    if (typeof p[key] !== 'string')
+      throw new Error(`outgoing tx ${row.id}: payload.${key} is missing; it was not recorded by this sender`);
   }
   return { ...(row.payload as unknown as TxPayload), bumps: typeof p.bumps === 'number' ? p.bumps : 0 };
 }
 
-const toJson = (payload: TxPayload): JsonObject => ({ ...payload }) as unknown as JsonObject;
+const toJson = (payload: TxPayload): JsonObject => ({ ...payload });
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
@@ -579,9 +709,10 @@ const min = (a: bigint, b: bigint) => (a < b ? a : b);
  */
 function isTransportFailure(error: unknown): boolean {
   if (!(error instanceof BaseError)) return true;
-  const answer = error.walk((e) => e instanceof RpcRequestError || e instanceof RpcError) as RpcRequestError | RpcError | null;
+  const answer = error.walk((e) => e instanceof RpcRequestError || e instanceof RpcError) as
+    RpcRequestError | RpcError | null;
   if (answer === null) return true;
-  return answer.code === InternalRpcError.code || answer.code === -1 /* viem's UnknownRpcError */;
+  return answer.code === InternalRpcError.code || answer.code === -1; /* viem's UnknownRpcError */
 }
 
 /** Failures `waitForReceipt` rides out (RPC trouble); anything else (database, our own verdicts) ends the wait. */

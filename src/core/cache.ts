@@ -30,13 +30,20 @@ interface Entry<V> {
   refreshing: boolean;
 }
 
-export function createTtlCache<K, V>(ttlMs: number, { refreshAfterMs = Infinity, now = () => performance.now() }: TtlCacheOptions = {}): TtlCache<K, V> {
+export function createTtlCache<K, V>(
+  ttlMs: number,
+  { refreshAfterMs = Infinity, now = () => performance.now() }: TtlCacheOptions = {},
+): TtlCache<K, V> {
   const entries = new Map<K, Entry<V>>();
 
   /** Starts a load for `key`; its entry holds the promise at once and counts its age from when it resolves. */
   function start(key: K, load: () => Promise<V>): Entry<V> {
     // A synchronous throw of `load` becomes a rejection, like any other failed load.
-    const entry: Entry<V> = { value: new Promise<V>((resolve) => resolve(load())), loadedAt: Infinity, refreshing: false };
+    const entry: Entry<V> = {
+      value: new Promise<V>((resolve) => resolve(load())),
+      loadedAt: Infinity,
+      refreshing: false,
+    };
     entry.value.then(
       () => void (entry.loadedAt = now()),
       () => undefined,

@@ -81,7 +81,8 @@ export interface PricedCurrency {
  * `amount * fromAnswer * 10^(toDecimals + toPriceDecimals) / (toAnswer * 10^(fromDecimals + fromPriceDecimals))`.
  */
 export function convert(amount: bigint, from: PricedCurrency, to: PricedCurrency, rounding: Rounding = 'down'): bigint {
-  if (to.price.answer <= 0n || from.price.answer <= 0n) throw new GatewayError('PRICE_FETCH_FAILED', 'Price must be positive');
+  if (to.price.answer <= 0n || from.price.answer <= 0n)
+    throw new GatewayError('PRICE_FETCH_FAILED', 'Price must be positive');
   return divide(
     amount * from.price.answer * 10n ** BigInt(to.decimals + to.price.decimals),
     to.price.answer * 10n ** BigInt(from.decimals + from.price.decimals),
@@ -92,7 +93,10 @@ export function convert(amount: bigint, from: PricedCurrency, to: PricedCurrency
 /** The price of a currency, or `UNSUPPORTED_CURRENCY` when it has no price source. */
 export function requirePriceSource(currency: CurrencyConfig, chainId: number): NonNullable<CurrencyConfig['price']> {
   if (currency.price === undefined) {
-    throw new GatewayError('UNSUPPORTED_CURRENCY', `${currency.symbol} on chain ${chainId} has no price source, so it cannot be priced`);
+    throw new GatewayError(
+      'UNSUPPORTED_CURRENCY',
+      `${currency.symbol} on chain ${chainId} has no price source, so it cannot be priced`,
+    );
   }
   return currency.price;
 }

@@ -25,7 +25,12 @@ import type {
 export const enumResolvers = {
   DepositAddressType: { OPEN: 'open', STRICT: 'strict' } satisfies DepositAddressTypeResolvers,
   ExecutionKind: { RAW_CALLS: 'rawCalls' } satisfies ExecutionKindResolvers,
-  FeeComponent: { EXECUTION: 'execution', SWAP: 'swap', PLATFORM: 'platform', APP: 'app' } satisfies FeeComponentResolvers,
+  FeeComponent: {
+    EXECUTION: 'execution',
+    SWAP: 'swap',
+    PLATFORM: 'platform',
+    APP: 'app',
+  } satisfies FeeComponentResolvers,
   PermitKind: { EIP3009: 'eip3009', PERMIT2: 'permit2', CLAIM: 'claim' } satisfies PermitKindResolvers,
   RequestStatus: {
     WAITING: 'waiting',

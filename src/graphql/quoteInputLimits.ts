@@ -28,5 +28,6 @@ export function checkQuoteInputLimits(input: QuoteInput): void {
   if (input.permitExpiry != null && (input.permitExpiry < 1 || input.permitExpiry > 604_800)) {
     refuse('permitExpiry', 'must be an integer from 1 to 604800');
   }
-  if (input.sponsoredFeeComponents != null && input.sponsoredFeeComponents.length > 6) refuse('sponsoredFeeComponents', 'must have at most 6 items');
+  if (input.sponsoredFeeComponents != null && input.sponsoredFeeComponents.length > 6)
+    refuse('sponsoredFeeComponents', 'must have at most 6 items');
 }

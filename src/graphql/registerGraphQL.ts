@@ -24,7 +24,10 @@ export type DisposeGraphQL = () => Promise<void>;
 type EnvelopedRoot = Pick<ReturnType<GatewayYoga['getEnveloped']>, 'execute' | 'subscribe'>;
 
 /** `x-api-key` of a graphql-ws connection: `connection_init` payload `{ apiKey }` (browsers), else the upgrade header. */
-function apiKeyOf(connectionParams: Readonly<Record<string, unknown>> | undefined, request: FastifyRequest): string | undefined {
+function apiKeyOf(
+  connectionParams: Readonly<Record<string, unknown>> | undefined,
+  request: FastifyRequest,
+): string | undefined {
   const fromParams = connectionParams?.['apiKey'] ?? connectionParams?.['x-api-key'];
   if (typeof fromParams === 'string' && fromParams !== '') return fromParams;
   const header = request.headers['x-api-key'];
@@ -77,11 +80,18 @@ export async function registerGraphQL(
           const live = operations.get(ctx) ?? new Set<string>();
           operations.set(ctx, live);
           if (live.size >= guard.maxSubscriptions) {
-            return [new GraphQLError(`At most ${guard.maxSubscriptions} operations per connection`, { extensions: { code: 'INVALID_INPUT', status: 400 } })];
+            return [
+              new GraphQLError(`At most ${guard.maxSubscriptions} operations per connection`, {
+                extensions: { code: 'INVALID_INPUT', status: 400 },
+              }),
+            ];
           }
           live.add(id);
         }
-        const enveloped = yoga.getEnveloped({ apiKey: apiKeyOf(ctx.connectionParams, ctx.extra.request), params: payload });
+        const enveloped = yoga.getEnveloped({
+          apiKey: apiKeyOf(ctx.connectionParams, ctx.extra.request),
+          params: payload,
+        });
         let document;
         try {
           document = enveloped.parse(payload.query);

@@ -20,7 +20,8 @@ function operationTags(): Record<string, string> {
   const tags: Record<string, string> = {};
   for (const item of Object.values((openapiDocument.paths ?? {}) as Record<string, Obj>)) {
     for (const op of Object.values(item) as Obj[]) {
-      if (typeof op?.operationId === 'string') tags[op.operationId] = ((op.tags as string[] | undefined) ?? ['default'])[0]!;
+      if (typeof op?.operationId === 'string')
+        tags[op.operationId] = ((op.tags as string[] | undefined) ?? ['default'])[0]!;
     }
   }
   return tags;
@@ -77,7 +78,9 @@ const page = `<!doctype html>
  */
 export function registerDocumentation(app: FastifyInstance): void {
   const distDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-  const assets = new Map(Object.entries(swaggerAssets).map(([file, type]) => [file, { type, body: readFileSync(path.join(distDir, file)) }]));
+  const assets = new Map(
+    Object.entries(swaggerAssets).map(([file, type]) => [file, { type, body: readFileSync(path.join(distDir, file)) }]),
+  );
   const init = initScript();
   app.get('/documentation/json', async (_request, reply) => reply.type('application/json').send(openapiDocument));
   app.get('/documentation', async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));

@@ -30,7 +30,11 @@ export function registerRateLimit(app: FastifyInstance, core: Pick<CoreContext, 
     }
     const header = request.headers['x-api-key'];
     try {
-      await admitRequest(core, limiter, { apiKey: Array.isArray(header) ? header[0] : header, address: request.ip, keyMode });
+      await admitRequest(core, limiter, {
+        apiKey: Array.isArray(header) ? header[0] : header,
+        address: request.ip,
+        keyMode,
+      });
     } catch (error) {
       if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
       throw error;

@@ -17,10 +17,17 @@ const unlimitedOperations = new Set<OperationId>(['getHealth', 'getReadiness']);
  * Binds every operation of the contract to Fastify: the route comes from the operation table, the request is
  * validated against the contract before the handler runs, and the handler's declared response is sent as is.
  */
-export function registerRest<Context>(app: FastifyInstance, handlers: OperationHandlers<Context>, context: Context): void {
+export function registerRest<Context>(
+  app: FastifyInstance,
+  handlers: OperationHandlers<Context>,
+  context: Context,
+): void {
   const validators = createValidators(operations);
   for (const [id, spec] of Object.entries(operations) as Array<[OperationId, OperationSpec]>) {
-    const handler = handlers[id] as (input: OperationInput<OperationId>, context: Context) => Promise<{
+    const handler = handlers[id] as (
+      input: OperationInput<OperationId>,
+      context: Context,
+    ) => Promise<{
       status: number | string;
       body: unknown;
       headers?: Record<string, string>;
@@ -32,7 +39,11 @@ export function registerRest<Context>(app: FastifyInstance, handlers: OperationH
       config: {
         operationId: id,
         // Admin operations authenticate with the admin token, not a key: they count per client address.
-        ...(unlimitedOperations.has(id) ? { rateLimit: 'exempt' } : spec.path.startsWith('/admin/') ? { rateLimit: 'address' } : {}),
+        ...(unlimitedOperations.has(id)
+          ? { rateLimit: 'exempt' }
+          : spec.path.startsWith('/admin/')
+            ? { rateLimit: 'address' }
+            : {}),
       } satisfies OperationRouteConfig,
       handler: async (request, reply) => {
         const parts = { query: request.query, params: request.params, headers: request.headers, body: request.body };

@@ -29,7 +29,7 @@ export function createAjv(coerceTypes: boolean): Ajv2020 {
   // OpenAPI annotation keywords that are not JSON Schema vocabulary are allowed, not enforced.
   const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes, useDefaults: false, removeAdditional: false });
   addFormats(ajv);
-  ajv.addSchema({ $id: componentsId, components } as Record<string, unknown>);
+  ajv.addSchema({ $id: componentsId, components });
   return ajv;
 }
 
@@ -92,11 +92,17 @@ function toError(problems: Problem[]): GatewayError {
   const sentences = [...new Set(ordered.map((p) => p.sentence))];
   const shown = sentences.slice(0, 8);
   const more = sentences.length > shown.length ? ` (and ${sentences.length - shown.length} more)` : '';
-  const data = ordered.filter((p) => p.error).slice(0, 20).map((p) => summarize(p.error!));
-  return new GatewayError('INVALID_INPUT', `Invalid request: ${shown.join('; ')}${more}`, { data: JSON.stringify(data) });
+  const data = ordered
+    .filter((p) => p.error)
+    .slice(0, 20)
+    .map((p) => summarize(p.error!));
+  return new GatewayError('INVALID_INPUT', `Invalid request: ${shown.join('; ')}${more}`, {
+    data: JSON.stringify(data),
+  });
 }
 
-const rank = (problem: Problem) => (problem.error?.keyword === 'additionalProperties' ? 0 : problem.error?.keyword === 'required' ? 1 : 2);
+const rank = (problem: Problem) =>
+  problem.error?.keyword === 'additionalProperties' ? 0 : problem.error?.keyword === 'required' ? 1 : 2;
 
 /** One readable sentence per problem, e.g. `body.amount must match pattern "^[0-9]+$"`. */
 function describe(error: ErrorObject, where: string): string {

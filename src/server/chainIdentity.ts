@@ -2,7 +2,12 @@ import type { Kysely } from 'kysely';
 import type { ChainClients } from '../chain/clients.js';
 import type { ChainConfig } from '../core/chains/types.js';
 import type { Logger } from '../core/logger.js';
-import { getGenesisHash, highestCursorBlock, resetChainState, setGenesisHash } from '../store/chainGenesis.repository.js';
+import {
+  getGenesisHash,
+  highestCursorBlock,
+  resetChainState,
+  setGenesisHash,
+} from '../store/chainGenesis.repository.js';
 import type { Tables } from '../store/tables.js';
 
 /** A configured chain is not the chain the database recorded: the gateway refuses to start on it. */
@@ -38,11 +43,17 @@ export async function checkChainIdentities(params: CheckChainIdentitiesParameter
       [genesis, head] = await Promise.all([client.getBlock({ blockNumber: 0n }), client.getBlockNumber()]);
     } catch (error) {
       // An unreachable chain does not stop the gateway (readiness reports it); it is checked at the next start.
-      params.log.warn({ err: error, chainId: chain.id }, `chain ${chain.id} (${chain.name}): could not read its genesis block to check it is the chain the database followed`);
+      params.log.warn(
+        { err: error, chainId: chain.id },
+        `chain ${chain.id} (${chain.name}): could not read its genesis block to check it is the chain the database followed`,
+      );
       continue;
     }
     const genesisHash = genesis.hash.toLowerCase();
-    const [recorded, cursor] = await Promise.all([getGenesisHash(params.db, chain.id), highestCursorBlock(params.db, chain.id)]);
+    const [recorded, cursor] = await Promise.all([
+      getGenesisHash(params.db, chain.id),
+      highestCursorBlock(params.db, chain.id),
+    ]);
     const reason =
       recorded !== undefined && recorded !== genesisHash
         ? `its genesis block is ${genesisHash}, the database recorded ${recorded}`

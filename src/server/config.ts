@@ -11,7 +11,14 @@ import { currencyConfig } from '../core/chains/currency.js';
 import { crashPoints, isCrashPoint, type CrashPoint } from '../core/faults.js';
 import type { ChainConfig, CurrencyConfig, QuoteSettings } from '../core/chains/types.js';
 import { defaultQuoteSettings } from '../core/settings.js';
-import { exposureFromFile, limitsSchema, pricesSchema, withPriceMaxAge, type LimitsFile, type PricesFile } from './limitsConfig.js';
+import {
+  exposureFromFile,
+  limitsSchema,
+  pricesSchema,
+  withPriceMaxAge,
+  type LimitsFile,
+  type PricesFile,
+} from './limitsConfig.js';
 import { defaultSettlementSettings, type SettlementSettings } from '../core/settlement/settler.js';
 import { defaultRequestRetentionSettings, type RequestRetentionSettings } from '../core/requests/retention.js';
 
@@ -155,11 +162,13 @@ function webhooksFromEnvironment(env: Env, problems: string[]): WebhookDeliveryC
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
     const value = Number(raw);
-    if (!Number.isInteger(value) || value < min) problems.push(`${name} must be an integer of at least ${min}, got '${raw}'`);
+    if (!Number.isInteger(value) || value < min)
+      problems.push(`${name} must be an integer of at least ${min}, got '${raw}'`);
     return Number.isInteger(value) && value >= min ? value : fallback;
   };
   const secretKey = env.GATEWAY_WEBHOOK_SECRET_KEY || undefined;
-  if (secretKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(secretKey)) problems.push('GATEWAY_WEBHOOK_SECRET_KEY must be 0x followed by 64 hex digits');
+  if (secretKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(secretKey))
+    problems.push('GATEWAY_WEBHOOK_SECRET_KEY must be 0x followed by 64 hex digits');
   const poll = env.GATEWAY_WEBHOOK_POLL_MS ? integer('GATEWAY_WEBHOOK_POLL_MS', 1_000, 5) : undefined;
   return {
     secretKey: secretKey as Hex | undefined,
@@ -186,7 +195,8 @@ const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 /** Settings that come only from the environment, shared by the devnet and config-file modes. */
 function fromEnvironment(env: Env, problems: string[]) {
   const port = env.PORT === undefined ? 4000 : Number(env.PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT must be an integer 0..65535, got '${env.PORT}'`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    problems.push(`PORT must be an integer 0..65535, got '${env.PORT}'`);
   const logLevel = (env.GATEWAY_LOG_LEVEL ?? 'info') as GatewayConfig['logLevel'];
   if (!logLevels.includes(logLevel)) problems.push(`GATEWAY_LOG_LEVEL must be one of ${logLevels.join(', ')}`);
   const logFormat = env.GATEWAY_LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json');
@@ -197,11 +207,14 @@ function fromEnvironment(env: Env, problems: string[]) {
     problems.push('GATEWAY_DATABASE_SCHEMA must be a lower-case SQL identifier');
   }
   const bodyLimit = env.GATEWAY_BODY_LIMIT === undefined ? 1_048_576 : Number(env.GATEWAY_BODY_LIMIT);
-  if (!Number.isInteger(bodyLimit) || bodyLimit < 1024) problems.push('GATEWAY_BODY_LIMIT must be an integer of at least 1024 bytes');
+  if (!Number.isInteger(bodyLimit) || bodyLimit < 1024)
+    problems.push('GATEWAY_BODY_LIMIT must be an integer of at least 1024 bytes');
   const crashAt = env.GATEWAY_CRASH_AT || undefined;
-  if (crashAt !== undefined && !isCrashPoint(crashAt)) problems.push(`GATEWAY_CRASH_AT must be one of ${crashPoints.join(', ')}`);
+  if (crashAt !== undefined && !isCrashPoint(crashAt))
+    problems.push(`GATEWAY_CRASH_AT must be one of ${crashPoints.join(', ')}`);
   const adminToken = env.GATEWAY_ADMIN_TOKEN || undefined;
-  if (adminToken !== undefined && adminToken.length < 16) problems.push('GATEWAY_ADMIN_TOKEN must be at least 16 characters');
+  if (adminToken !== undefined && adminToken.length < 16)
+    problems.push('GATEWAY_ADMIN_TOKEN must be at least 16 characters');
   return {
     host: env.HOST ?? '127.0.0.1',
     port,
@@ -230,10 +243,13 @@ function parseTrustProxy(raw: string | undefined, problems: string[]): TrustProx
   if (raw === undefined || raw === '' || raw === 'false') return false;
   if (/^[0-9]+$/.test(raw)) return Number(raw) === 0 ? false : Number(raw);
   const list = raw.split(',').map((entry) => entry.trim());
-  if (raw !== 'true' && list.every((entry) => /^[0-9a-fA-F:.]+(\/[0-9]{1,3})?$/.test(entry) && /[.:]/.test(entry))) return list;
+  if (raw !== 'true' && list.every((entry) => /^[0-9a-fA-F:.]+(\/[0-9]{1,3})?$/.test(entry) && /[.:]/.test(entry)))
+    return list;
   problems.push(
     `GATEWAY_TRUST_PROXY must be false, the number of proxies in front of the gateway, or their addresses/CIDRs (comma-separated), got '${raw}'` +
-      (raw === 'true' ? ': true would believe every X-Forwarded-For hop, so any client could choose its rate limit bucket' : ''),
+      (raw === 'true'
+        ? ': true would believe every X-Forwarded-For hop, so any client could choose its rate limit bucket'
+        : ''),
   );
   return false;
 }
@@ -260,21 +276,35 @@ function surfaceLimitsFromEnvironment(env: Env, problems: string[]): SurfaceLimi
   };
 }
 
-function settlementFromEnvironment(env: Env, problems: string[], intervalMs = defaultSettlementSettings.intervalMs): SettlementSettings {
+function settlementFromEnvironment(
+  env: Env,
+  problems: string[],
+  intervalMs = defaultSettlementSettings.intervalMs,
+): SettlementSettings {
   const interval = env.GATEWAY_SETTLEMENT_INTERVAL_MS ? Number(env.GATEWAY_SETTLEMENT_INTERVAL_MS) : intervalMs;
-  if (!Number.isInteger(interval) || interval < 100) problems.push('GATEWAY_SETTLEMENT_INTERVAL_MS must be an integer of at least 100');
-  const maxBatch = env.GATEWAY_SETTLEMENT_MAX_BATCH ? Number(env.GATEWAY_SETTLEMENT_MAX_BATCH) : defaultSettlementSettings.maxBatch;
-  if (!Number.isInteger(maxBatch) || maxBatch < 1 || maxBatch > 500) problems.push('GATEWAY_SETTLEMENT_MAX_BATCH must be an integer 1..500');
+  if (!Number.isInteger(interval) || interval < 100)
+    problems.push('GATEWAY_SETTLEMENT_INTERVAL_MS must be an integer of at least 100');
+  const maxBatch = env.GATEWAY_SETTLEMENT_MAX_BATCH
+    ? Number(env.GATEWAY_SETTLEMENT_MAX_BATCH)
+    : defaultSettlementSettings.maxBatch;
+  if (!Number.isInteger(maxBatch) || maxBatch < 1 || maxBatch > 500)
+    problems.push('GATEWAY_SETTLEMENT_MAX_BATCH must be an integer 1..500');
   return { intervalMs: interval, maxBatch };
 }
 
-function requestRetentionFromEnvironment(env: Env, problems: string[], retentionHours = defaultRequestRetentionSettings.retentionMs / 3_600_000): RequestRetentionSettings {
+function requestRetentionFromEnvironment(
+  env: Env,
+  problems: string[],
+  retentionHours = defaultRequestRetentionSettings.retentionMs / 3_600_000,
+): RequestRetentionSettings {
   const hours = env.GATEWAY_REQUEST_RETENTION_HOURS ? Number(env.GATEWAY_REQUEST_RETENTION_HOURS) : retentionHours;
-  if (!Number.isInteger(hours) || hours < 0 || hours > 87_600) problems.push('GATEWAY_REQUEST_RETENTION_HOURS must be an integer 0..87600');
+  if (!Number.isInteger(hours) || hours < 0 || hours > 87_600)
+    problems.push('GATEWAY_REQUEST_RETENTION_HOURS must be an integer 0..87600');
   const interval = env.GATEWAY_REQUEST_RETENTION_INTERVAL_MS
     ? Number(env.GATEWAY_REQUEST_RETENTION_INTERVAL_MS)
     : defaultRequestRetentionSettings.intervalMs;
-  if (!Number.isInteger(interval) || interval < 1_000) problems.push('GATEWAY_REQUEST_RETENTION_INTERVAL_MS must be an integer of at least 1000');
+  if (!Number.isInteger(interval) || interval < 1_000)
+    problems.push('GATEWAY_REQUEST_RETENTION_INTERVAL_MS must be an integer of at least 1000');
   return { ...defaultRequestRetentionSettings, retentionMs: hours * 3_600_000, intervalMs: interval };
 }
 
@@ -303,7 +333,11 @@ function rateLimitFromEnvironment(env: Env, problems: string[]): RateLimitConfig
   return {
     enabled: mode !== 'off',
     windowSeconds: integer('GATEWAY_RATE_LIMIT_WINDOW_SECONDS', defaultRateLimitConfig.windowSeconds, 1),
-    anonymousPerMinute: integer('GATEWAY_RATE_LIMIT_ANONYMOUS_PER_MINUTE', defaultRateLimitConfig.anonymousPerMinute, 1),
+    anonymousPerMinute: integer(
+      'GATEWAY_RATE_LIMIT_ANONYMOUS_PER_MINUTE',
+      defaultRateLimitConfig.anonymousPerMinute,
+      1,
+    ),
     keyPerMinute: integer('GATEWAY_RATE_LIMIT_KEY_PER_MINUTE', defaultRateLimitConfig.keyPerMinute, 1),
   };
 }
@@ -351,7 +385,16 @@ const currencySchema = {
     verified: { type: 'boolean' },
     price: {
       oneOf: [
-        { type: 'object', additionalProperties: false, required: ['kind', 'feed'], properties: { kind: { const: 'aggregatorV3' }, feed: { type: 'string', pattern: addressPattern }, maxAgeSeconds: { type: 'integer', minimum: 1 } } },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['kind', 'feed'],
+          properties: {
+            kind: { const: 'aggregatorV3' },
+            feed: { type: 'string', pattern: addressPattern },
+            maxAgeSeconds: { type: 'integer', minimum: 1 },
+          },
+        },
         {
           type: 'object',
           additionalProperties: false,
@@ -368,7 +411,15 @@ const currencySchema = {
     },
   },
 };
-const contractNames = ['depository', 'receiver', 'multicaller', 'onlyOwnerMulticaller', 'approvalProxy', 'erc20Router', 'multicall3'] as const;
+const contractNames = [
+  'depository',
+  'receiver',
+  'multicaller',
+  'onlyOwnerMulticaller',
+  'approvalProxy',
+  'erc20Router',
+  'multicall3',
+] as const;
 const chainSchema = {
   type: 'object',
   additionalProperties: false,
@@ -381,14 +432,21 @@ const chainSchema = {
     wsRpcUrl: { type: 'string', pattern: '^wss?://' },
     explorerUrl: { type: 'string' },
     explorerName: { type: 'string' },
-    explorerPaths: { type: ['object', 'null'], additionalProperties: false, required: ['transaction', 'address', 'token'], properties: { transaction: { type: 'string' }, address: { type: 'string' }, token: { type: 'string' } } },
+    explorerPaths: {
+      type: ['object', 'null'],
+      additionalProperties: false,
+      required: ['transaction', 'address', 'token'],
+      properties: { transaction: { type: 'string' }, address: { type: 'string' }, token: { type: 'string' } },
+    },
     nativeCurrency: currencySchema,
     currencies: { type: 'array', items: currencySchema },
     contracts: {
       type: 'object',
       additionalProperties: false,
       required: [...contractNames],
-      properties: Object.fromEntries([...contractNames, 'attestationVerifier'].map((name) => [name, { type: 'string', pattern: addressPattern }])),
+      properties: Object.fromEntries(
+        [...contractNames, 'attestationVerifier'].map((name) => [name, { type: 'string', pattern: addressPattern }]),
+      ),
     },
     depositEnabled: { type: 'boolean' },
     tokenSupport: { enum: ['All', 'Limited'] },
@@ -422,7 +480,11 @@ const quoteSchema = {
       additionalProperties: false,
       properties: { bridge: bpsSchema, stablecoin: bpsSchema, major: bpsSchema, minor: bpsSchema },
     },
-    defaultSlippageBps: { type: 'object', additionalProperties: false, properties: { bridge: bpsSchema, swap: bpsSchema } },
+    defaultSlippageBps: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { bridge: bpsSchema, swap: bpsSchema },
+    },
     maxPriceImpactBps: bpsSchema,
     minSameChainSwapUsd: { type: 'string', pattern: '^[0-9]+(\\.[0-9]{1,6})?$' },
   },
@@ -440,7 +502,9 @@ const fileSchema = {
   },
 };
 
-type QuoteFile = Partial<Omit<QuoteSettings, 'swapFeeBps' | 'defaultSlippageBps' | 'minSameChainSwapUsdMicros' | 'exposure'>> & {
+type QuoteFile = Partial<
+  Omit<QuoteSettings, 'swapFeeBps' | 'defaultSlippageBps' | 'minSameChainSwapUsdMicros' | 'exposure'>
+> & {
   swapFeeBps?: Partial<QuoteSettings['swapFeeBps']>;
   defaultSlippageBps?: Partial<QuoteSettings['defaultSlippageBps']>;
   minSameChainSwapUsd?: string;
@@ -455,11 +519,14 @@ export function quoteSettingsFromFile(file: QuoteFile | undefined): QuoteSetting
     swapFeeBps: { ...defaultQuoteSettings.swapFeeBps, ...swapFeeBps },
     defaultSlippageBps: { ...defaultQuoteSettings.defaultSlippageBps, ...defaultSlippageBps },
     minSameChainSwapUsdMicros:
-      minSameChainSwapUsd === undefined ? defaultQuoteSettings.minSameChainSwapUsdMicros : parseUnits(minSameChainSwapUsd, 6),
+      minSameChainSwapUsd === undefined
+        ? defaultQuoteSettings.minSameChainSwapUsdMicros
+        : parseUnits(minSameChainSwapUsd, 6),
   };
 }
 
-type CurrencyFile = Omit<Partial<CurrencyConfig>, 'address'> & Pick<CurrencyConfig, 'id' | 'symbol' | 'name' | 'decimals'> & { address: string };
+type CurrencyFile = Omit<Partial<CurrencyConfig>, 'address'> &
+  Pick<CurrencyConfig, 'id' | 'symbol' | 'name' | 'decimals'> & { address: string };
 type ChainFile = Omit<Partial<ChainConfig>, 'partialDisableLimit' | 'nativeCurrency' | 'currencies' | 'contracts'> & {
   id: number;
   name: string;
@@ -481,7 +548,9 @@ function currencyFromFile(c: CurrencyFile, native: boolean): CurrencyConfig {
 
 /** Fills the optional chain fields with the defaults a self-hosted deployment expects. */
 export function chainFromFile(c: ChainFile): ChainConfig {
-  const contracts = Object.fromEntries(Object.entries(c.contracts).map(([k, v]) => [k, getAddress(v)])) as unknown as ChainConfig['contracts'];
+  const contracts = Object.fromEntries(
+    Object.entries(c.contracts).map(([k, v]) => [k, getAddress(v)]),
+  ) as unknown as ChainConfig['contracts'];
   return {
     id: c.id,
     name: c.name,
@@ -531,7 +600,8 @@ export function parseConfigFile(text: string, env: Env, source = 'config file'):
   if (!validate(parsed)) {
     for (const e of validate.errors ?? []) {
       const where = `${source}${e.instancePath.replace(/\//g, '.') || ' (root)'}`;
-      if (e.keyword === 'additionalProperties') problems.push(`${where}: unknown field '${String(e.params.additionalProperty)}'`);
+      if (e.keyword === 'additionalProperties')
+        problems.push(`${where}: unknown field '${String(e.params.additionalProperty)}'`);
       else if (e.keyword === 'required') problems.push(`${where}: missing '${String(e.params.missingProperty)}'`);
       else problems.push(`${where}: ${e.message ?? 'invalid'}`);
     }
@@ -542,7 +612,8 @@ export function parseConfigFile(text: string, env: Env, source = 'config file'):
   const names = new Set<string>();
   for (const [i, chain] of file.chains.entries()) {
     if (ids.has(chain.id)) problems.push(`${source}.chains.${i}.id: chain id ${chain.id} is configured twice`);
-    if (names.has(chain.name)) problems.push(`${source}.chains.${i}.name: chain name '${chain.name}' is configured twice`);
+    if (names.has(chain.name))
+      problems.push(`${source}.chains.${i}.name: chain name '${chain.name}' is configured twice`);
     ids.add(chain.id);
     names.add(chain.name);
     for (const [j, currency] of (chain.currencies ?? []).entries()) {
@@ -552,7 +623,8 @@ export function parseConfigFile(text: string, env: Env, source = 'config file'):
     }
   }
   const quote = { ...quoteSettingsFromFile(file.quote), exposure: exposureFromFile(file.limits) };
-  if (quote.ttlSeconds > quote.maxTtlSeconds) problems.push(`${source}.quote.ttlSeconds: ${quote.ttlSeconds} is above maxTtlSeconds ${quote.maxTtlSeconds}`);
+  if (quote.ttlSeconds > quote.maxTtlSeconds)
+    problems.push(`${source}.quote.ttlSeconds: ${quote.ttlSeconds} is above maxTtlSeconds ${quote.maxTtlSeconds}`);
   if (problems.length > 0) throw new ConfigError(problems);
   return { ...base, solverPrivateKey, chains: withPriceMaxAge(file.chains.map(chainFromFile), file.prices), quote };
 }
@@ -593,7 +665,16 @@ export function configFromEnvironment(env: Env, chains: ChainConfig[], solverPri
   const settlement = settlementFromEnvironment(env, problems, 5_000);
   // The devnet keeps never-paid requests an hour after their refund window, so a long demo stays small.
   const requestRetention = requestRetentionFromEnvironment(env, problems, 1);
-  return { ...base, webhooksAllowPrivate, solverPrivateKey, chains, quote: defaultQuoteSettings, settlement, requestRetention, devnet: true };
+  return {
+    ...base,
+    webhooksAllowPrivate,
+    solverPrivateKey,
+    chains,
+    quote: defaultQuoteSettings,
+    settlement,
+    requestRetention,
+    devnet: true,
+  };
 }
 
 export type { Address };
@@ -603,12 +684,17 @@ export type { Address };
  * (`GATEWAY_WEBHOOK_SECRET_KEY`, else `GATEWAY_SOLVER_PRIVATE_KEY`, as the gateway derives it; neither: not
  * sealed). Throws `ConfigError`.
  */
-export function keysCliConfigFromEnvironment(env: Env): Pick<GatewayConfig, 'databaseUrl' | 'dataDir' | 'databaseSchema' | 'webhooksAllowPrivate' | 'webhooks'> & {
+export function keysCliConfigFromEnvironment(env: Env): Pick<
+  GatewayConfig,
+  'databaseUrl' | 'dataDir' | 'databaseSchema' | 'webhooksAllowPrivate' | 'webhooks'
+> & {
   solverPrivateKey: Hex | undefined;
 } {
   const problems: string[] = [];
   const base = fromEnvironment(env, problems);
-  const solverPrivateKey = env.GATEWAY_SOLVER_PRIVATE_KEY ? parsePrivateKey(env.GATEWAY_SOLVER_PRIVATE_KEY, 'GATEWAY_SOLVER_PRIVATE_KEY', problems) : undefined;
+  const solverPrivateKey = env.GATEWAY_SOLVER_PRIVATE_KEY
+    ? parsePrivateKey(env.GATEWAY_SOLVER_PRIVATE_KEY, 'GATEWAY_SOLVER_PRIVATE_KEY', problems)
+    : undefined;
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     databaseUrl: base.databaseUrl,

@@ -20,7 +20,11 @@ import { registerRest } from '../rest/registerRest.js';
 import { createRateLimiter } from '../core/apiKeys/rateLimiter.js';
 import { createDatabase, type Database } from '../store/database.js';
 import { listenWebhookDeliveries, webhookNotifyChannel } from '../store/webhookDeliveries.repository.js';
-import { createWebhookDispatcher, defaultWebhookSettings, type WebhookDispatcher } from '../core/webhooks/createWebhookDispatcher.js';
+import {
+  createWebhookDispatcher,
+  defaultWebhookSettings,
+  type WebhookDispatcher,
+} from '../core/webhooks/createWebhookDispatcher.js';
 import { deriveWebhookEncryptionKey, sealWebhookSecret } from '../core/webhooks/webhookSecret.js';
 import { createRequestWriter } from '../store/requestWriter.js';
 import { defaultRateLimitConfig, type GatewayConfig } from './config.js';
@@ -73,7 +77,11 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   const logger = createLogger(config, options.logDestination);
   const solver = privateKeyToAccount(config.solverPrivateKey);
 
-  const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
+  const database = await createDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    schema: config.databaseSchema,
+  });
   try {
     await database.migrate();
   } catch (error) {
@@ -110,7 +118,9 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
           retryBaseMs: webhookConfig.retryBaseMs,
           retryMaxMs: webhookConfig.retryMaxMs,
           retentionMs: webhookConfig.retentionDays * 86_400_000,
-          ...(webhookConfig.perKeyConcurrency === undefined ? {} : { perKeyConcurrency: webhookConfig.perKeyConcurrency }),
+          ...(webhookConfig.perKeyConcurrency === undefined
+            ? {}
+            : { perKeyConcurrency: webhookConfig.perKeyConcurrency }),
         }),
     // A notification wakes the dispatcher at each commit that enqueues a delivery; the poll covers the rest.
     pollIntervalMs: webhookConfig?.pollIntervalMs ?? 1_000,
@@ -158,7 +168,10 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   // process owns the database) always this one. A standby answers fast fill and indexing with 503.
   let solverRuntime: SolverRuntime | null = null;
   const startSolving = async () => {
-    const runtime = createSolverRuntime(core, clients, solver, { settlement: config.settlement, retention: config.requestRetention });
+    const runtime = createSolverRuntime(core, clients, solver, {
+      settlement: config.settlement,
+      retention: config.requestRetention,
+    });
     solverRuntime = runtime;
     core.watchers = runtime.watchers;
     core.fastFiller = runtime.solver;
@@ -192,7 +205,10 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   const restContext: RestContext = {
     core,
     readiness: async () =>
-      withFillPauses(await checkReadiness(async () => void (await sql`select 1`.execute(database.db)), clients), solverRuntime?.solver.fillPauses() ?? []),
+      withFillPauses(
+        await checkReadiness(async () => void (await sql`select 1`.execute(database.db)), clients),
+        solverRuntime?.solver.fillPauses() ?? [],
+      ),
     admin: {
       token: config.adminToken,
       allowPrivateWebhooks: config.webhooksAllowPrivate ?? false,
@@ -212,7 +228,14 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   const events = createEventFollower({ database, databaseUrl: config.databaseUrl, log: logger });
   core.events = events.bus;
   const disposeStatusWebSocket = await registerStatusWebSocket(app, core, { guard: socketGuard });
-  metrics.register(app, { chains: config.chains, market, clients, db: database.db, log: logger, subscriberCount: () => events.bus.subscriberCount });
+  metrics.register(app, {
+    chains: config.chains,
+    market,
+    clients,
+    db: database.db,
+    log: logger,
+    subscriberCount: () => events.bus.subscriberCount,
+  });
 
   let stopped: Promise<void> | null = null;
   return {
@@ -225,7 +248,14 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     webhooks,
     async start() {
       // A saved database on chains it did not follow: reset (devnet) or refuse, before anything reads its state.
-      await checkChainIdentities({ db: database.db, chains: config.chains, clients, devnet: config.devnet ?? false, log: logger, now: core.now });
+      await checkChainIdentities({
+        db: database.db,
+        chains: config.chains,
+        clients,
+        devnet: config.devnet ?? false,
+        log: logger,
+        now: core.now,
+      });
       // Finish what a previous run left in flight and follow the chains before taking new quotes.
       await events.start();
       if (leadership !== null) await leadership.start();

@@ -16,16 +16,20 @@ const usage = `Usage: GATEWAY_DEPLOYER_PRIVATE_KEY=0x... npm run deploy -- --rpc
 Prints {"contracts": {...}} for the chain's entry in the config file.`;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { 'rpc-url': { type: 'string' }, solver: { type: 'string' }, help: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    options: { 'rpc-url': { type: 'string' }, solver: { type: 'string' }, help: { type: 'boolean' } },
+  });
   if (values.help === true) {
     process.stdout.write(`${usage}\n`);
     return;
   }
   const key = process.env.GATEWAY_DEPLOYER_PRIVATE_KEY;
   const problems: string[] = [];
-  if (values['rpc-url'] === undefined || !/^https?:\/\//.test(values['rpc-url'])) problems.push('--rpc-url must be an http(s) URL');
+  if (values['rpc-url'] === undefined || !/^https?:\/\//.test(values['rpc-url']))
+    problems.push('--rpc-url must be an http(s) URL');
   if (values.solver === undefined || !isAddress(values.solver)) problems.push('--solver must be an address');
-  if (key === undefined || !isHex(key) || key.length !== 66) problems.push('GATEWAY_DEPLOYER_PRIVATE_KEY must be a 32-byte hex private key');
+  if (key === undefined || !isHex(key) || key.length !== 66)
+    problems.push('GATEWAY_DEPLOYER_PRIVATE_KEY must be a 32-byte hex private key');
   if (problems.length > 0) {
     process.stderr.write(`${problems.join('\n')}\n\n${usage}\n`);
     process.exitCode = 2;

@@ -52,7 +52,11 @@ export function createEventFollower(options: EventFollowerOptions): EventFollowe
     client.on('end', () => reconnect());
     client.on('notification', (message) => {
       // Several gateways may share a database in different schemas: only our own outbox wakes us.
-      if (message.channel === REQUEST_EVENTS_CHANNEL && (database.schema === undefined || message.payload === database.schema)) bus.wake();
+      if (
+        message.channel === REQUEST_EVENTS_CHANNEL &&
+        (database.schema === undefined || message.payload === database.schema)
+      )
+        bus.wake();
     });
     listener = client;
     await client.connect();

@@ -18,7 +18,8 @@ const explorerFile = (name: string): Buffer => readFileSync(new URL(`./explorer/
 export function registerExplorer(app: FastifyInstance): void {
   const page = explorerFile('explorer.html');
   const assets = new Map(Object.entries(assetTypes).map(([name, type]) => [name, { type, body: explorerFile(name) }]));
-  const sendPage = async (_request: unknown, reply: import('fastify').FastifyReply) => reply.type('text/html; charset=utf-8').send(page);
+  const sendPage = async (_request: unknown, reply: import('fastify').FastifyReply) =>
+    reply.type('text/html; charset=utf-8').send(page);
   app.get('/explorer', sendPage);
   app.get('/explorer/requests/:requestId', sendPage);
   app.get<{ Params: { file: string } }>('/explorer/assets/:file', async (request, reply) => {

@@ -9,10 +9,9 @@ import { defaultSurfaceLimits, type GatewayConfig, type TrustProxy } from './con
  * timer; it runs at a quarter of the headers timeout so a deadline is enforced within about 25% of its length.
  * Websockets are not affected: after the upgrade the socket leaves the HTTP parser (ws clears its timeout).
  */
-export function httpServerOptions(config: Pick<GatewayConfig, 'surfaces' | 'trustProxy'>): Pick<
-  FastifyServerOptions,
-  'keepAliveTimeout' | 'requestTimeout' | 'trustProxy'
-> & { http: ServerOptions } {
+export function httpServerOptions(
+  config: Pick<GatewayConfig, 'surfaces' | 'trustProxy'>,
+): Pick<FastifyServerOptions, 'keepAliveTimeout' | 'requestTimeout' | 'trustProxy'> & { http: ServerOptions } {
   const limits = config.surfaces ?? defaultSurfaceLimits;
   const headersTimeout = Math.min(limits.httpHeadersTimeoutMs, limits.httpRequestTimeoutMs);
   return {

@@ -117,17 +117,28 @@ async function run(argv: string[]): Promise<void> {
   const config = keysCliConfigFromEnvironment(process.env);
   if (config.databaseUrl === undefined && config.dataDir === undefined) {
     throw new UsageError(
-      'No database configured: set DATABASE_URL or GATEWAY_DATA_DIR to the gateway\'s. (A gateway on in-memory PGlite cannot be reached from here; use POST /admin/api-keys.)',
+      "No database configured: set DATABASE_URL or GATEWAY_DATA_DIR to the gateway's. (A gateway on in-memory PGlite cannot be reached from here; use POST /admin/api-keys.)",
     );
   }
-  const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
+  const database = await createDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    schema: config.databaseSchema,
+  });
   try {
     await database.migrate();
     const ctx = { db: database.db, now: () => Date.now() };
     const secretKey = config.webhooks?.secretKey;
     const encryptionKey =
-      secretKey !== undefined ? Buffer.from(secretKey.slice(2), 'hex') : config.solverPrivateKey !== undefined ? deriveWebhookEncryptionKey(config.solverPrivateKey) : undefined;
-    const seal = encryptionKey === undefined ? undefined : (apiKeyId: string, key: string) => sealWebhookSecret(encryptionKey, apiKeyId, key);
+      secretKey !== undefined
+        ? Buffer.from(secretKey.slice(2), 'hex')
+        : config.solverPrivateKey !== undefined
+          ? deriveWebhookEncryptionKey(config.solverPrivateKey)
+          : undefined;
+    const seal =
+      encryptionKey === undefined
+        ? undefined
+        : (apiKeyId: string, key: string) => sealWebhookSecret(encryptionKey, apiKeyId, key);
     const options = { allowPrivateWebhooks: config.webhooksAllowPrivate ?? false, sealWebhookSecret: seal };
     const print = (value: unknown, text: string) => say(values.json ? JSON.stringify(value, null, 2) : text);
     switch (command) {
@@ -135,7 +146,10 @@ async function run(argv: string[]): Promise<void> {
         const { name, ...rest } = settings();
         if (name === undefined) throw new UsageError('create needs --name');
         const created = await createApiKey(ctx, { name, ...rest }, options);
-        print(created, `${describe(created.apiKey)}\n\nkey: ${created.key}\n(shown once: store it now; only its hash is kept)`);
+        print(
+          created,
+          `${describe(created.apiKey)}\n\nkey: ${created.key}\n(shown once: store it now; only its hash is kept)`,
+        );
         return;
       }
       case 'list': {
@@ -155,7 +169,10 @@ async function run(argv: string[]): Promise<void> {
       }
       case 'rotate': {
         const rotated = await rotateApiKey(ctx, needsId(), { sealWebhookSecret: seal });
-        print(rotated, `${describe(rotated.apiKey)}\n\nkey: ${rotated.key}\n(shown once; the previous key no longer works)`);
+        print(
+          rotated,
+          `${describe(rotated.apiKey)}\n\nkey: ${rotated.key}\n(shown once; the previous key no longer works)`,
+        );
         return;
       }
       case 'revoke': {

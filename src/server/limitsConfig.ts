@@ -51,7 +51,13 @@ export const pricesSchema = {
 
 export interface LimitsFile {
   maxOrderUsd?: string;
-  routes?: Array<{ originChainId?: number; destinationChainId?: number; originCurrency?: string; destinationCurrency?: string; maxOrderUsd: string }>;
+  routes?: Array<{
+    originChainId?: number;
+    destinationChainId?: number;
+    originCurrency?: string;
+    destinationCurrency?: string;
+    maxOrderUsd: string;
+  }>;
   outflow?: { windowSeconds?: number; maxUsd?: string; chains?: Record<string, string> };
 }
 
@@ -75,7 +81,9 @@ export function exposureFromFile(file: LimitsFile | undefined): ExposureLimits {
     })),
     outflowWindowSeconds: file.outflow?.windowSeconds ?? defaults.outflowWindowSeconds,
     maxOutflowUsdMicros: file.outflow?.maxUsd === undefined ? defaults.maxOutflowUsdMicros : usd(file.outflow.maxUsd),
-    chainOutflowUsdMicros: Object.fromEntries(Object.entries(file.outflow?.chains ?? {}).map(([id, value]) => [Number(id), usd(value)])),
+    chainOutflowUsdMicros: Object.fromEntries(
+      Object.entries(file.outflow?.chains ?? {}).map(([id, value]) => [Number(id), usd(value)]),
+    ),
   };
 }
 

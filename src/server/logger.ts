@@ -27,7 +27,10 @@ export function redactUrls(text: string): string {
  *   confirmed, transactions broadcast and mined, status changes, webhooks) carries `requestId`, so
  *   `grep <requestId>` follows one request in either format.
  */
-export function createLogger(config: Pick<GatewayConfig, 'logLevel' | 'logFormat'>, destination?: DestinationStream): Logger {
+export function createLogger(
+  config: Pick<GatewayConfig, 'logLevel' | 'logFormat'>,
+  destination?: DestinationStream,
+): Logger {
   const options = { level: config.logLevel, base: { service: 'intent-gateway' }, hooks: { streamWrite: redactUrls } };
   if (config.logFormat !== 'pretty') return destination === undefined ? pino(options) : pino(options, destination);
   return pino(

@@ -5,7 +5,14 @@
  */
 import path from 'node:path';
 import { startDevnet, writeDevnetDescriptor, type Devnet } from '../chain/devnet.js';
-import { ConfigError, configFilePath, configFromEnvironment, listenAddressFromEnvironment, loadConfigFile, type GatewayConfig } from './config.js';
+import {
+  ConfigError,
+  configFilePath,
+  configFromEnvironment,
+  listenAddressFromEnvironment,
+  loadConfigFile,
+  type GatewayConfig,
+} from './config.js';
 import { ChainIdentityError } from './chainIdentity.js';
 import { createServer, type GatewayServer } from './createServer.js';
 import { devnetChainConfigs } from './devnetConfig.js';
@@ -42,11 +49,19 @@ async function main(): Promise<void> {
   } else {
     say('No configuration given: starting the embedded devnet (three anvil chains).');
     const blockTime = process.env.DEVNET_BLOCK_TIME === undefined ? 1 : Number(process.env.DEVNET_BLOCK_TIME);
-    devnet = await startDevnet({ basePort: devnetBasePort, blockTime: blockTime > 0 ? blockTime : undefined, onProgress: (m) => say(`  ${m}`) });
+    devnet = await startDevnet({
+      basePort: devnetBasePort,
+      blockTime: blockTime > 0 ? blockTime : undefined,
+      onProgress: (m) => say(`  ${m}`),
+    });
     if (stopping) return;
     descriptorPath = path.resolve('.devnet/devnet.json');
     await writeDevnetDescriptor(descriptorPath, devnet.descriptor);
-    config = configFromEnvironment(process.env, devnetChainConfigs(devnet.descriptor), devnet.descriptor.solver.privateKey);
+    config = configFromEnvironment(
+      process.env,
+      devnetChainConfigs(devnet.descriptor),
+      devnet.descriptor.solver.privateKey,
+    );
   }
 
   say('Starting the gateway...');

@@ -103,7 +103,10 @@ export function createServerMetrics(): ServerMetrics {
   });
 
   // Children cached by label values: the quote path records without building a label key on every request.
-  const httpChildren = new Map<string, Map<string, Map<number, Histogram.Internal<'operation' | 'method' | 'status'>>>>();
+  const httpChildren = new Map<
+    string,
+    Map<string, Map<number, Histogram.Internal<'operation' | 'method' | 'status'>>>
+  >();
   const httpChild = (operation: string, method: string, status: number) => {
     let byMethod = httpChildren.get(operation);
     if (byMethod === undefined) httpChildren.set(operation, (byMethod = new Map()));
@@ -142,7 +145,10 @@ export function createServerMetrics(): ServerMetrics {
     register(app, sources) {
       registerScrapedGauges(registry, sources);
       app.addHook('onResponse', async (request, reply) => {
-        const operation = (request.routeOptions.config as { operationId?: string }).operationId ?? request.routeOptions.url ?? 'unmatched';
+        const operation =
+          (request.routeOptions.config as { operationId?: string }).operationId ??
+          request.routeOptions.url ??
+          'unmatched';
         httpChild(operation, request.method, reply.statusCode).observe(reply.elapsedTime / 1000);
       });
       app.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
@@ -175,7 +181,10 @@ function registerScrapedGauges(registry: Registry, sources: MetricSources): void
               const balance = await market.solverBalance(chain.id, currency.address);
               this.labels(String(chain.id), currency.symbol).set(Number(formatUnits(balance, currency.decimals)));
             } catch (error) {
-              log.debug({ err: error, chainId: chain.id, currency: currency.symbol }, 'metrics: solver balance not read');
+              log.debug(
+                { err: error, chainId: chain.id, currency: currency.symbol },
+                'metrics: solver balance not read',
+              );
             }
           }),
         ),
@@ -194,7 +203,10 @@ function registerScrapedGauges(registry: Registry, sources: MetricSources): void
           try {
             const client = clients.get(chain.id);
             if (client === undefined) return;
-            const [head, cursor] = await Promise.all([client.getBlockNumber({ cacheTime: 0 }), getCursor(db, chain.id, DEPOSITS_CURSOR)]);
+            const [head, cursor] = await Promise.all([
+              client.getBlockNumber({ cacheTime: 0 }),
+              getCursor(db, chain.id, DEPOSITS_CURSOR),
+            ]);
             if (cursor === undefined) return;
             this.labels(String(chain.id)).set(Number(head > cursor.blockNumber ? head - cursor.blockNumber : 0n));
           } catch (error) {

@@ -6,7 +6,9 @@ import { ConfigError } from './config.js';
 export function isPortBusy(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const probe = createServer();
-    probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'EADDRINUSE' || error.code === 'EACCES'));
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      resolve(error.code === 'EADDRINUSE' || error.code === 'EACCES'),
+    );
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(false)));
   });
 }
@@ -18,10 +20,16 @@ export function isPortBusy(host: string, port: number): Promise<boolean> {
  *
  * @throws ConfigError naming every busy port and the variable to change.
  */
-export async function checkPortsFree(params: { host: string; port: number; devnetBasePort: number | null }): Promise<void> {
+export async function checkPortsFree(params: {
+  host: string;
+  port: number;
+  devnetBasePort: number | null;
+}): Promise<void> {
   const problems: string[] = [];
   if (params.port !== 0 && (await isPortBusy(params.host, params.port))) {
-    problems.push(`PORT ${params.port} on ${params.host} is already in use: stop what listens there, or set PORT to a free port (PORT=0 picks one)`);
+    problems.push(
+      `PORT ${params.port} on ${params.host} is already in use: stop what listens there, or set PORT to a free port (PORT=0 picks one)`,
+    );
   }
   if (params.devnetBasePort !== null && params.devnetBasePort !== 0) {
     for (const [index, chainId] of DEFAULT_DEVNET_CHAIN_IDS.entries()) {

@@ -3,7 +3,10 @@ import type { ReadinessCheck, ReadinessReport } from '../rest/context.js';
 import type { FillPause } from '../core/solver/fillGate.js';
 
 const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
-  Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms).unref())]);
+  Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms).unref()),
+  ]);
 
 /**
  * Readiness: the database answers and every chain's RPC answers with the configured chain id.
@@ -22,8 +25,11 @@ export async function checkReadiness(database: () => Promise<void>, clients: Cha
       withTimeout(client.getChainId(), 3_000).then(
         (reported) =>
           void (checks[`chain:${id}`] =
-            reported === id ? { ok: true } : { ok: false, message: `RPC reports chain id ${reported}, expected ${id}` }),
-        (error: Error) => void (checks[`chain:${id}`] = { ok: false, message: error.message.split('\n')[0] ?? 'RPC error' }),
+            reported === id
+              ? { ok: true }
+              : { ok: false, message: `RPC reports chain id ${reported}, expected ${id}` }),
+        (error: Error) =>
+          void (checks[`chain:${id}`] = { ok: false, message: error.message.split('\n')[0] ?? 'RPC error' }),
       ),
     );
   }

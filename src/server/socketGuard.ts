@@ -25,7 +25,11 @@ export interface SocketGuard {
   send(socket: WebSocket, data: string): void;
 }
 
-export function createSocketGuard(core: Pick<CoreContext, 'db' | 'log'>, limiter: RateLimiter, limits: SurfaceLimitsConfig = defaultSurfaceLimits): SocketGuard {
+export function createSocketGuard(
+  core: Pick<CoreContext, 'db' | 'log'>,
+  limiter: RateLimiter,
+  limits: SurfaceLimitsConfig = defaultSurfaceLimits,
+): SocketGuard {
   const open = new Map<string, number>();
   const guard: SocketGuard = {
     maxSubscriptions: limits.wsMaxSubscriptions,
@@ -57,7 +61,10 @@ export function createSocketGuard(core: Pick<CoreContext, 'db' | 'log'>, limiter
   };
   const dropIfSlow = (socket: WebSocket): void => {
     if (socket.bufferedAmount > limits.wsMaxBufferedBytes) {
-      core.log.warn({ bufferedBytes: socket.bufferedAmount }, 'websocket dropped: the client does not read what it is sent');
+      core.log.warn(
+        { bufferedBytes: socket.bufferedAmount },
+        'websocket dropped: the client does not read what it is sent',
+      );
       socket.terminate();
     }
   };

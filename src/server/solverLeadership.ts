@@ -51,7 +51,9 @@ export function createSolverLeadership(options: SolverLeadershipOptions): Solver
   let transition: Promise<void> = Promise.resolve();
 
   const sequence = (step: () => Promise<void>): Promise<void> => {
-    transition = transition.then(step).catch((error: unknown) => log.error({ err: error }, 'solver leadership: a transition failed'));
+    transition = transition
+      .then(step)
+      .catch((error: unknown) => log.error({ err: error }, 'solver leadership: a transition failed'));
     return transition;
   };
 
@@ -70,7 +72,9 @@ export function createSolverLeadership(options: SolverLeadershipOptions): Solver
     client.on('error', () => undefined);
     try {
       await client.connect();
-      const { rows } = await client.query<{ locked: boolean }>('select pg_try_advisory_lock(hashtext($1)) as locked', [key]);
+      const { rows } = await client.query<{ locked: boolean }>('select pg_try_advisory_lock(hashtext($1)) as locked', [
+        key,
+      ]);
       if (rows[0]?.locked !== true || stopped) {
         await client.end().catch(() => undefined);
         schedule();

@@ -4,9 +4,19 @@ import type { ChainClients } from '../chain/clients.js';
 import { createTransactionSender } from '../chain/sender.js';
 import type { CoreContext } from '../core/context.js';
 import type { DepositWatcher, TransactionSender } from '../core/solver/ports.js';
-import { createSettler, defaultSettlementSettings, type SettlementSettings, type Settler } from '../core/settlement/settler.js';
+import {
+  createSettler,
+  defaultSettlementSettings,
+  type SettlementSettings,
+  type Settler,
+} from '../core/settlement/settler.js';
 import { createSolver, type Solver } from '../core/solver/solver.js';
-import { createRequestRetention, defaultRequestRetentionSettings, type RequestRetention, type RequestRetentionSettings } from '../core/requests/retention.js';
+import {
+  createRequestRetention,
+  defaultRequestRetentionSettings,
+  type RequestRetention,
+  type RequestRetentionSettings,
+} from '../core/requests/retention.js';
 
 export interface SolverRuntime {
   solver: Solver;
@@ -44,7 +54,15 @@ export function createSolverRuntime(
   const senders = new Map<number, TransactionSender>(
     ctx.config.chains.map((chain) => [
       chain.id,
-      createTransactionSender({ chain, client: client(chain.id), account, db: ctx.db, log: ctx.log, now: ctx.now, crashAt: ctx.config.crashAt }),
+      createTransactionSender({
+        chain,
+        client: client(chain.id),
+        account,
+        db: ctx.db,
+        log: ctx.log,
+        now: ctx.now,
+        crashAt: ctx.config.crashAt,
+      }),
     ]),
   );
   const solver = createSolver({ ctx, senders });
@@ -53,7 +71,14 @@ export function createSolverRuntime(
   const watchers = new Map<number, DepositWatcher>(
     ctx.config.chains.map((chain) => [
       chain.id,
-      createDepositWatcher({ chain, client: client(chain.id), db: ctx.db, log: ctx.log, now: ctx.now, onConfirmed: (deposit) => solver.handleDeposit(deposit) }),
+      createDepositWatcher({
+        chain,
+        client: client(chain.id),
+        db: ctx.db,
+        log: ctx.log,
+        now: ctx.now,
+        onConfirmed: (deposit) => solver.handleDeposit(deposit),
+      }),
     ]),
   );
   return {

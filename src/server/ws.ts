@@ -53,7 +53,9 @@ export async function registerStatusWebSocket(
   let disposing: Promise<void> | null = null;
   const asyncapi = readFileSync(asyncapiFile, 'utf8');
 
-  app.get('/documentation/asyncapi.yaml', async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(asyncapi));
+  app.get('/documentation/asyncapi.yaml', async (_request, reply) =>
+    reply.type('application/yaml; charset=utf-8').send(asyncapi),
+  );
   app.get<{ Querystring: { apiKey?: string } }>('/ws', { websocket: true }, (socket, request) => {
     if (disposing) {
       socket.close(WsCloseCode.GoingAway, 'Server is shutting down');
@@ -183,7 +185,7 @@ class Connection {
       if (text === null) throw new Error('binary');
       const parsed: unknown = JSON.parse(text);
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
-      message = parsed as ClientMessage;
+      message = parsed;
     } catch {
       this.sendError('error', 'Messages must be JSON objects (text frames)');
       return;
@@ -204,7 +206,10 @@ class Connection {
         return;
       }
       default:
-        this.sendError('error', `Unknown message type ${JSON.stringify(message.type ?? null)}: use subscribe, unsubscribe or ping`);
+        this.sendError(
+          'error',
+          `Unknown message type ${JSON.stringify(message.type ?? null)}: use subscribe, unsubscribe or ping`,
+        );
     }
   }
 
@@ -226,7 +231,10 @@ class Connection {
       return;
     }
     if (this.streams.size + this.opening.size >= this.maxSubscriptions) {
-      this.sendError('subscribe', `At most ${this.maxSubscriptions} subscriptions per connection`, { event: STATUS_EVENT, filters: { id: requestId } });
+      this.sendError('subscribe', `At most ${this.maxSubscriptions} subscriptions per connection`, {
+        event: STATUS_EVENT,
+        filters: { id: requestId },
+      });
       return;
     }
     this.opening.add(key);
@@ -287,6 +295,11 @@ function toEventData(update: RequestStatusUpdate): object {
     depositAddress:
       update.depositAddress === null
         ? null
-        : { address: update.depositAddress, depositAddressType: 'strict', depositor: null, depositTxHash: update.inTxHashes[0] ?? null },
+        : {
+            address: update.depositAddress,
+            depositAddressType: 'strict',
+            depositor: null,
+            depositTxHash: update.inTxHashes[0] ?? null,
+          },
   };
 }

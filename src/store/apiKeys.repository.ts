@@ -121,7 +121,10 @@ export async function hasWebhookSecret(db: Kysely<Tables>, id: string): Promise<
 }
 
 /** Every key, oldest first; revoked ones only when asked. */
-export async function listApiKeys(db: Kysely<Tables>, options: { includeRevoked?: boolean } = {}): Promise<ApiKeyRecord[]> {
+export async function listApiKeys(
+  db: Kysely<Tables>,
+  options: { includeRevoked?: boolean } = {},
+): Promise<ApiKeyRecord[]> {
   let query = db.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('id');
   if (options.includeRevoked !== true) query = query.where('revoked_at', 'is', null);
   return (await query.execute()).map(toApiKeyRecord);
@@ -138,7 +141,11 @@ export interface UpdateApiKeyParameters {
 }
 
 /** Change a key's settings (revoked keys too). Undefined when there is no such key. */
-export async function updateApiKey(db: Kysely<Tables>, id: string, params: UpdateApiKeyParameters): Promise<ApiKeyRecord | undefined> {
+export async function updateApiKey(
+  db: Kysely<Tables>,
+  id: string,
+  params: UpdateApiKeyParameters,
+): Promise<ApiKeyRecord | undefined> {
   const values = {
     ...(params.name === undefined ? {} : { name: params.name }),
     ...(params.sponsorshipEnabled === undefined ? {} : { sponsorship_enabled: params.sponsorshipEnabled }),
@@ -160,7 +167,10 @@ export async function updateApiKey(db: Kysely<Tables>, id: string, params: Updat
 export async function replaceApiKeyHash(
   db: Kysely<Tables>,
   id: string,
-  params: { keyHash: string; /** The new key sealed as webhook signing secret; null forgets the old one. */ webhookSecret: string | null },
+  params: {
+    keyHash: string;
+    /** The new key sealed as webhook signing secret; null forgets the old one. */ webhookSecret: string | null;
+  },
 ): Promise<ApiKeyRecord | undefined> {
   const row = await db
     .updateTable('api_keys')

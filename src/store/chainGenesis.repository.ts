@@ -5,16 +5,30 @@ import type { Tables } from './tables.js';
 
 /** The genesis block hash recorded for `chainId`, or undefined before the gateway first followed it. */
 export async function getGenesisHash(db: Kysely<Tables>, chainId: number): Promise<string | undefined> {
-  const row = await db.selectFrom('chain_genesis').select('genesis_hash').where('chain_id', '=', chainId).executeTakeFirst();
+  const row = await db
+    .selectFrom('chain_genesis')
+    .select('genesis_hash')
+    .where('chain_id', '=', chainId)
+    .executeTakeFirst();
   return row?.genesis_hash;
 }
 
 /** Record (or replace, after a reset) the genesis block hash of `chainId`. */
-export async function setGenesisHash(db: Kysely<Tables>, chainId: number, genesisHash: string, now: number): Promise<void> {
+export async function setGenesisHash(
+  db: Kysely<Tables>,
+  chainId: number,
+  genesisHash: string,
+  now: number,
+): Promise<void> {
   await db
     .insertInto('chain_genesis')
     .values({ chain_id: chainId, genesis_hash: genesisHash.toLowerCase(), recorded_at: now })
-    .onConflict((oc) => oc.column('chain_id').doUpdateSet((eb) => ({ genesis_hash: eb.ref('excluded.genesis_hash'), recorded_at: eb.ref('excluded.recorded_at') })))
+    .onConflict((oc) =>
+      oc.column('chain_id').doUpdateSet((eb) => ({
+        genesis_hash: eb.ref('excluded.genesis_hash'),
+        recorded_at: eb.ref('excluded.recorded_at'),
+      })),
+    )
     .execute();
 }
 
@@ -51,7 +65,12 @@ export interface ChainResetResult {
  * so nothing is ever filled or refunded from a record of the old chain. Finished requests, their events and the
  * ledger stay as history. One transaction: all of it or none.
  */
-export async function resetChainState(db: Kysely<Tables>, chainId: number, genesisHash: string, now: number): Promise<ChainResetResult> {
+export async function resetChainState(
+  db: Kysely<Tables>,
+  chainId: number,
+  genesisHash: string,
+  now: number,
+): Promise<ChainResetResult> {
   return db.transaction().execute(async (trx) => {
     const open = await trx
       .selectFrom('requests')
@@ -61,12 +80,22 @@ export async function resetChainState(db: Kysely<Tables>, chainId: number, genes
       .execute();
     let failedRequests = 0;
     for (const { id } of open) {
-      const updated = await updateRequestStatus(trx, id, { status: 'failure', fromStatus: openStatuses, failReason: chainResetFailReason, now });
+      const updated = await updateRequestStatus(trx, id, {
+        status: 'failure',
+        fromStatus: openStatuses,
+        failReason: chainResetFailReason,
+        now,
+      });
       if (updated !== null) failedRequests += 1;
     }
     await trx
       .deleteFrom('settlement_items')
-      .where((eb) => eb.or([eb('chain_id', '=', chainId), eb('deposit_id', 'in', eb.selectFrom('deposits').select('id').where('chain_id', '=', chainId))]))
+      .where((eb) =>
+        eb.or([
+          eb('chain_id', '=', chainId),
+          eb('deposit_id', 'in', eb.selectFrom('deposits').select('id').where('chain_id', '=', chainId)),
+        ]),
+      )
       .execute();
     const deposits = await trx.deleteFrom('deposits').where('chain_id', '=', chainId).executeTakeFirst();
     const outgoing = await trx.deleteFrom('outgoing_txs').where('chain_id', '=', chainId).executeTakeFirst();

@@ -17,11 +17,17 @@ export interface CurrencyBuyActivity {
  * Filled requests (`success`) created since `since` (Unix ms), grouped by destination currency: what the
  * gateway's users bought. Backs `GET /currencies/trending`.
  */
-export async function listCurrencyBuyActivity(db: Kysely<Tables>, params: { since: number; chainId?: number }): Promise<CurrencyBuyActivity[]> {
+export async function listCurrencyBuyActivity(
+  db: Kysely<Tables>,
+  params: { since: number; chainId?: number },
+): Promise<CurrencyBuyActivity[]> {
   let query = db
     .selectFrom('requests')
     .select(['destination_chain_id', 'destination_currency'])
-    .select((eb) => [eb.fn.countAll<string>().as('buy_count'), sql<string>`sum(volume_usd_micros)`.as('buy_usd_micros')])
+    .select((eb) => [
+      eb.fn.countAll<string>().as('buy_count'),
+      sql<string>`sum(volume_usd_micros)`.as('buy_usd_micros'),
+    ])
     .where('status', '=', 'success')
     .where('created_at', '>=', params.since);
   if (params.chainId !== undefined) query = query.where('destination_chain_id', '=', params.chainId);

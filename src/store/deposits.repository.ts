@@ -132,11 +132,9 @@ export async function updateDepositStatus(
   id: number,
   params: UpdateDepositStatusParameters,
 ): Promise<DepositRecord | null> {
-  if (params.status === 'confirmed' && !db.isTransaction) return db.transaction().execute((trx) => updateDepositStatus(trx, id, params));
-  let query = db
-    .updateTable('deposits')
-    .set({ status: params.status, updated_at: params.now })
-    .where('id', '=', id);
+  if (params.status === 'confirmed' && !db.isTransaction)
+    return db.transaction().execute((trx) => updateDepositStatus(trx, id, params));
+  let query = db.updateTable('deposits').set({ status: params.status, updated_at: params.now }).where('id', '=', id);
   if (params.fromStatus !== undefined) query = query.where('status', '=', params.fromStatus);
   const row = await query.returningAll().executeTakeFirst();
   return row === undefined ? null : recordIfConfirmed(db, toDepositRecord(row), params);
@@ -150,7 +148,10 @@ export interface ListChainDepositsParameters {
 }
 
 /** One chain's deposits in one status, oldest block first (a watcher's pending or unprocessed deposits). */
-export async function listChainDeposits(db: Kysely<Tables>, params: ListChainDepositsParameters): Promise<DepositRecord[]> {
+export async function listChainDeposits(
+  db: Kysely<Tables>,
+  params: ListChainDepositsParameters,
+): Promise<DepositRecord[]> {
   let query = db
     .selectFrom('deposits')
     .selectAll()
@@ -175,7 +176,8 @@ export async function updateDepositStatusAtBlock(
   id: number,
   params: UpdateDepositStatusAtBlockParameters,
 ): Promise<DepositRecord | null> {
-  if (params.status === 'confirmed' && !db.isTransaction) return db.transaction().execute((trx) => updateDepositStatusAtBlock(trx, id, params));
+  if (params.status === 'confirmed' && !db.isTransaction)
+    return db.transaction().execute((trx) => updateDepositStatusAtBlock(trx, id, params));
   let query = db
     .updateTable('deposits')
     .set({ status: params.status, updated_at: params.now })
@@ -187,7 +189,11 @@ export async function updateDepositStatusAtBlock(
 }
 
 /** A deposit becoming `confirmed` is received: its ledger movement commits with the status (`db` is a transaction). */
-async function recordIfConfirmed(db: Kysely<Tables>, deposit: DepositRecord, params: UpdateDepositStatusParameters): Promise<DepositRecord> {
+async function recordIfConfirmed(
+  db: Kysely<Tables>,
+  deposit: DepositRecord,
+  params: UpdateDepositStatusParameters,
+): Promise<DepositRecord> {
   if (params.status === 'confirmed') {
     await insertLedgerMovements(db, [depositReceived(deposit, await getRequest(db, deposit.requestId))], params.now);
   }
@@ -215,10 +221,7 @@ export async function reviveDeposit(
     .set({ status: 'seen', block_number: params.blockNumber.toString(), block_hash: blockHash, updated_at: params.now })
     .where('id', '=', id)
     .where((eb) =>
-      eb.or([
-        eb('status', '=', 'removed'),
-        eb.and([eb('status', '=', 'seen'), eb('block_hash', '<>', blockHash)]),
-      ]),
+      eb.or([eb('status', '=', 'removed'), eb.and([eb('status', '=', 'seen'), eb('block_hash', '<>', blockHash)])]),
     )
     .returningAll()
     .executeTakeFirst();

@@ -14,10 +14,15 @@ import type { Tables } from './tables.js';
  * Appends movements; one already written (same key) is skipped, so a retry or a recovery that repeats a status
  * change cannot double an entry. Both rows of a movement go in one statement.
  */
-export async function insertLedgerMovements(db: Kysely<Tables>, movements: readonly LedgerMovement[], now: number): Promise<number> {
+export async function insertLedgerMovements(
+  db: Kysely<Tables>,
+  movements: readonly LedgerMovement[],
+  now: number,
+): Promise<number> {
   const rows = movements.flatMap((movement) => {
     if (movement.amount <= 0n) throw new RangeError(`ledger movement ${movement.key} has a non-positive amount`);
-    if (movement.debit === movement.credit) throw new RangeError(`ledger movement ${movement.key} debits and credits one account`);
+    if (movement.debit === movement.credit)
+      throw new RangeError(`ledger movement ${movement.key} debits and credits one account`);
     const common = {
       movement_key: movement.key,
       kind: movement.kind,
@@ -28,8 +33,18 @@ export async function insertLedgerMovements(db: Kysely<Tables>, movements: reado
     };
     const usd = movement.usdMicros;
     return [
-      { ...common, account: movement.debit, amount: movement.amount.toString(), usd_micros: usd === null ? null : usd.toString() },
-      { ...common, account: movement.credit, amount: (-movement.amount).toString(), usd_micros: usd === null ? null : (-usd).toString() },
+      {
+        ...common,
+        account: movement.debit,
+        amount: movement.amount.toString(),
+        usd_micros: usd === null ? null : usd.toString(),
+      },
+      {
+        ...common,
+        account: movement.credit,
+        amount: (-movement.amount).toString(),
+        usd_micros: usd === null ? null : (-usd).toString(),
+      },
     ];
   });
   if (rows.length === 0) return 0;
@@ -61,7 +76,10 @@ export interface ListLedgerEntriesFilters {
 }
 
 /** Entries in the order written, optionally for one request or one account. */
-export async function listLedgerEntries(db: Kysely<Tables>, filters: ListLedgerEntriesFilters = {}): Promise<LedgerEntry[]> {
+export async function listLedgerEntries(
+  db: Kysely<Tables>,
+  filters: ListLedgerEntriesFilters = {},
+): Promise<LedgerEntry[]> {
   let query = db.selectFrom('ledger_entries').selectAll().orderBy('id', 'asc');
   if (filters.requestId !== undefined) query = query.where('request_id', '=', normalizeHex(filters.requestId));
   if (filters.account !== undefined) query = query.where('account', '=', filters.account);
@@ -89,7 +107,10 @@ export interface LedgerBalance {
 }
 
 /** Each account's balance per chain and currency (accounts starting with `accountPrefix`, when given). */
-export async function ledgerBalances(db: Kysely<Tables>, params: { accountPrefix?: string } = {}): Promise<LedgerBalance[]> {
+export async function ledgerBalances(
+  db: Kysely<Tables>,
+  params: { accountPrefix?: string } = {},
+): Promise<LedgerBalance[]> {
   let query = db
     .selectFrom('ledger_entries')
     .select(['account', 'chain_id', 'currency', sql<string>`sum(amount)::text`.as('amount')])
@@ -97,16 +118,24 @@ export async function ledgerBalances(db: Kysely<Tables>, params: { accountPrefix
     .orderBy('account')
     .orderBy('chain_id')
     .orderBy('currency');
-  if (params.accountPrefix !== undefined) query = query.where('account', 'like', `${params.accountPrefix.replace(/[\\%_]/g, '\\$&')}%`);
+  if (params.accountPrefix !== undefined)
+    query = query.where('account', 'like', `${params.accountPrefix.replace(/[\\%_]/g, '\\$&')}%`);
   const rows = await query.execute();
-  return rows.map((row) => ({ account: row.account, chainId: toNumber(row.chain_id), currency: row.currency, amount: toBigInt(row.amount) }));
+  return rows.map((row) => ({
+    account: row.account,
+    chainId: toNumber(row.chain_id),
+    currency: row.currency,
+    amount: toBigInt(row.amount),
+  }));
 }
 
 /**
  * The ledger's invariant, checked: every (chain, currency) whose entries do not sum to zero, and every movement
  * that is not exactly two opposite entries. Empty when the ledger balances.
  */
-export async function ledgerImbalances(db: Kysely<Tables>): Promise<{ currencies: Array<{ chainId: number; currency: string; sum: bigint }>; movements: string[] }> {
+export async function ledgerImbalances(
+  db: Kysely<Tables>,
+): Promise<{ currencies: Array<{ chainId: number; currency: string; sum: bigint }>; movements: string[] }> {
   const currencies = await db
     .selectFrom('ledger_entries')
     .select(['chain_id', 'currency', sql<string>`sum(amount)::text`.as('sum')])
@@ -117,10 +146,16 @@ export async function ledgerImbalances(db: Kysely<Tables>): Promise<{ currencies
     .selectFrom('ledger_entries')
     .select('movement_key')
     .groupBy('movement_key')
-    .having(sql<boolean>`count(*) <> 2 or sum(amount) <> 0 or count(distinct chain_id) <> 1 or count(distinct currency) <> 1`)
+    .having(
+      sql<boolean>`count(*) <> 2 or sum(amount) <> 0 or count(distinct chain_id) <> 1 or count(distinct currency) <> 1`,
+    )
     .execute();
   return {
-    currencies: currencies.map((row) => ({ chainId: toNumber(row.chain_id), currency: row.currency, sum: toBigInt(row.sum) })),
+    currencies: currencies.map((row) => ({
+      chainId: toNumber(row.chain_id),
+      currency: row.currency,
+      sum: toBigInt(row.sum),
+    })),
     movements: movements.map((row) => row.movement_key),
   };
 }
@@ -129,14 +164,27 @@ export async function ledgerImbalances(db: Kysely<Tables>): Promise<{ currencies
  * What an account is owed per chain and currency (the negated sum of its entries: a liability is a credit),
  * with the USD value of those entries when they were written. Backs the app-fee balances of a wallet.
  */
-export async function accountOwed(db: Kysely<Tables>, account: string): Promise<Array<{ chainId: number; currency: string; amount: bigint; usdMicros: bigint }>> {
+export async function accountOwed(
+  db: Kysely<Tables>,
+  account: string,
+): Promise<Array<{ chainId: number; currency: string; amount: bigint; usdMicros: bigint }>> {
   const rows = await db
     .selectFrom('ledger_entries')
-    .select(['chain_id', 'currency', sql<string>`(-sum(amount))::text`.as('amount'), sql<string>`(-coalesce(sum(usd_micros), 0))::text`.as('usd')])
+    .select([
+      'chain_id',
+      'currency',
+      sql<string>`(-sum(amount))::text`.as('amount'),
+      sql<string>`(-coalesce(sum(usd_micros), 0))::text`.as('usd'),
+    ])
     .where('account', '=', account)
     .groupBy(['chain_id', 'currency'])
     .orderBy('chain_id')
     .orderBy('currency')
     .execute();
-  return rows.map((row) => ({ chainId: toNumber(row.chain_id), currency: row.currency, amount: toBigInt(row.amount), usdMicros: toBigInt(row.usd) }));
+  return rows.map((row) => ({
+    chainId: toNumber(row.chain_id),
+    currency: row.currency,
+    amount: toBigInt(row.amount),
+    usdMicros: toBigInt(row.usd),
+  }));
 }

@@ -19,7 +19,12 @@ export async function listFillOutflow(db: Kysely<Tables>, since: number): Promis
   const rows = await db
     .selectFrom('outgoing_txs as o')
     .innerJoin('requests as r', 'r.id', 'o.request_id')
-    .select(['o.request_id as requestId', 'o.chain_id as chainId', 'o.created_at as createdAt', sql<string | null>`r.fees_quoted -> 'usdMicros' ->> 'out'`.as('usd')])
+    .select([
+      'o.request_id as requestId',
+      'o.chain_id as chainId',
+      'o.created_at as createdAt',
+      sql<string | null>`r.fees_quoted -> 'usdMicros' ->> 'out'`.as('usd'),
+    ])
     .where('o.kind', '=', 'fill')
     .where('o.status', 'in', ['prepared', 'broadcast', 'confirmed'])
     .where('o.created_at', '>=', since)

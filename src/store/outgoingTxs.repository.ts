@@ -54,7 +54,10 @@ export interface InsertOutgoingTxParameters {
  * unique violation on `outgoing_txs_request_kind_key` (see `isUniqueViolation`): that constraint, not a read
  * before the write, is what guarantees a request is never filled twice.
  */
-export async function insertOutgoingTx(db: Kysely<Tables>, params: InsertOutgoingTxParameters): Promise<OutgoingTxRecord> {
+export async function insertOutgoingTx(
+  db: Kysely<Tables>,
+  params: InsertOutgoingTxParameters,
+): Promise<OutgoingTxRecord> {
   const row = await db
     .insertInto('outgoing_txs')
     .values({
@@ -116,7 +119,8 @@ export async function updateOutgoingTx(
   id: number,
   params: UpdateOutgoingTxParameters,
 ): Promise<OutgoingTxRecord | null> {
-  if (params.receipt !== undefined && !db.isTransaction) return db.transaction().execute((trx) => updateOutgoingTx(trx, id, params));
+  if (params.receipt !== undefined && !db.isTransaction)
+    return db.transaction().execute((trx) => updateOutgoingTx(trx, id, params));
   let query = db
     .updateTable('outgoing_txs')
     .set({
@@ -135,7 +139,8 @@ export async function updateOutgoingTx(
     const movements: LedgerMovement[] = [];
     const gas = gasSpent(record, receipt, receipt.gasUsdMicros ?? null);
     if (gas !== null) movements.push(gas);
-    if (record.kind === 'refund' && record.status === 'confirmed') movements.push(...refundPaid(record, await getRequest(db, record.requestId)));
+    if (record.kind === 'refund' && record.status === 'confirmed')
+      movements.push(...refundPaid(record, await getRequest(db, record.requestId)));
     if (record.kind === 'settle' && record.status === 'confirmed') movements.push(...settlementPaid(record));
     await insertLedgerMovements(db, movements, params.now);
   }

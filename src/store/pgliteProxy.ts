@@ -80,7 +80,10 @@ const workerUrl = new URL('./pgliteWorker.mjs', import.meta.url);
  */
 export async function createPGliteProxy(options: CreatePGliteProxyOptions = {}): Promise<PGliteProxy> {
   const worker = new Worker(options.workerScript ?? workerUrl, {
-    workerData: { options: options.dataDir === undefined ? {} : { dataDir: options.dataDir }, checkpoint: options.checkpoint },
+    workerData: {
+      options: options.dataDir === undefined ? {} : { dataDir: options.dataDir },
+      checkpoint: options.checkpoint,
+    },
     // Not tsx's or vitest's loaders: the worker is plain JavaScript.
     execArgv: [],
     // A small young generation. With V8's default, under quote load this thread's heap (13 MB live, a 37 MB
@@ -282,7 +285,9 @@ function cloneableOptions(options: PGliteQueryOptions | undefined): PGliteQueryO
   const { rowMode, paramTypes, ...rest } = options;
   const unsupported = Object.keys(rest).filter((key) => rest[key as keyof typeof rest] !== undefined);
   if (unsupported.length > 0) {
-    throw new PGliteWorkerError(`PGlite in a worker thread does not support the query options ${unsupported.join(', ')}`);
+    throw new PGliteWorkerError(
+      `PGlite in a worker thread does not support the query options ${unsupported.join(', ')}`,
+    );
   }
   return { ...(rowMode === undefined ? {} : { rowMode }), ...(paramTypes === undefined ? {} : { paramTypes }) };
 }
@@ -293,6 +298,7 @@ function rebuildError(serialized: SerializedError, request?: Pending): Error {
   Object.assign(error, serialized.props);
   if (serialized.name !== undefined) error.name = serialized.name;
   if (serialized.stack !== undefined) error.stack = `${serialized.stack}\n    at (PGlite worker thread)`;
-  if (serialized.hadQuery && request !== undefined) Object.assign(error, { query: request.sql, params: request.params });
+  if (serialized.hadQuery && request !== undefined)
+    Object.assign(error, { query: request.sql, params: request.params });
   return error;
 }

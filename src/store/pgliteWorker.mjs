@@ -51,7 +51,9 @@ function startCheckpointer({ pollMs = 5_000, walBytes, intervalMs } = {}) {
     if (running) return;
     running = true;
     const work = checkpointIfDue(walBytes, intervalMs)
-      .catch((error) => console.error(`PGlite worker: checkpoint failed, retried at the next poll: ${error?.message ?? error}`))
+      .catch((error) =>
+        console.error(`PGlite worker: checkpoint failed, retried at the next poll: ${error?.message ?? error}`),
+      )
       .finally(() => (running = false));
     inFlight.add(work);
     void work.finally(() => inFlight.delete(work));
@@ -72,7 +74,8 @@ async function checkpointIfDue(walBytes, intervalMs) {
   const { sinceRedo, sinceRecord, ageMs, walLimit, timeLimit } = rows[0];
   // The checkpoint record itself follows the redo point: only WAL beyond it is new work.
   const wroteSince = sinceRecord > CHECKPOINT_RECORD_SLACK;
-  if (sinceRedo >= (walBytes ?? walLimit) || (wroteSince && ageMs >= (intervalMs ?? timeLimit))) await pglite.exec('checkpoint');
+  if (sinceRedo >= (walBytes ?? walLimit) || (wroteSince && ageMs >= (intervalMs ?? timeLimit)))
+    await pglite.exec('checkpoint');
 }
 
 /** Bytes of WAL after a checkpoint record that still count as "nothing written since" (its own record). */
@@ -114,7 +117,9 @@ async function handle(request) {
       if (!listening.has(request.channel)) {
         listening.set(
           request.channel,
-          await pglite.listen(request.channel, (payload) => parentPort.postMessage({ id: -1, channel: request.channel, payload })),
+          await pglite.listen(request.channel, (payload) =>
+            parentPort.postMessage({ id: -1, channel: request.channel, payload }),
+          ),
         );
       }
       return undefined;

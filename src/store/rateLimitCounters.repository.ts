@@ -23,7 +23,9 @@ export async function incrementRateLimitCounter(
     .insertInto('rate_limit_counters')
     .values({ bucket: params.bucket, window_start: params.windowStart, count: params.by })
     .onConflict((oc) =>
-      oc.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({ count: eb('rate_limit_counters.count', '+', params.by) })),
+      oc
+        .columns(['bucket', 'window_start'])
+        .doUpdateSet((eb) => ({ count: eb('rate_limit_counters.count', '+', params.by) })),
     )
     .returning('count')
     .executeTakeFirstOrThrow();
@@ -32,6 +34,9 @@ export async function incrementRateLimitCounter(
 
 /** Delete the windows that started before `before` (Unix ms); returns how many rows went. */
 export async function deleteRateLimitCountersBefore(db: Kysely<Tables>, before: number): Promise<number> {
-  const result = await withCounters(db).deleteFrom('rate_limit_counters').where('window_start', '<', before).executeTakeFirst();
+  const result = await withCounters(db)
+    .deleteFrom('rate_limit_counters')
+    .where('window_start', '<', before)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

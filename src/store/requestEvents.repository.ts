@@ -39,7 +39,10 @@ export async function lockOutbox(trx: Kysely<Tables>): Promise<void> {
  * LISTENs on the channel (PGlite's worker forwards it): followers wake at once instead of at their next poll.
  * The payload is the schema, as several gateways may share a database.
  */
-export async function insertRequestEvent(trx: Kysely<Tables>, params: InsertRequestEventParameters): Promise<RequestEvent> {
+export async function insertRequestEvent(
+  trx: Kysely<Tables>,
+  params: InsertRequestEventParameters,
+): Promise<RequestEvent> {
   const { rows } = await sql<Selectable<RequestEventsTable>>`
     with event as (
       insert into request_events (request_id, status, payload, created_at)

@@ -76,17 +76,21 @@ export function applySearchFilters<O>(query: RequestsQuery<O>, filters: SearchRe
     const list = hashList(filters.txHash);
     q = q.where(sql<SqlBool>`(in_tx_hashes @> ${list}::jsonb or tx_hashes @> ${list}::jsonb)`);
   }
-  if (filters.depositTxHash !== undefined) q = q.where(sql<SqlBool>`in_tx_hashes @> ${hashList(filters.depositTxHash)}::jsonb`);
+  if (filters.depositTxHash !== undefined)
+    q = q.where(sql<SqlBool>`in_tx_hashes @> ${hashList(filters.depositTxHash)}::jsonb`);
   if (filters.fillTxHash !== undefined) q = q.where((eb) => outgoingWithHash(eb, 'fill', filters.fillTxHash!));
   if (filters.refundTxHash !== undefined) q = q.where((eb) => outgoingWithHash(eb, 'refund', filters.refundTxHash!));
-  if (filters.currencyIn !== undefined) q = q.where((eb) => currencyMatch(eb, 'origin_chain_id', 'origin_currency', filters.currencyIn!));
+  if (filters.currencyIn !== undefined)
+    q = q.where((eb) => currencyMatch(eb, 'origin_chain_id', 'origin_currency', filters.currencyIn!));
   if (filters.currencyOut !== undefined) {
     q = q.where((eb) => currencyMatch(eb, 'destination_chain_id', 'destination_currency', filters.currencyOut!));
   }
   if (filters.currencyInChainId !== undefined) q = q.where('origin_chain_id', '=', filters.currencyInChainId);
   if (filters.currencyOutChainId !== undefined) q = q.where('destination_chain_id', '=', filters.currencyOutChainId);
-  if (filters.amountUsdMinMicros !== undefined) q = q.where(sql<SqlBool>`volume_usd_micros >= ${filters.amountUsdMinMicros.toString()}::numeric`);
-  if (filters.amountUsdMaxMicros !== undefined) q = q.where(sql<SqlBool>`volume_usd_micros <= ${filters.amountUsdMaxMicros.toString()}::numeric`);
+  if (filters.amountUsdMinMicros !== undefined)
+    q = q.where(sql<SqlBool>`volume_usd_micros >= ${filters.amountUsdMinMicros.toString()}::numeric`);
+  if (filters.amountUsdMaxMicros !== undefined)
+    q = q.where(sql<SqlBool>`volume_usd_micros <= ${filters.amountUsdMaxMicros.toString()}::numeric`);
   if (filters.requestTypes !== undefined) {
     const types = filters.requestTypes;
     q = q.where((eb) =>
@@ -107,7 +111,11 @@ export function applySearchFilters<O>(query: RequestsQuery<O>, filters: SearchRe
   return q;
 }
 
-function outgoingWithHash(eb: ExpressionBuilder<Tables, 'requests'>, kind: 'fill' | 'refund', hash: string): Expression<SqlBool> {
+function outgoingWithHash(
+  eb: ExpressionBuilder<Tables, 'requests'>,
+  kind: 'fill' | 'refund',
+  hash: string,
+): Expression<SqlBool> {
   return eb.exists(
     eb
       .selectFrom('outgoing_txs')
@@ -125,5 +133,7 @@ function currencyMatch(
   currencies: readonly StoredCurrency[],
 ): Expression<SqlBool> {
   if (currencies.length === 0) return sql<SqlBool>`false`;
-  return eb.or(currencies.map((c) => eb.and([eb(chainColumn, '=', c.chainId), eb(currencyColumn, '=', normalizeHex(c.address))])));
+  return eb.or(
+    currencies.map((c) => eb.and([eb(chainColumn, '=', c.chainId), eb(currencyColumn, '=', normalizeHex(c.address))])),
+  );
 }

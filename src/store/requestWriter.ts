@@ -28,11 +28,15 @@ export function createRequestWriter(db: Kysely<Tables>, { maxBatch = 256 }: { ma
     while (queue.length > 0) {
       const batch = queue.splice(0, maxBatch);
       try {
-        await insertRequests(db, batch.map((entry) => entry.params));
+        await insertRequests(
+          db,
+          batch.map((entry) => entry.params),
+        );
         for (const entry of batch) entry.resolve();
       } catch (error) {
         if (batch.length === 1) batch[0]!.reject(error);
-        else await Promise.all(batch.map((entry) => insertRequests(db, [entry.params]).then(entry.resolve, entry.reject)));
+        else
+          await Promise.all(batch.map((entry) => insertRequests(db, [entry.params]).then(entry.resolve, entry.reject)));
       }
     }
     draining = false;

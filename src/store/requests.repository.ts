@@ -132,7 +132,10 @@ export async function insertRequest(db: Kysely<Tables>, params: InsertRequestPar
  * Store several new requests in one statement (one commit), returning nothing: the quote path's group
  * commit. All or none are stored; a duplicate id fails the whole batch with a unique violation.
  */
-export async function insertRequests(db: Kysely<Tables>, params: ReadonlyArray<InsertRequestParameters>): Promise<void> {
+export async function insertRequests(
+  db: Kysely<Tables>,
+  params: ReadonlyArray<InsertRequestParameters>,
+): Promise<void> {
   if (params.length === 0) return;
   const rows = params.map(toRequestRow);
   const columns = Object.keys(rows[0]!) as Array<keyof (typeof rows)[number]>;
@@ -164,7 +167,10 @@ const insertRequestsStatements = new Map<number, string>();
 function insertRequestsSql(columns: readonly string[], rowCount: number): string {
   let text = insertRequestsStatements.get(rowCount);
   if (text === undefined) {
-    const tuples = Array.from({ length: rowCount }, (_, row) => `(${columns.map((_, i) => `$${row * columns.length + i + 1}`).join(', ')})`);
+    const tuples = Array.from(
+      { length: rowCount },
+      (_, row) => `(${columns.map((_, i) => `$${row * columns.length + i + 1}`).join(', ')})`,
+    );
     text = `insert into requests (${columns.map((column) => `"${column}"`).join(', ')}) values ${tuples.join(', ')}`;
     insertRequestsStatements.set(rowCount, text);
   }
@@ -264,7 +270,8 @@ export async function updateRequestStatus(
     })
     .where('id', '=', normalizeHex(id));
   if (params.fromStatus !== undefined) {
-    const from: readonly RequestStatus[] = typeof params.fromStatus === 'string' ? [params.fromStatus] : params.fromStatus;
+    const from: readonly RequestStatus[] =
+      typeof params.fromStatus === 'string' ? [params.fromStatus] : params.fromStatus;
     if (from.length === 0) return null;
     query = query.where('status', 'in', from);
   }
@@ -281,7 +288,12 @@ export async function updateRequestStatus(
   });
   // The webhook delivery is part of the outbox: committed with the change, or not at all.
   if (record.apiKeyId !== null) {
-    await enqueueWebhookDelivery(db, { requestId: record.id, apiKeyId: record.apiKeyId, eventId: event.id, now: params.now });
+    await enqueueWebhookDelivery(db, {
+      requestId: record.id,
+      apiKeyId: record.apiKeyId,
+      eventId: event.id,
+      now: params.now,
+    });
   }
   // So is the ledger: a fill's fees, exchange and payout commit with its `success`.
   if (record.status === 'success') await insertLedgerMovements(db, requestFilled(record), params.now);
@@ -406,7 +418,11 @@ export interface CountRequestsOptions {
  * SQL query (`select count(*) from (select 1 ... limit cap)`): at most `cap` rows are visited, whatever the
  * table's size. Returns at most `cap`.
  */
-export async function countRequests(db: Kysely<Tables>, filters: ListRequestsFilters, options: CountRequestsOptions): Promise<number> {
+export async function countRequests(
+  db: Kysely<Tables>,
+  filters: ListRequestsFilters,
+  options: CountRequestsOptions,
+): Promise<number> {
   const sortColumn = (options.sortBy ?? 'createdAt') === 'createdAt' ? 'created_at' : 'updated_at';
   let inner = whereListFilters(db.selectFrom('requests').select(sql<number>`1`.as('one')), filters, sortColumn);
   if (options.from !== undefined) inner = inner.where(sortColumn, '>=', options.from);
@@ -432,7 +448,10 @@ export interface DeleteExpiredUnpaidRequestsParameters {
  * statement (`delete ... where id in (select id ... limit n)`, which PostgreSQL and PGlite both run; neither has
  * `DELETE ... LIMIT`). Returns the number of rows deleted.
  */
-export async function deleteExpiredUnpaidRequests(db: Kysely<Tables>, params: DeleteExpiredUnpaidRequestsParameters): Promise<number> {
+export async function deleteExpiredUnpaidRequests(
+  db: Kysely<Tables>,
+  params: DeleteExpiredUnpaidRequestsParameters,
+): Promise<number> {
   const limit = Math.max(Math.trunc(params.limit), 0);
   if (limit === 0) return 0;
   const result = await db
@@ -445,11 +464,46 @@ export async function deleteExpiredUnpaidRequests(db: Kysely<Tables>, params: De
         .where('r.expires_at', '<', params.expiredBefore)
         .where((w) =>
           w.and([
-            w.not(w.exists(w.selectFrom('deposits').select(sql`1`.as('one')).whereRef('deposits.request_id', '=', 'r.id'))),
-            w.not(w.exists(w.selectFrom('request_events').select(sql`1`.as('one')).whereRef('request_events.request_id', '=', 'r.id'))),
-            w.not(w.exists(w.selectFrom('outgoing_txs').select(sql`1`.as('one')).whereRef('outgoing_txs.request_id', '=', 'r.id'))),
-            w.not(w.exists(w.selectFrom('ledger_entries').select(sql`1`.as('one')).whereRef('ledger_entries.request_id', '=', 'r.id'))),
-            w.not(w.exists(w.selectFrom('webhook_deliveries').select(sql`1`.as('one')).whereRef('webhook_deliveries.request_id', '=', 'r.id'))),
+            w.not(
+              w.exists(
+                w
+                  .selectFrom('deposits')
+                  .select(sql`1`.as('one'))
+                  .whereRef('deposits.request_id', '=', 'r.id'),
+              ),
+            ),
+            w.not(
+              w.exists(
+                w
+                  .selectFrom('request_events')
+                  .select(sql`1`.as('one'))
+                  .whereRef('request_events.request_id', '=', 'r.id'),
+              ),
+            ),
+            w.not(
+              w.exists(
+                w
+                  .selectFrom('outgoing_txs')
+                  .select(sql`1`.as('one'))
+                  .whereRef('outgoing_txs.request_id', '=', 'r.id'),
+              ),
+            ),
+            w.not(
+              w.exists(
+                w
+                  .selectFrom('ledger_entries')
+                  .select(sql`1`.as('one'))
+                  .whereRef('ledger_entries.request_id', '=', 'r.id'),
+              ),
+            ),
+            w.not(
+              w.exists(
+                w
+                  .selectFrom('webhook_deliveries')
+                  .select(sql`1`.as('one'))
+                  .whereRef('webhook_deliveries.request_id', '=', 'r.id'),
+              ),
+            ),
           ]),
         )
         .limit(limit),
@@ -463,7 +517,11 @@ export async function deleteExpiredUnpaidRequests(db: Kysely<Tables>, params: De
 type RequestsQuery<O> = SelectQueryBuilder<Tables, 'requests', O>;
 
 /** The WHERE clauses of the listing filters, shared by `listRequests` and `countRequests`. */
-function whereListFilters<O>(base: RequestsQuery<O>, filters: ListRequestsFilters, sortColumn: 'created_at' | 'updated_at'): RequestsQuery<O> {
+function whereListFilters<O>(
+  base: RequestsQuery<O>,
+  filters: ListRequestsFilters,
+  sortColumn: 'created_at' | 'updated_at',
+): RequestsQuery<O> {
   let query = base;
   if (filters.user !== undefined) query = query.where('user_address', '=', normalizeHex(filters.user));
   if (filters.id !== undefined) query = query.where('id', '=', normalizeHex(filters.id));
@@ -471,7 +529,11 @@ function whereListFilters<O>(base: RequestsQuery<O>, filters: ListRequestsFilter
   if (filters.destinationChainId !== undefined) {
     query = query.where('destination_chain_id', '=', filters.destinationChainId);
   }
-  if (filters.chainId !== undefined && filters.originChainId === undefined && filters.destinationChainId === undefined) {
+  if (
+    filters.chainId !== undefined &&
+    filters.originChainId === undefined &&
+    filters.destinationChainId === undefined
+  ) {
     const chainId = filters.chainId;
     query = query.where((eb) => eb.or([eb('origin_chain_id', '=', chainId), eb('destination_chain_id', '=', chainId)]));
   }
@@ -508,7 +570,11 @@ interface Continuation {
 
 const encodeContinuation = (c: Continuation): string => Buffer.from(JSON.stringify(c)).toString('base64url');
 
-function decodeContinuation(value: string, sortBy: RequestSortBy, direction: SortDirection): { key: number; id: string } {
+function decodeContinuation(
+  value: string,
+  sortBy: RequestSortBy,
+  direction: SortDirection,
+): { key: number; id: string } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
@@ -565,7 +631,9 @@ export function toRequestRecord(row: Selectable<RequestsTable>): RequestRecord {
     updatedAt: toNumber(row.updated_at),
     volumeUsdMicros: toBigInt(row.volume_usd_micros),
     fastFill:
-      row.fast_fill_api_key_id === null ? null : { apiKeyId: row.fast_fill_api_key_id, usdMicros: toBigInt(row.fast_fill_usd_micros ?? '0') },
+      row.fast_fill_api_key_id === null
+        ? null
+        : { apiKeyId: row.fast_fill_api_key_id, usdMicros: toBigInt(row.fast_fill_usd_micros ?? '0') },
   };
 }
 
@@ -624,7 +692,10 @@ export type ClaimForFastFillResult =
  * requests whose deposit has not arrived, not counting failed or refunded ones) stays within its limit. The
  * key's row is locked for the transaction, so two concurrent fast fills of one key cannot both pass the check.
  */
-export async function claimForFastFill(db: Kysely<Tables>, params: ClaimForFastFillParameters): Promise<ClaimForFastFillResult> {
+export async function claimForFastFill(
+  db: Kysely<Tables>,
+  params: ClaimForFastFillParameters,
+): Promise<ClaimForFastFillResult> {
   if (!db.isTransaction) return db.transaction().execute((trx) => claimForFastFill(trx, params));
   await db.selectFrom('api_keys').select('id').where('id', '=', params.apiKeyId).forUpdate().execute();
   const row = await db
@@ -635,8 +706,13 @@ export async function claimForFastFill(db: Kysely<Tables>, params: ClaimForFastF
     .where('status', 'in', ['pending', 'submitted', 'success'])
     .executeTakeFirstOrThrow();
   const outstanding = toBigInt(String(row.outstanding).split('.')[0]!);
-  if (outstanding + params.usdMicros > params.limitUsdMicros) return { claimed: false, reason: 'over-limit', outstandingUsdMicros: outstanding };
-  const moved = await updateRequestStatus(db, params.requestId, { status: 'pending', fromStatus: 'waiting', now: params.now });
+  if (outstanding + params.usdMicros > params.limitUsdMicros)
+    return { claimed: false, reason: 'over-limit', outstandingUsdMicros: outstanding };
+  const moved = await updateRequestStatus(db, params.requestId, {
+    status: 'pending',
+    fromStatus: 'waiting',
+    now: params.now,
+  });
   if (moved === null) return { claimed: false, reason: 'not-waiting', request: await getRequest(db, params.requestId) };
   const updated = await db
     .updateTable('requests')
@@ -648,10 +724,18 @@ export async function claimForFastFill(db: Kysely<Tables>, params: ClaimForFastF
 }
 
 /** Records the deposit of a fast-filled request (its origin hash) without changing its status. */
-export async function attachDepositToFastFill(db: Kysely<Tables>, requestId: string, inTxHash: string, now: number): Promise<RequestRecord | null> {
+export async function attachDepositToFastFill(
+  db: Kysely<Tables>,
+  requestId: string,
+  inTxHash: string,
+  now: number,
+): Promise<RequestRecord | null> {
   const row = await db
     .updateTable('requests')
-    .set({ in_tx_hashes: appendUnique('in_tx_hashes', normalizeHex(inTxHash)), updated_at: sql<string>`greatest(updated_at, ${now})` })
+    .set({
+      in_tx_hashes: appendUnique('in_tx_hashes', normalizeHex(inTxHash)),
+      updated_at: sql<string>`greatest(updated_at, ${now})`,
+    })
     .where('id', '=', normalizeHex(requestId))
     .where('fast_fill_api_key_id', 'is not', null)
     .where(sql<boolean>`jsonb_array_length(in_tx_hashes) = 0`)

@@ -10,7 +10,10 @@ export type SettlementStatus = 'pending' | 'settled' | 'failed';
  * (`deposit_index` set), consumed by their own request (its first origin hash), and that request `success`.
  * A refunded request, a double spend or an orphan is never among them. Oldest first.
  */
-export async function listSettleableDeposits(db: Kysely<Tables>, params: { chainId: number; limit: number }): Promise<DepositRecord[]> {
+export async function listSettleableDeposits(
+  db: Kysely<Tables>,
+  params: { chainId: number; limit: number },
+): Promise<DepositRecord[]> {
   const rows = await db
     .selectFrom('deposits as d')
     .innerJoin('requests as r', 'r.id', 'd.request_id')
@@ -20,7 +23,11 @@ export async function listSettleableDeposits(db: Kysely<Tables>, params: { chain
     .where('d.deposit_index', 'is not', null)
     .where('r.status', '=', 'success')
     .where(sql<boolean>`r.in_tx_hashes @> jsonb_build_array(d.tx_hash)`)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('settlement_items as s').select('s.deposit_id').whereRef('s.deposit_id', '=', 'd.id'))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(eb.selectFrom('settlement_items as s').select('s.deposit_id').whereRef('s.deposit_id', '=', 'd.id')),
+      ),
+    )
     .orderBy('d.id', 'asc')
     .limit(params.limit)
     .execute();
@@ -31,7 +38,10 @@ export async function listSettleableDeposits(db: Kysely<Tables>, params: { chain
  * Puts deposits into a new batch, all or none (one statement): a deposit already in a batch is a unique
  * violation, so two instances can never put one deposit in two batches.
  */
-export async function insertSettlementBatch(db: Kysely<Tables>, params: { chainId: number; batchKey: string; depositIds: readonly number[]; now: number }): Promise<void> {
+export async function insertSettlementBatch(
+  db: Kysely<Tables>,
+  params: { chainId: number; batchKey: string; depositIds: readonly number[]; now: number },
+): Promise<void> {
   if (params.depositIds.length === 0) return;
   await db
     .insertInto('settlement_items')
@@ -76,7 +86,10 @@ export async function listPendingSettlementBatches(db: Kysely<Tables>, chainId: 
 }
 
 /** Ends a pending batch. Returns how many deposits moved (zero when it was no longer pending). */
-export async function finishSettlementBatch(db: Kysely<Tables>, params: { batchKey: string; status: Exclude<SettlementStatus, 'pending'>; now: number }): Promise<number> {
+export async function finishSettlementBatch(
+  db: Kysely<Tables>,
+  params: { batchKey: string; status: Exclude<SettlementStatus, 'pending'>; now: number },
+): Promise<number> {
   const result = await db
     .updateTable('settlement_items')
     .set({ status: params.status, updated_at: params.now })
@@ -87,7 +100,9 @@ export async function finishSettlementBatch(db: Kysely<Tables>, params: { batchK
 }
 
 /** Per chain and currency: deposits due to the solver that are not settled yet (no batch, or a pending one). */
-export async function sumPendingSettlement(db: Kysely<Tables>): Promise<Array<{ chainId: number; currency: string; amount: bigint }>> {
+export async function sumPendingSettlement(
+  db: Kysely<Tables>,
+): Promise<Array<{ chainId: number; currency: string; amount: bigint }>> {
   const rows = await db
     .selectFrom('deposits as d')
     .innerJoin('requests as r', 'r.id', 'd.request_id')

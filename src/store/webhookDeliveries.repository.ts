@@ -54,7 +54,10 @@ export interface EnqueueWebhookDeliveryParameters {
  * signing secret and is not revoked (one statement: nothing is read first). Call it in the transaction of the
  * status change (`updateRequestStatus` does). Returns the delivery id, or null when the key has no webhook.
  */
-export async function enqueueWebhookDelivery(db: Kysely<Tables>, params: EnqueueWebhookDeliveryParameters): Promise<number | null> {
+export async function enqueueWebhookDelivery(
+  db: Kysely<Tables>,
+  params: EnqueueWebhookDeliveryParameters,
+): Promise<number | null> {
   const { rows } = await sql<{ id: string | number }>`
     with delivery as (
       insert into webhook_deliveries (api_key_id, request_id, event_id, next_attempt_at, created_at, updated_at)
@@ -142,7 +145,10 @@ export async function claimDueWebhookDeliveries(
     order by claimed.id`.execute(db);
   return rows.map((row) => ({
     delivery: toWebhookDelivery(row),
-    event: { payload: row.event_payload as unknown as RequestStatusSnapshot, createdAt: toNumber(row.event_created_at) },
+    event: {
+      payload: row.event_payload as unknown as RequestStatusSnapshot,
+      createdAt: toNumber(row.event_created_at),
+    },
     webhook: row.webhook as unknown as ApiKeyWebhook | null,
     sealedSecret: row.webhook_secret,
     revoked: row.revoked_at !== null,
@@ -163,7 +169,10 @@ export interface RecordWebhookAttemptParameters {
  * Append an attempt to the log and move the delivery on. Fenced by the attempt number: an instance whose lease
  * ran out (another instance has since claimed a newer attempt) changes nothing. Returns whether it applied.
  */
-export async function recordWebhookAttempt(db: Kysely<Tables>, params: RecordWebhookAttemptParameters): Promise<boolean> {
+export async function recordWebhookAttempt(
+  db: Kysely<Tables>,
+  params: RecordWebhookAttemptParameters,
+): Promise<boolean> {
   const finished = params.status === 'pending' ? null : params.now;
   const result = await db
     .updateTable('webhook_deliveries')
@@ -186,7 +195,10 @@ export async function recordWebhookAttempt(db: Kysely<Tables>, params: RecordWeb
  * ms), oldest first, with their logs; returns how many went. A delivery that a kept replay names stays until
  * that replay goes too.
  */
-export async function deleteFinishedWebhookDeliveries(db: Kysely<Tables>, params: { before: number; limit: number }): Promise<number> {
+export async function deleteFinishedWebhookDeliveries(
+  db: Kysely<Tables>,
+  params: { before: number; limit: number },
+): Promise<number> {
   const result = await db
     .deleteFrom('webhook_deliveries')
     .where('id', 'in', (eb) =>
@@ -214,7 +226,10 @@ export interface ListWebhookDeliveriesParameters {
 }
 
 /** A key's deliveries with their logs, newest first. */
-export async function listWebhookDeliveries(db: Kysely<Tables>, params: ListWebhookDeliveriesParameters): Promise<WebhookDelivery[]> {
+export async function listWebhookDeliveries(
+  db: Kysely<Tables>,
+  params: ListWebhookDeliveriesParameters,
+): Promise<WebhookDelivery[]> {
   const limit = Math.min(Math.max(Math.trunc(params.limit ?? 50), 1), 100);
   let query = db.selectFrom('webhook_deliveries').selectAll().where('api_key_id', '=', params.apiKeyId);
   if (params.beforeId !== undefined) query = query.where('id', '<', params.beforeId);
@@ -231,7 +246,11 @@ export async function getWebhookDelivery(db: Kysely<Tables>, id: number): Promis
  * Enqueue a copy of a delivery (same key, same event, a fresh log), due now. The original and its log are
  * kept as they are. Returns the new delivery, or undefined when there is no delivery `id`.
  */
-export async function insertWebhookReplay(db: Kysely<Tables>, id: number, now: number): Promise<WebhookDelivery | undefined> {
+export async function insertWebhookReplay(
+  db: Kysely<Tables>,
+  id: number,
+  now: number,
+): Promise<WebhookDelivery | undefined> {
   const { rows } = await sql<Selectable<WebhookDeliveriesTable>>`
     insert into webhook_deliveries (api_key_id, request_id, event_id, replay_of, next_attempt_at, created_at, updated_at)
     select api_key_id, request_id, event_id, id, ${now}::bigint, ${now}::bigint, ${now}::bigint

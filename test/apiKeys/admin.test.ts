@@ -22,15 +22,20 @@ describe('admin API keys over HTTP', () => {
     ['a non-bearer header', { authorization: `Basic ${token}` }, 401, 'UNAUTHORIZED'],
     ['a wrong token', { authorization: 'Bearer not-the-admin-token-at-all' }, 403, 'FORBIDDEN'],
   ])('refuses %s', async (_label, headers, status, errorCode) => {
-    const created = await create({ name: 'x' }, headers as Record<string, string>);
+    const created = await create({ name: 'x' }, headers);
     expect(created.status).toBe(status);
     expect(created.body).toMatchObject({ errorCode, statusCode: status });
-    const listed = await call(gateway.url, 'listApiKeys', { headers: headers as Record<string, string> });
+    const listed = await call(gateway.url, 'listApiKeys', { headers: headers });
     expect(listed.status).toBe(status);
   });
 
   it('creates a key shown once, which then authenticates', async () => {
-    const created = await create({ name: 'Shop', sponsorshipEnabled: true, limits: { requestsPerMinute: 1000 }, webhook: { url: 'https://hooks.example.com/relay' } });
+    const created = await create({
+      name: 'Shop',
+      sponsorshipEnabled: true,
+      limits: { requestsPerMinute: 1000 },
+      webhook: { url: 'https://hooks.example.com/relay' },
+    });
     expect(created.status).toBe(201);
     const { apiKey, key } = created.body;
     expect(key).toMatch(/^igw_[A-Za-z0-9_-]{43}$/);
@@ -61,17 +66,34 @@ describe('admin API keys over HTTP', () => {
     const updated = await call(gateway.url, 'updateApiKey', {
       path: `/admin/api-keys/${body.apiKey.id}`,
       headers: bearer,
-      body: { name: 'After', businessVerified: true, payoutAddress: '0x00000000000000000000000000000000000000Ab', webhook: null },
+      body: {
+        name: 'After',
+        businessVerified: true,
+        payoutAddress: '0x00000000000000000000000000000000000000Ab',
+        webhook: null,
+      },
     });
     expect(updated.status).toBe(200);
-    expect(updated.body.apiKey).toMatchObject({ name: 'After', businessVerified: true, payoutAddress: '0x00000000000000000000000000000000000000ab', webhook: null });
-    const missing = await call(gateway.url, 'updateApiKey', { path: '/admin/api-keys/key_missing', headers: bearer, body: { name: 'x' } });
+    expect(updated.body.apiKey).toMatchObject({
+      name: 'After',
+      businessVerified: true,
+      payoutAddress: '0x00000000000000000000000000000000000000ab',
+      webhook: null,
+    });
+    const missing = await call(gateway.url, 'updateApiKey', {
+      path: '/admin/api-keys/key_missing',
+      headers: bearer,
+      body: { name: 'x' },
+    });
     expect(missing.status).toBe(404);
   });
 
   it('rotates: the new key works, the old one is refused', async () => {
     const { body } = await create({ name: 'Rotating' });
-    const rotated = await call(gateway.url, 'rotateApiKey', { path: `/admin/api-keys/${body.apiKey.id}/rotate`, headers: bearer });
+    const rotated = await call(gateway.url, 'rotateApiKey', {
+      path: `/admin/api-keys/${body.apiKey.id}/rotate`,
+      headers: bearer,
+    });
     expect(rotated.status).toBe(200);
     expect(rotated.body.apiKey.id).toBe(body.apiKey.id);
     expect(rotated.body.key).not.toBe(body.key);
@@ -83,7 +105,10 @@ describe('admin API keys over HTTP', () => {
 
   it('revokes: the key is refused with 401 on every operation, and cannot be rotated', async () => {
     const { body } = await create({ name: 'Revoked' });
-    const revoked = await call(gateway.url, 'revokeApiKey', { path: `/admin/api-keys/${body.apiKey.id}/revoke`, headers: bearer });
+    const revoked = await call(gateway.url, 'revokeApiKey', {
+      path: `/admin/api-keys/${body.apiKey.id}/revoke`,
+      headers: bearer,
+    });
     expect(revoked.status).toBe(200);
     expect(revoked.body.apiKey.revokedAt).toEqual(expect.any(Number));
     for (const operationId of ['getChains', 'getSwapSources'] as const) {
@@ -91,7 +116,10 @@ describe('admin API keys over HTTP', () => {
       expect(answer.status).toBe(401);
       expect(answer.body).toMatchObject({ errorCode: 'UNAUTHORIZED' });
     }
-    const rotate = await call(gateway.url, 'rotateApiKey', { path: `/admin/api-keys/${body.apiKey.id}/rotate`, headers: bearer });
+    const rotate = await call(gateway.url, 'rotateApiKey', {
+      path: `/admin/api-keys/${body.apiKey.id}/rotate`,
+      headers: bearer,
+    });
     expect(rotate.status).toBe(409);
     const listed = await call(gateway.url, 'listApiKeys', { headers: bearer });
     expect(listed.body.apiKeys.map((k: { id: string }) => k.id)).not.toContain(body.apiKey.id);
@@ -102,7 +130,14 @@ describe('admin API keys over HTTP', () => {
   it('refuses an unknown x-api-key on every REST operation, health and readiness excepted', async () => {
     const headers = { 'x-api-key': 'igw_not-a-key' };
     expect((await call(gateway.url, 'getChains', { headers })).status).toBe(401);
-    expect((await call(gateway.url, 'getTokenPrice', { headers, query: { chainId: '31337', address: '0x0000000000000000000000000000000000000000' } })).status).toBe(401);
+    expect(
+      (
+        await call(gateway.url, 'getTokenPrice', {
+          headers,
+          query: { chainId: '31337', address: '0x0000000000000000000000000000000000000000' },
+        })
+      ).status,
+    ).toBe(401);
     expect((await call(gateway.url, 'getHealth', { headers })).status).toBe(200);
   });
 

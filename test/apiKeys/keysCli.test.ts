@@ -11,10 +11,16 @@ import { createDatabase } from '../../src/store/database.js';
 const run = promisify(execFile);
 
 /** Runs `npm run keys` the way an operator does (through tsx) against a PGlite data directory. */
-async function keys(dataDir: string | undefined, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function keys(
+  dataDir: string | undefined,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = { ...process.env, GATEWAY_DATA_DIR: dataDir ?? '', DATABASE_URL: '' };
   try {
-    const { stdout, stderr } = await run('npx', ['tsx', 'src/server/keysCli.ts', ...args], { env, cwd: path.resolve(import.meta.dirname, '../..') });
+    const { stdout, stderr } = await run('npx', ['tsx', 'src/server/keysCli.ts', ...args], {
+      env,
+      cwd: path.resolve(import.meta.dirname, '../..'),
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -45,11 +51,27 @@ describe('npm run keys', () => {
   });
 
   it('creates, lists, rotates and revokes keys in the configured database', async () => {
-    const created = await keys(dataDir, 'create', '--name', 'CLI app', '--sponsorship', '--webhook', 'https://hooks.example.com/x', '--requests-per-minute', '120', '--json');
+    const created = await keys(
+      dataDir,
+      'create',
+      '--name',
+      'CLI app',
+      '--sponsorship',
+      '--webhook',
+      'https://hooks.example.com/x',
+      '--requests-per-minute',
+      '120',
+      '--json',
+    );
     expect(created.code, created.stderr).toBe(0);
     const { apiKey, key } = JSON.parse(created.stdout);
     expect(key).toMatch(/^igw_/);
-    expect(apiKey).toMatchObject({ name: 'CLI app', sponsorshipEnabled: true, limits: { requestsPerMinute: 120 }, webhook: { url: 'https://hooks.example.com/x' } });
+    expect(apiKey).toMatchObject({
+      name: 'CLI app',
+      sponsorshipEnabled: true,
+      limits: { requestsPerMinute: 120 },
+      webhook: { url: 'https://hooks.example.com/x' },
+    });
 
     const listed = await keys(dataDir, 'list');
     expect(listed.code).toBe(0);

@@ -31,7 +31,12 @@ describe('rate limits', () => {
     gateway = await startTestGateway({ adminToken: token, rateLimit, solverEnabled: false });
     await freshWindow();
     key = (await call(gateway.url, 'createApiKey', { headers: bearer, body: { name: 'Default limit' } })).body.key;
-    ownLimitKey = (await call(gateway.url, 'createApiKey', { headers: bearer, body: { name: 'Own limit', limits: { requestsPerMinute: 60 } } })).body.key;
+    ownLimitKey = (
+      await call(gateway.url, 'createApiKey', {
+        headers: bearer,
+        body: { name: 'Own limit', limits: { requestsPerMinute: 60 } },
+      })
+    ).body.key;
   }, 120_000);
   afterAll(async () => {
     await gateway?.stop();
@@ -42,7 +47,11 @@ describe('rate limits', () => {
     expect(await burst(gateway.url, 5)).toEqual([200, 200, 200, 200, 200]);
     const limited = await call(gateway.url, 'getSwapSources');
     expect(limited.status).toBe(429);
-    expect(limited.body).toMatchObject({ errorCode: 'RATE_LIMITED', statusCode: 429, message: expect.stringContaining('Rate limit') });
+    expect(limited.body).toMatchObject({
+      errorCode: 'RATE_LIMITED',
+      statusCode: 429,
+      message: expect.stringContaining('Rate limit'),
+    });
     const retryAfter = Number(limited.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(2);
@@ -89,7 +98,12 @@ describe('rate limits shared by two gateways on one PostgreSQL', () => {
   let second: GatewayServer;
   let secondUrl: string;
   beforeAll(async () => {
-    first = await startTestGateway({ databaseUrl: testDatabaseUrl, databaseSchema: schema, rateLimit, solverEnabled: false });
+    first = await startTestGateway({
+      databaseUrl: testDatabaseUrl,
+      databaseSchema: schema,
+      rateLimit,
+      solverEnabled: false,
+    });
     second = await createServer(first.config);
     secondUrl = await second.start();
   }, 120_000);

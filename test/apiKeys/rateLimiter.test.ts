@@ -34,7 +34,13 @@ describe.each(testDatabaseKinds)('rate limiter leases (%s)', (kind) => {
   });
 
   const counted = async (bucket: string) =>
-    Number((await sql<{ count: number }>`select count from rate_limit_counters where bucket = ${bucket}`.execute(database.db)).rows[0]?.count ?? 0);
+    Number(
+      (
+        await sql<{ count: number }>`select count from rate_limit_counters where bucket = ${bucket}`.execute(
+          database.db,
+        )
+      ).rows[0]?.count ?? 0,
+    );
 
   it('admits exactly the limit of a busy bucket with far fewer statements than requests', async () => {
     clock = 120_000_000;
@@ -71,7 +77,9 @@ describe.each(testDatabaseKinds)('rate limiter leases (%s)', (kind) => {
   it('never admits more than the limit across instances under concurrency', async () => {
     clock = 360_000_000;
     const limiters = [0, 1, 2].map(() => createRateLimiter({ db: database.db, now, log }, settings));
-    const decisions = await Promise.all(Array.from({ length: 900 }, (_, i) => limiters[i % 3]!.consume('ip:shared', 500)));
+    const decisions = await Promise.all(
+      Array.from({ length: 900 }, (_, i) => limiters[i % 3]!.consume('ip:shared', 500)),
+    );
     const admitted = decisions.filter((d) => d.allowed).length;
     expect(admitted).toBeLessThanOrEqual(500);
     // Leases left unused by one instance are the only shortfall, each a quarter of the headroom at most.

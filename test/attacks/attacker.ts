@@ -18,20 +18,53 @@ export interface SentDeposit {
 }
 
 const walletOf = (chain: DevnetChain, account: DevnetAccount) =>
-  createWalletClient({ account: privateKeyToAccount(account.privateKey), chain: devnetViemChain(chain), transport: http(chain.rpcUrl) });
+  createWalletClient({
+    account: privateKeyToAccount(account.privateKey),
+    chain: devnetViemChain(chain),
+    transport: http(chain.rpcUrl),
+  });
 
 /** `from` sends `value` of `chain`'s native currency to its depository for `requestId`, naming `depositor`. */
-export async function depositNative(chain: DevnetChain, from: DevnetAccount, requestId: Hex, value: bigint, depositor: Address = from.address): Promise<SentDeposit> {
-  const hash = await walletOf(chain, from).writeContract({ address: chain.contracts.depository, abi: depositoryAbi, functionName: 'depositNative', args: [depositor, requestId], value });
+export async function depositNative(
+  chain: DevnetChain,
+  from: DevnetAccount,
+  requestId: Hex,
+  value: bigint,
+  depositor: Address = from.address,
+): Promise<SentDeposit> {
+  const hash = await walletOf(chain, from).writeContract({
+    address: chain.contracts.depository,
+    abi: depositoryAbi,
+    functionName: 'depositNative',
+    args: [depositor, requestId],
+    value,
+  });
   return mined(chain, hash);
 }
 
 /** `from` approves and deposits `amount` of `token` to `chain`'s depository for `requestId`, naming `depositor`. */
-export async function depositErc20(chain: DevnetChain, from: DevnetAccount, token: Address, requestId: Hex, amount: bigint, depositor: Address = from.address): Promise<SentDeposit> {
+export async function depositErc20(
+  chain: DevnetChain,
+  from: DevnetAccount,
+  token: Address,
+  requestId: Hex,
+  amount: bigint,
+  depositor: Address = from.address,
+): Promise<SentDeposit> {
   const wallet = walletOf(chain, from);
-  const approval = await wallet.writeContract({ address: token, abi: erc20Abi, functionName: 'approve', args: [chain.contracts.depository, amount] });
+  const approval = await wallet.writeContract({
+    address: token,
+    abi: erc20Abi,
+    functionName: 'approve',
+    args: [chain.contracts.depository, amount],
+  });
   await publicClientOf(chain).waitForTransactionReceipt({ hash: approval });
-  const hash = await wallet.writeContract({ address: chain.contracts.depository, abi: depositoryAbi, functionName: 'depositErc20', args: [depositor, token, amount, requestId] });
+  const hash = await wallet.writeContract({
+    address: chain.contracts.depository,
+    abi: depositoryAbi,
+    functionName: 'depositErc20',
+    args: [depositor, token, amount, requestId],
+  });
   return mined(chain, hash);
 }
 
@@ -43,19 +76,35 @@ async function mined(chain: DevnetChain, hash: Hex): Promise<SentDeposit> {
 }
 
 /** The depository's release of one deposit on `chain`, if any. */
-export async function releaseOf(chain: DevnetChain, depositIndex: bigint): Promise<{ to: Address; amount: bigint } | undefined> {
-  const events = await publicClientOf(chain).getContractEvents({ address: chain.contracts.depository, abi: depositoryAbi, eventName: 'Released', args: { depositIndex }, fromBlock: 0n });
+export async function releaseOf(
+  chain: DevnetChain,
+  depositIndex: bigint,
+): Promise<{ to: Address; amount: bigint } | undefined> {
+  const events = await publicClientOf(chain).getContractEvents({
+    address: chain.contracts.depository,
+    abi: depositoryAbi,
+    eventName: 'Released',
+    args: { depositIndex },
+    fromBlock: 0n,
+  });
   const event = events[0];
   return event === undefined ? undefined : { to: event.args.to!, amount: event.args.amount! };
 }
 
 /** How many fills of `requestId` happened on `chain`. */
 export async function fillsOf(chain: DevnetChain, requestId: Hex): Promise<number> {
-  const events = await publicClientOf(chain).getContractEvents({ address: chain.contracts.onlyOwnerMulticaller, abi: onlyOwnerMulticallerAbi, eventName: 'Filled', args: { id: requestId }, fromBlock: 0n });
+  const events = await publicClientOf(chain).getContractEvents({
+    address: chain.contracts.onlyOwnerMulticaller,
+    abi: onlyOwnerMulticallerAbi,
+    eventName: 'Filled',
+    args: { id: requestId },
+    fromBlock: 0n,
+  });
   return events.length;
 }
 
-export const nativeBalance = (chain: DevnetChain, owner: Address): Promise<bigint> => publicClientOf(chain).getBalance({ address: owner });
+export const nativeBalance = (chain: DevnetChain, owner: Address): Promise<bigint> =>
+  publicClientOf(chain).getBalance({ address: owner });
 
 /** The request's status as `GET /intents/status/v3` shows it. */
 export async function statusOf(gateway: TestGateway, requestId: Hex): Promise<any> {
@@ -81,6 +130,6 @@ export async function until(what: string, done: () => Promise<boolean>, timeoutM
 
 let next = 0xa77ac0;
 /** A fresh address holding nothing on any chain (recipients, refund targets). */
-export const freshAddress = (): Address => `0x${(next++).toString(16).padStart(40, '0')}` as Address;
+export const freshAddress = (): Address => `0x${(next++).toString(16).padStart(40, '0')}`;
 
 export { zeroAddress };

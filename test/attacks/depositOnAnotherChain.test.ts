@@ -11,7 +11,16 @@ import { parseEther, zeroAddress } from 'viem';
 import type { DevnetAccount, DevnetChain } from '../../src/chain/devnet.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { executeSteps, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
-import { depositErc20, depositNative, fillsOf, freshAddress, nativeBalance, releaseOf, statusOf, until } from './attacker.js';
+import {
+  depositErc20,
+  depositNative,
+  fillsOf,
+  freshAddress,
+  nativeBalance,
+  releaseOf,
+  statusOf,
+  until,
+} from './attacker.js';
 
 let gateway: TestGateway;
 let chainA: DevnetChain;
@@ -28,16 +37,26 @@ afterAll(async () => {
   await gateway?.stop();
 });
 
-describe('a deposit on another chain than the order\'s origin', () => {
+describe("a deposit on another chain than the order's origin", () => {
   it('native: the quoted input paid on chain C buys nothing; it is refunded on C and the order still waits for its own deposit', async () => {
     const recipient = freshAddress();
-    const q = await requestQuote(gateway, attacker, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString(), recipient });
+    const q = await requestQuote(gateway, attacker, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.01').toString(),
+      recipient,
+    });
     const requestId = q.steps.at(-1)!.requestId;
     const amountIn = BigInt(q.details.currencyIn.amount);
 
     const stray = await depositNative(chainC, attacker, requestId, amountIn);
     // Until the solver has decided about it: released on C, or the request moved.
-    await until('the stray deposit is decided', async () => (await releaseOf(chainC, stray.depositIndex)) !== undefined || (await statusOf(gateway, requestId)).status !== 'waiting');
+    await until(
+      'the stray deposit is decided',
+      async () =>
+        (await releaseOf(chainC, stray.depositIndex)) !== undefined ||
+        (await statusOf(gateway, requestId)).status !== 'waiting',
+    );
 
     expect((await statusOf(gateway, requestId)).status).toBe('waiting');
     expect(await fillsOf(chainB, requestId)).toBe(0);
@@ -65,8 +84,19 @@ describe('a deposit on another chain than the order\'s origin', () => {
       recipient,
     });
     const requestId = q.steps.at(-1)!.requestId;
-    const stray = await depositErc20(chainC, attacker, tokenOf(chainC, 'USDC'), requestId, BigInt(q.details.currencyIn.amount));
-    await until('the stray deposit is decided', async () => (await releaseOf(chainC, stray.depositIndex)) !== undefined || (await statusOf(gateway, requestId)).status !== 'waiting');
+    const stray = await depositErc20(
+      chainC,
+      attacker,
+      tokenOf(chainC, 'USDC'),
+      requestId,
+      BigInt(q.details.currencyIn.amount),
+    );
+    await until(
+      'the stray deposit is decided',
+      async () =>
+        (await releaseOf(chainC, stray.depositIndex)) !== undefined ||
+        (await statusOf(gateway, requestId)).status !== 'waiting',
+    );
     expect((await statusOf(gateway, requestId)).status).toBe('waiting');
     expect((await releaseOf(chainC, stray.depositIndex))?.to).toBe(attacker.address);
 

@@ -44,7 +44,15 @@ afterAll(async () => {
 });
 
 const quoteBody = (body: Record<string, unknown>) => ({
-  body: { user: accounts[0]!.address, originChainId: A, destinationChainId: B, tradeType: 'EXACT_INPUT', originCurrency: zeroAddress, destinationCurrency: zeroAddress, ...body },
+  body: {
+    user: accounts[0]!.address,
+    originChainId: A,
+    destinationChainId: B,
+    tradeType: 'EXACT_INPUT',
+    originCurrency: zeroAddress,
+    destinationCurrency: zeroAddress,
+    ...body,
+  },
 });
 
 describe('exposure limits', () => {
@@ -59,15 +67,26 @@ describe('exposure limits', () => {
     expect(usdc.body).toMatchObject({ errorCode: 'AMOUNT_TOO_HIGH', errorData: 'maxOrderUsd=50' });
     const price = await call(gateway.url, 'getPrice', quoteBody({ ...usdcRoute, amount: usd('60').toString() }));
     expect(price.body).toMatchObject({ errorCode: 'AMOUNT_TOO_HIGH' });
-    expect((await call(gateway.url, 'getQuote', quoteBody({ ...usdcRoute, amount: usd('40').toString() }))).status).toBe(200);
+    expect(
+      (await call(gateway.url, 'getQuote', quoteBody({ ...usdcRoute, amount: usd('40').toString() }))).status,
+    ).toBe(200);
   });
 
   it('outflow over the window pauses fills (visible on /ready), refuses quotes, and resumes them', async () => {
     const [first, second] = [accounts[1]!, accounts[2]!];
     const recipient: Address = '0x00000000000000000000000000000000000e0f10';
     const amount = parseEther('0.02').toString(); // about USD 60 each: two are over the USD 100 window
-    const q1 = await requestQuote(gateway, first, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount });
-    const q2 = await requestQuote(gateway, second, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount, recipient });
+    const q1 = await requestQuote(gateway, first, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount,
+    });
+    const q2 = await requestQuote(gateway, second, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount,
+      recipient,
+    });
     await executeSteps(gateway, q1.steps, first);
     await waitForStatus(gateway, q1.steps.at(-1)!.requestId, ['success']);
 

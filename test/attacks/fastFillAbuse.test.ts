@@ -10,7 +10,17 @@
  * hold; a deposit for a failed fast fill refunds the order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestClient, createWalletClient, encodeFunctionData, erc20Abi, http, parseEther, parseGwei, zeroAddress, type Hex } from 'viem';
+import {
+  createTestClient,
+  createWalletClient,
+  encodeFunctionData,
+  erc20Abi,
+  http,
+  parseEther,
+  parseGwei,
+  zeroAddress,
+  type Hex,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import { hashApiKey } from '../../src/core/apiKeys/authenticate.js';
@@ -34,16 +44,34 @@ beforeAll(async () => {
   [attacker, customer, carol] = gateway.devnet.descriptor.accounts as [DevnetAccount, DevnetAccount, DevnetAccount];
   const db = gateway.server.database.db;
   // Each key may have USD 100 of fast fills awaiting their deposits.
-  await insertApiKey(db, { id: 'attacker', name: 'Attacker', keyHash: hashApiKey(keys.attacker), limits: { fastFillUsd: '100' }, now: Date.now() });
-  await insertApiKey(db, { id: 'other', name: 'Other', keyHash: hashApiKey(keys.other), limits: { fastFillUsd: '100' }, now: Date.now() });
+  await insertApiKey(db, {
+    id: 'attacker',
+    name: 'Attacker',
+    keyHash: hashApiKey(keys.attacker),
+    limits: { fastFillUsd: '100' },
+    now: Date.now(),
+  });
+  await insertApiKey(db, {
+    id: 'other',
+    name: 'Other',
+    keyHash: hashApiKey(keys.other),
+    limits: { fastFillUsd: '100' },
+    now: Date.now(),
+  });
 });
 afterAll(async () => {
   await gateway?.stop();
 });
 
-const fastFill = (requestId: string, apiKey: string) => call(gateway.url, 'fastFill', { body: { requestId }, headers: { 'x-api-key': apiKey } });
+const fastFill = (requestId: string, apiKey: string) =>
+  call(gateway.url, 'fastFill', { body: { requestId }, headers: { 'x-api-key': apiKey } });
 const quoteEth = (account: DevnetAccount, eth: string, apiKey?: string, extra: Record<string, unknown> = {}) =>
-  requestQuote(gateway, account, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther(eth).toString(), ...extra }, apiKey === undefined ? undefined : { 'x-api-key': apiKey });
+  requestQuote(
+    gateway,
+    account,
+    { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther(eth).toString(), ...extra },
+    apiKey === undefined ? undefined : { 'x-api-key': apiKey },
+  );
 
 describe('fast fill under attack', () => {
   it('a key cannot fast-fill a request quoted with another key, or with none', async () => {
@@ -57,7 +85,7 @@ describe('fast fill under attack', () => {
     }
   });
 
-  it('dust deposited for a fast-filled order does not release the key\'s hold; the order\'s real deposit does', async () => {
+  it("dust deposited for a fast-filled order does not release the key's hold; the order's real deposit does", async () => {
     // USD 60 each (0.02 ETH at 3000): one fits in the key's USD 100, two do not.
     const first = await quoteEth(attacker, '0.02', keys.attacker);
     const second = await quoteEth(attacker, '0.02', keys.attacker);
@@ -67,22 +95,31 @@ describe('fast fill under attack', () => {
 
     const dust = await depositNative(chainA, attacker, firstId, 1n);
     await until('the dust is handled', () => depositHandled(gateway, firstId, dust.hash));
-    expect(await fastFill(second.steps.at(-1)!.requestId, keys.attacker)).toMatchObject({ status: 403, body: { errorCode: 'FORBIDDEN' } });
+    expect(await fastFill(second.steps.at(-1)!.requestId, keys.attacker)).toMatchObject({
+      status: 403,
+      body: { errorCode: 'FORBIDDEN' },
+    });
 
     // The deposit the order asked for releases the hold.
     const receipts = await executeSteps(gateway, first.steps, attacker);
-    await until('the real deposit is handled', () => depositHandled(gateway, firstId, receipts.get('deposit')!.transactionHash));
+    await until('the real deposit is handled', () =>
+      depositHandled(gateway, firstId, receipts.get('deposit')!.transactionHash),
+    );
     expect((await statusOf(gateway, firstId)).inTxHashes).toEqual([receipts.get('deposit')!.transactionHash]);
     expect((await fastFill(second.steps.at(-1)!.requestId, keys.attacker)).status).toBe(200);
     expect(await fillsOf(chainB, firstId)).toBe(1);
   });
 
-  it('a user\'s deposit for a fast fill that reverted on chain is refunded, not swallowed', async () => {
+  it("a user's deposit for a fast fill that reverted on chain is refunded, not swallowed", async () => {
     // The order's call pulls USDC that carol approved to the multicaller. While the fast fill waits in chain B's
     // mempool (automine off), carol revokes the approval with a far higher tip, so it is mined first and the fill
     // reverts on chain: a real on-chain failure after the fill's simulation passed.
     const usdcB = tokenOf(chainB, 'USDC');
-    const carolB = createWalletClient({ account: privateKeyToAccount(carol.privateKey), chain: devnetViemChain(chainB), transport: http(chainB.rpcUrl) });
+    const carolB = createWalletClient({
+      account: privateKeyToAccount(carol.privateKey),
+      chain: devnetViemChain(chainB),
+      transport: http(chainB.rpcUrl),
+    });
     const approve = async (amount: bigint, tip?: bigint) => {
       const hash = await carolB.writeContract({
         address: usdcB,
@@ -94,10 +131,20 @@ describe('fast fill under attack', () => {
       return hash;
     };
     await publicClientOf(chainB).waitForTransactionReceipt({ hash: await approve(10n ** 9n) });
-    const txs = [{ to: usdcB, value: '0', data: encodeFunctionData({ abi: erc20Abi, functionName: 'transferFrom', args: [carol.address, freshAddress(), 1_000_000n] }) }];
+    const txs = [
+      {
+        to: usdcB,
+        value: '0',
+        data: encodeFunctionData({
+          abi: erc20Abi,
+          functionName: 'transferFrom',
+          args: [carol.address, freshAddress(), 1_000_000n],
+        }),
+      },
+    ];
     const refundTo = freshAddress();
     const q = await quoteEth(customer, '0.01', keys.other, { refundTo, txs });
-    const requestId = q.steps.at(-1)!.requestId as Hex;
+    const requestId = q.steps.at(-1)!.requestId;
 
     const testB = createTestClient({ mode: 'anvil', chain: devnetViemChain(chainB), transport: http(chainB.rpcUrl) });
     await testB.setAutomine(false);
@@ -114,7 +161,9 @@ describe('fast fill under attack', () => {
 
     // The user pays as quoted: the deposit must come back to refundTo.
     const receipts = await executeSteps(gateway, q.steps, customer);
-    await until('the deposit is handled', () => depositHandled(gateway, requestId, receipts.get('deposit')!.transactionHash));
+    await until('the deposit is handled', () =>
+      depositHandled(gateway, requestId, receipts.get('deposit')!.transactionHash),
+    );
     const record = await waitForStatus(gateway, requestId, ['refund'], 20_000);
     expect(record).toMatchObject({ status: 'refund', failReason: 'TRANSACTION_REVERTED' });
     const deposited = BigInt(q.details.currencyIn.amount);

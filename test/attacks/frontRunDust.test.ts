@@ -11,7 +11,17 @@ import { parseEther, zeroAddress, type Hex } from 'viem';
 import type { DevnetAccount, DevnetChain } from '../../src/chain/devnet.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { executeSteps, requestQuote, tokenOf, waitForStatus, type WireQuote } from '../helpers/quote.js';
-import { depositErc20, depositHandled, depositNative, fillsOf, freshAddress, nativeBalance, releaseOf, statusOf, until } from './attacker.js';
+import {
+  depositErc20,
+  depositHandled,
+  depositNative,
+  fillsOf,
+  freshAddress,
+  nativeBalance,
+  releaseOf,
+  statusOf,
+  until,
+} from './attacker.js';
 
 let gateway: TestGateway;
 let chainA: DevnetChain;
@@ -31,7 +41,12 @@ afterAll(async () => {
 /** The victim's order: 0.01 ETH from chain A to a fresh recipient on chain B. */
 async function victimQuote(): Promise<{ q: WireQuote; requestId: Hex; recipient: `0x${string}` }> {
   const recipient = freshAddress();
-  const q = await requestQuote(gateway, victim, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString(), recipient });
+  const q = await requestQuote(gateway, victim, {
+    originCurrency: zeroAddress,
+    destinationCurrency: zeroAddress,
+    amount: parseEther('0.01').toString(),
+    recipient,
+  });
   return { q, requestId: q.steps.at(-1)!.requestId, recipient };
 }
 
@@ -45,11 +60,16 @@ async function expectVictimFilled({ q, requestId, recipient }: Awaited<ReturnTyp
   expect(await nativeBalance(chainB, recipient)).toBe(BigInt(q.details.currencyOut.amount));
 }
 
-describe('a deposit that cannot pay, sent by someone else under the victim\'s request id', () => {
-  it('1 wei deposited first, naming the victim as depositor, does not turn the victim\'s deposit into a DOUBLE_SPEND', async () => {
+describe("a deposit that cannot pay, sent by someone else under the victim's request id", () => {
+  it("1 wei deposited first, naming the victim as depositor, does not turn the victim's deposit into a DOUBLE_SPEND", async () => {
     const order = await victimQuote();
     const dust = await depositNative(chainA, attacker, order.requestId, 1n, victim.address);
-    await until('the dust is handled', async () => (await depositHandled(gateway, order.requestId, dust.hash)) || (await statusOf(gateway, order.requestId)).status !== 'waiting');
+    await until(
+      'the dust is handled',
+      async () =>
+        (await depositHandled(gateway, order.requestId, dust.hash)) ||
+        (await statusOf(gateway, order.requestId)).status !== 'waiting',
+    );
     expect((await statusOf(gateway, order.requestId)).status).toBe('waiting');
     // 1 wei cannot pay for its own refund's gas: it stays in the depository, unreleased.
     expect(await releaseOf(chainA, dust.depositIndex)).toBeUndefined();
@@ -60,7 +80,12 @@ describe('a deposit that cannot pay, sent by someone else under the victim\'s re
     const order = await victimQuote();
     const half = BigInt(order.q.details.currencyIn.amount) / 2n;
     const short = await depositNative(chainA, attacker, order.requestId, half);
-    await until('the short deposit is decided', async () => (await releaseOf(chainA, short.depositIndex)) !== undefined || (await statusOf(gateway, order.requestId)).status !== 'waiting');
+    await until(
+      'the short deposit is decided',
+      async () =>
+        (await releaseOf(chainA, short.depositIndex)) !== undefined ||
+        (await statusOf(gateway, order.requestId)).status !== 'waiting',
+    );
     expect((await statusOf(gateway, order.requestId)).status).toBe('waiting');
     const released = await releaseOf(chainA, short.depositIndex);
     expect(released?.to).toBe(attacker.address);
@@ -71,13 +96,18 @@ describe('a deposit that cannot pay, sent by someone else under the victim\'s re
   it('another currency (USDC for an ETH order) from someone else is refunded on its own; the order still fills', async () => {
     const order = await victimQuote();
     const usdc = await depositErc20(chainA, attacker, tokenOf(chainA, 'USDC'), order.requestId, 50_000_000n);
-    await until('the USDC deposit is decided', async () => (await releaseOf(chainA, usdc.depositIndex)) !== undefined || (await statusOf(gateway, order.requestId)).status !== 'waiting');
+    await until(
+      'the USDC deposit is decided',
+      async () =>
+        (await releaseOf(chainA, usdc.depositIndex)) !== undefined ||
+        (await statusOf(gateway, order.requestId)).status !== 'waiting',
+    );
     expect((await statusOf(gateway, order.requestId)).status).toBe('waiting');
     expect((await releaseOf(chainA, usdc.depositIndex))?.to).toBe(attacker.address);
     await expectVictimFilled(order);
   });
 
-  it('dust arriving after the victim\'s deposit changes nothing: the order stays filled and the victim\'s deposit is not released', async () => {
+  it("dust arriving after the victim's deposit changes nothing: the order stays filled and the victim's deposit is not released", async () => {
     const order = await victimQuote();
     await expectVictimFilled(order);
     const dust = await depositNative(chainA, attacker, order.requestId, 1n, victim.address);

@@ -18,7 +18,9 @@ afterAll(async () => {
 });
 
 const storedRequests = async (): Promise<number> => {
-  const { rows } = await sql<{ n: string | number }>`select count(*) as n from requests`.execute(gateway.server.database.db);
+  const { rows } = await sql<{ n: string | number }>`select count(*) as n from requests`.execute(
+    gateway.server.database.db,
+  );
   return Number(rows[0]!.n);
 };
 
@@ -36,7 +38,11 @@ describe('GraphQL document limits', () => {
       tradeType: 'EXACT_INPUT',
     };
     // One real quote works and stores its request, so the refusal below is about the document's shape.
-    const single = await post(gateway.url, 'query One($input: QuoteInput!) { quote(input: $input) { steps { requestId } } }', { input: quoteInput });
+    const single = await post(
+      gateway.url,
+      'query One($input: QuoteInput!) { quote(input: $input) { steps { requestId } } }',
+      { input: quoteInput },
+    );
     expect(single.body.errors).toBeUndefined();
     const before = await storedRequests();
     expect(before).toBe(1);

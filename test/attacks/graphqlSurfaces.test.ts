@@ -33,7 +33,9 @@ afterAll(async () => {
 });
 
 const storedRequests = async (): Promise<number> => {
-  const { rows } = await sql<{ n: string | number }>`select count(*) as n from requests`.execute(gateway.server.database.db);
+  const { rows } = await sql<{ n: string | number }>`select count(*) as n from requests`.execute(
+    gateway.server.database.db,
+  );
   return Number(rows[0]!.n);
 };
 
@@ -68,14 +70,19 @@ describe('GraphQL quote inputs have the REST maxima', () => {
       const { status, body } = await post(gateway.url, QUOTE, { input: attack });
       expect(status, field).toBeLessThan(500);
       expect(body.data?.quote ?? null, `${field} was quoted`).toBeNull();
-      expect(body.errors?.[0]?.extensions, field).toMatchObject({ code: 'INVALID_INPUT', status: 400, errorData: field });
+      expect(body.errors?.[0]?.extensions, field).toMatchObject({
+        code: 'INVALID_INPUT',
+        status: 400,
+        errorData: field,
+      });
       expect(body.errors?.[0]?.message, field).toContain(field);
     }
     expect(await storedRequests()).toBe(before);
   });
 });
 
-const UPDATES = 'subscription($filter: RequestUpdatesFilterInput!) { requestUpdates(filter: $filter) { requestId status } }';
+const UPDATES =
+  'subscription($filter: RequestUpdatesFilterInput!) { requestUpdates(filter: $filter) { requestId status } }';
 
 async function storedRequest(apiKeyId: string | null) {
   const { db } = gateway.server.database;
@@ -95,12 +102,18 @@ describe('requestUpdates without ids or a user', () => {
 
   it('is refused without an API key (no ids, no user; chain and status filters are not enough)', async () => {
     const anonymous = graphql();
-    for (const filter of [{}, { originChainId: gateway.devnet.descriptor.chains[0]!.chainId }, { status: ['PENDING'] }]) {
+    for (const filter of [
+      {},
+      { originChainId: gateway.devnet.descriptor.chains[0]!.chainId },
+      { status: ['PENDING'] },
+    ]) {
       const denied = collectSubscription(anonymous, UPDATES, { filter });
       await denied.done;
       expect(denied.results, JSON.stringify(filter)).toHaveLength(1);
       expect(denied.results[0]!.data ?? null).toBeNull();
-      expect(denied.results[0]!.errors, JSON.stringify(filter)).toMatchObject([{ extensions: { code: 'UNAUTHORIZED' } }]);
+      expect(denied.results[0]!.errors, JSON.stringify(filter)).toMatchObject([
+        { extensions: { code: 'UNAUTHORIZED' } },
+      ]);
     }
   });
 
@@ -116,11 +129,17 @@ describe('requestUpdates without ids or a user', () => {
     const warmOwner = await storedRequest('attack-owner');
     const warmOther = await storedRequest('attack-other');
     await expect
-      .poll(async () => {
-        if (!seen(owner).some((u) => u?.requestId === warmOwner.id)) await warmOwner.move('pending');
-        if (!seen(other).some((u) => u?.requestId === warmOther.id)) await warmOther.move('pending');
-        return seen(owner).some((u) => u?.requestId === warmOwner.id) && seen(other).some((u) => u?.requestId === warmOther.id);
-      }, { timeout: 15_000, interval: 200 })
+      .poll(
+        async () => {
+          if (!seen(owner).some((u) => u?.requestId === warmOwner.id)) await warmOwner.move('pending');
+          if (!seen(other).some((u) => u?.requestId === warmOther.id)) await warmOther.move('pending');
+          return (
+            seen(owner).some((u) => u?.requestId === warmOwner.id) &&
+            seen(other).some((u) => u?.requestId === warmOther.id)
+          );
+        },
+        { timeout: 15_000, interval: 200 },
+      )
       .toBe(true);
 
     // The other key's and the anonymous request change first; the owner's own change last. Events arrive in
@@ -130,7 +149,9 @@ describe('requestUpdates without ids or a user', () => {
     await ownRequest.move('pending');
     await othersRequest.move('submitted');
     await expect.poll(() => seen(owner).some((u) => u?.requestId === ownRequest.id)).toBe(true);
-    await expect.poll(() => seen(other).some((u) => u?.requestId === othersRequest.id && u?.status === 'SUBMITTED')).toBe(true);
+    await expect
+      .poll(() => seen(other).some((u) => u?.requestId === othersRequest.id && u?.status === 'SUBMITTED'))
+      .toBe(true);
 
     const ownerIds = new Set(seen(owner).map((u) => u?.requestId));
     const otherIds = new Set(seen(other).map((u) => u?.requestId));

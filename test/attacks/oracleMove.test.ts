@@ -29,15 +29,29 @@ afterAll(async () => {
 /** The devnet's feed owner publishes a new ETH/USD answer on `chain` (8 decimals). */
 async function setEthUsd(chain: DevnetChain, usd: string): Promise<void> {
   const deployer = gateway.devnet.descriptor.deployer;
-  const wallet = createWalletClient({ account: privateKeyToAccount(deployer.privateKey), chain: devnetViemChain(chain), transport: http(chain.rpcUrl) });
-  const hash = await wallet.writeContract({ address: chain.nativePriceFeed, abi: priceFeedAbi, functionName: 'setAnswer', args: [parseUnits(usd, 8)] });
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(deployer.privateKey),
+    chain: devnetViemChain(chain),
+    transport: http(chain.rpcUrl),
+  });
+  const hash = await wallet.writeContract({
+    address: chain.nativePriceFeed,
+    abi: priceFeedAbi,
+    functionName: 'setAnswer',
+    args: [parseUnits(usd, 8)],
+  });
   await publicClientOf(chain).waitForTransactionReceipt({ hash });
   // The gateway caches prices for one block time (1 s on this devnet): let the new answer through.
   await new Promise((resolve) => setTimeout(resolve, 1_200));
 }
 
 const usdcOf = (owner: Address) =>
-  publicClientOf(chainB).readContract({ address: tokenOf(chainB, 'USDC'), abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+  publicClientOf(chainB).readContract({
+    address: tokenOf(chainB, 'USDC'),
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [owner],
+  });
 
 describe('fill-time price re-check', () => {
   it('a 20% oracle move between quote and deposit: refunded with SLIPPAGE, nothing delivered', async () => {

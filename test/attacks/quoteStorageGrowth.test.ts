@@ -38,7 +38,11 @@ async function requestRows(): Promise<number> {
 describe('quote traffic does not grow storage without bound', () => {
   it('never-paid requests are removed after expiry + refund window + retention; a paid request is kept', async () => {
     const [payer, attacker] = gateway.devnet.descriptor.accounts;
-    const paid = await requestQuote(gateway, payer!, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString() });
+    const paid = await requestQuote(gateway, payer!, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.01').toString(),
+    });
     await executeSteps(gateway, paid.steps, payer!);
     const paidId = paid.steps.at(-1)!.requestId;
     await waitForStatus(gateway, paidId, ['success']);

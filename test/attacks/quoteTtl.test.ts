@@ -67,7 +67,11 @@ describe('a client-chosen quote ttl is capped', () => {
     expect(status).toBe(200);
     const requestId = (answer as { steps: Array<{ requestId: string }> }).steps.at(-1)!.requestId;
     const { db } = gateway.server.database;
-    const row = await db.selectFrom('requests').select(['expires_at', 'created_at']).where('id', '=', requestId.toLowerCase()).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('requests')
+      .select(['expires_at', 'created_at'])
+      .where('id', '=', requestId.toLowerCase())
+      .executeTakeFirstOrThrow();
     const ttlMs = Number(row.expires_at) - Number(row.created_at);
     expect(ttlMs).toBeGreaterThan(3_598_000);
     expect(ttlMs).toBeLessThanOrEqual(3_600_000);

@@ -31,7 +31,10 @@ const count = (statuses: number[], status: number) => statuses.filter((s) => s =
 
 describe('rate limit buckets', () => {
   it('counts random API keys against the address before looking them up: the flood gets 429, not 401s', async () => {
-    const statuses = await flood(100, () => ({ 'x-api-key': randomBytes(24).toString('hex'), 'x-forwarded-for': '198.51.100.10' }));
+    const statuses = await flood(100, () => ({
+      'x-api-key': randomBytes(24).toString('hex'),
+      'x-forwarded-for': '198.51.100.10',
+    }));
     // At most one window's worth of keys is looked up (each answered 401); the rest are refused by the limiter.
     expect(count(statuses, 401)).toBeLessThanOrEqual(limit);
     expect(count(statuses, 429)).toBeGreaterThanOrEqual(100 - limit);
@@ -53,7 +56,8 @@ describe('rate limit buckets', () => {
   });
 
   it('GATEWAY_TRUST_PROXY takes a hop count or addresses, and refuses "true"', () => {
-    const parse = (value: string) => configFromEnvironment({ GATEWAY_TRUST_PROXY: value }, [], `0x${'11'.repeat(32)}`).trustProxy;
+    const parse = (value: string) =>
+      configFromEnvironment({ GATEWAY_TRUST_PROXY: value }, [], `0x${'11'.repeat(32)}`).trustProxy;
     expect(parse('2')).toBe(2);
     expect(parse('10.0.0.0/8, 127.0.0.1')).toEqual(['10.0.0.0/8', '127.0.0.1']);
     expect(parse('false')).toBe(false);

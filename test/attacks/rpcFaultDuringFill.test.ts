@@ -41,7 +41,9 @@ async function startProxy(upstream: string): Promise<string> {
         return;
       }
       fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-        .then(async (answer) => res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text()))
+        .then(async (answer) =>
+          res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text()),
+        )
         .catch(() => res.writeHead(502).end());
     });
   });
@@ -50,13 +52,19 @@ async function startProxy(upstream: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  gateway = await startTestGateway({}, {
-    configure: async (config, devnet) => {
-      const b = devnet.descriptor.chains[1]!;
-      const url = await startProxy(b.rpcUrl);
-      return { ...config, chains: config.chains.map((chain) => (chain.id === b.chainId ? { ...chain, httpRpcUrl: url } : chain)) };
+  gateway = await startTestGateway(
+    {},
+    {
+      configure: async (config, devnet) => {
+        const b = devnet.descriptor.chains[1]!;
+        const url = await startProxy(b.rpcUrl);
+        return {
+          ...config,
+          chains: config.chains.map((chain) => (chain.id === b.chainId ? { ...chain, httpRpcUrl: url } : chain)),
+        };
+      },
     },
-  });
+  );
   chainB = gateway.devnet.descriptor.chains[1]!;
   user = gateway.devnet.descriptor.accounts[0]!;
 });
@@ -66,9 +74,14 @@ afterAll(async () => {
 });
 
 describe('an RPC error while filling', () => {
-  it('the fill\'s simulation fails with HTTP 503 several times: the solver retries and fills, without a restart', async () => {
+  it("the fill's simulation fails with HTTP 503 several times: the solver retries and fills, without a restart", async () => {
     const recipient = freshAddress();
-    const q = await requestQuote(gateway, user, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString(), recipient });
+    const q = await requestQuote(gateway, user, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.01').toString(),
+      recipient,
+    });
     const requestId = q.steps.at(-1)!.requestId;
     // From now on the destination's next 4 gas estimates fail (viem tries each call twice: two failed attempts).
     fault.failing = new Set(['eth_estimateGas']);

@@ -11,7 +11,7 @@ import { createLogger } from '../../src/server/logger.js';
 const providerKey = 'sk_live_0123456789abcdefPROVIDERKEY';
 
 describe('RPC errors in logs', () => {
-  it('logs the failure without the RPC URL\'s key, however it is logged', async () => {
+  it("logs the failure without the RPC URL's key, however it is logged", async () => {
     const lines: string[] = [];
     const destination = new Writable({
       write(chunk, _encoding, done) {
@@ -20,7 +20,9 @@ describe('RPC errors in logs', () => {
       },
     });
     const log = createLogger({ logLevel: 'info', logFormat: 'json' }, destination);
-    const client = createPublicClient({ transport: http(`http://127.0.0.1:1/v3/${providerKey}?apikey=${providerKey}`, { retryCount: 0 }) });
+    const client = createPublicClient({
+      transport: http(`http://127.0.0.1:1/v3/${providerKey}?apikey=${providerKey}`, { retryCount: 0 }),
+    });
     const error = await client.getBlockNumber().then(
       () => expect.unreachable('nothing listens on port 1'),
       (failure: unknown) => failure as Error,

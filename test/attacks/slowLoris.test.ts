@@ -13,7 +13,12 @@ let gateway: TestGateway;
 const sockets: Socket[] = [];
 beforeAll(async () => {
   gateway = await startTestGateway({
-    surfaces: { ...defaultSurfaceLimits, httpHeadersTimeoutMs: 1_000, httpRequestTimeoutMs: 2_000, httpKeepAliveTimeoutMs: 1_000 },
+    surfaces: {
+      ...defaultSurfaceLimits,
+      httpHeadersTimeoutMs: 1_000,
+      httpRequestTimeoutMs: 2_000,
+      httpKeepAliveTimeoutMs: 1_000,
+    },
   });
 });
 afterAll(async () => {
@@ -55,7 +60,9 @@ describe('slow clients', () => {
 
   it('closes a connection whose body never ends', async () => {
     const { socket, closed } = await open();
-    socket.write('POST /quote/v2 HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{');
+    socket.write(
+      'POST /quote/v2 HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{',
+    );
     dribble(socket, () => ' ');
     const received = await closed;
     expect(received).not.toMatch(/^HTTP\/1\.1 200/);

@@ -26,7 +26,11 @@ async function startHangingReceiver() {
   return {
     state,
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -69,7 +73,8 @@ describe.each(testDatabaseKinds)('a slow webhook receiver does not starve other 
 });
 
 describe('GATEWAY_WEBHOOK_CONCURRENCY_PER_KEY', () => {
-  const parse = (env: Record<string, string>) => configFromEnvironment(env, [], `0x${'11'.repeat(32)}`).webhooks?.perKeyConcurrency;
+  const parse = (env: Record<string, string>) =>
+    configFromEnvironment(env, [], `0x${'11'.repeat(32)}`).webhooks?.perKeyConcurrency;
   it('defaults to 4, takes a positive integer, and refuses anything else', () => {
     expect(parse({})).toBe(4);
     expect(parse({ GATEWAY_WEBHOOK_CONCURRENCY_PER_KEY: '1' })).toBe(1);

@@ -8,7 +8,16 @@
  * priced at a fixed USD 1 is still checked against its feed: a depeg beyond `maxDeviationBps` stops quotes.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestClient, createWalletClient, erc20Abi, http, parseEther, parseUnits, zeroAddress, type Address } from 'viem';
+import {
+  createTestClient,
+  createWalletClient,
+  erc20Abi,
+  http,
+  parseEther,
+  parseUnits,
+  zeroAddress,
+  type Address,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { priceFeedAbi } from '../../generated/contracts/index.js';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
@@ -35,9 +44,14 @@ beforeAll(async () => {
       const usdcFeed = devnetChain.tokens.find((t) => t.id === 'usdc')!.priceFeed;
       return {
         ...chain,
-        nativeCurrency: { ...chain.nativeCurrency, price: { kind: 'aggregatorV3', feed: devnetChain.nativePriceFeed, maxAgeSeconds: MAX_AGE } },
+        nativeCurrency: {
+          ...chain.nativeCurrency,
+          price: { kind: 'aggregatorV3', feed: devnetChain.nativePriceFeed, maxAgeSeconds: MAX_AGE },
+        },
         // USDC at a fixed USD 1, checked against its feed (2% band).
-        currencies: chain.currencies.map((c) => (c.id === 'usdc' ? { ...c, price: { kind: 'fixed', usd: '1', feed: usdcFeed, maxDeviationBps: 200 } } : c)),
+        currencies: chain.currencies.map((c) =>
+          c.id === 'usdc' ? { ...c, price: { kind: 'fixed', usd: '1', feed: usdcFeed, maxDeviationBps: 200 } } : c,
+        ),
       };
     }),
   }));
@@ -53,8 +67,17 @@ const pause = () => new Promise((resolve) => setTimeout(resolve, 1_200));
 /** The devnet's feed owner publishes a new answer (8 decimals); waits out the gateway's one-block price cache. */
 async function setAnswer(chain: DevnetChain, feed: Address, usd: string): Promise<void> {
   const deployer = gateway.devnet.descriptor.deployer;
-  const wallet = createWalletClient({ account: privateKeyToAccount(deployer.privateKey), chain: devnetViemChain(chain), transport: http(chain.rpcUrl) });
-  const hash = await wallet.writeContract({ address: feed, abi: priceFeedAbi, functionName: 'setAnswer', args: [parseUnits(usd, 8)] });
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(deployer.privateKey),
+    chain: devnetViemChain(chain),
+    transport: http(chain.rpcUrl),
+  });
+  const hash = await wallet.writeContract({
+    address: feed,
+    abi: priceFeedAbi,
+    functionName: 'setAnswer',
+    args: [parseUnits(usd, 8)],
+  });
   await publicClientOf(chain).waitForTransactionReceipt({ hash });
   await pause();
 }
@@ -84,8 +107,14 @@ describe('stale oracle', () => {
     const requestId = quote.steps.at(-1)!.requestId;
 
     // The feed stops updating: chain A's clock runs past its answer's maximum age.
-    await createTestClient({ mode: 'anvil', chain: devnetViemChain(chainA), transport: http(chainA.rpcUrl) }).increaseTime({ seconds: MAX_AGE * 2 });
-    await createTestClient({ mode: 'anvil', chain: devnetViemChain(chainA), transport: http(chainA.rpcUrl) }).mine({ blocks: 1 });
+    await createTestClient({
+      mode: 'anvil',
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
+    }).increaseTime({ seconds: MAX_AGE * 2 });
+    await createTestClient({ mode: 'anvil', chain: devnetViemChain(chainA), transport: http(chainA.rpcUrl) }).mine({
+      blocks: 1,
+    });
     await pause();
 
     const refused = await quoteError();
@@ -103,7 +132,13 @@ describe('stale oracle', () => {
     }
     expect(checks[`fills:${B}`]?.message).toMatch(/stale/);
     expect((await waitForStatus(gateway, requestId, ['pending'])).status).toBe('pending');
-    const usdc = () => publicClientOf(chainB).readContract({ address: tokenOf(chainB, 'USDC'), abi: erc20Abi, functionName: 'balanceOf', args: [recipient] });
+    const usdc = () =>
+      publicClientOf(chainB).readContract({
+        address: tokenOf(chainB, 'USDC'),
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [recipient],
+      });
     expect(await usdc()).toBe(0n);
 
     // The feed answers again (same price): the held deposit is decided and filled; nothing was lost.
@@ -118,34 +153,69 @@ describe('stale oracle', () => {
     await setAnswer(chainB, usdcFeed, '0.95');
     try {
       // Feed answers are cached for up to a block: the refusal comes with the first read after the move.
-      await vi.waitFor(async () => {
-        const refused = await quoteError();
-        expect(refused.status, JSON.stringify(refused.body)).toBe(503);
-        expect(refused.body).toMatchObject({ errorCode: 'PRICE_FETCH_FAILED' });
-        expect(refused.body.message).toMatch(/USDC.*200 bps from its fixed price/);
-      }, { timeout: 15_000, interval: 250 });
+      await vi.waitFor(
+        async () => {
+          const refused = await quoteError();
+          expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+          expect(refused.body).toMatchObject({ errorCode: 'PRICE_FETCH_FAILED' });
+          expect(refused.body.message).toMatch(/USDC.*200 bps from its fixed price/);
+        },
+        { timeout: 15_000, interval: 250 },
+      );
     } finally {
       await setAnswer(chainB, usdcFeed, '0.99');
     }
     // Within the band the fixed price is used.
-    const quote = await vi.waitFor(() => requestQuote(gateway, attacker, ethToUsdc()), { timeout: 15_000, interval: 250 });
+    const quote = await vi.waitFor(() => requestQuote(gateway, attacker, ethToUsdc()), {
+      timeout: 15_000,
+      interval: 250,
+    });
     expect(quote.details.currencyOut.amount).toBeTruthy();
   });
 
   it('a config file gives every feed without its own maxAgeSeconds the default maximum age', () => {
     const feed = '0x71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70';
     const contracts = Object.fromEntries(
-      ['depository', 'receiver', 'multicaller', 'onlyOwnerMulticaller', 'approvalProxy', 'erc20Router', 'multicall3'].map((name, i) => [name, `0x${String(i + 1).padStart(40, '0')}`]),
+      [
+        'depository',
+        'receiver',
+        'multicaller',
+        'onlyOwnerMulticaller',
+        'approvalProxy',
+        'erc20Router',
+        'multicall3',
+      ].map((name, i) => [name, `0x${String(i + 1).padStart(40, '0')}`]),
     );
     const chain = {
       id: 8453,
       name: 'base',
       httpRpcUrl: 'https://base.example/rpc',
       contracts,
-      nativeCurrency: { id: 'eth', symbol: 'ETH', name: 'Ether', address: zeroAddress, decimals: 18, price: { kind: 'aggregatorV3', feed } },
+      nativeCurrency: {
+        id: 'eth',
+        symbol: 'ETH',
+        name: 'Ether',
+        address: zeroAddress,
+        decimals: 18,
+        price: { kind: 'aggregatorV3', feed },
+      },
       currencies: [
-        { id: 'usdc', symbol: 'USDC', name: 'USD Coin', address: `0x${'1'.repeat(40)}`, decimals: 6, price: { kind: 'fixed', usd: '1', feed, maxAgeSeconds: 90_000 } },
-        { id: 'usdt', symbol: 'USDT', name: 'Tether', address: `0x${'2'.repeat(40)}`, decimals: 6, price: { kind: 'fixed', usd: '1' } },
+        {
+          id: 'usdc',
+          symbol: 'USDC',
+          name: 'USD Coin',
+          address: `0x${'1'.repeat(40)}`,
+          decimals: 6,
+          price: { kind: 'fixed', usd: '1', feed, maxAgeSeconds: 90_000 },
+        },
+        {
+          id: 'usdt',
+          symbol: 'USDT',
+          name: 'Tether',
+          address: `0x${'2'.repeat(40)}`,
+          decimals: 6,
+          price: { kind: 'fixed', usd: '1' },
+        },
       ],
     };
     const env = { GATEWAY_SOLVER_PRIVATE_KEY: `0x${'11'.repeat(32)}` };

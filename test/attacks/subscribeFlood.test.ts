@@ -34,16 +34,20 @@ afterAll(async () => {
 });
 
 /** Waits until `count()` reaches `n`: every message has been answered. */
-const answered = (count: () => number, n: number) => expect.poll(count, { timeout: 45_000, interval: 200 }).toBeGreaterThanOrEqual(n);
+const answered = (count: () => number, n: number) =>
+  expect.poll(count, { timeout: 45_000, interval: 200 }).toBeGreaterThanOrEqual(n);
 
 describe('websocket message floods', () => {
   it('/ws: a burst of 5,000 subscribes opens at most the cap and the rest are rate limited', async () => {
     const client = await connectRaw(wsUrlOf(gateway.url, '/ws'));
     await client.next((m) => m.type === 'connection' && m.status === 'ready');
-    for (let i = 0; i < 5_000; i++) client.send({ type: 'subscribe', event: 'request.status.updated', filters: { id: ids[i % ids.length] } });
+    for (let i = 0; i < 5_000; i++)
+      client.send({ type: 'subscribe', event: 'request.status.updated', filters: { id: ids[i % ids.length] } });
     // Each subscribe is answered once (an ack or an error frame), besides the `ready` frame.
     await answered(() => client.messages.filter((m) => m.type === 'subscribe' || m.type === 'error').length, 5_000);
-    const acks = new Set(client.messages.filter((m) => m.type === 'subscribe' && m.status === 'success').map((m) => m.data.filters.id));
+    const acks = new Set(
+      client.messages.filter((m) => m.type === 'subscribe' && m.status === 'success').map((m) => m.data.filters.id),
+    );
     const limited = client.messages.filter((m) => m.status === 'error' && m.data?.errorCode === 'RATE_LIMITED');
     expect(acks.size).toBe(maxSubscriptions);
     expect(limited.length).toBeGreaterThanOrEqual(5_000 - perMinute);
@@ -51,7 +55,9 @@ describe('websocket message floods', () => {
   });
 
   it('graphql-ws: 5,000 subscribe messages on one socket are counted and capped', async () => {
-    const socket = new WebSocket(wsUrlOf(gateway.url, '/graphql'), 'graphql-transport-ws', { headers: { 'x-forwarded-for': '198.51.100.2' } });
+    const socket = new WebSocket(wsUrlOf(gateway.url, '/graphql'), 'graphql-transport-ws', {
+      headers: { 'x-forwarded-for': '198.51.100.2' },
+    });
     const messages: Array<Record<string, any>> = [];
     socket.on('message', (data) => messages.push(JSON.parse(data.toString())));
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
@@ -59,10 +65,19 @@ describe('websocket message floods', () => {
     await expect.poll(() => messages.some((m) => m.type === 'connection_ack')).toBe(true);
     const query = 'subscription($id: ID!) { requestStatus(requestId: $id) { requestId status } }';
     for (let i = 0; i < 5_000; i++) {
-      socket.send(JSON.stringify({ id: String(i), type: 'subscribe', payload: { query, variables: { id: ids[i % ids.length] } } }));
+      socket.send(
+        JSON.stringify({
+          id: String(i),
+          type: 'subscribe',
+          payload: { query, variables: { id: ids[i % ids.length] } },
+        }),
+      );
     }
     // Each operation is answered (an error, or the first status of an opened subscription).
-    await answered(() => new Set(messages.filter((m) => m.type === 'error' || m.type === 'next').map((m) => m.id)).size, 5_000);
+    await answered(
+      () => new Set(messages.filter((m) => m.type === 'error' || m.type === 'next').map((m) => m.id)).size,
+      5_000,
+    );
     const opened = new Set(messages.filter((m) => m.type === 'next').map((m) => m.id));
     const limited = messages.filter((m) => m.type === 'error' && m.payload?.[0]?.extensions?.code === 'RATE_LIMITED');
     expect(opened.size).toBeLessThanOrEqual(maxSubscriptions);
@@ -70,7 +85,7 @@ describe('websocket message floods', () => {
     socket.close();
   });
 
-  it('refuses a client\'s fifth socket', async () => {
+  it("refuses a client's fifth socket", async () => {
     const headers = { 'x-forwarded-for': '198.51.100.3' };
     const connect = () => new WebSocket(wsUrlOf(gateway.url, '/ws'), { headers });
     const sockets = [connect(), connect(), connect(), connect()];

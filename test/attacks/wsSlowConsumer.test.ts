@@ -27,7 +27,8 @@ afterAll(async () => {
   await gateway?.stop();
 });
 
-const dropped = () => logLines.filter((line) => line.msg === 'websocket dropped: the client does not read what it is sent');
+const dropped = () =>
+  logLines.filter((line) => line.msg === 'websocket dropped: the client does not read what it is sent');
 
 describe('a /ws client that stops reading', () => {
   it('is dropped once its unsent data passes the limit; a reading client stays connected', async () => {

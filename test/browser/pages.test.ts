@@ -101,7 +101,11 @@ describe('API reference on /documentation', () => {
 describe('explorer', () => {
   const alice = () => gateway.devnet.descriptor.accounts[0]!;
   const bob = () => gateway.devnet.descriptor.accounts[1]!;
-  const ethQuote = (amount: bigint) => ({ originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: amount.toString() });
+  const ethQuote = (amount: bigint) => ({
+    originCurrency: zeroAddress,
+    destinationCurrency: zeroAddress,
+    amount: amount.toString(),
+  });
 
   it('the list shows a new request without a reload, with its route, amounts and status; search finds it', async () => {
     const page = await browser.newPage(desktop);
@@ -152,7 +156,9 @@ describe('explorer', () => {
       await page.locator('[data-final="success"]').waitFor({ timeout: 20_000 });
       expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
       expect(await page.locator('.card [data-status]').getAttribute('data-status')).toBe('success');
-      expect(await page.locator('tr[data-kind="deposit"] [data-hash]').getAttribute('data-hash')).toBe(status.inTxHashes[0]);
+      expect(await page.locator('tr[data-kind="deposit"] [data-hash]').getAttribute('data-hash')).toBe(
+        status.inTxHashes[0],
+      );
       expect(await page.locator('tr[data-kind="fill"] [data-hash]').getAttribute('data-hash')).toBe(status.txHashes[0]);
       await screenshot(page, `explorer-request-${index === 0 ? 'desktop' : 'phone'}`);
       // Nothing wider than the screen, also on a phone.
@@ -179,10 +185,20 @@ describe('explorer', () => {
 
   it('a refunded request says why in plain words and links the refund', async () => {
     const quote = await requestQuote(gateway, bob(), ethQuote(parseEther('0.02')));
-    const requestId = quote.steps.at(-1)!.requestId as Hex;
+    const requestId = quote.steps.at(-1)!.requestId;
     const chainA = gateway.devnet.descriptor.chains[0]!;
-    const wallet = createWalletClient({ account: privateKeyToAccount(bob().privateKey), chain: devnetViemChain(chainA), transport: http(chainA.rpcUrl) });
-    const hash = await wallet.writeContract({ address: chainA.contracts.depository, abi: depositoryAbi, functionName: 'depositNative', args: [bob().address, requestId], value: parseEther('0.019') });
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(bob().privateKey),
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
+    });
+    const hash = await wallet.writeContract({
+      address: chainA.contracts.depository,
+      abi: depositoryAbi,
+      functionName: 'depositNative',
+      args: [bob().address, requestId],
+      value: parseEther('0.019'),
+    });
     await publicClientOf(chainA).waitForTransactionReceipt({ hash });
     const status = await waitForStatus(gateway, requestId, ['refund', 'failure', 'success']);
     expect(status.status).toBe('refund');
@@ -193,7 +209,9 @@ describe('explorer', () => {
     expect(await final.innerText()).toContain('The deposit was smaller than the quoted amount');
     // No fill was made, so there are no actual fees to wait for.
     expect(await page.locator('table.fees').last().innerText()).not.toContain('after the fill');
-    expect(await page.locator('tr[data-kind="refund"] [data-hash]').getAttribute('data-hash')).toBe(status.txHashes.at(-1));
+    expect(await page.locator('tr[data-kind="refund"] [data-hash]').getAttribute('data-hash')).toBe(
+      status.txHashes.at(-1),
+    );
     await screenshot(page, 'explorer-refund-desktop');
     await page.close();
     expectCleanRun();

@@ -91,7 +91,8 @@ function makeWatcher(options: WatcherOptions = {}): WatcherHarness {
   const client = createChainClients([chain], {
     timeout: 1_000,
     onFetchRequest: (_request, init) => {
-      const body = JSON.parse(String(init.body)) as { method: string; params: any[] } | Array<{ method: string; params: any[] }>;
+      const body = JSON.parse(String(init.body)) as
+        { method: string; params: any[] } | Array<{ method: string; params: any[] }>;
       rpc.push(...(Array.isArray(body) ? body : [body]));
     },
   }).get(chain.id)!;
@@ -111,7 +112,13 @@ function makeWatcher(options: WatcherOptions = {}): WatcherHarness {
     onConfirmed: (deposit) => {
       handed.push(deposit);
       if (options.consume) {
-        writes.push(updateDepositStatus(database.db, deposit.id, { status: 'consumed', fromStatus: 'confirmed', now: Date.now() }));
+        writes.push(
+          updateDepositStatus(database.db, deposit.id, {
+            status: 'consumed',
+            fromStatus: 'confirmed',
+            now: Date.now(),
+          }),
+        );
       }
     },
   });
@@ -119,7 +126,11 @@ function makeWatcher(options: WatcherOptions = {}): WatcherHarness {
   return { watcher, chain, handed, logs, rpc, settled: async () => void (await Promise.all(writes)) };
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -142,7 +153,10 @@ const depositWith = (requestId: Hex, status: DepositRecord['status']) =>
 /** Lets the watcher catch up with the head (its cursor reaches it), plus a few polls. */
 async function caughtUp(chainId: number): Promise<void> {
   const head = await devnet.publicClient.getBlockNumber({ cacheTime: 0 });
-  await waitFor('the cursor to reach the head', async () => ((await getCursor(database.db, chainId, DEPOSITS_CURSOR))?.blockNumber ?? -1n) >= head);
+  await waitFor(
+    'the cursor to reach the head',
+    async () => ((await getCursor(database.db, chainId, DEPOSITS_CURSOR))?.blockNumber ?? -1n) >= head,
+  );
   await sleep(150);
 }
 
@@ -163,7 +177,9 @@ function sendDepositUsdc(id: Hex, amount: bigint): Promise<Hex> {
 }
 
 function sendForward(id: Hex, value: bigint): Promise<Hex> {
-  return devnet.wallet(user()).writeContract({ address: contracts().receiver, abi: receiverAbi, functionName: 'forward', args: [id], value });
+  return devnet
+    .wallet(user())
+    .writeContract({ address: contracts().receiver, abi: receiverAbi, functionName: 'forward', args: [id], value });
 }
 
 const depositNative = async (id: Hex, value?: bigint) => devnet.mined(sendDepositNative(id, value));
@@ -188,8 +204,17 @@ describe('following deposits', () => {
     const block = receipts[0]!.blockNumber;
     expect(receipts.every((receipt) => receipt.blockNumber === block)).toBe(true);
 
-    const seen = (await Promise.all(ids.map((id) => depositWith(id, 'seen')))) as [DepositRecord, DepositRecord, DepositRecord];
-    const common = { chainId: devnet.chain.chainId, blockNumber: block, blockHash: receipts[0]!.blockHash, status: 'seen' };
+    const seen = (await Promise.all(ids.map((id) => depositWith(id, 'seen')))) as [
+      DepositRecord,
+      DepositRecord,
+      DepositRecord,
+    ];
+    const common = {
+      chainId: devnet.chain.chainId,
+      blockNumber: block,
+      blockHash: receipts[0]!.blockHash,
+      status: 'seen',
+    };
     expect(seen[0]).toMatchObject({
       ...common,
       txHash: hashes[0],
@@ -204,7 +229,13 @@ describe('following deposits', () => {
     expect(seen[1]).toMatchObject({ ...common, txHash: hashes[1], token: usdc().toLowerCase(), amount: 5_000_000n });
     expect(seen[1].depositIndex).toBe(seen[0].depositIndex! + 1n);
     // The receiver forwards native straight to the solver: no depository index.
-    expect(seen[2]).toMatchObject({ ...common, txHash: hashes[2], token: zeroAddress, amount: parseEther('0.5'), depositIndex: null });
+    expect(seen[2]).toMatchObject({
+      ...common,
+      txHash: hashes[2],
+      token: zeroAddress,
+      amount: parseEther('0.5'),
+      depositIndex: null,
+    });
     expect(new Set(seen.map((deposit) => deposit.logIndex)).size).toBe(3);
 
     // Depth 1 and 2: not yet.
@@ -217,7 +248,10 @@ describe('following deposits', () => {
 
     // Depth 3: confirmed and handed on, each once, however many blocks follow.
     await devnet.testClient.mine({ blocks: 1 });
-    const confirmed = (await Promise.all(ids.map((id) => depositWith(id, 'confirmed')))) as [DepositRecord, ...DepositRecord[]];
+    const confirmed = (await Promise.all(ids.map((id) => depositWith(id, 'confirmed')))) as [
+      DepositRecord,
+      ...DepositRecord[],
+    ];
     await devnet.testClient.mine({ blocks: 5 });
     await caughtUp(devnet.chain.chainId);
     expect(handed.map((deposit) => deposit.id).sort()).toEqual(confirmed.map((deposit) => deposit.id).sort());
@@ -282,7 +316,11 @@ describe('following deposits', () => {
 
     const ranges = second.rpc
       .filter((call) => call.method === 'eth_getLogs')
-      .map((call) => ({ from: BigInt(call.params[0].fromBlock), to: BigInt(call.params[0].toBlock), address: call.params[0].address }));
+      .map((call) => ({
+        from: BigInt(call.params[0].fromBlock),
+        to: BigInt(call.params[0].toBlock),
+        address: call.params[0].address,
+      }));
     expect(ranges.length).toBe(Math.ceil(Number(head - from) / 100));
     expect(ranges[0]!.from).toBe(from + 1n);
     expect(ranges.at(-1)!.to).toBe(head);
@@ -355,7 +393,9 @@ describe('indexTransaction', () => {
 
     // A transaction without deposits, and one the chain does not have.
     const approve = await devnet.mined(
-      devnet.wallet(user()).writeContract({ address: usdc(), abi: erc20Abi, functionName: 'approve', args: [contracts().depository, 1n] }),
+      devnet
+        .wallet(user())
+        .writeContract({ address: usdc(), abi: erc20Abi, functionName: 'approve', args: [contracts().depository, 1n] }),
     );
     expect(await watcher.indexTransaction(approve.transactionHash)).toEqual([]);
     const missing = await watcher.indexTransaction(toHex(1, { size: 32 })).catch((error: unknown) => error);
@@ -396,7 +436,11 @@ describe('reorgs', () => {
     const snapshot = await devnet.testClient.snapshot();
 
     // Signed once, so the very same transaction can be mined again after the reorg.
-    const request = await wallet.prepareTransactionRequest({ to: contracts().depository, data: depositNativeData(id), value: parseEther('0.3') });
+    const request = await wallet.prepareTransactionRequest({
+      to: contracts().depository,
+      data: depositNativeData(id),
+      value: parseEther('0.3'),
+    });
     const raw = await wallet.signTransaction(request);
     const original = await devnet.mined(devnet.publicClient.sendRawTransaction({ serializedTransaction: raw }));
     const seen = await depositWith(id, 'seen');
@@ -443,14 +487,18 @@ describe('an unreachable RPC', () => {
         const chunks: Buffer[] = [];
         for await (const chunk of request) chunks.push(chunk as Buffer);
         try {
-          const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
+          const upstream = await fetch(target, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: Buffer.concat(chunks),
+          });
           response.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text());
         } catch {
           response.destroy();
         }
       });
       await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
-      port = (server!.address() as AddressInfo).port;
+      port = (server.address() as AddressInfo).port;
     };
     const down = async () => {
       const closing = server;

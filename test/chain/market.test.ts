@@ -11,7 +11,12 @@ import {
   type Address,
   type Hex,
 } from 'viem';
-import { multicall3Abi, onlyOwnerMulticallerAbi, priceFeedAbi, priceFeedBytecode } from '../../generated/contracts/index.js';
+import {
+  multicall3Abi,
+  onlyOwnerMulticallerAbi,
+  priceFeedAbi,
+  priceFeedBytecode,
+} from '../../generated/contracts/index.js';
 import { createChainClients, type CreateChainClientsOptions } from '../../src/chain/clients.js';
 import { createMarketData } from '../../src/chain/market.js';
 import { currencyConfig } from '../../src/core/chains/currency.js';
@@ -37,9 +42,14 @@ const solver = () => devnet.descriptor.solver;
 const user = (i: number) => devnet.descriptor.accounts[i]!;
 
 /** A market over the devnet with its own clients, counting the HTTP requests they send. */
-function createMarket(options: { blockTime?: number; chains?: ChainConfig[]; clients?: CreateChainClientsOptions } = {}) {
+function createMarket(
+  options: { blockTime?: number; chains?: ChainConfig[]; clients?: CreateChainClientsOptions } = {},
+) {
   let requests = 0;
-  const configured = (options.chains ?? chains).map((chain) => ({ ...chain, blockTime: options.blockTime ?? chain.blockTime }));
+  const configured = (options.chains ?? chains).map((chain) => ({
+    ...chain,
+    blockTime: options.blockTime ?? chain.blockTime,
+  }));
   const clients = createChainClients(configured, { ...options.clients, onFetchRequest: () => void requests++ });
   const market = createMarketData({ chains: configured, solverAddress: solver().address, clients });
   return { market, requests: () => requests };
@@ -71,7 +81,9 @@ async function deployFeed(answer: bigint): Promise<Address> {
 
 async function setAnswer(feed: Address, answer: bigint): Promise<void> {
   await devnet.mined(
-    devnet.wallet(devnet.descriptor.deployer).writeContract({ address: feed, abi: priceFeedAbi, functionName: 'setAnswer', args: [answer] }),
+    devnet
+      .wallet(devnet.descriptor.deployer)
+      .writeContract({ address: feed, abi: priceFeedAbi, functionName: 'setAnswer', args: [answer] }),
   );
 }
 
@@ -87,9 +99,18 @@ describe('usdPrice', () => {
     expect(await price('weth')).toMatchObject({ answer: 3000_00000000n, decimals: 8 });
     expect((await price('eth')).updatedAt).toBeGreaterThan(0);
 
-    expect(await market.usdPrice(A, priced({ kind: 'fixed', usd: '1.00' }))).toMatchObject({ answer: 100n, decimals: 2 });
-    expect(await market.usdPrice(A, priced({ kind: 'fixed', usd: '3000' }))).toMatchObject({ answer: 3000n, decimals: 0 });
-    expect(await market.usdPrice(A, priced({ kind: 'fixed', usd: '0.000123' }))).toMatchObject({ answer: 123n, decimals: 6 });
+    expect(await market.usdPrice(A, priced({ kind: 'fixed', usd: '1.00' }))).toMatchObject({
+      answer: 100n,
+      decimals: 2,
+    });
+    expect(await market.usdPrice(A, priced({ kind: 'fixed', usd: '3000' }))).toMatchObject({
+      answer: 3000n,
+      decimals: 0,
+    });
+    expect(await market.usdPrice(A, priced({ kind: 'fixed', usd: '0.000123' }))).toMatchObject({
+      answer: 123n,
+      decimals: 6,
+    });
     await expectGatewayError(market.usdPrice(A, priced({ kind: 'fixed', usd: '0.00' })), 'PRICE_FETCH_FAILED');
   });
 
@@ -148,12 +169,21 @@ describe('usdPrice', () => {
     expect(noCode.message).toMatch(/TST on Devnet A \(chain 31337\).*no data/);
 
     // A token is not a feed: latestRoundData() reverts.
-    const reverting = await expectGatewayError(market.usdPrice(A, priced({ kind: 'aggregatorV3', feed: token('usdc') })), 'PRICE_FETCH_FAILED');
+    const reverting = await expectGatewayError(
+      market.usdPrice(A, priced({ kind: 'aggregatorV3', feed: token('usdc') })),
+      'PRICE_FETCH_FAILED',
+    );
     expect(reverting.message).toContain('reverted with no reason');
 
-    const zero = await expectGatewayError(market.usdPrice(A, priced({ kind: 'aggregatorV3', feed: await deployFeed(0n) })), 'PRICE_FETCH_FAILED');
+    const zero = await expectGatewayError(
+      market.usdPrice(A, priced({ kind: 'aggregatorV3', feed: await deployFeed(0n) })),
+      'PRICE_FETCH_FAILED',
+    );
     expect(zero.message).toContain('answered 0');
-    await expectGatewayError(market.usdPrice(A, priced({ kind: 'aggregatorV3', feed: await deployFeed(-1n) })), 'PRICE_FETCH_FAILED');
+    await expectGatewayError(
+      market.usdPrice(A, priced({ kind: 'aggregatorV3', feed: await deployFeed(-1n) })),
+      'PRICE_FETCH_FAILED',
+    );
   });
 });
 
@@ -161,7 +191,9 @@ describe('balances and allowances', () => {
   it('reads native and ERC-20 balances and allowances like direct reads', async () => {
     const { market } = createMarket();
     const owner = user(0).address;
-    expect(await market.balanceOf(A, owner, zeroAddress)).toBe(await devnet.publicClient.getBalance({ address: owner }));
+    expect(await market.balanceOf(A, owner, zeroAddress)).toBe(
+      await devnet.publicClient.getBalance({ address: owner }),
+    );
     for (const id of ['usdc', 'usdt', 'weth', 'mnr']) {
       expect(await market.balanceOf(A, owner, token(id))).toBe(await devnet.balanceOf(token(id), owner));
     }
@@ -177,7 +209,13 @@ describe('balances and allowances', () => {
     const { market, requests } = createMarket();
     const owners = [solver(), user(0), user(1), user(2)].map((account) => account.address);
     const tokens = [zeroAddress, ...['usdc', 'usdt', 'weth', 'mnr'].map(token)];
-    const reads = owners.flatMap((owner) => tokens.flatMap((t) => [{ owner, token: t }, { owner, token: t }, { owner, token: t }]));
+    const reads = owners.flatMap((owner) =>
+      tokens.flatMap((t) => [
+        { owner, token: t },
+        { owner, token: t },
+        { owner, token: t },
+      ]),
+    );
 
     const balances = await Promise.all(reads.map(({ owner, token: t }) => market.balanceOf(A, owner, t)));
 
@@ -202,7 +240,9 @@ describe('balances and allowances', () => {
     expect(requests()).toBe(1);
 
     await devnet.mined(
-      devnet.wallet(solver()).writeContract({ address: usdc, abi: erc20Abi, functionName: 'transfer', args: [user(0).address, 1_000000n] }),
+      devnet
+        .wallet(solver())
+        .writeContract({ address: usdc, abi: erc20Abi, functionName: 'transfer', args: [user(0).address, 1_000000n] }),
     );
     expect(await market.solverBalance(A, usdc)).toBe(before);
     market.invalidateSolverBalances(B);
@@ -211,7 +251,9 @@ describe('balances and allowances', () => {
 
     market.invalidateSolverBalances(A);
     expect(await market.solverBalance(A, usdc)).toBe(before - 1_000000n);
-    expect(await market.solverBalance(A, zeroAddress)).toBe(await devnet.publicClient.getBalance({ address: solver().address }));
+    expect(await market.solverBalance(A, zeroAddress)).toBe(
+      await devnet.publicClient.getBalance({ address: solver().address }),
+    );
   });
 });
 
@@ -228,7 +270,8 @@ describe('gasPrice', () => {
 });
 
 describe('estimateGas', () => {
-  const transfer = (to: Address, amount: bigint) => encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] });
+  const transfer = (to: Address, amount: bigint) =>
+    encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] });
   const transferFrom = (from: Address, to: Address, amount: bigint) =>
     encodeFunctionData({ abi: erc20Abi, functionName: 'transferFrom', args: [from, to, amount] });
   const fill = (calls: Array<{ to: Address; data: Hex }>) =>
@@ -243,7 +286,9 @@ describe('estimateGas', () => {
     const tx = { from: user(0).address, to: token('usdc'), data: transfer(user(1).address, 5_000000n), value: 0n };
     const gas = await market.estimateGas(A, tx);
     expect(gas).toBeGreaterThan(21_000n);
-    expect(gas).toBe(await devnet.publicClient.estimateGas({ account: tx.from, to: tx.to, data: tx.data, value: tx.value }));
+    expect(gas).toBe(
+      await devnet.publicClient.estimateGas({ account: tx.from, to: tx.to, data: tx.data, value: tx.value }),
+    );
   });
 
   it('decodes reverts against our contracts, Error(string), and falls back to the raw data', async () => {
@@ -262,7 +307,11 @@ describe('estimateGas', () => {
     const noAllowance = await failed(solver().address, fillContract, fill([pull]));
     expect(noAllowance.data).toBe(`InsufficientAllowance(${fillContract}, 0, 7)`);
 
-    const aggregate = encodeFunctionData({ abi: multicall3Abi, functionName: 'aggregate', args: [[{ target: pull.to, callData: pull.data }]] });
+    const aggregate = encodeFunctionData({
+      abi: multicall3Abi,
+      functionName: 'aggregate',
+      args: [[{ target: pull.to, callData: pull.data }]],
+    });
     const reason = await failed(user(0).address, devnet.chain.contracts.multicall3, aggregate);
     expect(reason.data).toBe('Multicall3: call failed');
 
@@ -316,7 +365,10 @@ describe('RPC failures', () => {
       const { market } = createMarket({ chains: [{ ...chainConfig(A), httpRpcUrl: `http://127.0.0.1:${port}` }] });
       const error = await expectGatewayError(market.gasPrice(A), 'RPC_HTTP_ERROR');
       expect(error.message).toContain('HTTP 500');
-      answer = { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'limit exceeded' } }) };
+      answer = {
+        status: 200,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'limit exceeded' } }),
+      };
       const rpcError = await expectGatewayError(market.balanceOf(A, user(0).address, zeroAddress), 'RPC_HTTP_ERROR');
       expect(rpcError.message).toContain('exceeds defined limit');
     } finally {

@@ -91,9 +91,12 @@ const payment = (overrides: Partial<SendParameters> = {}): SendParameters => ({
   ...overrides,
 });
 
-const pendingNonce = async () => BigInt(await client.getTransactionCount({ address: solverAddress(), blockTag: 'pending' }));
-const minedNonce = async () => BigInt(await client.getTransactionCount({ address: solverAddress(), blockTag: 'latest' }));
-const payloadOf = (row: OutgoingTxRecord) => row.payload as { raw: Hex; hash: Hex; gas: string; error?: string; bumps: number };
+const pendingNonce = async () =>
+  BigInt(await client.getTransactionCount({ address: solverAddress(), blockTag: 'pending' }));
+const minedNonce = async () =>
+  BigInt(await client.getTransactionCount({ address: solverAddress(), blockTag: 'latest' }));
+const payloadOf = (row: OutgoingTxRecord) =>
+  row.payload as { raw: Hex; hash: Hex; gas: string; error?: string; bumps: number };
 const row = async (id: number) => (await getOutgoingTx(database.db, id))!;
 
 /** A local port nothing listens on: a broadcast sent there fails with a real connection refusal. */
@@ -117,7 +120,7 @@ function clientWithDeadBroadcast(): PublicClient {
     transport: custom({
       request: ({ method, params }) => (method === 'eth_sendRawTransaction' ? dead : live).request({ method, params }),
     }),
-  }) as PublicClient;
+  });
 }
 
 async function expectGatewayError(promise: Promise<unknown>, code: ErrorCode): Promise<GatewayError> {
@@ -156,7 +159,7 @@ describe('createTransactionSender', () => {
       const payload = payloadOf(r);
       expect(r.hashes).toEqual([payload.hash]);
       expect(keccak256(payload.raw)).toBe(payload.hash);
-      const signed = parseTransaction(payload.raw as Hex);
+      const signed = parseTransaction(payload.raw);
       expect(BigInt(signed.nonce!)).toBe(r.nonce);
       expect(signed.chainId).toBe(chain.id);
       expect(signed.type).toBe('eip1559');
@@ -181,7 +184,10 @@ describe('createTransactionSender', () => {
 
     // Racing sends both pass the early check; the unique index refuses the second one.
     const raced = newRequestId();
-    const outcomes = await Promise.allSettled([sender.send(payment({ requestId: raced })), sender.send(payment({ requestId: raced }))]);
+    const outcomes = await Promise.allSettled([
+      sender.send(payment({ requestId: raced })),
+      sender.send(payment({ requestId: raced })),
+    ]);
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
     expect((refused.reason as GatewayError).code).toBe('CONFLICT');
@@ -204,8 +210,8 @@ describe('createTransactionSender', () => {
     expect(prepared.nonce).toBe(start);
     expect(prepared.hashes).toEqual([]);
     const payload = payloadOf(prepared);
-    expect(BigInt(parseTransaction(payload.raw as Hex).nonce!)).toBe(start);
-    await expect(client.getTransaction({ hash: payload.hash as Hex })).rejects.toBeInstanceOf(TransactionNotFoundError);
+    expect(BigInt(parseTransaction(payload.raw).nonce!)).toBe(start);
+    await expect(client.getTransaction({ hash: payload.hash })).rejects.toBeInstanceOf(TransactionNotFoundError);
     expect(await pendingNonce()).toBe(start);
     await broken.stop();
 
@@ -244,7 +250,10 @@ describe('createTransactionSender', () => {
     const start = await pendingNonce();
     const requestId = newRequestId();
     // More than the solver owns; an explicit gas limit skips the estimate, so the node itself refuses it.
-    await expectGatewayError(sender.send(payment({ requestId, value: 10n ** 30n, gas: 21_000n })), 'INSUFFICIENT_LIQUIDITY');
+    await expectGatewayError(
+      sender.send(payment({ requestId, value: 10n ** 30n, gas: 21_000n })),
+      'INSUFFICIENT_LIQUIDITY',
+    );
     const rejected = (await getLiveOutgoingTx(database.db, requestId, 'fill'))!;
     expect(rejected).toMatchObject({ status: 'failed', nonce: null });
     expect(payloadOf(rejected).error).toMatch(/insufficient funds/i);
@@ -260,7 +269,10 @@ describe('createTransactionSender', () => {
   it('refuses a transaction that would revert before recording it', async () => {
     const sender = makeSender();
     const requestId = newRequestId();
-    await expectGatewayError(sender.send(payment({ requestId, to: chain.contracts.depository })), 'DESTINATION_TX_FAILED');
+    await expectGatewayError(
+      sender.send(payment({ requestId, to: chain.contracts.depository })),
+      'DESTINATION_TX_FAILED',
+    );
     expect(await getLiveOutgoingTx(database.db, requestId, 'fill')).toBeUndefined();
   });
 
@@ -291,8 +303,14 @@ describe('createTransactionSender', () => {
     const second = await fresh.send(payment());
     expect(second.nonce).toBe(first.nonce! + 2n);
     expect(second.status).toBe('broadcast');
-    expect(logs.some((entry) => entry.msg === 'nonce already used elsewhere; re-signing' && (entry.obj as { outgoingTxId?: number }).outgoingTxId === second.id)).toBe(true);
-    expect(BigInt(parseTransaction(payloadOf(second).raw as Hex).nonce!)).toBe(second.nonce);
+    expect(
+      logs.some(
+        (entry) =>
+          entry.msg === 'nonce already used elsewhere; re-signing' &&
+          (entry.obj as { outgoingTxId?: number }).outgoingTxId === second.id,
+      ),
+    ).toBe(true);
+    expect(BigInt(parseTransaction(payloadOf(second).raw).nonce!)).toBe(second.nonce);
     expect((await fresh.waitForReceipt(second.id)).status).toBe('success');
   });
 
@@ -317,7 +335,7 @@ describe('createTransactionSender', () => {
     expect(await minedNonce()).toBe(start + 1n);
 
     const mined = await client.getTransaction({ hash: receipt.hash });
-    const original = parseTransaction(payloadOf(sent).raw as Hex);
+    const original = parseTransaction(payloadOf(sent).raw);
     expect(mined.nonce).toBe(Number(sent.nonce));
     expect(mined.maxFeePerGas! * 100n).toBeGreaterThanOrEqual(original.maxFeePerGas! * 125n);
     expect(mined.maxPriorityFeePerGas! * 100n).toBeGreaterThanOrEqual(original.maxPriorityFeePerGas! * 125n);
@@ -329,7 +347,11 @@ describe('createTransactionSender', () => {
     const prepared = await broken.send(payment());
     await broken.stop();
     // The key is used on that very nonce by someone else before the recorded transaction got out.
-    await devnet.mined(devnet.wallet(devnet.descriptor.solver).sendTransaction({ to: recipient(), value: 1n, nonce: Number(prepared.nonce) }));
+    await devnet.mined(
+      devnet
+        .wallet(devnet.descriptor.solver)
+        .sendTransaction({ to: recipient(), value: 1n, nonce: Number(prepared.nonce) }),
+    );
 
     const sender = makeSender();
     await expectGatewayError(sender.waitForReceipt(prepared.id), 'DESTINATION_TX_FAILED');

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { erc20Abi, getContract, parseEther, parseEventLogs, parseUnits, toHex, zeroAddress, type Address, type Hex } from 'viem';
+import {
+  erc20Abi,
+  getContract,
+  parseEther,
+  parseEventLogs,
+  parseUnits,
+  toHex,
+  zeroAddress,
+  type Address,
+  type Hex,
+} from 'viem';
 import { depositoryAbi, receiverAbi } from '../../generated/contracts/index.js';
 import type { DevnetAccount } from '../../src/chain/devnet.js';
 import { expectRevert, useDevnet } from '../helpers/anvil.js';
@@ -108,8 +118,15 @@ describe('Depository', () => {
     const { depositor, event } = await depositNative(parseEther('2'), id);
     const index = event.args.depositIndex;
     const refundTo = user(2).address;
-    const args = (amount: bigint, deposited = parseEther('2')): ReleaseArgs =>
-      [index, id, depositor.address, zeroAddress, deposited, refundTo, amount];
+    const args = (amount: bigint, deposited = parseEther('2')): ReleaseArgs => [
+      index,
+      id,
+      depositor.address,
+      zeroAddress,
+      deposited,
+      refundTo,
+      amount,
+    ];
 
     await expectRevert(release('user', args(parseEther('2'))), 'Unauthorized');
     await expectRevert(release('solver', args(parseEther('2.1'))), 'AmountExceedsDeposit');
@@ -150,12 +167,22 @@ describe('Depository', () => {
     const token = await depositUsdc(parseUnits('50', 6), newId());
     const to = solver().address;
     const nativeRelease = {
-      depositIndex: native.event.args.depositIndex, id: native.event.args.id, depositor: native.depositor.address,
-      token: zeroAddress as Address, depositAmount: parseEther('1'), to, amount: parseEther('1'),
+      depositIndex: native.event.args.depositIndex,
+      id: native.event.args.id,
+      depositor: native.depositor.address,
+      token: zeroAddress as Address,
+      depositAmount: parseEther('1'),
+      to,
+      amount: parseEther('1'),
     };
     const tokenRelease = {
-      depositIndex: token.event.args.depositIndex, id: token.event.args.id, depositor: token.depositor.address,
-      token: usdc(), depositAmount: parseUnits('50', 6), to, amount: parseUnits('50', 6),
+      depositIndex: token.event.args.depositIndex,
+      id: token.event.args.id,
+      depositor: token.depositor.address,
+      token: usdc(),
+      depositAmount: parseUnits('50', 6),
+      to,
+      amount: parseUnits('50', 6),
     };
     const releaseBatch = (signer: 'solver' | 'user', releases: (typeof nativeRelease)[]) =>
       devnet
@@ -164,16 +191,29 @@ describe('Depository', () => {
 
     await expectRevert(releaseBatch('user', [nativeRelease, tokenRelease]), 'Unauthorized');
     // One mismatched release reverts the whole batch: the other deposit stays unreleased.
-    await expectRevert(releaseBatch('solver', [nativeRelease, { ...tokenRelease, depositAmount: 1n }]), 'DepositMismatch');
+    await expectRevert(
+      releaseBatch('solver', [nativeRelease, { ...tokenRelease, depositAmount: 1n }]),
+      'DepositMismatch',
+    );
     expect(await reader().read.isReleased([nativeRelease.depositIndex])).toBe(false);
 
-    const usdcBefore = await devnet.publicClient.readContract({ address: usdc(), abi: erc20Abi, functionName: 'balanceOf', args: [depository()] });
+    const usdcBefore = await devnet.publicClient.readContract({
+      address: usdc(),
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [depository()],
+    });
     const receipt = await devnet.mined(releaseBatch('solver', [nativeRelease, tokenRelease]));
     const released = parseEventLogs({ abi: depositoryAbi, eventName: 'Released', logs: receipt.logs });
     expect(released.map((e) => e.args.depositIndex)).toEqual([nativeRelease.depositIndex, tokenRelease.depositIndex]);
-    expect(await devnet.publicClient.readContract({ address: usdc(), abi: erc20Abi, functionName: 'balanceOf', args: [depository()] })).toBe(
-      usdcBefore - parseUnits('50', 6),
-    );
+    expect(
+      await devnet.publicClient.readContract({
+        address: usdc(),
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [depository()],
+      }),
+    ).toBe(usdcBefore - parseUnits('50', 6));
     expect(await reader().read.isReleased([tokenRelease.depositIndex])).toBe(true);
     // A second settlement of either deposit is refused.
     await expectRevert(releaseBatch('solver', [tokenRelease]), 'AlreadyReleased');

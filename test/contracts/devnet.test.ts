@@ -90,10 +90,18 @@ describe('startDevnet', () => {
       ]);
       const results = await client.multicall({ contracts: reads, allowFailure: false });
       expect(results).toEqual([
-        parseUnits('10000000', 6), parseUnits('100000', 6), maxUint256,
-        parseUnits('10000000', 6), parseUnits('100000', 6), maxUint256,
-        parseEther('10000'), parseEther('100'), maxUint256,
-        parseEther('10000000'), parseEther('1000000'), maxUint256,
+        parseUnits('10000000', 6),
+        parseUnits('100000', 6),
+        maxUint256,
+        parseUnits('10000000', 6),
+        parseUnits('100000', 6),
+        maxUint256,
+        parseEther('10000'),
+        parseEther('100'),
+        maxUint256,
+        parseEther('10000000'),
+        parseEther('1000000'),
+        maxUint256,
       ]);
       for (const account of descriptor.accounts) {
         expect(await client.getBalance({ address: account.address })).toBe(parseEther('10000'));

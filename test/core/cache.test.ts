@@ -61,7 +61,11 @@ describe('createTtlCache', () => {
     expect(calls).toHaveLength(2);
     calls[1]!.resolve(7);
     expect(await retry).toBe(7);
-    await expect(cache.get('other', () => { throw new Error('bad key'); })).rejects.toThrow('bad key');
+    await expect(
+      cache.get('other', () => {
+        throw new Error('bad key');
+      }),
+    ).rejects.toThrow('bad key');
   });
 
   it('renews an entry in the background once refreshAfterMs old, answering from the cache meanwhile', async () => {

@@ -29,17 +29,35 @@ const deployerKey = `0x${Buffer.from(deployer.getHdKey().privateKey!).toString('
 const solverKey = `0x${Buffer.from(solver.getHdKey().privateKey!).toString('hex')}`;
 
 it('deploys every contract to a fresh chain and prints the config block', async () => {
-  const { stdout, stderr } = await run('npm', ['run', '--silent', 'deploy', '--', '--rpc-url', anvil.rpcUrl, '--solver', solver.address], {
-    env: { ...process.env, GATEWAY_DEPLOYER_PRIVATE_KEY: deployerKey },
-  });
+  const { stdout, stderr } = await run(
+    'npm',
+    ['run', '--silent', 'deploy', '--', '--rpc-url', anvil.rpcUrl, '--solver', solver.address],
+    {
+      env: { ...process.env, GATEWAY_DEPLOYER_PRIVATE_KEY: deployerKey },
+    },
+  );
   const { contracts } = JSON.parse(stdout) as { contracts: Record<string, Address> };
-  expect(Object.keys(contracts).sort()).toEqual(['approvalProxy', 'attestationVerifier', 'depository', 'erc20Router', 'multicall3', 'multicaller', 'onlyOwnerMulticaller', 'receiver']);
+  expect(Object.keys(contracts).sort()).toEqual([
+    'approvalProxy',
+    'attestationVerifier',
+    'depository',
+    'erc20Router',
+    'multicall3',
+    'multicaller',
+    'onlyOwnerMulticaller',
+    'receiver',
+  ]);
   expect(stderr).toContain('depository: ');
   const client = createPublicClient({ transport: http(anvil.rpcUrl) });
-  for (const [name, address] of Object.entries(contracts)) expect((await client.getCode({ address }))?.length ?? 0, name).toBeGreaterThan(2);
+  for (const [name, address] of Object.entries(contracts))
+    expect((await client.getCode({ address }))?.length ?? 0, name).toBeGreaterThan(2);
   const owner = parseAbi(['function owner() view returns (address)']);
-  expect(await client.readContract({ address: contracts.depository!, abi: owner, functionName: 'owner' })).toBe(solver.address);
-  expect(await client.readContract({ address: contracts.onlyOwnerMulticaller!, abi: owner, functionName: 'owner' })).toBe(solver.address);
+  expect(await client.readContract({ address: contracts.depository!, abi: owner, functionName: 'owner' })).toBe(
+    solver.address,
+  );
+  expect(
+    await client.readContract({ address: contracts.onlyOwnerMulticaller!, abi: owner, functionName: 'owner' }),
+  ).toBe(solver.address);
 
   // The printed block is a chain's `contracts` in a config file the gateway accepts.
   const example = JSON.parse(await readFile(new URL('../../docs/real-networks.example.json', import.meta.url), 'utf8'));
@@ -49,9 +67,13 @@ it('deploys every contract to a fresh chain and prints the config block', async 
 });
 
 it('refuses to run without a key, naming what is missing', async () => {
-  const failed = await run('npm', ['run', '--silent', 'deploy', '--', '--rpc-url', anvil.rpcUrl, '--solver', solver.address], {
-    env: { ...process.env, GATEWAY_DEPLOYER_PRIVATE_KEY: '' },
-  }).then(
+  const failed = await run(
+    'npm',
+    ['run', '--silent', 'deploy', '--', '--rpc-url', anvil.rpcUrl, '--solver', solver.address],
+    {
+      env: { ...process.env, GATEWAY_DEPLOYER_PRIVATE_KEY: '' },
+    },
+  ).then(
     () => null,
     (error: { code: number; stderr: string }) => error,
   );
@@ -60,7 +82,10 @@ it('refuses to run without a key, naming what is missing', async () => {
 });
 
 it("docs/real-networks.md's config example loads as it is", () => {
-  const config = loadConfigFile(new URL('../../docs/real-networks.example.json', import.meta.url).pathname, { GATEWAY_SOLVER_PRIVATE_KEY: solverKey, DATABASE_URL: 'postgres://gateway@127.0.0.1:5432/gateway' });
+  const config = loadConfigFile(new URL('../../docs/real-networks.example.json', import.meta.url).pathname, {
+    GATEWAY_SOLVER_PRIVATE_KEY: solverKey,
+    DATABASE_URL: 'postgres://gateway@127.0.0.1:5432/gateway',
+  });
   expect(config.chains.map((chain) => chain.id)).toEqual([11155111, 84532]);
   expect(config.databaseUrl).toBe('postgres://gateway@127.0.0.1:5432/gateway');
 });

@@ -68,7 +68,13 @@ export async function connectRaw(url: string): Promise<RawStreamClient> {
 
 /** A graphql-ws client of `/graphql` (over `ws`, no retries). */
 export function connectGraphQL(url: string, connectionParams?: Record<string, unknown>): Client {
-  return createClient({ url, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true, ...(connectionParams ? { connectionParams } : {}) });
+  return createClient({
+    url,
+    webSocketImpl: WebSocket,
+    retryAttempts: 0,
+    lazy: true,
+    ...(connectionParams ? { connectionParams } : {}),
+  });
 }
 
 /** Collects the results of one subscription; `done` resolves when the server completes it. */
@@ -81,7 +87,7 @@ export function collectSubscription(client: Client, query: string, variables: Re
       { query, variables },
       {
         next: (result) => {
-          results.push(result as { data?: any; errors?: any });
+          results.push(result);
           arrivals.push(performance.now());
         },
         error: reject,

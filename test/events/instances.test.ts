@@ -39,7 +39,11 @@ describe('two instances on one PostgreSQL', () => {
     const ws: RawStreamClient = await connectRaw(wsUrlOf(bUrl, '/ws'));
     try {
       await ws.next((m) => m.type === 'connection');
-      const gql = collectSubscription(gqlClient, 'subscription($id: ID!) { requestStatus(requestId: $id) { status } }', { id: record.id });
+      const gql = collectSubscription(
+        gqlClient,
+        'subscription($id: ID!) { requestStatus(requestId: $id) { status } }',
+        { id: record.id },
+      );
       ws.send({ type: 'subscribe', event: 'request.status.updated', filters: { id: record.id } });
       await ws.next(isStatusEvent);
       await expect.poll(() => gql.results.length).toBe(1);
@@ -56,11 +60,18 @@ describe('two instances on one PostgreSQL', () => {
       await move('success');
       await gql.done;
 
-      expect(gql.results.map((r) => r.data.requestStatus.status)).toEqual(['WAITING', 'PENDING', ...latencies.map((_, i) => (i % 2 === 0 ? 'SUBMITTED' : 'PENDING')), 'SUCCESS']);
+      expect(gql.results.map((r) => r.data.requestStatus.status)).toEqual([
+        'WAITING',
+        'PENDING',
+        ...latencies.map((_, i) => (i % 2 === 0 ? 'SUBMITTED' : 'PENDING')),
+        'SUCCESS',
+      ]);
       latencies.sort((x, y) => x - y);
       const p50 = latencies[Math.floor(latencies.length * 0.5)]!;
       const p99 = latencies[Math.floor(latencies.length * 0.99)]!;
-      console.log(`postgres A commit -> B /ws subscriber: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`);
+      console.log(
+        `postgres A commit -> B /ws subscriber: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`,
+      );
       // Far below B's 1 s safety poll: LISTEN/NOTIFY woke it. (Bounds loose enough for a loaded CI machine;
       // unloaded, p99 is under 10 ms.)
       expect(p50).toBeLessThan(50);

@@ -53,9 +53,17 @@ describe('/ws keep-alive', () => {
 
   it('without an event bus, subscribe answers SERVICE_UNAVAILABLE', async () => {
     const socket = await open();
-    const reply = new Promise<Record<string, any>>((resolve) => socket.once('message', (data) => resolve(JSON.parse(data.toString()))));
-    socket.send(JSON.stringify({ type: 'subscribe', event: 'request.status.updated', filters: { id: `0x${'ab'.repeat(32)}` } }));
-    expect(await reply).toMatchObject({ type: 'subscribe', status: 'error', data: { errorCode: 'SERVICE_UNAVAILABLE' } });
+    const reply = new Promise<Record<string, any>>((resolve) =>
+      socket.once('message', (data) => resolve(JSON.parse(data.toString()))),
+    );
+    socket.send(
+      JSON.stringify({ type: 'subscribe', event: 'request.status.updated', filters: { id: `0x${'ab'.repeat(32)}` } }),
+    );
+    expect(await reply).toMatchObject({
+      type: 'subscribe',
+      status: 'error',
+      data: { errorCode: 'SERVICE_UNAVAILABLE' },
+    });
     socket.close();
   });
 });

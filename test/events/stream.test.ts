@@ -22,7 +22,12 @@ const apiKey = 'stream-key-owner';
 
 beforeAll(async () => {
   gateway = await startTestGateway();
-  await insertApiKey(gateway.server.database.db, { id: 'stream-owner', name: 'Stream owner', keyHash: hashApiKey(apiKey), now: Date.now() });
+  await insertApiKey(gateway.server.database.db, {
+    id: 'stream-owner',
+    name: 'Stream owner',
+    keyHash: hashApiKey(apiKey),
+    now: Date.now(),
+  });
 });
 afterEach(async () => {
   await Promise.all(graphqlClients.splice(0).map((client) => client.dispose()));
@@ -47,8 +52,10 @@ const isStatusEvent = (m: Record<string, any>): boolean => m.event === 'request.
 const statusesOf = (client: RawStreamClient, requestId: string): string[] =>
   client.messages.filter((m) => isStatusEvent(m) && m.data.requestId === requestId).map((m) => m.data.status);
 
-const STATUS_SUBSCRIPTION = 'subscription($id: ID!) { requestStatus(requestId: $id) { requestId status txHashes inTxHashes failReason } }';
-const UPDATES_SUBSCRIPTION = 'subscription($filter: RequestUpdatesFilterInput!) { requestUpdates(filter: $filter) { requestId status } }';
+const STATUS_SUBSCRIPTION =
+  'subscription($id: ID!) { requestStatus(requestId: $id) { requestId status txHashes inTxHashes failReason } }';
+const UPDATES_SUBSCRIPTION =
+  'subscription($filter: RequestUpdatesFilterInput!) { requestUpdates(filter: $filter) { requestId status } }';
 
 /** A stored request (as a quote stores it) and a way to move its status as the solver does. */
 async function storedRequest(overrides: Parameters<typeof newRequest>[0] = {}) {
@@ -56,7 +63,11 @@ async function storedRequest(overrides: Parameters<typeof newRequest>[0] = {}) {
   return {
     id: record.id,
     move: async (status: RequestStatus, extra: { refundFailReason?: string } = {}) => {
-      const updated = await updateRequestStatus(gateway.server.database.db, record.id, { status, now: Date.now(), ...extra });
+      const updated = await updateRequestStatus(gateway.server.database.db, record.id, {
+        status,
+        now: Date.now(),
+        ...extra,
+      });
       expect(updated?.status).toBe(status);
     },
   };
@@ -65,7 +76,11 @@ async function storedRequest(overrides: Parameters<typeof newRequest>[0] = {}) {
 describe('a devnet request, followed without polling', () => {
   it('graphql-ws and raw /ws clients each see waiting -> pending -> submitted -> success, in order', async () => {
     const [alice] = gateway.devnet.descriptor.accounts;
-    const quote = await requestQuote(gateway, alice!, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString() });
+    const quote = await requestQuote(gateway, alice!, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.01').toString(),
+    });
     const requestId = quote.steps.at(-1)!.requestId;
 
     const gql = collectSubscription(graphql(), STATUS_SUBSCRIPTION, { id: requestId });
@@ -84,10 +99,19 @@ describe('a devnet request, followed without polling', () => {
     await gql.done; // completes by itself after success
     const last = await ws.next((m) => isStatusEvent(m) && m.data.status === 'success', 30_000);
 
-    expect(gql.results.map((r) => r.data?.requestStatus.status)).toEqual(['WAITING', 'PENDING', 'SUBMITTED', 'SUCCESS']);
+    expect(gql.results.map((r) => r.data?.requestStatus.status)).toEqual([
+      'WAITING',
+      'PENDING',
+      'SUBMITTED',
+      'SUCCESS',
+    ]);
     expect(statusesOf(ws, requestId)).toEqual(['waiting', 'pending', 'submitted', 'success']);
     const deposit = receipts.get('deposit')!.transactionHash;
-    expect(gql.results.at(-1)!.data.requestStatus).toMatchObject({ requestId, inTxHashes: [deposit], failReason: 'N/A' });
+    expect(gql.results.at(-1)!.data.requestStatus).toMatchObject({
+      requestId,
+      inTxHashes: [deposit],
+      failReason: 'N/A',
+    });
     expect(gql.results.at(-1)!.data.requestStatus.txHashes).toHaveLength(1);
     expect(last).toMatchObject({
       event: 'request.status.updated',
@@ -152,16 +176,31 @@ describe('GraphQL subscriptions', () => {
   });
 
   it('requestUpdates filters by request ids, user, chains, status, referrer and the caller key', async () => {
-    const mine = await storedRequest({ apiKeyId: 'stream-owner', referrer: 'my-app', user: '0x3333333333333333333333333333333333333333' });
-    const other = await storedRequest({ originChainId: 31339, recipient: '0x4444444444444444444444444444444444444444' });
+    const mine = await storedRequest({
+      apiKeyId: 'stream-owner',
+      referrer: 'my-app',
+      user: '0x3333333333333333333333333333333333333333',
+    });
+    const other = await storedRequest({
+      originChainId: 31339,
+      recipient: '0x4444444444444444444444444444444444444444',
+    });
     const anonymous = graphql();
     const owner = graphql({ apiKey });
     const streams = {
       ids: collectSubscription(anonymous, UPDATES_SUBSCRIPTION, { filter: { requestIds: [other.id] } }),
-      user: collectSubscription(anonymous, UPDATES_SUBSCRIPTION, { filter: { user: '0x3333333333333333333333333333333333333333' } }),
-      recipient: collectSubscription(anonymous, UPDATES_SUBSCRIPTION, { filter: { user: '0x4444444444444444444444444444444444444444' } }),
-      origin: collectSubscription(anonymous, UPDATES_SUBSCRIPTION, { filter: { originChainId: 31339, requestIds: [mine.id, other.id] } }),
-      status: collectSubscription(anonymous, UPDATES_SUBSCRIPTION, { filter: { status: ['SUBMITTED'], requestIds: [mine.id, other.id] } }),
+      user: collectSubscription(anonymous, UPDATES_SUBSCRIPTION, {
+        filter: { user: '0x3333333333333333333333333333333333333333' },
+      }),
+      recipient: collectSubscription(anonymous, UPDATES_SUBSCRIPTION, {
+        filter: { user: '0x4444444444444444444444444444444444444444' },
+      }),
+      origin: collectSubscription(anonymous, UPDATES_SUBSCRIPTION, {
+        filter: { originChainId: 31339, requestIds: [mine.id, other.id] },
+      }),
+      status: collectSubscription(anonymous, UPDATES_SUBSCRIPTION, {
+        filter: { status: ['SUBMITTED'], requestIds: [mine.id, other.id] },
+      }),
       referrer: collectSubscription(owner, UPDATES_SUBSCRIPTION, { filter: { referrer: 'my-app' } }),
       mine: collectSubscription(owner, UPDATES_SUBSCRIPTION, { filter: { mine: true } }),
     };
@@ -171,7 +210,10 @@ describe('GraphQL subscriptions', () => {
       await request.move('pending');
       await request.move('submitted');
     }
-    const seen = (name: keyof typeof streams) => streams[name].results.map((r) => `${r.data.requestUpdates.requestId === mine.id ? 'mine' : 'other'}:${r.data.requestUpdates.status}`);
+    const seen = (name: keyof typeof streams) =>
+      streams[name].results.map(
+        (r) => `${r.data.requestUpdates.requestId === mine.id ? 'mine' : 'other'}:${r.data.requestUpdates.status}`,
+      );
     await expect.poll(() => seen('mine')).toEqual(['mine:PENDING', 'mine:SUBMITTED']);
     await expect.poll(() => seen('ids')).toEqual(['other:PENDING', 'other:SUBMITTED']);
     expect(seen('user')).toEqual(['mine:PENDING', 'mine:SUBMITTED']);
@@ -192,19 +234,42 @@ describe('/ws protocol', () => {
   it('answers malformed messages with error frames and keeps the socket open', async () => {
     const ws = await raw();
     ws.sendRaw('not json');
-    expect(await ws.next(() => true)).toMatchObject({ type: 'error', status: 'error', data: { errorCode: 'INVALID_INPUT' } });
+    expect(await ws.next(() => true)).toMatchObject({
+      type: 'error',
+      status: 'error',
+      data: { errorCode: 'INVALID_INPUT' },
+    });
     ws.sendRaw('[1,2]');
     expect(await ws.next(() => true)).toMatchObject({ type: 'error', status: 'error' });
     ws.send({ type: 'nope' });
-    expect(await ws.next(() => true)).toMatchObject({ type: 'error', data: { message: expect.stringContaining('Unknown message type "nope"') } });
+    expect(await ws.next(() => true)).toMatchObject({
+      type: 'error',
+      data: { message: expect.stringContaining('Unknown message type "nope"') },
+    });
     ws.send({ type: 'subscribe', event: 'request.created', filters: { id: '0x01' } });
-    expect(await ws.next(() => true)).toMatchObject({ type: 'subscribe', status: 'error', data: { errorCode: 'INVALID_INPUT', event: 'request.created' } });
+    expect(await ws.next(() => true)).toMatchObject({
+      type: 'subscribe',
+      status: 'error',
+      data: { errorCode: 'INVALID_INPUT', event: 'request.created' },
+    });
     ws.send({ type: 'subscribe', event: 'request.status.updated' });
-    expect(await ws.next(() => true)).toMatchObject({ type: 'subscribe', status: 'error', data: { message: expect.stringContaining('filters.id') } });
+    expect(await ws.next(() => true)).toMatchObject({
+      type: 'subscribe',
+      status: 'error',
+      data: { message: expect.stringContaining('filters.id') },
+    });
     ws.send({ type: 'subscribe', event: 'request.status.updated', filters: { id: '0x01' } });
-    expect(await ws.next(() => true)).toMatchObject({ type: 'subscribe', status: 'error', data: { errorCode: 'INVALID_INPUT', filters: { id: '0x01' } } });
+    expect(await ws.next(() => true)).toMatchObject({
+      type: 'subscribe',
+      status: 'error',
+      data: { errorCode: 'INVALID_INPUT', filters: { id: '0x01' } },
+    });
     ws.send({ type: 'subscribe', event: 'request.status.updated', filters: { id: `0x${'cd'.repeat(32)}` } });
-    expect(await ws.next(() => true)).toMatchObject({ type: 'subscribe', status: 'error', data: { errorCode: 'NOT_FOUND' } });
+    expect(await ws.next(() => true)).toMatchObject({
+      type: 'subscribe',
+      status: 'error',
+      data: { errorCode: 'NOT_FOUND' },
+    });
     ws.send({ type: 'ping' });
     expect(await ws.next(() => true)).toEqual({ type: 'pong', data: { timestamp: expect.any(Number) } });
     expect(ws.socket.readyState).toBe(ws.socket.OPEN);
@@ -236,7 +301,8 @@ describe('/ws protocol', () => {
     const request = await storedRequest({ apiKeyId: 'stream-owner', referrer: 'my-app' });
     const owner = await raw(`?apiKey=${apiKey}`);
     const stranger = await raw();
-    for (const ws of [owner, stranger]) ws.send({ type: 'subscribe', event: 'request.status.updated', filters: { id: request.id } });
+    for (const ws of [owner, stranger])
+      ws.send({ type: 'subscribe', event: 'request.status.updated', filters: { id: request.id } });
     expect((await owner.next(isStatusEvent)).data.referrer).toBe('my-app');
     expect((await stranger.next(isStatusEvent)).data.referrer).toBeNull();
 
@@ -244,7 +310,9 @@ describe('/ws protocol', () => {
     rawClients.push(refused);
     const code = await new Promise<number>((resolve) => refused.socket.once('close', (c) => resolve(c)));
     expect(code).toBe(1008);
-    expect(refused.messages).toMatchObject([{ type: 'connection', status: 'error', data: { errorCode: 'UNAUTHORIZED' } }]);
+    expect(refused.messages).toMatchObject([
+      { type: 'connection', status: 'error', data: { errorCode: 'UNAUTHORIZED' } },
+    ]);
   });
 
   it('serves the AsyncAPI document', async () => {
@@ -267,7 +335,9 @@ describe('/ws protocol', () => {
       latencies.push(ws.arrivals.at(-1)! - committed);
     }
     latencies.sort((x, y) => x - y);
-    console.log(`pglite commit->/ws subscriber: p50 ${latencies[20]!.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`);
+    console.log(
+      `pglite commit->/ws subscriber: p50 ${latencies[20]!.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`,
+    );
     expect(latencies[20]).toBeLessThan(50);
   });
 });

@@ -67,9 +67,13 @@ describe('chains', () => {
 
   it('reveals a hidden chain named in includeChains, by id or by name', async () => {
     for (const includeChains of [['20'], ['private-chain'], ['99', ' 20 ']]) {
-      const { body } = await post(server.url, 'query($include: [String!]) { chains(includeChains: $include) { id partialDisableLimit } }', {
-        include: includeChains,
-      });
+      const { body } = await post(
+        server.url,
+        'query($include: [String!]) { chains(includeChains: $include) { id partialDisableLimit } }',
+        {
+          include: includeChains,
+        },
+      );
       expect(body.errors).toBeUndefined();
       expect(body.data.chains).toEqual([
         { id: 10, partialDisableLimit: '0' },
@@ -79,7 +83,10 @@ describe('chains', () => {
   });
 
   it('finds one chain by id, hidden or not, and null for an unknown id', async () => {
-    const { body } = await post(server.url, `{ public: chain(id: 10) { ${everyChainField} } hidden: chain(id: 20) { name } unknown: chain(id: 99) { id } }`);
+    const { body } = await post(
+      server.url,
+      `{ public: chain(id: 10) { ${everyChainField} } hidden: chain(id: 20) { name } unknown: chain(id: 99) { id } }`,
+    );
     expect(body.errors).toBeUndefined();
     expect(body.data).toEqual({
       public: onTheWire(getChains(core)[0]!),
@@ -109,7 +116,10 @@ describe('errors', () => {
   };
 
   it('reports an unimplemented operation as NOT_IMPLEMENTED in extensions, with HTTP 200', async () => {
-    const { status, body } = await post(server.url, 'mutation { claimAppFees(input: { wallet: "0x1111111111111111111111111111111111111111", chainId: 10, currency: "0x0000000000000000000000000000000000000000", recipient: "0x1111111111111111111111111111111111111111" }) { __typename } }');
+    const { status, body } = await post(
+      server.url,
+      'mutation { claimAppFees(input: { wallet: "0x1111111111111111111111111111111111111111", chainId: 10, currency: "0x0000000000000000000000000000000000000000", recipient: "0x1111111111111111111111111111111111111111" }) { __typename } }',
+    );
     expect(status).toBe(200);
     // claimAppFees is non-null, so the error nulls the whole `data`.
     expect(body.data).toBeNull();
@@ -129,7 +139,10 @@ describe('errors', () => {
     expect(body.data).toEqual({ chains: [{ id: 10 }], requestStatus: null });
     expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['requestStatus'], 'INVALID_INPUT']]);
 
-    const mutation = await post(server.url, 'mutation { claimAppFees(input: { wallet: "0x1111111111111111111111111111111111111111", chainId: 10, currency: "0x0000000000000000000000000000000000000000", recipient: "0x1111111111111111111111111111111111111111" }) { __typename } }');
+    const mutation = await post(
+      server.url,
+      'mutation { claimAppFees(input: { wallet: "0x1111111111111111111111111111111111111111", chainId: 10, currency: "0x0000000000000000000000000000000000000000", recipient: "0x1111111111111111111111111111111111111111" }) { __typename } }',
+    );
     expect(mutation.status).toBe(200);
     expect(mutation.body.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_IMPLEMENTED' });
     expect(mutation.body.errors?.[0]?.message).toContain('claimAppFees');
@@ -155,7 +168,12 @@ describe('errors', () => {
     expect(JSON.parse(text)).toEqual({
       data: null,
       errors: [
-        { message: 'Unexpected error.', locations: [{ line: 1, column: 3 }], path: ['chains'], extensions: { code: 'UNKNOWN_ERROR' } },
+        {
+          message: 'Unexpected error.',
+          locations: [{ line: 1, column: 3 }],
+          path: ['chains'],
+          extensions: { code: 'UNKNOWN_ERROR' },
+        },
       ],
     });
     const logged = entries.filter((entry) => entry.level === 'error');
@@ -167,7 +185,9 @@ describe('errors', () => {
     const unknownField = await post(server.url, '{ chains { id nope } }');
     expect(unknownField.status).toBe(400);
     expect(unknownField.body.data).toBeUndefined();
-    expect(unknownField.body.errors?.map((e) => e.message)).toEqual(['Cannot query field "nope" on type "Chain". Did you mean "name"?']);
+    expect(unknownField.body.errors?.map((e) => e.message)).toEqual([
+      'Cannot query field "nope" on type "Chain". Did you mean "name"?',
+    ]);
 
     const syntax = await post(server.url, '{ chains { id }');
     expect(syntax.status).toBe(400);
@@ -179,13 +199,21 @@ describe('errors', () => {
   });
 
   it('rejects malformed scalars in variables and literals', async () => {
-    const badAddress = await post(server.url, 'query($a: Address!) { tokenPrice(chainId: 10, address: $a) { price } }', { a: '0x1234' });
+    const badAddress = await post(
+      server.url,
+      'query($a: Address!) { tokenPrice(chainId: 10, address: $a) { price } }',
+      { a: '0x1234' },
+    );
     expect(badAddress.status).toBe(400);
     expect(badAddress.body.errors?.[0]?.message).toContain('Address cannot represent "0x1234"');
 
-    const badAmount = await post(server.url, 'query($input: QuoteInput!) { price(input: $input) { details { rate } } }', {
-      input: { ...quoteInput, amount: '1.5' },
-    });
+    const badAmount = await post(
+      server.url,
+      'query($input: QuoteInput!) { price(input: $input) { details { rate } } }',
+      {
+        input: { ...quoteInput, amount: '1.5' },
+      },
+    );
     expect(badAmount.status).toBe(400);
     expect(badAmount.body.errors?.[0]?.message).toContain('BigInt cannot represent "1.5"');
 
@@ -207,35 +235,62 @@ describe('the HTTP surface', () => {
   });
 
   it('lets yoga read and check the raw body: broken JSON is a 400, an oversized body a 413', async () => {
-    const broken = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": ' });
+    const broken = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"query": ',
+    });
     expect(broken.status).toBe(400);
     expect(((await broken.json()) as GraphQLResponse).errors?.[0]?.message).toMatch(/JSON/);
 
     const query = `{ chains { id } } # ${'x'.repeat(1_100_000)}`;
-    const oversized = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const oversized = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
     expect(oversized.status).toBe(413);
   });
 
   it('answers a CORS preflight on /graphql', async () => {
     const response = await fetch(`${server.url}/graphql`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-api-key' },
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,x-api-key',
+      },
     });
     expect(response.status).toBeLessThan(300);
     expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example');
   });
 
   it('serves the contract, descriptions included, to introspection', async () => {
-    const { body } = await post(server.url, `{
+    const { body } = await post(
+      server.url,
+      `{
       bigInt: __type(name: "BigInt") { description }
       query: __type(name: "Query") { description fields { name } }
       subscription: __type(name: "Subscription") { fields { name } }
-    }`);
+    }`,
+    );
     expect(body.data.bigInt.description).toMatch(/^An integer amount in a currency's smallest units/);
     expect(body.data.query.description).toContain('getIntentStatus');
     expect(body.data.query.fields.map((f: { name: string }) => f.name)).toEqual([
-      'chains', 'chain', 'quote', 'price', 'request', 'requestStatus', 'requests', 'requestSignature', 'tokenPrice', 'currencies',
+      'chains',
+      'chain',
+      'quote',
+      'price',
+      'request',
+      'requestStatus',
+      'requests',
+      'requestSignature',
+      'tokenPrice',
+      'currencies',
     ]);
-    expect(body.data.subscription.fields.map((f: { name: string }) => f.name)).toEqual(['requestStatus', 'requestUpdates']);
+    expect(body.data.subscription.fields.map((f: { name: string }) => f.name)).toEqual([
+      'requestStatus',
+      'requestUpdates',
+    ]);
   });
 });

@@ -39,7 +39,11 @@ function connect(url: string, options: { connectionParams?: Record<string, unkno
 }
 
 /** Every result of one operation, until the server completes it. */
-async function collect(client: Client, query: string, variables?: Record<string, unknown>): Promise<FormattedExecutionResult<Record<string, unknown>, unknown>[]> {
+async function collect(
+  client: Client,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<FormattedExecutionResult<Record<string, unknown>, unknown>[]> {
   const results: FormattedExecutionResult<Record<string, unknown>, unknown>[] = [];
   for await (const result of client.iterate({ query, variables })) results.push(result);
   return results;
@@ -48,9 +52,13 @@ async function collect(client: Client, query: string, variables?: Record<string,
 describe('graphql-ws on /graphql', () => {
   it('runs a chains query over the socket', async () => {
     const client = connect(server.wsUrl);
-    const results = await collect(client, 'query($include: [String!]) { chains(includeChains: $include) { id vmType partialDisableLimit } }', {
-      include: ['20'],
-    });
+    const results = await collect(
+      client,
+      'query($include: [String!]) { chains(includeChains: $include) { id vmType partialDisableLimit } }',
+      {
+        include: ['20'],
+      },
+    );
     expect(results).toEqual([
       {
         data: {
@@ -66,7 +74,11 @@ describe('graphql-ws on /graphql', () => {
   it('runs the requestStatus subscription through the core (a malformed id fails with INVALID_INPUT)', async () => {
     // No API key: this harness has no database to look one up in.
     const client = connect(server.wsUrl);
-    const results = await collect(client, 'subscription($id: ID!) { requestStatus(requestId: $id) { status updatedAt } }', { id: '0x01' });
+    const results = await collect(
+      client,
+      'subscription($id: ID!) { requestStatus(requestId: $id) { status updatedAt } }',
+      { id: '0x01' },
+    );
     expect(results).toHaveLength(1);
     expect(results[0]!.data).toBeUndefined();
     expect(results[0]!.errors).toMatchObject([{ path: ['requestStatus'], extensions: { code: 'INVALID_INPUT' } }]);
@@ -77,7 +89,9 @@ describe('graphql-ws on /graphql', () => {
     await expect(collect(client, '{ chains { nope } }')).rejects.toEqual([
       expect.objectContaining({ message: 'Cannot query field "nope" on type "Chain". Did you mean "name"?' }),
     ]);
-    await expect(collect(client, '{ chains {')).rejects.toEqual([expect.objectContaining({ message: expect.stringMatching(/^Syntax Error/) })]);
+    await expect(collect(client, '{ chains {')).rejects.toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/^Syntax Error/) }),
+    ]);
     expect(await collect(client, '{ chains { id } }')).toEqual([{ data: { chains: [{ id: 10 }] } }]);
   });
 });

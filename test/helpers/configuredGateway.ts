@@ -10,5 +10,8 @@ import { startTestGateway, type TestGateway } from './gateway.js';
 export function startConfiguredGateway(
   configure: (descriptor: DevnetDescriptor, chains: ChainConfig[]) => Partial<GatewayConfig>,
 ): Promise<TestGateway> {
-  return startTestGateway({}, { configure: (config, devnet) => ({ ...config, ...configure(devnet.descriptor, config.chains) }) });
+  return startTestGateway(
+    {},
+    { configure: (config, devnet) => ({ ...config, ...configure(devnet.descriptor, config.chains) }) },
+  );
 }

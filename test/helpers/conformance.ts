@@ -22,14 +22,23 @@ export function expectConforms(operationId: OperationId, status: number, body: u
     cache.set(key, validate);
   }
   const ok = validate(body);
-  expect(ok, `${operationId} ${status} body does not match the contract: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`).toBe(true);
+  expect(
+    ok,
+    `${operationId} ${status} body does not match the contract: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`,
+  ).toBe(true);
 }
 
 /** A small fetch wrapper that parses JSON and checks conformance of the answer. */
 export async function call(
   baseUrl: string,
   operationId: OperationId,
-  init: { path?: string; query?: Record<string, string>; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  init: {
+    path?: string;
+    query?: Record<string, string>;
+    body?: unknown;
+    rawBody?: string;
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<{ status: number; body: any; headers: Headers }> {
   const spec = operations[operationId];
   const url = new URL(baseUrl + (init.path ?? spec.path));

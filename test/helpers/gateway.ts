@@ -19,11 +19,18 @@ export interface StartTestGatewayOptions {
 }
 
 /** A real devnet (automine, free ports) and a gateway on port 0 with in-memory PGlite unless overridden. */
-export async function startTestGateway(overrides: Partial<GatewayConfig> = {}, options: StartTestGatewayOptions = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  overrides: Partial<GatewayConfig> = {},
+  options: StartTestGatewayOptions = {},
+): Promise<TestGateway> {
   const devnet = await startDevnet({ basePort: 0 });
   try {
     let config: GatewayConfig = {
-      ...configFromEnvironment({ PORT: '0', GATEWAY_LOG_LEVEL: 'silent' }, devnetChainConfigs(devnet.descriptor), devnet.descriptor.solver.privateKey),
+      ...configFromEnvironment(
+        { PORT: '0', GATEWAY_LOG_LEVEL: 'silent' },
+        devnetChainConfigs(devnet.descriptor),
+        devnet.descriptor.solver.privateKey,
+      ),
       ...overrides,
     };
     if (options.configure !== undefined) config = await options.configure(config, devnet);

@@ -9,7 +9,11 @@ export interface WireStep {
   id: string;
   kind: string;
   requestId: Hex;
-  items: Array<{ status: string; data: { from: Address; to: Address; data: Hex; value: string; chainId: number }; check?: { endpoint: string; method: string } }>;
+  items: Array<{
+    status: string;
+    data: { from: Address; to: Address; data: Hex; value: string; chainId: number };
+    check?: { endpoint: string; method: string };
+  }>;
 }
 
 export interface WireQuote {
@@ -20,14 +24,27 @@ export interface WireQuote {
   feeSponsorship?: any;
 }
 
-export const publicClientOf = (chain: DevnetChain) => createPublicClient({ chain: devnetViemChain(chain), transport: http(chain.rpcUrl) });
-export const tokenOf = (chain: DevnetChain, symbol: string): Address => chain.tokens.find((t) => t.symbol === symbol)!.address;
+export const publicClientOf = (chain: DevnetChain) =>
+  createPublicClient({ chain: devnetViemChain(chain), transport: http(chain.rpcUrl) });
+export const tokenOf = (chain: DevnetChain, symbol: string): Address =>
+  chain.tokens.find((t) => t.symbol === symbol)!.address;
 
 /** POST /quote/v2 with `user` from chain A to chain B as defaults; fails the test unless it answers 200. */
-export async function requestQuote(gateway: TestGateway, user: DevnetAccount, body: Record<string, unknown>, headers?: Record<string, string>): Promise<WireQuote> {
+export async function requestQuote(
+  gateway: TestGateway,
+  user: DevnetAccount,
+  body: Record<string, unknown>,
+  headers?: Record<string, string>,
+): Promise<WireQuote> {
   const [chainA, chainB] = gateway.devnet.descriptor.chains;
   const { status, body: response } = await call(gateway.url, 'getQuote', {
-    body: { user: user.address, originChainId: chainA!.chainId, destinationChainId: chainB!.chainId, tradeType: 'EXACT_INPUT', ...body },
+    body: {
+      user: user.address,
+      originChainId: chainA!.chainId,
+      destinationChainId: chainB!.chainId,
+      tradeType: 'EXACT_INPUT',
+      ...body,
+    },
     ...(headers === undefined ? {} : { headers }),
   });
   expect(status, JSON.stringify(response)).toBe(200);
@@ -35,14 +52,26 @@ export async function requestQuote(gateway: TestGateway, user: DevnetAccount, bo
 }
 
 /** Sends every step item in order, exactly as quoted, from `account`; returns the receipts by step id. */
-export async function executeSteps(gateway: TestGateway, steps: WireStep[], account: DevnetAccount): Promise<Map<string, TransactionReceipt>> {
+export async function executeSteps(
+  gateway: TestGateway,
+  steps: WireStep[],
+  account: DevnetAccount,
+): Promise<Map<string, TransactionReceipt>> {
   const receipts = new Map<string, TransactionReceipt>();
   for (const step of steps) {
     for (const item of step.items) {
       const chain = gateway.devnet.descriptor.chains.find((c) => c.chainId === item.data.chainId)!;
-      const wallet = createWalletClient({ account: privateKeyToAccount(account.privateKey), chain: devnetViemChain(chain), transport: http(chain.rpcUrl) });
+      const wallet = createWalletClient({
+        account: privateKeyToAccount(account.privateKey),
+        chain: devnetViemChain(chain),
+        transport: http(chain.rpcUrl),
+      });
       expect(item.data.from).toBe(account.address);
-      const hash = await wallet.sendTransaction({ to: item.data.to, data: item.data.data, value: BigInt(item.data.value) });
+      const hash = await wallet.sendTransaction({
+        to: item.data.to,
+        data: item.data.data,
+        value: BigInt(item.data.value),
+      });
       const receipt = await publicClientOf(chain).waitForTransactionReceipt({ hash });
       expect(receipt.status, `${step.id} reverted`).toBe('success');
       receipts.set(step.id, receipt);
@@ -52,7 +81,12 @@ export async function executeSteps(gateway: TestGateway, steps: WireStep[], acco
 }
 
 /** Polls GET /intents/status/v3 (as the SDK does) until the status is one of `until`; returns the record. */
-export async function waitForStatus(gateway: TestGateway, requestId: string, until: string[], timeoutMs = 30_000): Promise<any> {
+export async function waitForStatus(
+  gateway: TestGateway,
+  requestId: string,
+  until: string[],
+  timeoutMs = 30_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   let last: any;
   while (Date.now() < deadline) {
@@ -61,5 +95,7 @@ export async function waitForStatus(gateway: TestGateway, requestId: string, unt
     if (status === 200 && until.includes(body.status)) return body;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`request ${requestId} did not reach ${until.join('/')} in ${timeoutMs} ms; last: ${JSON.stringify(last)}`);
+  throw new Error(
+    `request ${requestId} did not reach ${until.join('/')} in ${timeoutMs} ms; last: ${JSON.stringify(last)}`,
+  );
 }

@@ -35,8 +35,18 @@ const balanceOf = (chain: DevnetChain, token: Address, owner: Address): Promise<
     : publicClientOf(chain).readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
 
 async function depositNative(account: DevnetAccount, requestId: Hex, value: bigint): Promise<void> {
-  const wallet = createWalletClient({ account: privateKeyToAccount(account.privateKey), chain: devnetViemChain(chainA), transport: http(chainA.rpcUrl) });
-  const hash = await wallet.writeContract({ address: chainA.contracts.depository, abi: depositoryAbi, functionName: 'depositNative', args: [account.address, requestId], value });
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(account.privateKey),
+    chain: devnetViemChain(chainA),
+    transport: http(chainA.rpcUrl),
+  });
+  const hash = await wallet.writeContract({
+    address: chainA.contracts.depository,
+    abi: depositoryAbi,
+    functionName: 'depositNative',
+    args: [account.address, requestId],
+    value,
+  });
   await publicClientOf(chainA).waitForTransactionReceipt({ hash });
 }
 
@@ -46,7 +56,8 @@ async function settled(requestId: string, deposits: number): Promise<void> {
   for (;;) {
     const found = await listDepositsForRequest(gateway.server.database.db, requestId);
     if (found.length >= deposits && found.every((d) => d.status === 'consumed')) break;
-    if (Date.now() > deadline) throw new Error(`deposits of ${requestId} not consumed: ${JSON.stringify(found.map((d) => d.status))}`);
+    if (Date.now() > deadline)
+      throw new Error(`deposits of ${requestId} not consumed: ${JSON.stringify(found.map((d) => d.status))}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await gateway.server.solver!.solver.idle();
@@ -54,7 +65,7 @@ async function settled(requestId: string, deposits: number): Promise<void> {
 
 describe('ledger on the devnet', () => {
   it('balances in every currency and follows the solver and the depository on chain', async () => {
-    const solver = gateway.devnet.descriptor.solver.address as Address;
+    const solver = gateway.devnet.descriptor.solver.address;
     const usdcA = tokenOf(chainA, 'USDC');
     const usdcB = tokenOf(chainB, 'USDC');
     const holdings = [
@@ -74,11 +85,24 @@ describe('ledger on the devnet', () => {
 
     // A native bridge, a USDC bridge with a 1% app fee, a deposit too low (refunded), a second deposit (refunded).
     const appWallet = '0x00000000000000000000000000000000000a9900' as Address;
-    const native = await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString() });
+    const native = await requestQuote(gateway, alice, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.02').toString(),
+    });
     await executeSteps(gateway, native.steps, alice);
-    const withAppFee = await requestQuote(gateway, alice, { originCurrency: usdcA, destinationCurrency: usdcB, amount: '25000000', appFees: [{ recipient: appWallet, fee: '100' }] });
+    const withAppFee = await requestQuote(gateway, alice, {
+      originCurrency: usdcA,
+      destinationCurrency: usdcB,
+      amount: '25000000',
+      appFees: [{ recipient: appWallet, fee: '100' }],
+    });
     await executeSteps(gateway, withAppFee.steps, alice);
-    const short = await requestQuote(gateway, bob, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString() });
+    const short = await requestQuote(gateway, bob, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.02').toString(),
+    });
     await depositNative(bob, short.steps.at(-1)!.requestId, parseEther('0.019'));
 
     const nativeId = native.steps.at(-1)!.requestId;
@@ -96,12 +120,17 @@ describe('ledger on the devnet', () => {
 
     const balances = await ledgerBalances(db);
     const ledger = (account: string, chain: DevnetChain, token: Address) =>
-      balances.filter((b) => b.account === account && b.chainId === chain.chainId && b.currency === token.toLowerCase()).reduce((sum, b) => sum + b.amount, 0n);
+      balances
+        .filter((b) => b.account === account && b.chainId === chain.chainId && b.currency === token.toLowerCase())
+        .reduce((sum, b) => sum + b.amount, 0n);
     const after = await onChain();
     holdings.forEach(({ chain, token }, i) => {
       const where = `${chain.chainId} ${token}`;
       expect(ledger('solver', chain, token), `solver ${where}`).toBe(after[i]!.solver - before[i]!.solver);
-      expect(ledger('depository', chain, token) + ledger('depository:unallocated', chain, token), `depository ${where}`).toBe(after[i]!.depository - before[i]!.depository);
+      expect(
+        ledger('depository', chain, token) + ledger('depository:unallocated', chain, token),
+        `depository ${where}`,
+      ).toBe(after[i]!.depository - before[i]!.depository);
     });
     // The app fee accrued to its wallet: 1% of the input, owed by the gateway (a credit).
     expect(ledger(`app:${appWallet.toLowerCase()}`, chainA, usdcA)).toBe(-250_000n);
@@ -109,11 +138,18 @@ describe('ledger on the devnet', () => {
     const { status, body } = await call(gateway.url, 'getAppFeeBalances', { path: `/app-fees/${appWallet}/balances` });
     expect(status).toBe(200);
     expect(body).toMatchObject({ totalBalanceUsd: 0.25, outstandingFastFillBalanceUsd: 0, availableBalanceUsd: 0.25 });
-    expect(body.balances).toEqual([expect.objectContaining({ amount: '250000', amountUsd: '0.25', currency: expect.objectContaining({ chainId: chainA.chainId, symbol: 'USDC' }) })]);
+    expect(body.balances).toEqual([
+      expect.objectContaining({
+        amount: '250000',
+        amountUsd: '0.25',
+        currency: expect.objectContaining({ chainId: chainA.chainId, symbol: 'USDC' }),
+      }),
+    ]);
     const other = await call(gateway.url, 'getAppFeeBalances', { path: `/app-fees/${bob.address}/balances` });
     expect(other.body).toMatchObject({ balances: [], totalBalanceUsd: 0, availableBalanceUsd: 0 });
     expect((await call(gateway.url, 'getAppFeeBalances', { path: '/app-fees/0x1234/balances' })).status).toBe(400);
     // Every user is square except for what is still owed: nothing, since each deposit was filled or refunded.
-    for (const { chain, token } of holdings) expect(ledger('counterparty', chain, token), `counterparty ${chain.chainId} ${token}`).toBe(0n);
+    for (const { chain, token } of holdings)
+      expect(ledger('counterparty', chain, token), `counterparty ${chain.chainId} ${token}`).toBe(0n);
   });
 });

@@ -25,7 +25,13 @@ afterAll(async () => {
 });
 
 const released = (requestId: Hex) =>
-  publicClientOf(chainA).getContractEvents({ address: chainA.contracts.depository, abi: depositoryAbi, eventName: 'Released', args: { id: requestId }, fromBlock: 0n });
+  publicClientOf(chainA).getContractEvents({
+    address: chainA.contracts.depository,
+    abi: depositoryAbi,
+    eventName: 'Released',
+    args: { id: requestId },
+    fromBlock: 0n,
+  });
 
 describe('settlement', () => {
   it('releases filled deposits to the solver in one batch, once; a refunded deposit stays refunded only', async () => {
@@ -33,25 +39,45 @@ describe('settlement', () => {
     const depositoryBefore = await publicClientOf(chainA).getBalance({ address: chainA.contracts.depository });
     const solverBefore = await publicClientOf(chainA).getBalance({ address: solver });
     const unallocated = () =>
-      publicClientOf(chainA).readContract({ address: chainA.contracts.depository, abi: depositoryAbi, functionName: 'unallocated', args: [zeroAddress] });
+      publicClientOf(chainA).readContract({
+        address: chainA.contracts.depository,
+        abi: depositoryAbi,
+        functionName: 'unallocated',
+        args: [zeroAddress],
+      });
     const unallocatedBefore = await unallocated();
 
     const quotes = [
-      await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString() }),
-      await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.03').toString() }),
+      await requestQuote(gateway, alice, {
+        originCurrency: zeroAddress,
+        destinationCurrency: zeroAddress,
+        amount: parseEther('0.02').toString(),
+      }),
+      await requestQuote(gateway, alice, {
+        originCurrency: zeroAddress,
+        destinationCurrency: zeroAddress,
+        amount: parseEther('0.03').toString(),
+      }),
     ];
     for (const q of quotes) await executeSteps(gateway, q.steps, alice);
     const ids = quotes.map((q) => q.steps.at(-1)!.requestId);
     for (const id of ids) await waitForStatus(gateway, id, ['success']);
     // An expired quote: its deposit is refunded, and must never be settled.
-    const expired = await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString(), ttl: 1 });
+    const expired = await requestQuote(gateway, alice, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.01').toString(),
+      ttl: 1,
+    });
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     await executeSteps(gateway, expired.steps, alice);
     const expiredId = expired.steps.at(-1)!.requestId;
     await waitForStatus(gateway, expiredId, ['refund']);
     await gateway.server.solver!.solver.idle();
     const deposited = parseEther('0.05');
-    expect(await publicClientOf(chainA).getBalance({ address: chainA.contracts.depository })).toBeGreaterThanOrEqual(depositoryBefore + deposited);
+    expect(await publicClientOf(chainA).getBalance({ address: chainA.contracts.depository })).toBeGreaterThanOrEqual(
+      depositoryBefore + deposited,
+    );
 
     const settler = gateway.server.solver!.settler;
     await settler.settleNow();
@@ -79,9 +105,15 @@ describe('settlement', () => {
     // The ledger balances, and its solver holdings on the origin moved as the chain's did.
     const db = gateway.server.database.db;
     expect(await ledgerImbalances(db)).toEqual({ currencies: [], movements: [] });
-    const ledgerSolver = (await ledgerBalances(db)).find((b) => b.account === 'solver' && b.chainId === chainA.chainId && b.currency === zeroAddress)?.amount ?? 0n;
+    const ledgerSolver =
+      (await ledgerBalances(db)).find(
+        (b) => b.account === 'solver' && b.chainId === chainA.chainId && b.currency === zeroAddress,
+      )?.amount ?? 0n;
     expect(ledgerSolver).toBe((await publicClientOf(chainA).getBalance({ address: solver })) - solverBefore);
-    const ledgerDepository = (await ledgerBalances(db)).find((b) => b.account === 'depository' && b.chainId === chainA.chainId && b.currency === zeroAddress)?.amount ?? 0n;
+    const ledgerDepository =
+      (await ledgerBalances(db)).find(
+        (b) => b.account === 'depository' && b.chainId === chainA.chainId && b.currency === zeroAddress,
+      )?.amount ?? 0n;
     expect(ledgerDepository).toBe(0n);
   });
 });

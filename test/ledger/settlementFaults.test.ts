@@ -62,12 +62,18 @@ function startGateway(crashAt?: CrashPoint) {
   };
   delete env.GATEWAY_CRASH_AT;
   if (crashAt !== undefined) env.GATEWAY_CRASH_AT = crashAt;
-  const child = spawn(process.execPath, ['--import', 'tsx', main, '--config', configFile], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', main, '--config', configFile], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return {
     exited,
     output: () => output,
@@ -93,7 +99,13 @@ function startGateway(crashAt?: CrashPoint) {
 const gatewayAt = (url: string) => ({ url, devnet }) as unknown as TestGateway;
 
 const released = (requestId: Hex) =>
-  publicClientOf(chainA).getContractEvents({ address: chainA.contracts.depository, abi: depositoryAbi, eventName: 'Released', args: { id: requestId }, fromBlock: 0n });
+  publicClientOf(chainA).getContractEvents({
+    address: chainA.contracts.depository,
+    abi: depositoryAbi,
+    eventName: 'Released',
+    args: { id: requestId },
+    fromBlock: 0n,
+  });
 
 /** Every `releaseBatch` the solver sent since `fromBlock` (reverted ones too) that includes `depositIndex`. */
 async function settlementTxs(fromBlock: bigint, depositIndex: bigint): Promise<Hex[]> {
@@ -103,9 +115,14 @@ async function settlementTxs(fromBlock: bigint, depositIndex: bigint): Promise<H
   for (let n = fromBlock; n <= head; n++) {
     const block = await client.getBlock({ blockNumber: n, includeTransactions: true });
     for (const tx of block.transactions) {
-      if (tx.from.toLowerCase() !== devnet.descriptor.solver.address.toLowerCase() || tx.to?.toLowerCase() !== chainA.contracts.depository.toLowerCase()) continue;
+      if (
+        tx.from.toLowerCase() !== devnet.descriptor.solver.address.toLowerCase() ||
+        tx.to?.toLowerCase() !== chainA.contracts.depository.toLowerCase()
+      )
+        continue;
       const call = decodeFunctionData({ abi: depositoryAbi, data: tx.input });
-      if (call.functionName === 'releaseBatch' && call.args[0].some((r) => r.depositIndex === depositIndex)) found.push(tx.hash);
+      if (call.functionName === 'releaseBatch' && call.args[0].some((r) => r.depositIndex === depositIndex))
+        found.push(tx.hash);
     }
   }
   return found;
@@ -118,11 +135,18 @@ describe('settlement killed at each step', { timeout: 900_000 }, () => {
       const from = await publicClientOf(chainA).getBlockNumber({ cacheTime: 0 });
       const armed = startGateway(point);
       const url = await armed.ready();
-      const quote = await requestQuote(gatewayAt(url), alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString() });
+      const quote = await requestQuote(gatewayAt(url), alice, {
+        originCurrency: zeroAddress,
+        destinationCurrency: zeroAddress,
+        amount: parseEther('0.01').toString(),
+      });
       const requestId = quote.steps.at(-1)!.requestId;
       const receipts = await executeSteps(gatewayAt(url), quote.steps, alice);
       const [deposit] = await publicClientOf(chainA).getContractEvents({
-        address: chainA.contracts.depository, abi: depositoryAbi, eventName: 'Deposit', blockHash: receipts.get('deposit')!.blockHash,
+        address: chainA.contracts.depository,
+        abi: depositoryAbi,
+        eventName: 'Deposit',
+        blockHash: receipts.get('deposit')!.blockHash,
       });
       // The fill succeeds, then the settlement pass that follows kills the process at the armed point.
       const outcome = await Promise.race([armed.exited, sleep(90_000).then(() => 'timeout' as const)]);
@@ -130,7 +154,9 @@ describe('settlement killed at each step', { timeout: 900_000 }, () => {
 
       const restarted = startGateway();
       const restartedUrl = await restarted.ready();
-      expect((await waitForStatus(gatewayAt(restartedUrl), requestId, ['success', 'failure', 'refund'])).status).toBe('success');
+      expect((await waitForStatus(gatewayAt(restartedUrl), requestId, ['success', 'failure', 'refund'])).status).toBe(
+        'success',
+      );
       const deadline = Date.now() + 120_000;
       while ((await released(requestId)).length === 0 && Date.now() < deadline) await sleep(100);
       // A few more intervals: a second settlement would show by now.
@@ -139,7 +165,11 @@ describe('settlement killed at each step', { timeout: 900_000 }, () => {
 
       const events = await released(requestId);
       expect(events).toHaveLength(1);
-      expect(events[0]!.args).toMatchObject({ depositIndex: deposit!.args.depositIndex, to: getAddress(devnet.descriptor.solver.address), amount: BigInt(quote.details.currencyIn.amount) });
+      expect(events[0]!.args).toMatchObject({
+        depositIndex: deposit!.args.depositIndex,
+        to: getAddress(devnet.descriptor.solver.address),
+        amount: BigInt(quote.details.currencyIn.amount),
+      });
       expect(await settlementTxs(from, deposit!.args.depositIndex!)).toHaveLength(1);
     },
   );

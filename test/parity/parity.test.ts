@@ -31,7 +31,9 @@ let quoted: { requestId: string; body: ReferenceQuote; headers: Headers };
 beforeAll(async () => {
   gateway = await startTestGateway();
   // A newer SDK's option the gateway does not know rides along; the quote must still be answered.
-  const response = await call(gateway.url, 'getQuote', { body: { ...usdcBridge(0), someFutureOption: { enabled: true } } });
+  const response = await call(gateway.url, 'getQuote', {
+    body: { ...usdcBridge(0), someFutureOption: { enabled: true } },
+  });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   quoted = { requestId: response.body.steps.at(-1).requestId, body: response.body, headers: response.headers };
 }, 120_000);
@@ -39,7 +41,10 @@ afterAll(async () => {
   await gateway?.stop();
 });
 
-const get = async <T>(operationId: Parameters<typeof call>[1], init: Parameters<typeof call>[2] = {}): Promise<{ status: number; body: T }> => {
+const get = async <T>(
+  operationId: Parameters<typeof call>[1],
+  init: Parameters<typeof call>[2] = {},
+): Promise<{ status: number; body: T }> => {
   const { status, body } = await call(gateway.url, operationId, init);
   return { status, body: body as T };
 };
@@ -47,7 +52,9 @@ const get = async <T>(operationId: Parameters<typeof call>[1], init: Parameters<
 describe('quote', () => {
   it('accepts a body field it does not know, names it in x-ignored-fields, and still refuses wrong types', async () => {
     expect(quoted.headers.get('x-ignored-fields')).toBe('someFutureOption');
-    const wrongType = await call(gateway.url, 'getQuote', { body: { ...usdcBridge(0), amount: 10, someFutureOption: 1 } });
+    const wrongType = await call(gateway.url, 'getQuote', {
+      body: { ...usdcBridge(0), amount: 10, someFutureOption: 1 },
+    });
     expect(wrongType.status).toBe(400);
     expect(wrongType.body.errorCode).toBe('INVALID_INPUT');
     expect(wrongType.headers.get('x-ignored-fields')).toBe('someFutureOption');
@@ -56,7 +63,9 @@ describe('quote', () => {
   });
 
   it('sends the platform fee as expandedPriceImpact.relay (what the UI kit shows) beside service', () => {
-    const impact = quoted.body.details!.expandedPriceImpact! as NonNullable<NonNullable<ReferenceQuote['details']>['expandedPriceImpact']> & {
+    const impact = quoted.body.details!.expandedPriceImpact! as NonNullable<
+      NonNullable<ReferenceQuote['details']>['expandedPriceImpact']
+    > & {
       service?: { usd?: string };
     };
     expect(impact.relay?.usd).toBeDefined();
@@ -75,7 +84,9 @@ describe('chains', () => {
   });
 
   it('GET /chains/health answers healthy for a served chain, and 400 for an unknown one', async () => {
-    expect((await get<ReferenceChainHealth>('getChainHealth', { query: { chainId: String(A) } })).body).toEqual({ healthy: true });
+    expect((await get<ReferenceChainHealth>('getChainHealth', { query: { chainId: String(A) } })).body).toEqual({
+      healthy: true,
+    });
     expect((await get<ReferenceChainHealth>('getChainHealth')).body).toEqual({ healthy: true });
     const unknown = await call(gateway.url, 'getChainHealth', { query: { chainId: '999999' } });
     expect(unknown.status).toBe(400);
@@ -102,7 +113,9 @@ describe('requests', () => {
       expect((data.feesUsd as Record<string, string>)[key], key).toBeDefined();
     }
     // The same money as the legacy split: gas + fixed + price = relayerGas + relayerService.
-    expect(BigInt(fees.gas!) + BigInt(fees.fixed!) + BigInt(fees.price!)).toBe(BigInt(fees.relayerGas!) + BigInt(fees.relayerService!));
+    expect(BigInt(fees.gas!) + BigInt(fees.fixed!) + BigInt(fees.price!)).toBe(
+      BigInt(fees.relayerGas!) + BigInt(fees.relayerService!),
+    );
     expect(data.expandedPriceImpact!.quoted!.relay).toEqual(quoted.body.details!.expandedPriceImpact!.relay);
   });
 });
@@ -126,18 +139,28 @@ describe('status', () => {
 
 describe('operations integrators call', () => {
   it('GET /requests/{id}/signature/v2 is the solver signature over both ends of the trade', async () => {
-    const { status, body } = await get<ReferenceSignatureV2>('getRequestSignatureV2', { path: `/requests/${quoted.requestId}/signature/v2` });
+    const { status, body } = await get<ReferenceSignatureV2>('getRequestSignatureV2', {
+      path: `/requests/${quoted.requestId}/signature/v2`,
+    });
     expect(status).toBe(200);
     const data = body.requestData!;
-    expect(data).toMatchObject({ originChainId: A, destinationChainId: B, destinationCurrency: token(B, 'usdc').toLowerCase() });
+    expect(data).toMatchObject({
+      originChainId: A,
+      destinationChainId: B,
+      destinationCurrency: token(B, 'usdc').toLowerCase(),
+    });
     const hash = attestationHashV2(quoted.requestId as Hex, data as Parameters<typeof attestationHashV2>[1]);
     const chains = await get<ReferenceChains>('getChains');
     const solver = chains.body.chains![0]!.solverAddresses![0]!;
-    expect((await recoverMessageAddress({ message: { raw: hash }, signature: body.signature as Hex })).toLowerCase()).toBe(solver.toLowerCase());
+    expect(
+      (await recoverMessageAddress({ message: { raw: hash }, signature: body.signature as Hex })).toLowerCase(),
+    ).toBe(solver.toLowerCase());
   });
 
   it('GET /currencies/token/price/v2 answers the exact decimal price', async () => {
-    const { body } = await get<ReferenceTokenPriceV2>('getTokenPriceV2', { query: { chainId: String(A), address: token(A, 'usdc') } });
+    const { body } = await get<ReferenceTokenPriceV2>('getTokenPriceV2', {
+      query: { chainId: String(A), address: token(A, 'usdc') },
+    });
     expect(body.price).toBe('1');
   });
 
@@ -148,7 +171,9 @@ describe('operations integrators call', () => {
     expect(before.body.every((c) => c.chainId === B)).toBe(true);
     // The quoted USDC bridge to B is filled: USDC on B becomes the most bought currency there.
     await move(quoted.requestId, { status: 'success' });
-    const { body } = await get<ReferenceTrending>('getTrendingCurrencies', { query: { chainId: String(B), limit: '3' } });
+    const { body } = await get<ReferenceTrending>('getTrendingCurrencies', {
+      query: { chainId: String(B), limit: '3' },
+    });
     expect(body[0]!.address!.toLowerCase()).toBe(token(B, 'usdc').toLowerCase());
     const external = await call(gateway.url, 'getTrendingCurrencies', { query: { sortBy: 'coingecko6hTrending' } });
     expect(external.status).toBe(400);

@@ -13,9 +13,19 @@ import type { components, paths as OurPaths } from '../../generated/openapi/type
 
 type Schemas = components['schemas'];
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
-type Ok<P extends keyof ReferencePaths, M extends keyof ReferencePaths[P]> = ReferencePaths[P][M] extends { responses: { 200: infer R } } ? Json<R> : never;
-type OurOk<P extends keyof OurPaths, M extends keyof OurPaths[P]> = OurPaths[P][M] extends { responses: { 200: infer R } } ? Json<R> : never;
-type Query<Paths, P extends keyof Paths> = Paths[P] extends { get: { parameters: { query?: infer Q } } } ? NonNullable<Q> : never;
+type Ok<P extends keyof ReferencePaths, M extends keyof ReferencePaths[P]> = ReferencePaths[P][M] extends {
+  responses: { 200: infer R };
+}
+  ? Json<R>
+  : never;
+type OurOk<P extends keyof OurPaths, M extends keyof OurPaths[P]> = OurPaths[P][M] extends {
+  responses: { 200: infer R };
+}
+  ? Json<R>
+  : never;
+type Query<Paths, P extends keyof Paths> = Paths[P] extends { get: { parameters: { query?: infer Q } } }
+  ? NonNullable<Q>
+  : never;
 type Present<T> = Exclude<T, null | undefined>;
 type Element<T> = T extends ReadonlyArray<infer E> ? E : never;
 
@@ -31,7 +41,9 @@ type RefQuote = Ok<'/quote/v2', 'post'>;
 type RefImpact = Present<Present<RefQuote['details']>['expandedPriceImpact']>;
 export type QuoteImpactKeys = ExpectNone<MissingKeys<Schemas['ExpandedPriceImpact'], RefImpact>>;
 type RefSponsorship = Present<Present<RefQuote['feeSponsorship']>['quoted']>;
-export type SponsorshipComponentKeys = ExpectNone<MissingKeys<Schemas['FeeSponsorshipPhase']['components'], RefSponsorship['components']>>;
+export type SponsorshipComponentKeys = ExpectNone<
+  MissingKeys<Schemas['FeeSponsorshipPhase']['components'], RefSponsorship['components']>
+>;
 export type SponsorshipSelectsRelay = ExpectAssignable<'relay', Schemas['SponsoredFeeComponent']>;
 
 // Chains: `contracts.relayReceiver`.
@@ -43,27 +55,52 @@ type RefRequestV2 = Element<Present<Ok<'/requests/v2', 'get'>['requests']>>;
 type RefDataV2 = Present<RefRequestV2['data']>;
 export type RequestV2FeeKeys = ExpectNone<MissingKeys<Schemas['RequestV2Fees'], RefDataV2['fees']>>;
 export type RequestV2FeeUsdKeys = ExpectNone<MissingKeys<Schemas['RequestV2FeesUsd'], RefDataV2['feesUsd']>>;
-export type RequestV2ImpactKeys = ExpectNone<MissingKeys<Schemas['ExpandedPriceImpact'], Present<Present<RefDataV2['expandedPriceImpact']>['quoted']>>>;
+export type RequestV2ImpactKeys = ExpectNone<
+  MissingKeys<Schemas['ExpandedPriceImpact'], Present<Present<RefDataV2['expandedPriceImpact']>['quoted']>>
+>;
 
 // /requests/v3 and v2: every query parameter the reference declares is declared here (applied, or refused
 // with a 400 naming it), so none is silently ignored.
-export type RequestsV3Query = ExpectNone<MissingKeys<Query<OurPaths, '/requests/v3'>, Query<ReferencePaths, '/requests/v3'>>>;
-export type RequestsV3Fees = ExpectNone<MissingKeys<Schemas['RequestFeeBreakdownV3'], Present<Present<Present<Element<Present<Ok<'/requests/v3', 'get'>['requests']>>['data']>['fees']>['quoted']>>>;
+export type RequestsV3Query = ExpectNone<
+  MissingKeys<Query<OurPaths, '/requests/v3'>, Query<ReferencePaths, '/requests/v3'>>
+>;
+export type RequestsV3Fees = ExpectNone<
+  MissingKeys<
+    Schemas['RequestFeeBreakdownV3'],
+    Present<Present<Present<Element<Present<Ok<'/requests/v3', 'get'>['requests']>>['data']>['fees']>['quoted']>
+  >
+>;
 
 // Status: v3 `details` is text; the v2 operation exists with the reference's keys and statuses.
-export type StatusV3Details = ExpectAssignable<Present<OurOk<'/intents/status/v3', 'get'>['details']>, Present<Ok<'/intents/status/v3', 'get'>['details']>>;
+export type StatusV3Details = ExpectAssignable<
+  Present<OurOk<'/intents/status/v3', 'get'>['details']>,
+  Present<Ok<'/intents/status/v3', 'get'>['details']>
+>;
 export type StatusV2Keys = ExpectNone<MissingKeys<OurOk<'/intents/status/v2', 'get'>, Ok<'/intents/status/v2', 'get'>>>;
-export type StatusV2Status = ExpectAssignable<OurOk<'/intents/status/v2', 'get'>['status'], Present<Ok<'/intents/status/v2', 'get'>['status']>>;
-export type StatusV2Details = ExpectAssignable<Present<OurOk<'/intents/status/v2', 'get'>['details']>, Present<Ok<'/intents/status/v2', 'get'>['details']>>;
+export type StatusV2Status = ExpectAssignable<
+  OurOk<'/intents/status/v2', 'get'>['status'],
+  Present<Ok<'/intents/status/v2', 'get'>['status']>
+>;
+export type StatusV2Details = ExpectAssignable<
+  Present<OurOk<'/intents/status/v2', 'get'>['details']>,
+  Present<Ok<'/intents/status/v2', 'get'>['details']>
+>;
 
 // Operations integrators call: present, with the reference's keys and types.
 type RefSignatureV2 = Ok<'/requests/{requestId}/signature/v2', 'get'>;
 type OurSignatureV2 = OurOk<'/requests/{requestId}/signature/v2', 'get'>;
 export type SignatureV2Keys = ExpectNone<MissingKeys<OurSignatureV2['requestData'], RefSignatureV2['requestData']>>;
 export type SignatureV2Types = ExpectAssignable<OurSignatureV2, Present<RefSignatureV2>>;
-export type TokenPriceV2 = ExpectAssignable<OurOk<'/currencies/token/price/v2', 'get'>, Ok<'/currencies/token/price/v2', 'get'>>;
-export type TrendingItemKeys = ExpectNone<MissingKeys<Element<OurOk<'/currencies/trending', 'get'>>, Element<Ok<'/currencies/trending', 'get'>>>>;
-export type TrendingQuery = ExpectNone<MissingKeys<Query<OurPaths, '/currencies/trending'>, Query<ReferencePaths, '/currencies/trending'>>>;
+export type TokenPriceV2 = ExpectAssignable<
+  OurOk<'/currencies/token/price/v2', 'get'>,
+  Ok<'/currencies/token/price/v2', 'get'>
+>;
+export type TrendingItemKeys = ExpectNone<
+  MissingKeys<Element<OurOk<'/currencies/trending', 'get'>>, Element<Ok<'/currencies/trending', 'get'>>>
+>;
+export type TrendingQuery = ExpectNone<
+  MissingKeys<Query<OurPaths, '/currencies/trending'>, Query<ReferencePaths, '/currencies/trending'>>
+>;
 export type ChainHealth = ExpectAssignable<OurOk<'/chains/health', 'get'>, Ok<'/chains/health', 'get'>>;
 
 /** The reference's response types, for the runtime suite to type what it reads. */

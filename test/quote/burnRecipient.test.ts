@@ -49,7 +49,12 @@ async function countRequests(): Promise<number> {
 async function expectRefused(operation: 'getQuote' | 'getPrice', body: object, field: string): Promise<string> {
   const before = await countRequests();
   const response = await call(gateway.url, operation, { body });
-  expect(response.body, JSON.stringify(response.body)).toEqual({ message: expect.any(String), errorCode: 'INVALID_RECIPIENT', errorData: field, statusCode: 400 });
+  expect(response.body, JSON.stringify(response.body)).toEqual({
+    message: expect.any(String),
+    errorCode: 'INVALID_RECIPIENT',
+    errorData: field,
+    statusCode: 400,
+  });
   expect(response.status).toBe(400);
   expect(await countRequests(), 'a refused quote stored a request').toBe(before);
   return response.body.message;
@@ -80,14 +85,30 @@ describe('burn addresses as recipients (REST)', () => {
   });
 
   it('refuses burn addresses as app-fee recipient', async () => {
-    await expectRefused('getQuote', { ...ethBridge(), appFees: [{ recipient: user(2), fee: '10' }, { recipient: zeroAddress, fee: '10' }] }, 'appFees[1].recipient');
-    await expectRefused('getQuote', { ...ethBridge(), appFees: [{ recipient: DEAD_2069, fee: '10' }] }, 'appFees[0].recipient');
+    await expectRefused(
+      'getQuote',
+      {
+        ...ethBridge(),
+        appFees: [
+          { recipient: user(2), fee: '10' },
+          { recipient: zeroAddress, fee: '10' },
+        ],
+      },
+      'appFees[1].recipient',
+    );
+    await expectRefused(
+      'getQuote',
+      { ...ethBridge(), appFees: [{ recipient: DEAD_2069, fee: '10' }] },
+      'appFees[0].recipient',
+    );
   });
 
   it('still quotes the zero address as a currency (native) and an ordinary address next to the burn range', async () => {
     const before = await countRequests();
     const nextToRange: Address = '0x0000000000000000000000000000000000010000';
-    const response = await call(gateway.url, 'getQuote', { body: { ...ethBridge(), recipient: nextToRange, refundTo: user(1), appFees: [{ recipient: user(2), fee: '10' }] } });
+    const response = await call(gateway.url, 'getQuote', {
+      body: { ...ethBridge(), recipient: nextToRange, refundTo: user(1), appFees: [{ recipient: user(2), fee: '10' }] },
+    });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.details.recipient.toLowerCase()).toBe(nextToRange);
     expect(response.body.details.currencyOut.currency.address).toBe(zeroAddress);
@@ -113,12 +134,16 @@ describe('burn addresses as recipients (GraphQL)', () => {
     await expectGraphQLRefused(QUOTE, { ...ethBridge(), recipient: zeroAddress }, 'recipient');
     await expectGraphQLRefused(PRICE, { ...ethBridge(), recipient: DEAD }, 'recipient');
     await expectGraphQLRefused(QUOTE, { ...ethBridge(), refundTo: zeroAddress }, 'refundTo');
-    await expectGraphQLRefused(QUOTE, { ...ethBridge(), appFees: [{ recipient: zeroAddress, fee: 10 }] }, 'appFees[0].recipient');
+    await expectGraphQLRefused(
+      QUOTE,
+      { ...ethBridge(), appFees: [{ recipient: zeroAddress, fee: 10 }] },
+      'appFees[0].recipient',
+    );
   });
 
   it('still quotes the native currency (zero address) to an ordinary recipient', async () => {
     const { body } = await post(gateway.url, QUOTE, { input: { ...ethBridge(), recipient: user(1) } });
     expect(body.errors, JSON.stringify(body)).toBeUndefined();
-    expect((body.data as any).quote.details.recipient).toBe(user(1));
+    expect(body.data.quote.details.recipient).toBe(user(1));
   });
 });

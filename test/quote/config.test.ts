@@ -23,11 +23,21 @@ const config = (query: Record<string, string>) => call(gateway.url, 'getConfig',
 describe('GET /config/v2', () => {
   it('reports the solver balance on the destination and the user balance on the origin, in smallest units', async () => {
     const user = gateway.devnet.descriptor.accounts[0]!.address;
-    const { status, body } = await config({ originChainId: String(chainA.chainId), destinationChainId: String(chainB.chainId), user, currency: 'usdc' });
+    const { status, body } = await config({
+      originChainId: String(chainA.chainId),
+      destinationChainId: String(chainB.chainId),
+      user,
+      currency: 'usdc',
+    });
     expect(status).toBe(200);
     const solver = gateway.devnet.descriptor.solver.address;
     const readBalance = (chain: DevnetChain, owner: `0x${string}`) =>
-      publicClientOf(chain).readContract({ address: tokenOf(chain, 'USDC'), abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+      publicClientOf(chain).readContract({
+        address: tokenOf(chain, 'USDC'),
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [owner],
+      });
     expect(body).toMatchObject({ enabled: true, supportsExternalLiquidity: false, solver: { address: solver } });
     expect(BigInt(body.solver.balance)).toBe(await readBalance(chainB, solver));
     expect(body.solver.capacityPerRequest).toBe(body.solver.balance);
@@ -37,10 +47,17 @@ describe('GET /config/v2', () => {
   });
 
   it('quotes the indicative fee of a transfer: what an EXACT_INPUT bridge of the route keeps', async () => {
-    const { body } = await config({ originChainId: String(chainA.chainId), destinationChainId: String(chainB.chainId) });
+    const { body } = await config({
+      originChainId: String(chainA.chainId),
+      destinationChainId: String(chainB.chainId),
+    });
     expect(BigInt(body.fee)).toBeGreaterThan(0n);
     const account = gateway.devnet.descriptor.accounts[0]!;
-    const quote = await requestQuote(gateway, account, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: '50000000000000000' });
+    const quote = await requestQuote(gateway, account, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: '50000000000000000',
+    });
     const kept = BigInt(quote.details.currencyIn.amount) - BigInt(quote.details.currencyOut.amount);
     // Same route, same cached gas estimate and gas price within a block: the same execution fee.
     expect(kept).toBe(BigInt(body.fee));
@@ -49,9 +66,17 @@ describe('GET /config/v2', () => {
   it('answers unknown chains and currencies with the error shape', async () => {
     const unknownChain = await config({ originChainId: '999', destinationChainId: String(chainB.chainId) });
     expect(unknownChain).toMatchObject({ status: 400, body: { errorCode: 'UNSUPPORTED_CHAIN' } });
-    const unknownCurrency = await config({ originChainId: String(chainA.chainId), destinationChainId: String(chainB.chainId), currency: 'doge' });
+    const unknownCurrency = await config({
+      originChainId: String(chainA.chainId),
+      destinationChainId: String(chainB.chainId),
+      currency: 'doge',
+    });
     expect(unknownCurrency).toMatchObject({ status: 400, body: { errorCode: 'UNSUPPORTED_CURRENCY' } });
-    const badUser = await config({ originChainId: String(chainA.chainId), destinationChainId: String(chainB.chainId), user: 'nobody' });
+    const badUser = await config({
+      originChainId: String(chainA.chainId),
+      destinationChainId: String(chainB.chainId),
+      user: 'nobody',
+    });
     expect(badUser).toMatchObject({ status: 400, body: { errorCode: 'INVALID_ADDRESS' } });
   });
 });

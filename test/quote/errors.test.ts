@@ -9,7 +9,17 @@
  * the user's balance fails after the quote's request is stored.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, encodeFunctionData, http, parseEther, parseUnits, zeroAddress, type Address, type Hex } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  encodeFunctionData,
+  http,
+  parseEther,
+  parseUnits,
+  zeroAddress,
+  type Address,
+  type Hex,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { priceFeedAbi } from '../../generated/contracts/index.js';
 import { devnetViemChain, type DevnetChain } from '../../src/chain/devnet.js';
@@ -31,7 +41,11 @@ const MNR_USD = parseUnits('0.5', 8);
 /** A code-less address used as a price feed. */
 const NO_CODE_FEED: Address = '0x00000000000000000000000000000000DeaDBeef';
 
-const keys = { sponsor: 'quote-errors-sponsor-key', plain: 'quote-errors-plain-key', revoked: 'quote-errors-revoked-key' };
+const keys = {
+  sponsor: 'quote-errors-sponsor-key',
+  plain: 'quote-errors-plain-key',
+  revoked: 'quote-errors-revoked-key',
+};
 
 let gateway: TestGateway;
 /** Same devnet, chains A (no fills: depositEnabled false), B (MNR unpriced, WETH on a dead feed, USDT not bridgeable), C (disabled). */
@@ -62,7 +76,12 @@ const base = () => ({
 });
 
 /** An ETH bridge from A to B, the base of the call (`txs`) cases: 0.01 ETH in. */
-const ethToB = () => ({ ...base(), originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString() });
+const ethToB = () => ({
+  ...base(),
+  originCurrency: zeroAddress,
+  destinationCurrency: zeroAddress,
+  amount: parseEther('0.01').toString(),
+});
 
 async function countRequests(server: GatewayServer): Promise<number> {
   const { db } = server.database;
@@ -79,15 +98,27 @@ interface Expected {
 }
 
 /** Quotes `body` on `target`, asserts the error and that no request was stored; returns the body. */
-async function expectQuoteError(body: object, expected: Expected, options: { headers?: Record<string, string>; target?: Target } = {}) {
+async function expectQuoteError(
+  body: object,
+  expected: Expected,
+  options: { headers?: Record<string, string>; target?: Target } = {},
+) {
   const target = options.target ?? { url: gateway.url, server: gateway.server };
   const before = await countRequests(target.server);
-  const response = await call(target.url, 'getQuote', { body, ...(options.headers ? { headers: options.headers } : {}) });
-  expect(response.body, JSON.stringify(response.body)).toMatchObject({ errorCode: expected.code, statusCode: expected.status });
+  const response = await call(target.url, 'getQuote', {
+    body,
+    ...(options.headers ? { headers: options.headers } : {}),
+  });
+  expect(response.body, JSON.stringify(response.body)).toMatchObject({
+    errorCode: expected.code,
+    statusCode: expected.status,
+  });
   expect(response.status).toBe(expected.status);
   expect(typeof response.body.message).toBe('string');
   expect(response.body.message.length).toBeGreaterThan(0);
-  expect(Object.keys(response.body).every((key) => ['message', 'errorCode', 'errorData', 'statusCode'].includes(key))).toBe(true);
+  expect(
+    Object.keys(response.body).every((key) => ['message', 'errorCode', 'errorData', 'statusCode'].includes(key)),
+  ).toBe(true);
   if (expected.data !== undefined) {
     if (typeof expected.data === 'string') expect(response.body.errorData).toBe(expected.data);
     else expect(response.body.errorData).toMatch(expected.data);
@@ -118,7 +149,8 @@ function variantChains(chains: ChainConfig[]): ChainConfig[] {
           const { price: _price, ...unpriced } = currency;
           return unpriced;
         }
-        if (currency.id === 'weth') return { ...currency, price: { kind: 'aggregatorV3' as const, feed: NO_CODE_FEED } };
+        if (currency.id === 'weth')
+          return { ...currency, price: { kind: 'aggregatorV3' as const, feed: NO_CODE_FEED } };
         if (currency.id === 'usdt') return { ...currency, supportsBridging: false };
         return currency;
       }),
@@ -154,7 +186,10 @@ beforeAll(async () => {
         balanceOf: async (chainId) => {
           await sleep(300);
           storedWhileReading.push(await countRequests(walletFailsServer));
-          throw new GatewayError('RPC_HTTP_ERROR', `RPC of chain ${chainId} failed while reading the native balance: HTTP 502`);
+          throw new GatewayError(
+            'RPC_HTTP_ERROR',
+            `RPC of chain ${chainId} failed while reading the native balance: HTTP 502`,
+          );
         },
       }),
     });
@@ -167,9 +202,27 @@ beforeAll(async () => {
   }
   const { db } = gateway.server.database;
   const now = Date.now();
-  await insertApiKey(db, { id: 'sponsor', name: 'Sponsor', keyHash: hashApiKey(keys.sponsor), sponsorshipEnabled: true, now });
-  await insertApiKey(db, { id: 'plain', name: 'Plain', keyHash: hashApiKey(keys.plain), sponsorshipEnabled: false, now });
-  await insertApiKey(db, { id: 'revoked', name: 'Revoked', keyHash: hashApiKey(keys.revoked), sponsorshipEnabled: true, now });
+  await insertApiKey(db, {
+    id: 'sponsor',
+    name: 'Sponsor',
+    keyHash: hashApiKey(keys.sponsor),
+    sponsorshipEnabled: true,
+    now,
+  });
+  await insertApiKey(db, {
+    id: 'plain',
+    name: 'Plain',
+    keyHash: hashApiKey(keys.plain),
+    sponsorshipEnabled: false,
+    now,
+  });
+  await insertApiKey(db, {
+    id: 'revoked',
+    name: 'Revoked',
+    keyHash: hashApiKey(keys.revoked),
+    sponsorshipEnabled: true,
+    now,
+  });
   await db.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', 'revoked').execute();
 }, 120_000);
 
@@ -186,7 +239,10 @@ describe('POST /quote/v2 errors', () => {
 
   it('AMOUNT_TOO_LOW: a zero amount', async () => {
     await expectQuoteError({ ...base(), amount: '0' }, { status: 400, code: 'AMOUNT_TOO_LOW' });
-    await expectQuoteError({ ...base(), amount: '0', tradeType: 'EXACT_OUTPUT' }, { status: 400, code: 'AMOUNT_TOO_LOW' });
+    await expectQuoteError(
+      { ...base(), amount: '0', tradeType: 'EXACT_OUTPUT' },
+      { status: 400, code: 'AMOUNT_TOO_LOW' },
+    );
   });
 
   it('AMOUNT_TOO_LOW: an EXACT_INPUT amount smaller than the fees', async () => {
@@ -198,28 +254,47 @@ describe('POST /quote/v2 errors', () => {
   it('AMOUNT_TOO_LOW: a same-chain swap worth less than USD 0.05 (fees sponsored, so only the minimum applies)', async () => {
     const swap = { ...base(), destinationChainId: A, destinationCurrency: token(A, 'usdt'), subsidizeFees: true };
     const headers = { 'x-api-key': keys.sponsor };
-    await expectQuoteError({ ...swap, amount: '49999' }, { status: 400, code: 'AMOUNT_TOO_LOW', message: /same-chain/i }, { headers });
+    await expectQuoteError(
+      { ...swap, amount: '49999' },
+      { status: 400, code: 'AMOUNT_TOO_LOW', message: /same-chain/i },
+      { headers },
+    );
     const quote = await expectQuote({ ...swap, amount: '50000' }, headers);
     expect(quote.details.operation).toBe('swap');
   });
 
   it('INVALID_ADDRESS: user, recipient and refundTo, naming the field', async () => {
     await expectQuoteError({ ...base(), user: '0x1234' }, { status: 400, code: 'INVALID_ADDRESS', data: 'user' });
-    await expectQuoteError({ ...base(), recipient: 'not-an-address' }, { status: 400, code: 'INVALID_ADDRESS', data: 'recipient' });
-    await expectQuoteError({ ...base(), refundTo: `0x${'zz'.repeat(20)}` }, { status: 400, code: 'INVALID_ADDRESS', data: 'refundTo' });
+    await expectQuoteError(
+      { ...base(), recipient: 'not-an-address' },
+      { status: 400, code: 'INVALID_ADDRESS', data: 'recipient' },
+    );
+    await expectQuoteError(
+      { ...base(), refundTo: `0x${'zz'.repeat(20)}` },
+      { status: 400, code: 'INVALID_ADDRESS', data: 'refundTo' },
+    );
   });
 
   it('INVALID_RECIPIENT: a token contract on the destination', async () => {
     await expectQuoteError({ ...base(), recipient: token(B, 'usdt') }, { status: 400, code: 'INVALID_RECIPIENT' });
-    await expectQuoteError({ ...base(), recipient: token(B, 'usdc').toLowerCase() }, { status: 400, code: 'INVALID_RECIPIENT' });
+    await expectQuoteError(
+      { ...base(), recipient: token(B, 'usdc').toLowerCase() },
+      { status: 400, code: 'INVALID_RECIPIENT' },
+    );
   });
 
   it('INVALID_INPUT_CURRENCY and INVALID_OUTPUT_CURRENCY: currencies the chain does not list', async () => {
     const unknown = '0x000000000000000000000000000000000000dEaD';
     await expectQuoteError({ ...base(), originCurrency: unknown }, { status: 400, code: 'INVALID_INPUT_CURRENCY' });
     await expectQuoteError({ ...base(), originCurrency: 'DOGE' }, { status: 400, code: 'INVALID_INPUT_CURRENCY' });
-    await expectQuoteError({ ...base(), destinationCurrency: unknown }, { status: 400, code: 'INVALID_OUTPUT_CURRENCY' });
-    await expectQuoteError({ ...base(), destinationCurrency: 'DOGE' }, { status: 400, code: 'INVALID_OUTPUT_CURRENCY' });
+    await expectQuoteError(
+      { ...base(), destinationCurrency: unknown },
+      { status: 400, code: 'INVALID_OUTPUT_CURRENCY' },
+    );
+    await expectQuoteError(
+      { ...base(), destinationCurrency: 'DOGE' },
+      { status: 400, code: 'INVALID_OUTPUT_CURRENCY' },
+    );
   });
 
   it('UNSUPPORTED_CHAIN: an origin or destination chain the gateway does not serve', async () => {
@@ -231,8 +306,18 @@ describe('POST /quote/v2 errors', () => {
     const target = variant;
     const toB = { ...base(), originChainId: C, originCurrency: token(C, 'usdc') };
     await expectQuoteError(toB, { status: 400, code: 'CHAIN_DISABLED' }, { target });
-    await expectQuoteError({ ...base(), destinationChainId: C, destinationCurrency: token(C, 'usdc') }, { status: 400, code: 'CHAIN_DISABLED' }, { target });
-    const toA = { ...base(), originChainId: B, originCurrency: token(B, 'usdc'), destinationChainId: A, destinationCurrency: token(A, 'usdc') };
+    await expectQuoteError(
+      { ...base(), destinationChainId: C, destinationCurrency: token(C, 'usdc') },
+      { status: 400, code: 'CHAIN_DISABLED' },
+      { target },
+    );
+    const toA = {
+      ...base(),
+      originChainId: B,
+      originCurrency: token(B, 'usdc'),
+      destinationChainId: A,
+      destinationCurrency: token(A, 'usdc'),
+    };
     await expectQuoteError(toA, { status: 400, code: 'CHAIN_DISABLED' }, { target });
   });
 
@@ -240,16 +325,31 @@ describe('POST /quote/v2 errors', () => {
     const target = variant;
     const onB = { ...base(), originChainId: B, destinationChainId: B };
     await expectQuoteError(
-      { ...onB, originCurrency: token(B, 'mnr'), destinationCurrency: token(B, 'usdc'), amount: parseUnits('100', 18).toString() },
+      {
+        ...onB,
+        originCurrency: token(B, 'mnr'),
+        destinationCurrency: token(B, 'usdc'),
+        amount: parseUnits('100', 18).toString(),
+      },
       { status: 400, code: 'UNSUPPORTED_CURRENCY' },
       { target },
     );
-    await expectQuoteError({ ...onB, originCurrency: token(B, 'usdc'), destinationCurrency: token(B, 'mnr') }, { status: 400, code: 'UNSUPPORTED_CURRENCY' }, { target });
+    await expectQuoteError(
+      { ...onB, originCurrency: token(B, 'usdc'), destinationCurrency: token(B, 'mnr') },
+      { status: 400, code: 'UNSUPPORTED_CURRENCY' },
+      { target },
+    );
   });
 
   it('UNSUPPORTED_ROUTE: the same currency on the same chain to the same address', async () => {
-    await expectQuoteError({ ...base(), destinationChainId: A, destinationCurrency: token(A, 'usdc') }, { status: 400, code: 'UNSUPPORTED_ROUTE' });
-    await expectQuoteError({ ...base(), destinationChainId: A, destinationCurrency: token(A, 'usdc'), recipient: user() }, { status: 400, code: 'UNSUPPORTED_ROUTE' });
+    await expectQuoteError(
+      { ...base(), destinationChainId: A, destinationCurrency: token(A, 'usdc') },
+      { status: 400, code: 'UNSUPPORTED_ROUTE' },
+    );
+    await expectQuoteError(
+      { ...base(), destinationChainId: A, destinationCurrency: token(A, 'usdc'), recipient: user() },
+      { status: 400, code: 'UNSUPPORTED_ROUTE' },
+    );
   });
 
   it('UNSUPPORTED_ROUTE: a currency that does not support bridging, across chains', async () => {
@@ -257,11 +357,20 @@ describe('POST /quote/v2 errors', () => {
     await expectQuoteError(usdt, { status: 400, code: 'UNSUPPORTED_ROUTE' }, { target: variant });
   });
 
-  it('NO_SWAP_ROUTES_FOUND: the gateway\'s only swap source excluded, or not among the included ones', async () => {
+  it("NO_SWAP_ROUTES_FOUND: the gateway's only swap source excluded, or not among the included ones", async () => {
     const swap = { ...base(), destinationCurrency: token(B, 'usdt') };
-    await expectQuoteError({ ...swap, excludedSwapSources: [SWAP_SOURCE] }, { status: 400, code: 'NO_SWAP_ROUTES_FOUND' });
-    await expectQuoteError({ ...swap, includedSwapSources: ['uniswap-v3', 'curve'] }, { status: 400, code: 'NO_SWAP_ROUTES_FOUND' });
-    await expectQuoteError({ ...swap, includedDestinationSwapSources: ['uniswap-v3'] }, { status: 400, code: 'NO_SWAP_ROUTES_FOUND' });
+    await expectQuoteError(
+      { ...swap, excludedSwapSources: [SWAP_SOURCE] },
+      { status: 400, code: 'NO_SWAP_ROUTES_FOUND' },
+    );
+    await expectQuoteError(
+      { ...swap, includedSwapSources: ['uniswap-v3', 'curve'] },
+      { status: 400, code: 'NO_SWAP_ROUTES_FOUND' },
+    );
+    await expectQuoteError(
+      { ...swap, includedDestinationSwapSources: ['uniswap-v3'] },
+      { status: 400, code: 'NO_SWAP_ROUTES_FOUND' },
+    );
     // Naming it is fine.
     await expectQuote({ ...swap, includedSwapSources: [SWAP_SOURCE], excludedSwapSources: ['uniswap-v3'] });
   });
@@ -283,16 +392,31 @@ describe('POST /quote/v2 errors', () => {
     for (const slippageTolerance of ['-1', '10001', '1.5', 'abc']) {
       await expectQuoteError({ ...base(), slippageTolerance }, { status: 400, code: 'INVALID_SLIPPAGE_TOLERANCE' });
     }
-    await expectQuoteError({ ...base(), latePaymentSlippageTolerance: '10001' }, { status: 400, code: 'INVALID_SLIPPAGE_TOLERANCE' });
+    await expectQuoteError(
+      { ...base(), latePaymentSlippageTolerance: '10001' },
+      { status: 400, code: 'INVALID_SLIPPAGE_TOLERANCE' },
+    );
   });
 
-  it('INVALID_EXTRA_TXS: a call without `to`, a call to the solver\'s contracts, a gas limit too small', async () => {
-    await expectQuoteError({ ...ethToB(), txs: [{ value: '0', data: '0x' }] }, { status: 400, code: 'INVALID_EXTRA_TXS', data: 'txs/0/to' });
+  it("INVALID_EXTRA_TXS: a call without `to`, a call to the solver's contracts, a gas limit too small", async () => {
     await expectQuoteError(
-      { ...ethToB(), txs: [{ to: user(1), value: '0', data: '0x' }, { to: chain(B).contracts.onlyOwnerMulticaller, value: '0', data: '0x' }] },
+      { ...ethToB(), txs: [{ value: '0', data: '0x' }] },
+      { status: 400, code: 'INVALID_EXTRA_TXS', data: 'txs/0/to' },
+    );
+    await expectQuoteError(
+      {
+        ...ethToB(),
+        txs: [
+          { to: user(1), value: '0', data: '0x' },
+          { to: chain(B).contracts.onlyOwnerMulticaller, value: '0', data: '0x' },
+        ],
+      },
       { status: 400, code: 'INVALID_EXTRA_TXS', data: 'txs/1/to' },
     );
-    await expectQuoteError({ ...ethToB(), txs: [{ to: user(1), value: '0', data: '0x' }], txsGasLimit: 21_000 }, { status: 400, code: 'INVALID_EXTRA_TXS' });
+    await expectQuoteError(
+      { ...ethToB(), txs: [{ to: user(1), value: '0', data: '0x' }], txsGasLimit: 21_000 },
+      { status: 400, code: 'INVALID_EXTRA_TXS' },
+    );
   });
 
   it('INVALID_EXTRA_TXS: calls that send more native value than the fill delivers', async () => {
@@ -306,12 +430,19 @@ describe('POST /quote/v2 errors', () => {
   });
 
   it('INVALID_EXTRA_TXS: EXACT_INPUT calls that send more native value than the whole input (a value error, not a failed simulation)', async () => {
-    await expectQuoteError({ ...ethToB(), txs: [{ to: user(1), value: parseEther('1').toString(), data: '0x' }] }, { status: 400, code: 'INVALID_EXTRA_TXS' });
+    await expectQuoteError(
+      { ...ethToB(), txs: [{ to: user(1), value: parseEther('1').toString(), data: '0x' }] },
+      { status: 400, code: 'INVALID_EXTRA_TXS' },
+    );
   });
 
   it('INVALID_EXTRA_TXS: EXACT_OUTPUT calls that send more native value than the exact output', async () => {
     await expectQuoteError(
-      { ...ethToB(), tradeType: 'EXACT_OUTPUT', txs: [{ to: user(1), value: parseEther('0.02').toString(), data: '0x' }] },
+      {
+        ...ethToB(),
+        tradeType: 'EXACT_OUTPUT',
+        txs: [{ to: user(1), value: parseEther('0.02').toString(), data: '0x' }],
+      },
       { status: 400, code: 'INVALID_EXTRA_TXS' },
     );
   });
@@ -327,7 +458,10 @@ describe('POST /quote/v2 errors', () => {
     // Only the feed's owner may set answers: from the multicaller the call reverts with Unauthorized(multicaller).
     const feed = chain(B).tokens.find((t) => t.id === 'usdc')!.priceFeed;
     const data = encodeFunctionData({ abi: priceFeedAbi, functionName: 'setAnswer', args: [1n] });
-    const body = await expectQuoteError({ ...ethToB(), txs: [{ to: feed, value: '0', data }] }, { status: 400, code: 'DESTINATION_TX_FAILED' });
+    const body = await expectQuoteError(
+      { ...ethToB(), txs: [{ to: feed, value: '0', data }] },
+      { status: 400, code: 'DESTINATION_TX_FAILED' },
+    );
     expect(body.errorData.toLowerCase()).toBe(`unauthorized(${chain(B).contracts.multicaller.toLowerCase()})`);
   });
 
@@ -349,8 +483,18 @@ describe('POST /quote/v2 errors', () => {
   });
 
   it('PRICE_FETCH_FAILED (503): a price feed with no code', async () => {
-    const onB = { ...base(), originChainId: B, destinationChainId: B, originCurrency: token(B, 'weth'), destinationCurrency: token(B, 'usdc') };
-    const body = await expectQuoteError({ ...onB, amount: parseEther('1').toString() }, { status: 503, code: 'PRICE_FETCH_FAILED' }, { target: variant });
+    const onB = {
+      ...base(),
+      originChainId: B,
+      destinationChainId: B,
+      originCurrency: token(B, 'weth'),
+      destinationCurrency: token(B, 'usdc'),
+    };
+    const body = await expectQuoteError(
+      { ...onB, amount: parseEther('1').toString() },
+      { status: 503, code: 'PRICE_FETCH_FAILED' },
+      { target: variant },
+    );
     expect(body.message).toContain(NO_CODE_FEED);
   });
 
@@ -358,11 +502,20 @@ describe('POST /quote/v2 errors', () => {
     const devnetChain = chain(A);
     const viemChain = devnetViemChain(devnetChain);
     const transport = http(devnetChain.rpcUrl);
-    const owner = createWalletClient({ account: privateKeyToAccount(gateway.devnet.descriptor.deployer.privateKey), chain: viemChain, transport });
+    const owner = createWalletClient({
+      account: privateKeyToAccount(gateway.devnet.descriptor.deployer.privateKey),
+      chain: viemChain,
+      transport,
+    });
     const client = createPublicClient({ chain: viemChain, transport, pollingInterval: 50 });
     const feed = devnetChain.tokens.find((t) => t.id === 'mnr')!.priceFeed;
     const setAnswer = async (answer: bigint) => {
-      const hash = await owner.writeContract({ address: feed, abi: priceFeedAbi, functionName: 'setAnswer', args: [answer] });
+      const hash = await owner.writeContract({
+        address: feed,
+        abi: priceFeedAbi,
+        functionName: 'setAnswer',
+        args: [answer],
+      });
       expect((await client.waitForTransactionReceipt({ hash, pollingInterval: 50 })).status).toBe('success');
     };
     // MNR on A is priced nowhere else in this file; the wait outlives the gateway's one-block price cache anyway.
@@ -387,20 +540,33 @@ describe('POST /quote/v2 errors', () => {
   });
 
   it('FORBIDDEN (403): subsidizeFees with a key whose sponsorship is disabled', async () => {
-    await expectQuoteError({ ...base(), subsidizeFees: true }, { status: 403, code: 'FORBIDDEN' }, { headers: { 'x-api-key': keys.plain } });
+    await expectQuoteError(
+      { ...base(), subsidizeFees: true },
+      { status: 403, code: 'FORBIDDEN' },
+      { headers: { 'x-api-key': keys.plain } },
+    );
   });
 
   it('INVALID_INPUT: options the gateway does not support, naming the field', async () => {
     await expectQuoteError({ ...base(), usePermit: true }, { status: 400, code: 'INVALID_INPUT', data: 'usePermit' });
-    await expectQuoteError({ ...base(), useDepositAddress: true }, { status: 400, code: 'INVALID_INPUT', data: 'useDepositAddress' });
+    await expectQuoteError(
+      { ...base(), useDepositAddress: true },
+      { status: 400, code: 'INVALID_INPUT', data: 'useDepositAddress' },
+    );
     // Turned off explicitly, they are no problem.
     await expectQuote({ ...base(), usePermit: false, useDepositAddress: false });
   });
 
-  it('RPC_HTTP_ERROR (502): the user\'s balance cannot be read; the request stored meanwhile is removed again', async () => {
+  it("RPC_HTTP_ERROR (502): the user's balance cannot be read; the request stored meanwhile is removed again", async () => {
     const before = await countRequests(walletFails.server);
-    await expectQuoteError(ethToB(), { status: 502, code: 'RPC_HTTP_ERROR', message: /native balance/ }, { target: walletFails });
-    expect(walletFails.storedWhileReading, 'the request was not stored while the balance was read').toEqual([before + 1]);
+    await expectQuoteError(
+      ethToB(),
+      { status: 502, code: 'RPC_HTTP_ERROR', message: /native balance/ },
+      { target: walletFails },
+    );
+    expect(walletFails.storedWhileReading, 'the request was not stored while the balance was read').toEqual([
+      before + 1,
+    ]);
   });
 
   it('UNKNOWN_ERROR (500): an unexpected exception leaves masked, saying nothing internal', async () => {

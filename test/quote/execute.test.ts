@@ -56,7 +56,10 @@ function depositEvent(receipt: TransactionReceipt, chain: DevnetChain) {
   return logs[0]!.args;
 }
 
-async function expectStored(requestId: Hex, expected: { amountIn: bigint; amountOut: bigint; tradeType: string; operation: string }) {
+async function expectStored(
+  requestId: Hex,
+  expected: { amountIn: bigint; amountOut: bigint; tradeType: string; operation: string },
+) {
   const stored = await getRequest(gateway.server.database.db, requestId);
   expect(stored).toMatchObject({ status: 'waiting', ...expected, user: user.address.toLowerCase() });
   expect(stored!.expiresAt).toBeGreaterThan(Date.now());
@@ -68,16 +71,27 @@ describe('quotes executed on the devnet deposit exactly what they say', () => {
     const q = await quote({ originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: amount.toString() });
     expect(q.steps.map((s) => s.id)).toEqual(['deposit']);
     const [deposit] = q.steps;
-    expect(deposit!.items[0]!.check).toEqual({ endpoint: `/intents/status/v3?requestId=${deposit!.requestId}`, method: 'GET' });
+    expect(deposit!.items[0]!.check).toEqual({
+      endpoint: `/intents/status/v3?requestId=${deposit!.requestId}`,
+      method: 'GET',
+    });
     expect(q.details.operation).toBe('bridge');
     expect(BigInt(q.details.currencyIn.amount)).toBe(amount);
     expect(BigInt(q.details.currencyOut.amount)).toBeLessThan(amount);
-    expect(q.protocol.v2.paymentDetails).toMatchObject({ depository: chainA.contracts.depository, amount: amount.toString() });
+    expect(q.protocol.v2.paymentDetails).toMatchObject({
+      depository: chainA.contracts.depository,
+      amount: amount.toString(),
+    });
 
     const receipts = await execute(q.steps);
     const event = depositEvent(receipts.get('deposit')!, chainA);
     expect(event).toMatchObject({ id: deposit!.requestId, depositor: user.address, token: zeroAddress, amount });
-    await expectStored(deposit!.requestId, { amountIn: amount, amountOut: BigInt(q.details.currencyOut.amount), tradeType: 'EXACT_INPUT', operation: 'bridge' });
+    await expectStored(deposit!.requestId, {
+      amountIn: amount,
+      amountOut: BigInt(q.details.currencyOut.amount),
+      tradeType: 'EXACT_INPUT',
+      operation: 'bridge',
+    });
     // The legacy origin-gas figure is priced from typical deposit gas; it must stay close to the real thing.
     expect(Number(receipts.get('deposit')!.gasUsed)).toBeLessThanOrEqual(Number(DEPOSIT_GAS.native));
     expect(Number(receipts.get('deposit')!.gasUsed)).toBeGreaterThan(Number(DEPOSIT_GAS.native) / 2);
@@ -86,7 +100,12 @@ describe('quotes executed on the devnet deposit exactly what they say', () => {
   it('ERC-20 bridge, EXACT_OUTPUT: approve then depositErc20 of the computed input; exactly the amount out is promised', async () => {
     const usdcA = token(chainA, 'USDC');
     const out = 25_000_000n; // 25 USDC
-    const q = await quote({ originCurrency: usdcA, destinationCurrency: token(chainB, 'USDC'), amount: out.toString(), tradeType: 'EXACT_OUTPUT' });
+    const q = await quote({
+      originCurrency: usdcA,
+      destinationCurrency: token(chainB, 'USDC'),
+      amount: out.toString(),
+      tradeType: 'EXACT_OUTPUT',
+    });
     expect(q.steps.map((s) => s.id)).toEqual(['approve', 'deposit']);
     expect(q.steps[0]!.items[0]!.check).toBeUndefined();
     expect(BigInt(q.details.currencyOut.amount)).toBe(out);
@@ -99,20 +118,43 @@ describe('quotes executed on the devnet deposit exactly what they say', () => {
     expect(event).toMatchObject({ id: q.steps[1]!.requestId, depositor: user.address, token: usdcA, amount: amountIn });
     expect(Number(receipts.get('deposit')!.gasUsed)).toBeLessThanOrEqual(Number(DEPOSIT_GAS.erc20));
     expect(Number(receipts.get('approve')!.gasUsed)).toBeLessThanOrEqual(Number(DEPOSIT_GAS.approve));
-    await expectStored(q.steps[1]!.requestId, { amountIn, amountOut: out, tradeType: 'EXACT_OUTPUT', operation: 'bridge' });
+    await expectStored(q.steps[1]!.requestId, {
+      amountIn,
+      amountOut: out,
+      tradeType: 'EXACT_OUTPUT',
+      operation: 'bridge',
+    });
 
     // The allowance is now spent; a second quote for a smaller amount within a fresh approval needs no approve step.
-    const client = createWalletClient({ account: privateKeyToAccount(user.privateKey), chain: devnetViemChain(chainA), transport: http(chainA.rpcUrl) });
-    await publicClient(chainA).waitForTransactionReceipt({
-      hash: await client.writeContract({ address: usdcA, abi: erc20Abi, functionName: 'approve', args: [chainA.contracts.depository, 10n ** 12n] }),
+    const client = createWalletClient({
+      account: privateKeyToAccount(user.privateKey),
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
     });
-    const again = await quote({ originCurrency: usdcA, destinationCurrency: token(chainB, 'USDC'), amount: '10000000' });
+    await publicClient(chainA).waitForTransactionReceipt({
+      hash: await client.writeContract({
+        address: usdcA,
+        abi: erc20Abi,
+        functionName: 'approve',
+        args: [chainA.contracts.depository, 10n ** 12n],
+      }),
+    });
+    const again = await quote({
+      originCurrency: usdcA,
+      destinationCurrency: token(chainB, 'USDC'),
+      amount: '10000000',
+    });
     expect(again.steps.map((s) => s.id)).toEqual(['deposit']);
   });
 
   it('cross-chain swap, EXPECTED_OUTPUT: ETH for USDC at oracle prices, minimum after the default slippage', async () => {
     const out = 100_000_000n; // 100 USDC
-    const q = await quote({ originCurrency: zeroAddress, destinationCurrency: token(chainB, 'USDC'), amount: out.toString(), tradeType: 'EXPECTED_OUTPUT' });
+    const q = await quote({
+      originCurrency: zeroAddress,
+      destinationCurrency: token(chainB, 'USDC'),
+      amount: out.toString(),
+      tradeType: 'EXPECTED_OUTPUT',
+    });
     expect(q.details.operation).toBe('swap');
     expect(BigInt(q.details.currencyOut.amount)).toBe(out);
     expect(BigInt(q.details.currencyOut.minimumAmount)).toBe((out * 9_950n) / 10_000n);
@@ -125,16 +167,29 @@ describe('quotes executed on the devnet deposit exactly what they say', () => {
   });
 
   it('same-chain swap, EXACT_INPUT: USDC for WETH on one chain', async () => {
-    const q = await quote({ destinationChainId: chainA.chainId, originCurrency: token(chainA, 'USDC'), destinationCurrency: token(chainA, 'WETH'), amount: '50000000' });
+    const q = await quote({
+      destinationChainId: chainA.chainId,
+      originCurrency: token(chainA, 'USDC'),
+      destinationCurrency: token(chainA, 'WETH'),
+      amount: '50000000',
+    });
     expect(q.details.operation).toBe('swap');
     expect(q.details.currencyOut.currency.chainId).toBe(chainA.chainId);
     const receipts = await execute(q.steps);
-    expect(depositEvent(receipts.get('deposit')!, chainA)).toMatchObject({ amount: 50_000_000n, token: token(chainA, 'USDC') });
+    expect(depositEvent(receipts.get('deposit')!, chainA)).toMatchObject({
+      amount: 50_000_000n,
+      token: token(chainA, 'USDC'),
+    });
   });
 
   it('wrap, same chain: ETH to WETH converts 1:1 less fees, with no platform fee', async () => {
     const amount = parseEther('0.2');
-    const q = await quote({ destinationChainId: chainA.chainId, originCurrency: zeroAddress, destinationCurrency: token(chainA, 'WETH'), amount: amount.toString() });
+    const q = await quote({
+      destinationChainId: chainA.chainId,
+      originCurrency: zeroAddress,
+      destinationCurrency: token(chainA, 'WETH'),
+      amount: amount.toString(),
+    });
     expect(q.details.operation).toBe('wrap');
     expect(q.details.expandedPriceImpact.service.usd).toBe('0');
     const fees = BigInt(q.fees.relayer.amount) + BigInt(q.fees.app.amount);
@@ -144,10 +199,19 @@ describe('quotes executed on the devnet deposit exactly what they say', () => {
 
   it('explicitDeposit: false sends native through the receiver contract with the request id', async () => {
     const amount = parseEther('0.01');
-    const q = await quote({ originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: amount.toString(), explicitDeposit: false });
+    const q = await quote({
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: amount.toString(),
+      explicitDeposit: false,
+    });
     expect(q.steps[0]!.items[0]!.data.to).toBe(chainA.contracts.receiver);
     const receipts = await execute(q.steps);
-    const forwarded = parseEventLogs({ abi: receiverAbi, eventName: 'FundsForwarded', logs: receipts.get('deposit')!.logs });
+    const forwarded = parseEventLogs({
+      abi: receiverAbi,
+      eventName: 'FundsForwarded',
+      logs: receipts.get('deposit')!.logs,
+    });
     expect(forwarded.map((log) => log.args)).toEqual([{ id: q.steps[0]!.requestId, from: user.address, amount }]);
   });
 
@@ -156,27 +220,50 @@ describe('quotes executed on the devnet deposit exactly what they say', () => {
     const cleanupAbi = parseAbi(['function cleanupErc20s(address[] tokens, address[] recipients)']);
     const recipient = '0x00000000000000000000000000000000000c0ffe' as Address;
     const calls = (value: bigint) => [
-      { to: token(chainB, 'WETH'), value: value.toString(), data: encodeFunctionData({ abi: wethAbi, functionName: 'deposit' }) },
+      {
+        to: token(chainB, 'WETH'),
+        value: value.toString(),
+        data: encodeFunctionData({ abi: wethAbi, functionName: 'deposit' }),
+      },
       {
         to: chainB.contracts.multicaller,
         value: '0',
-        data: encodeFunctionData({ abi: cleanupAbi, functionName: 'cleanupErc20s', args: [[token(chainB, 'WETH')], [recipient]] }),
+        data: encodeFunctionData({
+          abi: cleanupAbi,
+          functionName: 'cleanupErc20s',
+          args: [[token(chainB, 'WETH')], [recipient]],
+        }),
       },
     ];
 
     it('EXACT_OUTPUT: the amount is the calls total; the deposit covers it plus the fees', async () => {
       const value = parseEther('0.03');
-      const q = await quote({ originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: value.toString(), tradeType: 'EXACT_OUTPUT', recipient, txs: calls(value) });
+      const q = await quote({
+        originCurrency: zeroAddress,
+        destinationCurrency: zeroAddress,
+        amount: value.toString(),
+        tradeType: 'EXACT_OUTPUT',
+        recipient,
+        txs: calls(value),
+      });
       expect(q.details.operation).toBe('call');
       expect(BigInt(q.details.currencyOut.amount)).toBe(value);
       expect(q.protocol.v2.orderData.output.calls).toHaveLength(2);
       const receipts = await execute(q.steps);
-      expect(depositEvent(receipts.get('deposit')!, chainA)).toMatchObject({ amount: BigInt(q.details.currencyIn.amount) });
+      expect(depositEvent(receipts.get('deposit')!, chainA)).toMatchObject({
+        amount: BigInt(q.details.currencyIn.amount),
+      });
     });
 
     it('EXACT_INPUT: the output is what is left after fees, and the calls must fit in it', async () => {
       const amount = parseEther('0.03');
-      const q = await quote({ originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: amount.toString(), recipient, txs: calls(parseEther('0.02')) });
+      const q = await quote({
+        originCurrency: zeroAddress,
+        destinationCurrency: zeroAddress,
+        amount: amount.toString(),
+        recipient,
+        txs: calls(parseEther('0.02')),
+      });
       expect(BigInt(q.details.currencyOut.amount)).toBeLessThan(amount);
       expect(BigInt(q.details.currencyOut.amount)).toBeGreaterThan(parseEther('0.02'));
       await execute(q.steps);

@@ -22,8 +22,20 @@ let gateway: TestGateway;
 beforeAll(async () => {
   gateway = await startTestGateway();
   const { db } = gateway.server.database;
-  await insertApiKey(db, { id: 'sponsor', name: 'Sponsor', keyHash: hashApiKey(keys.sponsor), sponsorshipEnabled: true, now: Date.now() });
-  await insertApiKey(db, { id: 'plain', name: 'Plain', keyHash: hashApiKey(keys.plain), sponsorshipEnabled: false, now: Date.now() });
+  await insertApiKey(db, {
+    id: 'sponsor',
+    name: 'Sponsor',
+    keyHash: hashApiKey(keys.sponsor),
+    sponsorshipEnabled: true,
+    now: Date.now(),
+  });
+  await insertApiKey(db, {
+    id: 'plain',
+    name: 'Plain',
+    keyHash: hashApiKey(keys.plain),
+    sponsorshipEnabled: false,
+    now: Date.now(),
+  });
 }, 120_000);
 afterAll(async () => {
   await gateway?.stop();
@@ -39,7 +51,8 @@ async function countRequests(): Promise<number> {
   return Number(row.n);
 }
 
-const amount = 'currency { chainId address symbol name decimals metadata { logoURI verified isNative } } amount amountFormatted amountUsd minimumAmount';
+const amount =
+  'currency { chainId address symbol name decimals metadata { logoURI verified isNative } } amount amountFormatted amountUsd minimumAmount';
 const fees = `fees { gas { ${amount} } relayer { ${amount} } relayerGas { ${amount} } relayerService { ${amount} } app { ${amount} } subsidized { ${amount} } }`;
 const slippage = 'slippageTolerance { total origin { usd value percent } destination { usd value percent } }';
 const impact = 'totalImpact { usd percent } swapImpact { usd percent }';
@@ -96,7 +109,12 @@ function project(rest: unknown, graphql: unknown): unknown {
   if (Array.isArray(graphql)) return Array.isArray(rest) ? rest.map((item, i) => project(item, graphql[i])) : rest;
   if (graphql !== null && typeof graphql === 'object') {
     if (rest === null || typeof rest !== 'object') return rest;
-    return Object.fromEntries(Object.keys(graphql).map((key) => [key, project((rest as Record<string, unknown>)[key], (graphql as Record<string, unknown>)[key])]));
+    return Object.fromEntries(
+      Object.keys(graphql).map((key) => [
+        key,
+        project((rest as Record<string, unknown>)[key], (graphql as Record<string, unknown>)[key]),
+      ]),
+    );
   }
   return rest;
 }
@@ -141,11 +159,22 @@ const graphqlInput = (rest: Record<string, any>) => {
   return {
     ...others,
     ...(slippageTolerance === undefined ? {} : { slippageTolerance: Number(slippageTolerance) }),
-    ...(appFees === undefined ? {} : { appFees: appFees.map((fee: { recipient: string; fee: string }) => ({ recipient: fee.recipient, fee: Number(fee.fee) })) }),
+    ...(appFees === undefined
+      ? {}
+      : {
+          appFees: appFees.map((fee: { recipient: string; fee: string }) => ({
+            recipient: fee.recipient,
+            fee: Number(fee.fee),
+          })),
+        }),
   };
 };
 
-async function graphql(query: string, input: Record<string, unknown>, headers: Record<string, string> = {}): Promise<GraphQLResponse> {
+async function graphql(
+  query: string,
+  input: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<GraphQLResponse> {
   const { status, body } = await post(gateway.url, query, { input }, headers);
   expect(status).toBe(200);
   return body;
@@ -188,7 +217,12 @@ async function expectSamePrice(input: Record<string, any>, headers: Record<strin
   return { rest: rest.body, graphql: price };
 }
 
-async function expectGraphQLError(query: string, input: Record<string, unknown>, code: string, headers: Record<string, string> = {}) {
+async function expectGraphQLError(
+  query: string,
+  input: Record<string, unknown>,
+  code: string,
+  headers: Record<string, string> = {},
+) {
   const before = await countRequests();
   const body = await graphql(query, input, headers);
   expect(body.data ?? null).toBeNull();
@@ -250,7 +284,10 @@ describe('GraphQL quote and price', () => {
   });
 
   it('quote: sponsored fees with an x-api-key are the REST quote', async () => {
-    const { graphql: quote } = await expectSameQuote({ ...bridge(), subsidizeFees: true }, { 'x-api-key': keys.sponsor });
+    const { graphql: quote } = await expectSameQuote(
+      { ...bridge(), subsidizeFees: true },
+      { 'x-api-key': keys.sponsor },
+    );
     expect(BigInt(quote.fees.subsidized.amount)).toBeGreaterThan(0n);
     expect(quote.details.currencyOut.amount).toBe(bridge().amount);
   });
@@ -261,11 +298,21 @@ describe('GraphQL quote and price', () => {
     expect(quote.errors).toBeUndefined();
     expect(price.details.currencyOut).toEqual(quote.data.quote.details.currencyOut);
     expect(price.fees).toEqual(quote.data.quote.fees);
-    await expectSamePrice({ ...bridge(), destinationCurrency: token(B, 'usdt'), amount: '12345678', tradeType: 'EXPECTED_OUTPUT', slippageTolerance: '10' });
+    await expectSamePrice({
+      ...bridge(),
+      destinationCurrency: token(B, 'usdt'),
+      amount: '12345678',
+      tradeType: 'EXPECTED_OUTPUT',
+      slippageTolerance: '10',
+    });
   });
 
   it('errors carry the REST errorCode in extensions.code, and store nothing', async () => {
-    const slippage = await expectGraphQLError(QUOTE, { ...bridge(), slippageTolerance: -1 }, 'INVALID_SLIPPAGE_TOLERANCE');
+    const slippage = await expectGraphQLError(
+      QUOTE,
+      { ...bridge(), slippageTolerance: -1 },
+      'INVALID_SLIPPAGE_TOLERANCE',
+    );
     expect(slippage.extensions).toMatchObject({ status: 400, retriable: false });
     expect(slippage.path).toEqual(['quote']);
     await expectGraphQLError(QUOTE, { ...bridge(), slippageTolerance: 10_001 }, 'INVALID_SLIPPAGE_TOLERANCE');
@@ -276,7 +323,11 @@ describe('GraphQL quote and price', () => {
     await expectGraphQLError(QUOTE, { ...bridge(), recipient: token(B, 'usdc') }, 'INVALID_RECIPIENT');
     const permit = await expectGraphQLError(QUOTE, { ...bridge(), usePermit: true }, 'INVALID_INPUT');
     expect(permit.extensions?.errorData).toBe('usePermit');
-    const liquidity = await expectGraphQLError(QUOTE, { ...bridge(), amount: parseUnits('20000000', 6).toString(), tradeType: 'EXACT_OUTPUT' }, 'INSUFFICIENT_LIQUIDITY');
+    const liquidity = await expectGraphQLError(
+      QUOTE,
+      { ...bridge(), amount: parseUnits('20000000', 6).toString(), tradeType: 'EXACT_OUTPUT' },
+      'INSUFFICIENT_LIQUIDITY',
+    );
     expect(liquidity.extensions?.errorData).toMatch(/^available=\d+$/);
   });
 
@@ -285,7 +336,9 @@ describe('GraphQL quote and price', () => {
     expect(unknown.extensions).toMatchObject({ status: 401 });
     await expectGraphQLError(PRICE, bridge(), 'UNAUTHORIZED', { 'x-api-key': 'no-such-key' });
     await expectGraphQLError(QUOTE, { ...bridge(), subsidizeFees: true }, 'UNAUTHORIZED');
-    const forbidden = await expectGraphQLError(QUOTE, { ...bridge(), subsidizeFees: true }, 'FORBIDDEN', { 'x-api-key': keys.plain });
+    const forbidden = await expectGraphQLError(QUOTE, { ...bridge(), subsidizeFees: true }, 'FORBIDDEN', {
+      'x-api-key': keys.plain,
+    });
     expect(forbidden.extensions).toMatchObject({ status: 403 });
     // A known key quotes.
     const ok = await graphql(PRICE, bridge(), { 'x-api-key': keys.plain });

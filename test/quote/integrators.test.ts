@@ -20,7 +20,13 @@ beforeAll(async () => {
   gateway = await startTestGateway();
   [chainA, chainB] = gateway.devnet.descriptor.chains as [DevnetChain, DevnetChain];
   const db = gateway.server.database.db;
-  await insertApiKey(db, { id: 'sponsor', name: 'Sponsor', keyHash: hashApiKey(keys.sponsor), sponsorshipEnabled: true, now: Date.now() });
+  await insertApiKey(db, {
+    id: 'sponsor',
+    name: 'Sponsor',
+    keyHash: hashApiKey(keys.sponsor),
+    sponsorshipEnabled: true,
+    now: Date.now(),
+  });
   await insertApiKey(db, {
     id: 'partner',
     name: 'Partner',
@@ -29,7 +35,12 @@ beforeAll(async () => {
     payoutAddress: '0x00000000000000000000000000000000000000aa',
     now: Date.now(),
   });
-  await insertApiKey(db, { id: 'unverified', name: 'Unverified', keyHash: hashApiKey(keys.unverified), now: Date.now() });
+  await insertApiKey(db, {
+    id: 'unverified',
+    name: 'Unverified',
+    keyHash: hashApiKey(keys.unverified),
+    now: Date.now(),
+  });
   // USD 50M of successful volume in the last 30 days for both revenue-share candidates (tier 1: 10M to 100M).
   for (const apiKeyId of ['partner', 'unverified']) {
     for (let i = 0; i < 5; i += 1) {
@@ -69,7 +80,13 @@ const user = () => gateway.devnet.descriptor.accounts[1]!.address;
 
 async function quote(body: Record<string, unknown>, apiKey?: string) {
   const { status, body: response } = await call(gateway.url, 'getQuote', {
-    body: { user: user(), originChainId: chainA.chainId, destinationChainId: chainB.chainId, tradeType: 'EXACT_INPUT', ...body },
+    body: {
+      user: user(),
+      originChainId: chainA.chainId,
+      destinationChainId: chainB.chainId,
+      tradeType: 'EXACT_INPUT',
+      ...body,
+    },
     ...(apiKey === undefined ? {} : { headers: { 'x-api-key': apiKey } }),
   });
   expect(status, JSON.stringify(response)).toBe(200);
@@ -77,7 +94,11 @@ async function quote(body: Record<string, unknown>, apiKey?: string) {
 }
 
 describe('API keys in quotes', () => {
-  const stableSwap = () => ({ originCurrency: token(chainA, 'USDC'), destinationCurrency: token(chainB, 'USDT'), amount: '1000000000' });
+  const stableSwap = () => ({
+    originCurrency: token(chainA, 'USDC'),
+    destinationCurrency: token(chainB, 'USDT'),
+    amount: '1000000000',
+  });
 
   it('a sponsored quote delivers the fees the sponsor covers and records them', async () => {
     const plain = await quote(stableSwap(), keys.sponsor);
@@ -86,15 +107,23 @@ describe('API keys in quotes', () => {
     expect(covered).toBeGreaterThan(0n);
     // Same route and input: the user receives exactly what the sponsor pays on top of the plain quote.
     expect(BigInt(sponsored.details.currencyOut.amount) - BigInt(plain.details.currencyOut.amount)).toBe(covered);
-    expect(sponsored.feeSponsorship.quoted).toMatchObject({ selectedComponents: ['execution', 'swap', 'service', 'app', 'relay'], capHit: false });
+    expect(sponsored.feeSponsorship.quoted).toMatchObject({
+      selectedComponents: ['execution', 'swap', 'service', 'app', 'relay'],
+      capHit: false,
+    });
     // The reference's clients read the platform component as `relay`: sent beside `service` (issue #19).
-    expect(sponsored.feeSponsorship.quoted.components.relay).toEqual(sponsored.feeSponsorship.quoted.components.service);
+    expect(sponsored.feeSponsorship.quoted.components.relay).toEqual(
+      sponsored.feeSponsorship.quoted.components.service,
+    );
     expect(BigInt(sponsored.feeSponsorship.quoted.sponsoredTotal.amount)).toBe(covered);
     expect(BigInt(sponsored.feeSponsorship.quoted.userPaysTotal.amount)).toBe(0n);
     const stored = await getRequest(gateway.server.database.db, sponsored.steps.at(-1)!.requestId);
     expect(stored).toMatchObject({ apiKeyId: 'sponsor', feesQuoted: { sponsored: covered.toString(), userPays: '0' } });
 
-    const onlyExecution = await quote({ ...stableSwap(), subsidizeFees: true, sponsoredFeeComponents: ['execution'] }, keys.sponsor);
+    const onlyExecution = await quote(
+      { ...stableSwap(), subsidizeFees: true, sponsoredFeeComponents: ['execution'] },
+      keys.sponsor,
+    );
     expect(onlyExecution.feeSponsorship.quoted.selectedComponents).toEqual(['execution']);
     expect(onlyExecution.feeSponsorship.quoted.components.service).toMatchObject({ selected: false });
   });
@@ -103,7 +132,10 @@ describe('API keys in quotes', () => {
     const earning = await quote(stableSwap(), keys.partner);
     const stored = await getRequest(gateway.server.database.db, earning.steps.at(-1)!.requestId);
     // 1000 USDC stablecoin swap: platform fee 1 bps = 100000 units; tier 1 stablecoin share 34%.
-    expect(stored!.feesQuoted).toMatchObject({ platform: '100000', revenueShare: { tier: 'tier1', shareBps: 3400, amount: '34000' } });
+    expect(stored!.feesQuoted).toMatchObject({
+      platform: '100000',
+      revenueShare: { tier: 'tier1', shareBps: 3400, amount: '34000' },
+    });
 
     const none = await quote(stableSwap(), keys.unverified);
     const storedNone = await getRequest(gateway.server.database.db, none.steps.at(-1)!.requestId);

@@ -31,19 +31,25 @@ beforeAll(async () => {
   q.bridge = await quote(usdcBridge(0));
   // 0.01 ETH A -> C by account 1 to account 4 (a bridge worth about 30 USD, refunded).
   q.eth = await quote(
-    usdcBridge(1, { destinationChainId: C, originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: '10000000000000000', recipient: account(3) }),
+    usdcBridge(1, {
+      destinationChainId: C,
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: '10000000000000000',
+      recipient: account(3),
+    }),
   );
   // 10 USDC on A into WETH on B by account 2 (a cross-chain swap).
   q.swap = await quote(usdcBridge(2, { destinationCurrency: token(B, 'weth') }));
   // 10 USDC on A into WETH on A by account 2 (a same-chain swap).
   q.local = await quote(usdcBridge(2, { destinationChainId: A, destinationCurrency: token(A, 'weth') }));
 
-  await move(q.bridge!.requestId, { status: 'pending', inTxHash: hashes.deposit });
-  await recordOutgoing(q.bridge!.requestId, 'fill', B, hashes.fill);
-  await move(q.bridge!.requestId, { status: 'success', txHash: hashes.fill });
-  await move(q.eth!.requestId, { status: 'pending', inTxHash: hashes.refundDeposit });
-  await recordOutgoing(q.eth!.requestId, 'refund', A, hashes.refund);
-  await move(q.eth!.requestId, { status: 'refund', failReason: 'SOLVER_BALANCE_TOO_LOW', txHash: hashes.refund });
+  await move(q.bridge.requestId, { status: 'pending', inTxHash: hashes.deposit });
+  await recordOutgoing(q.bridge.requestId, 'fill', B, hashes.fill);
+  await move(q.bridge.requestId, { status: 'success', txHash: hashes.fill });
+  await move(q.eth.requestId, { status: 'pending', inTxHash: hashes.refundDeposit });
+  await recordOutgoing(q.eth.requestId, 'refund', A, hashes.refund);
+  await move(q.eth.requestId, { status: 'refund', failReason: 'SOLVER_BALANCE_TOO_LOW', txHash: hashes.refund });
 }, 120_000);
 afterAll(async () => {
   await gateway?.stop();
@@ -90,7 +96,11 @@ describe('GET /requests/v3 search filters', () => {
     await expectIds(v3, { currencyInAddress: zeroAddress }, ['eth']);
     await expectIds(v3, { currencyInAddress: token(A, 'usdc').toLowerCase() }, ['bridge', 'swap', 'local']);
     // The devnet deploys WETH at one address on every chain: an address matches on any chain, unless a chain is given.
-    await expectIds(v3, { currencyOutAddress: token(B, 'weth') }, token(A, 'weth') === token(B, 'weth') ? ['swap', 'local'] : ['swap']);
+    await expectIds(
+      v3,
+      { currencyOutAddress: token(B, 'weth') },
+      token(A, 'weth') === token(B, 'weth') ? ['swap', 'local'] : ['swap'],
+    );
     await expectIds(v3, { currencyOutAddress: token(B, 'weth'), currencyOutChainId: String(B) }, ['swap']);
     await expectIds(v3, { currencyInSymbol: 'usdc' }, ['bridge', 'swap', 'local']);
     await expectIds(v3, { currencyOutSymbol: 'WETH' }, ['swap', 'local']);
@@ -106,7 +116,10 @@ describe('GET /requests/v3 search filters', () => {
     await expectIds(v3, { amountUsdMax: '20' }, ['bridge', 'swap', 'local']);
     await expectIds(v3, { amountUsdMin: '10', amountUsdMax: '10' }, ['bridge', 'swap', 'local']);
     await expectIds(v3, { amountUsdMin: '10.000001', amountUsdMax: '20' }, []);
-    expect((await v3({ amountUsdMin: '20', amountUsdMax: '10' })).body).toMatchObject({ errorCode: 'INVALID_INPUT', errorData: 'amountUsdMin' });
+    expect((await v3({ amountUsdMin: '20', amountUsdMax: '10' })).body).toMatchObject({
+      errorCode: 'INVALID_INPUT',
+      errorData: 'amountUsdMin',
+    });
   });
 
   it('requestType, case-insensitive, splits swaps into same-chain and cross-chain', async () => {
@@ -114,7 +127,10 @@ describe('GET /requests/v3 search filters', () => {
     await expectIds(v3, { requestType: 'crosschain swap' }, ['swap']);
     await expectIds(v3, { requestType: 'Same-chain Swap' }, ['local']);
     await expectIds(v3, { requestType: 'Call' }, []);
-    expect((await v3({ requestType: 'Teleport' })).body).toMatchObject({ errorCode: 'INVALID_INPUT', errorData: 'requestType' });
+    expect((await v3({ requestType: 'Teleport' })).body).toMatchObject({
+      errorCode: 'INVALID_INPUT',
+      errorData: 'requestType',
+    });
   });
 
   it('filters combine with AND', async () => {
@@ -123,7 +139,18 @@ describe('GET /requests/v3 search filters', () => {
   });
 
   it('answers 400 naming a parameter it cannot apply, never an unfiltered page', async () => {
-    for (const name of ['startBlock', 'endBlock', 'fillTimeMin', 'fillTimeMax', 'appFeesAmountUsdMin', 'appFeesAmountUsdMax', 'refundFailReason', 'features', 'filters', 'privateChainsToInclude']) {
+    for (const name of [
+      'startBlock',
+      'endBlock',
+      'fillTimeMin',
+      'fillTimeMax',
+      'appFeesAmountUsdMin',
+      'appFeesAmountUsdMax',
+      'refundFailReason',
+      'features',
+      'filters',
+      'privateChainsToInclude',
+    ]) {
       const { status, body } = await v3({ [name]: '1' });
       expect(status, name).toBe(400);
       expect(body, name).toMatchObject({ errorCode: 'INVALID_INPUT', errorData: name });

@@ -17,7 +17,10 @@ export function fixtures(gateway: () => TestGateway) {
   const account = (i: number): Address => gateway().devnet.descriptor.accounts[i]!.address;
 
   /** A real `POST /quote/v2`; returns the quote body and its request id. */
-  async function quote(body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ requestId: `0x${string}`; quote: any }> {
+  async function quote(
+    body: Record<string, unknown>,
+    headers: Record<string, string> = {},
+  ): Promise<{ requestId: `0x${string}`; quote: any }> {
     const response = await call(gateway().url, 'getQuote', { body, headers });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     return { requestId: response.body.steps.at(-1).requestId, quote: response.body };
@@ -42,7 +45,11 @@ export function fixtures(gateway: () => TestGateway) {
     return updated!;
   }
 
-  async function graphql(query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<GraphQLResponse> {
+  async function graphql(
+    query: string,
+    variables: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ): Promise<GraphQLResponse> {
     const { status, body } = await post(gateway().url, query, variables, headers);
     expect(status).toBe(200);
     return body;

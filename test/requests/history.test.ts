@@ -31,27 +31,49 @@ beforeAll(async () => {
   q.submitted = await quote(usdcBridge(0));
   q.success = await quote(usdcBridge(1, { referrer: 'app-a' }), withKey(keys.a));
   q.refund = await quote(
-    usdcBridge(0, { destinationCurrency: token(B, 'weth'), referrer: 'app-a', appFees: [{ recipient: account(3), fee: '50' }] }),
+    usdcBridge(0, {
+      destinationCurrency: token(B, 'weth'),
+      referrer: 'app-a',
+      appFees: [{ recipient: account(3), fee: '50' }],
+    }),
     withKey(keys.a),
   );
-  q.failure = await quote(usdcBridge(2, { destinationChainId: A, destinationCurrency: token(A, 'weth'), referrer: 'app-b' }), withKey(keys.b));
-  q.fallback = await quote(usdcBridge(1, { destinationChainId: C, originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: '10000000000000000' }));
-  q.reverse = await quote(usdcBridge(0, { originChainId: B, destinationChainId: A, originCurrency: token(B, 'usdc'), destinationCurrency: token(A, 'usdc'), referrer: 'app-a' }));
+  q.failure = await quote(
+    usdcBridge(2, { destinationChainId: A, destinationCurrency: token(A, 'weth'), referrer: 'app-b' }),
+    withKey(keys.b),
+  );
+  q.fallback = await quote(
+    usdcBridge(1, {
+      destinationChainId: C,
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: '10000000000000000',
+    }),
+  );
+  q.reverse = await quote(
+    usdcBridge(0, {
+      originChainId: B,
+      destinationChainId: A,
+      originCurrency: token(B, 'usdc'),
+      destinationCurrency: token(A, 'usdc'),
+      referrer: 'app-a',
+    }),
+  );
   q.other = await quote(usdcBridge(2, { recipient: account(3) }));
   for (let i = 0; i < 4; i += 1) q[`waiting${i}`] = await quote(usdcBridge(3));
 
   const hashes = (name: string) => Object.assign(q[name]!, { inTx: randomHash(), outTx: randomHash() });
   hashes('submitted');
-  await move(q.submitted!.requestId, { status: 'pending', inTxHash: q.submitted!.inTx });
-  await move(q.submitted!.requestId, { status: 'submitted', txHash: q.submitted!.outTx });
+  await move(q.submitted.requestId, { status: 'pending', inTxHash: q.submitted.inTx });
+  await move(q.submitted.requestId, { status: 'submitted', txHash: q.submitted.outTx });
   hashes('success');
-  await move(q.success!.requestId, { status: 'pending', inTxHash: q.success!.inTx });
-  await move(q.success!.requestId, { status: 'success', txHash: q.success!.outTx });
+  await move(q.success.requestId, { status: 'pending', inTxHash: q.success.inTx });
+  await move(q.success.requestId, { status: 'success', txHash: q.success.outTx });
   hashes('refund');
-  await move(q.refund!.requestId, { status: 'pending', inTxHash: q.refund!.inTx });
-  await move(q.refund!.requestId, { status: 'refund', failReason: 'DOUBLE_SPEND', txHash: q.refund!.outTx });
-  await move(q.failure!.requestId, { status: 'failure' });
-  await move(q.fallback!.requestId, { status: 'fallback', failReason: 'ORDER_EXPIRED' });
+  await move(q.refund.requestId, { status: 'pending', inTxHash: q.refund.inTx });
+  await move(q.refund.requestId, { status: 'refund', failReason: 'DOUBLE_SPEND', txHash: q.refund.outTx });
+  await move(q.failure.requestId, { status: 'failure' });
+  await move(q.fallback.requestId, { status: 'fallback', failReason: 'ORDER_EXPIRED' });
 }, 120_000);
 afterAll(async () => {
   await gateway?.stop();
@@ -102,7 +124,11 @@ describe('GET /requests/v3 records', () => {
       depositAddress: null,
       requestType: 'Crosschain Swap',
       features: ['app_fees'],
-      protocol: { orderId: quoted.protocol.v2.orderId, hubType: 'onchain', solver: { address: quoted.protocol.v2.orderData.solver } },
+      protocol: {
+        orderId: quoted.protocol.v2.orderId,
+        hubType: 'onchain',
+        solver: { address: quoted.protocol.v2.orderData.solver },
+      },
     });
     expect(Date.parse(record.createdAt)).toBeLessThanOrEqual(Date.parse(record.updatedAt));
     const { data } = record;
@@ -118,8 +144,12 @@ describe('GET /requests/v3 records', () => {
       apiKeyName: null,
       platformFee: null,
     });
-    expect(data.inTxs).toEqual([{ txHash: inTx, chainId: A, type: 'onchain', timestamp: expect.any(Number), status: 'success' }]);
-    expect(data.outTxs).toEqual([{ txHash: outTx, chainId: B, type: 'onchain', timestamp: expect.any(Number), status: 'success' }]);
+    expect(data.inTxs).toEqual([
+      { txHash: inTx, chainId: A, type: 'onchain', timestamp: expect.any(Number), status: 'success' },
+    ]);
+    expect(data.outTxs).toEqual([
+      { txHash: outTx, chainId: B, type: 'onchain', timestamp: expect.any(Number), status: 'success' },
+    ]);
     expect(Math.abs(data.inTxs[0].timestamp * 1000 - Date.parse(record.updatedAt))).toBeLessThan(5_000);
 
     // Fees: the quote's breakdown, USD signed as the reference signs it (costs negative, as in the quote's
@@ -137,11 +167,21 @@ describe('GET /requests/v3 records', () => {
     expect(data.fees.quoted.app.amountFormatted).toBe(quoted.fees.app.amountFormatted);
     const { relayerGas, relayerService } = quoted.fees;
     // The legacy split of the same numbers: relayerGas + relayerService = execution + swap + platform.
-    expect(BigInt(data.fees.quoted.execution.amount) + BigInt(data.fees.quoted.swap.amount) + BigInt(data.fees.quoted.platform.amount)).toBe(
-      BigInt(relayerGas.amount) + BigInt(relayerService.amount),
-    );
+    expect(
+      BigInt(data.fees.quoted.execution.amount) +
+        BigInt(data.fees.quoted.swap.amount) +
+        BigInt(data.fees.quoted.platform.amount),
+    ).toBe(BigInt(relayerGas.amount) + BigInt(relayerService.amount));
     expect(data.appFees).toEqual({
-      quoted: [{ recipient: account(3), bps: '50', amount: quoted.fees.app.amount, amountFormatted: quoted.fees.app.amountFormatted, amountUsd: quoted.fees.app.amountUsd }],
+      quoted: [
+        {
+          recipient: account(3),
+          bps: '50',
+          amount: quoted.fees.app.amount,
+          amountFormatted: quoted.fees.app.amountFormatted,
+          amountUsd: quoted.fees.app.amountUsd,
+        },
+      ],
       actual: [],
       currency: details.currencyIn.currency,
     });
@@ -158,7 +198,9 @@ describe('GET /requests/v3 records', () => {
     expect(success.requestType).toBe('Bridge');
     expect(success.features).toEqual([]);
     expect(success.data.route.actual).toEqual(success.data.route.quoted);
-    expect(success.data.outTxs).toEqual([expect.objectContaining({ txHash: q.success!.outTx, chainId: B, status: 'success' })]);
+    expect(success.data.outTxs).toEqual([
+      expect.objectContaining({ txHash: q.success!.outTx, chainId: B, status: 'success' }),
+    ]);
     expect(success.data.failReason).toBeNull();
 
     const submitted = await one('submitted');
@@ -181,7 +223,9 @@ describe('GET /requests/v3 pagination', () => {
     expect(everything.pages).toBe(1);
     const all = everything.records;
     expect(all.length).toBe(Object.keys(q).length);
-    const expectedOrder = [...all].sort((x, y) => Date.parse(y.createdAt) - Date.parse(x.createdAt) || (y.id < x.id ? -1 : 1));
+    const expectedOrder = [...all].sort(
+      (x, y) => Date.parse(y.createdAt) - Date.parse(x.createdAt) || (y.id < x.id ? -1 : 1),
+    );
     expect(ids(all)).toEqual(ids(expectedOrder));
 
     const paged = await allPages(v3, { limit: '3' });
@@ -196,12 +240,16 @@ describe('GET /requests/v3 pagination', () => {
     expect(ids(ascending.records)).toEqual(ids(all).reverse());
 
     const byUpdate = await allPages(v3, { limit: '4', sortBy: 'updatedAt' });
-    const updatedOrder = [...all].sort((x, y) => Date.parse(y.updatedAt) - Date.parse(x.updatedAt) || (y.id < x.id ? -1 : 1));
+    const updatedOrder = [...all].sort(
+      (x, y) => Date.parse(y.updatedAt) - Date.parse(x.updatedAt) || (y.id < x.id ? -1 : 1),
+    );
     expect(ids(byUpdate.records)).toEqual(ids(updatedOrder));
   });
 
   it('refuses a bad page size or continuation', async () => {
-    for (const query of [{ limit: '51' }, { limit: '0' }, { continuation: 'not-a-cursor' }] as Array<Record<string, string>>) {
+    for (const query of [{ limit: '51' }, { limit: '0' }, { continuation: 'not-a-cursor' }] as Array<
+      Record<string, string>
+    >) {
       const { status, body } = await v3(query);
       expect(status, JSON.stringify(query)).toBe(400);
       expect(body.errorCode).toBe('INVALID_INPUT');
@@ -245,7 +293,11 @@ describe('GET /requests/v3 filters', () => {
     const second = Math.floor(Date.parse(record.createdAt) / 1000);
     const { records: all } = await allPages(v3, { limit: '50' });
     const inSecond = all.filter((r) => Math.floor(Date.parse(r.createdAt) / 1000) === second);
-    const { records } = await allPages(v3, { limit: '50', startTimestamp: String(second), endTimestamp: String(second) });
+    const { records } = await allPages(v3, {
+      limit: '50',
+      startTimestamp: String(second),
+      endTimestamp: String(second),
+    });
     expect(ids(records)).toEqual(ids(inSecond));
     expect(ids(records)).toContain(record.id);
     const after = await allPages(v3, { limit: '50', startTimestamp: String(second + 1) });
@@ -281,7 +333,7 @@ describe('GET /requests/v3 referrer and API keys', () => {
     expect(response.status).toBe(403);
   });
 
-  it('lists the caller\'s requests of a referrer, by key or key id, with their owner-only data', async () => {
+  it("lists the caller's requests of a referrer, by key or key id, with their owner-only data", async () => {
     // `reverse` has the same referrer but was quoted without a key: not the caller's.
     await expectOwn({ apiKey: keys.a, referrer: 'app-a' }, ['success', 'refund']);
     await expectOwn({ apiKey: 'hist-a', referrer: 'app-a' }, ['success', 'refund']);
@@ -295,7 +347,11 @@ describe('GET /requests/v3 referrer and API keys', () => {
 
     const own = await one('refund', withKey(keys.a));
     expect(own.data).toMatchObject({ referrer: 'app-a', apiKeyName: 'History A' });
-    expect(own.data.platformFee).toMatchObject({ bucket: 'major', totalFeeBps: expect.any(Number), totalPlatformFee: { amount: own.data.fees.quoted.platform.amount } });
+    expect(own.data.platformFee).toMatchObject({
+      bucket: 'major',
+      totalFeeBps: expect.any(Number),
+      totalPlatformFee: { amount: own.data.fees.quoted.platform.amount },
+    });
     for (const [name, headers] of [
       ['refund', withKey(keys.b)],
       ['refund', {}],
@@ -337,14 +393,14 @@ describe('GET /requests/v2 (deprecated)', () => {
 
     const byId = new Map(response.body.requests.map((record: any) => [record.id, record]));
     const status = (name: string) => (byId.get(idOf(name)) as any).status;
-    expect([status('submitted'), status('success'), status('refund'), status('failure'), status('fallback'), status('waiting0')]).toEqual([
-      'pending',
-      'success',
-      'refund',
-      'failure',
-      'refund',
-      'waiting',
-    ]);
+    expect([
+      status('submitted'),
+      status('success'),
+      status('refund'),
+      status('failure'),
+      status('fallback'),
+      status('waiting0'),
+    ]).toEqual(['pending', 'success', 'refund', 'failure', 'refund', 'waiting']);
   });
 
   it('carries the deprecated fees and expandedPriceImpact of the quote, and N/A fail reasons', async () => {
@@ -364,7 +420,9 @@ describe('GET /requests/v2 (deprecated)', () => {
       price: expect.stringMatching(/^[0-9]+$/),
       gateway: '0',
     });
-    expect(BigInt(record.data.fees.gas) + BigInt(record.data.fees.fixed) + BigInt(record.data.fees.price)).toBe(BigInt(quoted.fees.relayer.amount));
+    expect(BigInt(record.data.fees.gas) + BigInt(record.data.fees.fixed) + BigInt(record.data.fees.price)).toBe(
+      BigInt(quoted.fees.relayer.amount),
+    );
     expect(record.data.feesUsd.app).toBe(quoted.fees.app.amountUsd);
     expect(record.data).toMatchObject({
       failReason: 'DOUBLE_SPEND',
@@ -372,13 +430,23 @@ describe('GET /requests/v2 (deprecated)', () => {
       currency: 'usdc',
       currencyObject: quoted.details.currencyIn.currency,
       price: quoted.details.currencyOut.amount,
-      metadata: { currencyIn: quoted.details.currencyIn, currencyOut: quoted.details.currencyOut, rate: quoted.details.rate },
+      metadata: {
+        currencyIn: quoted.details.currencyIn,
+        currencyOut: quoted.details.currencyOut,
+        rate: quoted.details.rate,
+      },
     });
-    expect(record.data.inTxs).toEqual([expect.objectContaining({ hash: q.refund!.inTx, chainId: A, status: 'success' })]);
+    expect(record.data.inTxs).toEqual([
+      expect.objectContaining({ hash: q.refund!.inTx, chainId: A, status: 'success' }),
+    ]);
     expect(record.referrer).toBeNull();
 
     const waiting = (await v2({ id: idOf('waiting0') })).body.requests[0];
-    expect(waiting.data).toMatchObject({ failReason: 'N/A', refundFailReason: 'N/A', expandedPriceImpact: { actual: null } });
+    expect(waiting.data).toMatchObject({
+      failReason: 'N/A',
+      refundFailReason: 'N/A',
+      expandedPriceImpact: { actual: null },
+    });
   });
 
   it('filters by v2 status, pages, shows owner data for apiKey, and returns the order on request', async () => {
@@ -403,8 +471,10 @@ describe('GET /requests/v2 (deprecated)', () => {
   });
 });
 
-const AMOUNT = 'currency { chainId address symbol name decimals metadata { logoURI verified isNative } } amount amountFormatted amountUsd minimumAmount';
-const FEES = 'execution { usd amount amountFormatted } swap { usd amount amountFormatted } platform { usd amount amountFormatted } app { usd amount amountFormatted } sponsored { usd amount amountFormatted }';
+const AMOUNT =
+  'currency { chainId address symbol name decimals metadata { logoURI verified isNative } } amount amountFormatted amountUsd minimumAmount';
+const FEES =
+  'execution { usd amount amountFormatted } swap { usd amount amountFormatted } platform { usd amount amountFormatted } app { usd amount amountFormatted } sponsored { usd amount amountFormatted }';
 const TX = 'hash chainId block timestamp status fee feeUsd';
 const REQUEST = `
   id status user recipient sender refundTo requestType originChainId destinationChainId
@@ -419,7 +489,15 @@ const REQUESTS = `query Requests($filter: RequestFilterInput, $first: Int, $afte
 
 /** What GraphQL `Request` should say, from the REST v3 record. */
 function fromRest(record: any) {
-  const tx = (t: any) => ({ hash: t.txHash, chainId: t.chainId, block: t.block ?? null, timestamp: new Date(t.timestamp * 1000).toISOString(), status: t.status.toUpperCase(), fee: null, feeUsd: null });
+  const tx = (t: any) => ({
+    hash: t.txHash,
+    chainId: t.chainId,
+    block: t.block ?? null,
+    timestamp: new Date(t.timestamp * 1000).toISOString(),
+    status: t.status.toUpperCase(),
+    fee: null,
+    feeUsd: null,
+  });
   return {
     id: record.id,
     status: record.status.toUpperCase(),
@@ -453,7 +531,11 @@ describe('GraphQL request and requests', () => {
     for (const name of ['refund', 'success', 'submitted', 'failure', 'waiting0']) {
       for (const headers of [{}, withKey(keys.a)]) {
         const rest = await one(name, headers);
-        const { data, errors } = await graphql(`query One($id: ID!) { request(id: $id) { ${REQUEST} } }`, { id: idOf(name) }, headers);
+        const { data, errors } = await graphql(
+          `query One($id: ID!) { request(id: $id) { ${REQUEST} } }`,
+          { id: idOf(name) },
+          headers,
+        );
         expect(errors, name).toBeUndefined();
         expect(data.request, name).toEqual(fromRest(rest));
       }
@@ -505,11 +587,24 @@ describe('GraphQL request and requests', () => {
     expect(await names({ referrer: 'app-a' }, withKey(keys.a))).toEqual(new Set([idOf('success'), idOf('refund')]));
 
     const createdAt = Date.parse((await one('fallback')).createdAt);
-    expect(await names({ createdAfter: new Date(createdAt).toISOString(), createdBefore: new Date(createdAt + 1).toISOString() })).toEqual(
-      new Set([idOf('fallback')]),
-    );
-    expect(await names({ createdAfter: new Date(createdAt + 1).toISOString(), createdBefore: new Date(createdAt + 1).toISOString() })).toEqual(new Set());
-    expect(await names({ createdAfter: new Date(createdAt).toISOString(), createdBefore: new Date(createdAt).toISOString() })).toEqual(new Set());
+    expect(
+      await names({
+        createdAfter: new Date(createdAt).toISOString(),
+        createdBefore: new Date(createdAt + 1).toISOString(),
+      }),
+    ).toEqual(new Set([idOf('fallback')]));
+    expect(
+      await names({
+        createdAfter: new Date(createdAt + 1).toISOString(),
+        createdBefore: new Date(createdAt + 1).toISOString(),
+      }),
+    ).toEqual(new Set());
+    expect(
+      await names({
+        createdAfter: new Date(createdAt).toISOString(),
+        createdBefore: new Date(createdAt).toISOString(),
+      }),
+    ).toEqual(new Set());
 
     const anonymous = await graphql(REQUESTS, { filter: { referrer: 'app-a' } });
     expect(anonymous.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });

@@ -72,10 +72,20 @@ interface Fields {
   destinationUser: Hex;
 }
 const argsOf = (f: Fields) =>
-  [f.requestId, f.originChainId, f.originUser, f.originCurrency, f.originAmount, f.destinationChainId, f.destinationUser] as const;
+  [
+    f.requestId,
+    f.originChainId,
+    f.originUser,
+    f.originCurrency,
+    f.originAmount,
+    f.destinationChainId,
+    f.destinationUser,
+  ] as const;
 /** Written out here rather than taken from the code under test: keccak256(abi.encode(...)), addresses padded. */
 const hashOf = (f: Fields) =>
-  keccak256(encodeAbiParameters(parseAbiParameters('bytes32, uint256, bytes32, bytes32, uint256, uint256, bytes32'), argsOf(f)));
+  keccak256(
+    encodeAbiParameters(parseAbiParameters('bytes32, uint256, bytes32, bytes32, uint256, uint256, bytes32'), argsOf(f)),
+  );
 
 async function getSignature(id: string) {
   return call(gateway.url, 'getRequestSignature', { path: `/requests/${id}/signature` });
@@ -130,7 +140,9 @@ describe('GET /requests/{requestId}/signature', () => {
     expect(await verifyMessage({ address: solver, message: { raw: hash }, signature })).toBe(true);
     // The exported pure hash agrees with the hand-written one.
     const { body } = await getSignature(requestId);
-    expect(attestationHash(requestId, { ...body.requestData, originAmount: BigInt(body.requestData.originAmount) })).toBe(hash);
+    expect(
+      attestationHash(requestId, { ...body.requestData, originAmount: BigInt(body.requestData.originAmount) }),
+    ).toBe(hash);
     // RFC 6979: the same bytes every time, whatever the id's letter case.
     expect((await getSignature(requestId)).body.signature).toBe(signature);
     expect((await getSignature(`0x${requestId.slice(2).toUpperCase()}`)).body.signature).toBe(signature);
@@ -141,7 +153,10 @@ describe('GET /requests/{requestId}/signature', () => {
     for (const chain of gateway.devnet.descriptor.chains) {
       expect(await verifyOnChain(chain, fields, signature), chain.name).toBe(true);
     }
-    const onChainHash = await createPublicClient({ chain: devnetViemChain(chainA), transport: http(chainA.rpcUrl) }).readContract({
+    const onChainHash = await createPublicClient({
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
+    }).readContract({
       address: chainA.contracts.attestationVerifier,
       abi: attestationVerifierAbi,
       functionName: 'attestationHash',
@@ -188,8 +203,13 @@ describe('GET /requests/{requestId}/signature', () => {
   });
 
   it('checks the id in the core too (for transports without the REST validator)', async () => {
-    await expect(getRequestSignature(gateway.server.core, { requestId: '0x01' })).rejects.toMatchObject({ code: 'INVALID_INPUT', status: 400 });
-    await expect(getRequestSignature(gateway.server.core, { requestId: keccak256(toHex('none')) })).rejects.toMatchObject({
+    await expect(getRequestSignature(gateway.server.core, { requestId: '0x01' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      status: 400,
+    });
+    await expect(
+      getRequestSignature(gateway.server.core, { requestId: keccak256(toHex('none')) }),
+    ).rejects.toMatchObject({
       code: 'NOT_FOUND',
       status: 404,
     });

@@ -34,7 +34,10 @@ describe('GET /intents/status/v3', () => {
     const before = Date.now();
     const { quote: body } = await quote(usdcBridge());
     const check = body.steps.at(-1).items[0].check;
-    expect(check).toEqual({ endpoint: expect.stringMatching(/^\/intents\/status(\/v3)?\?requestId=0x[0-9a-f]{64}$/), method: 'GET' });
+    expect(check).toEqual({
+      endpoint: expect.stringMatching(/^\/intents\/status(\/v3)?\?requestId=0x[0-9a-f]{64}$/),
+      method: 'GET',
+    });
 
     // The SDK requests baseUrl + endpoint (and rewrites /intents/status to /intents/status/v3).
     const polled = new URL(gateway.url + check.endpoint.replace(/^\/intents\/status(?!\/v3)/, '/intents/status/v3'));
@@ -63,7 +66,13 @@ describe('GET /intents/status/v3', () => {
 
     await move(requestId, { status: 'pending', inTxHash: deposit });
     let { body } = await statusV3(requestId);
-    expect(body).toMatchObject({ status: 'pending', inTxHashes: [deposit], txHashes: [], originChainId: A, destinationChainId: B });
+    expect(body).toMatchObject({
+      status: 'pending',
+      inTxHashes: [deposit],
+      txHashes: [],
+      originChainId: A,
+      destinationChainId: B,
+    });
 
     await move(requestId, { status: 'submitted', txHash: fill });
     ({ body } = await statusV3(requestId));
@@ -71,13 +80,24 @@ describe('GET /intents/status/v3', () => {
 
     const done = await move(requestId, { status: 'success' });
     ({ body } = await statusV3(requestId));
-    expect(body).toMatchObject({ status: 'success', inTxHashes: [deposit], txHashes: [fill], failReason: 'N/A', refundFailReason: 'N/A' });
+    expect(body).toMatchObject({
+      status: 'success',
+      inTxHashes: [deposit],
+      txHashes: [fill],
+      failReason: 'N/A',
+      refundFailReason: 'N/A',
+    });
     expect(body.updatedAt).toBe(done.updatedAt);
     expect(body.quoteCreatedAt).toBeLessThanOrEqual(body.updatedAt);
   });
 
   /** The fail-reason rules for every status, with and without a recorded reason. */
-  const cases: Array<{ status: RequestStatus; failReason: string | null; refundFailReason: string | null; expected: [string, string] }> = [
+  const cases: Array<{
+    status: RequestStatus;
+    failReason: string | null;
+    refundFailReason: string | null;
+    expected: [string, string];
+  }> = [
     { status: 'waiting', failReason: null, refundFailReason: null, expected: ['N/A', 'N/A'] },
     { status: 'depositing', failReason: null, refundFailReason: null, expected: ['N/A', 'N/A'] },
     { status: 'pending', failReason: null, refundFailReason: null, expected: ['N/A', 'N/A'] },
@@ -86,7 +106,12 @@ describe('GET /intents/status/v3', () => {
     { status: 'submitted', failReason: null, refundFailReason: null, expected: ['N/A', 'N/A'] },
     { status: 'success', failReason: 'SLIPPAGE', refundFailReason: null, expected: ['N/A', 'N/A'] },
     { status: 'failure', failReason: null, refundFailReason: null, expected: ['UNKNOWN', 'N/A'] },
-    { status: 'failure', failReason: 'EXECUTION_REVERTED', refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND', expected: ['EXECUTION_REVERTED', 'AMOUNT_TOO_LOW_TO_REFUND'] },
+    {
+      status: 'failure',
+      failReason: 'EXECUTION_REVERTED',
+      refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND',
+      expected: ['EXECUTION_REVERTED', 'AMOUNT_TOO_LOW_TO_REFUND'],
+    },
     { status: 'refund', failReason: null, refundFailReason: null, expected: ['UNKNOWN', 'N/A'] },
     { status: 'refund', failReason: 'DOUBLE_SPEND', refundFailReason: null, expected: ['DOUBLE_SPEND', 'N/A'] },
     { status: 'fallback', failReason: null, refundFailReason: null, expected: ['UNKNOWN', 'N/A'] },
@@ -107,7 +132,11 @@ describe('GET /intents/status/v3', () => {
     const { requestId } = await quote(usdcBridge());
     for (const c of cases) {
       const label = `${c.status} ${c.failReason}/${c.refundFailReason}`;
-      const record = await move(requestId, { status: c.status, failReason: c.failReason, refundFailReason: c.refundFailReason });
+      const record = await move(requestId, {
+        status: c.status,
+        failReason: c.failReason,
+        refundFailReason: c.refundFailReason,
+      });
 
       const v3 = await statusV3(requestId);
       expect(v3.status, label).toBe(200);
@@ -158,7 +187,11 @@ describe('GET /intents/status/v3', () => {
     const unknown = randomHash();
     for (const response of [await statusV3(unknown), await statusV1(unknown)]) {
       expect(response.status).toBe(404);
-      expect(response.body).toEqual({ message: expect.stringContaining(unknown), errorCode: 'NOT_FOUND', statusCode: 404 });
+      expect(response.body).toEqual({
+        message: expect.stringContaining(unknown),
+        errorCode: 'NOT_FOUND',
+        statusCode: 404,
+      });
     }
     const { data, errors } = await graphql(STATUS, { id: unknown });
     expect(errors).toBeUndefined();

@@ -20,7 +20,10 @@ const bodyLimit = 64 * 1024;
 
 beforeAll(async () => {
   const key = generatePrivateKey();
-  const config = { ...configFromEnvironment({ PORT: '0', GATEWAY_LOG_LEVEL: 'silent' }, [makeChainConfig(31337)], key), bodyLimit };
+  const config = {
+    ...configFromEnvironment({ PORT: '0', GATEWAY_LOG_LEVEL: 'silent' }, [makeChainConfig(31337)], key),
+    bodyLimit,
+  };
   server = await createServer(config);
   url = await server.start();
 });
@@ -30,16 +33,20 @@ afterAll(async () => {
 
 const ids = Object.keys(operations) as OperationId[];
 const withBody = ids.filter((id) => operations[id].body !== null);
-const withRequiredQuery = ids.filter((id) => ((operations[id].query?.required as string[] | undefined) ?? []).length > 0);
+const withRequiredQuery = ids.filter(
+  (id) => ((operations[id].query?.required as string[] | undefined) ?? []).length > 0,
+);
 const withTypedQuery = ids.filter((id) =>
-  Object.values((operations[id].query?.properties ?? {}) as Record<string, Schema>).some((s) => s.type === 'integer' || s.type === 'number'),
+  Object.values((operations[id].query?.properties ?? {}) as Record<string, Schema>).some(
+    (s) => s.type === 'integer' || s.type === 'number',
+  ),
 );
 
 /** Resolves a `$ref` into the components, for the few places where the test needs the schema's shape. */
 function deref(schema: Schema): Schema {
   let current = schema;
   while (typeof current?.$ref === 'string') {
-    const parts = (current.$ref as string).split('#/')[1]!.split('/');
+    const parts = current.$ref.split('#/')[1]!.split('/');
     current = parts.slice(1).reduce<Schema>((node, part) => node?.[part], components as Schema);
   }
   return current;
@@ -87,20 +94,26 @@ describe('every operation with a body rejects bad bodies with 400 INVALID_INPUT'
 
   // The reference's operations ignore fields they do not know (forward compatibility with newer SDKs) and
   // name them in x-ignored-fields; what is left is still validated (here: missing required fields).
-  it.each(withBody.filter((id) => !operations[id].path.startsWith('/admin/')))('%s: unknown field is ignored and named', async (id) => {
-    const res = await call(url, id, { path: pathFor(id), body: { definitelyNotAField: true } });
-    expect(res.headers.get('x-ignored-fields')).toBe('definitelyNotAField');
-    expect(res.status).toBeLessThan(500);
-    expect(JSON.stringify(res.body)).not.toContain('definitelyNotAField');
-  });
+  it.each(withBody.filter((id) => !operations[id].path.startsWith('/admin/')))(
+    '%s: unknown field is ignored and named',
+    async (id) => {
+      const res = await call(url, id, { path: pathFor(id), body: { definitelyNotAField: true } });
+      expect(res.headers.get('x-ignored-fields')).toBe('definitelyNotAField');
+      expect(res.status).toBeLessThan(500);
+      expect(JSON.stringify(res.body)).not.toContain('definitelyNotAField');
+    },
+  );
 
-  it.each(withBody.filter((id) => (deref(operations[id].body!.schema).required ?? []).length > 0))('%s: missing required fields', async (id) => {
-    const res = await call(url, id, { path: pathFor(id), body: {} });
-    expect(res.status).toBe(400);
-    expect(res.body.errorCode).toBe('INVALID_INPUT');
-    const first = (deref(operations[id].body!.schema).required as string[])[0]!;
-    expect(res.body.message).toContain(`${first} is required`);
-  });
+  it.each(withBody.filter((id) => (deref(operations[id].body!.schema).required ?? []).length > 0))(
+    '%s: missing required fields',
+    async (id) => {
+      const res = await call(url, id, { path: pathFor(id), body: {} });
+      expect(res.status).toBe(400);
+      expect(res.body.errorCode).toBe('INVALID_INPUT');
+      const first = (deref(operations[id].body!.schema).required as string[])[0]!;
+      expect(res.body.message).toContain(`${first} is required`);
+    },
+  );
 
   it.each(withBody)('%s: every declared field of the wrong type', async (id) => {
     const schema = deref(operations[id].body!.schema);
@@ -122,7 +135,11 @@ describe('every operation with a body rejects bad bodies with 400 INVALID_INPUT'
   });
 
   it.each(withBody)('%s: a non-JSON content type gets 415', async (id) => {
-    const response = await fetch(url + pathFor(id), { method: operations[id].method, headers: { 'content-type': 'text/plain' }, body: 'hello' });
+    const response = await fetch(url + pathFor(id), {
+      method: operations[id].method,
+      headers: { 'content-type': 'text/plain' },
+      body: 'hello',
+    });
     expect(response.status).toBe(415);
     expect(await response.json()).toMatchObject({ errorCode: 'UNSUPPORTED_MEDIA_TYPE', statusCode: 415 });
   });

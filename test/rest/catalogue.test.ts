@@ -20,7 +20,9 @@ beforeAll(async () => {
     makeChainConfig(30, { disabled: true }),
   ];
   // The RPC URLs of these chains point at a closed local port, so readiness must fail.
-  server = await createServer(configFromEnvironment({ PORT: '0', GATEWAY_LOG_LEVEL: 'silent' }, chains, generatePrivateKey()));
+  server = await createServer(
+    configFromEnvironment({ PORT: '0', GATEWAY_LOG_LEVEL: 'silent' }, chains, generatePrivateKey()),
+  );
   url = await server.start();
 });
 afterAll(async () => {
@@ -68,7 +70,9 @@ describe('on PostgreSQL', () => {
       const pgUrl = await pgServer.start();
       const { body } = await call(pgUrl, 'getReadiness');
       expect(body.checks.database).toEqual({ ok: true });
-      const { rows } = await sql<{ n: string }>`select count(*)::text as n from information_schema.tables where table_schema = ${schema}`.execute(
+      const { rows } = await sql<{
+        n: string;
+      }>`select count(*)::text as n from information_schema.tables where table_schema = ${schema}`.execute(
         pgServer.database.db,
       );
       expect(Number(rows[0]!.n)).toBeGreaterThan(3);

@@ -39,12 +39,21 @@ describe('GET /chains', () => {
       expect(chain.currency).toMatchObject({ symbol: 'ETH', address: zeroAddress, decimals: 18 });
       expect(chain.contracts.serviceReceiver).toBe(devnetChain.contracts.receiver);
       expect(chain.contracts.multicaller).toBe(devnetChain.contracts.multicaller);
-      expect(chain.contracts.v3).toEqual({ erc20Router: devnetChain.contracts.erc20Router, approvalProxy: devnetChain.contracts.approvalProxy });
+      expect(chain.contracts.v3).toEqual({
+        erc20Router: devnetChain.contracts.erc20Router,
+        approvalProxy: devnetChain.contracts.approvalProxy,
+      });
       expect(chain.protocol.v2.depository).toBe(devnetChain.contracts.depository);
       expect(chain.solverAddresses).toEqual([gateway.devnet.descriptor.solver.address]);
       const usdc = chain.erc20Currencies.find((c: { symbol: string }) => c.symbol === 'USDC');
-      expect(usdc).toMatchObject({ decimals: 6, supportsPermit: true, address: devnetChain.tokens.find((t) => t.symbol === 'USDC')!.address });
-      expect(chain.solverCurrencies.map((c: { symbol: string }) => c.symbol)).toEqual(expect.arrayContaining(['ETH', 'USDC', 'USDT', 'WETH', 'MNR']));
+      expect(usdc).toMatchObject({
+        decimals: 6,
+        supportsPermit: true,
+        address: devnetChain.tokens.find((t) => t.symbol === 'USDC')!.address,
+      });
+      expect(chain.solverCurrencies.map((c: { symbol: string }) => c.symbol)).toEqual(
+        expect.arrayContaining(['ETH', 'USDC', 'USDT', 'WETH', 'MNR']),
+      );
       expect(chain.partialDisableLimit).toBe(0);
     }
   });
@@ -53,7 +62,12 @@ describe('GET /chains', () => {
     const { body } = await call(gateway.url, 'getChains');
     for (const chain of body.chains) {
       const client = createPublicClient({ transport: http(chain.httpRpcUrl) });
-      for (const address of [chain.contracts.serviceReceiver, chain.contracts.multicaller, chain.contracts.approvalProxy, chain.protocol.v2.depository]) {
+      for (const address of [
+        chain.contracts.serviceReceiver,
+        chain.contracts.multicaller,
+        chain.contracts.approvalProxy,
+        chain.protocol.v2.depository,
+      ]) {
         const code = await client.getCode({ address });
         expect(code && code.length > 2, `no code at ${address} on ${chain.id}`).toBe(true);
       }
@@ -62,17 +76,70 @@ describe('GET /chains', () => {
 
   it('answers the same data as GraphQL `chains`', async () => {
     const { body } = await call(gateway.url, 'getChains');
-    const result = await graphql(`{
-      chains {
-        id name displayName httpRpcUrl wsRpcUrl vmType depositEnabled disabled tokenSupport partialDisableLimit
-        withdrawalFee depositFee surgeEnabled solverAddresses tags baseChainId
-        currency { id symbol name address decimals supportsBridging }
-        erc20Currencies { id symbol address decimals supportsPermit }
-        solverCurrencies { id symbol name address decimals }
-        contracts { multicall3 multicaller onlyOwnerMulticaller serviceReceiver relayReceiver erc20Router approvalProxy v3 { erc20Router approvalProxy } }
-        protocol { v2 { chainId depository depositoryVault } }
+    const result = await graphql(`
+      {
+        chains {
+          id
+          name
+          displayName
+          httpRpcUrl
+          wsRpcUrl
+          vmType
+          depositEnabled
+          disabled
+          tokenSupport
+          partialDisableLimit
+          withdrawalFee
+          depositFee
+          surgeEnabled
+          solverAddresses
+          tags
+          baseChainId
+          currency {
+            id
+            symbol
+            name
+            address
+            decimals
+            supportsBridging
+          }
+          erc20Currencies {
+            id
+            symbol
+            address
+            decimals
+            supportsPermit
+          }
+          solverCurrencies {
+            id
+            symbol
+            name
+            address
+            decimals
+          }
+          contracts {
+            multicall3
+            multicaller
+            onlyOwnerMulticaller
+            serviceReceiver
+            relayReceiver
+            erc20Router
+            approvalProxy
+            v3 {
+              erc20Router
+              approvalProxy
+            }
+          }
+          protocol {
+            v2 {
+              chainId
+              depository
+              depositoryVault
+            }
+          }
+        }
       }
-    }`);
+    `);
     expect(result.errors).toBeUndefined();
     const rest = body.chains.map((c: any) => ({
       id: c.id,
@@ -92,12 +159,22 @@ describe('GET /chains', () => {
       tags: c.tags,
       baseChainId: c.baseChainId,
       currency: c.currency,
-      erc20Currencies: c.erc20Currencies.map(({ id, symbol, address, decimals, supportsPermit }: any) => ({ id, symbol, address, decimals, supportsPermit })),
+      erc20Currencies: c.erc20Currencies.map(({ id, symbol, address, decimals, supportsPermit }: any) => ({
+        id,
+        symbol,
+        address,
+        decimals,
+        supportsPermit,
+      })),
       solverCurrencies: c.solverCurrencies,
       contracts: c.contracts,
       protocol: c.protocol,
     }));
-    const gql = result.data.chains.map((c: any) => ({ ...c, vmType: String(c.vmType).toLowerCase(), tokenSupport: c.tokenSupport === 'ALL' ? 'All' : c.tokenSupport === 'LIMITED' ? 'Limited' : c.tokenSupport }));
+    const gql = result.data.chains.map((c: any) => ({
+      ...c,
+      vmType: String(c.vmType).toLowerCase(),
+      tokenSupport: c.tokenSupport === 'ALL' ? 'All' : c.tokenSupport === 'LIMITED' ? 'Limited' : c.tokenSupport,
+    }));
     expect(gql).toEqual(rest);
   });
 });
@@ -133,7 +210,11 @@ describe('readiness and documentation', () => {
   it('answers 501 NOT_IMPLEMENTED in the error shape for operations still to come', async () => {
     const { status, body } = await call(gateway.url, 'claimAppFees', {
       path: '/app-fees/0x1111111111111111111111111111111111111111/claim',
-      body: { chainId: 1, currency: '0x0000000000000000000000000000000000000000', recipient: '0x1111111111111111111111111111111111111111' },
+      body: {
+        chainId: 1,
+        currency: '0x0000000000000000000000000000000000000000',
+        recipient: '0x1111111111111111111111111111111111111111',
+      },
     });
     expect(status).toBe(501);
     expect(body).toMatchObject({ errorCode: 'NOT_IMPLEMENTED', statusCode: 501 });

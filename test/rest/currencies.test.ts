@@ -29,7 +29,9 @@ beforeAll(async () => {
         : chain,
   );
   // Its own solver key: listing currencies needs none, and it must not share nonces with the main gateway.
-  variant = await createServer(configFromEnvironment({ PORT: '0', GATEWAY_LOG_LEVEL: 'silent' }, chains, generatePrivateKey()));
+  variant = await createServer(
+    configFromEnvironment({ PORT: '0', GATEWAY_LOG_LEVEL: 'silent' }, chains, generatePrivateKey()),
+  );
   variantUrl = await variant.start();
 });
 afterAll(async () => {
@@ -44,13 +46,20 @@ const feed = (chainId: number, symbol: string): Address => {
   return symbol === 'ETH' ? chain.nativePriceFeed : chain.tokens.find((t) => t.symbol === symbol)!.priceFeed;
 };
 /** `chainId:SYMBOL` of each item, the shortest readable form of a list. */
-const ids = (items: Array<{ chainId: number; symbol: string }>) => items.map((item) => `${item.chainId}:${item.symbol}`);
-const each = (symbols: string[], chains = [31337, 31338, 31339]) => chains.flatMap((chainId) => symbols.map((s) => `${chainId}:${s}`));
+const ids = (items: Array<{ chainId: number; symbol: string }>) =>
+  items.map((item) => `${item.chainId}:${item.symbol}`);
+const each = (symbols: string[], chains = [31337, 31338, 31339]) =>
+  chains.flatMap((chainId) => symbols.map((s) => `${chainId}:${s}`));
 
 const v2 = async (body?: unknown, url = gateway.url) => {
   const response = await call(url, 'getCurrencies', body === undefined ? {} : { body });
   expect(response.status).toBe(200);
-  return response.body as Array<{ chainId: number; symbol: string; address: string; metadata: { verified: boolean; isNative: boolean } }>;
+  return response.body as Array<{
+    chainId: number;
+    symbol: string;
+    address: string;
+    metadata: { verified: boolean; isNative: boolean };
+  }>;
 };
 
 const graphql = async (query: string, variables: Record<string, unknown> = {}) => {
@@ -66,7 +75,10 @@ const graphql = async (query: string, variables: Record<string, unknown> = {}) =
 /** Sets a devnet feed's answer (8 decimals) as the deployer, who owns the feeds. */
 async function setPrice(chainId: number, symbol: string, usd: string): Promise<void> {
   const chain = gateway.devnet.descriptor.chains.find((c) => c.chainId === chainId)!;
-  const wallet = createWalletClient({ account: privateKeyToAccount(gateway.devnet.descriptor.deployer.privateKey), transport: http(chain.rpcUrl) });
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(gateway.devnet.descriptor.deployer.privateKey),
+    transport: http(chain.rpcUrl),
+  });
   const hash = await wallet.writeContract({
     chain: null,
     address: feed(chainId, symbol),
@@ -98,7 +110,9 @@ describe('POST /currencies/v2', () => {
     expect(list[1]).toMatchObject({ address: token(31337, 'USDC'), decimals: 6, metadata: { isNative: false } });
     expect(await v2({})).toEqual(list);
     expect(ids(await v2({ chainIds: [31338] }))).toEqual(each(['ETH', 'USDC', 'USDT', 'WETH'], [31338]));
-    expect(ids(await v2({ defaultList: true, chainIds: [31338, 31339] }))).toEqual(each(['ETH', 'USDC', 'USDT', 'WETH'], [31338, 31339]));
+    expect(ids(await v2({ defaultList: true, chainIds: [31338, 31339] }))).toEqual(
+      each(['ETH', 'USDC', 'USDT', 'WETH'], [31338, 31339]),
+    );
   });
 
   it('looks at the whole list with defaultList false or when searching, and at the default list with defaultList true', async () => {
@@ -108,7 +122,10 @@ describe('POST /currencies/v2', () => {
   });
 
   it('limits the answer (default 20, at most 100)', async () => {
-    expect(ids(await v2({ defaultList: false, limit: 6 }))).toEqual([...each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR'], [31337]), '31338:ETH']);
+    expect(ids(await v2({ defaultList: false, limit: 6 }))).toEqual([
+      ...each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR'], [31337]),
+      '31338:ETH',
+    ]);
     for (const limit of [0, 101, 2.5]) {
       const { status, body } = await call(gateway.url, 'getCurrencies', { body: { limit } });
       expect(status).toBe(400);
@@ -117,7 +134,9 @@ describe('POST /currencies/v2', () => {
   });
 
   it('filters by chainIds; unknown chains match nothing', async () => {
-    expect(ids(await v2({ defaultList: false, chainIds: [31339] }))).toEqual(each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR'], [31339]));
+    expect(ids(await v2({ defaultList: false, chainIds: [31339] }))).toEqual(
+      each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR'], [31339]),
+    );
     expect(await v2({ chainIds: [999] })).toEqual([]);
   });
 
@@ -144,7 +163,9 @@ describe('POST /currencies/v2', () => {
   });
 
   it('filters by chainId:address tokens', async () => {
-    const list = await v2({ tokens: [`31339:${zeroAddress}`, `31338:${token(31338, 'MNR').toLowerCase()}`, '999:0xabc'] });
+    const list = await v2({
+      tokens: [`31339:${zeroAddress}`, `31338:${token(31338, 'MNR').toLowerCase()}`, '999:0xabc'],
+    });
     expect(ids(list)).toEqual(['31338:MNR', '31339:ETH']);
     const { status, body } = await call(gateway.url, 'getCurrencies', { body: { tokens: ['USDC'] } });
     expect(status).toBe(400);
@@ -152,10 +173,14 @@ describe('POST /currencies/v2', () => {
   });
 
   it('returns the matched currencies on every chain with includeAllChains', async () => {
-    expect(ids(await v2({ tokens: [`31337:${token(31337, 'USDC')}`], includeAllChains: true }))).toEqual(each(['USDC']));
+    expect(ids(await v2({ tokens: [`31337:${token(31337, 'USDC')}`], includeAllChains: true }))).toEqual(
+      each(['USDC']),
+    );
     // The expansion crosses chainIds and reaches non-featured currencies: that is the point of the flag.
     expect(ids(await v2({ term: 'mnr', chainIds: [31338], includeAllChains: true }))).toEqual(each(['MNR']));
-    expect(ids(await v2({ chainIds: [31337], includeAllChains: true, defaultList: false }))).toEqual(each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR']));
+    expect(ids(await v2({ chainIds: [31337], includeAllChains: true, defaultList: false }))).toEqual(
+      each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR']),
+    );
   });
 
   it('returns nothing for depositAddressOnly (no deposit addresses yet) and ignores useExternalSearch', async () => {
@@ -172,14 +197,21 @@ describe('POST /currencies/v2', () => {
   });
 
   it('leaves hidden chains out and filters on verified (variant gateway)', async () => {
-    expect(ids(await v2({ defaultList: false }, variantUrl))).toEqual(each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR'], [31337, 31338]));
+    expect(ids(await v2({ defaultList: false }, variantUrl))).toEqual(
+      each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR'], [31337, 31338]),
+    );
     expect(await v2({ chainIds: [31339] }, variantUrl)).toEqual([]);
     const mnr = await v2({ term: 'mnr' }, variantUrl);
-    expect(mnr.map((c) => [c.chainId, c.metadata.verified])).toEqual([[31337, true], [31338, false]]);
+    expect(mnr.map((c) => [c.chainId, c.metadata.verified])).toEqual([
+      [31337, true],
+      [31338, false],
+    ]);
     expect(ids(await v2({ term: 'mnr', verified: true }, variantUrl))).toEqual(['31337:MNR']);
     // `false` does not restrict (docs/api-notes.md).
     expect(await v2({ term: 'mnr', verified: false }, variantUrl)).toEqual(mnr);
-    expect(ids(await v2({ tokens: [`31337:${token(31337, 'MNR')}`], includeAllChains: true, verified: true }, variantUrl))).toEqual(['31337:MNR']);
+    expect(
+      ids(await v2({ tokens: [`31337:${token(31337, 'MNR')}`], includeAllChains: true, verified: true }, variantUrl)),
+    ).toEqual(['31337:MNR']);
   });
 });
 
@@ -236,12 +268,20 @@ describe('GET /currencies/token/price', () => {
     try {
       await setPrice(31339, 'USDT', '0');
       await afterCacheLifetime(31339);
-      const { status, body } = await call(gateway.url, 'getTokenPrice', { query: { chainId: '31339', address: token(31339, 'USDT') } });
+      const { status, body } = await call(gateway.url, 'getTokenPrice', {
+        query: { chainId: '31339', address: token(31339, 'USDT') },
+      });
       expect(status).toBe(503);
       expect(body).toMatchObject({ errorCode: 'PRICE_FETCH_FAILED', statusCode: 503 });
       expect(body.message).toContain('USDT');
-      const result = await graphql('query($a: Address!) { tokenPrice(chainId: 31339, address: $a) { price } }', { a: token(31339, 'USDT') });
-      expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'PRICE_FETCH_FAILED', status: 503, retriable: true });
+      const result = await graphql('query($a: Address!) { tokenPrice(chainId: 31339, address: $a) { price } }', {
+        a: token(31339, 'USDT'),
+      });
+      expect(result.errors?.[0]?.extensions).toMatchObject({
+        code: 'PRICE_FETCH_FAILED',
+        status: 503,
+        retriable: true,
+      });
     } finally {
       await setPrice(31339, 'USDT', '1');
       await afterCacheLifetime(31339);
@@ -288,20 +328,33 @@ describe('GraphQL', () => {
       chain: tokenPrice(chainId: 999, address: "${zeroAddress}") { price }
     }`);
     expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'UNSUPPORTED_CHAIN', status: 400, retriable: false });
-    const missing = await graphql('{ tokenPrice(chainId: 31337, address: "0x00000000000000000000000000000000deadbeef") { price } }');
+    const missing = await graphql(
+      '{ tokenPrice(chainId: 31337, address: "0x00000000000000000000000000000000deadbeef") { price } }',
+    );
     expect(missing.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND', status: 404 });
   });
 
   it('`currencies` answers the v2 list with each group id', async () => {
     const fields = 'groupId chainId address symbol name decimals vmType metadata { logoURI verified isNative }';
-    const inputs = [undefined, { term: 'eth', limit: 4 }, { currencyId: 'mnr', includeAllChains: true }, { defaultList: false, chainIds: [31339] }];
+    const inputs = [
+      undefined,
+      { term: 'eth', limit: 4 },
+      { currencyId: 'mnr', includeAllChains: true },
+      { defaultList: false, chainIds: [31339] },
+    ];
     for (const input of inputs) {
-      const result = await graphql(`query($input: CurrenciesInput) { currencies(input: $input) { ${fields} } }`, { input });
+      const result = await graphql(`query($input: CurrenciesInput) { currencies(input: $input) { ${fields} } }`, {
+        input,
+      });
       expect(result.errors).toBeUndefined();
       const rest = await v2(input);
-      const groups = (await call(gateway.url, 'getCurrenciesV1', input === undefined ? {} : { body: { ...input, limit: 100 } })).body.flat();
+      const groups = (
+        await call(gateway.url, 'getCurrenciesV1', input === undefined ? {} : { body: { ...input, limit: 100 } })
+      ).body.flat();
       const groupOf = (item: { chainId: number; address: string }) =>
-        groups.find((g: { chainId: number; address: string }) => g.chainId === item.chainId && g.address === item.address).groupID;
+        groups.find(
+          (g: { chainId: number; address: string }) => g.chainId === item.chainId && g.address === item.address,
+        ).groupID;
       expect(result.data.currencies).toEqual(rest.map((item) => ({ groupId: groupOf(item), ...item, vmType: 'EVM' })));
     }
   });

@@ -6,7 +6,16 @@
  * solver currency, covers what the devnet configuration does not exercise.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, erc20Abi, formatUnits, http, parseUnits, zeroAddress, type Address } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  erc20Abi,
+  formatUnits,
+  http,
+  parseUnits,
+  zeroAddress,
+  type Address,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { priceFeedAbi, stableTokenAbi } from '../../generated/contracts/index.js';
 import { SWAP_SOURCE } from '../../src/core/settings.js';
@@ -29,7 +38,9 @@ beforeAll(async () => {
         ? { ...chain, currencies: chain.currencies.map((c) => (c.id === 'mnr' ? { ...c, solver: false } : c)) }
         : chain,
   );
-  variant = await createServer(configFromEnvironment({ PORT: '0', GATEWAY_LOG_LEVEL: 'silent' }, chains, generatePrivateKey()));
+  variant = await createServer(
+    configFromEnvironment({ PORT: '0', GATEWAY_LOG_LEVEL: 'silent' }, chains, generatePrivateKey()),
+  );
   variantUrl = await variant.start();
 });
 afterAll(async () => {
@@ -40,12 +51,23 @@ afterAll(async () => {
 const devnetChain = (chainId: number) => gateway.devnet.descriptor.chains.find((c) => c.chainId === chainId)!;
 const publicClient = (chainId: number) => createPublicClient({ transport: http(devnetChain(chainId).rpcUrl) });
 const deployerWallet = (chainId: number) =>
-  createWalletClient({ account: privateKeyToAccount(gateway.devnet.descriptor.deployer.privateKey), transport: http(devnetChain(chainId).rpcUrl) });
+  createWalletClient({
+    account: privateKeyToAccount(gateway.devnet.descriptor.deployer.privateKey),
+    transport: http(devnetChain(chainId).rpcUrl),
+  });
 const afterCacheLifetime = (chainId: number) =>
-  new Promise((resolve) => setTimeout(resolve, gateway.config.chains.find((c) => c.id === chainId)!.blockTime * 1_000 + 200));
+  new Promise((resolve) =>
+    setTimeout(resolve, gateway.config.chains.find((c) => c.id === chainId)!.blockTime * 1_000 + 200),
+  );
 
 /** The devnet feeds' prices in micro-USD per whole unit (WETH uses the native feed). */
-const priceMicros: Record<string, bigint> = { ETH: 3_000_000_000n, WETH: 3_000_000_000n, USDC: 1_000_000n, USDT: 1_000_000n, MNR: 500_000n };
+const priceMicros: Record<string, bigint> = {
+  ETH: 3_000_000_000n,
+  WETH: 3_000_000_000n,
+  USDC: 1_000_000n,
+  USDT: 1_000_000n,
+  MNR: 500_000n,
+};
 
 /** The solver's balance read on chain: `eth_getBalance` for the native currency, `balanceOf` otherwise. */
 async function onChainBalance(chainId: number, address: Address): Promise<bigint> {
@@ -59,16 +81,33 @@ async function onChainBalance(chainId: number, address: Address): Promise<bigint
 async function liquidity(chainId: number, url = gateway.url) {
   const response = await call(url, 'getChainsLiquidity', { query: { chainId: String(chainId) } });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return response.body.liquidity as Array<{ chainId: number; currencyId: string; symbol: string; address: Address; decimals: number; balance: string; amountUsd: string }>;
+  return response.body.liquidity as Array<{
+    chainId: number;
+    currencyId: string;
+    symbol: string;
+    address: Address;
+    decimals: number;
+    balance: string;
+    amountUsd: string;
+  }>;
 }
 
-async function send(chainId: number, request: Parameters<ReturnType<typeof deployerWallet>['writeContract']>[0]): Promise<void> {
+async function send(
+  chainId: number,
+  request: Parameters<ReturnType<typeof deployerWallet>['writeContract']>[0],
+): Promise<void> {
   const hash = await deployerWallet(chainId).writeContract(request);
   await publicClient(chainId).waitForTransactionReceipt({ hash });
 }
 
 const setPrice = (chainId: number, feed: Address, usd: string) =>
-  send(chainId, { chain: null, address: feed, abi: priceFeedAbi, functionName: 'setAnswer', args: [parseUnits(usd, 8)] });
+  send(chainId, {
+    chain: null,
+    address: feed,
+    abi: priceFeedAbi,
+    functionName: 'setAnswer',
+    args: [parseUnits(usd, 8)],
+  });
 
 describe('GET /chains/liquidity', () => {
   it('lists every solver currency, native first, with the balances the chain reports', async () => {
@@ -101,7 +140,13 @@ describe('GET /chains/liquidity', () => {
     const usdc = devnetChain(31339).tokens.find((t) => t.symbol === 'USDC')!.address;
     const before = (await liquidity(31339)).find((e) => e.symbol === 'USDC')!;
     const minted = parseUnits('1234.567891', 6);
-    await send(31339, { chain: null, address: usdc, abi: stableTokenAbi, functionName: 'mint', args: [gateway.devnet.descriptor.solver.address, minted] });
+    await send(31339, {
+      chain: null,
+      address: usdc,
+      abi: stableTokenAbi,
+      functionName: 'mint',
+      args: [gateway.devnet.descriptor.solver.address, minted],
+    });
     await afterCacheLifetime(31339);
     const after = (await liquidity(31339)).find((e) => e.symbol === 'USDC')!;
     expect(BigInt(after.balance) - BigInt(before.balance)).toBe(minted);
@@ -122,7 +167,9 @@ describe('GET /chains/liquidity', () => {
       expect(await liquidity(31338)).toHaveLength(5);
       // A solver with no MNR does not need MNR's price: a zero balance is worth zero at any price.
       const empty = await liquidity(31337, variantUrl);
-      expect(empty.map((e) => [e.symbol, e.balance, e.amountUsd])).toEqual(['ETH', 'USDC', 'USDT', 'WETH', 'MNR'].map((s) => [s, '0', '0']));
+      expect(empty.map((e) => [e.symbol, e.balance, e.amountUsd])).toEqual(
+        ['ETH', 'USDC', 'USDT', 'WETH', 'MNR'].map((s) => [s, '0', '0']),
+      );
     } finally {
       await setPrice(31337, mnrFeed, '0.5');
       await afterCacheLifetime(31337);
@@ -157,7 +204,9 @@ describe('GET /swap-sources', () => {
     }
     expect(SWAP_SOURCE).toBe('solver-inventory');
     // Hidden chains are still served.
-    expect((await call(variantUrl, 'getSwapSources', { query: { chainId: '31339' } })).body).toEqual({ sources: [SWAP_SOURCE] });
+    expect((await call(variantUrl, 'getSwapSources', { query: { chainId: '31339' } })).body).toEqual({
+      sources: [SWAP_SOURCE],
+    });
   });
 
   it('answers 400 UNSUPPORTED_CHAIN for a chain the gateway does not serve', async () => {

@@ -5,7 +5,16 @@
  * once, the SDK's string chain id and JSON-encoded `tx` are accepted, and every failure has its code.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, encodeFunctionData, http, parseEther, toHex, zeroAddress, type Hex } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  encodeFunctionData,
+  http,
+  parseEther,
+  toHex,
+  zeroAddress,
+  type Hex,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { depositoryAbi, multicallerAbi } from '../../generated/contracts/index.js';
 import { createChainClients } from '../../src/chain/clients.js';
@@ -60,7 +69,11 @@ async function depositThroughMulticaller(chainId: number, id: Hex, value = parse
   const chain = gateway.devnet.descriptor.chains.find((candidate) => candidate.chainId === chainId)!;
   const user = gateway.devnet.descriptor.accounts[0]!;
   const transport = http(chain.rpcUrl);
-  const wallet = createWalletClient({ account: privateKeyToAccount(user.privateKey), chain: devnetViemChain(chain), transport });
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(user.privateKey),
+    chain: devnetViemChain(chain),
+    transport,
+  });
   const data = encodeFunctionData({ abi: depositoryAbi, functionName: 'depositNative', args: [user.address, id] });
   const hash = await wallet.writeContract({
     address: chain.contracts.multicaller,
@@ -81,7 +94,9 @@ describe('POST /transactions/index', () => {
     const id = newId();
     const txHash = await depositThroughMulticaller(31337, id);
 
-    const first = await call(gateway.url, 'indexTransaction', { body: { chainId: '31337', txHash, requestId: id, referrer: 'sdk' } });
+    const first = await call(gateway.url, 'indexTransaction', {
+      body: { chainId: '31337', txHash, requestId: id, referrer: 'sdk' },
+    });
     expect(first.status).toBe(200);
     expect(first.body.message).toBe(`Transaction ${txHash} on chain 31337 indexed: 1 deposit(s) for ${id} (confirmed)`);
     const [deposit, ...more] = await listDepositsForRequest(gateway.server.core.db, id);
@@ -99,7 +114,9 @@ describe('POST /transactions/index', () => {
     const id = newId();
     const txHash = await depositThroughMulticaller(31338, id);
     const other = newId();
-    const response = await call(gateway.url, 'indexTransaction', { body: { chainId: '31338', txHash, requestId: other } });
+    const response = await call(gateway.url, 'indexTransaction', {
+      body: { chainId: '31338', txHash, requestId: other },
+    });
     expect(response.status).toBe(200);
     expect(response.body.message).toContain(`none of them is for request ${other}`);
   });
@@ -120,7 +137,10 @@ describe('POST /transactions/index', () => {
     gateway.server.core.watchers = undefined;
     const response = await call(gateway.url, 'indexTransaction', { body: { chainId: '31337', txHash: unknownHash } });
     expect(response.status).toBe(503);
-    expect(response.body).toMatchObject({ errorCode: 'SERVICE_UNAVAILABLE', message: expect.stringContaining('no deposit watchers') });
+    expect(response.body).toMatchObject({
+      errorCode: 'SERVICE_UNAVAILABLE',
+      message: expect.stringContaining('no deposit watchers'),
+    });
   });
 });
 
@@ -132,7 +152,9 @@ describe('POST /transactions/single', () => {
   it('indexes the transaction named in the JSON-encoded tx', async () => {
     const id = newId();
     const txHash = await depositThroughMulticaller(31337, id);
-    const response = await call(gateway.url, 'indexSingleTransaction', { body: { requestId: id, chainId: '31337', tx: encodedTx(txHash) } });
+    const response = await call(gateway.url, 'indexSingleTransaction', {
+      body: { requestId: id, chainId: '31337', tx: encodedTx(txHash) },
+    });
     expect(response.status).toBe(200);
     expect(response.body.message).toContain(`${id} (confirmed)`);
     expect(handed.filter((d) => d.requestId === id)).toHaveLength(1);
@@ -150,15 +172,23 @@ describe('POST /transactions/single', () => {
     ['tx that is a JSON array', '[1]', 'tx must be a JSON-encoded transaction object'],
     ['tx without txHash', JSON.stringify({ to: zeroAddress }), 'tx has no txHash'],
     ['tx with a malformed txHash', JSON.stringify({ txHash: '0xabc' }), 'txHash must be 32 bytes of hex'],
-    ['tx of another chain', JSON.stringify({ txHash: unknownHash, chainId: 31338 }), 'is not the chainId of the request body'],
+    [
+      'tx of another chain',
+      JSON.stringify({ txHash: unknownHash, chainId: 31338 }),
+      'is not the chainId of the request body',
+    ],
   ])('rejects a %s with 400 INVALID_INPUT', async (_case, tx, message) => {
-    const response = await call(gateway.url, 'indexSingleTransaction', { body: { requestId: newId(), chainId: '31337', tx } });
+    const response = await call(gateway.url, 'indexSingleTransaction', {
+      body: { requestId: newId(), chainId: '31337', tx },
+    });
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ errorCode: 'INVALID_INPUT', message: expect.stringContaining(message) });
   });
 
   it('answers 404 NOT_FOUND for a transaction the chain does not have', async () => {
-    const response = await call(gateway.url, 'indexSingleTransaction', { body: { requestId: newId(), chainId: '31337', tx: encodedTx(unknownHash) } });
+    const response = await call(gateway.url, 'indexSingleTransaction', {
+      body: { requestId: newId(), chainId: '31337', tx: encodedTx(unknownHash) },
+    });
     expect(response.status).toBe(404);
     expect(response.body.errorCode).toBe('NOT_FOUND');
   });
@@ -166,22 +196,29 @@ describe('POST /transactions/single', () => {
 
 describe('GraphQL mutations', () => {
   const indexTransaction = 'mutation ($input: IndexTransactionInput!) { indexTransaction(input: $input) { message } }';
-  const indexSingleTransaction = 'mutation ($input: IndexSingleTransactionInput!) { indexSingleTransaction(input: $input) { message } }';
+  const indexSingleTransaction =
+    'mutation ($input: IndexSingleTransactionInput!) { indexSingleTransaction(input: $input) { message } }';
 
   it('indexTransaction records and hands on the deposit, like REST', async () => {
     const id = newId();
     const txHash = await depositThroughMulticaller(31338, id);
-    const { status, body } = await post(gateway.url, indexTransaction, { input: { chainId: 31338, txHash, requestId: id } });
+    const { status, body } = await post(gateway.url, indexTransaction, {
+      input: { chainId: 31338, txHash, requestId: id },
+    });
     expect(status).toBe(200);
     expect(body.errors).toBeUndefined();
-    expect(body.data.indexTransaction.message).toBe(`Transaction ${txHash} on chain 31338 indexed: 1 deposit(s) for ${id} (confirmed)`);
+    expect(body.data.indexTransaction.message).toBe(
+      `Transaction ${txHash} on chain 31338 indexed: 1 deposit(s) for ${id} (confirmed)`,
+    );
     expect(handed.filter((d) => d.requestId === id)).toHaveLength(1);
   });
 
   it('indexSingleTransaction takes the hash directly', async () => {
     const id = newId();
     const txHash = await depositThroughMulticaller(31337, id);
-    const { body } = await post(gateway.url, indexSingleTransaction, { input: { chainId: 31337, txHash, requestId: id } });
+    const { body } = await post(gateway.url, indexSingleTransaction, {
+      input: { chainId: 31337, txHash, requestId: id },
+    });
     expect(body.data.indexSingleTransaction.message).toContain(`${id} (confirmed)`);
     expect(handed.filter((d) => d.requestId === id)).toHaveLength(1);
   });
@@ -189,9 +226,19 @@ describe('GraphQL mutations', () => {
   it.each([
     ['an unknown transaction', indexTransaction, { chainId: 31337, txHash: unknownHash }, 'NOT_FOUND'],
     ['an unsupported chain', indexTransaction, { chainId: 999, txHash: unknownHash }, 'UNSUPPORTED_CHAIN'],
-    ['a chain nobody watches', indexSingleTransaction, { chainId: 31339, txHash: unknownHash, requestId: unknownHash }, 'SERVICE_UNAVAILABLE'],
+    [
+      'a chain nobody watches',
+      indexSingleTransaction,
+      { chainId: 31339, txHash: unknownHash, requestId: unknownHash },
+      'SERVICE_UNAVAILABLE',
+    ],
     ['a short hash', indexTransaction, { chainId: 31337, txHash: '0x12' }, 'INVALID_INPUT'],
-    ['a malformed request id', indexSingleTransaction, { chainId: 31337, txHash: unknownHash, requestId: 'abc' }, 'INVALID_INPUT'],
+    [
+      'a malformed request id',
+      indexSingleTransaction,
+      { chainId: 31337, txHash: unknownHash, requestId: 'abc' },
+      'INVALID_INPUT',
+    ],
   ])('fails for %s with its code', async (_case, query, input, code) => {
     const { status, body } = await post(gateway.url, query, { input });
     expect(status).toBe(200);

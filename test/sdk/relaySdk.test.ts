@@ -10,7 +10,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, erc20Abi, http, parseEther, zeroAddress, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { convertViemChainToRelayChain, createClient, getClient, type Execute, type ProgressData } from '@relayprotocol/relay-sdk';
+import {
+  convertViemChainToRelayChain,
+  createClient,
+  getClient,
+  type Execute,
+  type ProgressData,
+} from '@relayprotocol/relay-sdk';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -38,7 +44,7 @@ afterAll(async () => {
   await gateway?.stop();
 });
 
-const fresh = (n: number): Address => `0x${n.toString(16).padStart(40, '0')}` as Address;
+const fresh = (n: number): Address => `0x${n.toString(16).padStart(40, '0')}`;
 
 const balanceOf = (chain: DevnetChain, token: Address, owner: Address): Promise<bigint> =>
   token === zeroAddress
@@ -54,14 +60,37 @@ interface BridgeCase {
 }
 
 /** getQuote + execute through the SDK with a wallet on the origin chain's RPC; returns what execute resolved with. */
-async function bridgeWithSdk({ account, currency, toCurrency, amount, recipient }: BridgeCase): Promise<{ quote: Execute; result: Execute; progress: ProgressData[] }> {
-  const wallet = createWalletClient({ account: privateKeyToAccount(account.privateKey), chain: devnetViemChain(chainA), transport: http(chainA.rpcUrl) });
+async function bridgeWithSdk({
+  account,
+  currency,
+  toCurrency,
+  amount,
+  recipient,
+}: BridgeCase): Promise<{ quote: Execute; result: Execute; progress: ProgressData[] }> {
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(account.privateKey),
+    chain: devnetViemChain(chainA),
+    transport: http(chainA.rpcUrl),
+  });
   const quote = await getClient().actions.getQuote(
-    { chainId: chainA.chainId, toChainId: chainB.chainId, currency, toCurrency, amount, tradeType: 'EXACT_INPUT', wallet, recipient },
+    {
+      chainId: chainA.chainId,
+      toChainId: chainB.chainId,
+      currency,
+      toCurrency,
+      amount,
+      tradeType: 'EXACT_INPUT',
+      wallet,
+      recipient,
+    },
     true,
   );
   const progress: ProgressData[] = [];
-  const { data: result } = await getClient().actions.execute({ quote, wallet, onProgress: (data) => progress.push(data) });
+  const { data: result } = await getClient().actions.execute({
+    quote,
+    wallet,
+    onProgress: (data) => progress.push(data),
+  });
   return { quote, result, progress };
 }
 
@@ -71,14 +100,18 @@ async function expectFilled(quote: Execute, result: Execute, recipientGain: bigi
   expect(items.length).toBeGreaterThan(0);
   for (const item of items) expect(item.status).toBe('complete');
 
-  const deposit = result.steps.find((step) => step.id === 'deposit')!.items![0]!;
+  const deposit = result.steps.find((step) => step.id === 'deposit')!.items[0]!;
   expect(deposit.checkStatus).toBe('success');
   expect(deposit.txHashes?.[0]?.chainId).toBe(chainB.chainId);
   expect(deposit.internalTxHashes?.[0]?.chainId).toBe(chainA.chainId);
 
-  const depositTx = await publicClientOf(chainA).getTransaction({ hash: deposit.internalTxHashes![0]!.txHash as `0x${string}` });
+  const depositTx = await publicClientOf(chainA).getTransaction({
+    hash: deposit.internalTxHashes![0]!.txHash as `0x${string}`,
+  });
   expect(depositTx.to?.toLowerCase()).toBe((deposit.data.to as string).toLowerCase());
-  const fillReceipt = await publicClientOf(chainB).getTransactionReceipt({ hash: deposit.txHashes![0]!.txHash as `0x${string}` });
+  const fillReceipt = await publicClientOf(chainB).getTransactionReceipt({
+    hash: deposit.txHashes![0]!.txHash as `0x${string}`,
+  });
   expect(fillReceipt.status).toBe('success');
 
   expect(recipientGain).toBe(BigInt(quote.details!.currencyOut!.amount!));

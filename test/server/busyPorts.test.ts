@@ -26,7 +26,11 @@ afterAll(async () => {
 });
 
 async function start(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [tsx, main], { cwd: root, env: { ...process.env, GATEWAY_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [tsx, main], {
+    cwd: root,
+    env: { ...process.env, GATEWAY_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -45,7 +49,9 @@ describe('npm start with a busy port', () => {
   it('a busy anvil port is reported by DEVNET_BASE_PORT, without a stack trace', async () => {
     const { code, output } = await start({ PORT: '0', DEVNET_BASE_PORT: String(busyPort - 1) });
     expect(code).toBe(1);
-    expect(output).toContain(`port ${busyPort} for devnet chain 31338 (DEVNET_BASE_PORT ${busyPort - 1} + 1) is already in use`);
+    expect(output).toContain(
+      `port ${busyPort} for devnet chain 31338 (DEVNET_BASE_PORT ${busyPort - 1} + 1) is already in use`,
+    );
     expect(output).not.toMatch(/^\s+at /m);
     expect(output).not.toMatch(/starting chain/);
   }, 90_000);

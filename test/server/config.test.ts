@@ -17,8 +17,23 @@ const validChain = {
   name: 'base',
   displayName: 'Base',
   httpRpcUrl: 'https://rpc.example/base',
-  nativeCurrency: { id: 'eth', symbol: 'ETH', name: 'Ether', address: '0x0000000000000000000000000000000000000000', decimals: 18 },
-  currencies: [{ id: 'usdc', symbol: 'USDC', name: 'USD Coin', address: address(100), decimals: 6, price: { kind: 'fixed', usd: '1' } }],
+  nativeCurrency: {
+    id: 'eth',
+    symbol: 'ETH',
+    name: 'Ether',
+    address: '0x0000000000000000000000000000000000000000',
+    decimals: 18,
+  },
+  currencies: [
+    {
+      id: 'usdc',
+      symbol: 'USDC',
+      name: 'USD Coin',
+      address: address(100),
+      decimals: 6,
+      price: { kind: 'fixed', usd: '1' },
+    },
+  ],
   contracts,
 };
 
@@ -34,19 +49,39 @@ function problemsOf(text: string, env: Record<string, string> = { GATEWAY_SOLVER
 
 describe('config file', () => {
   it('parses a minimal file and fills defaults', () => {
-    const config = parseConfigFile(JSON.stringify({ chains: [validChain] }), { GATEWAY_SOLVER_PRIVATE_KEY: key, PORT: '4100' });
+    const config = parseConfigFile(JSON.stringify({ chains: [validChain] }), {
+      GATEWAY_SOLVER_PRIVATE_KEY: key,
+      PORT: '4100',
+    });
     expect(config.port).toBe(4100);
     const chain = config.chains[0]!;
-    expect(chain).toMatchObject({ id: 8453, displayName: 'Base', wsRpcUrl: 'wss://rpc.example/base', hidden: false, confirmations: 2, tokenSupport: 'All' });
+    expect(chain).toMatchObject({
+      id: 8453,
+      displayName: 'Base',
+      wsRpcUrl: 'wss://rpc.example/base',
+      hidden: false,
+      confirmations: 2,
+      tokenSupport: 'All',
+    });
     expect(chain.partialDisableLimit).toBe(0n);
-    expect(chain.currencies[0]).toMatchObject({ id: 'usdc', solver: true, featured: true, price: { kind: 'fixed', usd: '1' } });
+    expect(chain.currencies[0]).toMatchObject({
+      id: 'usdc',
+      solver: true,
+      featured: true,
+      price: { kind: 'fixed', usd: '1' },
+    });
     expect(config.solverPrivateKey).toBe(key);
   });
 
   it('reports every problem at once, never the key itself', () => {
     const bad = {
       chains: [
-        { ...validChain, httpRpcUrl: 'ftp://nope', contracts: { ...contracts, depository: 'not-an-address' }, colour: 'red' },
+        {
+          ...validChain,
+          httpRpcUrl: 'ftp://nope',
+          contracts: { ...contracts, depository: 'not-an-address' },
+          colour: 'red',
+        },
         { ...validChain, name: 'base' },
       ],
       extra: 1,
@@ -80,7 +115,10 @@ describe('config file', () => {
     const chain = {
       ...validChain,
       blockTime: 0.25,
-      nativeCurrency: { ...validChain.nativeCurrency, price: { kind: 'aggregatorV3', feed: address(9), maxAgeSeconds: 3600 } },
+      nativeCurrency: {
+        ...validChain.nativeCurrency,
+        price: { kind: 'aggregatorV3', feed: address(9), maxAgeSeconds: 3600 },
+      },
     };
     const quote = { ttlSeconds: 120, swapFeeBps: { minor: 50 }, minSameChainSwapUsd: '0.1' };
     const config = parseConfigFile(JSON.stringify({ chains: [chain], quote }), { GATEWAY_SOLVER_PRIVATE_KEY: key });
@@ -90,12 +128,20 @@ describe('config file', () => {
       swapFeeBps: { bridge: 0, stablecoin: 2, major: 5, minor: 50 },
       minSameChainSwapUsdMicros: 100_000n,
     });
-    expect(config.chains[0]).toMatchObject({ blockTime: 0.25, nativeCurrency: { price: { kind: 'aggregatorV3', maxAgeSeconds: 3600 } } });
-    expect(parseConfigFile(JSON.stringify({ chains: [validChain] }), { GATEWAY_SOLVER_PRIVATE_KEY: key }).chains[0]!.blockTime).toBe(2);
+    expect(config.chains[0]).toMatchObject({
+      blockTime: 0.25,
+      nativeCurrency: { price: { kind: 'aggregatorV3', maxAgeSeconds: 3600 } },
+    });
+    expect(
+      parseConfigFile(JSON.stringify({ chains: [validChain] }), { GATEWAY_SOLVER_PRIVATE_KEY: key }).chains[0]!
+        .blockTime,
+    ).toBe(2);
   });
 
   it('rejects quote settings out of range, naming each', () => {
-    const problems = problemsOf(JSON.stringify({ chains: [validChain], quote: { swapFeeBps: { major: 20000 }, ttlSeconds: 1, colour: 'red' } }));
+    const problems = problemsOf(
+      JSON.stringify({ chains: [validChain], quote: { swapFeeBps: { major: 20000 }, ttlSeconds: 1, colour: 'red' } }),
+    );
     expect(problems).toEqual(
       expect.arrayContaining([
         expect.stringContaining('quote.swapFeeBps.major'),

@@ -33,7 +33,11 @@ function sourceFiles(dir: string): string[] {
  */
 export function variablesReadByCode(): Set<string> {
   const found = new Set<string>();
-  const patterns = [/\benv\??\.([A-Z][A-Z0-9_]*)\b/g, /\benv\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\]/g, /['"]((?:GATEWAY|DEVNET)_[A-Z0-9_]+)['"]/g];
+  const patterns = [
+    /\benv\??\.([A-Z][A-Z0-9_]*)\b/g,
+    /\benv\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\]/g,
+    /['"]((?:GATEWAY|DEVNET)_[A-Z0-9_]+)['"]/g,
+  ];
   for (const file of sourceFiles(join(root, 'src'))) {
     const text = readFileSync(file, 'utf8');
     for (const pattern of patterns) for (const match of text.matchAll(pattern)) found.add(match[1]!);
@@ -70,7 +74,16 @@ describe('README configuration table', () => {
 
   it('finds the variables read through helpers and process.env (the scan itself works)', () => {
     const code = variablesReadByCode();
-    for (const name of ['PORT', 'HOST', 'DATABASE_URL', 'GATEWAY_SOLVER', 'GATEWAY_GRAPHIQL', 'GATEWAY_TRUST_PROXY', 'GATEWAY_WEBHOOK_TIMEOUT_MS', 'DEVNET_BASE_PORT']) {
+    for (const name of [
+      'PORT',
+      'HOST',
+      'DATABASE_URL',
+      'GATEWAY_SOLVER',
+      'GATEWAY_GRAPHIQL',
+      'GATEWAY_TRUST_PROXY',
+      'GATEWAY_WEBHOOK_TIMEOUT_MS',
+      'DEVNET_BASE_PORT',
+    ]) {
       expect(code.has(name), name).toBe(true);
     }
   });
@@ -89,7 +102,9 @@ describe('API documents', () => {
       const properties = openapi.components.schemas[schema].properties as Record<string, { description?: string }>;
       for (const option of unsupportedQuoteOptions) {
         if (properties[option] === undefined) continue;
-        expect(properties[option]!.description ?? '', `${schema}.${option}`).toMatch(/^Not supported by this gateway yet/);
+        expect(properties[option].description ?? '', `${schema}.${option}`).toMatch(
+          /^Not supported by this gateway yet/,
+        );
       }
     }
     expect(openapi.paths['/quote/v2'].post.description).not.toMatch(/signature steps when\s+`usePermit` is set/);

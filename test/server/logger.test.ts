@@ -24,7 +24,9 @@ it('pretty: one readable line per entry, the request id first, other fields afte
   await new Promise((resolve) => setImmediate(resolve));
   const lines = out.text().trimEnd().split('\n');
   expect(lines).toHaveLength(2);
-  expect(lines[0]).toMatch(new RegExp(`^\\[\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\] INFO: ${requestId} request status \\{"status":"success"\\}$`));
+  expect(lines[0]).toMatch(
+    new RegExp(`^\\[\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\] INFO: ${requestId} request status \\{"status":"success"\\}$`),
+  );
   expect(lines[1]).toMatch(/INFO: deposit watcher: RPC answers again \{"chainId":31337\}$/);
 });
 
@@ -33,5 +35,11 @@ it('json: one JSON object per line with the request id as a field', async () => 
   const log = createLogger({ logLevel: 'info', logFormat: 'json' }, out.stream);
   log.info({ requestId, status: 'success' }, 'request status');
   await new Promise((resolve) => setImmediate(resolve));
-  expect(JSON.parse(out.text())).toMatchObject({ level: 30, requestId, status: 'success', msg: 'request status', service: 'intent-gateway' });
+  expect(JSON.parse(out.text())).toMatchObject({
+    level: 30,
+    requestId,
+    status: 'success',
+    msg: 'request status',
+    service: 'intent-gateway',
+  });
 });

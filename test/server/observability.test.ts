@@ -33,7 +33,14 @@ beforeAll(async () => {
     {
       logLevel: 'debug',
       logFormat: 'json',
-      webhooks: { secretKey: undefined, timeoutMs: 1_000, retryBaseMs: 50, retryMaxMs: 200, pollIntervalMs: 50, retentionDays: 30 },
+      webhooks: {
+        secretKey: undefined,
+        timeoutMs: 1_000,
+        retryBaseMs: 50,
+        retryMaxMs: 200,
+        pollIntervalMs: 50,
+        retentionDays: 30,
+      },
     },
     { server: { logDestination: { write: (line: string) => void logLines.push(JSON.parse(line)) } } },
   );
@@ -67,7 +74,11 @@ function parseMetrics(text: string): Map<string, Sample[]> {
 }
 
 /** The value of the one sample of `name` whose labels include `labels`; undefined when there is none. */
-function valueOf(samples: Map<string, Sample[]>, name: string, labels: Record<string, string> = {}): number | undefined {
+function valueOf(
+  samples: Map<string, Sample[]>,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
   const found = (samples.get(name) ?? []).filter((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v));
   expect(found.length, `${name} ${JSON.stringify(labels)} matches ${found.length} samples`).toBeLessThanOrEqual(1);
   return found[0]?.value;
@@ -82,13 +93,22 @@ async function scrape(): Promise<Map<string, Sample[]>> {
 
 it('after a fill, a refund and a refused quote, every family has the right values', async () => {
   const [alice, bob] = gateway.devnet.descriptor.accounts as [DevnetAccount, DevnetAccount];
-  await insertApiKey(gateway.server.database.db, { id: 'metrics-key', name: 'Metrics key', keyHash: hashApiKey(key), now: Date.now() });
+  await insertApiKey(gateway.server.database.db, {
+    id: 'metrics-key',
+    name: 'Metrics key',
+    keyHash: hashApiKey(key),
+    now: Date.now(),
+  });
   await configureWebhook(gateway.server.core, { apiKeyId: 'metrics-key', webhook: { url: receiver.url }, apiKey: key });
   receiver.script = [500];
   receiver.fallback = 200;
 
   // A subscriber of the reference's status stream, following a quoted request that is never paid, open while the scrape happens.
-  const watched = await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString() });
+  const watched = await requestQuote(gateway, alice, {
+    originCurrency: zeroAddress,
+    destinationCurrency: zeroAddress,
+    amount: parseEther('0.01').toString(),
+  });
   const socket = new WebSocket(`${gateway.url.replace('http', 'ws')}/ws`);
   const messages: any[] = [];
   socket.on('message', (data) => messages.push(JSON.parse(data.toString())));
@@ -96,24 +116,49 @@ it('after a fill, a refund and a refused quote, every family has the right value
     socket.once('open', () => resolve());
     socket.once('error', reject);
   });
-  socket.send(JSON.stringify({ type: 'subscribe', event: 'request.status.updated', filters: { id: watched.steps.at(-1)!.requestId } }));
-  await expect.poll(() => messages.some((message) => message.type === 'subscribe' && message.status === 'success')).toBe(true);
+  socket.send(
+    JSON.stringify({
+      type: 'subscribe',
+      event: 'request.status.updated',
+      filters: { id: watched.steps.at(-1)!.requestId },
+    }),
+  );
+  await expect
+    .poll(() => messages.some((message) => message.type === 'subscribe' && message.status === 'success'))
+    .toBe(true);
 
   // A fill, made with the key.
-  const fill = await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString() }, { 'x-api-key': key });
+  const fill = await requestQuote(
+    gateway,
+    alice,
+    { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString() },
+    { 'x-api-key': key },
+  );
   await executeSteps(gateway, fill.steps, alice);
   const filled = await waitForStatus(gateway, fill.steps.at(-1)!.requestId, ['success']);
-  filledRequest = { requestId: fill.steps.at(-1)!.requestId, depositHash: filled.inTxHashes[0], fillHash: filled.txHashes[0] };
+  filledRequest = {
+    requestId: fill.steps.at(-1)!.requestId,
+    depositHash: filled.inTxHashes[0],
+    fillHash: filled.txHashes[0],
+  };
 
   // A refund: the deposit is below the quoted amount.
-  const refund = await requestQuote(gateway, bob, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString() });
+  const refund = await requestQuote(gateway, bob, {
+    originCurrency: zeroAddress,
+    destinationCurrency: zeroAddress,
+    amount: parseEther('0.02').toString(),
+  });
   const refundId = refund.steps.at(-1)!.requestId;
-  const wallet = createWalletClient({ account: privateKeyToAccount(bob.privateKey), chain: devnetViemChain(chainA), transport: http(chainA.rpcUrl) });
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(bob.privateKey),
+    chain: devnetViemChain(chainA),
+    transport: http(chainA.rpcUrl),
+  });
   const depositHash = await wallet.writeContract({
     address: chainA.contracts.depository,
     abi: depositoryAbi,
     functionName: 'depositNative',
-    args: [bob.address, refundId as Hex],
+    args: [bob.address, refundId],
     value: parseEther('0.019'),
   });
   await publicClientOf(chainA).waitForTransactionReceipt({ hash: depositHash });
@@ -121,7 +166,15 @@ it('after a fill, a refund and a refused quote, every family has the right value
 
   // A quote the core refuses.
   const refused = await call(gateway.url, 'getQuote', {
-    body: { user: alice.address, originChainId: chainA.chainId, destinationChainId: chainB.chainId, originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: '0', tradeType: 'EXACT_INPUT' },
+    body: {
+      user: alice.address,
+      originChainId: chainA.chainId,
+      destinationChainId: chainB.chainId,
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: '0',
+      tradeType: 'EXACT_INPUT',
+    },
   });
   expect(refused.body).toMatchObject({ errorCode: 'AMOUNT_TOO_LOW' });
 
@@ -133,9 +186,19 @@ it('after a fill, a refund and a refused quote, every family has the right value
   expect(valueOf(m, 'gateway_quotes_total', { ...route, outcome: 'ok' })).toBe(3);
   expect(valueOf(m, 'gateway_quotes_total', { ...route, outcome: 'AMOUNT_TOO_LOW' })).toBe(1);
 
-  expect(valueOf(m, 'gateway_http_request_duration_seconds_count', { operation: 'getQuote', method: 'POST', status: '200' })).toBe(3);
-  expect(valueOf(m, 'gateway_http_request_duration_seconds_count', { operation: 'getQuote', method: 'POST', status: '400' })).toBe(1);
-  expect(valueOf(m, 'gateway_http_request_duration_seconds_count', { operation: 'getIntentStatus', method: 'GET', status: '200' })).toBeGreaterThanOrEqual(2);
+  expect(
+    valueOf(m, 'gateway_http_request_duration_seconds_count', { operation: 'getQuote', method: 'POST', status: '200' }),
+  ).toBe(3);
+  expect(
+    valueOf(m, 'gateway_http_request_duration_seconds_count', { operation: 'getQuote', method: 'POST', status: '400' }),
+  ).toBe(1);
+  expect(
+    valueOf(m, 'gateway_http_request_duration_seconds_count', {
+      operation: 'getIntentStatus',
+      method: 'GET',
+      status: '200',
+    }),
+  ).toBeGreaterThanOrEqual(2);
 
   expect(valueOf(m, 'gateway_request_status_transitions_total', { to: 'pending' })).toBe(2);
   expect(valueOf(m, 'gateway_request_status_transitions_total', { to: 'submitted' })).toBe(1);
@@ -146,7 +209,9 @@ it('after a fill, a refund and a refused quote, every family has the right value
 
   expect(valueOf(m, 'gateway_deposit_to_fill_broadcast_seconds_count')).toBe(1);
   expect(valueOf(m, 'gateway_deposit_to_success_seconds_count')).toBe(1);
-  expect(valueOf(m, 'gateway_deposit_to_success_seconds_sum')).toBeGreaterThanOrEqual(valueOf(m, 'gateway_deposit_to_fill_broadcast_seconds_sum')!);
+  expect(valueOf(m, 'gateway_deposit_to_success_seconds_sum')).toBeGreaterThanOrEqual(
+    valueOf(m, 'gateway_deposit_to_fill_broadcast_seconds_sum')!,
+  );
   expect(valueOf(m, 'gateway_deposit_to_success_seconds_bucket', { le: '+Inf' })).toBe(1);
 
   expect(valueOf(m, 'gateway_webhook_deliveries_total', { outcome: 'retry' })).toBe(1);
@@ -175,7 +240,9 @@ it('the Grafana dashboard and the alert rules in docs/ only use metrics the gate
   const exported = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map(([, name]) => name!));
   for (const file of ['grafana-dashboard.json', 'prometheus-alerts.yml']) {
     const doc = await readFile(new URL(`../../docs/monitoring/${file}`, import.meta.url), 'utf8');
-    const used = new Set([...doc.matchAll(/\b(?:gateway|nodejs)_[a-z0-9_]+/g)].map(([name]) => name.replace(/_(bucket|count|sum)$/, '')));
+    const used = new Set(
+      [...doc.matchAll(/\b(?:gateway|nodejs)_[a-z0-9_]+/g)].map(([name]) => name.replace(/_(bucket|count|sum)$/, '')),
+    );
     expect(used.size, file).toBeGreaterThan(5);
     for (const name of used) expect(exported, `${file} uses ${name}`).toContain(name);
   }
@@ -185,9 +252,20 @@ it("every log line of the filled request's lifecycle carries its request id", ()
   const { requestId, depositHash, fillHash } = filledRequest!;
   const hashes = new Set([depositHash, fillHash].map((hash) => hash.toLowerCase()));
   // Lines about the request: they name its id, or one of its transactions.
-  const about = logLines.filter((line) => line.requestId === requestId || [line.txHash, line.hash].some((hash) => typeof hash === 'string' && hashes.has(hash.toLowerCase())));
+  const about = logLines.filter(
+    (line) =>
+      line.requestId === requestId ||
+      [line.txHash, line.hash].some((hash) => typeof hash === 'string' && hashes.has(hash.toLowerCase())),
+  );
   const messages = about.map((line) => line.msg);
-  for (const msg of ['quote stored', 'deposit seen', 'deposit confirmed', 'transaction broadcast', 'transaction mined', 'request status']) {
+  for (const msg of [
+    'quote stored',
+    'deposit seen',
+    'deposit confirmed',
+    'transaction broadcast',
+    'transaction mined',
+    'request status',
+  ]) {
     expect(messages, msg).toContain(msg);
   }
   for (const line of about) expect(line.requestId, JSON.stringify(line)).toBe(requestId);
@@ -199,6 +277,8 @@ it('RPC requests that fail are counted against their chain', async () => {
   const id = String(chainC.chainId);
   expect(valueOf(await scrape(), 'gateway_rpc_errors_total', { chain_id: id }) ?? 0).toBe(0);
   process.kill(gateway.devnet.pids[2]!, 'SIGKILL');
-  await expect.poll(async () => valueOf(await scrape(), 'gateway_rpc_errors_total', { chain_id: id }) ?? 0, { timeout: 10_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(async () => valueOf(await scrape(), 'gateway_rpc_errors_total', { chain_id: id }) ?? 0, { timeout: 10_000 })
+    .toBeGreaterThan(0);
   expect(valueOf(await scrape(), 'gateway_rpc_errors_total', { chain_id: String(chainA.chainId) }) ?? 0).toBe(0);
 });

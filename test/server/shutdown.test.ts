@@ -27,8 +27,8 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
   const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const waitFor = async (pattern: RegExp, ms: number) => {
     const deadline = Date.now() + ms;
@@ -60,9 +60,17 @@ async function eventually(check: () => Promise<boolean> | boolean, ms: number): 
   }
   return check();
 }
-const answers = async (url: string, init?: RequestInit) => fetch(url, init).then(() => true, () => false);
+const answers = async (url: string, init?: RequestInit) =>
+  fetch(url, init).then(
+    () => true,
+    () => false,
+  );
 const rpcAnswers = (rpcUrl: string) =>
-  answers(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}' });
+  answers(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}',
+  });
 
 async function scratch(prefix: string): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), prefix));
@@ -73,17 +81,30 @@ async function scratch(prefix: string): Promise<string> {
 describe('npm start and signals', () => {
   it('kill <pid of npm> stops the gateway and every chain', async () => {
     // The real `npm start` in this checkout (its .devnet/devnet.json is rewritten, as by any `npm start`).
-    const npm = run('npm', ['start'], root, { PORT: '0', DEVNET_BASE_PORT: '0', DEVNET_BLOCK_TIME: '1', GATEWAY_LOG_LEVEL: 'warn' });
-    const [, url] = (await npm.waitFor(/Gateway ready at (http:\/\/\S+)/, 240_000)) as RegExpMatchArray;
-    const rpcUrls = [...npm.output().matchAll(/deploying contracts on \d+ \((http:\/\/[^)]+)\)/g)].map((match) => match[1]!);
+    const npm = run('npm', ['start'], root, {
+      PORT: '0',
+      DEVNET_BASE_PORT: '0',
+      DEVNET_BLOCK_TIME: '1',
+      GATEWAY_LOG_LEVEL: 'warn',
+    });
+    const [, url] = await npm.waitFor(/Gateway ready at (http:\/\/\S+)/, 240_000);
+    const rpcUrls = [...npm.output().matchAll(/deploying contracts on \d+ \((http:\/\/[^)]+)\)/g)].map(
+      (match) => match[1]!,
+    );
     expect(rpcUrls).toHaveLength(3);
     expect(await answers(`${url}/health`)).toBe(true);
 
     npm.child.kill('SIGTERM');
     await npm.exited;
-    expect(await eventually(async () => !(await answers(`${url}/health`)), 30_000), `the gateway still serves after npm exited:\n${npm.output()}`).toBe(true);
+    expect(
+      await eventually(async () => !(await answers(`${url}/health`)), 30_000),
+      `the gateway still serves after npm exited:\n${npm.output()}`,
+    ).toBe(true);
     for (const rpcUrl of rpcUrls) {
-      expect(await eventually(async () => !(await rpcAnswers(rpcUrl)), 30_000), `the chain at ${rpcUrl} still runs`).toBe(true);
+      expect(
+        await eventually(async () => !(await rpcAnswers(rpcUrl)), 30_000),
+        `the chain at ${rpcUrl} still runs`,
+      ).toBe(true);
     }
   }, 360_000);
 });

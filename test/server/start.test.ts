@@ -22,11 +22,15 @@ afterAll(async () => {
 });
 
 function start(cwd: string, env: Record<string, string>, args: string[] = []) {
-  const child = spawn(process.execPath, [tsx, main, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [tsx, main, ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const waitFor = async (pattern: RegExp, ms: number) => {
     const deadline = Date.now() + ms;
@@ -42,7 +46,11 @@ function start(cwd: string, env: Record<string, string>, args: string[] = []) {
 }
 
 const answers = async (rpcUrl: string) =>
-  fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}' })
+  fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}',
+  })
     .then((r) => r.ok)
     .catch(() => false);
 
@@ -51,7 +59,7 @@ describe('npm start', () => {
     const cwd = await mkdtemp(path.join(tmpdir(), 'gateway-start-'));
     dirs.push(cwd);
     const run = start(cwd, { PORT: '0', DEVNET_BASE_PORT: '0', DEVNET_BLOCK_TIME: '1', GATEWAY_LOG_LEVEL: 'warn' });
-    const [, url] = (await run.waitFor(/Gateway ready at (http:\/\/\S+)/, 90_000)) as RegExpMatchArray;
+    const [, url] = await run.waitFor(/Gateway ready at (http:\/\/\S+)/, 90_000);
     expect(run.output()).toMatch(/deploying/i);
     expect(run.output()).toContain('curl');
 
@@ -68,13 +76,21 @@ describe('npm start', () => {
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
     for (const chain of descriptor.chains) expect(await answers(chain.rpcUrl)).toBe(false);
-    expect(await fetch(`${url}/health`).then(() => true, () => false)).toBe(false);
+    expect(
+      await fetch(`${url}/health`).then(
+        () => true,
+        () => false,
+      ),
+    ).toBe(false);
   });
 
   it('reports an invalid config file all at once and exits non-zero', async () => {
     const cwd = await mkdtemp(path.join(tmpdir(), 'gateway-config-'));
     dirs.push(cwd);
-    await writeFile(path.join(cwd, 'gateway.json'), JSON.stringify({ chains: [{ id: 'one', name: 'Bad Name' }], unknown: true }));
+    await writeFile(
+      path.join(cwd, 'gateway.json'),
+      JSON.stringify({ chains: [{ id: 'one', name: 'Bad Name' }], unknown: true }),
+    );
     const run = start(cwd, { PORT: '0' }, ['--config', 'gateway.json']);
     expect(await run.exited).toBe(1);
     const output = run.output();

@@ -25,7 +25,13 @@ beforeAll(async () => {
   user = gateway.devnet.descriptor.accounts[2]!;
   const db = gateway.server.database.db;
   // USD 100 of fast fills may await their deposits at once.
-  await insertApiKey(db, { id: 'fast', name: 'Fast', keyHash: hashApiKey(keys.fast), limits: { fastFillUsd: '100' }, now: Date.now() });
+  await insertApiKey(db, {
+    id: 'fast',
+    name: 'Fast',
+    keyHash: hashApiKey(keys.fast),
+    limits: { fastFillUsd: '100' },
+    now: Date.now(),
+  });
   await insertApiKey(db, { id: 'plain', name: 'Plain', keyHash: hashApiKey(keys.plain), now: Date.now() });
 });
 afterAll(async () => {
@@ -33,23 +39,38 @@ afterAll(async () => {
 });
 
 const fastFill = (requestId: string, apiKey?: string, extra: Record<string, unknown> = {}) =>
-  call(gateway.url, 'fastFill', { body: { requestId, ...extra }, ...(apiKey === undefined ? {} : { headers: { 'x-api-key': apiKey } }) });
+  call(gateway.url, 'fastFill', {
+    body: { requestId, ...extra },
+    ...(apiKey === undefined ? {} : { headers: { 'x-api-key': apiKey } }),
+  });
 
 /** Fast fill is only for requests quoted with the key. */
 const withKey = (apiKey: string) => ({ 'x-api-key': apiKey });
 
-const fresh = (n: number): Address => `0x${n.toString(16).padStart(40, '0')}` as Address;
+const fresh = (n: number): Address => `0x${n.toString(16).padStart(40, '0')}`;
 
 async function fillsOf(requestId: string): Promise<number> {
   const logs = await publicClientOf(chainB).getLogs({ address: chainB.contracts.onlyOwnerMulticaller, fromBlock: 0n });
-  return parseEventLogs({ abi: onlyOwnerMulticallerAbi, eventName: 'Filled', logs }).filter((log) => log.args.id === requestId).length;
+  return parseEventLogs({ abi: onlyOwnerMulticallerAbi, eventName: 'Filled', logs }).filter(
+    (log) => log.args.id === requestId,
+  ).length;
 }
 
 describe('POST /fast-fill', () => {
   it('fills before any deposit; the later deposit pays for it without a second fill or a refund', async () => {
     const recipient = fresh(0xfa57_0001);
     // 0.01 ETH at 3000 USD = USD 30, within the key's USD 100.
-    const q = await requestQuote(gateway, user, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString(), recipient }, withKey(keys.fast));
+    const q = await requestQuote(
+      gateway,
+      user,
+      {
+        originCurrency: zeroAddress,
+        destinationCurrency: zeroAddress,
+        amount: parseEther('0.01').toString(),
+        recipient,
+      },
+      withKey(keys.fast),
+    );
     const requestId = q.steps.at(-1)!.requestId;
     const { status, body } = await fastFill(requestId, keys.fast);
     expect(status, JSON.stringify(body)).toBe(200);
@@ -76,8 +97,18 @@ describe('POST /fast-fill', () => {
 
   it('holds the key under its limit until deposits arrive', async () => {
     // Two quotes of 0.02 ETH (USD 60 each): the first fits in USD 100, the second would not.
-    const first = await requestQuote(gateway, user, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString() }, withKey(keys.fast));
-    const second = await requestQuote(gateway, user, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString() }, withKey(keys.fast));
+    const first = await requestQuote(
+      gateway,
+      user,
+      { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString() },
+      withKey(keys.fast),
+    );
+    const second = await requestQuote(
+      gateway,
+      user,
+      { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString() },
+      withKey(keys.fast),
+    );
     expect((await fastFill(first.steps.at(-1)!.requestId, keys.fast)).status).toBe(200);
     const over = await fastFill(second.steps.at(-1)!.requestId, keys.fast);
     expect(over).toMatchObject({ status: 403, body: { errorCode: 'FORBIDDEN' } });
@@ -95,13 +126,24 @@ describe('POST /fast-fill', () => {
   });
 
   it('needs a key with fast fill enabled, a known waiting request, and answers in the error shape', async () => {
-    const q = await requestQuote(gateway, user, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.005').toString() }, withKey(keys.fast));
+    const q = await requestQuote(
+      gateway,
+      user,
+      { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.005').toString() },
+      withKey(keys.fast),
+    );
     const requestId = q.steps.at(-1)!.requestId;
     expect(await fastFill(requestId)).toMatchObject({ status: 401, body: { errorCode: 'UNAUTHORIZED' } });
     expect(await fastFill(requestId, 'sk_unknown')).toMatchObject({ status: 401, body: { errorCode: 'UNAUTHORIZED' } });
     expect(await fastFill(requestId, keys.plain)).toMatchObject({ status: 403, body: { errorCode: 'FORBIDDEN' } });
-    expect(await fastFill(`0x${'ab'.repeat(32)}`, keys.fast)).toMatchObject({ status: 404, body: { errorCode: 'NOT_FOUND' } });
-    expect(await fastFill(requestId, keys.fast, { maxFillAmountUsd: 1 })).toMatchObject({ status: 400, body: { errorCode: 'INVALID_INPUT' } });
+    expect(await fastFill(`0x${'ab'.repeat(32)}`, keys.fast)).toMatchObject({
+      status: 404,
+      body: { errorCode: 'NOT_FOUND' },
+    });
+    expect(await fastFill(requestId, keys.fast, { maxFillAmountUsd: 1 })).toMatchObject({
+      status: 400,
+      body: { errorCode: 'INVALID_INPUT' },
+    });
     // A request whose deposit is already being processed is a conflict.
     await executeSteps(gateway, q.steps, user);
     await waitForStatus(gateway, requestId, ['success']);

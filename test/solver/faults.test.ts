@@ -26,13 +26,26 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { depositoryAbi, onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
-import { devnetViemChain, startDevnet, type Devnet, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
+import {
+  devnetViemChain,
+  startDevnet,
+  type Devnet,
+  type DevnetAccount,
+  type DevnetChain,
+} from '../../src/chain/devnet.js';
 import type { ChainConfig } from '../../src/core/chains/types.js';
 import type { CrashPoint } from '../../src/core/faults.js';
 import { parseConfigFile } from '../../src/server/config.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import type { TestGateway } from '../helpers/gateway.js';
-import { executeSteps, publicClientOf, requestQuote, tokenOf, waitForStatus, type WireQuote } from '../helpers/quote.js';
+import {
+  executeSteps,
+  publicClientOf,
+  requestQuote,
+  tokenOf,
+  waitForStatus,
+  type WireQuote,
+} from '../helpers/quote.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const main = path.join(root, 'src/server/main.ts');
@@ -61,7 +74,9 @@ beforeAll(async () => {
   const chains = devnetChainConfigs(devnet.descriptor);
   const text = JSON.stringify({ chains: chains.map(chainToFile) }, null, 2);
   // The file carries everything the devnet needs (contracts, feeds, confirmations, block time) unchanged.
-  expect(parseConfigFile(text, { GATEWAY_SOLVER_PRIVATE_KEY: devnet.descriptor.solver.privateKey }).chains).toEqual(chains);
+  expect(parseConfigFile(text, { GATEWAY_SOLVER_PRIVATE_KEY: devnet.descriptor.solver.privateKey }).chains).toEqual(
+    chains,
+  );
   await writeFile(configFile, text);
 });
 
@@ -92,11 +107,15 @@ function startGateway(crashAt?: CrashPoint): Run {
   };
   delete env.GATEWAY_CRASH_AT;
   if (crashAt !== undefined) env.GATEWAY_CRASH_AT = crashAt;
-  const child = spawn(process.execPath, ['--import', 'tsx', main, '--config', configFile], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', main, '--config', configFile], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
@@ -137,14 +156,23 @@ const gatewayAt = (url: string) => ({ url, devnet }) as unknown as TestGateway;
 const terminal = ['success', 'failure', 'refund'];
 
 /** Every transaction the solver sent to `to` on `chain` since `fromBlock` whose calldata decodes with `match`. */
-async function solverTxs(chain: DevnetChain, fromBlock: bigint, to: Address, match: (input: Hex) => boolean): Promise<Hex[]> {
+async function solverTxs(
+  chain: DevnetChain,
+  fromBlock: bigint,
+  to: Address,
+  match: (input: Hex) => boolean,
+): Promise<Hex[]> {
   const client = publicClientOf(chain);
   const head = await client.getBlockNumber({ cacheTime: 0 });
   const found: Hex[] = [];
   for (let n = fromBlock; n <= head; n++) {
     const block = await client.getBlock({ blockNumber: n, includeTransactions: true });
     for (const tx of block.transactions) {
-      if (tx.from.toLowerCase() === devnet.descriptor.solver.address.toLowerCase() && tx.to?.toLowerCase() === to.toLowerCase() && match(tx.input)) {
+      if (
+        tx.from.toLowerCase() === devnet.descriptor.solver.address.toLowerCase() &&
+        tx.to?.toLowerCase() === to.toLowerCase() &&
+        match(tx.input)
+      ) {
         found.push(tx.hash);
       }
     }
@@ -167,26 +195,53 @@ const releaseTxs = (fromBlock: bigint, depositIndex: bigint) =>
   });
 
 const filledEvents = (requestId: Hex) =>
-  publicClientOf(chainB).getContractEvents({ address: chainB.contracts.onlyOwnerMulticaller, abi: onlyOwnerMulticallerAbi, eventName: 'Filled', args: { id: requestId }, fromBlock: 0n });
+  publicClientOf(chainB).getContractEvents({
+    address: chainB.contracts.onlyOwnerMulticaller,
+    abi: onlyOwnerMulticallerAbi,
+    eventName: 'Filled',
+    args: { id: requestId },
+    fromBlock: 0n,
+  });
 const releasedEvents = (requestId: Hex) =>
-  publicClientOf(chainA).getContractEvents({ address: chainA.contracts.depository, abi: depositoryAbi, eventName: 'Released', args: { id: requestId }, fromBlock: 0n });
+  publicClientOf(chainA).getContractEvents({
+    address: chainA.contracts.depository,
+    abi: depositoryAbi,
+    eventName: 'Released',
+    args: { id: requestId },
+    fromBlock: 0n,
+  });
 
 /** Deposits `value` of native for `requestId` directly on the depository; returns the deposit's index. */
 async function depositNative(account: DevnetAccount, requestId: Hex, value: bigint): Promise<bigint> {
-  const wallet = createWalletClient({ account: privateKeyToAccount(account.privateKey), chain: devnetViemChain(chainA), transport: http(chainA.rpcUrl) });
-  const hash = await wallet.writeContract({ address: chainA.contracts.depository, abi: depositoryAbi, functionName: 'depositNative', args: [account.address, requestId], value });
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(account.privateKey),
+    chain: devnetViemChain(chainA),
+    transport: http(chainA.rpcUrl),
+  });
+  const hash = await wallet.writeContract({
+    address: chainA.contracts.depository,
+    abi: depositoryAbi,
+    functionName: 'depositNative',
+    args: [account.address, requestId],
+    value,
+  });
   return depositIndexOf((await publicClientOf(chainA).waitForTransactionReceipt({ hash })).blockHash);
 }
 
 /** The index of the (only) deposit in a block of the origin (automine: one transaction per block). */
 async function depositIndexOf(blockHash: Hex): Promise<bigint> {
-  const deposits = await publicClientOf(chainA).getContractEvents({ address: chainA.contracts.depository, abi: depositoryAbi, eventName: 'Deposit', blockHash });
+  const deposits = await publicClientOf(chainA).getContractEvents({
+    address: chainA.contracts.depository,
+    abi: depositoryAbi,
+    eventName: 'Deposit',
+    blockHash,
+  });
   expect(deposits).toHaveLength(1);
   return deposits[0]!.args.depositIndex!;
 }
 
 let nextRecipient = 0xfa0100;
-const freshAddress = (): Address => `0x${(nextRecipient++).toString(16).padStart(40, '0')}` as Address;
+const freshAddress = (): Address => `0x${(nextRecipient++).toString(16).padStart(40, '0')}`;
 
 interface Scenario {
   requestId: Hex;
@@ -200,8 +255,17 @@ interface Scenario {
 async function quoteNative(url: string, amount = parseEther('0.01')): Promise<Scenario> {
   const recipient = freshAddress();
   const refundTo = freshAddress();
-  const from = { a: await publicClientOf(chainA).getBlockNumber({ cacheTime: 0 }), b: await publicClientOf(chainB).getBlockNumber({ cacheTime: 0 }) };
-  const quote = await requestQuote(gatewayAt(url), alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: amount.toString(), recipient, refundTo });
+  const from = {
+    a: await publicClientOf(chainA).getBlockNumber({ cacheTime: 0 }),
+    b: await publicClientOf(chainB).getBlockNumber({ cacheTime: 0 }),
+  };
+  const quote = await requestQuote(gatewayAt(url), alice, {
+    originCurrency: zeroAddress,
+    destinationCurrency: zeroAddress,
+    amount: amount.toString(),
+    recipient,
+    refundTo,
+  });
   return { requestId: quote.steps.at(-1)!.requestId, quote, recipient, refundTo, from };
 }
 
@@ -210,7 +274,9 @@ async function expectFilledOnce(s: Scenario, depositIndex: bigint, record: any):
   expect(record).toMatchObject({ status: 'success', failReason: 'N/A' });
   expect(await fillTxs(s.from.b, s.requestId)).toHaveLength(1);
   expect(await filledEvents(s.requestId)).toHaveLength(1);
-  expect(await publicClientOf(chainB).getBalance({ address: s.recipient })).toBe(BigInt(s.quote.details.currencyOut.amount));
+  expect(await publicClientOf(chainB).getBalance({ address: s.recipient })).toBe(
+    BigInt(s.quote.details.currencyOut.amount),
+  );
   expect(await releaseTxs(s.from.a, depositIndex)).toHaveLength(0);
 }
 
@@ -276,7 +342,9 @@ describe('a kill -9 at each step, then a restart: exactly one fill or one refund
   const fill = async (point: CrashPoint) => {
     const url = await takeOver(point);
     const s = await quoteNative(url);
-    const depositIndex = await depositIndexOf((await executeSteps(gatewayAt(url), s.quote.steps, alice)).get('deposit')!.blockHash);
+    const depositIndex = await depositIndexOf(
+      (await executeSteps(gatewayAt(url), s.quote.steps, alice)).get('deposit')!.blockHash,
+    );
     const record = await waitForStatus(gatewayAt(await restart()), s.requestId, terminal, 20_000);
     await expectFilledOnce(s, depositIndex, record);
     audits.push(() => expectFilledOnce(s, depositIndex, record));
@@ -305,18 +373,46 @@ describe('a kill -9 at each step, then a restart: exactly one fill or one refund
     // The user's call pulls tokens carol approved to the multicaller; revoking the approval while the signed
     // fill waits unbroadcast makes it revert when the restart broadcasts it.
     const usdcB = tokenOf(chainB, 'USDC');
-    const carolWallet = createWalletClient({ account: privateKeyToAccount(carol.privateKey), chain: devnetViemChain(chainB), transport: http(chainB.rpcUrl) });
+    const carolWallet = createWalletClient({
+      account: privateKeyToAccount(carol.privateKey),
+      chain: devnetViemChain(chainB),
+      transport: http(chainB.rpcUrl),
+    });
     const approve = async (amount: bigint) =>
       publicClientOf(chainB).waitForTransactionReceipt({
-        hash: await carolWallet.writeContract({ address: usdcB, abi: erc20Abi, functionName: 'approve', args: [chainB.contracts.multicaller, amount] }),
+        hash: await carolWallet.writeContract({
+          address: usdcB,
+          abi: erc20Abi,
+          functionName: 'approve',
+          args: [chainB.contracts.multicaller, amount],
+        }),
       });
     await approve(10n ** 9n);
-    const txs = [{ to: usdcB, value: '0', data: encodeFunctionData({ abi: erc20Abi, functionName: 'transferFrom', args: [carol.address, freshAddress(), 1_000_000n] }) }];
+    const txs = [
+      {
+        to: usdcB,
+        value: '0',
+        data: encodeFunctionData({
+          abi: erc20Abi,
+          functionName: 'transferFrom',
+          args: [carol.address, freshAddress(), 1_000_000n],
+        }),
+      },
+    ];
 
     const url = await takeOver('fill-recorded');
     const refundTo = freshAddress();
-    const from = { a: await publicClientOf(chainA).getBlockNumber({ cacheTime: 0 }), b: await publicClientOf(chainB).getBlockNumber({ cacheTime: 0 }) };
-    const quote = await requestQuote(gatewayAt(url), alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString(), refundTo, txs });
+    const from = {
+      a: await publicClientOf(chainA).getBlockNumber({ cacheTime: 0 }),
+      b: await publicClientOf(chainB).getBlockNumber({ cacheTime: 0 }),
+    };
+    const quote = await requestQuote(gatewayAt(url), alice, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.01').toString(),
+      refundTo,
+      txs,
+    });
     const s: Scenario = { requestId: quote.steps.at(-1)!.requestId, quote, recipient: alice.address, refundTo, from };
     const receipts = await executeSteps(gatewayAt(url), quote.steps, alice);
     await crashed(live!);
@@ -351,7 +447,8 @@ describe('a kill -9 at each step, then a restart: exactly one fill or one refund
     const extra = await depositNative(alice, s.requestId, parseEther('0.01'));
     const restarted = await restart(undefined);
     const deadline = Date.now() + 20_000;
-    const refundOf = async () => (await releasedEvents(s.requestId)).filter((event) => event.args.depositIndex === extra);
+    const refundOf = async () =>
+      (await releasedEvents(s.requestId)).filter((event) => event.args.depositIndex === extra);
     while ((await refundOf()).length === 0 && Date.now() < deadline) await sleep(100);
     const record = await waitForStatus(gatewayAt(restarted), s.requestId, ['success']);
     const check = async () => {

@@ -38,13 +38,19 @@ async function lockHolders(): Promise<number[]> {
   const key = `gateway-solver:${a.config.databaseSchema}:${a.devnet.descriptor.solver.address.toLowerCase()}`;
   const { rows } = await sql<{ pid: number }>`
     select pid from pg_locks
-    where locktype = 'advisory' and granted and objsubid = 1 and objid::text::bigint = (hashtext(${key})::bigint & 4294967295)`.execute(a.server.database.db);
+    where locktype = 'advisory' and granted and objsubid = 1 and objid::text::bigint = (hashtext(${key})::bigint & 4294967295)`.execute(
+    a.server.database.db,
+  );
   return rows.map((row) => row.pid);
 }
 
 async function bridge(gateway: TestGateway, accountIndex: number): Promise<string> {
   const user = gateway.devnet.descriptor.accounts[accountIndex]!;
-  const quote = await requestQuote(gateway, user, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString() });
+  const quote = await requestQuote(gateway, user, {
+    originCurrency: zeroAddress,
+    destinationCurrency: zeroAddress,
+    amount: parseEther('0.01').toString(),
+  });
   await executeSteps(gateway, quote.steps, user);
   const requestId = quote.steps[0]!.requestId;
   const done = await waitForStatus(gateway, requestId, ['success', 'failure', 'refund'], 60_000);
@@ -60,11 +66,23 @@ describe('one solver among gateways sharing PostgreSQL', () => {
     // A request quoted on the standby is filled by the runner.
     await bridge(bGateway, 0);
     const key = `igw_${randomBytes(24).toString('base64url')}`;
-    await insertApiKey(a.server.database.db, { id: 'fast', name: 'Fast', keyHash: hashApiKey(key), limits: { fastFillUsd: '100' }, now: Date.now() });
-    const standbyFastFill = await call(bGateway.url, 'fastFill', { body: { requestId: `0x${'11'.repeat(32)}` }, headers: { 'x-api-key': key } });
+    await insertApiKey(a.server.database.db, {
+      id: 'fast',
+      name: 'Fast',
+      keyHash: hashApiKey(key),
+      limits: { fastFillUsd: '100' },
+      now: Date.now(),
+    });
+    const standbyFastFill = await call(bGateway.url, 'fastFill', {
+      body: { requestId: `0x${'11'.repeat(32)}` },
+      headers: { 'x-api-key': key },
+    });
     expect(standbyFastFill.status).toBe(503);
     expect(standbyFastFill.body).toMatchObject({ errorCode: 'SERVICE_UNAVAILABLE' });
-    expect((await call(a.url, 'fastFill', { body: { requestId: `0x${'11'.repeat(32)}` }, headers: { 'x-api-key': key } })).status).toBe(404);
+    expect(
+      (await call(a.url, 'fastFill', { body: { requestId: `0x${'11'.repeat(32)}` }, headers: { 'x-api-key': key } }))
+        .status,
+    ).toBe(404);
   });
 
   it('hands the solver to the standby when the runner loses its lock connection, and fills each request once', async () => {
@@ -72,7 +90,9 @@ describe('one solver among gateways sharing PostgreSQL', () => {
     expect(a.server.solver).not.toBeNull();
     await sql`select pg_terminate_backend(${holder!})`.execute(a.server.database.db);
     // The runner steps down at once; whichever instance tries first (within ~1 s) takes the lock again.
-    await expect.poll(async () => (await lockHolders()).filter((pid) => pid !== holder).length, { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(async () => (await lockHolders()).filter((pid) => pid !== holder).length, { timeout: 10_000 })
+      .toBe(1);
     await expect.poll(() => [a.server.solver, b.solver].filter((s) => s !== null).length, { timeout: 10_000 }).toBe(1);
     expect(await lockHolders()).not.toContain(holder);
 
@@ -87,7 +107,11 @@ describe('one solver among gateways sharing PostgreSQL', () => {
     for (let n = 0n; n <= latest; n++) {
       const block = await client.getBlock({ blockNumber: n, includeTransactions: true });
       for (const tx of block.transactions) {
-        if (tx.from.toLowerCase() === a.devnet.descriptor.solver.address.toLowerCase() && tx.input.includes(requestId.slice(2).toLowerCase())) fills += 1;
+        if (
+          tx.from.toLowerCase() === a.devnet.descriptor.solver.address.toLowerCase() &&
+          tx.input.includes(requestId.slice(2).toLowerCase())
+        )
+          fills += 1;
       }
     }
     expect(fills).toBe(1);

@@ -43,16 +43,27 @@ const balanceOf = (chain: DevnetChain, token: Address, owner: Address): Promise<
     : publicClientOf(chain).readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
 
 // Fresh addresses above 0xffff: the gateway refuses the low range (precompiles, placeholders) as a recipient.
-const fresh = (n: number): Address => `0x${n.toString(16).padStart(40, '0')}` as Address;
+const fresh = (n: number): Address => `0x${n.toString(16).padStart(40, '0')}`;
 
 describe('fills', () => {
   it('native bridge: the recipient receives exactly the quoted output; the status ends in success with both hashes', async () => {
     const recipient = fresh(0xa11ce1);
-    const q = await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString(), recipient });
+    const q = await requestQuote(gateway, alice, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.02').toString(),
+      recipient,
+    });
     const requestId = q.steps.at(-1)!.requestId;
     const receipts = await executeSteps(gateway, q.steps, alice);
     const record = await waitForStatus(gateway, requestId, ['success', 'failure', 'refund']);
-    expect(record).toMatchObject({ status: 'success', failReason: 'N/A', refundFailReason: 'N/A', originChainId: chainA.chainId, destinationChainId: chainB.chainId });
+    expect(record).toMatchObject({
+      status: 'success',
+      failReason: 'N/A',
+      refundFailReason: 'N/A',
+      originChainId: chainA.chainId,
+      destinationChainId: chainB.chainId,
+    });
     expect(record.inTxHashes).toEqual([receipts.get('deposit')!.transactionHash]);
     expect(record.txHashes).toHaveLength(1);
     expect(await balanceOf(chainB, zeroAddress, recipient)).toBe(BigInt(q.details.currencyOut.amount));
@@ -74,7 +85,12 @@ describe('fills', () => {
 
   it('cross-chain swap (ETH to USDC) and same-chain swap (USDC to WETH) are filled from inventory', async () => {
     const recipient = fresh(0xa11ce3);
-    const cross = await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: tokenOf(chainB, 'USDC'), amount: parseEther('0.01').toString(), recipient });
+    const cross = await requestQuote(gateway, alice, {
+      originCurrency: zeroAddress,
+      destinationCurrency: tokenOf(chainB, 'USDC'),
+      amount: parseEther('0.01').toString(),
+      recipient,
+    });
     await executeSteps(gateway, cross.steps, alice);
     await waitForStatus(gateway, cross.steps.at(-1)!.requestId, ['success']);
     expect(await balanceOf(chainB, tokenOf(chainB, 'USDC'), recipient)).toBe(BigInt(cross.details.currencyOut.amount));
@@ -96,14 +112,29 @@ describe('fills', () => {
     const value = parseEther('0.015');
     const weth = tokenOf(chainB, 'WETH');
     const txs = [
-      { to: weth, value: value.toString(), data: encodeFunctionData({ abi: parseAbi(['function deposit() payable']), functionName: 'deposit' }) },
+      {
+        to: weth,
+        value: value.toString(),
+        data: encodeFunctionData({ abi: parseAbi(['function deposit() payable']), functionName: 'deposit' }),
+      },
       {
         to: chainB.contracts.multicaller,
         value: '0',
-        data: encodeFunctionData({ abi: parseAbi(['function cleanupErc20s(address[],address[])']), functionName: 'cleanupErc20s', args: [[weth], [recipient]] }),
+        data: encodeFunctionData({
+          abi: parseAbi(['function cleanupErc20s(address[],address[])']),
+          functionName: 'cleanupErc20s',
+          args: [[weth], [recipient]],
+        }),
       },
     ];
-    const q = await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: value.toString(), tradeType: 'EXACT_OUTPUT', recipient, txs });
+    const q = await requestQuote(gateway, alice, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: value.toString(),
+      tradeType: 'EXACT_OUTPUT',
+      recipient,
+      txs,
+    });
     await executeSteps(gateway, q.steps, alice);
     await waitForStatus(gateway, q.steps.at(-1)!.requestId, ['success']);
     expect(await balanceOf(chainB, weth, recipient)).toBe(value);
@@ -121,20 +152,39 @@ describe('refunds', () => {
   }
 
   async function depositNative(account: DevnetAccount, requestId: Hex, value: bigint): Promise<Hex> {
-    const wallet = createWalletClient({ account: privateKeyToAccount(account.privateKey), chain: devnetViemChain(chainA), transport: http(chainA.rpcUrl) });
-    const hash = await wallet.writeContract({ address: chainA.contracts.depository, abi: depositoryAbi, functionName: 'depositNative', args: [account.address, requestId], value });
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(account.privateKey),
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
+    });
+    const hash = await wallet.writeContract({
+      address: chainA.contracts.depository,
+      abi: depositoryAbi,
+      functionName: 'depositNative',
+      args: [account.address, requestId],
+      value,
+    });
     await publicClientOf(chainA).waitForTransactionReceipt({ hash });
     return hash;
   }
 
   it('a deposit below the quoted amount is refunded (DEPOSITED_AMOUNT_TOO_LOW_TO_FILL) to refundTo, less the refund gas', async () => {
     const refundTo = fresh(0xb0b1b0);
-    const q = await requestQuote(gateway, bob, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.02').toString(), refundTo });
+    const q = await requestQuote(gateway, bob, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.02').toString(),
+      refundTo,
+    });
     const requestId = q.steps.at(-1)!.requestId;
     const deposited = parseEther('0.019');
     await depositNative(bob, requestId, deposited);
     const record = await waitForStatus(gateway, requestId, ['refund', 'failure', 'success']);
-    expect(record).toMatchObject({ status: 'refund', failReason: 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL', refundFailReason: 'N/A' });
+    expect(record).toMatchObject({
+      status: 'refund',
+      failReason: 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL',
+      refundFailReason: 'N/A',
+    });
     const refunded = await releasedTo(chainA, record.txHashes.at(-1), refundTo);
     expect(await balanceOf(chainA, zeroAddress, refundTo)).toBe(refunded);
     expect(refunded).toBeLessThan(deposited);
@@ -143,7 +193,12 @@ describe('refunds', () => {
   });
 
   it('a deposit after the quote expired is refunded (ORDER_EXPIRED)', async () => {
-    const q = await requestQuote(gateway, bob, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString(), ttl: 1 });
+    const q = await requestQuote(gateway, bob, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.01').toString(),
+      ttl: 1,
+    });
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     await executeSteps(gateway, q.steps, bob);
     const record = await waitForStatus(gateway, q.steps.at(-1)!.requestId, ['refund', 'failure', 'success']);
@@ -151,7 +206,11 @@ describe('refunds', () => {
   });
 
   it('a second deposit for a paid request is refunded on its own (DOUBLE_SPEND); the request stays filled', async () => {
-    const q = await requestQuote(gateway, bob, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString() });
+    const q = await requestQuote(gateway, bob, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.01').toString(),
+    });
     const requestId = q.steps.at(-1)!.requestId;
     await executeSteps(gateway, q.steps, bob);
     await waitForStatus(gateway, requestId, ['success']);
@@ -177,20 +236,39 @@ describe('refunds', () => {
     // quote makes the fill's simulation revert.
     const deployer = gateway.devnet.descriptor.accounts[3]!;
     const usdcB = tokenOf(chainB, 'USDC');
-    const deployerWallet = createWalletClient({ account: privateKeyToAccount(deployer.privateKey), chain: devnetViemChain(chainB), transport: http(chainB.rpcUrl) });
+    const deployerWallet = createWalletClient({
+      account: privateKeyToAccount(deployer.privateKey),
+      chain: devnetViemChain(chainB),
+      transport: http(chainB.rpcUrl),
+    });
     const approve = async (amount: bigint) =>
       publicClientOf(chainB).waitForTransactionReceipt({
-        hash: await deployerWallet.writeContract({ address: usdcB, abi: erc20Abi, functionName: 'approve', args: [chainB.contracts.multicaller, amount] }),
+        hash: await deployerWallet.writeContract({
+          address: usdcB,
+          abi: erc20Abi,
+          functionName: 'approve',
+          args: [chainB.contracts.multicaller, amount],
+        }),
       });
     await approve(10n ** 9n);
     const txs = [
       {
         to: usdcB,
         value: '0',
-        data: encodeFunctionData({ abi: erc20Abi, functionName: 'transferFrom', args: [deployer.address, fresh(0xc0c0), 1_000_000n] }),
+        data: encodeFunctionData({
+          abi: erc20Abi,
+          functionName: 'transferFrom',
+          args: [deployer.address, fresh(0xc0c0), 1_000_000n],
+        }),
       },
     ];
-    const q = await requestQuote(gateway, bob, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString(), tradeType: 'EXACT_INPUT', txs });
+    const q = await requestQuote(gateway, bob, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.01').toString(),
+      tradeType: 'EXACT_INPUT',
+      txs,
+    });
     await approve(0n);
     await executeSteps(gateway, q.steps, bob);
     const record = await waitForStatus(gateway, q.steps.at(-1)!.requestId, ['refund', 'failure', 'success']);
@@ -203,8 +281,18 @@ describe('refunds', () => {
     // second cannot be filled. (Last in the file: it drains the solver's ETH on chain B.)
     const [carol, dave] = gateway.devnet.descriptor.accounts.slice(2) as [DevnetAccount, DevnetAccount];
     const amount = parseEther('6000').toString();
-    const first = await requestQuote(gateway, carol, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount, tradeType: 'EXACT_OUTPUT' });
-    const second = await requestQuote(gateway, dave, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount, tradeType: 'EXACT_OUTPUT' });
+    const first = await requestQuote(gateway, carol, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount,
+      tradeType: 'EXACT_OUTPUT',
+    });
+    const second = await requestQuote(gateway, dave, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount,
+      tradeType: 'EXACT_OUTPUT',
+    });
     await executeSteps(gateway, first.steps, carol);
     await waitForStatus(gateway, first.steps.at(-1)!.requestId, ['success']);
     await executeSteps(gateway, second.steps, dave);

@@ -26,7 +26,11 @@ const devnets: Devnet[] = [];
 
 function configOn(devnet: Devnet, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   return {
-    ...configFromEnvironment({ PORT: '0', GATEWAY_LOG_LEVEL: 'warn' }, devnetChainConfigs(devnet.descriptor), devnet.descriptor.solver.privateKey),
+    ...configFromEnvironment(
+      { PORT: '0', GATEWAY_LOG_LEVEL: 'warn' },
+      devnetChainConfigs(devnet.descriptor),
+      devnet.descriptor.solver.privateKey,
+    ),
     dataDir,
     ...overrides,
   };
@@ -35,7 +39,9 @@ function configOn(devnet: Devnet, overrides: Partial<GatewayConfig> = {}): Gatew
 /** A gateway on `devnet` over the saved database; `stop` stops the gateway only. */
 async function gatewayOn(devnet: Devnet, logs: any[], overrides: Partial<GatewayConfig> = {}): Promise<TestGateway> {
   const config = configOn(devnet, overrides);
-  const server = await createServer(config, { logDestination: { write: (line: string) => void logs.push(JSON.parse(line)) } });
+  const server = await createServer(config, {
+    logDestination: { write: (line: string) => void logs.push(JSON.parse(line)) },
+  });
   try {
     const url = await server.start();
     return { devnet, server, config, url, stop: () => server.stop() };
@@ -63,14 +69,26 @@ describe('a saved database on a fresh devnet', () => {
     const gateway = await gatewayOn(devnet, []);
     try {
       const alice = devnet.descriptor.accounts[0]!;
-      const quote = await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString() });
+      const quote = await requestQuote(gateway, alice, {
+        originCurrency: zeroAddress,
+        destinationCurrency: zeroAddress,
+        amount: parseEther('0.01').toString(),
+      });
       await executeSteps(gateway, quote.steps, alice);
-      expect((await waitForStatus(gateway, quote.steps.at(-1)!.requestId, ['success', 'failure'])).status).toBe('success');
-      const open = await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString() });
+      expect((await waitForStatus(gateway, quote.steps.at(-1)!.requestId, ['success', 'failure'])).status).toBe(
+        'success',
+      );
+      const open = await requestQuote(gateway, alice, {
+        originCurrency: zeroAddress,
+        destinationCurrency: zeroAddress,
+        amount: parseEther('0.01').toString(),
+      });
       openRequestId = open.steps.at(-1)!.requestId;
 
       for (const chain of devnet.descriptor.chains) {
-        await createTestClient({ mode: 'anvil', chain: devnetViemChain(chain), transport: http(chain.rpcUrl) }).mine({ blocks: EXTRA_BLOCKS });
+        await createTestClient({ mode: 'anvil', chain: devnetViemChain(chain), transport: http(chain.rpcUrl) }).mine({
+          blocks: EXTRA_BLOCKS,
+        });
       }
       // Wait until every chain's watcher has read past the extra blocks.
       for (const chain of devnet.descriptor.chains) {
@@ -94,7 +112,11 @@ describe('a saved database on a fresh devnet', () => {
     const logs: any[] = [];
     const start = gatewayOn(devnet, logs, { devnet: false, solverEnabled: false });
     await expect(start).rejects.toThrow(ChainIdentityError);
-    await expect(start).rejects.toThrow(new RegExp(`chain ${chainA.chainId} \\(${chainA.name}\\) is not the chain this database followed: its genesis block is 0x`));
+    await expect(start).rejects.toThrow(
+      new RegExp(
+        `chain ${chainA.chainId} \\(${chainA.name}\\) is not the chain this database followed: its genesis block is 0x`,
+      ),
+    );
     await expect(start).rejects.toThrow(/GATEWAY_DATA_DIR/);
 
     // A database from before genesis hashes were recorded: the head below the stored cursor is the sign.
@@ -104,10 +126,18 @@ describe('a saved database on a fresh devnet', () => {
       const saved = await server.database.db.selectFrom('chain_genesis').selectAll().execute();
       expect(saved.length).toBeGreaterThan(0);
       await server.database.db.deleteFrom('chain_genesis').execute();
-      await expect(server.start()).rejects.toThrow(new RegExp(`chain ${chainA.chainId} .*its head is block \\d+, below block \\d+ where the database's watchers stopped`));
+      await expect(server.start()).rejects.toThrow(
+        new RegExp(
+          `chain ${chainA.chainId} .*its head is block \\d+, below block \\d+ where the database's watchers stopped`,
+        ),
+      );
       await server.database.db.insertInto('chain_genesis').values(saved).execute();
       // Nothing was reset: the open request of the old devnet is still waiting, the cursors still stand.
-      const request = await server.database.db.selectFrom('requests').select('status').where('id', '=', openRequestId).executeTakeFirstOrThrow();
+      const request = await server.database.db
+        .selectFrom('requests')
+        .select('status')
+        .where('id', '=', openRequestId)
+        .executeTakeFirstOrThrow();
       expect(request.status).toBe('waiting');
       expect(await getCursor(server.database.db, chainA.chainId, 'deposits')).toBeDefined();
     } finally {
@@ -122,7 +152,11 @@ describe('a saved database on a fresh devnet', () => {
     try {
       const [chainA] = devnet.descriptor.chains;
       const alice = devnet.descriptor.accounts[0]!;
-      const quote = await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString() });
+      const quote = await requestQuote(gateway, alice, {
+        originCurrency: zeroAddress,
+        destinationCurrency: zeroAddress,
+        amount: parseEther('0.01').toString(),
+      });
       const deposit = (await executeSteps(gateway, quote.steps, alice)).get('deposit')!;
       // A low block on the new chain: far below where the first devnet's watcher stopped.
       expect(deposit.blockNumber).toBeLessThan(BigInt(EXTRA_BLOCKS));
@@ -131,7 +165,14 @@ describe('a saved database on a fresh devnet', () => {
       expect(filled.status).toBe('success');
 
       for (const chain of devnet.descriptor.chains) {
-        expect(logs.some((line) => line.level === 40 && line.chainId === chain.chainId && String(line.msg).includes(`chain ${chain.chainId} (${chain.name}) is a new devnet chain`))).toBe(true);
+        expect(
+          logs.some(
+            (line) =>
+              line.level === 40 &&
+              line.chainId === chain.chainId &&
+              String(line.msg).includes(`chain ${chain.chainId} (${chain.name}) is a new devnet chain`),
+          ),
+        ).toBe(true);
       }
       // Quoted on the old devnet: it can never be filled from the old records, so it failed.
       const old = await waitForStatus(gateway, openRequestId, ['failure']);

@@ -28,8 +28,14 @@ beforeAll(async () => {
   // setup by hand, with the origin's confirmations raised.
   const devnet = await startDevnet({ basePort: 0 });
   try {
-    const chains = devnetChainConfigs(devnet.descriptor).map((chain, i) => (i === 0 ? { ...chain, confirmations: ORIGIN_CONFIRMATIONS } : chain));
-    const config = configFromEnvironment({ PORT: '0', GATEWAY_LOG_LEVEL: 'silent' }, chains, devnet.descriptor.solver.privateKey);
+    const chains = devnetChainConfigs(devnet.descriptor).map((chain, i) =>
+      i === 0 ? { ...chain, confirmations: ORIGIN_CONFIRMATIONS } : chain,
+    );
+    const config = configFromEnvironment(
+      { PORT: '0', GATEWAY_LOG_LEVEL: 'silent' },
+      chains,
+      devnet.descriptor.solver.privateKey,
+    );
     const server = await createServer(config);
     const url = await server.start();
     gateway = {
@@ -56,12 +62,19 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls the request's deposits (as stored by the watcher) until `done` holds. */
-async function depositsUntil(requestId: Hex, done: (deposits: DepositRecord[]) => boolean, timeoutMs = 10_000): Promise<DepositRecord[]> {
+async function depositsUntil(
+  requestId: Hex,
+  done: (deposits: DepositRecord[]) => boolean,
+  timeoutMs = 10_000,
+): Promise<DepositRecord[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const deposits = await listDepositsForRequest(gateway.server.database.db, requestId);
     if (done(deposits)) return deposits;
-    if (Date.now() > deadline) throw new Error(`deposits of ${requestId}: ${JSON.stringify(deposits, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `deposits of ${requestId}: ${JSON.stringify(deposits, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`,
+      );
     await sleep(100);
   }
 }
@@ -84,22 +97,40 @@ async function fillTxs(fromBlock: bigint, requestId: Hex): Promise<Hex[]> {
 }
 
 const isFilled = (requestId: Hex) =>
-  publicClientOf(chainB).readContract({ address: chainB.contracts.onlyOwnerMulticaller, abi: onlyOwnerMulticallerAbi, functionName: 'filled', args: [requestId] });
+  publicClientOf(chainB).readContract({
+    address: chainB.contracts.onlyOwnerMulticaller,
+    abi: onlyOwnerMulticallerAbi,
+    functionName: 'filled',
+    args: [requestId],
+  });
 
 describe('a deposit reorged away before it is confirmed', () => {
   it('is removed and never filled; the request stays waiting, and a later deposit for it is filled once', async () => {
     const origin = publicClientOf(chainA);
-    const originTest = createTestClient({ mode: 'anvil', chain: devnetViemChain(chainA), transport: http(chainA.rpcUrl) });
+    const originTest = createTestClient({
+      mode: 'anvil',
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
+    });
     const recipient = '0x00000000000000000000000000000000000e0e01' as Address;
     const fromB = await publicClientOf(chainB).getBlockNumber({ cacheTime: 0 });
-    const quote = await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString(), recipient });
+    const quote = await requestQuote(gateway, alice, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.01').toString(),
+      recipient,
+    });
     const requestId = quote.steps.at(-1)!.requestId;
 
     const snapshot = await originTest.snapshot();
     const deposited = (await executeSteps(gateway, quote.steps, alice)).get('deposit')!;
     // The watcher has it, one block deep of the three it needs.
     const [seen] = await depositsUntil(requestId, (deposits) => deposits.length === 1);
-    expect(seen).toMatchObject({ status: 'seen', txHash: deposited.transactionHash, blockNumber: deposited.blockNumber });
+    expect(seen).toMatchObject({
+      status: 'seen',
+      txHash: deposited.transactionHash,
+      blockNumber: deposited.blockNumber,
+    });
 
     await originTest.revert({ id: snapshot });
     await originTest.mine({ blocks: ORIGIN_CONFIRMATIONS + 1 });
@@ -116,7 +147,9 @@ describe('a deposit reorged away before it is confirmed', () => {
     const { status, body } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
     expect(status).toBe(200);
     expect(body).toMatchObject({ status: 'waiting', inTxHashes: [], txHashes: [] });
-    expect((await listDepositsForRequest(gateway.server.database.db, requestId)).map((d) => d.status)).toEqual(['removed']);
+    expect((await listDepositsForRequest(gateway.server.database.db, requestId)).map((d) => d.status)).toEqual([
+      'removed',
+    ]);
     expect(await fillTxs(fromB, requestId)).toEqual([]);
     expect(await isFilled(requestId)).toBe(false);
 
@@ -127,10 +160,21 @@ describe('a deposit reorged away before it is confirmed', () => {
     expect(record).toMatchObject({ status: 'success', inTxHashes: [again.transactionHash] });
     expect(await fillTxs(fromB, requestId)).toHaveLength(1);
     expect(await isFilled(requestId)).toBe(true);
-    expect(await publicClientOf(chainB).getBalance({ address: recipient })).toBe(BigInt(quote.details.currencyOut.amount));
-    expect((await listDepositsForRequest(gateway.server.database.db, requestId)).map((d) => d.status)).toEqual(['removed', 'consumed']);
+    expect(await publicClientOf(chainB).getBalance({ address: recipient })).toBe(
+      BigInt(quote.details.currencyOut.amount),
+    );
+    expect((await listDepositsForRequest(gateway.server.database.db, requestId)).map((d) => d.status)).toEqual([
+      'removed',
+      'consumed',
+    ]);
     // The reorged deposit never reached the depository: nothing to release for it either.
-    const released = await origin.getContractEvents({ address: chainA.contracts.depository, abi: depositoryAbi, eventName: 'Released', args: { id: requestId }, fromBlock: 0n });
+    const released = await origin.getContractEvents({
+      address: chainA.contracts.depository,
+      abi: depositoryAbi,
+      eventName: 'Released',
+      args: { id: requestId },
+      fromBlock: 0n,
+    });
     expect(released).toEqual([]);
   });
 });

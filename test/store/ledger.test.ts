@@ -8,7 +8,12 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { depositoryAbi } from '../../src/core/abi.js';
 import { requestFilled } from '../../src/core/ledger/movements.js';
 import { insertDeposit, updateDepositStatus } from '../../src/store/deposits.repository.js';
-import { insertLedgerMovements, ledgerBalances, ledgerImbalances, listLedgerEntries } from '../../src/store/ledger.repository.js';
+import {
+  insertLedgerMovements,
+  ledgerBalances,
+  ledgerImbalances,
+  listLedgerEntries,
+} from '../../src/store/ledger.repository.js';
 import { insertOutgoingTx, updateOutgoingTx } from '../../src/store/outgoingTxs.repository.js';
 import { getRequest, insertRequest, updateRequestStatus } from '../../src/store/requests.repository.js';
 import type { Kysely } from 'kysely';
@@ -32,7 +37,15 @@ const feesQuoted = {
   app: '100000',
   appFees: [{ recipient: app, feeBps: 100, amount: '100000' }],
   sponsored: '0',
-  usdMicros: { in: '10000000', out: '9876000', execution: '20000', swap: '3000', platform: '1000', app: '100000', sponsored: '0' },
+  usdMicros: {
+    in: '10000000',
+    out: '9876000',
+    execution: '20000',
+    swap: '3000',
+    platform: '1000',
+    app: '100000',
+    sponsored: '0',
+  },
 };
 
 describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
@@ -42,11 +55,22 @@ describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
   async function swapRequest() {
     return insertRequest(
       database().db,
-      newRequest({ originCurrency: usdc, destinationCurrency: zeroAddress, amountIn: 10_000_000n, amountOut: 3_292_000_000_000_000n, feesQuoted }),
+      newRequest({
+        originCurrency: usdc,
+        destinationCurrency: zeroAddress,
+        amountIn: 10_000_000n,
+        amountOut: 3_292_000_000_000_000n,
+        feesQuoted,
+      }),
     );
   }
 
-  async function confirmedDeposit(db: Kysely<Tables>, requestId: string, amount: bigint, depositIndex: bigint | null = 4n) {
+  async function confirmedDeposit(
+    db: Kysely<Tables>,
+    requestId: string,
+    amount: bigint,
+    depositIndex: bigint | null = 4n,
+  ) {
     const { deposit } = await insertDeposit(db, {
       chainId: 31337,
       txHash: hex32(0xd0 + Number(amount % 1000n)),
@@ -64,7 +88,8 @@ describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
   }
 
   const balance = async (db: Kysely<Tables>, account: string, chainId: number, currency: string) =>
-    (await ledgerBalances(db)).find((b) => b.account === account && b.chainId === chainId && b.currency === currency)?.amount ?? 0n;
+    (await ledgerBalances(db)).find((b) => b.account === account && b.chainId === chainId && b.currency === currency)
+      ?.amount ?? 0n;
 
   it('a filled request: deposit, fees, app fee, exchange and payout; the user nets to zero, every currency balances', async () => {
     const { db } = database();
@@ -73,8 +98,18 @@ describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
     expect(await balance(db, 'depository', 31337, usdc)).toBe(10_000_000n);
     expect(await balance(db, 'counterparty', 31337, usdc)).toBe(-10_000_000n);
 
-    await updateRequestStatus(db, request.id, { status: 'pending', fromStatus: 'waiting', inTxHash: deposit.txHash, now: 3 });
-    await updateRequestStatus(db, request.id, { status: 'submitted', fromStatus: 'pending', txHash: hex32(0xf1), now: 4 });
+    await updateRequestStatus(db, request.id, {
+      status: 'pending',
+      fromStatus: 'waiting',
+      inTxHash: deposit.txHash,
+      now: 3,
+    });
+    await updateRequestStatus(db, request.id, {
+      status: 'submitted',
+      fromStatus: 'pending',
+      txHash: hex32(0xf1),
+      now: 4,
+    });
     await updateRequestStatus(db, request.id, { status: 'success', fromStatus: ['pending', 'submitted'], now: 5 });
 
     expect(await ledgerImbalances(db)).toEqual({ currencies: [], movements: [] });
@@ -88,7 +123,12 @@ describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
     expect(await balance(db, 'trade', 31337, usdc)).toBe(-(10_000_000n - 124_000n));
     // Each entry carries its USD value: the app fee's is the quote's.
     const appEntry = (await listLedgerEntries(db, { account: `app:${app}` }))[0]!;
-    expect(appEntry).toMatchObject({ kind: 'app_fee_accrued', amount: -100_000n, usdMicros: -100_000n, requestId: request.id });
+    expect(appEntry).toMatchObject({
+      kind: 'app_fee_accrued',
+      amount: -100_000n,
+      usdMicros: -100_000n,
+      requestId: request.id,
+    });
   });
 
   it('repeating a status change or a movement writes nothing twice', async () => {
@@ -127,18 +167,45 @@ describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
     const { db } = database();
     const request = await swapRequest();
     const deposit = await confirmedDeposit(db, request.id, 9_000_000n);
-    await updateRequestStatus(db, request.id, { status: 'pending', fromStatus: 'waiting', inTxHash: deposit.txHash, now: 3 });
+    await updateRequestStatus(db, request.id, {
+      status: 'pending',
+      fromStatus: 'waiting',
+      inTxHash: deposit.txHash,
+      now: 3,
+    });
     const data = encodeFunctionData({
       abi: depositoryAbi,
       functionName: 'release',
-      args: [4n, request.id as Hex, deposit.depositor as Address, usdc, 9_000_000n, request.refundTo as Address, 8_950_000n],
+      args: [
+        4n,
+        request.id as Hex,
+        deposit.depositor as Address,
+        usdc,
+        9_000_000n,
+        request.refundTo as Address,
+        8_950_000n,
+      ],
     });
-    const tx = await insertOutgoingTx(db, { chainId: 31337, requestId: request.id, kind: 'refund', signer: solver, nonce: 0n, status: 'broadcast', payload: { to: hex32(9).slice(0, 42), data, value: '0' }, now: 4 });
+    const tx = await insertOutgoingTx(db, {
+      chainId: 31337,
+      requestId: request.id,
+      kind: 'refund',
+      signer: solver,
+      nonce: 0n,
+      status: 'broadcast',
+      payload: { to: hex32(9).slice(0, 42), data, value: '0' },
+      now: 4,
+    });
     const receipt = { hash: hex32(0xe1), gasUsed: 60_000n, effectiveGasPrice: 1_000_000_000n };
     await updateOutgoingTx(db, tx.id, { status: 'confirmed', hash: receipt.hash, receipt, now: 5 });
     // The sender finishing again after a restart writes nothing more.
     await updateOutgoingTx(db, tx.id, { status: 'confirmed', hash: receipt.hash, receipt, now: 6 });
-    await updateRequestStatus(db, request.id, { status: 'refund', fromStatus: 'pending', failReason: 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL', now: 7 });
+    await updateRequestStatus(db, request.id, {
+      status: 'refund',
+      fromStatus: 'pending',
+      failReason: 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL',
+      now: 7,
+    });
 
     expect(await ledgerImbalances(db)).toEqual({ currencies: [], movements: [] });
     expect(await balance(db, 'counterparty', 31337, usdc)).toBe(0n);
@@ -153,8 +220,21 @@ describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
     const { db } = database();
     await db
       .insertInto('ledger_entries')
-      .values({ movement_key: 'broken', kind: 'deposit_received', account: 'depository', chain_id: 1, currency: usdc, amount: '5', usd_micros: null, request_id: null, created_at: 1 })
+      .values({
+        movement_key: 'broken',
+        kind: 'deposit_received',
+        account: 'depository',
+        chain_id: 1,
+        currency: usdc,
+        amount: '5',
+        usd_micros: null,
+        request_id: null,
+        created_at: 1,
+      })
       .execute();
-    expect(await ledgerImbalances(db)).toEqual({ currencies: [{ chainId: 1, currency: usdc, sum: 5n }], movements: ['broken'] });
+    expect(await ledgerImbalances(db)).toEqual({
+      currencies: [{ chainId: 1, currency: usdc, sum: 5n }],
+      movements: ['broken'],
+    });
   });
 });

@@ -152,23 +152,11 @@ describe.each(testDatabaseKinds)('listRequests (%s)', (kind) => {
     ['originChainId', { originChainId: 10 }, (r) => r.originChainId === 10],
     ['destinationChainId', { destinationChainId: 8453 }, (r) => r.destinationChainId === 8453],
     ['chainId (either side)', { chainId: 1 }, (r) => r.originChainId === 1 || r.destinationChainId === 1],
-    [
-      'chainId is overridden by originChainId',
-      { chainId: 1, originChainId: 8453 },
-      (r) => r.originChainId === 8453,
-    ],
+    ['chainId is overridden by originChainId', { chainId: 1, originChainId: 8453 }, (r) => r.originChainId === 8453],
     ['one status', { status: 'refund' }, (r) => r.status === 'refund'],
     ['several statuses', { status: ['waiting', 'pending'] }, (r) => r.status === 'waiting' || r.status === 'pending'],
-    [
-      'startTimestamp (inclusive, seconds)',
-      { startTimestamp: ms(1000) / 1000 },
-      (r) => r.createdAt >= ms(1000),
-    ],
-    [
-      'endTimestamp (inclusive of the whole second)',
-      { endTimestamp: base / 1000 },
-      (r) => r.createdAt < ms(1000),
-    ],
+    ['startTimestamp (inclusive, seconds)', { startTimestamp: ms(1000) / 1000 }, (r) => r.createdAt >= ms(1000)],
+    ['endTimestamp (inclusive of the whole second)', { endTimestamp: base / 1000 }, (r) => r.createdAt < ms(1000)],
     [
       'both timestamps',
       { startTimestamp: ms(1000) / 1000, endTimestamp: ms(3000) / 1000 },

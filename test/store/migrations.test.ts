@@ -4,7 +4,19 @@ import type { Database } from '../../src/store/database.js';
 import { migrations } from '../../src/store/migrations/index.js';
 import { disposeTestDatabase, openTestDatabase, testDatabaseKinds } from '../helpers/db.js';
 
-const gatewayTables = ['api_keys', 'chain_cursors', 'chain_genesis', 'deposits', 'ledger_entries', 'outgoing_txs', 'rate_limit_counters', 'request_events', 'requests', 'settlement_items', 'webhook_deliveries'];
+const gatewayTables = [
+  'api_keys',
+  'chain_cursors',
+  'chain_genesis',
+  'deposits',
+  'ledger_entries',
+  'outgoing_txs',
+  'rate_limit_counters',
+  'request_events',
+  'requests',
+  'settlement_items',
+  'webhook_deliveries',
+];
 
 /** Tables of the current schema (kysely's bookkeeping tables excluded). */
 async function tablesOf(database: Database): Promise<string[]> {

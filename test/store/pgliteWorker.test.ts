@@ -7,7 +7,12 @@ import { AbortedTransactionError, sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/store/database.js';
 import { isUniqueViolation } from '../../src/store/errors.js';
-import { createPGliteProxy, PGliteWorkerError, type CreatePGliteProxyOptions, type PGliteProxy } from '../../src/store/pgliteProxy.js';
+import {
+  createPGliteProxy,
+  PGliteWorkerError,
+  type CreatePGliteProxyOptions,
+  type PGliteProxy,
+} from '../../src/store/pgliteProxy.js';
 import { insertRequest } from '../../src/store/requests.repository.js';
 import type { Tables } from '../../src/store/tables.js';
 import { newRequest } from './requestFixture.js';
@@ -15,7 +20,10 @@ import { newRequest } from './requestFixture.js';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function countRequests(db: Kysely<Tables>): Promise<number> {
-  const { n } = await db.selectFrom('requests').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const { n } = await db
+    .selectFrom('requests')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(n);
 }
 
@@ -193,7 +201,9 @@ describe('createDatabase on PGlite (kysely through the worker)', () => {
   it('keeps the unique violation the store relies on', async () => {
     const request = newRequest();
     await insertRequest(database.db, request);
-    const error = await insertRequest(database.db, { ...request, orderId: newRequest().orderId }).catch((e: unknown) => e);
+    const error = await insertRequest(database.db, { ...request, orderId: newRequest().orderId }).catch(
+      (e: unknown) => e,
+    );
     expect(isUniqueViolation(error, 'requests_pkey')).toBe(true);
   });
 
@@ -330,14 +340,26 @@ describe('PGlite checkpoints (single-user PostgreSQL has no checkpointer of its 
 
   /** Writes about 2 KB of WAL per row (random hex does not compress); returns the WAL bytes written. */
   async function writeWal(proxy: PGliteProxy, rows: number): Promise<number> {
-    const { rows: [start] } = await proxy.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn');
-    await proxy.query(`insert into filler (v) select string_agg(md5(random()::text), '') from generate_series(1, 60), generate_series(1, ${rows}) g group by g`);
-    const { rows: [written] } = await proxy.query<{ bytes: number }>('select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::float8 as bytes', [start!.lsn]);
+    const {
+      rows: [start],
+    } = await proxy.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn');
+    await proxy.query(
+      `insert into filler (v) select string_agg(md5(random()::text), '') from generate_series(1, 60), generate_series(1, ${rows}) g group by g`,
+    );
+    const {
+      rows: [written],
+    } = await proxy.query<{ bytes: number }>(
+      'select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::float8 as bytes',
+      [start!.lsn],
+    );
     return written!.bytes;
   }
 
   /** A PGlite in `scratch()/<name>`, or in memory when `name` is null. */
-  async function open(name: string | null, checkpoint: CreatePGliteProxyOptions['checkpoint']): Promise<{ proxy: PGliteProxy; dataDir: string }> {
+  async function open(
+    name: string | null,
+    checkpoint: CreatePGliteProxyOptions['checkpoint'],
+  ): Promise<{ proxy: PGliteProxy; dataDir: string }> {
     const dataDir = join(scratch(), name ?? 'unused');
     const proxy = await createPGliteProxy(name === null ? { checkpoint } : { dataDir, checkpoint });
     await proxy.query('create table filler (id serial primary key, v text not null)');

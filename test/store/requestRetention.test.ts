@@ -22,12 +22,18 @@ describe.each(testDatabaseKinds)('bounded count and retention of requests (%s)',
     const db = database().db;
     await insertRequests(
       db,
-      Array.from({ length: 120 }, (_unused, i) => newRequest({ createdAt: base + i * 10, ...(i % 2 === 0 ? { user: alice } : {}) })),
+      Array.from({ length: 120 }, (_unused, i) =>
+        newRequest({ createdAt: base + i * 10, ...(i % 2 === 0 ? { user: alice } : {}) }),
+      ),
     );
     let walked = 0;
     let continuation: string | undefined;
     do {
-      const page = await listRequests(db, { user: alice }, { limit: 50, ...(continuation === undefined ? {} : { continuation }) });
+      const page = await listRequests(
+        db,
+        { user: alice },
+        { limit: 50, ...(continuation === undefined ? {} : { continuation }) },
+      );
       walked += page.requests.length;
       continuation = page.continuation;
     } while (continuation !== undefined);

@@ -98,7 +98,9 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
     await expect(insertRequest(db, newRequest({ amountIn: -1n }))).rejects.toThrow(RangeError);
     await expect(insertRequest(db, newRequest({ amountIn: 2n ** 256n }))).rejects.toThrow(RangeError);
     // The check constraint backs the type: a status outside the set never lands.
-    await expect(insertRequest(db, newRequest({ status: 'delayed' as never }))).rejects.toThrow(/requests_status_check/);
+    await expect(insertRequest(db, newRequest({ status: 'delayed' as never }))).rejects.toThrow(
+      /requests_status_check/,
+    );
   });
 
   it('updates the status, appends hashes without duplicates and writes one event per change', async () => {
@@ -106,7 +108,12 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
     const { id, createdAt } = await insertRequest(db, newRequest());
 
     const pending = await updateRequestStatus(db, id, { status: 'pending', inTxHash: inHash(1), now: createdAt + 10 });
-    expect(pending).toMatchObject({ status: 'pending', inTxHashes: [inHash(1)], txHashes: [], updatedAt: createdAt + 10 });
+    expect(pending).toMatchObject({
+      status: 'pending',
+      inTxHashes: [inHash(1)],
+      txHashes: [],
+      updatedAt: createdAt + 10,
+    });
 
     // The same hash again (a re-read deposit) is not duplicated; a new one is appended in order.
     const again = await updateRequestStatus(db, id, {
@@ -115,7 +122,11 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
       now: createdAt + 20,
     });
     expect(again?.inTxHashes).toEqual([inHash(1)]);
-    const submitted = await updateRequestStatus(db, id, { status: 'submitted', txHash: outHash(1), now: createdAt + 30 });
+    const submitted = await updateRequestStatus(db, id, {
+      status: 'submitted',
+      txHash: outHash(1),
+      now: createdAt + 30,
+    });
     const success = await updateRequestStatus(db, id, {
       status: 'success',
       txHash: outHash(2),
@@ -182,7 +193,12 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
     await sql`alter table request_events add constraint reject_refund_events check (status <> 'refund')`.execute(db);
     try {
       await expect(
-        updateRequestStatus(db, request.id, { status: 'refund', failReason: 'DOUBLE_SPEND', txHash: outHash(1), now: 20 }),
+        updateRequestStatus(db, request.id, {
+          status: 'refund',
+          failReason: 'DOUBLE_SPEND',
+          txHash: outHash(1),
+          now: 20,
+        }),
       ).rejects.toThrow(/reject_refund_events/);
     } finally {
       await sql`alter table request_events drop constraint reject_refund_events`.execute(db);

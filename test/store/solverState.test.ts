@@ -39,7 +39,13 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
         blockHash: hex32(100),
         now: 1,
       });
-      expect(first).toEqual({ chainId: 8453, name: 'deposits', blockNumber: 100n, blockHash: hex32(100), updatedAt: 1 });
+      expect(first).toEqual({
+        chainId: 8453,
+        name: 'deposits',
+        blockNumber: 100n,
+        blockHash: hex32(100),
+        updatedAt: 1,
+      });
       const moved = await setCursor(db, {
         chainId: 8453,
         name: 'deposits',
@@ -58,7 +64,10 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
       await setCursor(db, { chainId: 11_297_108_109, name: 'deposits', blockNumber: 7n, blockHash: hex32(7), now: 5 });
       expect((await getCursor(db, 8453, 'deposits'))?.blockNumber).toBe(90n);
       expect((await getCursor(db, 8453, 'fills'))?.blockNumber).toBe(5n);
-      expect(await getCursor(db, 11_297_108_109, 'deposits')).toMatchObject({ chainId: 11_297_108_109, blockNumber: 7n });
+      expect(await getCursor(db, 11_297_108_109, 'deposits')).toMatchObject({
+        chainId: 11_297_108_109,
+        blockNumber: 7n,
+      });
     });
   });
 
@@ -90,14 +99,20 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
       });
       expect(await getDeposit(db, first.deposit.id)).toEqual(first.deposit);
 
-      const again = await insertDeposit(db, deposit({ txHash: hex32(0xd1).toUpperCase().replace('0X', '0x'), now: 200 }));
+      const again = await insertDeposit(
+        db,
+        deposit({ txHash: hex32(0xd1).toUpperCase().replace('0X', '0x'), now: 200 }),
+      );
       expect(again).toEqual({ deposit: first.deposit, inserted: false });
 
       // Another log of the same transaction is another deposit.
       const second = await insertDeposit(db, deposit({ logIndex: 4, depositIndex: null }));
       expect(second.inserted).toBe(true);
       expect(second.deposit.depositIndex).toBeNull();
-      expect((await listDepositsForRequest(db, hex32(1))).map((d) => d.id)).toEqual([first.deposit.id, second.deposit.id]);
+      expect((await listDepositsForRequest(db, hex32(1))).map((d) => d.id)).toEqual([
+        first.deposit.id,
+        second.deposit.id,
+      ]);
     });
 
     it('enforces one row per (chain, tx, log) at the database', async () => {
@@ -132,7 +147,9 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
         updatedAt: 150,
       });
       expect(await updateDepositStatus(db, d.id, { status: 'confirmed', fromStatus: 'seen', now: 160 })).toBeNull();
-      expect(await updateDepositStatus(db, d.id, { status: 'consumed', now: 170 })).toMatchObject({ status: 'consumed' });
+      expect(await updateDepositStatus(db, d.id, { status: 'consumed', now: 170 })).toMatchObject({
+        status: 'consumed',
+      });
       await expect(updateDepositStatus(db, d.id, { status: 'bogus' as never, now: 180 })).rejects.toThrow(
         /deposits_status_check/,
       );
@@ -199,7 +216,9 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
       const bumped = await updateOutgoingTx(db, tx.id, { status: 'broadcast', hash: hex32(0xe2), now: 130 });
       expect(bumped?.hashes).toEqual([hex32(0xe1), hex32(0xe2)]);
       expect(await updateOutgoingTx(db, tx.id, { status: 'confirmed', fromStatus: 'prepared', now: 140 })).toBeNull();
-      expect(await updateOutgoingTx(db, tx.id, { status: 'confirmed', fromStatus: 'broadcast', now: 150 })).toMatchObject({
+      expect(
+        await updateOutgoingTx(db, tx.id, { status: 'confirmed', fromStatus: 'broadcast', now: 150 }),
+      ).toMatchObject({
         status: 'confirmed',
       });
     });
@@ -249,7 +268,13 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
       expect(await getApiKeyByHash(db, 'sha256:nope')).toBeUndefined();
 
       const plain = await insertApiKey(db, { id: 'key-2', name: 'Other', keyHash: 'sha256:def', now: 100 });
-      expect(plain).toMatchObject({ sponsorshipEnabled: false, limits: {}, webhook: null, businessVerified: false, payoutAddress: null });
+      expect(plain).toMatchObject({
+        sponsorshipEnabled: false,
+        limits: {},
+        webhook: null,
+        businessVerified: false,
+        payoutAddress: null,
+      });
 
       const error = await insertApiKey(db, { id: 'key-3', name: 'Dup', keyHash: 'sha256:abc', now: 100 }).catch(
         (e: unknown) => e,

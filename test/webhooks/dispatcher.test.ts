@@ -12,9 +12,20 @@ import { replayWebhookDelivery } from '../../src/core/webhooks/replayWebhookDeli
 import { verifyWebhookSignature } from '../../src/core/webhooks/signature.js';
 import { guardedLookup } from '../../src/core/webhooks/webhookUrl.js';
 import { setApiKeyWebhook } from '../../src/store/apiKeys.repository.js';
-import { getWebhookDelivery, listWebhookDeliveries as listStored } from '../../src/store/webhookDeliveries.repository.js';
+import {
+  getWebhookDelivery,
+  listWebhookDeliveries as listStored,
+} from '../../src/store/webhookDeliveries.repository.js';
 import { testDatabaseKinds, useTestDatabase } from '../helpers/db.js';
-import { changeStatus, createKeyWithWebhook, sleep, startDispatcher, testSettings, waitForDeliveries, webhookContext } from './helpers.js';
+import {
+  changeStatus,
+  createKeyWithWebhook,
+  sleep,
+  startDispatcher,
+  testSettings,
+  waitForDeliveries,
+  webhookContext,
+} from './helpers.js';
 import { startReceiver, verifySpecSignature, type Receiver } from './receiver.js';
 
 describe.each(testDatabaseKinds)('webhook dispatcher (%s)', (kind) => {
@@ -42,10 +53,16 @@ describe.each(testDatabaseKinds)('webhook dispatcher (%s)', (kind) => {
   it('posts the webhook form of the status record, signed with the key, with the custom headers', async () => {
     const { id, key } = await createKeyWithWebhook(database(), null);
     const r = await receiver(key);
-    await setApiKeyWebhook(database().db, id, { webhook: { url: r.url, headers: { 'X-Tenant': 'acme', Authorization: 'Bearer t0k' }, enabled: true } });
+    await setApiKeyWebhook(database().db, id, {
+      webhook: { url: r.url, headers: { 'X-Tenant': 'acme', Authorization: 'Bearer t0k' }, enabled: true },
+    });
     await dispatcher();
 
-    const request = await changeStatus(database(), id, 'refund', { failReason: 'DOUBLE_SPEND', txHash: `0x${'ab'.repeat(32)}`, details: 'reverted' });
+    const request = await changeStatus(database(), id, 'refund', {
+      failReason: 'DOUBLE_SPEND',
+      txHash: `0x${'ab'.repeat(32)}`,
+      details: 'reverted',
+    });
     await r.waitFor((x) => x.length === 1);
     const [got] = r.received;
     expect(got!.verified).toBe(true);
@@ -73,7 +90,11 @@ describe.each(testDatabaseKinds)('webhook dispatcher (%s)', (kind) => {
     });
     await waitForDeliveries(database(), id, ([d]) => d?.status !== 'pending');
     const [delivery] = await listWebhookDeliveries(webhookContext(database(), testSettings()), { apiKeyId: id });
-    expect(delivery).toMatchObject({ status: 'delivered', attempts: 1, log: [{ attempt: 1, statusCode: 200, error: null }] });
+    expect(delivery).toMatchObject({
+      status: 'delivered',
+      attempts: 1,
+      log: [{ attempt: 1, statusCode: 200, error: null }],
+    });
   });
 
   it('a tampered body or signature does not verify, and the receiver rejects it', async () => {
@@ -96,7 +117,15 @@ describe.each(testDatabaseKinds)('webhook dispatcher (%s)', (kind) => {
     expect(verifyWebhookSignature({ secret: `${key}x`, timestamp, body, signature })).toBe(false);
     expect(verifySpecSignature(key, timestamp, tampered, signature)).toBe(false);
     // Replayed to the receiver with the body changed: refused with a non-2xx.
-    const answer = await fetch(r.url, { method: 'POST', headers: { 'x-signature-timestamp': timestamp, 'x-signature-sha256': signature, 'content-type': 'application/json' }, body: tampered });
+    const answer = await fetch(r.url, {
+      method: 'POST',
+      headers: {
+        'x-signature-timestamp': timestamp,
+        'x-signature-sha256': signature,
+        'content-type': 'application/json',
+      },
+      body: tampered,
+    });
     expect(answer.status).toBe(401);
   });
 
@@ -117,7 +146,13 @@ describe.each(testDatabaseKinds)('webhook dispatcher (%s)', (kind) => {
     expect(gaps[3]!).toBeGreaterThan(gaps[0]!);
     const [delivery] = await waitForDeliveries(database(), id, ([d]) => d?.status !== 'pending');
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 5 });
-    expect(delivery!.log.map((a) => [a.attempt, a.statusCode])).toEqual([[1, 500], [2, 500], [3, 500], [4, 503], [5, 200]]);
+    expect(delivery!.log.map((a) => [a.attempt, a.statusCode])).toEqual([
+      [1, 500],
+      [2, 500],
+      [3, 500],
+      [4, 503],
+      [5, 200],
+    ]);
     await sleep(200);
     expect(r.received).toHaveLength(5);
   });
@@ -145,7 +180,11 @@ describe.each(testDatabaseKinds)('webhook dispatcher (%s)', (kind) => {
     await changeStatus(database(), slow.id, 'pending');
     await sleep(500);
     const [timedOut] = await listStored(database().db, { apiKeyId: slow.id });
-    expect(timedOut).toMatchObject({ status: 'pending', attempts: 1, log: [{ attempt: 1, statusCode: null, error: 'timed out after 150 ms' }] });
+    expect(timedOut).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      log: [{ attempt: 1, statusCode: null, error: 'timed out after 150 ms' }],
+    });
   });
 
   it('a disabled webhook receives nothing', async () => {
@@ -164,8 +203,16 @@ describe.each(testDatabaseKinds)('webhook dispatcher (%s)', (kind) => {
     const r = await receiver(key);
     const strict = testSettings({ allowPrivate: false });
     const ctx = webhookContext(database(), strict);
-    for (const url of [r.url, 'http://localhost:9/x', 'http://10.1.2.3/x', 'http://[::1]:9/x', 'http://169.254.169.254/latest']) {
-      await expect(configureWebhook(ctx, { apiKeyId: id, webhook: { url } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    for (const url of [
+      r.url,
+      'http://localhost:9/x',
+      'http://10.1.2.3/x',
+      'http://[::1]:9/x',
+      'http://169.254.169.254/latest',
+    ]) {
+      await expect(configureWebhook(ctx, { apiKeyId: id, webhook: { url } })).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+      });
     }
     // Allowed by the server's configuration (the devnet), it is accepted.
     await configureWebhook(webhookContext(database(), testSettings()), { apiKeyId: id, webhook: { url: r.url } });
@@ -185,9 +232,15 @@ describe.each(testDatabaseKinds)('webhook dispatcher (%s)', (kind) => {
   it('configuring a webhook keeps the key sealed only when the key itself is presented', async () => {
     const { id } = await createKeyWithWebhook(database(), null, { sealSecret: false });
     const ctx = webhookContext(database(), testSettings());
-    await expect(configureWebhook(ctx, { apiKeyId: id, webhook: { url: 'https://hooks.example/x' } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(configureWebhook(ctx, { apiKeyId: id, webhook: { url: 'https://hooks.example/x' }, apiKey: 'not-the-key' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(configureWebhook(ctx, { apiKeyId: 'nope', webhook: null })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      configureWebhook(ctx, { apiKeyId: id, webhook: { url: 'https://hooks.example/x' } }),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(
+      configureWebhook(ctx, { apiKeyId: id, webhook: { url: 'https://hooks.example/x' }, apiKey: 'not-the-key' }),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(configureWebhook(ctx, { apiKeyId: 'nope', webhook: null })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
   });
 
   it('the delivery log lists attempts per key, and a replay posts the same event again', async () => {
@@ -208,12 +261,18 @@ describe.each(testDatabaseKinds)('webhook dispatcher (%s)', (kind) => {
     expect(r.received[2]!.body).toBe(r.received[1]!.body);
     expect(r.received[2]!.verified).toBe(true);
     await waitForDeliveries(database(), id, (ds) => ds.every((d) => d.status === 'delivered'));
-    expect(await getWebhookDelivery(database().db, replay.id)).toMatchObject({ status: 'delivered', replayOf: original!.id, attempts: 1 });
+    expect(await getWebhookDelivery(database().db, replay.id)).toMatchObject({
+      status: 'delivered',
+      replayOf: original!.id,
+      attempts: 1,
+    });
     expect(await getWebhookDelivery(database().db, original!.id)).toEqual(original);
     const log = await listWebhookDeliveries(ctx, { apiKeyId: id });
     expect(log.map((x) => x.id)).toEqual([replay.id, original!.id]);
 
-    await expect(replayWebhookDelivery(ctx, { deliveryId: original!.id, apiKeyId: 'other' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(replayWebhookDelivery(ctx, { deliveryId: original!.id, apiKeyId: 'other' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
     await setApiKeyWebhook(database().db, id, { webhook: { url: r.url, headers: {}, enabled: false } });
     await expect(replayWebhookDelivery(ctx, { deliveryId: original!.id })).rejects.toMatchObject({ code: 'CONFLICT' });
   });
@@ -252,7 +311,8 @@ describe.each(testDatabaseKinds)('webhook dispatcher (%s)', (kind) => {
       await r.waitFor((x) => x.filter((w) => w.answered === 200).length >= 20, 15_000);
       await sleep(200);
       const perRequest = new Map<string, number[]>();
-      for (const w of r.received) perRequest.set(w.json.data.requestId, [...(perRequest.get(w.json.data.requestId) ?? []), w.answered]);
+      for (const w of r.received)
+        perRequest.set(w.json.data.requestId, [...(perRequest.get(w.json.data.requestId) ?? []), w.answered]);
       expect(perRequest.size).toBe(20);
       for (const answers of perRequest.values()) expect(answers).toEqual([500, 200]);
       const stored = await waitForDeliveries(database(), id, (ds) => ds.every((d) => d.status === 'delivered'));

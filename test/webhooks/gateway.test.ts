@@ -32,7 +32,14 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-webhooks-'));
   gateway = await startTestGateway({
     dataDir,
-    webhooks: { secretKey: undefined, timeoutMs: 1_000, retryBaseMs: 150, retryMaxMs: 1_000, pollIntervalMs: undefined, retentionDays: 30 },
+    webhooks: {
+      secretKey: undefined,
+      timeoutMs: 1_000,
+      retryBaseMs: 150,
+      retryMaxMs: 1_000,
+      pollIntervalMs: undefined,
+      retentionDays: 30,
+    },
   });
   receiver = await startReceiver(key);
 });
@@ -47,11 +54,20 @@ it('each status change of a keyed request arrives signed, retried through a rest
   expect(gateway.config.webhooksAllowPrivate).toBe(true); // the devnet allows local receivers
   const db = gateway.server.database.db;
   await insertApiKey(db, { id: 'webhook-key', name: 'Webhook key', keyHash: hashApiKey(key), now: Date.now() });
-  await configureWebhook(gateway.server.core, { apiKeyId: 'webhook-key', webhook: { url: receiver.url, headers: { 'X-Custom': 'yes' } }, apiKey: key });
+  await configureWebhook(gateway.server.core, {
+    apiKeyId: 'webhook-key',
+    webhook: { url: receiver.url, headers: { 'X-Custom': 'yes' } },
+    apiKey: key,
+  });
   receiver.fallback = 500;
 
   const [alice] = gateway.devnet.descriptor.accounts as [DevnetAccount];
-  const quote = await requestQuote(gateway, alice, { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString() }, { 'x-api-key': key });
+  const quote = await requestQuote(
+    gateway,
+    alice,
+    { originCurrency: zeroAddress, destinationCurrency: zeroAddress, amount: parseEther('0.01').toString() },
+    { 'x-api-key': key },
+  );
   const requestId = quote.steps.at(-1)!.requestId;
   await executeSteps(gateway, quote.steps, alice);
   await waitForStatus(gateway, requestId, ['success']);
@@ -72,7 +88,9 @@ it('each status change of a keyed request arrives signed, retried through a rest
   await sleep(1_000);
 
   expect(receiver.received.every((w) => w.verified && w.headers['x-custom'] === 'yes')).toBe(true);
-  expect(receiver.received.every((w) => w.json.data.requestId === requestId && w.json.event === 'request.status.updated')).toBe(true);
+  expect(
+    receiver.received.every((w) => w.json.data.requestId === requestId && w.json.event === 'request.status.updated'),
+  ).toBe(true);
   const accepted = receiver.received.filter((w) => w.answered === 200).map((w) => w.json.data.status);
   expect(accepted.sort()).toEqual([...statuses].sort());
   for (const status of statuses) {

@@ -11,7 +11,11 @@ import { sealWebhookSecret } from '../../src/core/webhooks/webhookSecret.js';
 import { insertApiKey, type ApiKeyWebhook } from '../../src/store/apiKeys.repository.js';
 import type { Database } from '../../src/store/database.js';
 import { insertRequest, updateRequestStatus, type RequestRecord } from '../../src/store/requests.repository.js';
-import { listenWebhookDeliveries, listWebhookDeliveries, type WebhookDelivery } from '../../src/store/webhookDeliveries.repository.js';
+import {
+  listenWebhookDeliveries,
+  listWebhookDeliveries,
+  type WebhookDelivery,
+} from '../../src/store/webhookDeliveries.repository.js';
 import { newRequest } from '../store/requestFixture.js';
 import { testDatabaseUrl } from '../helpers/db.js';
 
@@ -62,13 +66,19 @@ export async function changeStatus(
   status: RequestRecord['status'] = 'pending',
   extra: Partial<Parameters<typeof updateRequestStatus>[2]> = {},
 ): Promise<RequestRecord> {
-  const request = await insertRequest(database.db, newRequest({ apiKeyId, referrer: 'test-app', createdAt: Date.now() }));
+  const request = await insertRequest(
+    database.db,
+    newRequest({ apiKeyId, referrer: 'test-app', createdAt: Date.now() }),
+  );
   const updated = await updateRequestStatus(database.db, request.id, { status, now: Date.now(), ...extra });
   return updated!;
 }
 
 /** A dispatcher on `database`, woken by LISTEN on PostgreSQL as the server does. */
-export function startDispatcher(database: Database, settings: WebhookSettings): WebhookDispatcher & { ready: Promise<void> } {
+export function startDispatcher(
+  database: Database,
+  settings: WebhookSettings,
+): WebhookDispatcher & { ready: Promise<void> } {
   const dispatcher = createWebhookDispatcher({
     db: database.db,
     log: silentLog,
@@ -77,7 +87,12 @@ export function startDispatcher(database: Database, settings: WebhookSettings): 
     ...(database.dialect === 'postgres'
       ? {
           subscribe: (wake: () => void) =>
-            listenWebhookDeliveries({ databaseUrl: testDatabaseUrl, schema: database.schema, onDelivery: wake, onError: () => undefined }),
+            listenWebhookDeliveries({
+              databaseUrl: testDatabaseUrl,
+              schema: database.schema,
+              onDelivery: wake,
+              onError: () => undefined,
+            }),
         }
       : {}),
   });
@@ -85,7 +100,11 @@ export function startDispatcher(database: Database, settings: WebhookSettings): 
 }
 
 /** The core context the webhook operations need. */
-export const webhookContext = (database: Database, settings: WebhookSettings, wake: () => void = () => undefined): CoreContext =>
+export const webhookContext = (
+  database: Database,
+  settings: WebhookSettings,
+  wake: () => void = () => undefined,
+): CoreContext =>
   ({ db: database.db, now: () => Date.now(), log: silentLog, webhooks: { settings, wake } }) as unknown as CoreContext;
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -101,7 +120,8 @@ export async function waitForDeliveries(
   for (;;) {
     const deliveries = await listWebhookDeliveries(database.db, { apiKeyId });
     if (predicate(deliveries)) return deliveries;
-    if (Date.now() > deadline) throw new Error(`deliveries of ${apiKeyId} did not get there: ${JSON.stringify(deliveries)}`);
+    if (Date.now() > deadline)
+      throw new Error(`deliveries of ${apiKeyId} did not get there: ${JSON.stringify(deliveries)}`);
     await sleep(10);
   }
 }

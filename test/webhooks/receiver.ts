@@ -64,7 +64,11 @@ export async function startReceiver(key: string): Promise<Receiver> {
         waiters.add(check);
       });
     },
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   const server = http.createServer((req, res) => {
     let body = '';
@@ -74,7 +78,11 @@ export async function startReceiver(key: string): Promise<Receiver> {
       const timestamp = String(req.headers['x-signature-timestamp'] ?? '');
       const signature = String(req.headers['x-signature-sha256'] ?? '');
       const verified = verifySpecSignature(key, timestamp, body, signature);
-      const answered = !verified ? 401 : receiver.decide ? receiver.decide(safeJson(body)) : (receiver.script.shift() ?? receiver.fallback);
+      const answered = !verified
+        ? 401
+        : receiver.decide
+          ? receiver.decide(safeJson(body))
+          : (receiver.script.shift() ?? receiver.fallback);
       const respond = () => {
         received.push({ headers: req.headers, body, json: safeJson(body), at: Date.now(), verified, answered });
         res.statusCode = answered;

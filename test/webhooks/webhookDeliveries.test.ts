@@ -30,7 +30,15 @@ describe.each(testDatabaseKinds)('webhook deliveries (%s)', (kind) => {
     const [event] = await listEventsForRequest(database().db, request.id);
     const deliveries = await listWebhookDeliveries(database().db, { apiKeyId: id });
     expect(deliveries).toHaveLength(1);
-    expect(deliveries[0]).toMatchObject({ apiKeyId: id, requestId: request.id, eventId: event!.id, status: 'pending', attempts: 0, log: [], replayOf: null });
+    expect(deliveries[0]).toMatchObject({
+      apiKeyId: id,
+      requestId: request.id,
+      eventId: event!.id,
+      status: 'pending',
+      attempts: 0,
+      log: [],
+      replayOf: null,
+    });
   });
 
   it('nothing is enqueued without a key, with a disabled webhook, without a secret, or for a revoked key', async () => {
@@ -50,10 +58,12 @@ describe.each(testDatabaseKinds)('webhook deliveries (%s)', (kind) => {
     const { id } = await createKeyWithWebhook(database(), hook);
     const request = await insertRequest(database().db, newRequest({ apiKeyId: id }));
     await expect(
-      database().db.transaction().execute(async (trx) => {
-        await updateRequestStatus(trx, request.id, { status: 'pending', now: Date.now() });
-        throw new Error('rolled back');
-      }),
+      database()
+        .db.transaction()
+        .execute(async (trx) => {
+          await updateRequestStatus(trx, request.id, { status: 'pending', now: Date.now() });
+          throw new Error('rolled back');
+        }),
     ).rejects.toThrow('rolled back');
     expect(await listWebhookDeliveries(database().db, { apiKeyId: id })).toEqual([]);
     expect(await listEventsForRequest(database().db, request.id)).toEqual([]);
@@ -68,11 +78,13 @@ describe.each(testDatabaseKinds)('webhook deliveries (%s)', (kind) => {
       claimDueWebhookDeliveries(database().db, { now, limit: 4, leaseMs: 60_000 }),
       claimDueWebhookDeliveries(database().db, { now, limit: 4, leaseMs: 60_000 }),
     ]);
-    const ids = [...a!, ...b!, ...c!].map((x) => x.delivery.id);
+    const ids = [...a, ...b, ...c].map((x) => x.delivery.id);
     expect(ids.length).toBeGreaterThanOrEqual(6);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(await claimDueWebhookDeliveries(database().db, { now: now + 59_000, limit: 10, leaseMs: 60_000 })).toEqual([]);
-    const claim = a!.find((x) => x.delivery.apiKeyId === id) ?? b!.find((x) => x.delivery.apiKeyId === id)!;
+    expect(await claimDueWebhookDeliveries(database().db, { now: now + 59_000, limit: 10, leaseMs: 60_000 })).toEqual(
+      [],
+    );
+    const claim = a.find((x) => x.delivery.apiKeyId === id) ?? b.find((x) => x.delivery.apiKeyId === id)!;
     expect(claim.delivery.attempts).toBe(1);
     expect(claim.webhook).toEqual(hook);
     expect(claim.sealedSecret).toMatch(/^v1:/);
@@ -84,31 +96,72 @@ describe.each(testDatabaseKinds)('webhook deliveries (%s)', (kind) => {
     await changeStatus(database(), id);
     const [delivery] = await listWebhookDeliveries(database().db, { apiKeyId: id });
     // Expire any lease: claim only this key's delivery by claiming everything due far in the future.
-    const claims = await claimDueWebhookDeliveries(database().db, { now: Date.now() + 10 ** 9, limit: 100, leaseMs: 0 });
+    const claims = await claimDueWebhookDeliveries(database().db, {
+      now: Date.now() + 10 ** 9,
+      limit: 100,
+      leaseMs: 0,
+    });
     const mine = claims.find((x) => x.delivery.id === delivery!.id)!;
     const attempt = { attempt: mine.delivery.attempts, at: Date.now(), durationMs: 3, statusCode: 500, error: null };
-    expect(await recordWebhookAttempt(database().db, { id: delivery!.id, attempt: { ...attempt, attempt: attempt.attempt - 1 }, status: 'pending', nextAttemptAt: 0, now: Date.now() })).toBe(false);
-    expect(await recordWebhookAttempt(database().db, { id: delivery!.id, attempt: { ...attempt, statusCode: 200 }, status: 'delivered', nextAttemptAt: 0, now: Date.now() })).toBe(true);
+    expect(
+      await recordWebhookAttempt(database().db, {
+        id: delivery!.id,
+        attempt: { ...attempt, attempt: attempt.attempt - 1 },
+        status: 'pending',
+        nextAttemptAt: 0,
+        now: Date.now(),
+      }),
+    ).toBe(false);
+    expect(
+      await recordWebhookAttempt(database().db, {
+        id: delivery!.id,
+        attempt: { ...attempt, statusCode: 200 },
+        status: 'delivered',
+        nextAttemptAt: 0,
+        now: Date.now(),
+      }),
+    ).toBe(true);
     const done = await getWebhookDelivery(database().db, delivery!.id);
     expect(done).toMatchObject({ status: 'delivered', nextAttemptAt: null, log: [{ ...attempt, statusCode: 200 }] });
     expect(done!.finishedAt).not.toBeNull();
 
     const replay = await insertWebhookReplay(database().db, delivery!.id, Date.now());
-    expect(replay).toMatchObject({ replayOf: delivery!.id, eventId: delivery!.eventId, status: 'pending', attempts: 0, log: [] });
+    expect(replay).toMatchObject({
+      replayOf: delivery!.id,
+      eventId: delivery!.eventId,
+      status: 'pending',
+      attempts: 0,
+      log: [],
+    });
     expect(await getWebhookDelivery(database().db, delivery!.id)).toEqual(done);
     expect(await insertWebhookReplay(database().db, 987_654_321, Date.now())).toBeUndefined();
-    expect((await listWebhookDeliveries(database().db, { apiKeyId: id })).map((d) => d.id)).toEqual([replay!.id, delivery!.id]);
+    expect((await listWebhookDeliveries(database().db, { apiKeyId: id })).map((d) => d.id)).toEqual([
+      replay!.id,
+      delivery!.id,
+    ]);
   });
 
   it('deletes finished deliveries past the retention, oldest first, never a pending one nor one a kept replay names', async () => {
     const { id } = await createKeyWithWebhook(database(), hook);
     for (let i = 0; i < 4; i++) await changeStatus(database(), id);
     const [newest, third, second, oldest] = await listWebhookDeliveries(database().db, { apiKeyId: id });
-    const claims = await claimDueWebhookDeliveries(database().db, { now: Date.now() + 10 ** 9, limit: 100, leaseMs: 0 });
+    const claims = await claimDueWebhookDeliveries(database().db, {
+      now: Date.now() + 10 ** 9,
+      limit: 100,
+      leaseMs: 0,
+    });
     const finish = async (delivery: typeof oldest, status: 'delivered' | 'failed', at: number) => {
       const claim = claims.find((x) => x.delivery.id === delivery!.id)!;
-      const attempt = { attempt: claim.delivery.attempts, at, durationMs: 1, statusCode: status === 'delivered' ? 200 : 500, error: null };
-      expect(await recordWebhookAttempt(database().db, { id: delivery!.id, attempt, status, nextAttemptAt: 0, now: at })).toBe(true);
+      const attempt = {
+        attempt: claim.delivery.attempts,
+        at,
+        durationMs: 1,
+        statusCode: status === 'delivered' ? 200 : 500,
+        error: null,
+      };
+      expect(
+        await recordWebhookAttempt(database().db, { id: delivery!.id, attempt, status, nextAttemptAt: 0, now: at }),
+      ).toBe(true);
     };
     const day = 86_400_000;
     const now = Date.now();

@@ -13,7 +13,10 @@ export class RateLimitedError extends GatewayError {
     limit: number,
     windowSeconds: number,
   ) {
-    super('RATE_LIMITED', `Rate limit exceeded: ${limit} requests per ${windowSeconds} s; retry after ${retryAfterSeconds} s`);
+    super(
+      'RATE_LIMITED',
+      `Rate limit exceeded: ${limit} requests per ${windowSeconds} s; retry after ${retryAfterSeconds} s`,
+    );
   }
 }
 
@@ -71,5 +74,6 @@ export async function admitRequest(
 
 async function consume(limiter: RateLimiter, bucket: string, perMinute: number): Promise<void> {
   const decision = await limiter.consume(bucket, perMinute);
-  if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds, decision.limit, limiter.settings.windowSeconds);
+  if (!decision.allowed)
+    throw new RateLimitedError(decision.retryAfterSeconds, decision.limit, limiter.settings.windowSeconds);
 }

@@ -59,7 +59,7 @@ export function toApiKey(record: ApiKeyRecord): ApiKey {
     id: record.id,
     name: record.name,
     sponsorshipEnabled: record.sponsorshipEnabled,
-    limits: record.limits as ApiKeyLimits,
+    limits: record.limits,
     webhook: record.webhook,
     businessVerified: record.businessVerified,
     payoutAddress: record.payoutAddress,

@@ -14,7 +14,8 @@ export function authorizeAdmin(configuredToken: string | undefined, authorizatio
     throw new GatewayError('NOT_FOUND', 'The admin interface is disabled: set GATEWAY_ADMIN_TOKEN to enable it');
   }
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? '');
-  if (match === null) throw new GatewayError('UNAUTHORIZED', 'Admin operations need an Authorization: Bearer <admin token> header');
+  if (match === null)
+    throw new GatewayError('UNAUTHORIZED', 'Admin operations need an Authorization: Bearer <admin token> header');
   if (!timingSafeEqual(digest(match[1]!), digest(configuredToken))) {
     throw new GatewayError('FORBIDDEN', 'The admin token is not valid');
   }

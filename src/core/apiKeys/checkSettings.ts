@@ -5,7 +5,8 @@ import type { ApiKeyLimits } from './apiKey.js';
 /** A key's label: trimmed, 1..100 characters. Throws `INVALID_INPUT`. */
 export function checkName(name: string): string {
   const trimmed = name.trim();
-  if (trimmed.length === 0 || trimmed.length > 100) throw new GatewayError('INVALID_INPUT', 'name must be 1 to 100 characters');
+  if (trimmed.length === 0 || trimmed.length > 100)
+    throw new GatewayError('INVALID_INPUT', 'name must be 1 to 100 characters');
   return trimmed;
 }
 
@@ -18,12 +19,13 @@ export function checkLimits(limits: ApiKeyLimits): JsonObject {
   if (fastFillUsd !== undefined && !/^[0-9]+(\.[0-9]{1,6})?$/.test(fastFillUsd)) {
     throw new GatewayError('INVALID_INPUT', 'limits.fastFillUsd must be a decimal USD amount with at most 6 decimals');
   }
-  return { ...limits } as JsonObject;
+  return { ...limits };
 }
 
 /** An EVM payout address, stored lower case; null clears it. Throws `INVALID_ADDRESS`. */
 export function normalizePayoutAddress(address: string | null | undefined): string | null {
   if (address == null) return null;
-  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new GatewayError('INVALID_ADDRESS', 'payoutAddress must be an EVM address');
+  if (!/^0x[0-9a-fA-F]{40}$/.test(address))
+    throw new GatewayError('INVALID_ADDRESS', 'payoutAddress must be an EVM address');
   return address.toLowerCase();
 }

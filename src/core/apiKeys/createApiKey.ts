@@ -28,7 +28,8 @@ export async function createApiKey(
   params: CreateApiKeyParameters,
   options: CreateApiKeyOptions,
 ): Promise<ApiKeyWithSecret> {
-  const webhook = params.webhook == null ? null : validateWebhook(params.webhook, { allowPrivate: options.allowPrivateWebhooks });
+  const webhook =
+    params.webhook == null ? null : validateWebhook(params.webhook, { allowPrivate: options.allowPrivateWebhooks });
   const { key, keyHash } = generateApiKey();
   const id = newApiKeyId();
   const record = await insertApiKey(ctx.db, {

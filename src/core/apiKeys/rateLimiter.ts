@@ -69,7 +69,10 @@ const LEASE_INTERVAL_MS = 50;
  * most one lease, about 50 ms of traffic), never late. Once a bucket is over its limit, this instance refuses it
  * without the database until the window ends.
  */
-export function createRateLimiter(ctx: Pick<CoreContext, 'db' | 'now' | 'log'>, settings: RateLimitSettings): RateLimiter {
+export function createRateLimiter(
+  ctx: Pick<CoreContext, 'db' | 'now' | 'log'>,
+  settings: RateLimitSettings,
+): RateLimiter {
   const windowMs = settings.windowSeconds * 1000;
   const leases = new Map<string, Lease>();
   /** Buckets known to be over their limit, until the end of the window (Unix ms). */
@@ -150,7 +153,16 @@ export function createRateLimiter(ctx: Pick<CoreContext, 'db' | 'now' | 'log'>, 
       const key = `${windowStart}:${bucket}`;
       let lease = leases.get(key);
       if (lease === undefined) {
-        lease = { bucket, windowStart, available: 0, waiting: [], fetching: false, knownTotal: 0, lastSize: 0, lastAt: now };
+        lease = {
+          bucket,
+          windowStart,
+          available: 0,
+          waiting: [],
+          fetching: false,
+          knownTotal: 0,
+          lastSize: 0,
+          lastAt: now,
+        };
         leases.set(key, lease);
       }
       if (lease.available > 0 && lease.waiting.length === 0) {

@@ -1,6 +1,12 @@
 import { getApiKey as selectApiKey, replaceApiKeyHash } from '../../store/apiKeys.repository.js';
 import { GatewayError } from '../errors.js';
-import { generateApiKey, toApiKey, type ApiKeysContext, type ApiKeyWithSecret, type SealWebhookSecret } from './apiKey.js';
+import {
+  generateApiKey,
+  toApiKey,
+  type ApiKeysContext,
+  type ApiKeyWithSecret,
+  type SealWebhookSecret,
+} from './apiKey.js';
 import { apiKeyNotFound } from './getApiKey.js';
 
 /**
@@ -16,7 +22,10 @@ export async function rotateApiKey(
   options: { sealWebhookSecret?: SealWebhookSecret | undefined } = {},
 ): Promise<ApiKeyWithSecret> {
   const { key, keyHash } = generateApiKey();
-  const record = await replaceApiKeyHash(ctx.db, id, { keyHash, webhookSecret: options.sealWebhookSecret?.(id, key) ?? null });
+  const record = await replaceApiKeyHash(ctx.db, id, {
+    keyHash,
+    webhookSecret: options.sealWebhookSecret?.(id, key) ?? null,
+  });
   if (record !== undefined) return { apiKey: toApiKey(record), key };
   if ((await selectApiKey(ctx.db, id)) === undefined) throw apiKeyNotFound(id);
   throw new GatewayError('CONFLICT', `API key ${id} is revoked and cannot be rotated`);

@@ -1,4 +1,8 @@
-import { getApiKey as getApiKeyRow, updateApiKey as updateApiKeyRow, type ApiKeyWebhook } from '../../store/apiKeys.repository.js';
+import {
+  getApiKey as getApiKeyRow,
+  updateApiKey as updateApiKeyRow,
+  type ApiKeyWebhook,
+} from '../../store/apiKeys.repository.js';
 import { GatewayError } from '../errors.js';
 import type { ApiKey, ApiKeyLimits, ApiKeysContext } from './apiKey.js';
 import { toApiKey } from './apiKey.js';
@@ -29,12 +33,19 @@ export async function updateApiKey(
   params: UpdateApiKeyParameters,
   options: { allowPrivateWebhooks: boolean },
 ): Promise<ApiKey> {
-  const webhook = params.webhook === undefined || params.webhook === null ? params.webhook : await mergeWebhook(ctx, id, params.webhook);
+  const webhook =
+    params.webhook === undefined || params.webhook === null
+      ? params.webhook
+      : await mergeWebhook(ctx, id, params.webhook);
   const record = await updateApiKeyRow(ctx.db, id, {
     ...(params.name === undefined ? {} : { name: checkName(params.name) }),
     ...(params.sponsorshipEnabled === undefined ? {} : { sponsorshipEnabled: params.sponsorshipEnabled }),
     ...(params.limits === undefined ? {} : { limits: checkLimits(params.limits) }),
-    ...(webhook === undefined ? {} : { webhook: webhook === null ? null : validateWebhook(webhook, { allowPrivate: options.allowPrivateWebhooks }) }),
+    ...(webhook === undefined
+      ? {}
+      : {
+          webhook: webhook === null ? null : validateWebhook(webhook, { allowPrivate: options.allowPrivateWebhooks }),
+        }),
     ...(params.businessVerified === undefined ? {} : { businessVerified: params.businessVerified }),
     ...(params.payoutAddress === undefined ? {} : { payoutAddress: normalizePayoutAddress(params.payoutAddress) }),
   });
@@ -47,15 +58,27 @@ export async function updateApiKey(
  * change must create one, so it needs `url`. (Read, then written: two admins patching the same webhook at once
  * may lose one change, which an admin operation can live with.)
  */
-async function mergeWebhook(ctx: ApiKeysContext, id: string, change: Partial<ValidateWebhookParameters>): Promise<ValidateWebhookParameters> {
+async function mergeWebhook(
+  ctx: ApiKeysContext,
+  id: string,
+  change: Partial<ValidateWebhookParameters>,
+): Promise<ValidateWebhookParameters> {
   const record = await getApiKeyRow(ctx.db, id);
   if (record === undefined) throw apiKeyNotFound(id);
   const current: ApiKeyWebhook | null = record.webhook;
   if (current === null) {
     if (change.url === undefined) {
-      throw new GatewayError('INVALID_INPUT', 'webhook.url is required: this key has no webhook yet, so the change would create one', { data: 'webhook.url' });
+      throw new GatewayError(
+        'INVALID_INPUT',
+        'webhook.url is required: this key has no webhook yet, so the change would create one',
+        { data: 'webhook.url' },
+      );
     }
     return { url: change.url, headers: change.headers, enabled: change.enabled };
   }
-  return { url: change.url ?? current.url, headers: change.headers ?? current.headers, enabled: change.enabled ?? current.enabled };
+  return {
+    url: change.url ?? current.url,
+    headers: change.headers ?? current.headers,
+    enabled: change.enabled ?? current.enabled,
+  };
 }

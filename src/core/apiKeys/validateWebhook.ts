@@ -44,9 +44,12 @@ export function validateWebhook(params: ValidateWebhookParameters, options: Vali
   }
   const headers = params.headers ?? {};
   for (const [name, value] of Object.entries(headers)) {
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new GatewayError('INVALID_INPUT', `webhook.headers: '${name}' is not a header name`);
-    if (reservedHeaders.has(name.toLowerCase())) throw new GatewayError('INVALID_INPUT', `webhook.headers: '${name}' is set by the gateway`);
-    if (/[\r\n\0]/.test(value)) throw new GatewayError('INVALID_INPUT', `webhook.headers: the value of '${name}' contains a line break`);
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+      throw new GatewayError('INVALID_INPUT', `webhook.headers: '${name}' is not a header name`);
+    if (reservedHeaders.has(name.toLowerCase()))
+      throw new GatewayError('INVALID_INPUT', `webhook.headers: '${name}' is set by the gateway`);
+    if (/[\r\n\0]/.test(value))
+      throw new GatewayError('INVALID_INPUT', `webhook.headers: the value of '${name}' contains a line break`);
   }
   return { url: url.toString(), headers: { ...headers }, enabled: params.enabled ?? true };
 }
@@ -55,7 +58,13 @@ export function validateWebhook(params: ValidateWebhookParameters, options: Vali
 export function isPrivateHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (isIP(host) !== 0) return isPrivateAddress(host);
-  return host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal') || !host.includes('.');
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host.endsWith('.local') ||
+    host.endsWith('.internal') ||
+    !host.includes('.')
+  );
 }
 
 /**
@@ -68,8 +77,14 @@ export function isPrivateAddress(address: string): boolean {
   if (isIP(ip) === 4) {
     const [a = 0, b = 0] = ip.split('.').map(Number);
     return (
-      a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127) ||
+      a >= 224
     );
   }
   if (isIP(ip) === 6) {

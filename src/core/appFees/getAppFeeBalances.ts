@@ -25,12 +25,14 @@ export interface AppFeeBalances {
  * reference's single USDC balance. `amountUsd` of each currency is that same fill-time value.
  */
 export async function getAppFeeBalances(ctx: CoreContext, params: { wallet: string }): Promise<AppFeeBalances> {
-  if (!isAddress(params.wallet, { strict: false })) throw new GatewayError('INVALID_ADDRESS', `Invalid wallet address: ${params.wallet}`);
+  if (!isAddress(params.wallet, { strict: false }))
+    throw new GatewayError('INVALID_ADDRESS', `Invalid wallet address: ${params.wallet}`);
   let totalMicros = 0n;
   const balances: Amount[] = [];
   for (const owed of await accountOwed(ctx.db, accounts.app(params.wallet))) {
     const chain = ctx.config.chains.find((candidate) => candidate.id === owed.chainId);
-    const currency = chain === undefined ? undefined : chainCurrencies(chain).find((c) => c.address.toLowerCase() === owed.currency);
+    const currency =
+      chain === undefined ? undefined : chainCurrencies(chain).find((c) => c.address.toLowerCase() === owed.currency);
     if (owed.amount === 0n || chain === undefined || currency === undefined) continue;
     totalMicros += owed.usdMicros;
     balances.push({

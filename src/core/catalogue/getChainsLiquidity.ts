@@ -36,7 +36,10 @@ export type GetChainsLiquidityReturnType = LiquidityEntry[];
  * for a solver currency without a price source, `RPC_HTTP_ERROR` 502, `REQUEST_TIMED_OUT` 504), the first one
  * in currency order.
  */
-export async function getChainsLiquidity(ctx: CoreContext, params: GetChainsLiquidityParameters): Promise<GetChainsLiquidityReturnType> {
+export async function getChainsLiquidity(
+  ctx: CoreContext,
+  params: GetChainsLiquidityParameters,
+): Promise<GetChainsLiquidityReturnType> {
   const chain = requireChain(ctx, params.chainId);
   const results = await Promise.allSettled(
     chainCurrencies(chain)

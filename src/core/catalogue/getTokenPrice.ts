@@ -29,18 +29,27 @@ export interface GetTokenPriceReturnType {
  * `PRICE_FETCH_FAILED` (503), `UNSUPPORTED_CURRENCY` (400, no price source), `RPC_HTTP_ERROR` (502) or
  * `REQUEST_TIMED_OUT` (504) when the price cannot be read.
  */
-export async function getTokenPrice(ctx: CoreContext, params: GetTokenPriceParameters): Promise<GetTokenPriceReturnType> {
+export async function getTokenPrice(
+  ctx: CoreContext,
+  params: GetTokenPriceParameters,
+): Promise<GetTokenPriceReturnType> {
   const chain = requireChain(ctx, params.chainId);
   const wanted = params.address.toLowerCase();
   const byAddress = isAddress(params.address, { strict: false });
   // Not an address: a symbol or currency id, as `POST /quote/v2` accepts for its currencies.
   const currency = chainCurrencies(chain).find((candidate) =>
-    byAddress ? candidate.address.toLowerCase() === wanted : candidate.symbol.toLowerCase() === wanted || candidate.id === wanted,
+    byAddress
+      ? candidate.address.toLowerCase() === wanted
+      : candidate.symbol.toLowerCase() === wanted || candidate.id === wanted,
   );
   if (currency === undefined && !byAddress) {
-    throw new GatewayError('INVALID_ADDRESS', `'${params.address}' is neither an EVM address nor the symbol of a currency of chain ${chain.id} (${chain.displayName})`);
+    throw new GatewayError(
+      'INVALID_ADDRESS',
+      `'${params.address}' is neither an EVM address nor the symbol of a currency of chain ${chain.id} (${chain.displayName})`,
+    );
   }
-  if (currency === undefined) throw new GatewayError('NOT_FOUND', `Currency ${params.address} is not listed on chain ${chain.id}`);
+  if (currency === undefined)
+    throw new GatewayError('NOT_FOUND', `Currency ${params.address} is not listed on chain ${chain.id}`);
   const price = await ctx.market.usdPrice(chain.id, currency);
   return { chainId: chain.id, address: currency.address, currency, price };
 }

@@ -24,21 +24,36 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * @throws `UNSUPPORTED_CHAIN` (400) for a chain the gateway does not serve; `INVALID_INPUT` (400) for
  *   `coingecko6hTrending` (no external trend source) or a limit outside 1..100.
  */
-export async function getTrendingCurrencies(ctx: CoreContext, params: GetTrendingCurrenciesParameters = {}): Promise<CurrencyListItem[]> {
+export async function getTrendingCurrencies(
+  ctx: CoreContext,
+  params: GetTrendingCurrenciesParameters = {},
+): Promise<CurrencyListItem[]> {
   const limit = currencyLimit(params.limit);
   if (params.chainId !== undefined) requireChain(ctx, params.chainId);
   const sortBy = params.sortBy ?? 'relay24hBuyTxCount';
   if (sortBy === 'coingecko6hTrending') {
-    throw new GatewayError('INVALID_INPUT', 'sortBy coingecko6hTrending needs an external trend source, which this gateway does not have', {
-      data: 'sortBy',
-    });
+    throw new GatewayError(
+      'INVALID_INPUT',
+      'sortBy coingecko6hTrending needs an external trend source, which this gateway does not have',
+      {
+        data: 'sortBy',
+      },
+    );
   }
   const activity = await listCurrencyBuyActivity(ctx.db, {
     since: ctx.now() - DAY_MS,
     ...(params.chainId === undefined ? {} : { chainId: params.chainId }),
   });
-  const score = new Map(activity.map((a) => [`${a.chainId}:${a.address}`, sortBy === 'relay24hBuyUsdVolume' ? a.buyUsdMicros : BigInt(a.buyCount)]));
-  const listed = matchCurrencies(ctx, { defaultList: false, ...(params.chainId === undefined ? {} : { chainIds: [params.chainId] }) });
+  const score = new Map(
+    activity.map((a) => [
+      `${a.chainId}:${a.address}`,
+      sortBy === 'relay24hBuyUsdVolume' ? a.buyUsdMicros : BigInt(a.buyCount),
+    ]),
+  );
+  const listed = matchCurrencies(ctx, {
+    defaultList: false,
+    ...(params.chainId === undefined ? {} : { chainIds: [params.chainId] }),
+  });
   const scoreOf = (item: CurrencyListItem) => score.get(`${item.chainId}:${item.address.toLowerCase()}`) ?? 0n;
   // Array.prototype.sort is stable: equal scores keep the curated list's order.
   return [...listed].sort((a, b) => (scoreOf(b) > scoreOf(a) ? 1 : scoreOf(b) < scoreOf(a) ? -1 : 0)).slice(0, limit);

@@ -76,23 +76,32 @@ export function matchCurrencies(ctx: CoreContext, filter: CurrencyFilter): Curre
     (address === undefined || item.address.toLowerCase() === address) &&
     (currencyId === undefined || item.groupId === currencyId) &&
     (tokens === undefined || tokens.has(`${item.chainId}:${item.address.toLowerCase()}`)) &&
-    (term === undefined || exact(item, term) || item.symbol.toLowerCase().includes(term) || item.name.toLowerCase().includes(term));
+    (term === undefined ||
+      exact(item, term) ||
+      item.symbol.toLowerCase().includes(term) ||
+      item.name.toLowerCase().includes(term));
 
-  const matched = pool.filter((entry) => (!defaultOnly || entry.featured) && matches(entry.item)).map(({ item }) => item);
+  const matched = pool
+    .filter((entry) => (!defaultOnly || entry.featured) && matches(entry.item))
+    .map(({ item }) => item);
   let result = matched;
   if (filter.includeAllChains) {
     const groups = new Set(matched.map((item) => item.groupId));
     result = pool.filter(({ item }) => groups.has(item.groupId)).map(({ item }) => item);
   }
   // Stable: exact hits first, the rest keep the list's order.
-  return term === undefined ? result : [...result.filter((item) => exact(item, term)), ...result.filter((item) => !exact(item, term))];
+  return term === undefined
+    ? result
+    : [...result.filter((item) => exact(item, term)), ...result.filter((item) => !exact(item, term))];
 }
 
 /** The limit of a currency search: 1 to 100, 20 when absent. */
 export function currencyLimit(limit: number | null | undefined): number {
   if (limit == null) return DEFAULT_CURRENCY_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_CURRENCY_LIMIT) {
-    throw new GatewayError('INVALID_INPUT', `limit must be an integer from 1 to ${MAX_CURRENCY_LIMIT}`, { data: 'limit' });
+    throw new GatewayError('INVALID_INPUT', `limit must be an integer from 1 to ${MAX_CURRENCY_LIMIT}`, {
+      data: 'limit',
+    });
   }
   return limit;
 }
@@ -100,7 +109,9 @@ export function currencyLimit(limit: number | null | undefined): number {
 function curatedList(ctx: CoreContext): Listed[] {
   return ctx.config.chains
     .filter((chain) => !chain.hidden)
-    .flatMap((chain) => chainCurrencies(chain).map((currency) => toListed(chain.id, currency, currency === chain.nativeCurrency)));
+    .flatMap((chain) =>
+      chainCurrencies(chain).map((currency) => toListed(chain.id, currency, currency === chain.nativeCurrency)),
+    );
 }
 
 function toListed(chainId: number, currency: CurrencyConfig, isNative: boolean): Listed {
@@ -133,7 +144,8 @@ function parseTokens(tokens: readonly string[] | null | undefined): Set<string> 
   return new Set(
     tokens.map((token) => {
       const match = /^([0-9]+):(.+)$/.exec(token.trim());
-      if (!match) throw new GatewayError('INVALID_INPUT', `tokens item '${token}' is not chainId:address`, { data: 'tokens' });
+      if (!match)
+        throw new GatewayError('INVALID_INPUT', `tokens item '${token}' is not chainId:address`, { data: 'tokens' });
       return `${Number(match[1])}:${match[2]!.trim().toLowerCase()}`;
     }),
   );

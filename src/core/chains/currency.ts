@@ -1,6 +1,7 @@
 import type { CurrencyConfig } from './types.js';
 
-export type CurrencyFields = Pick<CurrencyConfig, 'id' | 'symbol' | 'name' | 'address' | 'decimals'> & Partial<CurrencyConfig>;
+export type CurrencyFields = Pick<CurrencyConfig, 'id' | 'symbol' | 'name' | 'address' | 'decimals'> &
+  Partial<CurrencyConfig>;
 
 /**
  * A currency with the defaults a deployment expects for what it leaves out: bridgeable, featured, accepted

@@ -9,7 +9,11 @@ import { GatewayError } from '../errors.js';
  */
 export function requireChain(ctx: CoreContext, chainId: number, role?: 'origin' | 'destination'): ChainConfig {
   const chain = ctx.config.chains.find((candidate) => candidate.id === chainId);
-  if (!chain) throw new GatewayError('UNSUPPORTED_CHAIN', `${role === undefined ? 'Chain' : `The ${role} chain`} ${chainId} is not supported by this gateway`);
+  if (!chain)
+    throw new GatewayError(
+      'UNSUPPORTED_CHAIN',
+      `${role === undefined ? 'Chain' : `The ${role} chain`} ${chainId} is not supported by this gateway`,
+    );
   return chain;
 }
 

@@ -108,16 +108,19 @@ export function createRequestEventBus(options: CreateRequestEventBusOptions): Re
   async function readOnce(): Promise<boolean> {
     const events = await listEventsAfter(db, cursor, batchSize);
     if (events.length === 0) return false;
-    const needRecords = [...everything].some((s) => s.options.withRecord === true)
-      || events.some((e) => [...(byRequest.get(e.requestId) ?? [])].some((s) => s.options.withRecord === true));
+    const needRecords =
+      [...everything].some((s) => s.options.withRecord === true) ||
+      events.some((e) => [...(byRequest.get(e.requestId) ?? [])].some((s) => s.options.withRecord === true));
     const records = new Map<string, RequestRecord | undefined>();
     if (needRecords) {
-      for (const requestId of new Set(events.map((e) => e.requestId))) records.set(requestId, await getRequest(db, requestId));
+      for (const requestId of new Set(events.map((e) => e.requestId)))
+        records.set(requestId, await getRequest(db, requestId));
     }
     for (const event of events) {
       cursor = event.id;
       const record = records.get(event.requestId);
-      for (const subscriber of [...(byRequest.get(event.requestId) ?? []), ...everything]) deliver(subscriber, event, record);
+      for (const subscriber of [...(byRequest.get(event.requestId) ?? []), ...everything])
+        deliver(subscriber, event, record);
     }
     return events.length === batchSize;
   }
@@ -148,10 +151,13 @@ export function createRequestEventBus(options: CreateRequestEventBusOptions): Re
 
   function schedule(): void {
     if (stopped) return;
-    timer = setTimeout(() => {
-      wake();
-      schedule();
-    }, count() > 0 ? pollIntervalMs : idlePollIntervalMs);
+    timer = setTimeout(
+      () => {
+        wake();
+        schedule();
+      },
+      count() > 0 ? pollIntervalMs : idlePollIntervalMs,
+    );
     timer.unref();
   }
 
@@ -161,7 +167,10 @@ export function createRequestEventBus(options: CreateRequestEventBusOptions): Re
     },
     subscribe(subscribeOptions) {
       const subscriber: Subscriber = { options: subscribeOptions, afterId: null, buffer: [], closed: false };
-      const set = subscribeOptions.requestId === undefined ? everything : byRequest.get(subscribeOptions.requestId) ?? new Set();
+      const set =
+        subscribeOptions.requestId === undefined
+          ? everything
+          : (byRequest.get(subscribeOptions.requestId) ?? new Set());
       if (subscribeOptions.requestId !== undefined) byRequest.set(subscribeOptions.requestId, set);
       set.add(subscriber);
       const wasIdle = count() === 1;
@@ -181,7 +190,12 @@ export function createRequestEventBus(options: CreateRequestEventBusOptions): Re
           subscriber.closed = true;
           subscriber.buffer = [];
           set.delete(subscriber);
-          if (subscribeOptions.requestId !== undefined && set.size === 0 && byRequest.get(subscribeOptions.requestId) === set) byRequest.delete(subscribeOptions.requestId);
+          if (
+            subscribeOptions.requestId !== undefined &&
+            set.size === 0 &&
+            byRequest.get(subscribeOptions.requestId) === set
+          )
+            byRequest.delete(subscribeOptions.requestId);
         },
       };
     },

@@ -54,6 +54,7 @@ export const ownsRequest = (caller: Caller, request: Pick<RequestRecord, 'apiKey
 
 /** The process's event bus, or `SERVICE_UNAVAILABLE` when this gateway runs without one. */
 export function requireEventBus(ctx: CoreContext): RequestEventBus {
-  if (ctx.events === undefined) throw new GatewayError('SERVICE_UNAVAILABLE', 'Status streams are not available on this gateway');
+  if (ctx.events === undefined)
+    throw new GatewayError('SERVICE_UNAVAILABLE', 'Status streams are not available on this gateway');
   return ctx.events;
 }

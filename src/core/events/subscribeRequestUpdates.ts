@@ -43,7 +43,8 @@ export async function subscribeRequestUpdates(
   const subscription = bus.subscribe({
     withRecord: true,
     onEvent: (event, record) => {
-      if (record !== undefined && match(event, record)) queue.push(toStatusUpdate(event.payload, record, params.caller));
+      if (record !== undefined && match(event, record))
+        queue.push(toStatusUpdate(event.payload, record, params.caller));
     },
   });
   try {
@@ -55,23 +56,38 @@ export async function subscribeRequestUpdates(
   return queue;
 }
 
-function compileFilter(params: SubscribeRequestUpdatesParameters): (event: RequestEvent, record: RequestRecord) => boolean {
+function compileFilter(
+  params: SubscribeRequestUpdatesParameters,
+): (event: RequestEvent, record: RequestRecord) => boolean {
   const { caller } = params;
   if ((params.referrer !== undefined || params.mine === true) && caller.apiKey === null) {
-    throw new GatewayError('UNAUTHORIZED', 'Filtering by referrer or mine needs an x-api-key: it matches only your key\'s requests', {
-      data: params.referrer !== undefined ? 'referrer' : 'mine',
-    });
+    throw new GatewayError(
+      'UNAUTHORIZED',
+      "Filtering by referrer or mine needs an x-api-key: it matches only your key's requests",
+      {
+        data: params.referrer !== undefined ? 'referrer' : 'mine',
+      },
+    );
   }
   // Without ids or a user the stream would be every request of every user: only a key's own requests are shown.
   const unfiltered = params.requestIds === undefined && params.user === undefined;
   if (unfiltered && caller.apiKey === null) {
-    throw new GatewayError('UNAUTHORIZED', 'requestUpdates needs requestIds or user, or an x-api-key (it then streams only your key\'s requests)', {
-      data: 'requestIds',
-    });
+    throw new GatewayError(
+      'UNAUTHORIZED',
+      "requestUpdates needs requestIds or user, or an x-api-key (it then streams only your key's requests)",
+      {
+        data: 'requestIds',
+      },
+    );
   }
-  if (params.requestIds?.length === 0) throw new GatewayError('INVALID_INPUT', 'requestIds must name at least one request', { data: 'requestIds' });
-  if (params.status?.length === 0) throw new GatewayError('INVALID_INPUT', 'status must name at least one status', { data: 'status' });
-  const ids = params.requestIds === undefined ? undefined : new Set<string>(params.requestIds.map((id) => parseRequestId(id, 'requestIds')));
+  if (params.requestIds?.length === 0)
+    throw new GatewayError('INVALID_INPUT', 'requestIds must name at least one request', { data: 'requestIds' });
+  if (params.status?.length === 0)
+    throw new GatewayError('INVALID_INPUT', 'status must name at least one status', { data: 'status' });
+  const ids =
+    params.requestIds === undefined
+      ? undefined
+      : new Set<string>(params.requestIds.map((id) => parseRequestId(id, 'requestIds')));
   const user = params.user === undefined ? undefined : normalizeHex(params.user);
   const statuses = params.status === undefined ? undefined : new Set(params.status);
   const keyOnly = params.referrer !== undefined || params.mine === true || unfiltered;

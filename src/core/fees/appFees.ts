@@ -24,7 +24,10 @@ export function appFees(amount: bigint, entries: ReadonlyArray<AppFeeEntry>): Ap
   let totalBps = 0;
   for (const [index, { feeBps }] of entries.entries()) {
     if (!Number.isInteger(feeBps) || feeBps < 0 || feeBps > 10_000) {
-      throw new GatewayError('INVALID_INPUT', `appFees[${index}].fee must be an integer number of bps in 0..10000, got ${feeBps}`);
+      throw new GatewayError(
+        'INVALID_INPUT',
+        `appFees[${index}].fee must be an integer number of bps in 0..10000, got ${feeBps}`,
+      );
     }
     totalBps += feeBps;
   }

@@ -19,9 +19,23 @@ export interface ClassifyRouteParameters {
 
 /** Stablecoins of the spec's "Stablecoin swap" row, lower case. */
 export const STABLECOIN_SYMBOLS: ReadonlySet<string> = new Set(
-  ['USDC', 'USDC.e', 'USDT', 'USDT0', 'DAI', 'USDe', 'USDS', 'USD1', 'PYUSD', 'USDG', 'mUSD', 'USDm', 'USDH', 'pUSD', 'PlumeUSD'].map(
-    (symbol) => symbol.toLowerCase(),
-  ),
+  [
+    'USDC',
+    'USDC.e',
+    'USDT',
+    'USDT0',
+    'DAI',
+    'USDe',
+    'USDS',
+    'USD1',
+    'PYUSD',
+    'USDG',
+    'mUSD',
+    'USDm',
+    'USDH',
+    'pUSD',
+    'PlumeUSD',
+  ].map((symbol) => symbol.toLowerCase()),
 );
 
 /** Tokens of the spec's "Major swap" row, lower case. */

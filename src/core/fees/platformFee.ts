@@ -26,5 +26,4 @@ export function platformFee(amount: bigint, routeClass: RouteClass): bigint {
 }
 
 /** Ceiling division of non-negative bigints. */
-export const ceilDiv = (numerator: bigint, denominator: bigint): bigint =>
-  (numerator + denominator - 1n) / denominator;
+export const ceilDiv = (numerator: bigint, denominator: bigint): bigint => (numerator + denominator - 1n) / denominator;

@@ -41,7 +41,8 @@ export interface RevenueShareReturnType {
  */
 export function revenueShare(params: RevenueShareParameters): RevenueShareReturnType {
   const { routeClass, trailing30dVolumeUsdMicros: volume, qualified, platformFee } = params;
-  if (platformFee < 0n) throw new GatewayError('INVALID_INPUT', `Platform fee must not be negative, got ${platformFee}`);
+  if (platformFee < 0n)
+    throw new GatewayError('INVALID_INPUT', `Platform fee must not be negative, got ${platformFee}`);
   if (volume < 0n) throw new GatewayError('INVALID_INPUT', `Volume must not be negative, got ${volume}`);
   const tier: RevenueShareTier | null =
     !qualified || volume <= TIER1_THRESHOLD_MICROS ? null : volume <= TIER2_THRESHOLD_MICROS ? 'tier1' : 'tier2';

@@ -16,7 +16,10 @@ export function normalizeFeeComponent(name: string): FeeComponent {
   const lower = name.toLowerCase();
   if (lower === 'relay' || lower === 'service') return 'platform';
   if ((FEE_COMPONENTS as ReadonlyArray<string>).includes(lower)) return lower as FeeComponent;
-  throw new GatewayError('INVALID_INPUT', `Unknown fee component "${name}"; expected one of ${FEE_COMPONENTS.join(', ')}, relay`);
+  throw new GatewayError(
+    'INVALID_INPUT',
+    `Unknown fee component "${name}"; expected one of ${FEE_COMPONENTS.join(', ')}, relay`,
+  );
 }
 
 export interface SplitSponsorshipParameters {

@@ -50,7 +50,13 @@ export function fillTransaction(params: FillTransactionParameters): FillTransact
         : { to: currency, data: transferFrom(solver, recipient, amount), value: 0n, allowFailure: false },
     );
   } else {
-    if (!native) inner.push({ to: currency, data: transferFrom(solver, contracts.multicaller, amount), value: 0n, allowFailure: false });
+    if (!native)
+      inner.push({
+        to: currency,
+        data: transferFrom(solver, contracts.multicaller, amount),
+        value: 0n,
+        allowFailure: false,
+      });
     const multicall = encodeFunctionData({
       abi: multicallerAbi,
       functionName: 'multicall',

@@ -82,7 +82,10 @@ function usdAt(amount: bigint, reference: bigint, usd: bigint | undefined): bigi
  */
 export function depositReceived(deposit: DepositRecord, request: RequestRecord | undefined): LedgerMovement {
   const fees = request === undefined ? null : parseStoredFees(request.feesQuoted);
-  const sameCurrency = request !== undefined && request.originChainId === deposit.chainId && request.originCurrency.toLowerCase() === deposit.token.toLowerCase();
+  const sameCurrency =
+    request !== undefined &&
+    request.originChainId === deposit.chainId &&
+    request.originCurrency.toLowerCase() === deposit.token.toLowerCase();
   return {
     key: `deposit:${deposit.chainId}:${deposit.txHash.toLowerCase()}:${deposit.logIndex}`,
     kind: 'deposit_received',
@@ -113,7 +116,15 @@ export function requestFilled(request: RequestRecord): LedgerMovement[] {
   if (fees !== null) {
     const feeAt = { chainId: fees.currency.chainId, currency: fees.currency.address.toLowerCase() };
     for (const kind of ['execution', 'swap', 'platform'] as const) {
-      add({ key: `${request.id}:fee:${kind}`, kind: 'fee_earned', ...feeAt, amount: fees[kind], debit: accounts.counterparty, credit: accounts.revenue(kind), usdMicros: fees.usdMicros[kind] });
+      add({
+        key: `${request.id}:fee:${kind}`,
+        kind: 'fee_earned',
+        ...feeAt,
+        amount: fees[kind],
+        debit: accounts.counterparty,
+        credit: accounts.revenue(kind),
+        usdMicros: fees.usdMicros[kind],
+      });
     }
     for (const app of fees.appFees) {
       add({
@@ -126,7 +137,15 @@ export function requestFilled(request: RequestRecord): LedgerMovement[] {
         usdMicros: usdAt(app.amount, fees.app, fees.usdMicros.app),
       });
     }
-    add({ key: `${request.id}:sponsored`, kind: 'sponsored', ...feeAt, amount: fees.sponsored, debit: accounts.sponsor, credit: accounts.counterparty, usdMicros: fees.usdMicros.sponsored });
+    add({
+      key: `${request.id}:sponsored`,
+      kind: 'sponsored',
+      ...feeAt,
+      amount: fees.sponsored,
+      debit: accounts.sponsor,
+      credit: accounts.counterparty,
+      usdMicros: fees.usdMicros.sponsored,
+    });
     if (feeAt.chainId === origin.chainId && feeAt.currency === origin.currency) {
       userPaid = fees.execution + fees.swap + fees.platform + fees.app - fees.sponsored;
     }
@@ -142,13 +161,33 @@ export function requestFilled(request: RequestRecord): LedgerMovement[] {
     usdMicros: usdAt(exchanged, request.amountIn, fees?.usdMicros.in),
   });
   const outUsd = fees?.usdMicros.out;
-  add({ key: `${request.id}:exchange:out`, kind: 'exchange', ...destination, amount: request.amountOut, debit: accounts.trade, credit: accounts.counterparty, usdMicros: outUsd ?? null });
-  add({ key: `${request.id}:fill`, kind: 'fill_paid', ...destination, amount: request.amountOut, debit: accounts.counterparty, credit: accounts.solver, usdMicros: outUsd ?? null });
+  add({
+    key: `${request.id}:exchange:out`,
+    kind: 'exchange',
+    ...destination,
+    amount: request.amountOut,
+    debit: accounts.trade,
+    credit: accounts.counterparty,
+    usdMicros: outUsd ?? null,
+  });
+  add({
+    key: `${request.id}:fill`,
+    kind: 'fill_paid',
+    ...destination,
+    amount: request.amountOut,
+    debit: accounts.counterparty,
+    credit: accounts.solver,
+    usdMicros: outUsd ?? null,
+  });
   return movements;
 }
 
 /** A mined transaction's gas, paid in the native currency from the solver's wallet. */
-export function gasSpent(tx: OutgoingTxRecord, receipt: { hash: string; gasUsed: bigint; effectiveGasPrice: bigint }, usdMicros: bigint | null = null): LedgerMovement | null {
+export function gasSpent(
+  tx: OutgoingTxRecord,
+  receipt: { hash: string; gasUsed: bigint; effectiveGasPrice: bigint },
+  usdMicros: bigint | null = null,
+): LedgerMovement | null {
   const amount = receipt.gasUsed * receipt.effectiveGasPrice;
   if (amount <= 0n) return null;
   return {
@@ -175,11 +214,24 @@ export function refundPaid(tx: OutgoingTxRecord, request: RequestRecord | undefi
   const base = { chainId: tx.chainId, requestId: request?.id ?? null };
   const fees = request === undefined ? null : parseStoredFees(request.feesQuoted);
   const value = (currency: string, amount: bigint) =>
-    request !== undefined && request.originChainId === tx.chainId && request.originCurrency.toLowerCase() === currency ? usdAt(amount, request.amountIn, fees?.usdMicros.in) : null;
+    request !== undefined && request.originChainId === tx.chainId && request.originCurrency.toLowerCase() === currency
+      ? usdAt(amount, request.amountIn, fees?.usdMicros.in)
+      : null;
   if (data === '0x') {
     const amount = BigInt(payload.value ?? '0');
     if (amount <= 0n) return [];
-    return [{ ...base, key: `refund:${tx.id}`, kind: 'refund_paid', currency: zeroAddress, amount, debit: accounts.counterparty, credit: accounts.solver, usdMicros: value(zeroAddress, amount) }];
+    return [
+      {
+        ...base,
+        key: `refund:${tx.id}`,
+        kind: 'refund_paid',
+        currency: zeroAddress,
+        amount,
+        debit: accounts.counterparty,
+        credit: accounts.solver,
+        usdMicros: value(zeroAddress, amount),
+      },
+    ];
   }
   const { functionName, args } = decodeFunctionData({ abi: depositoryAbi, data });
   if (functionName !== 'release') return [];
@@ -187,14 +239,41 @@ export function refundPaid(tx: OutgoingTxRecord, request: RequestRecord | undefi
   const currency = token.toLowerCase();
   const movements: LedgerMovement[] = [];
   if (amount > 0n) {
-    movements.push({ ...base, key: `refund:${tx.id}`, kind: 'refund_paid', currency, amount, debit: accounts.counterparty, credit: accounts.depository, usdMicros: value(currency, amount) });
+    movements.push({
+      ...base,
+      key: `refund:${tx.id}`,
+      kind: 'refund_paid',
+      currency,
+      amount,
+      debit: accounts.counterparty,
+      credit: accounts.depository,
+      usdMicros: value(currency, amount),
+    });
   }
   const kept = depositAmount - amount;
   if (kept > 0n) {
     // The refund's gas, kept from the deposit: the user pays it (a refund fee), and it stays in the depository
     // as `unallocated`, the solver's to withdraw.
-    movements.push({ ...base, key: `refund:${tx.id}:fee`, kind: 'fee_earned', currency, amount: kept, debit: accounts.counterparty, credit: accounts.revenue('refund'), usdMicros: value(currency, kept) });
-    movements.push({ ...base, key: `refund:${tx.id}:kept`, kind: 'refund_kept', currency, amount: kept, debit: accounts.depositoryUnallocated, credit: accounts.depository, usdMicros: value(currency, kept) });
+    movements.push({
+      ...base,
+      key: `refund:${tx.id}:fee`,
+      kind: 'fee_earned',
+      currency,
+      amount: kept,
+      debit: accounts.counterparty,
+      credit: accounts.revenue('refund'),
+      usdMicros: value(currency, kept),
+    });
+    movements.push({
+      ...base,
+      key: `refund:${tx.id}:kept`,
+      kind: 'refund_kept',
+      currency,
+      amount: kept,
+      debit: accounts.depositoryUnallocated,
+      credit: accounts.depository,
+      usdMicros: value(currency, kept),
+    });
   }
   return movements;
 }
@@ -210,14 +289,32 @@ export function settlementPaid(tx: OutgoingTxRecord): LedgerMovement[] {
   if (functionName !== 'releaseBatch') return [];
   return args[0].flatMap((release) => {
     const currency = release.token.toLowerCase();
-    const base = { kind: 'settlement' as const, chainId: tx.chainId, currency, usdMicros: null, requestId: release.id.toLowerCase() };
+    const base = {
+      kind: 'settlement' as const,
+      chainId: tx.chainId,
+      currency,
+      usdMicros: null,
+      requestId: release.id.toLowerCase(),
+    };
     const movements: LedgerMovement[] = [];
     if (release.amount > 0n) {
-      movements.push({ ...base, key: `settle:${tx.chainId}:${release.depositIndex}`, amount: release.amount, debit: accounts.solver, credit: accounts.depository });
+      movements.push({
+        ...base,
+        key: `settle:${tx.chainId}:${release.depositIndex}`,
+        amount: release.amount,
+        debit: accounts.solver,
+        credit: accounts.depository,
+      });
     }
     const kept = release.depositAmount - release.amount;
     if (kept > 0n) {
-      movements.push({ ...base, key: `settle:${tx.chainId}:${release.depositIndex}:kept`, amount: kept, debit: accounts.depositoryUnallocated, credit: accounts.depository });
+      movements.push({
+        ...base,
+        key: `settle:${tx.chainId}:${release.depositIndex}:kept`,
+        amount: kept,
+        debit: accounts.depositoryUnallocated,
+        credit: accounts.depository,
+      });
     }
     return movements;
   });

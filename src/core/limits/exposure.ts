@@ -14,7 +14,10 @@ import type { ResolvedRoute } from '../quote/resolve.js';
  */
 
 /** The largest order (micro-USD of its input) on a route: the first matching `routes` entry, else the default. */
-export function maxOrderUsdMicros(limits: ExposureLimits, route: Pick<ResolvedRoute, 'origin' | 'destination' | 'currencyIn' | 'currencyOut'>): bigint {
+export function maxOrderUsdMicros(
+  limits: ExposureLimits,
+  route: Pick<ResolvedRoute, 'origin' | 'destination' | 'currencyIn' | 'currencyOut'>,
+): bigint {
   const match = limits.routes.find(
     (entry) =>
       (entry.originChainId === undefined || entry.originChainId === route.origin.id) &&
@@ -26,20 +29,29 @@ export function maxOrderUsdMicros(limits: ExposureLimits, route: Pick<ResolvedRo
 }
 
 /** Most USD (micro) the solver's fills may deliver on `chainId` within the outflow window. */
-export const maxOutflowUsdMicros = (limits: ExposureLimits, chainId: number): bigint => limits.chainOutflowUsdMicros[chainId] ?? limits.maxOutflowUsdMicros;
+export const maxOutflowUsdMicros = (limits: ExposureLimits, chainId: number): bigint =>
+  limits.chainOutflowUsdMicros[chainId] ?? limits.maxOutflowUsdMicros;
 
 /**
  * Refuses a quote over the route's order limit (`AMOUNT_TOO_HIGH`), or one whose output would take the
  * destination chain's fills in the current window over the outflow limit (`ROUTE_TEMPORARILY_RESTRICTED`).
  * `usdIn` / `usdOut` are the order's values in micro-USD.
  */
-export async function checkQuoteExposure(ctx: CoreContext, route: ResolvedRoute, usd: { in: bigint; out: bigint }): Promise<void> {
+export async function checkQuoteExposure(
+  ctx: CoreContext,
+  route: ResolvedRoute,
+  usd: { in: bigint; out: bigint },
+): Promise<void> {
   const limits = ctx.config.quote.exposure;
   const maxOrder = maxOrderUsdMicros(limits, route);
   if (usd.in > maxOrder) {
-    throw new GatewayError('AMOUNT_TOO_HIGH', `Orders on this route are limited to USD ${formatUsd(maxOrder)}; this one is worth USD ${formatUsd(usd.in)}`, {
-      data: `maxOrderUsd=${formatUsd(maxOrder)}`,
-    });
+    throw new GatewayError(
+      'AMOUNT_TOO_HIGH',
+      `Orders on this route are limited to USD ${formatUsd(maxOrder)}; this one is worth USD ${formatUsd(usd.in)}`,
+      {
+        data: `maxOrderUsd=${formatUsd(maxOrder)}`,
+      },
+    );
   }
   const maxOutflow = maxOutflowUsdMicros(limits, route.destination.id);
   const outflow = (await recentOutflow(ctx)).get(route.destination.id) ?? 0n;
@@ -64,7 +76,8 @@ function recentOutflow(ctx: CoreContext): Promise<Map<number, bigint>> {
   return cache.get('all', async () => {
     const since = ctx.now() - ctx.config.quote.exposure.outflowWindowSeconds * 1_000;
     const sums = new Map<number, bigint>();
-    for (const fill of await listFillOutflow(ctx.db, since)) sums.set(fill.chainId, (sums.get(fill.chainId) ?? 0n) + fill.usdMicros);
+    for (const fill of await listFillOutflow(ctx.db, since))
+      sums.set(fill.chainId, (sums.get(fill.chainId) ?? 0n) + fill.usdMicros);
     return sums;
   });
 }

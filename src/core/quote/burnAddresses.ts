@@ -13,7 +13,10 @@ import { GatewayError } from '../errors.js';
  * - `0x000000000000000000000000000000000000dEaD`, the conventional burn address;
  * - `0xdEAD000000000000000042069420694206942069`, the other widely used burn address.
  */
-export const BURN_ADDRESSES: readonly Address[] = ['0x000000000000000000000000000000000000dEaD', '0xdEAD000000000000000042069420694206942069'];
+export const BURN_ADDRESSES: readonly Address[] = [
+  '0x000000000000000000000000000000000000dEaD',
+  '0xdEAD000000000000000042069420694206942069',
+];
 
 /** Upper end (exclusive) of the keyless low range; see {@link BURN_ADDRESSES}. */
 const LOW_RANGE_END = 0x1_0000n;
@@ -32,9 +35,10 @@ export function isBurnAddress(address: Address): boolean {
 export function refuseBurnAddress(address: Address, field: string, note?: string): void {
   if (!isBurnAddress(address)) return;
   const named = note === undefined ? field : `${field} (${note})`;
-  const zeroRefund = field === 'refundTo' && BigInt(address) === 0n
-    ? '; the zero address as refundTo (refund to the depositor of a deposit address) needs deposit addresses, which this gateway does not offer yet'
-    : '';
+  const zeroRefund =
+    field === 'refundTo' && BigInt(address) === 0n
+      ? '; the zero address as refundTo (refund to the depositor of a deposit address) needs deposit addresses, which this gateway does not offer yet'
+      : '';
   throw new GatewayError(
     'INVALID_RECIPIENT',
     `${named} ${address} is a burn address: nobody can spend what is sent there, so the gateway will not send funds to it${zeroRefund}`,

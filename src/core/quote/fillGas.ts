@@ -58,13 +58,20 @@ export function callsFillGas(
   if (params.tradeType === 'EXACT_INPUT') {
     amount = route.sameAsset
       ? rescale(params.amount, currencyIn.decimals, currencyOut.decimals, 'down')
-      : convert(params.amount, { decimals: currencyIn.decimals, price: prices.priceIn }, { decimals: currencyOut.decimals, price: prices.priceOut });
+      : convert(
+          params.amount,
+          { decimals: currencyIn.decimals, price: prices.priceIn },
+          { decimals: currencyOut.decimals, price: prices.priceOut },
+        );
     if (amount > solverBalance) amount = solverBalance;
   }
   // Calls can spend at most what the fill delivers; more would only revert in the simulation, unexplained.
   const callValue = route.calls.reduce((sum, call) => sum + call.value, 0n);
   if (currencyOut.address === zeroAddress && callValue > amount) {
-    throw new GatewayError('INVALID_EXTRA_TXS', `The calls send ${callValue} in total, more than the ${amount} the fill can deliver`);
+    throw new GatewayError(
+      'INVALID_EXTRA_TXS',
+      `The calls send ${callValue} in total, more than the ${amount} the fill can deliver`,
+    );
   }
   const fill = fillTransaction({
     requestId: ESTIMATE_ID,

@@ -38,7 +38,12 @@ export async function getConfig(ctx: CoreContext, params: GetConfigParameters): 
   const currencyIn = currencyByGroup(origin, currencyId);
   const currencyOut = currencyByGroup(destination, currencyId);
   const user = params.user === undefined ? undefined : parseAddress(params.user, 'user');
-  const enabled = !origin.disabled && !destination.disabled && destination.depositEnabled && currencyIn.supportsBridging && currencyOut.supportsBridging;
+  const enabled =
+    !origin.disabled &&
+    !destination.disabled &&
+    destination.depositEnabled &&
+    currencyIn.supportsBridging &&
+    currencyOut.supportsBridging;
 
   const [solverBalance, gasUnits, gasPrice, nativePrice, priceIn, userBalance] = await Promise.all([
     ctx.market.solverBalance(destination.id, currencyOut.address),
@@ -55,7 +60,9 @@ export async function getConfig(ctx: CoreContext, params: GetConfigParameters): 
   const capacityIn = rescale(solverBalance, currencyOut.decimals, currencyIn.decimals, 'down');
   return {
     enabled,
-    ...(userBalance === undefined ? {} : { user: { balance: userBalance, maxBridgeAmount: enabled ? min(userBalance, capacityIn + fee) : 0n } }),
+    ...(userBalance === undefined
+      ? {}
+      : { user: { balance: userBalance, maxBridgeAmount: enabled ? min(userBalance, capacityIn + fee) : 0n } }),
     fee,
     solver: { address: ctx.solver.address, balance: solverBalance, capacityPerRequest: enabled ? solverBalance : 0n },
     supportsExternalLiquidity: false,
@@ -66,6 +73,10 @@ const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
 
 function currencyByGroup(chain: ChainConfig, id: string): CurrencyConfig {
   const currency = chainCurrencies(chain).find((candidate) => candidate.id === id);
-  if (currency === undefined) throw new GatewayError('UNSUPPORTED_CURRENCY', `Currency '${id}' is not available on chain ${chain.id} (${chain.displayName})`);
+  if (currency === undefined)
+    throw new GatewayError(
+      'UNSUPPORTED_CURRENCY',
+      `Currency '${id}' is not available on chain ${chain.id} (${chain.displayName})`,
+    );
   return currency;
 }

@@ -10,7 +10,13 @@ import { convert, type MarketData, type UsdPrice } from '../market.js';
 import { buildOrder } from './order.js';
 import { callsFillGas, paymentFillGas } from './fillGas.js';
 import { priceRoute, type MarketSnapshot, type Pricing } from './pricing.js';
-import { presentDetails, presentLegacyFees, presentSponsorship, timeEstimate, type PresentParameters } from './present.js';
+import {
+  presentDetails,
+  presentLegacyFees,
+  presentSponsorship,
+  timeEstimate,
+  type PresentParameters,
+} from './present.js';
 import { resolveRoute, type ResolvedRoute } from './resolve.js';
 import { quoteTtlSeconds } from './quoteTtl.js';
 import { buildSteps, DEPOSIT_GAS } from './steps.js';
@@ -24,7 +30,11 @@ export type GetQuoteReturnType = Quote;
  * prices and gas, checks it can be filled, stores the request (status `waiting`, its quoted fees and expiry),
  * and returns the steps that deposit exactly the quoted amount with the request id.
  */
-export async function getQuote(ctx: CoreContext, params: GetQuoteParameters, caller: Caller): Promise<GetQuoteReturnType> {
+export async function getQuote(
+  ctx: CoreContext,
+  params: GetQuoteParameters,
+  caller: Caller,
+): Promise<GetQuoteReturnType> {
   const metrics = ctx.metrics;
   if (metrics === undefined) return quoteRequest(ctx, params, caller);
   try {
@@ -32,7 +42,11 @@ export async function getQuote(ctx: CoreContext, params: GetQuoteParameters, cal
     metrics.quoteAnswered(params.originChainId, params.destinationChainId, 'ok');
     return quote;
   } catch (error) {
-    metrics.quoteAnswered(params.originChainId, params.destinationChainId, isGatewayError(error) ? error.code : 'UNEXPECTED');
+    metrics.quoteAnswered(
+      params.originChainId,
+      params.destinationChainId,
+      isGatewayError(error) ? error.code : 'UNEXPECTED',
+    );
     throw error;
   }
 }
@@ -50,8 +64,10 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
     deadline,
     refundDeadline: deadline + ctx.config.quote.refundWindowSeconds,
   });
-  if (params.includeProtocolData === true) order.orderSignature = await ctx.solver.signMessage({ message: { raw: order.orderId } });
-  const feeSponsorship = params.subsidizeFees === true ? { quoted: presentSponsorship(prepared, params.maxSubsidizationAmount) } : undefined;
+  if (params.includeProtocolData === true)
+    order.orderSignature = await ctx.solver.signMessage({ message: { raw: order.orderId } });
+  const feeSponsorship =
+    params.subsidizeFees === true ? { quoted: presentSponsorship(prepared, params.maxSubsidizationAmount) } : undefined;
 
   // The stored request does not depend on the user's balance or allowance, so it is committed while they are
   // read (on a busy gateway the two waits were most of a quote's latency). When a read fails, the quote fails
@@ -100,7 +116,13 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
   ctx.log.debug({ requestId, operation: route.operation, amountIn: pricing.amountIn.toString() }, 'quote stored');
 
   const present = presentParameters(prepared, wallet.value);
-  const steps = buildSteps({ route, requestId, amountIn: pricing.amountIn, allowance: wallet.value.allowance, explicitDeposit: params.explicitDeposit !== false });
+  const steps = buildSteps({
+    route,
+    requestId,
+    amountIn: pricing.amountIn,
+    allowance: wallet.value.allowance,
+    explicitDeposit: params.explicitDeposit !== false,
+  });
   return {
     requestId,
     steps,
@@ -133,7 +155,12 @@ interface Prepared extends Omit<PresentParameters, 'userBalance' | 'originGas'> 
   wallet: Promise<Wallet>;
 }
 
-async function prepare(ctx: CoreContext, params: QuoteParameters, caller: Caller, mode: 'quote' | 'price'): Promise<Prepared> {
+async function prepare(
+  ctx: CoreContext,
+  params: QuoteParameters,
+  caller: Caller,
+  mode: 'quote' | 'price',
+): Promise<Prepared> {
   const route = resolveRoute(ctx, params);
   if (params.amount === 0n) throw new GatewayError('AMOUNT_TOO_LOW', 'Amount must be greater than zero');
   if (params.subsidizeFees === true && caller.apiKey === null) {
@@ -147,7 +174,16 @@ async function prepare(ctx: CoreContext, params: QuoteParameters, caller: Caller
     needsAllowance ? market.allowance(origin.id, route.user, currencyIn.address, origin.contracts.depository) : 0n,
   ]).then(([userBalance, allowance]): Wallet => ({ userBalance, allowance }));
   wallet.catch(() => undefined);
-  const [priceIn, priceOut, destinationNativePrice, originNativePrice, destinationGasPrice, originGasPrice, solverBalance, volume] = await Promise.all([
+  const [
+    priceIn,
+    priceOut,
+    destinationNativePrice,
+    originNativePrice,
+    destinationGasPrice,
+    originGasPrice,
+    solverBalance,
+    volume,
+  ] = await Promise.all([
     market.usdPrice(origin.id, currencyIn),
     market.usdPrice(destination.id, currencyOut),
     market.usdPrice(destination.id, destination.nativeCurrency),
@@ -163,12 +199,27 @@ async function prepare(ctx: CoreContext, params: QuoteParameters, caller: Caller
       ? await paymentFillGas(ctx, destination, currencyOut.address)
       : await callsFillGas(ctx, route, params, { priceIn, priceOut }, solverBalance);
   if (params.txsGasLimit !== undefined && route.calls.length > 0 && fillGasUnits > BigInt(params.txsGasLimit)) {
-    throw new GatewayError('INVALID_EXTRA_TXS', `The calls need ${fillGasUnits} gas with the fill, more than txsGasLimit ${params.txsGasLimit}`);
+    throw new GatewayError(
+      'INVALID_EXTRA_TXS',
+      `The calls need ${fillGasUnits} gas with the fill, more than txsGasLimit ${params.txsGasLimit}`,
+    );
   }
 
   const snapshot: MarketSnapshot = { priceIn, priceOut, destinationNativePrice, destinationGasPrice, fillGasUnits };
-  const pricing = priceRoute({ route, params, market: snapshot, settings: ctx.config.quote, caller, trailingVolumeUsdMicros: volume });
-  checkFillable(ctx, route, params, pricing, solverBalance, { priceIn, priceOut, originNativePrice, destinationNativePrice });
+  const pricing = priceRoute({
+    route,
+    params,
+    market: snapshot,
+    settings: ctx.config.quote,
+    caller,
+    trailingVolumeUsdMicros: volume,
+  });
+  checkFillable(ctx, route, params, pricing, solverBalance, {
+    priceIn,
+    priceOut,
+    originNativePrice,
+    destinationNativePrice,
+  });
   await checkQuoteExposure(ctx, route, pricing.usd);
   return { route, pricing, priceIn, priceOut, originGasPrice, originNativePrice, wallet };
 }
@@ -177,8 +228,17 @@ async function prepare(ctx: CoreContext, params: QuoteParameters, caller: Caller
 function presentParameters(prepared: Prepared, { userBalance, allowance }: Wallet): PresentParameters {
   const { route, pricing, priceIn, priceOut, originGasPrice, originNativePrice } = prepared;
   const originGasUnits =
-    route.currencyIn.address === zeroAddress ? DEPOSIT_GAS.native : DEPOSIT_GAS.erc20 + (allowance < pricing.amountIn ? DEPOSIT_GAS.approve : 0n);
-  return { route, pricing, priceIn, priceOut, userBalance, originGas: { amount: originGasUnits * originGasPrice, nativePrice: originNativePrice } };
+    route.currencyIn.address === zeroAddress
+      ? DEPOSIT_GAS.native
+      : DEPOSIT_GAS.erc20 + (allowance < pricing.amountIn ? DEPOSIT_GAS.approve : 0n);
+  return {
+    route,
+    pricing,
+    priceIn,
+    priceOut,
+    userBalance,
+    originGas: { amount: originGasUnits * originGasPrice, nativePrice: originNativePrice },
+  };
 }
 
 /** Checks made once the numbers are known: value limits, liquidity, calls' value and the price impact. */
@@ -188,29 +248,55 @@ function checkFillable(
   params: QuoteParameters,
   pricing: Pricing,
   solverBalance: bigint,
-  prices: Pick<MarketSnapshot, 'priceIn' | 'priceOut' | 'destinationNativePrice'> & { originNativePrice: MarketSnapshot['priceIn'] },
+  prices: Pick<MarketSnapshot, 'priceIn' | 'priceOut' | 'destinationNativePrice'> & {
+    originNativePrice: MarketSnapshot['priceIn'];
+  },
 ): void {
   const { origin, destination, currencyIn, currencyOut } = route;
   if (route.operation === 'swap' && route.sameChain && pricing.usd.in < ctx.config.quote.minSameChainSwapUsdMicros) {
-    throw new GatewayError('AMOUNT_TOO_LOW', `Same-chain swaps must be worth at least USD ${formatMicros(ctx.config.quote.minSameChainSwapUsdMicros)}`);
+    throw new GatewayError(
+      'AMOUNT_TOO_LOW',
+      `Same-chain swaps must be worth at least USD ${formatMicros(ctx.config.quote.minSameChainSwapUsdMicros)}`,
+    );
   }
-  const inNative = convert(pricing.amountIn, { decimals: currencyIn.decimals, price: prices.priceIn }, { decimals: origin.nativeCurrency.decimals, price: prices.originNativePrice });
+  const inNative = convert(
+    pricing.amountIn,
+    { decimals: currencyIn.decimals, price: prices.priceIn },
+    { decimals: origin.nativeCurrency.decimals, price: prices.originNativePrice },
+  );
   if (origin.partialDisableLimit > 0n && inNative > origin.partialDisableLimit) {
-    throw new GatewayError('CHAIN_DISABLED', `Chain ${origin.id} is partially disabled: amounts worth more than ${formatUnits(origin.partialDisableLimit, origin.nativeCurrency.decimals)} ${origin.nativeCurrency.symbol} are not accepted`);
+    throw new GatewayError(
+      'CHAIN_DISABLED',
+      `Chain ${origin.id} is partially disabled: amounts worth more than ${formatUnits(origin.partialDisableLimit, origin.nativeCurrency.decimals)} ${origin.nativeCurrency.symbol} are not accepted`,
+    );
   }
-  const outNative = convert(pricing.amountOut, { decimals: currencyOut.decimals, price: prices.priceOut }, { decimals: destination.nativeCurrency.decimals, price: prices.destinationNativePrice });
+  const outNative = convert(
+    pricing.amountOut,
+    { decimals: currencyOut.decimals, price: prices.priceOut },
+    { decimals: destination.nativeCurrency.decimals, price: prices.destinationNativePrice },
+  );
   if (destination.partialDisableLimit > 0n && outNative > destination.partialDisableLimit) {
-    throw new GatewayError('CHAIN_DISABLED', `Chain ${destination.id} is partially disabled: amounts worth more than ${formatUnits(destination.partialDisableLimit, destination.nativeCurrency.decimals)} ${destination.nativeCurrency.symbol} are not delivered`);
+    throw new GatewayError(
+      'CHAIN_DISABLED',
+      `Chain ${destination.id} is partially disabled: amounts worth more than ${formatUnits(destination.partialDisableLimit, destination.nativeCurrency.decimals)} ${destination.nativeCurrency.symbol} are not delivered`,
+    );
   }
   if (solverBalance < pricing.amountOut) {
-    throw new GatewayError('INSUFFICIENT_LIQUIDITY', `The solver cannot deliver ${formatUnits(pricing.amountOut, currencyOut.decimals)} ${currencyOut.symbol} on chain ${destination.id} right now (it holds ${formatUnits(solverBalance, currencyOut.decimals)}); try a smaller amount`, {
-      data: `available=${solverBalance}`,
-    });
+    throw new GatewayError(
+      'INSUFFICIENT_LIQUIDITY',
+      `The solver cannot deliver ${formatUnits(pricing.amountOut, currencyOut.decimals)} ${currencyOut.symbol} on chain ${destination.id} right now (it holds ${formatUnits(solverBalance, currencyOut.decimals)}); try a smaller amount`,
+      {
+        data: `available=${solverBalance}`,
+      },
+    );
   }
   if (currencyOut.address === zeroAddress) {
     const callValue = route.calls.reduce((sum, call) => sum + call.value, 0n);
     if (callValue > pricing.amountOut) {
-      throw new GatewayError('INVALID_EXTRA_TXS', `The calls send ${formatUnits(callValue, currencyOut.decimals)} ${currencyOut.symbol} in total, more than the ${formatUnits(pricing.amountOut, currencyOut.decimals)} ${currencyOut.symbol} the fill delivers`);
+      throw new GatewayError(
+        'INVALID_EXTRA_TXS',
+        `The calls send ${formatUnits(callValue, currencyOut.decimals)} ${currencyOut.symbol} in total, more than the ${formatUnits(pricing.amountOut, currencyOut.decimals)} ${currencyOut.symbol} the fill delivers`,
+      );
     }
   }
   const maxFees = (pricing.amountIn * BigInt(ctx.config.quote.maxPriceImpactBps)) / 10_000n;

@@ -52,7 +52,9 @@ export function buildOrder(params: BuildOrderParameters): { order: ProtocolOrder
   const destinationId = protocolChainId(route.destination);
   const currencyIn = route.currencyIn.address;
   const fees: ProtocolOrder['orderData']['fees'] = [
-    ...(pricing.fees.platform > 0n ? [{ recipient: solver, chainId: originId, currency: currencyIn, amount: pricing.fees.platform }] : []),
+    ...(pricing.fees.platform > 0n
+      ? [{ recipient: solver, chainId: originId, currency: currencyIn, amount: pricing.fees.platform }]
+      : []),
     ...pricing.fees.appFees
       .filter((fee) => fee.amount > 0n)
       .map((fee) => ({ recipient: fee.recipient, chainId: originId, currency: currencyIn, amount: fee.amount })),
@@ -66,14 +68,26 @@ export function buildOrder(params: BuildOrderParameters): { order: ProtocolOrder
       {
         payment: { chainId: originId, currency: currencyIn, amount: pricing.amountIn, weight: 1n },
         refunds: [
-          { chainId: originId, recipient: route.refundTo, currency: currencyIn, minimumAmount: pricing.amountIn, deadline: refundDeadline, extraData: '0x' },
+          {
+            chainId: originId,
+            recipient: route.refundTo,
+            currency: currencyIn,
+            minimumAmount: pricing.amountIn,
+            deadline: refundDeadline,
+            extraData: '0x',
+          },
         ],
       },
     ],
     output: {
       chainId: destinationId,
       payments: [
-        { recipient: route.recipient, currency: route.currencyOut.address, minimumAmount: pricing.minimumAmountOut, expectedAmount: pricing.amountOut },
+        {
+          recipient: route.recipient,
+          currency: route.currencyOut.address,
+          minimumAmount: pricing.minimumAmountOut,
+          expectedAmount: pricing.amountOut,
+        },
       ],
       calls: route.calls.map((call) => encodeCall(call)),
       deadline,
@@ -89,7 +103,12 @@ export function buildOrder(params: BuildOrderParameters): { order: ProtocolOrder
       orderId,
       hubType: 'onchain',
       orderData,
-      paymentDetails: { chainId: originId, depository: route.origin.contracts.depository, currency: currencyIn, amount: pricing.amountIn },
+      paymentDetails: {
+        chainId: originId,
+        depository: route.origin.contracts.depository,
+        currency: currencyIn,
+        amount: pricing.amountIn,
+      },
     },
   };
 }

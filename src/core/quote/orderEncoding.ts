@@ -77,7 +77,11 @@ const padded = (length: number): number => Math.ceil(length / WORD) * WORD;
 
 function invalid(field: string, expected: string, value: unknown): Error {
   const shown =
-    typeof value === 'string' ? `'${value.length > 80 ? `${value.slice(0, 80)}...` : value}'` : typeof value === 'bigint' ? `${value}n` : String(value);
+    typeof value === 'string'
+      ? `'${value.length > 80 ? `${value.slice(0, 80)}...` : value}'`
+      : typeof value === 'bigint'
+        ? `${value}n`
+        : String(value);
   return new Error(`Cannot encode the order: ${field} must be ${expected}, got ${shown}`);
 }
 
@@ -101,7 +105,10 @@ function decodeHex(hex: string, from: number, to: number, at: number): boolean {
 }
 
 const isHexPrefixed = (value: unknown): value is string =>
-  typeof value === 'string' && value.length >= 2 && value.charCodeAt(0) === 48 /* 0 */ && value.charCodeAt(1) === 120; /* x */
+  typeof value === 'string' &&
+  value.length >= 2 &&
+  value.charCodeAt(0) === 48 /* 0 */ &&
+  value.charCodeAt(1) === 120; /* x */
 
 /** A length or an offset (always far below 2^32). */
 function writeSize(at: number, size: number): void {
@@ -143,12 +150,14 @@ function writeBytes32(at: number, value: Hex, field: string): void {
 
 /** `bytes` at `at` (length, data, padding); returns the end. */
 function encodeBytes(at: number, value: Hex, field: string): number {
-  if (!isHexPrefixed(value) || value.length % 2 !== 0) throw invalid(field, 'bytes (0x and an even number of hex digits)', value);
+  if (!isHexPrefixed(value) || value.length % 2 !== 0)
+    throw invalid(field, 'bytes (0x and an even number of hex digits)', value);
   const length = (value.length - 2) / 2;
   const end = at + WORD + padded(length);
   reserve(end);
   writeSize(at, length);
-  if (!decodeHex(value, 2, value.length, at + WORD)) throw invalid(field, 'bytes (0x and an even number of hex digits)', value);
+  if (!decodeHex(value, 2, value.length, at + WORD))
+    throw invalid(field, 'bytes (0x and an even number of hex digits)', value);
   return end;
 }
 
@@ -176,7 +185,12 @@ function encodeString(at: number, value: string, field: string): number {
 }
 
 /** A dynamic array of dynamic elements at `at`: length, offsets (from after the length), elements. */
-function encodeArray<T>(at: number, items: readonly T[], field: string, encodeItem: (at: number, item: T) => number): number {
+function encodeArray<T>(
+  at: number,
+  items: readonly T[],
+  field: string,
+  encodeItem: (at: number, item: T) => number,
+): number {
   if (!Array.isArray(items)) throw invalid(field, 'an array', items);
   const count = items.length;
   const base = at + WORD;
@@ -185,7 +199,7 @@ function encodeArray<T>(at: number, items: readonly T[], field: string, encodeIt
   writeSize(at, count);
   for (let i = 0; i < count; i++) {
     writeSize(base + i * WORD, tail - base);
-    tail = encodeItem(tail, items[i]!);
+    tail = encodeItem(tail, items[i]);
   }
   return tail;
 }
@@ -346,11 +360,13 @@ export function requestIdOf(orderId: Hex, originChainId: Uint): Hex {
  */
 export function encodeCall(call: { to: Hex; data: Hex; value: bigint }): Hex {
   const { to, data, value } = call;
-  if (!isHexPrefixed(to) || to.length !== 42 || !/^0x[0-9a-fA-F]{40}$/.test(to)) throw invalid('call.to', 'an address (0x and 40 hex digits)', to);
+  if (!isHexPrefixed(to) || to.length !== 42 || !/^0x[0-9a-fA-F]{40}$/.test(to))
+    throw invalid('call.to', 'an address (0x and 40 hex digits)', to);
   if (!isHexPrefixed(data) || data.length % 2 !== 0 || !/^0x[0-9a-fA-F]*$/.test(data)) {
     throw invalid('call.data', 'bytes (0x and an even number of hex digits)', data);
   }
-  if (typeof value !== 'bigint' || value < 0n || value > maxUint256) throw invalid('call.value', 'a uint256 (0 to 2^256 - 1)', value);
+  if (typeof value !== 'bigint' || value < 0n || value > maxUint256)
+    throw invalid('call.value', 'a uint256 (0 to 2^256 - 1)', value);
   const length = (data.length - 2) / 2;
   return `0x${'0'.repeat(24)}${to.slice(2).toLowerCase()}${'60'.padStart(64, '0')}${value.toString(16).padStart(64, '0')}${length
     .toString(16)

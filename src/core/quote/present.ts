@@ -6,8 +6,15 @@ import { SWAP_SOURCE } from '../settings.js';
 import { formatUsdMicros } from '../usd.js';
 import type { Pricing } from './pricing.js';
 import type { ResolvedRoute } from './resolve.js';
-import type { Amount, FeeSponsorshipPhase, Impact, LegacyFees, QuoteCurrency, QuoteDetails, SponsorshipComponentName } from './types.js';
-
+import type {
+  Amount,
+  FeeSponsorshipPhase,
+  Impact,
+  LegacyFees,
+  QuoteCurrency,
+  QuoteDetails,
+  SponsorshipComponentName,
+} from './types.js';
 
 /** `part / whole` as a percentage with two decimals, truncated toward zero (`-1.25`); `0` when `whole` is 0. */
 export function formatPercent(part: bigint, whole: bigint): string {
@@ -27,7 +34,12 @@ export function quoteCurrency(chainId: number, currency: CurrencyConfig): QuoteC
 }
 
 /** An Amount object: exact smallest units, whole units and USD for display. */
-export function amountOf(currency: QuoteCurrency, price: UsdPrice, amount: bigint, minimumAmount: bigint = amount): Amount {
+export function amountOf(
+  currency: QuoteCurrency,
+  price: UsdPrice,
+  amount: bigint,
+  minimumAmount: bigint = amount,
+): Amount {
   return {
     currency,
     amount,
@@ -37,7 +49,10 @@ export function amountOf(currency: QuoteCurrency, price: UsdPrice, amount: bigin
   };
 }
 
-const impact = (usdMicros: bigint, inUsdMicros: bigint): Impact => ({ usd: formatUsdMicros(usdMicros), percent: formatPercent(usdMicros, inUsdMicros) });
+const impact = (usdMicros: bigint, inUsdMicros: bigint): Impact => ({
+  usd: formatUsdMicros(usdMicros),
+  percent: formatPercent(usdMicros, inUsdMicros),
+});
 
 /** Output units per input unit in whole units, to 18 decimals (trailing zeros trimmed). */
 export function rateOf(amountIn: bigint, decimalsIn: number, amountOut: bigint, decimalsOut: number): string {
@@ -99,7 +114,12 @@ export function presentDetails(p: PresentParameters): QuoteDetails {
     isFixedRate: false,
     route: {
       origin: { inputCurrency: currencyIn, outputCurrency: currencyIn, router: SWAP_SOURCE, includedSwapSources: [] },
-      destination: { inputCurrency: currencyOut, outputCurrency: currencyOut, router: SWAP_SOURCE, includedSwapSources: sources },
+      destination: {
+        inputCurrency: currencyOut,
+        outputCurrency: currencyOut,
+        router: SWAP_SOURCE,
+        includedSwapSources: sources,
+      },
     },
   };
 }
@@ -124,12 +144,18 @@ export function presentLegacyFees(p: PresentParameters): LegacyFees {
   const inCurrency = quoteCurrency(route.origin.id, route.currencyIn);
   const fees = pricing.fees;
   const executionGasShare =
-    fees.executionUsdMicros === 0n ? 0n : (fees.execution * fees.executionParts.destinationGasMicros) / fees.executionUsdMicros;
+    fees.executionUsdMicros === 0n
+      ? 0n
+      : (fees.execution * fees.executionParts.destinationGasMicros) / fees.executionUsdMicros;
   const relayerGas = executionGasShare;
   const relayerService = fees.execution - executionGasShare + fees.swap + fees.platform;
   const at = (amount: bigint) => amountOf(inCurrency, p.priceIn, amount);
   return {
-    gas: amountOf(quoteCurrency(route.origin.id, route.origin.nativeCurrency), p.originGas.nativePrice, p.originGas.amount),
+    gas: amountOf(
+      quoteCurrency(route.origin.id, route.origin.nativeCurrency),
+      p.originGas.nativePrice,
+      p.originGas.amount,
+    ),
     relayer: at(relayerGas + relayerService),
     relayerGas: at(relayerGas),
     relayerService: at(relayerService),
@@ -138,17 +164,29 @@ export function presentLegacyFees(p: PresentParameters): LegacyFees {
   };
 }
 
-const wireComponent = (component: FeeComponent): SponsorshipComponentName => (component === 'platform' ? 'service' : component);
+const wireComponent = (component: FeeComponent): SponsorshipComponentName =>
+  component === 'platform' ? 'service' : component;
 
 /** `feeSponsorship.quoted`: each component's total, sponsored part and what the user pays. */
-export function presentSponsorship(p: Pick<PresentParameters, 'route' | 'pricing' | 'priceIn'>, maxSubsidizationAmount: bigint | undefined): FeeSponsorshipPhase {
+export function presentSponsorship(
+  p: Pick<PresentParameters, 'route' | 'pricing' | 'priceIn'>,
+  maxSubsidizationAmount: bigint | undefined,
+): FeeSponsorshipPhase {
   const { route, pricing } = p;
   const inCurrency = quoteCurrency(route.origin.id, route.currencyIn);
   const at = (amount: bigint) => amountOf(inCurrency, p.priceIn, amount);
   const components = Object.fromEntries(
     FEE_COMPONENTS.map((component) => {
       const split = pricing.sponsorship.perComponent[component];
-      return [wireComponent(component), { selected: split.selected, total: at(split.total), sponsored: at(split.sponsored), userPays: at(split.userPays) }];
+      return [
+        wireComponent(component),
+        {
+          selected: split.selected,
+          total: at(split.total),
+          sponsored: at(split.sponsored),
+          userPays: at(split.userPays),
+        },
+      ];
     }),
   ) as FeeSponsorshipPhase['components'];
   // The reference's clients read the platform component as `relay`: the same entry under both names.

@@ -22,7 +22,10 @@ export interface MarketSnapshot {
 
 export interface PricingParameters {
   route: ResolvedRoute;
-  params: Pick<QuoteParameters, 'amount' | 'tradeType' | 'appFees' | 'subsidizeFees' | 'sponsoredFeeComponents' | 'maxSubsidizationAmount'>;
+  params: Pick<
+    QuoteParameters,
+    'amount' | 'tradeType' | 'appFees' | 'subsidizeFees' | 'sponsoredFeeComponents' | 'maxSubsidizationAmount'
+  >;
   market: MarketSnapshot;
   settings: QuoteSettings;
   caller: Caller;
@@ -67,12 +70,22 @@ export function priceRoute(parameters: PricingParameters): Pricing {
   const from: PricedCurrency = { decimals: route.currencyIn.decimals, price: market.priceIn };
   const to: PricedCurrency = { decimals: route.currencyOut.decimals, price: market.priceOut };
   const swapBps = settings.swapFeeBps[route.routeClass];
-  const appEntries = (params.appFees ?? []).map((entry) => ({ recipient: entry.recipient as Address, feeBps: parseFeeBps(entry.fee) }));
+  const appEntries = (params.appFees ?? []).map((entry) => ({
+    recipient: entry.recipient as Address,
+    feeBps: parseFeeBps(entry.fee),
+  }));
 
-  const execution = fillExecutionFee(route.destination, market.fillGasUnits, market.destinationGasPrice, market.destinationNativePrice);
+  const execution = fillExecutionFee(
+    route.destination,
+    market.fillGasUnits,
+    market.destinationGasPrice,
+    market.destinationNativePrice,
+  );
   const executionIn = fromUsdMicros(execution.totalMicros, from.decimals, from.price, 'up');
   const capIn =
-    params.maxSubsidizationAmount === undefined ? undefined : fromUsdMicros(params.maxSubsidizationAmount, from.decimals, from.price, 'down');
+    params.maxSubsidizationAmount === undefined
+      ? undefined
+      : fromUsdMicros(params.maxSubsidizationAmount, from.decimals, from.price, 'down');
 
   const feesAt = (amountIn: bigint): FeesAt => {
     const swap = ceilDiv(amountIn * BigInt(swapBps), 10_000n);
@@ -81,13 +94,16 @@ export function priceRoute(parameters: PricingParameters): Pricing {
     const sponsorship = splitSponsorship({
       components: { execution: executionIn, swap, platform, app: app.total },
       subsidizeFees: params.subsidizeFees === true,
-      ...(params.sponsoredFeeComponents === undefined ? {} : { sponsoredComponents: params.sponsoredFeeComponents as FeeComponent[] }),
+      ...(params.sponsoredFeeComponents === undefined
+        ? {}
+        : { sponsoredComponents: params.sponsoredFeeComponents as FeeComponent[] }),
       sponsorshipEnabled: caller.apiKey?.sponsorshipEnabled === true,
       ...(capIn === undefined ? {} : { maxSubsidization: capIn }),
     });
     return { execution: executionIn, swap, platform, app, sponsorship };
   };
-  const toOutput = (net: bigint): bigint => (route.sameAsset ? rescale(net, from.decimals, to.decimals, 'down') : convert(net, from, to, 'down'));
+  const toOutput = (net: bigint): bigint =>
+    route.sameAsset ? rescale(net, from.decimals, to.decimals, 'down') : convert(net, from, to, 'down');
 
   let amountIn: bigint;
   let amountOut: bigint;
@@ -101,7 +117,9 @@ export function priceRoute(parameters: PricingParameters): Pricing {
     if (amountOut === 0n) throw amountTooLow(fees.sponsorship.userPaysTotal, route);
   } else {
     amountOut = params.amount;
-    const net = route.sameAsset ? rescale(amountOut, to.decimals, from.decimals, 'up') : convert(amountOut, to, from, 'up');
+    const net = route.sameAsset
+      ? rescale(amountOut, to.decimals, from.decimals, 'up')
+      : convert(amountOut, to, from, 'up');
     ({ amountIn, fees } = solveInput(net, feesAt));
     // The fixed point guarantees the user's remainder covers `net`; converting back must reach the output.
     while (toOutput(amountIn - fees.sponsorship.userPaysTotal) < amountOut) {
@@ -126,7 +144,12 @@ export function priceRoute(parameters: PricingParameters): Pricing {
     minimumAmountOut,
     sponsorship: fees.sponsorship,
     fees: {
-      currency: { chainId: route.origin.id, address: route.currencyIn.address, decimals: route.currencyIn.decimals, symbol: route.currencyIn.symbol },
+      currency: {
+        chainId: route.origin.id,
+        address: route.currencyIn.address,
+        decimals: route.currencyIn.decimals,
+        symbol: route.currencyIn.symbol,
+      },
       routeClass: route.routeClass,
       execution: fees.execution,
       executionUsdMicros: execution.totalMicros,
@@ -160,7 +183,12 @@ export function priceRoute(parameters: PricingParameters): Pricing {
 }
 
 /** The execution fee (micro-USD) of a fill of `gasUnits` on `destination` at its gas price and native price. */
-export function fillExecutionFee(destination: ChainConfig, gasUnits: bigint, gasPriceWei: bigint, nativePrice: UsdPrice) {
+export function fillExecutionFee(
+  destination: ChainConfig,
+  gasUnits: bigint,
+  gasPriceWei: bigint,
+  nativePrice: UsdPrice,
+) {
   const nativeDecimals = destination.nativeCurrency.decimals;
   return executionFeeUsd({
     destinationGasUnits: gasUnits,
@@ -184,7 +212,10 @@ function solveInput(net: bigint, feesAt: (amountIn: bigint) => FeesAt): { amount
     amountIn = next;
     fees = feesAt(amountIn);
   }
-  throw new GatewayError('SWAP_IMPACT_TOO_HIGH', 'Fees take (almost) all of the input; no input amount can deliver this output');
+  throw new GatewayError(
+    'SWAP_IMPACT_TOO_HIGH',
+    'Fees take (almost) all of the input; no input amount can deliver this output',
+  );
 }
 
 /** An amount in a currency with other decimals (same asset): exact when scaling up, rounded when down. */
@@ -197,7 +228,11 @@ export function rescale(amount: bigint, fromDecimals: number, toDecimals: number
 function parseFeeBps(fee: string | undefined): number {
   const bps = Number(fee);
   if (fee === undefined || !/^[0-9]+$/.test(fee) || !Number.isInteger(bps) || bps > 10_000) {
-    throw new GatewayError('INVALID_INPUT', `appFees[].fee must be an integer number of basis points from 0 to 10000, got '${fee}'`, { data: 'appFees' });
+    throw new GatewayError(
+      'INVALID_INPUT',
+      `appFees[].fee must be an integer number of basis points from 0 to 10000, got '${fee}'`,
+      { data: 'appFees' },
+    );
   }
   return bps;
 }

@@ -7,10 +7,17 @@ import { GatewayError } from '../errors.js';
  * it is capped by `maxTtlSeconds`; zero, negative, fractional or larger values fail `INVALID_INPUT` on every
  * transport (REST and GraphQL reach this the same way).
  */
-export function quoteTtlSeconds(settings: Pick<QuoteSettings, 'ttlSeconds' | 'maxTtlSeconds'>, ttl: number | undefined): number {
+export function quoteTtlSeconds(
+  settings: Pick<QuoteSettings, 'ttlSeconds' | 'maxTtlSeconds'>,
+  ttl: number | undefined,
+): number {
   if (ttl === undefined) return settings.ttlSeconds;
   if (!Number.isInteger(ttl) || ttl < 1 || ttl > settings.maxTtlSeconds) {
-    throw new GatewayError('INVALID_INPUT', `ttl must be a whole number of seconds from 1 to ${settings.maxTtlSeconds}, got ${ttl}`, { data: 'ttl' });
+    throw new GatewayError(
+      'INVALID_INPUT',
+      `ttl must be a whole number of seconds from 1 to ${settings.maxTtlSeconds}, got ${ttl}`,
+      { data: 'ttl' },
+    );
   }
   return ttl;
 }

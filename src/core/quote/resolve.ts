@@ -42,7 +42,9 @@ export function resolveRoute(ctx: CoreContext, params: QuoteParameters): Resolve
   if (params.referrerAddress !== undefined) parseAddress(params.referrerAddress, 'referrerAddress');
   for (const [index, fee] of (params.appFees ?? []).entries()) {
     if (fee.recipient === undefined || fee.fee === undefined) {
-      throw new GatewayError('INVALID_INPUT', `appFees[${index}] needs both recipient and fee`, { data: `appFees/${index}` });
+      throw new GatewayError('INVALID_INPUT', `appFees[${index}] needs both recipient and fee`, {
+        data: `appFees/${index}`,
+      });
     }
     refuseBurnAddress(parseAddress(fee.recipient, `appFees[${index}].recipient`), `appFees[${index}].recipient`);
   }
@@ -54,17 +56,26 @@ export function resolveRoute(ctx: CoreContext, params: QuoteParameters): Resolve
   const origin = findChain(ctx, params.originChainId, 'origin');
   const destination = findChain(ctx, params.destinationChainId, 'destination');
   if (!destination.depositEnabled) {
-    throw new GatewayError('CHAIN_DISABLED', `Chain ${destination.id} (${destination.displayName}) does not accept fills as a destination`);
+    throw new GatewayError(
+      'CHAIN_DISABLED',
+      `Chain ${destination.id} (${destination.displayName}) does not accept fills as a destination`,
+    );
   }
 
   const currencyIn = findCurrency(origin, params.originCurrency, 'INVALID_INPUT_CURRENCY', 'input');
   const currencyOut = findCurrency(destination, params.destinationCurrency, 'INVALID_OUTPUT_CURRENCY', 'output');
   if (!currencyIn.solver) {
-    throw new GatewayError('INVALID_INPUT_CURRENCY', `${currencyIn.symbol} on chain ${origin.id} is listed but not accepted as an input`);
+    throw new GatewayError(
+      'INVALID_INPUT_CURRENCY',
+      `${currencyIn.symbol} on chain ${origin.id} is listed but not accepted as an input`,
+    );
   }
 
   if (isTokenOrGatewayContract(destination, recipient)) {
-    throw new GatewayError('INVALID_RECIPIENT', `Recipient ${recipient} is a token or gateway contract on chain ${destination.id}; funds sent there would be lost`);
+    throw new GatewayError(
+      'INVALID_RECIPIENT',
+      `Recipient ${recipient} is a token or gateway contract on chain ${destination.id}; funds sent there would be lost`,
+    );
   }
 
   const calls = parseCalls(params, destination);
@@ -76,26 +87,55 @@ export function resolveRoute(ctx: CoreContext, params: QuoteParameters): Resolve
   const operation = operationOf({ calls, sameChain, sameCurrency, sameAsset, currencyIn });
 
   if (operation === 'send' && recipient === user) {
-    throw new GatewayError('UNSUPPORTED_ROUTE', 'Origin and destination are the same currency on the same chain, to the same address: there is nothing to do');
+    throw new GatewayError(
+      'UNSUPPORTED_ROUTE',
+      'Origin and destination are the same currency on the same chain, to the same address: there is nothing to do',
+    );
   }
   if (sameAsset && !sameChain && (!currencyIn.supportsBridging || !currencyOut.supportsBridging)) {
-    throw new GatewayError('UNSUPPORTED_ROUTE', `${currencyIn.symbol} cannot be bridged between chain ${origin.id} and chain ${destination.id}`);
+    throw new GatewayError(
+      'UNSUPPORTED_ROUTE',
+      `${currencyIn.symbol} cannot be bridged between chain ${origin.id} and chain ${destination.id}`,
+    );
   }
   if (!sameAsset) checkSwapSources(params);
   if (!currencyOut.solver) {
-    throw new GatewayError('NO_SWAP_ROUTES_FOUND', `The solver holds no ${currencyOut.symbol} on chain ${destination.id}, so it cannot deliver it`);
+    throw new GatewayError(
+      'NO_SWAP_ROUTES_FOUND',
+      `The solver holds no ${currencyOut.symbol} on chain ${destination.id}, so it cannot deliver it`,
+    );
   }
 
-  const slippageBps = slippage ?? (sameAsset ? ctx.config.quote.defaultSlippageBps.bridge : ctx.config.quote.defaultSlippageBps.swap);
-  return { origin, destination, currencyIn, currencyOut, user, recipient, refundTo, operation, routeClass, sameAsset, sameChain, calls, slippageBps };
+  const slippageBps =
+    slippage ?? (sameAsset ? ctx.config.quote.defaultSlippageBps.bridge : ctx.config.quote.defaultSlippageBps.swap);
+  return {
+    origin,
+    destination,
+    currencyIn,
+    currencyOut,
+    user,
+    recipient,
+    refundTo,
+    operation,
+    routeClass,
+    sameAsset,
+    sameChain,
+    calls,
+    slippageBps,
+  };
 }
 
 function rejectUnsupportedOptions(params: QuoteParameters): void {
   for (const option of unsupportedQuoteOptions) {
     const value = params.unsupported?.[option];
-    const set = value !== undefined && value !== null && value !== false && !(Array.isArray(value) && value.length === 0);
+    const set =
+      value !== undefined && value !== null && value !== false && !(Array.isArray(value) && value.length === 0);
     if (set) {
-      throw new GatewayError('INVALID_INPUT', `${option} is not supported by this gateway; leave it out to get a regular deposit quote`, { data: option });
+      throw new GatewayError(
+        'INVALID_INPUT',
+        `${option} is not supported by this gateway; leave it out to get a regular deposit quote`,
+        { data: option },
+      );
     }
   }
 }
@@ -103,7 +143,11 @@ function rejectUnsupportedOptions(params: QuoteParameters): void {
 /** Parses an EVM address (any casing), or fails `INVALID_ADDRESS` naming the field. */
 export function parseAddress(value: string, field: string): Address {
   if (!isAddress(value, { strict: false })) {
-    throw new GatewayError('INVALID_ADDRESS', `${field} must be an EVM address (0x and 40 hex digits), got '${value}'`, { data: field });
+    throw new GatewayError(
+      'INVALID_ADDRESS',
+      `${field} must be an EVM address (0x and 40 hex digits), got '${value}'`,
+      { data: field },
+    );
   }
   return getAddress(value);
 }
@@ -111,14 +155,18 @@ export function parseAddress(value: string, field: string): Address {
 function parseSlippage(value: string | undefined, field: string): number | undefined {
   if (value === undefined) return undefined;
   if (!BPS_PATTERN.test(value) || Number(value) > 10_000) {
-    throw new GatewayError('INVALID_SLIPPAGE_TOLERANCE', `${field} must be an integer number of basis points from "0" to "10000", got '${value}'`);
+    throw new GatewayError(
+      'INVALID_SLIPPAGE_TOLERANCE',
+      `${field} must be an integer number of basis points from "0" to "10000", got '${value}'`,
+    );
   }
   return Number(value);
 }
 
 function findChain(ctx: CoreContext, chainId: number, side: 'origin' | 'destination'): ChainConfig {
   const chain = requireChain(ctx, chainId, side);
-  if (chain.disabled) throw new GatewayError('CHAIN_DISABLED', `The ${side} chain ${chainId} (${chain.displayName}) is disabled`);
+  if (chain.disabled)
+    throw new GatewayError('CHAIN_DISABLED', `The ${side} chain ${chainId} (${chain.displayName}) is disabled`);
   return chain;
 }
 
@@ -135,12 +183,19 @@ export function findCurrency(
     ? all.find((currency) => currency.address.toLowerCase() === lower)
     : all.find((currency) => currency.symbol.toLowerCase() === lower || currency.id === lower);
   if (found === undefined) {
-    throw new GatewayError(code, `Invalid ${side} currency: '${value}' is not a currency of chain ${chain.id} (${chain.displayName})`);
+    throw new GatewayError(
+      code,
+      `Invalid ${side} currency: '${value}' is not a currency of chain ${chain.id} (${chain.displayName})`,
+    );
   }
   return found;
 }
 
-const routeCurrency = (chain: ChainConfig, currency: CurrencyConfig) => ({ chainId: chain.id, currencyId: currency.id, symbol: currency.symbol });
+const routeCurrency = (chain: ChainConfig, currency: CurrencyConfig) => ({
+  chainId: chain.id,
+  currencyId: currency.id,
+  symbol: currency.symbol,
+});
 
 function operationOf(route: {
   calls: DestinationCall[];
@@ -159,39 +214,61 @@ function operationOf(route: {
 function isTokenOrGatewayContract(chain: ChainConfig, address: Address): boolean {
   const lower = address.toLowerCase();
   const contracts = Object.values(chain.contracts).filter((value): value is Address => typeof value === 'string');
-  return [...chain.currencies.map((currency) => currency.address), ...contracts].some((candidate) => candidate.toLowerCase() === lower);
+  return [...chain.currencies.map((currency) => currency.address), ...contracts].some(
+    (candidate) => candidate.toLowerCase() === lower,
+  );
 }
 
 function parseCalls(params: QuoteParameters, destination: ChainConfig): DestinationCall[] {
   const txs = params.txs ?? [];
   if (txs.length === 0) return [];
   if (params.tradeType === 'EXPECTED_OUTPUT') {
-    throw new GatewayError('EXTRA_TXS_NOT_SUPPORTED', 'Calls (txs) are supported with EXACT_INPUT and EXACT_OUTPUT, not EXPECTED_OUTPUT');
+    throw new GatewayError(
+      'EXTRA_TXS_NOT_SUPPORTED',
+      'Calls (txs) are supported with EXACT_INPUT and EXACT_OUTPUT, not EXPECTED_OUTPUT',
+    );
   }
   return txs.map((tx, index) => {
     if (tx.to === undefined || !isAddress(tx.to, { strict: false })) {
-      throw new GatewayError('INVALID_EXTRA_TXS', `txs[${index}].to must be a contract address`, { data: `txs/${index}/to` });
+      throw new GatewayError('INVALID_EXTRA_TXS', `txs[${index}].to must be a contract address`, {
+        data: `txs/${index}/to`,
+      });
     }
     const data = tx.data ?? '0x';
     if (!isHex(data) || data.length % 2 !== 0) {
-      throw new GatewayError('INVALID_EXTRA_TXS', `txs[${index}].data must be hex calldata with whole bytes`, { data: `txs/${index}/data` });
+      throw new GatewayError('INVALID_EXTRA_TXS', `txs[${index}].data must be hex calldata with whole bytes`, {
+        data: `txs/${index}/data`,
+      });
     }
     const to = getAddress(tx.to);
-    if (to.toLowerCase() === destination.contracts.onlyOwnerMulticaller.toLowerCase() || to.toLowerCase() === destination.contracts.depository.toLowerCase()) {
-      throw new GatewayError('INVALID_EXTRA_TXS', `txs[${index}] calls a gateway contract only the solver may use`, { data: `txs/${index}/to` });
+    if (
+      to.toLowerCase() === destination.contracts.onlyOwnerMulticaller.toLowerCase() ||
+      to.toLowerCase() === destination.contracts.depository.toLowerCase()
+    ) {
+      throw new GatewayError('INVALID_EXTRA_TXS', `txs[${index}] calls a gateway contract only the solver may use`, {
+        data: `txs/${index}/to`,
+      });
     }
-    return { to, data: data as Hex, value: tx.value ?? 0n };
+    return { to, data: data, value: tx.value ?? 0n };
   });
 }
 
 function checkSwapSources(params: QuoteParameters): void {
-  const included = [params.includedSwapSources, params.includedDestinationSwapSources].filter((list) => list !== undefined && list.length > 0);
+  const included = [params.includedSwapSources, params.includedDestinationSwapSources].filter(
+    (list) => list !== undefined && list.length > 0,
+  );
   for (const list of included) {
     if (!list!.includes(SWAP_SOURCE)) {
-      throw new GatewayError('NO_SWAP_ROUTES_FOUND', `No swap route uses only the included swap sources; this gateway's source is '${SWAP_SOURCE}'`);
+      throw new GatewayError(
+        'NO_SWAP_ROUTES_FOUND',
+        `No swap route uses only the included swap sources; this gateway's source is '${SWAP_SOURCE}'`,
+      );
     }
   }
   if (params.excludedSwapSources?.includes(SWAP_SOURCE)) {
-    throw new GatewayError('NO_SWAP_ROUTES_FOUND', `'${SWAP_SOURCE}' is excluded, and it is the only swap source of this gateway`);
+    throw new GatewayError(
+      'NO_SWAP_ROUTES_FOUND',
+      `'${SWAP_SOURCE}' is excluded, and it is the only swap source of this gateway`,
+    );
   }
 }

@@ -10,7 +10,8 @@ import type { QuoteStep } from './types.js';
  */
 export const DEPOSIT_GAS = { native: 75_000n, erc20: 100_000n, approve: 50_000n } as const;
 
-const selectorOf = (abi: Abi, name: string): string => toFunctionSelector(getAbiItem({ abi, name }) as Parameters<typeof toFunctionSelector>[0]);
+const selectorOf = (abi: Abi, name: string): string =>
+  toFunctionSelector(getAbiItem({ abi, name }) as Parameters<typeof toFunctionSelector>[0]);
 /** The step calls' selectors, from the contracts' ABIs once at load. */
 const SELECTORS = {
   approve: selectorOf(erc20Abi, 'approve'),
@@ -23,9 +24,10 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 
 /** One ABI word of a static argument, as 64 hex digits (lower case, as viem encodes). */
-function word(value: Address | Hex | bigint, type: 'address' | 'bytes32' | 'uint256'): string {
+function word(value: Address | bigint, type: 'address' | 'bytes32' | 'uint256'): string {
   if (type === 'uint256') {
-    if (typeof value !== 'bigint' || value < 0n || value > maxUint256) throw new RangeError(`${String(value)} is not a uint256`);
+    if (typeof value !== 'bigint' || value < 0n || value > maxUint256)
+      throw new RangeError(`${String(value)} is not a uint256`);
     return value.toString(16).padStart(64, '0');
   }
   const pattern = type === 'address' ? ADDRESS : BYTES32;
@@ -39,8 +41,10 @@ function word(value: Address | Hex | bigint, type: 'address' | 'bytes32' | 'uint
  * looks the function up in the ABI each time (checked byte for byte against viem in `test/core/quote/steps.test.ts`).
  */
 export const stepCalldata = {
-  approve: (spender: Address, amount: bigint): Hex => `${SELECTORS.approve}${word(spender, 'address')}${word(amount, 'uint256')}` as Hex,
-  depositNative: (depositor: Address, requestId: Hex): Hex => `${SELECTORS.depositNative}${word(depositor, 'address')}${word(requestId, 'bytes32')}` as Hex,
+  approve: (spender: Address, amount: bigint): Hex =>
+    `${SELECTORS.approve}${word(spender, 'address')}${word(amount, 'uint256')}` as Hex,
+  depositNative: (depositor: Address, requestId: Hex): Hex =>
+    `${SELECTORS.depositNative}${word(depositor, 'address')}${word(requestId, 'bytes32')}` as Hex,
   depositErc20: (depositor: Address, token: Address, amount: bigint, requestId: Hex): Hex =>
     `${SELECTORS.depositErc20}${word(depositor, 'address')}${word(token, 'address')}${word(amount, 'uint256')}${word(requestId, 'bytes32')}` as Hex,
   forward: (requestId: Hex): Hex => `${SELECTORS.forward}${word(requestId, 'bytes32')}` as Hex,
@@ -101,7 +105,11 @@ export function buildSteps(params: BuildStepsParameters): QuoteStep[] {
   }
   const deposit = native
     ? params.explicitDeposit
-      ? { to: route.origin.contracts.depository, data: stepCalldata.depositNative(route.user, requestId), value: amountIn }
+      ? {
+          to: route.origin.contracts.depository,
+          data: stepCalldata.depositNative(route.user, requestId),
+          value: amountIn,
+        }
       : { to: route.origin.contracts.receiver, data: stepCalldata.forward(requestId), value: amountIn }
     : {
         to: route.origin.contracts.depository,
@@ -115,12 +123,19 @@ export function buildSteps(params: BuildStepsParameters): QuoteStep[] {
     kind: 'transaction',
     requestId,
     depositAddress: '',
-    items: [{ status: 'incomplete', data: { from: route.user, ...deposit, chainId }, check: { endpoint: statusEndpoint(requestId), method: 'GET' } }],
+    items: [
+      {
+        status: 'incomplete',
+        data: { from: route.user, ...deposit, chainId },
+        check: { endpoint: statusEndpoint(requestId), method: 'GET' },
+      },
+    ],
   });
   return steps;
 }
 
 function depositDescription(route: ResolvedRoute): string {
-  const what = route.operation === 'call' ? 'run your calls' : route.operation === 'bridge' ? 'bridge' : route.operation;
+  const what =
+    route.operation === 'call' ? 'run your calls' : route.operation === 'bridge' ? 'bridge' : route.operation;
   return `Depositing ${route.currencyIn.symbol} to the solver to ${what} for ${route.currencyOut.symbol} on ${route.destination.displayName}`;
 }

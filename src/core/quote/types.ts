@@ -125,7 +125,14 @@ export interface QuoteDetails {
   totalImpact: Impact;
   swapImpact: Impact;
   /** `relay` repeats `service` (the platform fee) under the reference's name, which its clients read. */
-  expandedPriceImpact: { swap: { usd: string }; execution: { usd: string }; service: { usd: string }; relay: { usd: string }; app: { usd: string }; sponsored: { usd: string } };
+  expandedPriceImpact: {
+    swap: { usd: string };
+    execution: { usd: string };
+    service: { usd: string };
+    relay: { usd: string };
+    app: { usd: string };
+    sponsored: { usd: string };
+  };
   rate: string;
   slippageTolerance: { total: number; origin: SlippageLeg; destination: SlippageLeg };
   /** Seconds. */
@@ -157,7 +164,10 @@ export interface FeeSponsorshipPhase {
   selectedComponents: WireSponsorshipComponentName[];
   maxSubsidizationAmount?: string;
   capHit: boolean;
-  components: Record<SponsorshipComponentName, { selected: boolean; total: Amount; sponsored: Amount; userPays: Amount }> & {
+  components: Record<
+    SponsorshipComponentName,
+    { selected: boolean; total: Amount; sponsored: Amount; userPays: Amount }
+  > & {
     relay?: { selected: boolean; total: Amount; sponsored: Amount; userPays: Amount };
   };
   sponsoredTotal: Amount;
@@ -174,7 +184,14 @@ export interface ProtocolOrder {
     salt: Hex;
     inputs: Array<{
       payment: { chainId: string; currency: Address; amount: bigint; weight: bigint };
-      refunds: Array<{ chainId: string; recipient: Address; currency: Address; minimumAmount: bigint; deadline: number; extraData: Hex }>;
+      refunds: Array<{
+        chainId: string;
+        recipient: Address;
+        currency: Address;
+        minimumAmount: bigint;
+        deadline: number;
+        extraData: Hex;
+      }>;
     }>;
     output: {
       chainId: string;

@@ -46,13 +46,18 @@ export async function scopeForCaller(ctx: CoreContext, caller: Caller, params: S
 
   const listed = params.apiKeys;
   if (listed !== undefined) {
-    if (listed.length === 0) throw new GatewayError('INVALID_INPUT', 'apiKey must name at least one API key', { data: 'apiKey' });
+    if (listed.length === 0)
+      throw new GatewayError('INVALID_INPUT', 'apiKey must name at least one API key', { data: 'apiKey' });
     if (key === null) {
-      throw new GatewayError('UNAUTHORIZED', 'Filtering by apiKey needs the x-api-key header of the key owner', { data: 'apiKey' });
+      throw new GatewayError('UNAUTHORIZED', 'Filtering by apiKey needs the x-api-key header of the key owner', {
+        data: 'apiKey',
+      });
     }
     for (const entry of listed) {
       if (entry !== key.id && (await keyIdOf(ctx, entry)) !== key.id) {
-        throw new GatewayError('FORBIDDEN', 'apiKey names an API key that is not the caller\'s (x-api-key)', { data: 'apiKey' });
+        throw new GatewayError('FORBIDDEN', "apiKey names an API key that is not the caller's (x-api-key)", {
+          data: 'apiKey',
+        });
       }
     }
     return { apiKeyIds: [key.id], owners };
@@ -60,9 +65,16 @@ export async function scopeForCaller(ctx: CoreContext, caller: Caller, params: S
 
   if (params.referrer === undefined) return { apiKeyIds: undefined, owners };
   if (params.referrerScope === 'apiKeys') {
-    throw new GatewayError('INVALID_INPUT', 'Filtering by referrer requires apiKey naming your API key(s)', { data: 'referrer' });
+    throw new GatewayError('INVALID_INPUT', 'Filtering by referrer requires apiKey naming your API key(s)', {
+      data: 'referrer',
+    });
   }
-  if (key === null) throw new GatewayError('UNAUTHORIZED', 'Filtering by referrer needs an x-api-key: it matches only your key\'s requests', { data: 'referrer' });
+  if (key === null)
+    throw new GatewayError(
+      'UNAUTHORIZED',
+      "Filtering by referrer needs an x-api-key: it matches only your key's requests",
+      { data: 'referrer' },
+    );
   return { apiKeyIds: [key.id], owners };
 }
 
@@ -72,20 +84,28 @@ export async function scopeForCaller(ctx: CoreContext, caller: Caller, params: S
  *
  * @throws `INVALID_INPUT` (400) for an entry that is not a valid API key, and for `referrer` without `apiKey`.
  */
-export async function scopeForApiKeys(ctx: CoreContext, params: Omit<ScopeParameters, 'referrerScope'>): Promise<KeyScope> {
+export async function scopeForApiKeys(
+  ctx: CoreContext,
+  params: Omit<ScopeParameters, 'referrerScope'>,
+): Promise<KeyScope> {
   const listed = params.apiKeys;
   if (listed === undefined) {
     if (params.referrer !== undefined) {
-      throw new GatewayError('INVALID_INPUT', 'Filtering by referrer requires apiKey naming your API key(s)', { data: 'referrer' });
+      throw new GatewayError('INVALID_INPUT', 'Filtering by referrer requires apiKey naming your API key(s)', {
+        data: 'referrer',
+      });
     }
     return { apiKeyIds: undefined, owners: new Map() };
   }
-  if (listed.length === 0) throw new GatewayError('INVALID_INPUT', 'apiKey must name at least one API key', { data: 'apiKey' });
+  if (listed.length === 0)
+    throw new GatewayError('INVALID_INPUT', 'apiKey must name at least one API key', { data: 'apiKey' });
   const owners = new Map<string, { name: string }>();
   for (const entry of listed) {
     const record = await getApiKeyByHash(ctx.db, hashApiKey(entry));
     if (record === undefined || record.revokedAt !== null) {
-      throw new GatewayError('INVALID_INPUT', 'apiKey names an API key that does not exist or was revoked', { data: 'apiKey' });
+      throw new GatewayError('INVALID_INPUT', 'apiKey names an API key that does not exist or was revoked', {
+        data: 'apiKey',
+      });
     }
     owners.set(record.id, { name: record.name });
   }

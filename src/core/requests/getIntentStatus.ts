@@ -16,7 +16,10 @@ export type GetIntentStatusReturnType = IntentStatus;
  *
  * @throws `INVALID_INPUT` (400) for an id that is not 32-byte hex; `NOT_FOUND` (404) for an unknown id.
  */
-export async function getIntentStatus(ctx: CoreContext, params: GetIntentStatusParameters): Promise<GetIntentStatusReturnType> {
+export async function getIntentStatus(
+  ctx: CoreContext,
+  params: GetIntentStatusParameters,
+): Promise<GetIntentStatusReturnType> {
   return toIntentStatus(await requireRequest(ctx, params.requestId));
 }
 

@@ -15,7 +15,10 @@ export type GetIntentStatusV1ReturnType = IntentStatusV1;
  *
  * @throws `INVALID_INPUT` (400) for an id that is not 32-byte hex; `NOT_FOUND` (404) for an unknown id.
  */
-export async function getIntentStatusV1(ctx: CoreContext, params: GetIntentStatusV1Parameters): Promise<GetIntentStatusV1ReturnType> {
+export async function getIntentStatusV1(
+  ctx: CoreContext,
+  params: GetIntentStatusV1Parameters,
+): Promise<GetIntentStatusV1ReturnType> {
   const record = await requireRequest(ctx, params.requestId);
   const details = detailsObject(record.details);
   return {

@@ -29,7 +29,10 @@ export interface GetIntentStatusV2ReturnType {
  *
  * @throws `INVALID_INPUT` (400) for an id that is not 32-byte hex; `NOT_FOUND` (404) for an unknown id.
  */
-export async function getIntentStatusV2(ctx: CoreContext, params: GetIntentStatusV2Parameters): Promise<GetIntentStatusV2ReturnType> {
+export async function getIntentStatusV2(
+  ctx: CoreContext,
+  params: GetIntentStatusV2Parameters,
+): Promise<GetIntentStatusV2ReturnType> {
   const record = toIntentStatus(await requireRequest(ctx, params.requestId));
   return {
     status: statusV2[record.status],

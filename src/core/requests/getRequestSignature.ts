@@ -53,7 +53,10 @@ const toBytes32 = (value: Hex): Hex => pad(value, { size: 32 });
  */
 export function attestationHash(
   requestId: Hex,
-  data: Pick<SignedRequestData, 'originChainId' | 'originUser' | 'originCurrency' | 'originAmount' | 'destinationChainId' | 'destinationUser'>,
+  data: Pick<
+    SignedRequestData,
+    'originChainId' | 'originUser' | 'originCurrency' | 'originAmount' | 'destinationChainId' | 'destinationUser'
+  >,
 ): Hex {
   return keccak256(
     encodeAbiParameters(attestationParameters, [
@@ -87,7 +90,8 @@ export async function getRequestSignature(
 
   const requestId = request.id as Hex;
   const origin = ctx.config.chains.find((chain) => chain.id === request.originChainId);
-  const originTransferDestination = (request.depositAddress ?? origin?.contracts.depository.toLowerCase()) as Address | undefined;
+  const originTransferDestination = (request.depositAddress ?? origin?.contracts.depository.toLowerCase()) as
+    Address | undefined;
   const requestData: SignedRequestData = {
     originChainId: request.originChainId,
     originUser: request.user as Address,

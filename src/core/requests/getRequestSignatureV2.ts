@@ -58,7 +58,10 @@ export function attestationHashV2(requestId: Hex, data: SignedRequestDataV2): He
  *
  * @throws `INVALID_INPUT` (400) when `requestId` is not 32 bytes of hex; `NOT_FOUND` (404) for an unknown request.
  */
-export async function getRequestSignatureV2(ctx: CoreContext, params: GetRequestSignatureV2Parameters): Promise<GetRequestSignatureV2ReturnType> {
+export async function getRequestSignatureV2(
+  ctx: CoreContext,
+  params: GetRequestSignatureV2Parameters,
+): Promise<GetRequestSignatureV2ReturnType> {
   const request = await requireRequest(ctx, params.requestId);
   const requestId = request.id as Hex;
   const requestData: SignedRequestDataV2 = {

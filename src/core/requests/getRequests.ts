@@ -72,7 +72,11 @@ export interface GetRequestsReturnType {
  *   the gateway cannot apply yet; `UNAUTHORIZED` (401) / `FORBIDDEN` (403) for `apiKey` without the owner's
  *   `x-api-key` / naming another key.
  */
-export async function getRequests(ctx: CoreContext, params: GetRequestsParameters, caller: Caller): Promise<GetRequestsReturnType> {
+export async function getRequests(
+  ctx: CoreContext,
+  params: GetRequestsParameters,
+  caller: Caller,
+): Promise<GetRequestsReturnType> {
   const { query, scope } = await prepare(ctx, params, caller);
   const [page, total] = await Promise.all([
     fetchPage(ctx, query, { continuation: params.continuation, after: params.after }),
@@ -90,12 +94,20 @@ export async function getRequests(ctx: CoreContext, params: GetRequestsParameter
  * The number of requests `getRequests` would list over all its pages, for a total asked after the page was
  * read (GraphQL `totalCount`, computed only when selected). Throws what `getRequests` throws.
  */
-export async function countMatchingRequests(ctx: CoreContext, params: GetRequestsParameters, caller: Caller): Promise<number> {
+export async function countMatchingRequests(
+  ctx: CoreContext,
+  params: GetRequestsParameters,
+  caller: Caller,
+): Promise<number> {
   const { query } = await prepare(ctx, params, caller);
   return countRequests(ctx, query);
 }
 
-async function prepare(ctx: CoreContext, params: GetRequestsParameters, caller: Caller): Promise<{ query: PageQuery; scope: KeyScope }> {
+async function prepare(
+  ctx: CoreContext,
+  params: GetRequestsParameters,
+  caller: Caller,
+): Promise<{ query: PageQuery; scope: KeyScope }> {
   const search = searchFilters(ctx, params);
   const scope = await scopeForCaller(ctx, caller, {
     apiKeys: params.apiKeys,
@@ -103,7 +115,11 @@ async function prepare(ctx: CoreContext, params: GetRequestsParameters, caller: 
     referrerScope: params.referrerScope ?? 'apiKeys',
   });
   const query: PageQuery = {
-    filters: { ...storeFilters(params), ...search, ...(scope.apiKeyIds === undefined ? {} : { apiKeyId: scope.apiKeyIds }) },
+    filters: {
+      ...storeFilters(params),
+      ...search,
+      ...(scope.apiKeyIds === undefined ? {} : { apiKeyId: scope.apiKeyIds }),
+    },
     sortBy: params.sortBy ?? 'createdAt',
     sortDirection: params.sortDirection ?? 'desc',
     limit: pageSize(params.limit),
@@ -116,7 +132,9 @@ async function prepare(ctx: CoreContext, params: GetRequestsParameters, caller: 
 /** Presents each request of a page (its transactions are read per request that has hashes). */
 export function presentAll(ctx: CoreContext, records: RequestRecord[], scope: KeyScope): Promise<RequestView[]> {
   return Promise.all(
-    records.map(async (record) => presentRequest(ctx, record, { transactions: await loadRequestTransactions(ctx, record), scope })),
+    records.map(async (record) =>
+      presentRequest(ctx, record, { transactions: await loadRequestTransactions(ctx, record), scope }),
+    ),
   );
 }
 
@@ -126,7 +144,9 @@ const failedStatuses: readonly RequestStatus[] = ['failure', 'fallback', 'refund
  * The store's filters for the client's. `failReason` follows the status rules: a reason is only reported on
  * failed statuses, so filtering by one also restricts to them, and `N/A` means "did not fail".
  */
-export function storeFilters(params: Omit<GetRequestsParameters, 'status'> & { status?: RequestStatus | readonly RequestStatus[] | undefined }): ListRequestsFilters {
+export function storeFilters(
+  params: Omit<GetRequestsParameters, 'status'> & { status?: RequestStatus | readonly RequestStatus[] | undefined },
+): ListRequestsFilters {
   checkAddressFilter(params.user, 'user');
   checkAddressFilter(params.recipient, 'recipient');
   checkAddressFilter(params.depositAddress, 'depositAddress');
@@ -134,7 +154,10 @@ export function storeFilters(params: Omit<GetRequestsParameters, 'status'> & { s
     params.status === undefined ? undefined : typeof params.status === 'string' ? [params.status] : params.status;
   let failReason: string | undefined;
   if (params.failReason !== undefined) {
-    const allowed = params.failReason === NO_REASON ? requestStatuses.filter((status) => !failedStatuses.includes(status)) : failedStatuses;
+    const allowed =
+      params.failReason === NO_REASON
+        ? requestStatuses.filter((status) => !failedStatuses.includes(status))
+        : failedStatuses;
     statuses = (statuses ?? requestStatuses).filter((status) => allowed.includes(status));
     if (params.failReason !== NO_REASON) failReason = params.failReason;
   }

@@ -16,7 +16,8 @@ import type { DeprecationNotice, RequestStatusV2, RequestViewV2 } from './types.
  * is served until the sunset date below (about six months after v3 shipped here); see docs/api-notes.md.
  */
 export const requestsV2Deprecation: DeprecationNotice = {
-  message: 'GET /requests/v2 is deprecated and will stop being served at sunsetAt; use GET /requests/v3 (fees in data.fees).',
+  message:
+    'GET /requests/v2 is deprecated and will stop being served at sunsetAt; use GET /requests/v3 (fees in data.fees).',
   deprecatedAt: Date.UTC(2026, 6, 22),
   sunsetAt: Date.UTC(2027, 4, 24),
   successor: '/requests/v3',
@@ -65,7 +66,10 @@ export interface GetRequestsV2ReturnType {
  * @throws `INVALID_INPUT` (400) for a bad id, page size, continuation or hash, an `apiKey` that is not a valid
  *   key, or a `referrer` without `apiKey`; `INVALID_ADDRESS` (400) for a `user` that is not an EVM address.
  */
-export async function getRequestsV2(ctx: CoreContext, params: GetRequestsV2Parameters): Promise<GetRequestsV2ReturnType> {
+export async function getRequestsV2(
+  ctx: CoreContext,
+  params: GetRequestsV2Parameters,
+): Promise<GetRequestsV2ReturnType> {
   const scope = await scopeForApiKeys(ctx, { apiKeys: params.apiKeys, referrer: params.referrer });
   // v2's `user` is the sender or the recipient (the reference's meaning), and `hash` any recorded hash.
   const { status, user, hash, ...rest } = params;
@@ -94,8 +98,12 @@ export async function getRequestsV2(ctx: CoreContext, params: GetRequestsV2Param
       if (params.includeOrderData !== true) return view;
       // The order as stored with the quote: already its JSON wire form (amounts as decimal strings).
       const order = record.quote.order;
-      const orderData = typeof order === 'object' && order !== null && !Array.isArray(order) ? order.orderData : undefined;
-      return { ...view, orderData: typeof orderData === 'object' && orderData !== null && !Array.isArray(orderData) ? orderData : null };
+      const orderData =
+        typeof order === 'object' && order !== null && !Array.isArray(order) ? order.orderData : undefined;
+      return {
+        ...view,
+        orderData: typeof orderData === 'object' && orderData !== null && !Array.isArray(orderData) ? orderData : null,
+      };
     }),
   );
   return { requests, continuation: page.continuation, deprecation: requestsV2Deprecation };

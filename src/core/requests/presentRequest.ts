@@ -64,9 +64,17 @@ export function presentRequest(ctx: CoreContext, record: RequestRecord, present:
     timeEstimate: parts.timeEstimate,
     inTxs: present.transactions.inTxs,
     outTxs: present.transactions.outTxs,
-    fees: fees === null ? null : { quoted: feeBuckets(fees, feeCurrency), actual: parts.actual === null ? null : feeBuckets(parts.actual, feeCurrency), currency: feeCurrency },
+    fees:
+      fees === null
+        ? null
+        : {
+            quoted: feeBuckets(fees, feeCurrency),
+            actual: parts.actual === null ? null : feeBuckets(parts.actual, feeCurrency),
+            currency: feeCurrency,
+          },
     appFees: fees === null || fees.appFees.length === 0 ? null : appFeesOf(fees, parts.actual, feeCurrency),
-    feeSponsorship: parts.sponsorship === null ? null : { quoted: toPhaseV3(parts.sponsorship), actual: null, currency: feeCurrency },
+    feeSponsorship:
+      parts.sponsorship === null ? null : { quoted: toPhaseV3(parts.sponsorship), actual: null, currency: feeCurrency },
     route: routeOf(record, currencyIn, currencyOut),
     refundCurrency: currencyIn,
     protocol: parts.protocol,
@@ -92,7 +100,20 @@ export function presentRequestV2(ctx: CoreContext, record: RequestRecord, presen
     slippageToleranceBps: parts.slippageBps,
     failReason: orNoReason(failReasonOf(record)),
     refundFailReason: orNoReason(refundFailReasonOf(record)),
-    fees: fees === null ? { relayer: 0n, relayerGas: 0n, relayerService: 0n, app: 0n, subsidized: 0n, gas: 0n, fixed: 0n, price: 0n, gateway: 0n } : legacyFees(fees).amounts,
+    fees:
+      fees === null
+        ? {
+            relayer: 0n,
+            relayerGas: 0n,
+            relayerService: 0n,
+            app: 0n,
+            subsidized: 0n,
+            gas: 0n,
+            fixed: 0n,
+            price: 0n,
+            gateway: 0n,
+          }
+        : legacyFees(fees).amounts,
     feesUsd: fees === null ? null : legacyFees(fees).usd,
     subsidizedRequest: fees !== null && fees.sponsored > 0n,
     inTxs: present.transactions.inTxs,
@@ -102,14 +123,24 @@ export function presentRequestV2(ctx: CoreContext, record: RequestRecord, presen
     feeCurrency: fees === null ? null : (currencyConfig(ctx, fees.currency.chainId, fees.currency.address)?.id ?? null),
     feeCurrencyObject: fees === null ? null : feeCurrency,
     refundCurrencyData: currencyIn,
-    appFees: (fees?.appFees ?? []).map((fee) => ({ recipient: fee.recipient, bps: fee.feeBps, ...usdOf(fee.amount, usdShare(fees!, fee.amount)) })),
+    appFees: (fees?.appFees ?? []).map((fee) => ({
+      recipient: fee.recipient,
+      bps: fee.feeBps,
+      ...usdOf(fee.amount, usdShare(fees!, fee.amount)),
+    })),
     paidAppFees: (parts.actual?.appFees ?? []).map((fee) => ({
       recipient: fee.recipient,
       bps: fee.feeBps,
       ...usdOf(fee.amount, usdShare(parts.actual!, fee.amount)),
     })),
     feeSponsorship: parts.sponsorship === null ? null : { quoted: parts.sponsorship },
-    expandedPriceImpact: fees === null ? null : { quoted: expandedPriceImpact(fees), actual: parts.actual === null ? null : expandedPriceImpact(parts.actual) },
+    expandedPriceImpact:
+      fees === null
+        ? null
+        : {
+            quoted: expandedPriceImpact(fees),
+            actual: parts.actual === null ? null : expandedPriceImpact(parts.actual),
+          },
     platformFee: owner?.platformFee ?? null,
     metadata: {
       sender: record.sender,
@@ -143,7 +174,8 @@ interface Parts {
 /** What both shapes read from the row and its stored quote. */
 function partsOf(ctx: CoreContext, record: RequestRecord): Parts {
   const fees = parseStoredFees(record.feesQuoted);
-  if (fees === null) ctx.log.warn({ requestId: record.id }, 'stored fees of a request are missing or malformed; shown without fees');
+  if (fees === null)
+    ctx.log.warn({ requestId: record.id }, 'stored fees of a request are missing or malformed; shown without fees');
   const actual = parseStoredFees(record.feesActual);
   const inCurrency = currencyOf(ctx, record.originChainId, record.originCurrency, fees?.currency);
   const outCurrency = currencyOf(ctx, record.destinationChainId, record.destinationCurrency);
@@ -151,7 +183,8 @@ function partsOf(ctx: CoreContext, record: RequestRecord): Parts {
   return {
     fees,
     actual,
-    feeCurrency: fees === null ? inCurrency : currencyOf(ctx, fees.currency.chainId, fees.currency.address, fees.currency),
+    feeCurrency:
+      fees === null ? inCurrency : currencyOf(ctx, fees.currency.chainId, fees.currency.address, fees.currency),
     currencyIn: amountOf(inCurrency, record.amountIn, fees?.usdMicros.in, record.amountIn),
     currencyOut: amountOf(outCurrency, record.amountOut, fees?.usdMicros.out, record.minAmountOut),
     slippageBps: typeof quote.slippageBps === 'number' ? quote.slippageBps : null,
@@ -199,7 +232,12 @@ function currencyConfig(ctx: CoreContext, chainId: number, address: string) {
  * A request's currency with its catalogue metadata. A currency the configuration no longer lists keeps what
  * the row knows (symbol and decimals of the fee currency; otherwise none) rather than failing the history.
  */
-function currencyOf(ctx: CoreContext, chainId: number, address: string, known?: { symbol: string; decimals: number }): QuoteCurrency {
+function currencyOf(
+  ctx: CoreContext,
+  chainId: number,
+  address: string,
+  known?: { symbol: string; decimals: number },
+): QuoteCurrency {
   const configured = currencyConfig(ctx, chainId, address);
   if (configured !== undefined) return quoteCurrency(chainId, configured);
   const checksummed: Address = isAddress(address, { strict: false }) ? getAddress(address) : (address as Address);
@@ -214,7 +252,12 @@ function currencyOf(ctx: CoreContext, chainId: number, address: string, known?: 
 }
 
 /** An Amount; `usdMicros` is the USD value computed at quote time ("0" when the row has none). */
-function amountOf(currency: QuoteCurrency, amount: bigint, usdMicros: bigint | undefined, minimumAmount: bigint): Amount {
+function amountOf(
+  currency: QuoteCurrency,
+  amount: bigint,
+  usdMicros: bigint | undefined,
+  minimumAmount: bigint,
+): Amount {
   return {
     currency,
     amount,
@@ -246,7 +289,8 @@ function feeBuckets(fees: StoredFees, currency: QuoteCurrency): FeeBuckets {
 }
 
 /** USD (micro) of a part of the app fees: its share of the app fees' USD value. */
-const usdShare = (fees: StoredFees, amount: bigint): bigint => (fees.app === 0n ? 0n : (fees.usdMicros.app * amount) / fees.app);
+const usdShare = (fees: StoredFees, amount: bigint): bigint =>
+  fees.app === 0n ? 0n : (fees.usdMicros.app * amount) / fees.app;
 
 function appFeesOf(quoted: StoredFees, actual: StoredFees | null, currency: QuoteCurrency) {
   const entries = (fees: StoredFees): AppFeeEntry[] =>
@@ -336,11 +380,19 @@ function protocolOf(record: RequestRecord): RequestProtocol {
   return {
     orderId: record.orderId,
     hubType: 'onchain',
-    solver: typeof solver === 'string' && typeof solverChainId === 'string' ? { address: solver, protocolChainId: solverChainId } : null,
+    solver:
+      typeof solver === 'string' && typeof solverChainId === 'string'
+        ? { address: solver, protocolChainId: solverChainId }
+        : null,
   };
 }
 
-function ownerData(record: RequestRecord, scope: KeyScope, fees: StoredFees | null, feeCurrency: QuoteCurrency): RequestOwnerData | null {
+function ownerData(
+  record: RequestRecord,
+  scope: KeyScope,
+  fees: StoredFees | null,
+  feeCurrency: QuoteCurrency,
+): RequestOwnerData | null {
   const owner = record.apiKeyId === null ? undefined : scope.owners.get(record.apiKeyId);
   if (owner === undefined) return null;
   const platformFee: PlatformFeeInfo | null =

@@ -11,7 +11,11 @@ const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 export function parseRequestId(value: string, field = 'requestId'): `0x${string}` {
   if (!BYTES32.test(value)) {
     const shown = value.length > 80 ? `${value.slice(0, 80)}...` : value;
-    throw new GatewayError('INVALID_INPUT', `${field} must be a request id: 0x followed by 64 hex digits, got '${shown}'`, { data: field });
+    throw new GatewayError(
+      'INVALID_INPUT',
+      `${field} must be a request id: 0x followed by 64 hex digits, got '${shown}'`,
+      { data: field },
+    );
   }
   return value.toLowerCase() as `0x${string}`;
 }

@@ -38,15 +38,22 @@ export interface Page {
 export function pageSize(limit: number | undefined): number {
   if (limit === undefined) return defaultPageSize;
   if (!Number.isInteger(limit) || limit < 1 || limit > maxListRequestsLimit) {
-    throw new GatewayError('INVALID_INPUT', `The page size (limit; first in GraphQL) must be an integer from 1 to ${maxListRequestsLimit}, got ${limit}`, {
-      data: 'limit',
-    });
+    throw new GatewayError(
+      'INVALID_INPUT',
+      `The page size (limit; first in GraphQL) must be an integer from 1 to ${maxListRequestsLimit}, got ${limit}`,
+      {
+        data: 'limit',
+      },
+    );
   }
   return limit;
 }
 
 /** Whole-second store bounds for exact millisecond bounds (the store takes Unix seconds, inclusive). */
-export function storeTimeFilters(from: number | undefined, to: number | undefined): Pick<ListRequestsFilters, 'startTimestamp' | 'endTimestamp'> {
+export function storeTimeFilters(
+  from: number | undefined,
+  to: number | undefined,
+): Pick<ListRequestsFilters, 'startTimestamp' | 'endTimestamp'> {
   return {
     ...(from === undefined ? {} : { startTimestamp: Math.floor(from / 1000) }),
     ...(to === undefined ? {} : { endTimestamp: Math.floor(to / 1000) }),
@@ -97,7 +104,12 @@ export const maxCountedRequests = 10_000;
  * client asks for the total.
  */
 export async function countRequests(ctx: CoreContext, query: Omit<PageQuery, 'limit'>): Promise<number> {
-  return countStoredRequests(ctx.db, query.filters, { sortBy: query.sortBy, from: query.from, to: query.to, cap: maxCountedRequests });
+  return countStoredRequests(ctx.db, query.filters, {
+    sortBy: query.sortBy,
+    from: query.from,
+    to: query.to,
+    cap: maxCountedRequests,
+  });
 }
 
 function withinBounds(record: RequestRecord, query: Pick<PageQuery, 'sortBy' | 'from' | 'to'>): boolean {
@@ -129,7 +141,11 @@ function decodeEdgeCursor(value: string): EdgeCursor {
     cursor.o < 0 ||
     cursor.o > maxListRequestsLimit
   ) {
-    throw new GatewayError('INVALID_INPUT', 'Invalid cursor: pass the cursor of an edge (or pageInfo.endCursor) unchanged', { data: 'after' });
+    throw new GatewayError(
+      'INVALID_INPUT',
+      'Invalid cursor: pass the cursor of an edge (or pageInfo.endCursor) unchanged',
+      { data: 'after' },
+    );
   }
   return { c: cursor.c, o: cursor.o };
 }

@@ -33,7 +33,10 @@ export interface RequestRetention {
  * event, transaction, ledger entry or webhook delivery) go. A deposit that still arrives for a deleted request
  * loses nothing: the solver refunds a deposit for an unknown request to its depositor.
  */
-export function createRequestRetention(ctx: Pick<CoreContext, 'db' | 'log' | 'now' | 'config'>, settings: RequestRetentionSettings): RequestRetention {
+export function createRequestRetention(
+  ctx: Pick<CoreContext, 'db' | 'log' | 'now' | 'config'>,
+  settings: RequestRetentionSettings,
+): RequestRetention {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
   let started = false;
@@ -61,7 +64,9 @@ export function createRequestRetention(ctx: Pick<CoreContext, 'db' | 'log' | 'no
   const schedule = () => {
     timer = setTimeout(() => {
       runOnce()
-        .catch((error: unknown) => ctx.log.warn({ err: error }, 'retention: removing never-paid requests failed; retried at the next run'))
+        .catch((error: unknown) =>
+          ctx.log.warn({ err: error }, 'retention: removing never-paid requests failed; retried at the next run'),
+        )
         .finally(() => {
           if (started) schedule();
         });

@@ -68,7 +68,9 @@ const requestTypes: Record<string, RequestTypeFilter> = {
 export function searchFilters(ctx: CoreContext, params: RequestSearchParameters): SearchRequestFilters {
   for (const name of unsupportedRequestFilters) {
     if (params.unsupported?.[name] !== undefined) {
-      throw new GatewayError('INVALID_INPUT', `Filtering requests by ${name} is not supported by this gateway`, { data: name });
+      throw new GatewayError('INVALID_INPUT', `Filtering requests by ${name} is not supported by this gateway`, {
+        data: name,
+      });
     }
   }
   const filters: SearchRequestFilters = {};
@@ -76,15 +78,22 @@ export function searchFilters(ctx: CoreContext, params: RequestSearchParameters)
   for (const name of ['depositTxHash', 'fillTxHash', 'refundTxHash', 'txHash'] as const) {
     const value = params[name];
     if (value === undefined) continue;
-    if (!isHash(value)) throw new GatewayError('INVALID_INPUT', `${name} must be a transaction hash (0x and 64 hex digits)`, { data: name });
+    if (!isHash(value))
+      throw new GatewayError('INVALID_INPUT', `${name} must be a transaction hash (0x and 64 hex digits)`, {
+        data: name,
+      });
     filters[name] = value;
   }
   if (params.requestType !== undefined) {
     const type = requestTypes[params.requestType.trim().toLowerCase()];
     if (type === undefined) {
-      throw new GatewayError('INVALID_INPUT', `requestType must be one of Bridge, Crosschain Swap, Same-chain Swap, Send, Wrap, Unwrap, Call`, {
-        data: 'requestType',
-      });
+      throw new GatewayError(
+        'INVALID_INPUT',
+        `requestType must be one of Bridge, Crosschain Swap, Same-chain Swap, Send, Wrap, Unwrap, Call`,
+        {
+          data: 'requestType',
+        },
+      );
     }
     filters.requestTypes = [type];
   }
@@ -96,7 +105,11 @@ export function searchFilters(ctx: CoreContext, params: RequestSearchParameters)
   if (currencyOut !== undefined) filters.currencyOut = currencyOut;
   if (params.amountUsdMin !== undefined) filters.amountUsdMinMicros = usdMicros(params.amountUsdMin, 'amountUsdMin');
   if (params.amountUsdMax !== undefined) filters.amountUsdMaxMicros = usdMicros(params.amountUsdMax, 'amountUsdMax');
-  if (filters.amountUsdMinMicros !== undefined && filters.amountUsdMaxMicros !== undefined && filters.amountUsdMinMicros > filters.amountUsdMaxMicros) {
+  if (
+    filters.amountUsdMinMicros !== undefined &&
+    filters.amountUsdMaxMicros !== undefined &&
+    filters.amountUsdMinMicros > filters.amountUsdMaxMicros
+  ) {
     throw new GatewayError('INVALID_INPUT', 'amountUsdMin is larger than amountUsdMax', { data: 'amountUsdMin' });
   }
   return filters;
@@ -110,7 +123,9 @@ export function searchFilters(ctx: CoreContext, params: RequestSearchParameters)
  */
 export function checkAddressFilter(value: string | undefined, name: string): void {
   if (value !== undefined && !isAddress(value, { strict: false })) {
-    throw new GatewayError('INVALID_ADDRESS', `${name} must be an EVM address (0x and 40 hex digits), got '${value}'`, { data: name });
+    throw new GatewayError('INVALID_ADDRESS', `${name} must be an EVM address (0x and 40 hex digits), got '${value}'`, {
+      data: name,
+    });
   }
 }
 
@@ -118,7 +133,12 @@ export function checkAddressFilter(value: string | undefined, name: string): voi
  * The currencies one side of a request may be in: an address (on every chain, the zero address being each
  * chain's native currency), a symbol (every configured currency with it), or both (both must hold).
  */
-function currencies(ctx: CoreContext, side: string, address: string | undefined, symbol: string | undefined): StoredCurrency[] | undefined {
+function currencies(
+  ctx: CoreContext,
+  side: string,
+  address: string | undefined,
+  symbol: string | undefined,
+): StoredCurrency[] | undefined {
   if (address === undefined && symbol === undefined) return undefined;
   if (address !== undefined) checkAddressFilter(address, `${side}Address`);
   const wantedAddress = address?.toLowerCase();
@@ -140,7 +160,8 @@ function currencies(ctx: CoreContext, side: string, address: string | undefined,
 
 /** Decimal USD as micro-USD, rounded toward zero. */
 function usdMicros(value: number, name: string): bigint {
-  if (!Number.isFinite(value) || value < 0) throw new GatewayError('INVALID_INPUT', `${name} must be a non-negative number`, { data: name });
+  if (!Number.isFinite(value) || value < 0)
+    throw new GatewayError('INVALID_INPUT', `${name} must be a non-negative number`, { data: name });
   const [whole, fraction = ''] = value.toFixed(6).split('.');
   return BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, '0'));
 }

@@ -21,7 +21,8 @@ export function failReasonOf(record: Pick<RequestRecord, 'status' | 'failReason'
 }
 
 /** Why the refund leg failed, as recorded (whatever the status), or null. */
-export const refundFailReasonOf = (record: Pick<RequestRecord, 'refundFailReason'>): string | null => record.refundFailReason;
+export const refundFailReasonOf = (record: Pick<RequestRecord, 'refundFailReason'>): string | null =>
+  record.refundFailReason;
 
 /** A reason as the status operation renders it: `N/A` for none. */
 export const orNoReason = (reason: string | null): string => reason ?? NO_REASON;
@@ -80,7 +81,18 @@ export interface StatusFields {
 
 /** The shared status fields of a stored request or of an outbox snapshot of it. */
 export function statusFieldsOf(
-  source: Pick<RequestRecord, 'status' | 'inTxHashes' | 'txHashes' | 'updatedAt' | 'originChainId' | 'destinationChainId' | 'details' | 'failReason' | 'refundFailReason'>,
+  source: Pick<
+    RequestRecord,
+    | 'status'
+    | 'inTxHashes'
+    | 'txHashes'
+    | 'updatedAt'
+    | 'originChainId'
+    | 'destinationChainId'
+    | 'details'
+    | 'failReason'
+    | 'refundFailReason'
+  >,
 ): StatusFields {
   return {
     status: source.status,

@@ -18,7 +18,15 @@ export interface StoredFees {
   appFees: Array<{ recipient: string; feeBps: number; amount: bigint }>;
   sponsored: bigint;
   revenueShare: { tier: string | null; shareBps: number; amount: bigint };
-  usdMicros: { in: bigint; out: bigint; execution: bigint; swap: bigint; platform: bigint; app: bigint; sponsored: bigint };
+  usdMicros: {
+    in: bigint;
+    out: bigint;
+    execution: bigint;
+    swap: bigint;
+    platform: bigint;
+    app: bigint;
+    sponsored: bigint;
+  };
 }
 
 class Malformed extends Error {}
@@ -56,7 +64,12 @@ export function parseStoredFees(value: JsonObject | null): StoredFees | null {
     const appFees = value.appFees === undefined ? [] : value.appFees;
     if (!Array.isArray(appFees)) throw new Malformed();
     return {
-      currency: { chainId: int(currency.chainId), address: str(currency.address), decimals: int(currency.decimals), symbol: str(currency.symbol) },
+      currency: {
+        chainId: int(currency.chainId),
+        address: str(currency.address),
+        decimals: int(currency.decimals),
+        symbol: str(currency.symbol),
+      },
       routeClass: str(value.routeClass),
       execution: big(value.execution),
       destinationGasMicros: big(parts.destinationGasMicros),
@@ -72,7 +85,11 @@ export function parseStoredFees(value: JsonObject | null): StoredFees | null {
       revenueShare:
         share === null
           ? { tier: null, shareBps: 0, amount: 0n }
-          : { tier: share.tier === null ? null : str(share.tier), shareBps: int(share.shareBps), amount: big(share.amount) },
+          : {
+              tier: share.tier === null ? null : str(share.tier),
+              shareBps: int(share.shareBps),
+              amount: big(share.amount),
+            },
       usdMicros: {
         in: big(usd.in),
         out: big(usd.out),

@@ -21,7 +21,8 @@ export function parseSponsorshipPhase(value: JsonObject | undefined): FeeSponsor
   const selected = value.selectedComponents;
   const sponsoredTotal = parseAmount(value.sponsoredTotal);
   const userPaysTotal = parseAmount(value.userPaysTotal);
-  if (components === undefined || !Array.isArray(selected) || sponsoredTotal === null || userPaysTotal === null) return null;
+  if (components === undefined || !Array.isArray(selected) || sponsoredTotal === null || userPaysTotal === null)
+    return null;
   const parsed: Partial<FeeSponsorshipPhase['components']> = {};
   for (const name of sponsorshipComponents) {
     const component = asObject(components[name]);
@@ -34,7 +35,9 @@ export function parseSponsorshipPhase(value: JsonObject | undefined): FeeSponsor
   const cap = value.maxSubsidizationAmount;
   return {
     // `relay` (the reference's name, stored beside `service`) is the same component: counted once.
-    selectedComponents: selected.filter((name): name is SponsorshipComponentName => sponsorshipComponents.includes(name as SponsorshipComponentName)),
+    selectedComponents: selected.filter((name): name is SponsorshipComponentName =>
+      sponsorshipComponents.includes(name as SponsorshipComponentName),
+    ),
     ...(typeof cap === 'string' && /^[0-9]+$/.test(cap) ? { maxSubsidizationAmount: cap } : {}),
     capHit: value.capHit === true,
     components: parsed as FeeSponsorshipPhase['components'],
@@ -49,7 +52,13 @@ function parseAmount(value: JsonValue | undefined): Amount | null {
   const metadata = asObject(currency?.metadata);
   if (amount === undefined || currency === undefined || metadata === undefined) return null;
   const { amount: raw, minimumAmount, amountFormatted, amountUsd } = amount;
-  if (typeof raw !== 'string' || typeof minimumAmount !== 'string' || typeof amountFormatted !== 'string' || typeof amountUsd !== 'string') return null;
+  if (
+    typeof raw !== 'string' ||
+    typeof minimumAmount !== 'string' ||
+    typeof amountFormatted !== 'string' ||
+    typeof amountUsd !== 'string'
+  )
+    return null;
   if (!/^-?[0-9]+$/.test(raw) || !/^-?[0-9]+$/.test(minimumAmount)) return null;
   return {
     currency: {
@@ -58,7 +67,11 @@ function parseAmount(value: JsonValue | undefined): Amount | null {
       symbol: String(currency.symbol),
       name: String(currency.name),
       decimals: Number(currency.decimals),
-      metadata: { logoURI: String(metadata.logoURI ?? ''), verified: metadata.verified === true, isNative: metadata.isNative === true },
+      metadata: {
+        logoURI: String(metadata.logoURI ?? ''),
+        verified: metadata.verified === true,
+        isNative: metadata.isNative === true,
+      },
     },
     amount: BigInt(raw),
     amountFormatted,
@@ -74,19 +87,25 @@ const bare = (amount: Amount): BareAmount => ({
   minimumAmount: amount.minimumAmount,
 });
 
-const v3Component = (name: SponsorshipComponentName): SponsorshipComponentV3 => (name === 'service' ? 'platform' : name);
+const v3Component = (name: SponsorshipComponentName): SponsorshipComponentV3 =>
+  name === 'service' ? 'platform' : name;
 
 /** The requests v3 form of a sponsorship phase: `service` renamed `platform`, the currency hoisted out. */
 export function toPhaseV3(phase: FeeSponsorshipPhase): SponsorshipPhase {
   const components = Object.fromEntries(
     sponsorshipComponents.map((name) => {
       const { selected, total, sponsored, userPays } = phase.components[name];
-      return [v3Component(name), { selected, total: bare(total), sponsored: bare(sponsored), userPays: bare(userPays) }];
+      return [
+        v3Component(name),
+        { selected, total: bare(total), sponsored: bare(sponsored), userPays: bare(userPays) },
+      ];
     }),
   ) as SponsorshipPhase['components'];
   return {
     selectedComponents: phase.selectedComponents.filter((name) => name !== 'relay').map(v3Component),
-    ...(phase.maxSubsidizationAmount === undefined ? {} : { maxSubsidizationAmount: BigInt(phase.maxSubsidizationAmount) }),
+    ...(phase.maxSubsidizationAmount === undefined
+      ? {}
+      : { maxSubsidizationAmount: BigInt(phase.maxSubsidizationAmount) }),
     capHit: phase.capHit,
     components,
     sponsoredTotal: bare(phase.sponsoredTotal),

@@ -46,7 +46,9 @@ export async function loadRequestTransactions(ctx: CoreContext, record: RequestR
   const timestampOf = (hash: string): number => Math.floor((firstSeen.get(hash) ?? record.updatedAt) / 1000);
 
   const inTxs = record.inTxHashes.map((hash): RequestTransaction => {
-    const deposit = deposits.find((candidate) => candidate.txHash === hash && candidate.chainId === record.originChainId);
+    const deposit = deposits.find(
+      (candidate) => candidate.txHash === hash && candidate.chainId === record.originChainId,
+    );
     return {
       hash,
       chainId: record.originChainId,
@@ -62,7 +64,13 @@ export async function loadRequestTransactions(ctx: CoreContext, record: RequestR
     const tx = outgoing.find((candidate) => candidate.hashes.includes(hash));
     const status = tx === undefined ? statusWithoutRecord(record) : statusOfOutgoing(tx);
     if (status === null) continue;
-    outTxs.push({ hash, chainId: tx?.chainId ?? record.destinationChainId, block: null, timestamp: timestampOf(hash), status });
+    outTxs.push({
+      hash,
+      chainId: tx?.chainId ?? record.destinationChainId,
+      block: null,
+      timestamp: timestampOf(hash),
+      status,
+    });
   }
   return { inTxs, outTxs };
 }

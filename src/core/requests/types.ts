@@ -48,13 +48,7 @@ export interface IntentStatusV1 {
 export type RequestType = 'Bridge' | 'Crosschain Swap' | 'Same-chain Swap' | 'Send' | 'Wrap' | 'Unwrap' | 'Call';
 
 export type RequestFeature =
-  | 'gasless_execution'
-  | 'gasless_swap'
-  | 'fast_fill'
-  | 'gas_top_up'
-  | 'fixed_rate'
-  | 'app_fees'
-  | 'deposit_address';
+  'gasless_execution' | 'gasless_swap' | 'fast_fill' | 'gas_top_up' | 'fixed_rate' | 'app_fees' | 'deposit_address';
 
 /** A transaction of a request, as far as the gateway recorded it. */
 export interface RequestTransaction {
@@ -126,7 +120,10 @@ export interface SponsorshipPhase {
   /** Cap in micro-USD, when the quote set one. */
   maxSubsidizationAmount?: bigint;
   capHit: boolean;
-  components: Record<SponsorshipComponentV3, { selected: boolean; total: BareAmount; sponsored: BareAmount; userPays: BareAmount }>;
+  components: Record<
+    SponsorshipComponentV3,
+    { selected: boolean; total: BareAmount; sponsored: BareAmount; userPays: BareAmount }
+  >;
   sponsoredTotal: BareAmount;
   userPaysTotal: BareAmount;
 }
@@ -255,7 +252,12 @@ export interface RequestViewV2 {
   status: RequestStatusV2;
   user: string;
   recipient: string;
-  depositAddress: { address: string; depositAddressType: 'open' | 'strict'; depositor: string | null; depositTxHash: string | null } | null;
+  depositAddress: {
+    address: string;
+    depositAddressType: 'open' | 'strict';
+    depositor: string | null;
+    depositTxHash: string | null;
+  } | null;
   slippageToleranceBps: number | null;
   /** Rendered like the status operation: `N/A` when none. */
   failReason: string;

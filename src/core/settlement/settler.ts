@@ -80,7 +80,10 @@ export function createSettler({ ctx, senders, settings }: CreateSettlerParameter
     }
     if (record.status === 'failed' && record.nonce === null) {
       await finishSettlementBatch(db, { batchKey: batch.batchKey, status: 'failed', now: ctx.now() });
-      log.error({ chainId: batch.chainId, batchKey: batch.batchKey }, 'settlement refused by the node; its deposits stay in the depository for an operator');
+      log.error(
+        { chainId: batch.chainId, batchKey: batch.batchKey },
+        'settlement refused by the node; its deposits stay in the depository for an operator',
+      );
       return;
     }
     const receipt = await sender.waitForReceipt(record.id);
@@ -88,7 +91,11 @@ export function createSettler({ ctx, senders, settings }: CreateSettlerParameter
     crashPoint(ctx.config.crashAt, 'settle-mined');
     const status = receipt.status === 'success' ? 'settled' : 'failed';
     await finishSettlementBatch(db, { batchKey: batch.batchKey, status, now: ctx.now() });
-    if (status === 'failed') log.error({ chainId: batch.chainId, batchKey: batch.batchKey, hash: receipt.hash }, 'settlement reverted; its deposits stay in the depository for an operator');
+    if (status === 'failed')
+      log.error(
+        { chainId: batch.chainId, batchKey: batch.batchKey, hash: receipt.hash },
+        'settlement reverted; its deposits stay in the depository for an operator',
+      );
     else log.info({ chainId: batch.chainId, deposits: batch.deposits.length, hash: receipt.hash }, 'deposits settled');
   }
 
@@ -97,7 +104,12 @@ export function createSettler({ ctx, senders, settings }: CreateSettlerParameter
     const deposits = await listSettleableDeposits(db, { chainId, limit: settings.maxBatch });
     if (deposits.length === 0 || stopped) return;
     const batchKey = `0x${randomBytes(32).toString('hex')}`;
-    await insertSettlementBatch(db, { chainId, batchKey, depositIds: deposits.map((deposit) => deposit.id), now: ctx.now() });
+    await insertSettlementBatch(db, {
+      chainId,
+      batchKey,
+      depositIds: deposits.map((deposit) => deposit.id),
+      now: ctx.now(),
+    });
     crashPoint(ctx.config.crashAt, 'settle-batched');
     await finish({ batchKey, chainId, deposits });
   }

@@ -25,7 +25,8 @@ export type DepositVerdict =
 
 export function judgeDeposit(request: RequestRecord, deposit: DepositRecord): DepositVerdict {
   if (deposit.chainId !== request.originChainId) return { kind: 'stray', why: 'other-chain' };
-  if (deposit.token.toLowerCase() !== request.originCurrency.toLowerCase()) return { kind: 'stray', why: 'other-currency' };
+  if (deposit.token.toLowerCase() !== request.originCurrency.toLowerCase())
+    return { kind: 'stray', why: 'other-currency' };
   if (deposit.amount >= request.amountIn) return { kind: 'pays' };
   return sentByUser(request, deposit) ? { kind: 'own-short' } : { kind: 'stray', why: 'short-not-from-user' };
 }

@@ -24,29 +24,48 @@ export interface FastFillReturnType {
  * deposit elsewhere does not release it); a fast fill whose deposit never lands is the key owner's loss, as with
  * the reference. Idempotent: a request already fast-filled answers success again.
  */
-export async function fastFill(ctx: CoreContext, params: FastFillParameters, caller: Caller): Promise<FastFillReturnType> {
+export async function fastFill(
+  ctx: CoreContext,
+  params: FastFillParameters,
+  caller: Caller,
+): Promise<FastFillReturnType> {
   const key = caller.apiKey;
   if (key === null) throw new GatewayError('UNAUTHORIZED', 'Unauthorized: fast fill needs an x-api-key');
-  if (key.fastFillLimitUsdMicros === null) throw new GatewayError('FORBIDDEN', 'Fast fill is not enabled for this API key');
+  if (key.fastFillLimitUsdMicros === null)
+    throw new GatewayError('FORBIDDEN', 'Fast fill is not enabled for this API key');
   const lifecycle = ctx.fastFiller;
-  if (lifecycle === undefined) throw new GatewayError('SERVICE_UNAVAILABLE', 'The solver is not running on this gateway');
+  if (lifecycle === undefined)
+    throw new GatewayError('SERVICE_UNAVAILABLE', 'The solver is not running on this gateway');
 
   const requestId = parseRequestId(params.requestId);
   const request = await getRequest(ctx.db, requestId);
   if (request === undefined) throw new GatewayError('NOT_FOUND', `Request not found: ${requestId}`);
   // A key vouches only for its own customers' orders: those quoted with it.
-  if (request.apiKeyId !== key.id) throw new GatewayError('FORBIDDEN', 'Fast fill is allowed only for requests quoted with this API key');
+  if (request.apiKeyId !== key.id)
+    throw new GatewayError('FORBIDDEN', 'Fast fill is allowed only for requests quoted with this API key');
   if (request.fastFill !== null) return { message: 'Request already fast-filled.' };
-  if (request.status !== 'waiting') throw new GatewayError('CONFLICT', `Conflict: this request is already being processed (status ${request.status})`);
-  if (params.maxFillAmountUsd !== undefined && request.volumeUsdMicros > parseUnits(params.maxFillAmountUsd.toFixed(6), 6)) {
-    throw new GatewayError('INVALID_INPUT', `The request is worth more than maxFillAmountUsd (${params.maxFillAmountUsd} USD)`, { data: 'maxFillAmountUsd' });
+  if (request.status !== 'waiting')
+    throw new GatewayError('CONFLICT', `Conflict: this request is already being processed (status ${request.status})`);
+  if (
+    params.maxFillAmountUsd !== undefined &&
+    request.volumeUsdMicros > parseUnits(params.maxFillAmountUsd.toFixed(6), 6)
+  ) {
+    throw new GatewayError(
+      'INVALID_INPUT',
+      `The request is worth more than maxFillAmountUsd (${params.maxFillAmountUsd} USD)`,
+      { data: 'maxFillAmountUsd' },
+    );
   }
 
   const blocked = await lifecycle.checkFill(request.id as Hex);
   if (blocked !== null) {
-    throw new GatewayError(blocked.failReason === 'SOLVER_BALANCE_TOO_LOW' ? 'INSUFFICIENT_LIQUIDITY' : 'CONFLICT', `The request cannot be filled now: ${blocked.message}`, {
-      data: blocked.failReason,
-    });
+    throw new GatewayError(
+      blocked.failReason === 'SOLVER_BALANCE_TOO_LOW' ? 'INSUFFICIENT_LIQUIDITY' : 'CONFLICT',
+      `The request cannot be filled now: ${blocked.message}`,
+      {
+        data: blocked.failReason,
+      },
+    );
   }
   const claim = await claimForFastFill(ctx.db, {
     requestId: request.id,
@@ -57,11 +76,16 @@ export async function fastFill(ctx: CoreContext, params: FastFillParameters, cal
   });
   if (!claim.claimed) {
     if (claim.reason === 'over-limit') {
-      throw new GatewayError('FORBIDDEN', 'This fast fill would exceed the API key\'s limit of fast fills awaiting their deposits', {
-        data: `outstandingUsdMicros=${claim.outstandingUsdMicros}`,
-      });
+      throw new GatewayError(
+        'FORBIDDEN',
+        "This fast fill would exceed the API key's limit of fast fills awaiting their deposits",
+        {
+          data: `outstandingUsdMicros=${claim.outstandingUsdMicros}`,
+        },
+      );
     }
-    if (claim.request?.fastFill !== null && claim.request?.fastFill !== undefined) return { message: 'Request already fast-filled.' };
+    if (claim.request?.fastFill !== null && claim.request?.fastFill !== undefined)
+      return { message: 'Request already fast-filled.' };
     throw new GatewayError('CONFLICT', 'Conflict: this request is already being processed');
   }
   lifecycle.fillNow(request.id as Hex);

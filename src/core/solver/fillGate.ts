@@ -72,7 +72,10 @@ export function createFillGate({ ctx, retry }: CreateFillGateParameters): FillGa
     paused.set(chainId, { reason, since: current?.since ?? ctx.now() });
     // Once per pause and kind of reason (`prices`, `outflow limit`), not once per held request.
     if (current === undefined || kindOf(current.reason) !== kindOf(reason)) {
-      ctx.log.warn({ chainId, requestId: request.id, reason }, 'fills paused on this chain: paid requests are held and retried');
+      ctx.log.warn(
+        { chainId, requestId: request.id, reason },
+        'fills paused on this chain: paid requests are held and retried',
+      );
     }
     return { kind: 'hold', reason };
   }
@@ -88,7 +91,12 @@ export function createFillGate({ ctx, retry }: CreateFillGateParameters): FillGa
 
   async function admitOutflow(request: RequestRecord): Promise<string | null> {
     ledger ??= listFillOutflow(ctx.db, ctx.now() - windowMs).then((fills) =>
-      fills.map((fill) => ({ requestId: fill.requestId, chainId: fill.chainId, at: fill.createdAt, usdMicros: fill.usdMicros })),
+      fills.map((fill) => ({
+        requestId: fill.requestId,
+        chainId: fill.chainId,
+        at: fill.createdAt,
+        usdMicros: fill.usdMicros,
+      })),
     );
     let entries: Awaited<typeof ledger>;
     try {
@@ -131,7 +139,11 @@ export function createFillGate({ ctx, retry }: CreateFillGateParameters): FillGa
       return { kind: 'fill' };
     },
     pauses() {
-      return [...paused].map(([chainId, pause]) => ({ chainId, ...pause, held: [...held.values()].filter((id) => id === chainId).length }));
+      return [...paused].map(([chainId, pause]) => ({
+        chainId,
+        ...pause,
+        held: [...held.values()].filter((id) => id === chainId).length,
+      }));
     },
     stop() {
       clearInterval(timer);

@@ -30,7 +30,10 @@ export interface IndexTransactionReturnType {
  *   not serve, `SERVICE_UNAVAILABLE` when no deposit watcher follows the chain, `NOT_FOUND` when the chain has
  *   no such transaction (yet), `RPC_HTTP_ERROR` / `REQUEST_TIMED_OUT` when the chain cannot be read.
  */
-export async function indexTransaction(ctx: CoreContext, params: IndexTransactionParameters): Promise<IndexTransactionReturnType> {
+export async function indexTransaction(
+  ctx: CoreContext,
+  params: IndexTransactionParameters,
+): Promise<IndexTransactionReturnType> {
   const txHash = requireBytes32(params.txHash, 'txHash');
   const requestId = params.requestId === undefined ? undefined : requireBytes32(params.requestId, 'requestId');
   const watcher = requireWatcher(ctx, params.chainId);
@@ -60,7 +63,8 @@ export async function indexSingleTransaction(
   params: IndexSingleTransactionParameters,
 ): Promise<IndexTransactionReturnType> {
   const txHash = params.tx !== undefined ? txHashOfEncodedTransaction(params.tx, params.chainId) : params.txHash;
-  if (txHash === undefined) throw new GatewayError('INVALID_INPUT', 'Give the transaction hash (txHash) or the transaction (tx)');
+  if (txHash === undefined)
+    throw new GatewayError('INVALID_INPUT', 'Give the transaction hash (txHash) or the transaction (tx)');
   return indexTransaction(ctx, { chainId: params.chainId, txHash, requestId: params.requestId });
 }
 
@@ -79,7 +83,11 @@ function requireWatcher(ctx: CoreContext, chainId: number): DepositWatcher {
 }
 
 function requireBytes32(value: string, field: string): Hex {
-  if (!bytes32.test(value)) throw new GatewayError('INVALID_INPUT', `${field} must be 32 bytes of hex (0x and 64 hex digits), got ${JSON.stringify(value)}`);
+  if (!bytes32.test(value))
+    throw new GatewayError(
+      'INVALID_INPUT',
+      `${field} must be 32 bytes of hex (0x and 64 hex digits), got ${JSON.stringify(value)}`,
+    );
   return value.toLowerCase() as Hex;
 }
 
@@ -99,7 +107,10 @@ function txHashOfEncodedTransaction(encoded: string, chainId: number): string {
   if (txChainId !== undefined && txChainId !== null) {
     const parsed = parseChainId(txChainId);
     if (parsed !== chainId) {
-      throw new GatewayError('INVALID_INPUT', `tx.chainId (${JSON.stringify(txChainId)}) is not the chainId of the request body (${chainId})`);
+      throw new GatewayError(
+        'INVALID_INPUT',
+        `tx.chainId (${JSON.stringify(txChainId)}) is not the chainId of the request body (${chainId})`,
+      );
     }
   }
   return txHash;

@@ -55,16 +55,27 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
 
   if (sameAsset) {
     const charged = toUsdMicros(BigInt(String(fees.execution ?? '0')), currencyIn.decimals, priceIn);
-    const gasNow = fillExecutionFee(destination, gasUnits, destinationGasPrice, destinationNativePrice).destinationMicros;
+    const gasNow = fillExecutionFee(
+      destination,
+      gasUnits,
+      destinationGasPrice,
+      destinationNativePrice,
+    ).destinationMicros;
     if (charged >= gasNow) return { ok: true };
-    return slippage(`The fill's gas now costs ${gasNow} micro-USD, more than the ${charged} micro-USD execution fee the order charged`, {
-      executionFeeUsdMicros: charged.toString(),
-      fillGasUsdMicros: gasNow.toString(),
-    });
+    return slippage(
+      `The fill's gas now costs ${gasNow} micro-USD, more than the ${charged} micro-USD execution fee the order charged`,
+      {
+        executionFeeUsdMicros: charged.toString(),
+        fillGasUsdMicros: gasNow.toString(),
+      },
+    );
   }
 
   const slippageBps = Number(request.quote.slippageBps ?? 0);
-  const floor = request.tradeType === 'EXACT_OUTPUT' ? (request.amountOut * BigInt(10_000 - slippageBps)) / 10_000n : request.minAmountOut;
+  const floor =
+    request.tradeType === 'EXACT_OUTPUT'
+      ? (request.amountOut * BigInt(10_000 - slippageBps)) / 10_000n
+      : request.minAmountOut;
   const route: ResolvedRoute = {
     origin,
     destination,
@@ -80,9 +91,13 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
     calls: [],
     slippageBps,
   };
-  const appFees = ((fees.appFees ?? []) as Array<{ recipient: string; feeBps: number }>).map((entry) => ({ recipient: entry.recipient, fee: String(entry.feeBps) }));
+  const appFees = ((fees.appFees ?? []) as Array<{ recipient: string; feeBps: number }>).map((entry) => ({
+    recipient: entry.recipient,
+    fee: String(entry.feeBps),
+  }));
   const sponsored = (fees.sponsoredComponents ?? []) as string[];
-  const cap = ((request.quote.feeSponsorship as JsonObject | undefined)?.quoted as JsonObject | undefined)?.maxSubsidizationAmount;
+  const cap = ((request.quote.feeSponsorship as JsonObject | undefined)?.quoted as JsonObject | undefined)
+    ?.maxSubsidizationAmount;
   let amountOutNow: bigint;
   try {
     amountOutNow = priceRoute({
@@ -97,7 +112,17 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
       },
       market: { priceIn, priceOut: priceOut!, destinationNativePrice, destinationGasPrice, fillGasUnits: gasUnits },
       settings: ctx.config.quote,
-      caller: { apiKey: sponsored.length > 0 ? { id: request.apiKeyId ?? '', sponsorshipEnabled: true, revenueShareEligible: false, fastFillLimitUsdMicros: null } : null },
+      caller: {
+        apiKey:
+          sponsored.length > 0
+            ? {
+                id: request.apiKeyId ?? '',
+                sponsorshipEnabled: true,
+                revenueShareEligible: false,
+                fastFillLimitUsdMicros: null,
+              }
+            : null,
+      },
       trailingVolumeUsdMicros: 0n,
     }).amountOut;
   } catch (error) {
@@ -106,11 +131,14 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
     else throw error;
   }
   if (amountOutNow >= floor) return { ok: true };
-  return slippage(`At current prices the order would deliver ${amountOutNow}, below its minimum of ${floor} (quoted ${request.amountOut})`, {
-    quotedAmountOut: request.amountOut.toString(),
-    minimumAmountOut: floor.toString(),
-    amountOutNow: amountOutNow.toString(),
-  });
+  return slippage(
+    `At current prices the order would deliver ${amountOutNow}, below its minimum of ${floor} (quoted ${request.amountOut})`,
+    {
+      quotedAmountOut: request.amountOut.toString(),
+      minimumAmountOut: floor.toString(),
+      amountOutNow: amountOutNow.toString(),
+    },
+  );
 }
 
 const slippage = (message: string, numbers: Record<string, string>): RepriceAtFillReturnType => ({
@@ -120,7 +148,10 @@ const slippage = (message: string, numbers: Record<string, string>): RepriceAtFi
 });
 
 function currencyOf(chain: ChainConfig, address: string): CurrencyConfig {
-  const currency = chainCurrencies(chain).find((candidate) => candidate.address.toLowerCase() === address.toLowerCase());
-  if (currency === undefined) throw new GatewayError('UNSUPPORTED_CURRENCY', `${address} is no longer a currency of chain ${chain.id}`);
+  const currency = chainCurrencies(chain).find(
+    (candidate) => candidate.address.toLowerCase() === address.toLowerCase(),
+  );
+  if (currency === undefined)
+    throw new GatewayError('UNSUPPORTED_CURRENCY', `${address} is no longer a currency of chain ${chain.id}`);
   return currency;
 }

@@ -1,5 +1,18 @@
-import { encodeAbiParameters, encodeFunctionData, keccak256, parseAbiParameters, zeroAddress, type Address, type Hex } from 'viem';
-import { getDeposit, listDepositsForRequest, updateDepositStatus, type DepositRecord } from '../../store/deposits.repository.js';
+import {
+  encodeAbiParameters,
+  encodeFunctionData,
+  keccak256,
+  parseAbiParameters,
+  zeroAddress,
+  type Address,
+  type Hex,
+} from 'viem';
+import {
+  getDeposit,
+  listDepositsForRequest,
+  updateDepositStatus,
+  type DepositRecord,
+} from '../../store/deposits.repository.js';
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import {
   attachDepositToFastFill,
@@ -135,7 +148,9 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     const previous = lanes.get(key) ?? Promise.resolve();
     const next = previous
       .then(() => withRetries(key, work, resume))
-      .catch((error: unknown) => log.error({ err: error, lane: key }, 'solver work failed; it is retried after a restart'));
+      .catch((error: unknown) =>
+        log.error({ err: error, lane: key }, 'solver work failed; it is retried after a restart'),
+      );
     lanes.set(key, next);
     void next.finally(() => {
       if (lanes.get(key) === next) lanes.delete(key);
@@ -150,9 +165,22 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     return sender;
   };
 
-  async function setStatus(request: RequestRecord, status: RequestStatus, from: RequestStatus | RequestStatus[], extra: Partial<{ failReason: string | null; refundFailReason: string | null; details: JsonObject | null; inTxHash: string; txHash: string; feesActual: JsonObject }> = {}) {
+  async function setStatus(
+    request: RequestRecord,
+    status: RequestStatus,
+    from: RequestStatus | RequestStatus[],
+    extra: Partial<{
+      failReason: string | null;
+      refundFailReason: string | null;
+      details: JsonObject | null;
+      inTxHash: string;
+      txHash: string;
+      feesActual: JsonObject;
+    }> = {},
+  ) {
     const updated = await updateRequestStatus(db, request.id, { status, fromStatus: from, now: ctx.now(), ...extra });
-    if (updated === null) log.warn({ requestId: request.id, status, from }, 'status change skipped: the request moved on');
+    if (updated === null)
+      log.warn({ requestId: request.id, status, from }, 'status change skipped: the request moved on');
     else {
       log.info({ requestId: request.id, status, failReason: extra.failReason ?? undefined }, 'request status');
       ctx.metrics?.statusChanged(status, extra.failReason ?? null);
@@ -170,10 +198,19 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     const claim = await db
       .transaction()
       .execute(async (trx) => {
-        const consumed = await updateDepositStatus(trx, deposit.id, { status: 'consumed', fromStatus: 'confirmed', now: ctx.now() });
+        const consumed = await updateDepositStatus(trx, deposit.id, {
+          status: 'consumed',
+          fromStatus: 'confirmed',
+          now: ctx.now(),
+        });
         if (consumed === null) return 'taken' as const;
         if (request !== undefined && verdict !== undefined && verdict.kind !== 'stray') {
-          const moved = await updateRequestStatus(trx, request.id, { status: 'pending', fromStatus: 'waiting', inTxHash: deposit.txHash, now: ctx.now() });
+          const moved = await updateRequestStatus(trx, request.id, {
+            status: 'pending',
+            fromStatus: 'waiting',
+            inTxHash: deposit.txHash,
+            now: ctx.now(),
+          });
           if (moved !== null) return 'primary' as const;
           // The first matching deposit of a fast-filled request pays for the fill (and releases the key's hold).
           if (verdict.kind === 'pays') {
@@ -202,18 +239,27 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     // A deposit that is not the request's own is refunded in a lane of its own, so refunding it does not hold up
     // the request's work (its proper deposit may be right behind).
     if (claim === 'orphan' || request === undefined) {
-      log.warn({ requestId: deposit.requestId, txHash: deposit.txHash }, 'deposit for an unknown request: refunding the depositor');
+      log.warn(
+        { requestId: deposit.requestId, txHash: deposit.txHash },
+        'deposit for an unknown request: refunding the depositor',
+      );
       queueStrayRefund(deposit, deposit.depositor as Address);
       return;
     }
     if (claim === 'stray') {
       const why = verdict?.kind === 'stray' ? verdict.why : 'short-not-from-user';
-      log.warn({ requestId: request.id, txHash: deposit.txHash, chainId: deposit.chainId, why }, 'deposit that cannot pay for its order: refunding it on its own; the request is left as it was');
+      log.warn(
+        { requestId: request.id, txHash: deposit.txHash, chainId: deposit.chainId, why },
+        'deposit that cannot pay for its order: refunding it on its own; the request is left as it was',
+      );
       queueStrayRefund(deposit, deposit.depositor as Address);
       return;
     }
     if (claim === 'extra') {
-      log.warn({ requestId: request.id, txHash: deposit.txHash, status: request.status }, 'second deposit for a paid request: refunding it (DOUBLE_SPEND)');
+      log.warn(
+        { requestId: request.id, txHash: deposit.txHash, status: request.status },
+        'second deposit for a paid request: refunding it (DOUBLE_SPEND)',
+      );
       queueStrayRefund(deposit, request.refundTo as Address);
       return;
     }
@@ -231,9 +277,15 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     const outcome = await refundDeposit(deposit, { refundTo, key: depositKey(deposit) });
     if (outcome.kind === 'unrefundable' && outcome.refundFailReason === 'AMOUNT_TOO_LOW_TO_REFUND') {
       // Dust (less than the refund's gas): nothing to send back; it stays in the depository.
-      log.warn({ requestId: deposit.requestId, txHash: deposit.txHash, amount: deposit.amount.toString() }, 'deposit too small to refund; left in the depository');
+      log.warn(
+        { requestId: deposit.requestId, txHash: deposit.txHash, amount: deposit.amount.toString() },
+        'deposit too small to refund; left in the depository',
+      );
     } else if (outcome.kind === 'unrefundable') {
-      log.error({ requestId: deposit.requestId, txHash: deposit.txHash, refundFailReason: outcome.refundFailReason }, 'deposit not refunded; an operator must look');
+      log.error(
+        { requestId: deposit.requestId, txHash: deposit.txHash, refundFailReason: outcome.refundFailReason },
+        'deposit not refunded; an operator must look',
+      );
     }
     await updateDepositStatus(db, deposit.id, { status: 'consumed', fromStatus: 'confirmed', now: ctx.now() });
   }
@@ -266,9 +318,15 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     });
   }
 
-  async function validate(request: RequestRecord, deposit: DepositRecord): Promise<{ failReason: FailReason; details?: JsonObject } | null> {
+  async function validate(
+    request: RequestRecord,
+    deposit: DepositRecord,
+  ): Promise<{ failReason: FailReason; details?: JsonObject } | null> {
     // Stray deposits never get here (`judgeDeposit`); kept for requests claimed before that rule existed.
-    if (deposit.chainId !== request.originChainId || deposit.token.toLowerCase() !== request.originCurrency.toLowerCase()) {
+    if (
+      deposit.chainId !== request.originChainId ||
+      deposit.token.toLowerCase() !== request.originCurrency.toLowerCase()
+    ) {
       return { failReason: 'ORIGIN_CURRENCY_MISMATCH' };
     }
     if (deposit.amount < request.amountIn) return { failReason: 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL' };
@@ -276,12 +334,21 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
   }
 
   /** What a fill needs whatever paid for it: the order is live, the solver holds the output, the fill simulates. */
-  async function validateFill(request: RequestRecord): Promise<{ failReason: FailReason; details?: JsonObject } | null> {
+  async function validateFill(
+    request: RequestRecord,
+  ): Promise<{ failReason: FailReason; details?: JsonObject } | null> {
     if (ctx.now() > request.expiresAt) return { failReason: 'ORDER_EXPIRED' };
-    const balance = await ctx.market.balanceOf(request.destinationChainId, ctx.solver.address, request.destinationCurrency as Address);
+    const balance = await ctx.market.balanceOf(
+      request.destinationChainId,
+      ctx.solver.address,
+      request.destinationCurrency as Address,
+    );
     if (balance < request.amountOut) return { failReason: 'SOLVER_BALANCE_TOO_LOW' };
     try {
-      const gas = await ctx.market.estimateGas(request.destinationChainId, { from: ctx.solver.address, ...fillOf(request) });
+      const gas = await ctx.market.estimateGas(request.destinationChainId, {
+        from: ctx.solver.address,
+        ...fillOf(request),
+      });
       // The simulation's estimate is the fill's gas limit (plus a margin): no second estimate before sending.
       simulatedGas.set(request.id, (gas * (100n + GAS_MARGIN_PERCENT)) / 100n);
     } catch (error) {
@@ -302,13 +369,23 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
       try {
         const gas = simulatedGas.get(request.id);
         simulatedGas.delete(request.id);
-        record = await sender.send({ requestId: request.id as Hex, kind: 'fill', ...tx, ...(gas === undefined ? {} : { gas }) });
+        record = await sender.send({
+          requestId: request.id as Hex,
+          kind: 'fill',
+          ...tx,
+          ...(gas === undefined ? {} : { gas }),
+        });
         if (deposit !== null) ctx.metrics?.fillBroadcast((ctx.now() - deposit.createdAt) / 1000);
       } catch (error) {
         // The node refused the fill outright (nothing was broadcast, the nonce was released): refund.
         const reason = rejectedFillReason(error);
         if (reason === null) throw error;
-        await refundOrFail(request, deposit, reason, isGatewayError(error) ? { message: error.message, revert: error.data ?? null } : undefined);
+        await refundOrFail(
+          request,
+          deposit,
+          reason,
+          isGatewayError(error) ? { message: error.message, revert: error.data ?? null } : undefined,
+        );
         return;
       }
     }
@@ -323,22 +400,37 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     await finishFill(request, deposit, record.id);
   }
 
-  async function finishFill(request: RequestRecord, deposit: DepositRecord | null, outgoingTxId: number): Promise<void> {
+  async function finishFill(
+    request: RequestRecord,
+    deposit: DepositRecord | null,
+    outgoingTxId: number,
+  ): Promise<void> {
     const receipt = await senderOf(request.destinationChainId).waitForReceipt(outgoingTxId);
     ctx.market.invalidateSolverBalances(request.destinationChainId);
     if (receipt.status === 'success') {
-      const succeeded = await setStatus(request, 'success', ['pending', 'submitted'], { txHash: receipt.hash, feesActual: actualFees(request, receipt) });
+      const succeeded = await setStatus(request, 'success', ['pending', 'submitted'], {
+        txHash: receipt.hash,
+        feesActual: actualFees(request, receipt),
+      });
       if (succeeded !== null && deposit !== null) ctx.metrics?.depositSucceeded((ctx.now() - deposit.createdAt) / 1000);
       return;
     }
-    const failed = await setStatus(request, 'failure', ['pending', 'submitted'], { txHash: receipt.hash, failReason: 'TRANSACTION_REVERTED' });
+    const failed = await setStatus(request, 'failure', ['pending', 'submitted'], {
+      txHash: receipt.hash,
+      failReason: 'TRANSACTION_REVERTED',
+    });
     crashPoint(ctx.config.crashAt, 'fill-reverted');
     const paid = deposit ?? (failed === null ? null : await attachedDeposit(failed));
     if (failed !== null && paid !== null) await refundRequest(failed, paid, 'TRANSACTION_REVERTED');
   }
 
   /** A request that cannot be filled: its deposit is refunded, or without one (a fast fill) it simply fails. */
-  async function refundOrFail(request: RequestRecord, deposit: DepositRecord | null, failReason: FailReason, details?: JsonObject): Promise<void> {
+  async function refundOrFail(
+    request: RequestRecord,
+    deposit: DepositRecord | null,
+    failReason: FailReason,
+    details?: JsonObject,
+  ): Promise<void> {
     // A fast fill's deposit may have arrived meanwhile (attached to the request): it is refunded, never kept.
     const fresh = deposit === null ? await getRequest(db, request.id) : undefined;
     const paid = deposit ?? (fresh === undefined ? null : await attachedDeposit(fresh));
@@ -347,15 +439,28 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
   }
 
   /** Refund of the request's own deposit; the request ends in `refund` (or `failure` when the refund cannot be made). */
-  async function refundRequest(request: RequestRecord, deposit: DepositRecord, failReason: FailReason, details?: JsonObject): Promise<void> {
+  async function refundRequest(
+    request: RequestRecord,
+    deposit: DepositRecord,
+    failReason: FailReason,
+    details?: JsonObject,
+  ): Promise<void> {
     // Recorded before the refund is sent: a restart that finds the refund in flight ends it with this reason.
     await recordRequestFailReason(db, request.id, { failReason, details: details ?? null });
     const outcome = await refundDeposit(deposit, { refundTo: request.refundTo as Address, key: request.id as Hex });
     if (outcome.kind === 'refunded') {
       // The refund's hash goes with the request's transaction hashes, as the reference shows refunds.
-      await setStatus(request, 'refund', ['pending', 'submitted', 'failure'], { failReason, details: details ?? null, txHash: outcome.receipt.hash });
+      await setStatus(request, 'refund', ['pending', 'submitted', 'failure'], {
+        failReason,
+        details: details ?? null,
+        txHash: outcome.receipt.hash,
+      });
     } else {
-      await setStatus(request, 'failure', ['pending', 'submitted', 'failure'], { failReason, refundFailReason: outcome.refundFailReason, details: details ?? null });
+      await setStatus(request, 'failure', ['pending', 'submitted', 'failure'], {
+        failReason,
+        refundFailReason: outcome.refundFailReason,
+        details: details ?? null,
+      });
     }
   }
 
@@ -379,7 +484,15 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
             data: encodeFunctionData({
               abi: depositoryAbi,
               functionName: 'release',
-              args: [deposit.depositIndex, deposit.requestId as Hex, deposit.depositor as Address, deposit.token as Address, deposit.amount, target.refundTo, amount],
+              args: [
+                deposit.depositIndex,
+                deposit.requestId as Hex,
+                deposit.depositor as Address,
+                deposit.token as Address,
+                deposit.amount,
+                target.refundTo,
+                amount,
+              ],
             }),
             value: 0n,
           };
@@ -391,13 +504,24 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
         ? gasCost
         : convert(
             gasCost,
-            { decimals: chain.nativeCurrency.decimals, price: await ctx.market.usdPrice(chain.id, chain.nativeCurrency) },
-            { decimals: tokenDecimals(chain, deposit.token), price: await ctx.market.usdPrice(chain.id, tokenConfig(chain, deposit.token)) },
+            {
+              decimals: chain.nativeCurrency.decimals,
+              price: await ctx.market.usdPrice(chain.id, chain.nativeCurrency),
+            },
+            {
+              decimals: tokenDecimals(chain, deposit.token),
+              price: await ctx.market.usdPrice(chain.id, tokenConfig(chain, deposit.token)),
+            },
             'up',
           );
       const amount = deposit.amount - gasInToken;
       if (amount <= 0n) return { kind: 'unrefundable', refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND' };
-      record = await sender.send({ requestId: target.key, kind: 'refund', ...build(amount), gas: (gasUnits * (100n + GAS_MARGIN_PERCENT)) / 100n });
+      record = await sender.send({
+        requestId: target.key,
+        kind: 'refund',
+        ...build(amount),
+        gas: (gasUnits * (100n + GAS_MARGIN_PERCENT)) / 100n,
+      });
     }
     const receipt = await sender.waitForReceipt(record.id);
     ctx.market.invalidateSolverBalances(deposit.chainId);
@@ -406,14 +530,21 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
   }
 
   function actualFees(request: RequestRecord, receipt: SentReceipt): JsonObject {
-    return { ...request.feesQuoted, fillGasUsed: receipt.gasUsed.toString(), fillGasPrice: receipt.effectiveGasPrice.toString() };
+    return {
+      ...request.feesQuoted,
+      fillGasUsed: receipt.gasUsed.toString(),
+      fillGasPrice: receipt.effectiveGasPrice.toString(),
+    };
   }
 
   /** The request's own deposit: consumed, and its hash among the request's `inTxHashes`. */
   async function attachedDeposit(request: RequestRecord): Promise<DepositRecord | null> {
     if (request.inTxHashes.length === 0) return null;
     const deposits = await listDepositsForRequest(db, request.id);
-    return deposits.find((candidate) => candidate.status === 'consumed' && request.inTxHashes.includes(candidate.txHash)) ?? null;
+    return (
+      deposits.find((candidate) => candidate.status === 'consumed' && request.inTxHashes.includes(candidate.txHash)) ??
+      null
+    );
   }
 
   /**
@@ -423,7 +554,10 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
   async function resumeRequest(requestId: string, depositTxHash?: string): Promise<void> {
     const fresh = await getRequest(db, requestId);
     if (fresh === undefined) return;
-    const inFlight = fresh.status === 'pending' || fresh.status === 'submitted' || (fresh.status === 'failure' && fresh.refundFailReason === null);
+    const inFlight =
+      fresh.status === 'pending' ||
+      fresh.status === 'submitted' ||
+      (fresh.status === 'failure' && fresh.refundFailReason === null);
     if (!inFlight) return;
     if (depositTxHash !== undefined && !fresh.inTxHashes.includes(depositTxHash.toLowerCase())) return;
     await recoverRequest(fresh);
@@ -438,15 +572,23 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
       return;
     }
     if (deposit === null) {
-      log.error({ requestId: request.id }, 'request is past waiting but its deposit is not recorded; leaving it for an operator');
+      log.error(
+        { requestId: request.id },
+        'request is past waiting but its deposit is not recorded; leaving it for an operator',
+      );
       return;
     }
     const refund = await getLiveOutgoingTx(db, request.id, 'refund');
     if (refund !== undefined) {
       const receipt = await senderOf(deposit.chainId).waitForReceipt(refund.id);
       const failReason = request.failReason ?? 'UNKNOWN';
-      if (receipt.status === 'success') await setStatus(request, 'refund', ['pending', 'submitted', 'failure'], { failReason, txHash: receipt.hash });
-      else await setStatus(request, 'failure', ['pending', 'submitted', 'failure'], { failReason, refundFailReason: 'MANUAL_REFUND_REQUIRED' });
+      if (receipt.status === 'success')
+        await setStatus(request, 'refund', ['pending', 'submitted', 'failure'], { failReason, txHash: receipt.hash });
+      else
+        await setStatus(request, 'failure', ['pending', 'submitted', 'failure'], {
+          failReason,
+          refundFailReason: 'MANUAL_REFUND_REQUIRED',
+        });
       return;
     }
     // `failure` with no refund fail reason: the fill reverted and the refund was never recorded. Checked before
@@ -461,7 +603,8 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
       return;
     }
     if (fillTx !== undefined) {
-      if (request.status === 'pending' && fillTx.hashes.length > 0) await setStatus(request, 'submitted', ['pending'], { txHash: fillTx.hashes.at(-1)! });
+      if (request.status === 'pending' && fillTx.hashes.length > 0)
+        await setStatus(request, 'submitted', ['pending'], { txHash: fillTx.hashes.at(-1)! });
       await finishFill(request, deposit, fillTx.id);
       return;
     }
@@ -484,7 +627,11 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
       for (const status of ['pending', 'submitted', 'failure'] as const) {
         let continuation: string | undefined;
         do {
-          const page = await listRequests(db, { status }, { limit: 50, ...(continuation === undefined ? {} : { continuation }) });
+          const page = await listRequests(
+            db,
+            { status },
+            { limit: 50, ...(continuation === undefined ? {} : { continuation }) },
+          );
           for (const request of page.requests) {
             if (status === 'failure' && request.refundFailReason !== null) continue;
             void enqueue(
@@ -504,14 +651,20 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
       const request = await getRequest(db, requestId);
       if (request === undefined) return { failReason: 'UNKNOWN', message: 'no such request' };
       const blocked = await validateFill(request);
-      return blocked === null ? null : { failReason: blocked.failReason, message: typeof blocked.details?.message === 'string' ? blocked.details.message : blocked.failReason };
+      return blocked === null
+        ? null
+        : {
+            failReason: blocked.failReason,
+            message: typeof blocked.details?.message === 'string' ? blocked.details.message : blocked.failReason,
+          };
     },
     fillNow(requestId) {
       void enqueue(
         requestId,
         async () => {
           const request = await getRequest(db, requestId);
-          if (request !== undefined && request.status === 'pending' && request.fastFill !== null) await fill(request, null);
+          if (request !== undefined && request.status === 'pending' && request.fastFill !== null)
+            await fill(request, null);
         },
         () => resumeRequest(requestId),
       );
@@ -548,7 +701,14 @@ const DEPOSIT_KEY_ABI = parseAbiParameters('bytes32 requestId, uint256 chainId, 
 
 /** The key of a refund of one particular deposit (an orphan or a double spend), distinct from the request's. */
 function depositKey(deposit: DepositRecord): Hex {
-  return keccak256(encodeAbiParameters(DEPOSIT_KEY_ABI, [deposit.requestId as Hex, BigInt(deposit.chainId), deposit.txHash as Hex, BigInt(deposit.logIndex)]));
+  return keccak256(
+    encodeAbiParameters(DEPOSIT_KEY_ABI, [
+      deposit.requestId as Hex,
+      BigInt(deposit.chainId),
+      deposit.txHash as Hex,
+      BigInt(deposit.logIndex),
+    ]),
+  );
 }
 
 function tokenConfig(chain: ChainConfig, token: string) {

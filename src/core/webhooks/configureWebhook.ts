@@ -25,18 +25,27 @@ export type ConfigureWebhookReturnType = ApiKeyRecord;
  * @throws `INVALID_INPUT` for a refused URL, header or key; `NOT_FOUND` for an unknown key;
  *   `SERVICE_UNAVAILABLE` when the gateway runs without webhook delivery.
  */
-export async function configureWebhook(ctx: CoreContext, params: ConfigureWebhookParameters): Promise<ConfigureWebhookReturnType> {
+export async function configureWebhook(
+  ctx: CoreContext,
+  params: ConfigureWebhookParameters,
+): Promise<ConfigureWebhookReturnType> {
   const webhooks = ctx.webhooks;
-  if (webhooks === undefined) throw new GatewayError('SERVICE_UNAVAILABLE', 'Webhook delivery is not configured on this gateway');
+  if (webhooks === undefined)
+    throw new GatewayError('SERVICE_UNAVAILABLE', 'Webhook delivery is not configured on this gateway');
   const record = await getApiKey(ctx.db, params.apiKeyId);
   if (record === undefined) throw new GatewayError('NOT_FOUND', `No API key ${params.apiKeyId}`);
-  const webhook = params.webhook === null ? null : validateWebhook(params.webhook, { allowPrivate: webhooks.settings.allowPrivate });
+  const webhook =
+    params.webhook === null ? null : validateWebhook(params.webhook, { allowPrivate: webhooks.settings.allowPrivate });
   let webhookSecret: string | undefined;
   if (params.apiKey !== undefined) {
-    if (hashApiKey(params.apiKey) !== record.keyHash) throw new GatewayError('INVALID_INPUT', 'apiKey is not the key of this API key id');
+    if (hashApiKey(params.apiKey) !== record.keyHash)
+      throw new GatewayError('INVALID_INPUT', 'apiKey is not the key of this API key id');
     webhookSecret = sealWebhookSecret(webhooks.settings.encryptionKey, record.id, params.apiKey);
   } else if (webhook?.enabled === true && !(await hasWebhookSecret(ctx.db, record.id))) {
-    throw new GatewayError('INVALID_INPUT', 'The gateway does not hold the signing secret of this key: pass apiKey once to enable its webhook');
+    throw new GatewayError(
+      'INVALID_INPUT',
+      'The gateway does not hold the signing secret of this key: pass apiKey once to enable its webhook',
+    );
   }
   const updated = await setApiKeyWebhook(ctx.db, record.id, {
     webhook,

@@ -116,14 +116,21 @@ export function createWebhookDispatcher(params: CreateWebhookDispatcherParameter
     let deleted = 0;
     try {
       for (;;) {
-        const batch = await deleteFinishedWebhookDeliveries(db, { before: now() - settings.retentionMs, limit: PRUNE_BATCH });
+        const batch = await deleteFinishedWebhookDeliveries(db, {
+          before: now() - settings.retentionMs,
+          limit: PRUNE_BATCH,
+        });
         deleted += batch;
         if (batch < PRUNE_BATCH || stopping) break;
       }
     } catch (error) {
       log.warn({ err: error }, 'webhook: deleting old deliveries failed');
     }
-    if (deleted > 0) log.info({ deleted, retentionMs: settings.retentionMs }, 'webhook: deleted finished deliveries past their retention');
+    if (deleted > 0)
+      log.info(
+        { deleted, retentionMs: settings.retentionMs },
+        'webhook: deleted finished deliveries past their retention',
+      );
   }
 
   function schedule(): void {
@@ -222,11 +229,22 @@ export function createWebhookDispatcher(params: CreateWebhookDispatcherParameter
         now: now(),
       });
       if (applied) params.metrics?.webhookAttempt(status === 'pending' ? 'retry' : status);
-      if (!applied) log.warn({ requestId: delivery.requestId, deliveryId: delivery.id, attempt }, 'webhook: attempt outlived its lease; not recorded');
-      else if (status === 'failed') log.warn({ requestId: delivery.requestId, deliveryId: delivery.id, apiKeyId: delivery.apiKeyId }, 'webhook: delivery failed for good');
+      if (!applied)
+        log.warn(
+          { requestId: delivery.requestId, deliveryId: delivery.id, attempt },
+          'webhook: attempt outlived its lease; not recorded',
+        );
+      else if (status === 'failed')
+        log.warn(
+          { requestId: delivery.requestId, deliveryId: delivery.id, apiKeyId: delivery.apiKeyId },
+          'webhook: delivery failed for good',
+        );
     } catch (error) {
       // The lease runs out and the attempt is made again: at least once.
-      log.error({ err: error, requestId: delivery.requestId, deliveryId: delivery.id }, 'webhook: recording an attempt failed');
+      log.error(
+        { err: error, requestId: delivery.requestId, deliveryId: delivery.id },
+        'webhook: recording an attempt failed',
+      );
     }
   }
 
@@ -254,7 +272,11 @@ export function createWebhookDispatcher(params: CreateWebhookDispatcherParameter
     return postWebhook({
       url,
       body,
-      headers: { ...custom, [signatureTimestampHeader]: timestamp, [signatureHeader]: signWebhook(secret, timestamp, body) },
+      headers: {
+        ...custom,
+        [signatureTimestampHeader]: timestamp,
+        [signatureHeader]: signWebhook(secret, timestamp, body),
+      },
       timeoutMs: settings.timeoutMs,
       allowPrivate: settings.allowPrivate,
     });

@@ -17,6 +17,9 @@ export type ListWebhookDeliveriesReturnType = WebhookDelivery[];
  * The delivery log of an API key's webhook, newest first: each delivery (event, status, attempts, when the
  * next one is due) with every attempt's status code, error and duration. For the admin surface.
  */
-export async function listWebhookDeliveries(ctx: CoreContext, params: ListWebhookDeliveriesParameters): Promise<ListWebhookDeliveriesReturnType> {
+export async function listWebhookDeliveries(
+  ctx: CoreContext,
+  params: ListWebhookDeliveriesParameters,
+): Promise<ListWebhookDeliveriesReturnType> {
   return listDeliveries(ctx.db, params);
 }

@@ -38,7 +38,11 @@ export function postWebhook(params: PostWebhookParameters): Promise<PostWebhookR
       params.url,
       {
         method: 'POST',
-        headers: { ...params.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(params.body) },
+        headers: {
+          ...params.headers,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(params.body),
+        },
         ...(params.allowPrivate ? {} : { lookup: guardedLookup }),
         agent: false,
       },

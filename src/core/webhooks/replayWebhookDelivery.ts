@@ -1,5 +1,9 @@
 import { getApiKey } from '../../store/apiKeys.repository.js';
-import { getWebhookDelivery, insertWebhookReplay, type WebhookDelivery } from '../../store/webhookDeliveries.repository.js';
+import {
+  getWebhookDelivery,
+  insertWebhookReplay,
+  type WebhookDelivery,
+} from '../../store/webhookDeliveries.repository.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 
@@ -17,7 +21,10 @@ export type ReplayWebhookDeliveryReturnType = WebhookDelivery;
  * @throws `NOT_FOUND` for an unknown delivery (or one of another key); `CONFLICT` when the key's webhook is
  *   disabled or removed, or the key is revoked.
  */
-export async function replayWebhookDelivery(ctx: CoreContext, params: ReplayWebhookDeliveryParameters): Promise<ReplayWebhookDeliveryReturnType> {
+export async function replayWebhookDelivery(
+  ctx: CoreContext,
+  params: ReplayWebhookDeliveryParameters,
+): Promise<ReplayWebhookDeliveryReturnType> {
   const original = await getWebhookDelivery(ctx.db, params.deliveryId);
   if (original === undefined || (params.apiKeyId !== undefined && original.apiKeyId !== params.apiKeyId)) {
     throw new GatewayError('NOT_FOUND', `No webhook delivery ${params.deliveryId}`);

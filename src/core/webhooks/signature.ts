@@ -6,7 +6,9 @@ export const signatureHeader = 'X-Signature-SHA256';
 
 /** Headers a webhook's custom headers cannot set: the gateway sets them (signature, framing). */
 export const reservedHeader = (name: string): boolean =>
-  /^(x-signature-timestamp|x-signature-sha256|content-type|content-length|host|transfer-encoding|connection)$/i.test(name);
+  /^(x-signature-timestamp|x-signature-sha256|content-type|content-length|host|transfer-encoding|connection)$/i.test(
+    name,
+  );
 
 /**
  * The signature of a webhook: hex HMAC-SHA256 of `<timestamp>.<body>` keyed with the API key (the reference's

@@ -20,7 +20,15 @@ export type WebhookEncryptionKey = Buffer;
  * `GATEWAY_WEBHOOK_SECRET_KEY` to decouple the two.
  */
 export function deriveWebhookEncryptionKey(solverPrivateKey: Hex): WebhookEncryptionKey {
-  return Buffer.from(hkdfSync('sha256', Buffer.from(solverPrivateKey.slice(2), 'hex'), Buffer.alloc(0), 'intent-gateway/webhook-secrets/v1', 32));
+  return Buffer.from(
+    hkdfSync(
+      'sha256',
+      Buffer.from(solverPrivateKey.slice(2), 'hex'),
+      Buffer.alloc(0),
+      'intent-gateway/webhook-secrets/v1',
+      32,
+    ),
+  );
 }
 
 /** Seal an API key as the signing secret of key `apiKeyId` (store it with `insertApiKey` / `setApiKeyWebhook`). */
@@ -29,7 +37,12 @@ export function sealWebhookSecret(encryptionKey: WebhookEncryptionKey, apiKeyId:
   const cipher = createCipheriv('aes-256-gcm', encryptionKey, iv);
   cipher.setAAD(Buffer.from(apiKeyId, 'utf8'));
   const sealed = Buffer.concat([cipher.update(apiKey, 'utf8'), cipher.final()]);
-  return [version, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), sealed.toString('base64url')].join(':');
+  return [
+    version,
+    iv.toString('base64url'),
+    cipher.getAuthTag().toString('base64url'),
+    sealed.toString('base64url'),
+  ].join(':');
 }
 
 /**
@@ -45,6 +58,10 @@ export function openWebhookSecret(encryptionKey: WebhookEncryptionKey, apiKeyId:
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
   } catch (error) {
-    throw new GatewayError('SERVICE_UNAVAILABLE', `The webhook signing secret of API key ${apiKeyId} cannot be opened with this server's webhook encryption key`, { cause: error });
+    throw new GatewayError(
+      'SERVICE_UNAVAILABLE',
+      `The webhook signing secret of API key ${apiKeyId} cannot be opened with this server's webhook encryption key`,
+      { cause: error },
+    );
   }
 }

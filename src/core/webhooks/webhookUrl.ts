@@ -23,7 +23,9 @@ export const guardedLookup: LookupFunction = (hostname, options, callback) => {
     if (error) return callback(error, '', 0);
     const allowed = addresses.filter((a) => !isPrivateAddress(a.address));
     if (allowed.length === 0) {
-      const refused = Object.assign(new Error(`${hostname} resolves to a private or loopback address`), { code: 'WEBHOOK_PRIVATE_ADDRESS' });
+      const refused = Object.assign(new Error(`${hostname} resolves to a private or loopback address`), {
+        code: 'WEBHOOK_PRIVATE_ADDRESS',
+      });
       return callback(refused, '', 0);
     }
     if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);

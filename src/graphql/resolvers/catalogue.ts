@@ -10,4 +10,5 @@ export const tokenPrice: QueryResolvers['tokenPrice'] = async (_parent, { chainI
 };
 
 /** `Query.currencies` (operation `getCurrencies`): the flat list of `POST /currencies/v2`, with each group id. */
-export const currencies: QueryResolvers['currencies'] = (_parent, { input }, { core }) => getCurrencies(core, input ?? {});
+export const currencies: QueryResolvers['currencies'] = (_parent, { input }, { core }) =>
+  getCurrencies(core, input ?? {});

@@ -6,8 +6,7 @@ const pending = (operationId: string) => (): never => {
   throw notImplemented(operationId);
 };
 
-export const pendingQueries = {
-} satisfies QueryResolvers;
+export const pendingQueries = {} satisfies QueryResolvers;
 
 export const pendingMutations = {
   executeGasless: pending('executeGasless'),

@@ -13,7 +13,9 @@ function as<K extends string, T>(field: K, source: AsyncIterableIterator<T>): As
   const iterator: AsyncIterableIterator<Wrapped> = {
     next: async () => {
       const result = await source.next();
-      return result.done ? { value: undefined, done: true } : { value: { [field]: result.value } as Wrapped, done: false };
+      return result.done
+        ? { value: undefined, done: true }
+        : { value: { [field]: result.value } as Wrapped, done: false };
     },
     return: async () => {
       await source.return?.();

@@ -15,7 +15,11 @@ export const indexTransaction: MutationResolvers['indexTransaction'] = async (_p
 };
 
 /** `Mutation.indexSingleTransaction` (operation `indexSingleTransaction`, `POST /transactions/single`). */
-export const indexSingleTransaction: MutationResolvers['indexSingleTransaction'] = async (_parent, { input }, { core }) => {
+export const indexSingleTransaction: MutationResolvers['indexSingleTransaction'] = async (
+  _parent,
+  { input },
+  { core },
+) => {
   const { message } = await indexSingleTransactionCore(core, {
     chainId: input.chainId,
     requestId: input.requestId,

@@ -9,17 +9,25 @@ import { rotateApiKey as rotateApiKeyCore } from '../../core/apiKeys/rotateApiKe
 import { updateApiKey as updateApiKeyCore } from '../../core/apiKeys/updateApiKey.js';
 import type { RestContext } from '../context.js';
 
-type WireApiKey = OperationOutput<'getApiKey'> extends infer O ? (O extends { status: 200; body: { apiKey: infer K } } ? K : never) : never;
+type WireApiKey =
+  OperationOutput<'getApiKey'> extends infer O
+    ? O extends { status: 200; body: { apiKey: infer K } }
+      ? K
+      : never
+    : never;
 
 /** The core's key as the contract's `ApiKey` (limits and webhook are passed as stored). */
-const toWire = (apiKey: ApiKey): WireApiKey => apiKey as WireApiKey;
+const toWire = (apiKey: ApiKey): WireApiKey => apiKey;
 const withSecret = ({ apiKey, key }: ApiKeyWithSecret) => ({ apiKey: toWire(apiKey), key });
 
 const admin = (input: { headers: { authorization?: string } }, context: RestContext): void =>
   authorizeAdmin(context.admin.token, input.headers.authorization);
 
 /** POST /admin/api-keys */
-export async function createApiKey(input: OperationInput<'createApiKey'>, context: RestContext): Promise<OperationOutput<'createApiKey'>> {
+export async function createApiKey(
+  input: OperationInput<'createApiKey'>,
+  context: RestContext,
+): Promise<OperationOutput<'createApiKey'>> {
   admin(input, context);
   const created = await createApiKeyCore(context.core, input.body, {
     allowPrivateWebhooks: context.admin.allowPrivateWebhooks,
@@ -29,34 +37,53 @@ export async function createApiKey(input: OperationInput<'createApiKey'>, contex
 }
 
 /** GET /admin/api-keys */
-export async function listApiKeys(input: OperationInput<'listApiKeys'>, context: RestContext): Promise<OperationOutput<'listApiKeys'>> {
+export async function listApiKeys(
+  input: OperationInput<'listApiKeys'>,
+  context: RestContext,
+): Promise<OperationOutput<'listApiKeys'>> {
   admin(input, context);
   const apiKeys = await listApiKeysCore(context.core, { includeRevoked: input.query.includeRevoked });
   return { status: 200, body: { apiKeys: apiKeys.map(toWire) } };
 }
 
 /** GET /admin/api-keys/{id} */
-export async function getApiKey(input: OperationInput<'getApiKey'>, context: RestContext): Promise<OperationOutput<'getApiKey'>> {
+export async function getApiKey(
+  input: OperationInput<'getApiKey'>,
+  context: RestContext,
+): Promise<OperationOutput<'getApiKey'>> {
   admin(input, context);
   return { status: 200, body: { apiKey: toWire(await getApiKeyCore(context.core, input.params.id)) } };
 }
 
 /** PATCH /admin/api-keys/{id} */
-export async function updateApiKey(input: OperationInput<'updateApiKey'>, context: RestContext): Promise<OperationOutput<'updateApiKey'>> {
+export async function updateApiKey(
+  input: OperationInput<'updateApiKey'>,
+  context: RestContext,
+): Promise<OperationOutput<'updateApiKey'>> {
   admin(input, context);
-  const apiKey = await updateApiKeyCore(context.core, input.params.id, input.body, { allowPrivateWebhooks: context.admin.allowPrivateWebhooks });
+  const apiKey = await updateApiKeyCore(context.core, input.params.id, input.body, {
+    allowPrivateWebhooks: context.admin.allowPrivateWebhooks,
+  });
   return { status: 200, body: { apiKey: toWire(apiKey) } };
 }
 
 /** POST /admin/api-keys/{id}/rotate */
-export async function rotateApiKey(input: OperationInput<'rotateApiKey'>, context: RestContext): Promise<OperationOutput<'rotateApiKey'>> {
+export async function rotateApiKey(
+  input: OperationInput<'rotateApiKey'>,
+  context: RestContext,
+): Promise<OperationOutput<'rotateApiKey'>> {
   admin(input, context);
-  const rotated = await rotateApiKeyCore(context.core, input.params.id, { sealWebhookSecret: context.admin.sealWebhookSecret });
+  const rotated = await rotateApiKeyCore(context.core, input.params.id, {
+    sealWebhookSecret: context.admin.sealWebhookSecret,
+  });
   return { status: 200, body: withSecret(rotated) };
 }
 
 /** POST /admin/api-keys/{id}/revoke */
-export async function revokeApiKey(input: OperationInput<'revokeApiKey'>, context: RestContext): Promise<OperationOutput<'revokeApiKey'>> {
+export async function revokeApiKey(
+  input: OperationInput<'revokeApiKey'>,
+  context: RestContext,
+): Promise<OperationOutput<'revokeApiKey'>> {
   admin(input, context);
   return { status: 200, body: { apiKey: toWire(await revokeApiKeyCore(context.core, input.params.id)) } };
 }

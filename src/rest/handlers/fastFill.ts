@@ -4,12 +4,20 @@ import { fastFill as fastFillCore } from '../../core/solver/fastFill.js';
 import type { RestContext } from '../context.js';
 
 /** POST /fast-fill */
-export async function fastFill(input: OperationInput<'fastFill'>, context: RestContext): Promise<OperationOutput<'fastFill'>> {
+export async function fastFill(
+  input: OperationInput<'fastFill'>,
+  context: RestContext,
+): Promise<OperationOutput<'fastFill'>> {
   const caller = await authenticate(context.core, input.headers['x-api-key']);
   const { requestId, solverInputCurrencyAmount, maxFillAmountUsd } = input.body;
   const result = await fastFillCore(
     context.core,
-    { requestId, maxFillAmountUsd, solverInputCurrencyAmount: solverInputCurrencyAmount === undefined ? undefined : BigInt(solverInputCurrencyAmount) },
+    {
+      requestId,
+      maxFillAmountUsd,
+      solverInputCurrencyAmount:
+        solverInputCurrencyAmount === undefined ? undefined : BigInt(solverInputCurrencyAmount),
+    },
     caller,
   );
   return { status: 200, body: result };

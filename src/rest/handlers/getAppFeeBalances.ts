@@ -4,7 +4,10 @@ import type { RestContext } from '../context.js';
 import { toWire } from '../wire.js';
 
 /** GET /app-fees/{wallet}/balances. USD totals are JSON numbers on the wire (the reference's type), for display. */
-export async function getAppFeeBalances(input: OperationInput<'getAppFeeBalances'>, context: RestContext): Promise<OperationOutput<'getAppFeeBalances'>> {
+export async function getAppFeeBalances(
+  input: OperationInput<'getAppFeeBalances'>,
+  context: RestContext,
+): Promise<OperationOutput<'getAppFeeBalances'>> {
   const result = await getAppFeeBalancesCore(context.core, { wallet: input.params.wallet });
   return {
     status: 200,

@@ -11,7 +11,10 @@ export function toWireChain(chain: Chain): WireChain {
 }
 
 /** GET /chains */
-export async function getChains(input: OperationInput<'getChains'>, context: RestContext): Promise<OperationOutput<'getChains'>> {
+export async function getChains(
+  input: OperationInput<'getChains'>,
+  context: RestContext,
+): Promise<OperationOutput<'getChains'>> {
   const chains = getChainsCore(context.core, { includeChains: input.query.includeChains });
   return { status: 200, body: { chains: chains.map(toWireChain) } };
 }

@@ -4,7 +4,10 @@ import { toWire } from '../wire.js';
 import type { RestContext } from '../context.js';
 
 /** GET /config/v2 */
-export async function getConfig(input: OperationInput<'getConfig'>, context: RestContext): Promise<OperationOutput<'getConfig'>> {
+export async function getConfig(
+  input: OperationInput<'getConfig'>,
+  context: RestContext,
+): Promise<OperationOutput<'getConfig'>> {
   const { originChainId, destinationChainId, user, currency } = input.query;
   const config = await getConfigCore(context.core, { originChainId, destinationChainId, user, currency });
   return { status: 200, body: toWire(config) };

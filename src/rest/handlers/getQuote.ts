@@ -14,16 +14,29 @@ export function toQuoteParameters(body: QuoteBody | PriceBody): QuoteParameters 
   return {
     ...quote,
     amount: BigInt(body.amount),
-    txs: body.txs?.map((tx) => ({ to: tx.to, data: tx.data, value: tx.value === undefined ? undefined : BigInt(tx.value) })),
-    maxSubsidizationAmount: quote.maxSubsidizationAmount === undefined ? undefined : BigInt(quote.maxSubsidizationAmount),
-    unsupported: Object.fromEntries(unsupportedQuoteOptions.map((option) => [option, (quote as Record<string, unknown>)[option]])),
+    txs: body.txs?.map((tx) => ({
+      to: tx.to,
+      data: tx.data,
+      value: tx.value === undefined ? undefined : BigInt(tx.value),
+    })),
+    maxSubsidizationAmount:
+      quote.maxSubsidizationAmount === undefined ? undefined : BigInt(quote.maxSubsidizationAmount),
+    unsupported: Object.fromEntries(
+      unsupportedQuoteOptions.map((option) => [option, (quote as Record<string, unknown>)[option]]),
+    ),
   };
 }
 
 /** The wire form of a quote or price: amounts as strings, and the slippage total as a bps string. */
 function toWireQuote<T extends Price>(quote: T) {
   const wire = toWire(quote);
-  return { ...wire, details: { ...wire.details, slippageTolerance: { ...wire.details.slippageTolerance, total: String(quote.details.slippageTolerance.total) } } };
+  return {
+    ...wire,
+    details: {
+      ...wire.details,
+      slippageTolerance: { ...wire.details.slippageTolerance, total: String(quote.details.slippageTolerance.total) },
+    },
+  };
 }
 
 function wireQuote(quote: Quote) {
@@ -32,21 +45,30 @@ function wireQuote(quote: Quote) {
 }
 
 /** POST /quote/v2 */
-export async function getQuote(input: OperationInput<'getQuote'>, context: RestContext): Promise<OperationOutput<'getQuote'>> {
+export async function getQuote(
+  input: OperationInput<'getQuote'>,
+  context: RestContext,
+): Promise<OperationOutput<'getQuote'>> {
   const caller = await authenticate(context.core, input.headers['x-api-key']);
   const quote = await getQuoteCore(context.core, toQuoteParameters(input.body), caller);
   return { status: 200, body: wireQuote(quote) };
 }
 
 /** POST /quote (deprecated; the same as /quote/v2) */
-export async function getQuoteV1(input: OperationInput<'getQuoteV1'>, context: RestContext): Promise<OperationOutput<'getQuoteV1'>> {
+export async function getQuoteV1(
+  input: OperationInput<'getQuoteV1'>,
+  context: RestContext,
+): Promise<OperationOutput<'getQuoteV1'>> {
   const caller = await authenticate(context.core, input.headers['x-api-key']);
   const quote = await getQuoteCore(context.core, toQuoteParameters(input.body), caller);
   return { status: 200, body: wireQuote(quote) };
 }
 
 /** POST /price */
-export async function getPrice(input: OperationInput<'getPrice'>, context: RestContext): Promise<OperationOutput<'getPrice'>> {
+export async function getPrice(
+  input: OperationInput<'getPrice'>,
+  context: RestContext,
+): Promise<OperationOutput<'getPrice'>> {
   const caller = await authenticate(context.core, input.headers['x-api-key']);
   const price = await getPriceCore(context.core, toQuoteParameters(input.body), caller);
   return { status: 200, body: toWireQuote(price) };

@@ -11,7 +11,12 @@ type Schemas = components['schemas'];
 
 /** The comma-separated `apiKey` list of the reference, as items. */
 export const splitList = (value: string | undefined): string[] | undefined =>
-  value === undefined ? undefined : value.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+  value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0);
 
 /** Unix seconds of the contract's time bounds as the core's inclusive millisecond bounds. */
 export const secondsToRange = (start: number | undefined, end: number | undefined) => ({
@@ -79,7 +84,10 @@ function toRequestV3(view: RequestView): Schemas['RequestV3'] {
 }
 
 /** GET /requests/v3 */
-export async function getRequests(input: OperationInput<'getRequests'>, context: RestContext): Promise<OperationOutput<'getRequests'>> {
+export async function getRequests(
+  input: OperationInput<'getRequests'>,
+  context: RestContext,
+): Promise<OperationOutput<'getRequests'>> {
   const { query } = input;
   const caller = await authenticate(context.core, input.headers['x-api-key']);
   const result = await getRequestsCore(

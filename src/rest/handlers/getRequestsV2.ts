@@ -31,7 +31,9 @@ function toRequestV2(view: RequestViewV2 & { orderData?: unknown }): Schemas['Re
     ...(view.feeCurrency === null ? {} : { feeCurrency: view.feeCurrency }),
     currencyObject: view.currencyObject,
     // App fees are charged in the fee currency too.
-    ...(view.feeCurrencyObject === null ? {} : { feeCurrencyObject: view.feeCurrencyObject, appFeeCurrencyObject: view.feeCurrencyObject }),
+    ...(view.feeCurrencyObject === null
+      ? {}
+      : { feeCurrencyObject: view.feeCurrencyObject, appFeeCurrencyObject: view.feeCurrencyObject }),
     refundCurrencyData: toWire(view.refundCurrencyData),
     appFees: view.appFees.map(appFee),
     paidAppFees: view.paidAppFees.map(appFee),
@@ -62,7 +64,10 @@ function toRequestV2(view: RequestViewV2 & { orderData?: unknown }): Schemas['Re
 }
 
 /** GET /requests/v2 (deprecated): the notice is in the body; the headers are added to every answer (`../deprecation.ts`). */
-export async function getRequestsV2(input: OperationInput<'getRequestsV2'>, context: RestContext): Promise<OperationOutput<'getRequestsV2'>> {
+export async function getRequestsV2(
+  input: OperationInput<'getRequestsV2'>,
+  context: RestContext,
+): Promise<OperationOutput<'getRequestsV2'>> {
   const { query } = input;
   const result = await getRequestsV2Core(context.core, {
     limit: query.limit,

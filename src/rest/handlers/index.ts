@@ -20,7 +20,13 @@ import { getRequestsV2 } from './getRequestsV2.js';
 import { getRequestSignature } from './getRequestSignature.js';
 import { indexSingleTransaction } from './indexSingleTransaction.js';
 import { indexTransaction } from './indexTransaction.js';
-import { getChainHealth, getIntentStatusV2, getRequestSignatureV2, getTokenPriceV2, getTrendingCurrencies } from './parityOperations.js';
+import {
+  getChainHealth,
+  getIntentStatusV2,
+  getRequestSignatureV2,
+  getTokenPriceV2,
+  getTrendingCurrencies,
+} from './parityOperations.js';
 
 /** An operation declared in the contract whose implementation arrives with a later change: a clear 501. */
 const pending = (operationId: OperationId) => async (): Promise<never> => {

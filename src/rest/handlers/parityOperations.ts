@@ -13,7 +13,10 @@ import type { RestContext } from '../context.js';
  */
 
 /** GET /intents/status/v2 */
-export async function getIntentStatusV2(input: OperationInput<'getIntentStatusV2'>, context: RestContext): Promise<OperationOutput<'getIntentStatusV2'>> {
+export async function getIntentStatusV2(
+  input: OperationInput<'getIntentStatusV2'>,
+  context: RestContext,
+): Promise<OperationOutput<'getIntentStatusV2'>> {
   return { status: 200, body: await getIntentStatusV2Core(context.core, { requestId: input.query.requestId }) };
 }
 
@@ -22,13 +25,21 @@ export async function getRequestSignatureV2(
   input: OperationInput<'getRequestSignatureV2'>,
   context: RestContext,
 ): Promise<OperationOutput<'getRequestSignatureV2'>> {
-  const { requestData, signature } = await getRequestSignatureV2Core(context.core, { requestId: input.params.requestId });
+  const { requestData, signature } = await getRequestSignatureV2Core(context.core, {
+    requestId: input.params.requestId,
+  });
   return { status: 200, body: { requestData, signature } };
 }
 
 /** GET /currencies/token/price/v2: the exact decimal price (v1 sends the nearest JSON number). */
-export async function getTokenPriceV2(input: OperationInput<'getTokenPriceV2'>, context: RestContext): Promise<OperationOutput<'getTokenPriceV2'>> {
-  const { price } = await getTokenPriceCore(context.core, { chainId: input.query.chainId, address: input.query.address });
+export async function getTokenPriceV2(
+  input: OperationInput<'getTokenPriceV2'>,
+  context: RestContext,
+): Promise<OperationOutput<'getTokenPriceV2'>> {
+  const { price } = await getTokenPriceCore(context.core, {
+    chainId: input.query.chainId,
+    address: input.query.address,
+  });
   return { status: 200, body: { price: formatUsdPrice(price) } };
 }
 
@@ -46,8 +57,12 @@ export async function getTrendingCurrencies(
  * GET /chains/health: the readiness check of the chain's RPC (it answers, with the configured chain id), and
  * the chain not disabled; every chain when no `chainId` is given.
  */
-export async function getChainHealth(input: OperationInput<'getChainHealth'>, context: RestContext): Promise<OperationOutput<'getChainHealth'>> {
-  const chains = input.query.chainId === undefined ? context.core.config.chains : [requireChain(context.core, input.query.chainId)];
+export async function getChainHealth(
+  input: OperationInput<'getChainHealth'>,
+  context: RestContext,
+): Promise<OperationOutput<'getChainHealth'>> {
+  const chains =
+    input.query.chainId === undefined ? context.core.config.chains : [requireChain(context.core, input.query.chainId)];
   const report = await context.readiness();
   const healthy = chains.every((chain) => !chain.disabled && report.checks[`chain:${chain.id}`]?.ok === true);
   return { status: 200, body: { healthy } };

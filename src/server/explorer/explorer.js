@@ -59,7 +59,8 @@
     return body;
   }
 
-  const short = (hex) => (typeof hex === 'string' && hex.length > 14 ? `${hex.slice(0, 8)}…${hex.slice(-6)}` : hex || '');
+  const short = (hex) =>
+    typeof hex === 'string' && hex.length > 14 ? `${hex.slice(0, 8)}…${hex.slice(-6)}` : hex || '';
   const chainName = (id) => (chains.get(id) ? chains.get(id).displayName : `Chain ${id}`);
 
   function age(iso) {
@@ -80,7 +81,17 @@
     const chain = chains.get(chainId);
     if (chain && chain.explorerUrl) {
       const path = (chain.explorerPaths && chain.explorerPaths.transaction) || '/tx/{hash}';
-      return el('a', { class: 'mono', title: hash, 'data-hash': hash, href: chain.explorerUrl.replace(/\/$/, '') + path.replace('{hash}', hash), rel: 'noopener' }, short(hash));
+      return el(
+        'a',
+        {
+          class: 'mono',
+          title: hash,
+          'data-hash': hash,
+          href: chain.explorerUrl.replace(/\/$/, '') + path.replace('{hash}', hash),
+          rel: 'noopener',
+        },
+        short(hash),
+      );
     }
     return el('code', { title: hash, 'data-hash': hash }, short(hash));
   }
@@ -140,12 +151,17 @@
 
   /** The requests a search term names: a request id, a user or deposit address, or a transaction hash. */
   async function search(q, continuation) {
-    const page = (query) => api(`/requests/v3?limit=${PAGE_SIZE}&${query}${continuation ? `&continuation=${encodeURIComponent(continuation)}` : ''}`);
+    const page = (query) =>
+      api(
+        `/requests/v3?limit=${PAGE_SIZE}&${query}${continuation ? `&continuation=${encodeURIComponent(continuation)}` : ''}`,
+      );
     if (!q) return page('');
     // `term` matches a request or order id, the user, sender, recipient, refundTo, the deposit address, and any
     // deposit, fill or refund transaction hash.
     if (/^0x([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/.test(q)) return page(`term=${q}`);
-    throw new Error('Search for a request id or transaction hash (0x and 64 hex digits) or an address (0x and 40 hex digits).');
+    throw new Error(
+      'Search for a request id or transaction hash (0x and 64 hex digits) or an address (0x and 40 hex digits).',
+    );
   }
 
   function requestTable(requests) {
@@ -155,8 +171,18 @@
       return el(
         'tr',
         { 'data-request-id': request.id },
-        el('td', { 'data-label': 'Request' }, el('a', { class: 'mono', href: `/explorer/requests/${request.id}` }, short(request.id))),
-        el('td', { 'data-label': 'Route', class: 'route' }, `${chainName(route.originChainId)}`, el('span', { class: 'arrow' }, '→'), `${chainName(route.destinationChainId)}`),
+        el(
+          'td',
+          { 'data-label': 'Request' },
+          el('a', { class: 'mono', href: `/explorer/requests/${request.id}` }, short(request.id)),
+        ),
+        el(
+          'td',
+          { 'data-label': 'Route', class: 'route' },
+          `${chainName(route.originChainId)}`,
+          el('span', { class: 'arrow' }, '→'),
+          `${chainName(route.destinationChainId)}`,
+        ),
         el('td', { 'data-label': 'Amounts' }, route.from, el('span', { class: 'arrow' }, '→'), route.to),
         el('td', { 'data-label': 'Status' }, statusBadge(request.status)),
         el('td', { 'data-label': 'Age', title: request.createdAt }, age(request.createdAt)),
@@ -165,7 +191,15 @@
     return el(
       'table',
       { class: 'requests' },
-      el('thead', {}, el('tr', {}, ['Request', 'Route', 'Amounts', 'Status', 'Age'].map((h) => el('th', {}, h)))),
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          ['Request', 'Route', 'Amounts', 'Status', 'Age'].map((h) => el('th', {}, h)),
+        ),
+      ),
       el('tbody', {}, rows),
     );
   }
@@ -268,7 +302,9 @@
         el('dd', { class: 'mono' }, request.user),
         el('dt', {}, 'Recipient'),
         el('dd', { class: 'mono' }, request.recipient),
-        request.depositAddress ? [el('dt', {}, 'Deposit address'), el('dd', { class: 'mono' }, request.depositAddress)] : null,
+        request.depositAddress
+          ? [el('dt', {}, 'Deposit address'), el('dd', { class: 'mono' }, request.depositAddress)]
+          : null,
         el('dt', {}, 'Created'),
         el('dd', {}, `${time(created)} (${age(request.createdAt)})`),
       ),
@@ -280,20 +316,51 @@
     const deposit = inTxs[0];
     steps.push(
       deposit
-        ? el('li', { class: 'done' }, el('b', {}, 'Deposit seen'), ' ', txLink(deposit.chainId, deposit.txHash), ' ', el('span', { class: 'when' }, deposit.timestamp ? time(deposit.timestamp * 1000) : ''))
-        : el('li', { class: request.status === 'waiting' ? 'todo' : 'done' }, el('b', {}, 'Deposit'), ' ', el('span', { class: 'when' }, request.status === 'waiting' ? 'waiting for the deposit…' : '')),
+        ? el(
+            'li',
+            { class: 'done' },
+            el('b', {}, 'Deposit seen'),
+            ' ',
+            txLink(deposit.chainId, deposit.txHash),
+            ' ',
+            el('span', { class: 'when' }, deposit.timestamp ? time(deposit.timestamp * 1000) : ''),
+          )
+        : el(
+            'li',
+            { class: request.status === 'waiting' ? 'todo' : 'done' },
+            el('b', {}, 'Deposit'),
+            ' ',
+            el('span', { class: 'when' }, request.status === 'waiting' ? 'waiting for the deposit…' : ''),
+          ),
     );
     if (request.status !== 'refund' || fills.length > 0) {
       const fill = fills[0];
       steps.push(
         fill
-          ? el('li', { class: 'done' }, el('b', {}, 'Fill sent'), ' ', txLink(fill.chainId, fill.txHash), ' ', el('span', { class: 'when' }, fill.timestamp ? time(fill.timestamp * 1000) : ''))
+          ? el(
+              'li',
+              { class: 'done' },
+              el('b', {}, 'Fill sent'),
+              ' ',
+              txLink(fill.chainId, fill.txHash),
+              ' ',
+              el('span', { class: 'when' }, fill.timestamp ? time(fill.timestamp * 1000) : ''),
+            )
           : el('li', { class: 'todo' }, el('b', {}, 'Fill'), ' ', el('span', { class: 'when' }, 'not sent yet')),
       );
     }
     const reason = data.failReason && data.failReason !== 'N/A' ? data.failReason : null;
     if (request.status === 'success') {
-      steps.push(el('li', { class: 'done', 'data-final': 'success' }, el('b', {}, 'Success'), ' ', el('span', { class: 'when' }, time(updated)), el('div', {}, `${route.to} delivered to the recipient.`)));
+      steps.push(
+        el(
+          'li',
+          { class: 'done', 'data-final': 'success' },
+          el('b', {}, 'Success'),
+          ' ',
+          el('span', { class: 'when' }, time(updated)),
+          el('div', {}, `${route.to} delivered to the recipient.`),
+        ),
+      );
     } else if (request.status === 'refund') {
       const refund = refunds[0];
       steps.push(
@@ -322,7 +389,9 @@
         ),
       );
     } else {
-      steps.push(el('li', { class: 'todo' }, el('b', {}, 'Success or refund'), ' ', el('span', { class: 'when' }, 'to come')));
+      steps.push(
+        el('li', { class: 'todo' }, el('b', {}, 'Success or refund'), ' ', el('span', { class: 'when' }, 'to come')),
+      );
     }
 
     const transactions = [
@@ -345,7 +414,19 @@
               'table',
               { class: 'fees' },
               el('thead', {}, el('tr', {}, el('th', {}, 'Kind'), el('th', {}, 'Chain'), el('th', {}, 'Hash'))),
-              el('tbody', {}, transactions.map(([kind, tx]) => el('tr', { 'data-kind': kind.toLowerCase() }, el('td', {}, kind), el('td', {}, chainName(tx.chainId)), el('td', {}, txLink(tx.chainId, tx.txHash))))),
+              el(
+                'tbody',
+                {},
+                transactions.map(([kind, tx]) =>
+                  el(
+                    'tr',
+                    { 'data-kind': kind.toLowerCase() },
+                    el('td', {}, kind),
+                    el('td', {}, chainName(tx.chainId)),
+                    el('td', {}, txLink(tx.chainId, tx.txHash)),
+                  ),
+                ),
+              ),
             ),
       ),
       el('h2', {}, 'Fees'),
@@ -354,7 +435,9 @@
   }
 
   function feesTable(fees, status) {
-    const pending = ['waiting', 'depositing', 'pending', 'submitted', 'delayed'].includes(status) ? 'after the fill' : '—';
+    const pending = ['waiting', 'depositing', 'pending', 'submitted', 'delayed'].includes(status)
+      ? 'after the fill'
+      : '—';
     if (!fees || !fees.quoted) return el('p', { class: 'note' }, 'No fees recorded.');
     const symbol = fees.currency ? fees.currency.symbol : '';
     const cell = (fee) => (fee ? `${fee.amountFormatted} ${symbol} ($${fee.usd})` : '—');
@@ -363,7 +446,19 @@
       'table',
       { class: 'fees' },
       el('thead', {}, el('tr', {}, el('th', {}, 'Fee'), el('th', {}, 'Quoted'), el('th', {}, 'Actual'))),
-      el('tbody', {}, names.map((name) => el('tr', {}, el('td', {}, name), el('td', {}, cell(fees.quoted[name])), el('td', {}, fees.actual ? cell(fees.actual[name]) : pending)))),
+      el(
+        'tbody',
+        {},
+        names.map((name) =>
+          el(
+            'tr',
+            {},
+            el('td', {}, name),
+            el('td', {}, cell(fees.quoted[name])),
+            el('td', {}, fees.actual ? cell(fees.actual[name]) : pending),
+          ),
+        ),
+      ),
     );
   }
 

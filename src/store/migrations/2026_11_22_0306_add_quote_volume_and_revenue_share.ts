@@ -6,8 +6,14 @@ import { type Kysely } from 'kysely';
  * records its business verification and the EVM address that receives the share.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('requests').addColumn('volume_usd_micros', 'numeric(78, 0)', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('api_keys').addColumn('business_verified', 'boolean', (c) => c.notNull().defaultTo(false)).execute();
+  await db.schema
+    .alterTable('requests')
+    .addColumn('volume_usd_micros', 'numeric(78, 0)', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('api_keys')
+    .addColumn('business_verified', 'boolean', (c) => c.notNull().defaultTo(false))
+    .execute();
   await db.schema.alterTable('api_keys').addColumn('payout_address', 'text').execute();
 }
 

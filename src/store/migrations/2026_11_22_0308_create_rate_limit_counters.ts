@@ -13,7 +13,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('count', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('rate_limit_counters_pkey', ['bucket', 'window_start'])
     .execute();
-  await db.schema.createIndex('rate_limit_counters_window_start_idx').on('rate_limit_counters').column('window_start').execute();
+  await db.schema
+    .createIndex('rate_limit_counters_window_start_idx')
+    .on('rate_limit_counters')
+    .column('window_start')
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

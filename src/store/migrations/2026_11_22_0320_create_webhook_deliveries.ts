@@ -25,7 +25,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addColumn('finished_at', 'bigint')
-    .addCheckConstraint('webhook_deliveries_status_check', sql`status in ('pending', 'delivered', 'failed', 'cancelled')`)
+    .addCheckConstraint(
+      'webhook_deliveries_status_check',
+      sql`status in ('pending', 'delivered', 'failed', 'cancelled')`,
+    )
     .execute();
   // The dispatcher's scan: due pending deliveries only.
   await db.schema
@@ -34,7 +37,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .column('next_attempt_at')
     .where(sql.ref('status'), '=', 'pending')
     .execute();
-  await db.schema.createIndex('webhook_deliveries_api_key_idx').on('webhook_deliveries').columns(['api_key_id', 'id']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_api_key_idx')
+    .on('webhook_deliveries')
+    .columns(['api_key_id', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -23,7 +23,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .where(sql.ref('status'), '<>', 'waiting')
     .execute();
   await db.schema.dropIndex('requests_referrer_idx').execute();
-  await db.schema.createIndex('requests_referrer_idx').on('requests').column('referrer').where(sql.ref('referrer'), 'is not', null).execute();
+  await db.schema
+    .createIndex('requests_referrer_idx')
+    .on('requests')
+    .column('referrer')
+    .where(sql.ref('referrer'), 'is not', null)
+    .execute();
   await db.schema.dropIndex('requests_fast_fill_api_key_idx').execute();
   await db.schema
     .createIndex('requests_fast_fill_api_key_idx')

@@ -22,9 +22,23 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
   // One movement writes each of its two accounts once: the idempotency key of every movement.
-  await db.schema.createIndex('ledger_entries_movement_account_key').on('ledger_entries').columns(['movement_key', 'account']).unique().execute();
-  await db.schema.createIndex('ledger_entries_account_idx').on('ledger_entries').columns(['account', 'chain_id', 'currency']).execute();
-  await db.schema.createIndex('ledger_entries_request_idx').on('ledger_entries').column('request_id').where(sql.ref('request_id'), 'is not', null).execute();
+  await db.schema
+    .createIndex('ledger_entries_movement_account_key')
+    .on('ledger_entries')
+    .columns(['movement_key', 'account'])
+    .unique()
+    .execute();
+  await db.schema
+    .createIndex('ledger_entries_account_idx')
+    .on('ledger_entries')
+    .columns(['account', 'chain_id', 'currency'])
+    .execute();
+  await db.schema
+    .createIndex('ledger_entries_request_idx')
+    .on('ledger_entries')
+    .column('request_id')
+    .where(sql.ref('request_id'), 'is not', null)
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -17,7 +17,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('settlement_items_batch_idx').on('settlement_items').column('batch_key').execute();
-  await db.schema.createIndex('settlement_items_chain_status_idx').on('settlement_items').columns(['chain_id', 'status']).execute();
+  await db.schema
+    .createIndex('settlement_items_chain_status_idx')
+    .on('settlement_items')
+    .columns(['chain_id', 'status'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -8,7 +8,14 @@ const C = '0x000000000000000000000000000000000000000c';
 describe('appFees', () => {
   it.each<[string, bigint, AppFeeEntry[], bigint[], number, bigint]>([
     ['no entries', 1_000_000n, [], [], 0, 0n],
-    ['one recipient, 50 bps of 1000 USDC', 1_000_000_000n, [{ recipient: A, feeBps: 50 }], [5_000_000n], 50, 5_000_000n],
+    [
+      'one recipient, 50 bps of 1000 USDC',
+      1_000_000_000n,
+      [{ recipient: A, feeBps: 50 }],
+      [5_000_000n],
+      50,
+      5_000_000n,
+    ],
     [
       'several recipients',
       1_000_000_000n,

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { classifyRoute, type RouteClass, type RouteCurrency, type RouteOperation } from '../../../src/core/fees/index.js';
+import {
+  classifyRoute,
+  type RouteClass,
+  type RouteCurrency,
+  type RouteOperation,
+} from '../../../src/core/fees/index.js';
 
 const on = (chainId: number, symbol: string, currencyId = symbol.toLowerCase()): RouteCurrency => ({
   chainId,

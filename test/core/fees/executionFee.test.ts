@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { executionFeeUsd, type ExecutionFeeUsdParameters, type ExecutionFeeUsdReturnType } from '../../../src/core/fees/index.js';
+import {
+  executionFeeUsd,
+  type ExecutionFeeUsdParameters,
+  type ExecutionFeeUsdReturnType,
+} from '../../../src/core/fees/index.js';
 
 const GWEI = 10n ** 9n;
 const ETH_USD = 3_000_000_000n; // USD 3000.000000
@@ -15,7 +19,12 @@ describe('executionFeeUsd', () => {
     [
       // 100000 gas * 1 gwei = 1e14 wei = 0.0001 ETH = USD 0.30
       'regular flow: destination gas, no origin gas',
-      { destinationGasUnits: 100_000n, destinationGasPriceWei: GWEI, destinationNativeUsdMicros: ETH_USD, nativeDecimals: 18 },
+      {
+        destinationGasUnits: 100_000n,
+        destinationGasPriceWei: GWEI,
+        destinationNativeUsdMicros: ETH_USD,
+        nativeDecimals: 18,
+      },
       { flatMicros: 20_000n, destinationMicros: 300_000n, originMicros: 0n, totalMicros: 320_000n },
     ],
     [
@@ -33,7 +42,12 @@ describe('executionFeeUsd', () => {
     [
       // 21000 gas * 1 wei * USD 3000 / 1e18 = 6.3e-8 micro-USD -> 1
       'a dust destination leg rounds up to 1 micro-USD',
-      { destinationGasUnits: 21_000n, destinationGasPriceWei: 1n, destinationNativeUsdMicros: ETH_USD, nativeDecimals: 18 },
+      {
+        destinationGasUnits: 21_000n,
+        destinationGasPriceWei: 1n,
+        destinationNativeUsdMicros: ETH_USD,
+        nativeDecimals: 18,
+      },
       { flatMicros: 20_000n, destinationMicros: 1n, originMicros: 0n, totalMicros: 20_001n },
     ],
     [
@@ -65,9 +79,18 @@ describe('executionFeeUsd', () => {
   });
 
   it.each<[string, ExecutionFeeUsdParameters]>([
-    ['negative gas units', { destinationGasUnits: -1n, destinationGasPriceWei: 1n, destinationNativeUsdMicros: 1n, nativeDecimals: 18 }],
-    ['negative price', { destinationGasUnits: 1n, destinationGasPriceWei: 1n, destinationNativeUsdMicros: -1n, nativeDecimals: 18 }],
-    ['fractional decimals', { destinationGasUnits: 1n, destinationGasPriceWei: 1n, destinationNativeUsdMicros: 1n, nativeDecimals: 1.5 }],
+    [
+      'negative gas units',
+      { destinationGasUnits: -1n, destinationGasPriceWei: 1n, destinationNativeUsdMicros: 1n, nativeDecimals: 18 },
+    ],
+    [
+      'negative price',
+      { destinationGasUnits: 1n, destinationGasPriceWei: 1n, destinationNativeUsdMicros: -1n, nativeDecimals: 18 },
+    ],
+    [
+      'fractional decimals',
+      { destinationGasUnits: 1n, destinationGasPriceWei: 1n, destinationNativeUsdMicros: 1n, nativeDecimals: 1.5 },
+    ],
   ])('rejects %s with INVALID_INPUT', (_name, params) => {
     expect(() => executionFeeUsd(params)).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
   });

@@ -88,7 +88,12 @@ describe('splitSponsorship', () => {
     [
       'cap hit with a subset: execution then platform',
       { ...base, subsidizeFees: true, sponsoredComponents: ['platform', 'execution'], maxSubsidization: 110n },
-      { selected: ['execution', 'platform'], sponsored: { ...none, execution: 100n, platform: 10n }, sponsoredTotal: 110n, capHit: true },
+      {
+        selected: ['execution', 'platform'],
+        sponsored: { ...none, execution: 100n, platform: 10n },
+        sponsoredTotal: 110n,
+        capHit: true,
+      },
     ],
     [
       'cap of zero sponsors nothing and is hit',
@@ -107,7 +112,11 @@ describe('splitSponsorship', () => {
     ],
     [
       'a negative component (reward) is never sponsored',
-      { components: { execution: 100n, swap: -40n, platform: 30n, app: 0n }, sponsorshipEnabled: true, subsidizeFees: true },
+      {
+        components: { execution: 100n, swap: -40n, platform: 30n, app: 0n },
+        sponsorshipEnabled: true,
+        subsidizeFees: true,
+      },
       {
         selected: ['execution', 'swap', 'platform', 'app'],
         sponsored: { ...none, execution: 100n, platform: 30n },
@@ -137,7 +146,11 @@ describe('splitSponsorship', () => {
   });
 
   it.each<[string, SplitSponsorshipParameters, string]>([
-    ['subsidizeFees without sponsorship enabled', { components, subsidizeFees: true, sponsorshipEnabled: false }, 'FORBIDDEN'],
+    [
+      'subsidizeFees without sponsorship enabled',
+      { components, subsidizeFees: true, sponsorshipEnabled: false },
+      'FORBIDDEN',
+    ],
     [
       'sponsoredComponents without subsidizeFees',
       { ...base, subsidizeFees: false, sponsoredComponents: ['execution'] },

@@ -6,7 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { encodeAbiParameters, getAddress, keccak256, parseAbiParameters, toHex, type Address, type Hex } from 'viem';
 import { buildOrder, ORDER_VERSION } from '../../../src/core/quote/order.js';
-import { encodeCall, encodeOrder, encodeRequestIdPreimage, orderIdOf, requestIdOf, type OrderData } from '../../../src/core/quote/orderEncoding.js';
+import {
+  encodeCall,
+  encodeOrder,
+  encodeRequestIdPreimage,
+  orderIdOf,
+  requestIdOf,
+  type OrderData,
+} from '../../../src/core/quote/orderEncoding.js';
 import type { Pricing } from '../../../src/core/quote/pricing.js';
 import type { ResolvedRoute } from '../../../src/core/quote/resolve.js';
 import { makeChainConfig } from '../../helpers/chainConfig.js';
@@ -47,7 +54,11 @@ function viemEncodeOrder(order: OrderData): Hex {
       })),
       output: {
         ...order.output,
-        payments: order.output.payments.map((payment) => ({ ...payment, recipient: address(payment.recipient), currency: address(payment.currency) })),
+        payments: order.output.payments.map((payment) => ({
+          ...payment,
+          recipient: address(payment.recipient),
+          currency: address(payment.currency),
+        })),
         deadline: BigInt(order.output.deadline),
       },
       fees: order.fees.map((fee) => ({ ...fee, recipient: address(fee.recipient), currency: address(fee.currency) })),
@@ -84,10 +95,27 @@ function randomAddress(g: Generator): Address {
   const hex = toHex(g.bytes(20));
   // Lower case, checksummed (mixed case), or with every letter upper case (not a valid checksum: the encoder
   // takes any casing, as the bytes are the same).
-  return g.pick([hex, getAddress(hex), `0x${hex.slice(2).toUpperCase()}` as Address, '0x0000000000000000000000000000000000000000']);
+  return g.pick([
+    hex,
+    getAddress(hex),
+    `0x${hex.slice(2).toUpperCase()}` as Address,
+    '0x0000000000000000000000000000000000000000',
+  ]);
 }
 function randomUint(g: Generator): bigint {
-  return g.pick([0n, 1n, MAX_UINT256, MAX_UINT256 - 1n, 2n ** 64n - 1n, 2n ** 64n, 2n ** 128n + 7n, g.uint(32), g.uint(64), g.uint(96), g.uint(256)]);
+  return g.pick([
+    0n,
+    1n,
+    MAX_UINT256,
+    MAX_UINT256 - 1n,
+    2n ** 64n - 1n,
+    2n ** 64n,
+    2n ** 128n + 7n,
+    g.uint(32),
+    g.uint(64),
+    g.uint(96),
+    g.uint(256),
+  ]);
 }
 function randomDeadline(g: Generator): number {
   return g.pick([0, 1, 1_700_000_000 + g.int(100_000_000), 2 ** 32 - 1, 2 ** 32, Number.MAX_SAFE_INTEGER]);
@@ -133,12 +161,24 @@ function randomOrder(g: Generator): OrderData {
     })),
     output: {
       chainId: randomString(g),
-      payments: times(g.int(4), () => ({ recipient: randomAddress(g), currency: randomAddress(g), minimumAmount: randomUint(g), expectedAmount: randomUint(g) })),
-      calls: times(g.int(4), () => encodeCall({ to: getAddress(toHex(g.bytes(20))), data: randomBytes(g), value: randomUint(g) })),
+      payments: times(g.int(4), () => ({
+        recipient: randomAddress(g),
+        currency: randomAddress(g),
+        minimumAmount: randomUint(g),
+        expectedAmount: randomUint(g),
+      })),
+      calls: times(g.int(4), () =>
+        encodeCall({ to: getAddress(toHex(g.bytes(20))), data: randomBytes(g), value: randomUint(g) }),
+      ),
       deadline: randomDeadline(g),
       extraData: randomBytes(g),
     },
-    fees: times(g.int(4), () => ({ recipient: randomAddress(g), chainId: randomString(g), currency: randomAddress(g), amount: randomUint(g) })),
+    fees: times(g.int(4), () => ({
+      recipient: randomAddress(g),
+      chainId: randomString(g),
+      currency: randomAddress(g),
+      amount: randomUint(g),
+    })),
   };
 }
 
@@ -155,7 +195,9 @@ describe('encodeOrder', () => {
       const expectedRequestId = keccak256(encodeAbiParameters(REQUEST_ID_ABI, [orderId, BigInt(chainId)]));
       expect(requestIdOf(orderId, chainId)).toBe(expectedRequestId);
       expect(requestIdOf(orderId, BigInt(chainId))).toBe(expectedRequestId);
-      expect(toHex(encodeRequestIdPreimage(orderId, chainId))).toBe(encodeAbiParameters(REQUEST_ID_ABI, [orderId, BigInt(chainId)]));
+      expect(toHex(encodeRequestIdPreimage(orderId, chainId))).toBe(
+        encodeAbiParameters(REQUEST_ID_ABI, [orderId, BigInt(chainId)]),
+      );
     }
   });
 
@@ -177,7 +219,13 @@ describe('encodeOrder', () => {
         solver: `0x${'ff'.repeat(20)}`,
         salt: `0x${'FF'.repeat(32)}`,
         inputs: [{ payment: { chainId: 'x', currency: zero, amount: MAX_UINT256, weight: 0n }, refunds: [] }],
-        output: { chainId: 'y', payments: [], calls: ['0x', '0x00', `0x${'ab'.repeat(1000)}`], deadline: Number.MAX_SAFE_INTEGER, extraData: `0x${'cd'.repeat(33)}` },
+        output: {
+          chainId: 'y',
+          payments: [],
+          calls: ['0x', '0x00', `0x${'ab'.repeat(1000)}`],
+          deadline: Number.MAX_SAFE_INTEGER,
+          extraData: `0x${'cd'.repeat(33)}`,
+        },
         fees: [{ recipient: zero, chainId: '', currency: zero, amount: MAX_UINT256 }],
       },
       // Larger than the encoder's initial buffer (8 KB), which grows mid-encoding.
@@ -187,7 +235,13 @@ describe('encodeOrder', () => {
         solver: zero,
         salt: `0x${'11'.repeat(32)}`,
         inputs: [],
-        output: { chainId: 'z', payments: [], calls: [`0x${'12'.repeat(20_000)}`, '0x34'], deadline: 1, extraData: `0x${'56'.repeat(5000)}` },
+        output: {
+          chainId: 'z',
+          payments: [],
+          calls: [`0x${'12'.repeat(20_000)}`, '0x34'],
+          deadline: 1,
+          extraData: `0x${'56'.repeat(5000)}`,
+        },
         fees: [{ recipient: zero, chainId: 'ü'.repeat(3000), currency: zero, amount: 1n }],
       },
     ];
@@ -205,7 +259,11 @@ describe('encodeOrder', () => {
     const cases: Array<[string, (order: OrderData) => void, RegExp]> = [
       ['short address', (o) => (o.solver = '0x1234'), /solver must be an address/],
       ['address without 0x', (o) => (o.solver = `00${'11'.repeat(20)}` as Address), /solver must be an address/],
-      ['address with a non-hex digit', (o) => (o.output.payments = [payment(`0x${'1'.repeat(39)}g`)]), /output\.payments\[\]\.recipient must be an address/],
+      [
+        'address with a non-hex digit',
+        (o) => (o.output.payments = [payment(`0x${'1'.repeat(39)}g`)]),
+        /output\.payments\[\]\.recipient must be an address/,
+      ],
       ['negative amount', (o) => (o.fees = [fee(o, -1n)]), /fees\[\]\.amount must be a uint256/],
       ['amount of 2^256', (o) => (o.fees = [fee(o, 2n ** 256n)]), /fees\[\]\.amount must be a uint256/],
       ['fractional deadline', (o) => (o.output.deadline = 1.5), /output\.deadline must be a uint256/],
@@ -213,14 +271,33 @@ describe('encodeOrder', () => {
       ['unsafe deadline', (o) => (o.output.deadline = 2 ** 53), /output\.deadline must be a uint256/],
       ['odd hex digits', (o) => (o.output.extraData = '0x123'), /output\.extraData must be bytes/],
       ['bytes with a non-hex digit', (o) => (o.output.calls = ['0x12zz']), /output\.calls\[\] must be bytes/],
-      ['long bytes with a non-hex digit at the end', (o) => (o.output.calls = [`0x${'ab'.repeat(500)}0g`]), /output\.calls\[\] must be bytes/],
+      [
+        'long bytes with a non-hex digit at the end',
+        (o) => (o.output.calls = [`0x${'ab'.repeat(500)}0g`]),
+        /output\.calls\[\] must be bytes/,
+      ],
       ['bytes without 0x', (o) => (o.output.extraData = 'abcd' as Hex), /output\.extraData must be bytes/],
       ['short salt', (o) => (o.salt = `0x${'00'.repeat(31)}`), /salt must be bytes32/],
       ['non-string chain id', (o) => (o.solverChainId = 8453 as unknown as string), /solverChainId must be a string/],
       ['missing fees', (o) => (o.fees = undefined as unknown as OrderData['fees']), /fees must be an array/],
       [
         'refund amount out of range',
-        (o) => (o.inputs = [{ payment: { chainId: 'c', currency: o.solver, amount: 1n, weight: 1n }, refunds: [{ chainId: 'c', recipient: o.solver, currency: o.solver, minimumAmount: 2n ** 256n, deadline: 0, extraData: '0x' }] }]),
+        (o) =>
+          (o.inputs = [
+            {
+              payment: { chainId: 'c', currency: o.solver, amount: 1n, weight: 1n },
+              refunds: [
+                {
+                  chainId: 'c',
+                  recipient: o.solver,
+                  currency: o.solver,
+                  minimumAmount: 2n ** 256n,
+                  deadline: 0,
+                  extraData: '0x',
+                },
+              ],
+            },
+          ]),
         /inputs\[\]\.refunds\[\]\.minimumAmount must be a uint256/,
       ],
     ];
@@ -282,12 +359,27 @@ describe('buildOrder', () => {
       amountIn: 1_000_000n,
       amountOut: 990_000n,
       minimumAmountOut: 985_000n,
-      fees: { platform: 300n, appFees: [{ recipient: user, amount: 200n }, { recipient: user, amount: 0n }] },
+      fees: {
+        platform: 300n,
+        appFees: [
+          { recipient: user, amount: 200n },
+          { recipient: user, amount: 0n },
+        ],
+      },
     } as unknown as Pricing;
     const salt = keccak256('0x01');
-    const { order, requestId } = buildOrder({ route, pricing, solver: user, deadline: 1_700_000_000, refundDeadline: 1_700_086_400, salt });
+    const { order, requestId } = buildOrder({
+      route,
+      pricing,
+      solver: user,
+      deadline: 1_700_000_000,
+      refundDeadline: 1_700_086_400,
+      salt,
+    });
     expect(order.orderData.fees).toHaveLength(2);
-    expect(order.orderData.output.calls).toEqual([encodeAbiParameters(CALL_ABI, [route.calls[0]!.to, '0xDEADbeef', 5n])]);
+    expect(order.orderData.output.calls).toEqual([
+      encodeAbiParameters(CALL_ABI, [route.calls[0]!.to, '0xDEADbeef', 5n]),
+    ]);
     expect(order.orderId).toBe(keccak256(viemEncodeOrder(order.orderData)));
     expect(requestId).toBe(keccak256(encodeAbiParameters(REQUEST_ID_ABI, [order.orderId, 10n])));
     // Without a salt, a random one: every order its own id.

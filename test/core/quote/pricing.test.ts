@@ -15,14 +15,34 @@ import { makeChainConfig } from '../../helpers/chainConfig.js';
 
 const usd = (value: bigint): UsdPrice => ({ answer: value * 10n ** 8n, decimals: 8, updatedAt: 0 });
 const eth = currencyConfig({ id: 'eth', symbol: 'ETH', name: 'Ether', address: zeroAddress, decimals: 18 });
-const usdc = currencyConfig({ id: 'usdc', symbol: 'USDC', name: 'USD Coin', address: '0x00000000000000000000000000000000000000c1', decimals: 6 });
-const usdt = currencyConfig({ id: 'usdt', symbol: 'USDT', name: 'Tether', address: '0x00000000000000000000000000000000000000c2', decimals: 6 });
-const mnr = currencyConfig({ id: 'mnr', symbol: 'MNR', name: 'Minor', address: '0x00000000000000000000000000000000000000c3', decimals: 18 });
+const usdc = currencyConfig({
+  id: 'usdc',
+  symbol: 'USDC',
+  name: 'USD Coin',
+  address: '0x00000000000000000000000000000000000000c1',
+  decimals: 6,
+});
+const usdt = currencyConfig({
+  id: 'usdt',
+  symbol: 'USDT',
+  name: 'Tether',
+  address: '0x00000000000000000000000000000000000000c2',
+  decimals: 6,
+});
+const mnr = currencyConfig({
+  id: 'mnr',
+  symbol: 'MNR',
+  name: 'Minor',
+  address: '0x00000000000000000000000000000000000000c3',
+  decimals: 18,
+});
 const origin = makeChainConfig(1);
 const destination = makeChainConfig(2);
 const user = '0x00000000000000000000000000000000000000aa' as Address;
 const anonymous: Caller = { apiKey: null };
-const sponsor: Caller = { apiKey: { id: 'k', sponsorshipEnabled: true, revenueShareEligible: true, fastFillLimitUsdMicros: null } };
+const sponsor: Caller = {
+  apiKey: { id: 'k', sponsorshipEnabled: true, revenueShareEligible: true, fastFillLimitUsdMicros: null },
+};
 
 /** Execution fee fixed at USD 0.02 + 100,000 gas at 1 gwei with ETH at 3000 = USD 0.32. */
 const market = (priceIn: UsdPrice, priceOut: UsdPrice): MarketSnapshot => ({
@@ -33,7 +53,12 @@ const market = (priceIn: UsdPrice, priceOut: UsdPrice): MarketSnapshot => ({
   fillGasUnits: 100_000n,
 });
 
-function route(currencyIn = usdc, currencyOut = usdc, routeClass: ResolvedRoute['routeClass'] = 'bridge', slippageBps = 0): ResolvedRoute {
+function route(
+  currencyIn = usdc,
+  currencyOut = usdc,
+  routeClass: ResolvedRoute['routeClass'] = 'bridge',
+  slippageBps = 0,
+): ResolvedRoute {
   return {
     origin,
     destination,
@@ -65,7 +90,12 @@ describe('priceRoute', () => {
   it('EXACT_INPUT bridge: output = input - execution fee (USD 0.32 = 320000 USDC units), no other fee', () => {
     const pricing = price({ params: { amount: 100_000_000n, tradeType: 'EXACT_INPUT' } });
     expect(pricing.fees.execution).toBe(320_000n);
-    expect(pricing.fees.executionParts).toEqual({ flatMicros: 20_000n, destinationGasMicros: 300_000n, gasUnits: 100_000n, gasPriceWei: 1_000_000_000n });
+    expect(pricing.fees.executionParts).toEqual({
+      flatMicros: 20_000n,
+      destinationGasMicros: 300_000n,
+      gasUnits: 100_000n,
+      gasPriceWei: 1_000_000_000n,
+    });
     expect([pricing.fees.swap, pricing.fees.platform, pricing.fees.app]).toEqual([0n, 0n, 0n]);
     expect(pricing.amountIn).toBe(100_000_000n);
     expect(pricing.amountOut).toBe(99_680_000n);
@@ -87,24 +117,39 @@ describe('priceRoute', () => {
         params: { amount: pricing.amountIn - 1n, tradeType: 'EXACT_INPUT', appFees: [{ recipient: user, fee: '100' }] },
       });
       expect(smaller.amountOut).toBeLessThan(50_000_000n);
-      expect(pricing.minimumAmountOut).toBe(tradeType === 'EXACT_OUTPUT' ? 50_000_000n : (50_000_000n * 9_950n) / 10_000n);
+      expect(pricing.minimumAmountOut).toBe(
+        tradeType === 'EXACT_OUTPUT' ? 50_000_000n : (50_000_000n * 9_950n) / 10_000n,
+      );
     }
   });
 
   it('swap at oracle prices with the platform and swap fees of the route class, rounded up', () => {
     // 1 ETH at 3000 -> USDC, major class: platform 6 bps, swap 5 bps of the input.
-    const pricing = price({ route: route(eth, usdc, 'major'), market: market(usd(3000n), usd(1n)), params: { amount: 10n ** 18n, tradeType: 'EXACT_INPUT' } });
+    const pricing = price({
+      route: route(eth, usdc, 'major'),
+      market: market(usd(3000n), usd(1n)),
+      params: { amount: 10n ** 18n, tradeType: 'EXACT_INPUT' },
+    });
     expect(pricing.fees.platform).toBe(600_000_000_000_000n);
     expect(pricing.fees.swap).toBe(500_000_000_000_000n);
     // USD 0.32 of ETH at 3000, rounded up to the wei.
     expect(pricing.fees.execution).toBe(106_666_666_666_667n);
     const net = 10n ** 18n - 600_000_000_000_000n - 500_000_000_000_000n - 106_666_666_666_667n;
     expect(pricing.amountOut).toBe((net * 3000n) / 10n ** 12n);
-    expect(pricing.usd).toMatchObject({ in: 3_000_000_000n, platform: 1_800_000n, swap: 1_500_000n, execution: 320_000n });
+    expect(pricing.usd).toMatchObject({
+      in: 3_000_000_000n,
+      platform: 1_800_000n,
+      swap: 1_500_000n,
+      execution: 320_000n,
+    });
   });
 
   it('minor swaps pay 0.15% platform fee and the minor swap fee', () => {
-    const pricing = price({ route: route(mnr, usdc, 'minor'), market: market({ answer: 50_000_000n, decimals: 8, updatedAt: 0 }, usd(1n)), params: { amount: 1_000n * 10n ** 18n, tradeType: 'EXACT_INPUT' } });
+    const pricing = price({
+      route: route(mnr, usdc, 'minor'),
+      market: market({ answer: 50_000_000n, decimals: 8, updatedAt: 0 }, usd(1n)),
+      params: { amount: 1_000n * 10n ** 18n, tradeType: 'EXACT_INPUT' },
+    });
     expect(pricing.fees.platformBps).toBe(15);
     expect(pricing.fees.platform).toBe(1_500_000_000_000_000_000n);
     expect(pricing.fees.swap).toBe((1_000n * 10n ** 18n * BigInt(defaultQuoteSettings.swapFeeBps.minor)) / 10_000n);
@@ -112,21 +157,40 @@ describe('priceRoute', () => {
 
   it('app fees are on top, per recipient, rounded down', () => {
     const second = '0x00000000000000000000000000000000000000bb';
-    const pricing = price({ params: { amount: 100_000_001n, tradeType: 'EXACT_INPUT', appFees: [{ recipient: user, fee: '100' }, { recipient: second, fee: '25' }] } });
+    const pricing = price({
+      params: {
+        amount: 100_000_001n,
+        tradeType: 'EXACT_INPUT',
+        appFees: [
+          { recipient: user, fee: '100' },
+          { recipient: second, fee: '25' },
+        ],
+      },
+    });
     expect(pricing.fees.appFees.map((fee) => fee.amount)).toEqual([1_000_000n, 250_000n]);
     expect(pricing.amountOut).toBe(100_000_001n - 320_000n - 1_250_000n);
   });
 
   it('sponsorship: selected components are paid by the sponsor, so the user receives more', () => {
-    const params = { amount: 100_000_000n, tradeType: 'EXACT_INPUT' as const, appFees: [{ recipient: user, fee: '50' }] };
+    const params = {
+      amount: 100_000_000n,
+      tradeType: 'EXACT_INPUT' as const,
+      appFees: [{ recipient: user, fee: '50' }],
+    };
     const all = price({ caller: sponsor, params: { ...params, subsidizeFees: true } });
     expect(all.fees.sponsored).toBe(320_000n + 500_000n);
     expect(all.amountOut).toBe(100_000_000n);
-    const execution = price({ caller: sponsor, params: { ...params, subsidizeFees: true, sponsoredFeeComponents: ['execution'] } });
+    const execution = price({
+      caller: sponsor,
+      params: { ...params, subsidizeFees: true, sponsoredFeeComponents: ['execution'] },
+    });
     expect(execution.fees.sponsored).toBe(320_000n);
     expect(execution.amountOut).toBe(100_000_000n - 500_000n);
     // A cap of USD 0.10 sponsors 100000 units of the execution fee only.
-    const capped = price({ caller: sponsor, params: { ...params, subsidizeFees: true, maxSubsidizationAmount: 100_000n } });
+    const capped = price({
+      caller: sponsor,
+      params: { ...params, subsidizeFees: true, maxSubsidizationAmount: 100_000n },
+    });
     expect(capped.sponsorship.capHit).toBe(true);
     expect(capped.fees.sponsored).toBe(100_000n);
   });

@@ -26,16 +26,22 @@ function random(seed: number) {
 }
 
 describe('step calldata', () => {
-  it('equals viem\'s encoding for approve, depositNative, depositErc20 and forward', () => {
+  it("equals viem's encoding for approve, depositNative, depositErc20 and forward", () => {
     const r = random(20261122);
     for (let i = 0; i < 300; i++) {
       const [a, b, amount, id] = [r.address(), r.address(), r.amount(), r.bytes32()];
-      expect(stepCalldata.approve(a, amount)).toBe(encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [a, amount] }));
-      expect(stepCalldata.depositNative(a, id)).toBe(encodeFunctionData({ abi: depositoryAbi, functionName: 'depositNative', args: [a, id] }));
+      expect(stepCalldata.approve(a, amount)).toBe(
+        encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [a, amount] }),
+      );
+      expect(stepCalldata.depositNative(a, id)).toBe(
+        encodeFunctionData({ abi: depositoryAbi, functionName: 'depositNative', args: [a, id] }),
+      );
       expect(stepCalldata.depositErc20(a, b, amount, id)).toBe(
         encodeFunctionData({ abi: depositoryAbi, functionName: 'depositErc20', args: [a, b, amount, id] }),
       );
-      expect(stepCalldata.forward(id)).toBe(encodeFunctionData({ abi: receiverAbi, functionName: 'forward', args: [id] }));
+      expect(stepCalldata.forward(id)).toBe(
+        encodeFunctionData({ abi: receiverAbi, functionName: 'forward', args: [id] }),
+      );
     }
   });
 
@@ -45,7 +51,9 @@ describe('step calldata', () => {
     expect(() => stepCalldata.approve(address, -1n)).toThrow(RangeError);
     expect(() => stepCalldata.approve(address, maxUint256 + 1n)).toThrow(RangeError);
     expect(() => stepCalldata.depositNative(`0x${'12'.repeat(19)}` as Address, id)).toThrow(TypeError);
-    expect(() => stepCalldata.depositNative('0xzz12121212121212121212121212121212121212' as Address, id)).toThrow(TypeError);
+    expect(() => stepCalldata.depositNative('0xzz12121212121212121212121212121212121212' as Address, id)).toThrow(
+      TypeError,
+    );
     expect(() => stepCalldata.forward(`0x${'ab'.repeat(31)}` as Hex)).toThrow(TypeError);
     expect(() => stepCalldata.forward(`${id}00` as Hex)).toThrow(TypeError);
   });
