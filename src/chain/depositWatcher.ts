@@ -16,6 +16,7 @@ import type { ChainConfig } from '../core/chains/types.js';
 import type { Logger } from '../core/logger.js';
 import { GatewayError } from '../core/errors.js';
 import type { DepositWatcher, DepositWatcherOptions } from '../core/solver/ports.js';
+import type { HeadFeed } from './heads.js';
 import { getCursor, setCursor, type ChainCursor } from '../store/cursors.repository.js';
 import {
   insertDeposit,
@@ -52,6 +53,11 @@ export interface CreateDepositWatcherParameters extends DepositWatcherOptions {
   maxBlockRange?: bigint;
   /** Blocks the cursor moves back, to read again, when its own block was reorged away. Default 64. */
   reorgWindow?: bigint;
+  /**
+   * The chain's pushed heads: each one starts a pass at once. While the feed is live the polling only backs it up
+   * (every two block times); while it is down the watcher polls every `pollIntervalMs` as without a feed.
+   */
+  heads?: HeadFeed | undefined;
 }
 
 /** A deposit log decoded from `Deposit` (depository) or `FundsForwarded` (receiver, native, no index). */
@@ -70,8 +76,9 @@ interface DepositLog {
 }
 
 /**
- * Follows one origin chain's deposits: polls `eth_blockNumber` every `pollIntervalMs` (default a quarter of the
- * block time, at most 1 s), reads new blocks with one `eth_getLogs` over the depository and the receiver (ranges
+ * Follows one origin chain's deposits: on every head its node pushes (`heads`), and by polling `eth_blockNumber`
+ * every `pollIntervalMs` (default a quarter of the block time, at most 1 s; every two block times while the head
+ * feed is live), reads new blocks with one `eth_getLogs` over the depository and the receiver (ranges
  * of at most `maxBlockRange`), stores each log as a `seen` deposit and moves the `deposits` cursor in the same
  * transaction, so a restart resumes exactly where it stopped.
  *
@@ -96,6 +103,8 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
   const depository = chain.contracts.depository;
   const receiver = chain.contracts.receiver;
   const pollIntervalMs = params.pollIntervalMs ?? Math.min(1_000, Math.max(1, (chain.blockTime * 1_000) / 4));
+  const backupIntervalMs = Math.max(pollIntervalMs, chain.blockTime * 2_000);
+  const heads = params.heads;
   const maxBlockRange = params.maxBlockRange ?? 2_000n;
   const reorgWindow = params.reorgWindow ?? 64n;
   const depth = BigInt(Math.max(1, chain.confirmations));
@@ -112,6 +121,9 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
   let loop: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
+  /** A head was pushed while a pass was running: run another pass at once instead of sleeping. */
+  let headPending = false;
+  let unsubscribe: (() => void) | undefined;
 
   const context = { chainId };
 
@@ -385,13 +397,23 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
 
   async function run(): Promise<void> {
     while (!stopping) {
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(resolve, pollIntervalMs);
-      });
+      if (!headPending) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          timer = setTimeout(resolve, heads?.live() ? backupIntervalMs : pollIntervalMs);
+        });
+        wake = undefined;
+        clearTimeout(timer);
+      }
+      headPending = false;
       if (stopping) break;
       await pollSafely();
     }
+  }
+
+  function onHead(): void {
+    if (wake !== undefined) wake();
+    else headPending = true;
   }
 
   return {
@@ -406,12 +428,14 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
       if (unprocessed.length > 0)
         log.info({ ...context, count: unprocessed.length }, 'confirmed deposits handed on again after a restart');
       if (stopping) return;
+      unsubscribe = heads?.onHead(onHead);
       await pollSafely();
       if (!stopping) loop = run();
     },
 
     async stop() {
       stopping = true;
+      unsubscribe?.();
       clearTimeout(timer);
       wake?.();
       await inFlight;

@@ -33,6 +33,7 @@ import {
   type OutgoingTxRecord,
 } from '../store/outgoingTxs.repository.js';
 import type { JsonObject, Tables } from '../store/tables.js';
+import type { HeadFeed } from './heads.js';
 
 export interface CreateTransactionSenderParameters {
   chain: ChainConfig;
@@ -51,6 +52,11 @@ export interface CreateTransactionSenderParameters {
   maxFeeMultiplier?: number;
   /** How often `waitForReceipt` looks at the chain. Default a quarter of the block time (at least 50 ms). */
   pollIntervalMs?: number;
+  /**
+   * The chain's pushed heads: each one wakes every `waitForReceipt` at once. While the feed is live the polling only
+   * backs it up (once a block time); while it is down it runs every `pollIntervalMs` as without a feed.
+   */
+  heads?: HeadFeed | undefined;
   /** Test only: kill the process at this step (`src/core/faults.ts`). */
   crashAt?: CrashPoint | undefined;
 }
@@ -144,6 +150,17 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
   const waits = new Map<number, Promise<SentReceipt>>();
   const sleepers = new Set<() => void>();
   const context = { chainId, signer };
+  const heads = params.heads;
+  const wakeAll = () => {
+    for (const wake of [...sleepers]) wake();
+  };
+  /** Heads pushed so far: a wait that saw a head arrive while it was busy looks again without sleeping. */
+  let headCount = 0;
+  const unsubscribe = heads?.onHead(() => {
+    headCount++;
+    wakeAll();
+  });
+  const receiptPollMs = () => (heads?.live() ? Math.max(pollIntervalMs, blockTimeMs) : pollIntervalMs);
 
   function serialized<T>(work: () => Promise<T>): Promise<T> {
     const run = queue.then(work);
@@ -595,6 +612,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
     let displacedPolls = 0;
     for (;;) {
       assertRunning();
+      const headsBefore = headCount;
       try {
         // One cheap call per poll; receipts are fetched only once the nonce is used.
         const used = BigInt(await client.getTransactionCount({ address, blockTag: 'latest' })) > nonce;
@@ -627,7 +645,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
         if (!isTransient(error)) throw error;
         log.warn({ ...context, outgoingTxId: id, err: error }, 'RPC failed while waiting for a receipt; retrying');
       }
-      await sleep(pollIntervalMs);
+      if (headCount === headsBefore) await sleep(receiptPollMs());
     }
   }
 
@@ -671,7 +689,8 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
       }),
     async stop() {
       stopped = true;
-      for (const wake of [...sleepers]) wake();
+      unsubscribe?.();
+      wakeAll();
       await Promise.allSettled([queue, ...waits.values()]);
     },
   };

@@ -557,6 +557,7 @@ export function chainFromFile(c: ChainFile): ChainConfig {
     displayName: c.displayName ?? c.name,
     httpRpcUrl: c.httpRpcUrl,
     wsRpcUrl: c.wsRpcUrl ?? c.httpRpcUrl.replace(/^http/, 'ws'),
+    pushHeads: c.wsRpcUrl !== undefined,
     explorerUrl: c.explorerUrl ?? '',
     explorerName: c.explorerName ?? '',
     explorerPaths: c.explorerPaths ?? null,

@@ -41,6 +41,7 @@ export function devnetChainConfigs(descriptor: DevnetDescriptor): ChainConfig[] 
       displayName: displayNames[chain.name] ?? chain.name,
       httpRpcUrl: chain.rpcUrl,
       wsRpcUrl: chain.wsUrl,
+      pushHeads: true,
       explorerUrl: '',
       explorerName: '',
       explorerPaths: null,

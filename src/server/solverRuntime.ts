@@ -1,6 +1,7 @@
 import type { LocalAccount } from 'viem';
 import { createDepositWatcher } from '../chain/depositWatcher.js';
 import type { ChainClients } from '../chain/clients.js';
+import { createHeadFeed, type HeadFeed } from '../chain/heads.js';
 import { createTransactionSender } from '../chain/sender.js';
 import type { CoreContext } from '../core/context.js';
 import type { DepositWatcher, TransactionSender } from '../core/solver/ports.js';
@@ -51,6 +52,12 @@ export function createSolverRuntime(
     if (found === undefined) throw new Error(`no client for chain ${chainId}`);
     return found;
   };
+  // New heads pushed by each chain's node wake the watcher and the receipt waits (`src/chain/heads.ts`).
+  const heads = new Map<number, HeadFeed>(
+    ctx.config.chains
+      .filter((chain) => chain.pushHeads === true)
+      .map((chain) => [chain.id, createHeadFeed({ chainId: chain.id, url: chain.wsRpcUrl, log: ctx.log })]),
+  );
   const senders = new Map<number, TransactionSender>(
     ctx.config.chains.map((chain) => [
       chain.id,
@@ -62,6 +69,7 @@ export function createSolverRuntime(
         log: ctx.log,
         now: ctx.now,
         crashAt: ctx.config.crashAt,
+        heads: heads.get(chain.id),
       }),
     ]),
   );
@@ -77,6 +85,7 @@ export function createSolverRuntime(
         db: ctx.db,
         log: ctx.log,
         now: ctx.now,
+        heads: heads.get(chain.id),
         onConfirmed: (deposit) => solver.handleDeposit(deposit),
       }),
     ]),
@@ -88,6 +97,7 @@ export function createSolverRuntime(
     settler,
     retention,
     async start() {
+      for (const feed of heads.values()) feed.start();
       await Promise.all([...senders.values()].map((sender) => sender.recover()));
       await solver.recover();
       await settler.start();
@@ -104,6 +114,7 @@ export function createSolverRuntime(
       await settler.stop();
       await retention.stop();
       await sendersStopped;
+      await Promise.all([...heads.values()].map((feed) => feed.stop()));
     },
   };
 }

@@ -61,6 +61,11 @@ export interface ChainConfig {
   displayName: string;
   httpRpcUrl: string;
   wsRpcUrl: string;
+  /**
+   * Whether the solver follows this chain's new heads over `wsRpcUrl` (`eth_subscribe`) rather than by polling
+   * alone: on the devnet, and for a configured chain whose `wsRpcUrl` is given. Polling stays as the fallback.
+   */
+  pushHeads?: boolean;
   explorerUrl: string;
   explorerName: string;
   explorerPaths: { transaction: string; address: string; token: string } | null;

@@ -1,0 +1,143 @@
+import WebSocket from 'ws';
+import type { Logger } from '../core/logger.js';
+
+/** A new block head, as the node announced it. */
+export interface Head {
+  number: bigint;
+  hash: string;
+}
+
+/**
+ * New heads of one chain, pushed by its node over a websocket (`eth_subscribe` `newHeads`). The deposit watcher and
+ * the transaction sender wake on each head instead of waiting for their next poll; their polling stays as the
+ * fallback, at its short interval while the feed is down (`live()` false) and at a long safety interval while it
+ * is up. The feed reconnects by itself (backoff from 100 ms to 5 s) and never throws.
+ */
+export interface HeadFeed {
+  readonly chainId: number;
+  /** Whether the subscription is established now: heads are being pushed. */
+  live(): boolean;
+  /** Calls `listener` on every pushed head (never for a head the polling found); returns the unsubscribe. */
+  onHead(listener: (head: Head) => void): () => void;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export interface CreateHeadFeedParameters {
+  chainId: number;
+  /** The node's websocket RPC (`ws://` or `wss://`). */
+  url: string;
+  log: Logger;
+  /** Milliseconds to wait for the socket to open and the subscription to be answered. Default 5,000. */
+  connectTimeoutMs?: number;
+}
+
+const MIN_BACKOFF_MS = 100;
+const MAX_BACKOFF_MS = 5_000;
+
+export function createHeadFeed(params: CreateHeadFeedParameters): HeadFeed {
+  const { chainId, url, log } = params;
+  const connectTimeoutMs = params.connectTimeoutMs ?? 5_000;
+  const listeners = new Set<(head: Head) => void>();
+  const context = { chainId };
+  let socket: WebSocket | undefined;
+  let subscribed = false;
+  let stopping = false;
+  let started = false;
+  let backoffMs = MIN_BACKOFF_MS;
+  let retry: NodeJS.Timeout | undefined;
+  let connectTimer: NodeJS.Timeout | undefined;
+  /** Whether the last connection failed: an outage is logged once at warn, then at debug until it ends. */
+  let failing = false;
+  let closed: Promise<void> = Promise.resolve();
+
+  function emit(head: Head): void {
+    for (const listener of [...listeners]) {
+      try {
+        listener(head);
+      } catch (error) {
+        log.error({ ...context, err: error }, 'a head listener threw');
+      }
+    }
+  }
+
+  function connect(): void {
+    if (stopping) return;
+    const ws = new WebSocket(url, { handshakeTimeout: connectTimeoutMs });
+    socket = ws;
+    let finish!: () => void;
+    closed = new Promise((resolve) => (finish = resolve));
+    connectTimer = setTimeout(() => ws.terminate(), connectTimeoutMs);
+    ws.on('open', () => {
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
+    });
+    ws.on('message', (raw: WebSocket.RawData) => {
+      let message: { id?: number; result?: unknown; error?: unknown; method?: string; params?: { result?: unknown } };
+      try {
+        message = JSON.parse(raw.toString()) as typeof message;
+      } catch {
+        return;
+      }
+      if (message.id === 1) {
+        clearTimeout(connectTimer);
+        if (message.error !== undefined || typeof message.result !== 'string') {
+          log.warn({ ...context, error: message.error }, 'head feed: the node refused eth_subscribe; polling only');
+          ws.close();
+          return;
+        }
+        subscribed = true;
+        backoffMs = MIN_BACKOFF_MS;
+        if (failing) log.info(context, 'head feed: subscribed again');
+        else log.debug(context, 'head feed: subscribed to new heads');
+        failing = false;
+        return;
+      }
+      if (message.method !== 'eth_subscription') return;
+      const head = message.params?.result as { number?: unknown; hash?: unknown } | undefined;
+      if (typeof head?.number !== 'string' || typeof head.hash !== 'string') return;
+      emit({ number: BigInt(head.number), hash: head.hash.toLowerCase() });
+    });
+    ws.on('error', (error) => {
+      if (!failing && !stopping) log.warn({ ...context, err: error }, 'head feed: websocket failed; polling meanwhile');
+      else log.debug({ ...context, err: error }, 'head feed: websocket failed again');
+      failing = true;
+    });
+    ws.on('close', () => {
+      clearTimeout(connectTimer);
+      const wasLive = subscribed;
+      subscribed = false;
+      if (socket === ws) socket = undefined;
+      finish();
+      if (stopping) return;
+      if (wasLive && !failing) log.warn(context, 'head feed: websocket closed; polling until it reconnects');
+      failing = true;
+      retry = setTimeout(connect, backoffMs);
+      backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
+    });
+  }
+
+  return {
+    chainId,
+    live: () => subscribed,
+    onHead(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    start() {
+      if (started) return;
+      started = true;
+      connect();
+    },
+    async stop() {
+      stopping = true;
+      clearTimeout(retry);
+      clearTimeout(connectTimer);
+      const current = socket;
+      if (current !== undefined) {
+        current.terminate();
+        await closed;
+      }
+      listeners.clear();
+    },
+  };
+}
