@@ -74,7 +74,7 @@ export function createHeadFeed(params: CreateHeadFeedParameters): HeadFeed {
     ws.on('message', (raw: WebSocket.RawData) => {
       let message: { id?: number; result?: unknown; error?: unknown; method?: string; params?: { result?: unknown } };
       try {
-        message = JSON.parse(raw.toString()) as typeof message;
+        message = JSON.parse(textOf(raw)) as typeof message;
       } catch {
         return;
       }
@@ -140,4 +140,9 @@ export function createHeadFeed(params: CreateHeadFeedParameters): HeadFeed {
       listeners.clear();
     },
   };
+}
+
+function textOf(raw: WebSocket.RawData): string {
+  if (Array.isArray(raw)) return Buffer.concat(raw).toString('utf8');
+  return Buffer.isBuffer(raw) ? raw.toString('utf8') : Buffer.from(raw).toString('utf8');
 }
