@@ -18,6 +18,8 @@ import { machineDescription, positiveInteger, positiveNumber, runBench, UsageErr
 import { createDepositWallet, runFillRequest, type DepositWallet, type FillTrace } from './fillRequest.js';
 import { failureReport, intervals, intervalTable, TARGET, verdict } from './fillReport.js';
 import type { BenchServerInfo } from './serverProcess.js';
+import { startBlockClock, type BlockClock } from './blockClock.js';
+import { createPublicClient, http, type Hex } from 'viem';
 import { machineCpuSeconds, processCpuSeconds, startBenchServer } from './serverProcess.js';
 
 const ORIGIN_CHAIN_ID = 31337;
@@ -152,7 +154,10 @@ function printReport(
 
   console.log(`block time ${blockTimeMs === null ? 'automine' : `${blockTimeMs} ms`} (both chains)\n`);
   console.log(intervalTable(rows, blockTimeMs));
+  const late = measured.flatMap((trace) => (trace.blocks === undefined ? [] : [trace.blocks.blocksLate]));
+  const onFloor = late.filter((blocks) => blocks === 0).length;
   console.log(`
+fills in the first destination block after their deposit's block: ${onFloor} of ${late.length}; later by 1: ${late.filter((b) => b === 1).length}, by 2 or more: ${late.filter((b) => b >= 2).length}
 ${measured.length} measured requests: ${succeeded} succeeded, ${measured.length - succeeded} failed or timed out; ${traces.length} run in ${elapsedSeconds.toFixed(0)} s (${(traces.length / elapsedSeconds).toFixed(2)}/s)
 \`pending\` skipped by the status poll: ${pendingMissed} of ${succeeded} (each lasted less than one poll, so the observed → broadcast row, over the rest, leans slow)
 load: ${options.concurrency} in flight, ${perBlock} deposits per origin block on average (fills of one block queue on one destination sender)
@@ -177,6 +182,28 @@ broadcast" is the move to \`submitted\`, recorded once the node has accepted the
   return 1;
 }
 
+/**
+ * Puts on each successful trace when its deposit block, the first destination block after it (the floor) and its
+ * fill's block arrived. Read after the run, so the receipts' RPC calls do not load the measured span.
+ */
+async function addBlockTimes(
+  traces: FillTrace[],
+  clocks: { origin: BlockClock; destination: BlockClock },
+  destinationRpcUrl: string,
+): Promise<void> {
+  const client = createPublicClient({ transport: http(destinationRpcUrl) });
+  for (const trace of traces) {
+    if (trace.failure !== null || trace.depositBlock === null || trace.fillTxHash === null) continue;
+    const originAt = clocks.origin.arrivalOf(trace.depositBlock);
+    if (originAt === undefined) continue;
+    const first = clocks.destination.firstAfter(originAt);
+    const fillBlock = (await client.getTransactionReceipt({ hash: trace.fillTxHash as Hex })).blockNumber;
+    const fillAt = clocks.destination.arrivalOf(fillBlock);
+    if (first === undefined || fillAt === undefined) continue;
+    trace.blocks = { originAt, firstDestinationAt: first.at, fillAt, blocksLate: Number(fillBlock - first.number) };
+  }
+}
+
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   console.error('Starting the devnet and the gateway in a child process...');
@@ -189,6 +216,13 @@ async function main(): Promise<number> {
     if (info.descriptor.accounts.length === 0) throw new Error('the devnet descriptor has no funded test account');
     const wallets = info.descriptor.accounts.map((account) => createDepositWallet(origin, account));
     printHeader(info, options, wallets);
+
+    const destination = info.descriptor.chains.find((chain) => chain.chainId === DESTINATION_CHAIN_ID);
+    if (!destination) throw new Error(`the devnet has no chain ${DESTINATION_CHAIN_ID}`);
+    const clocks = {
+      origin: await startBlockClock(origin.chainId, origin.wsUrl),
+      destination: await startBlockClock(destination.chainId, destination.wsUrl),
+    };
 
     const serverBefore = processCpuSeconds(info.pid);
     const clientBefore = process.cpuUsage();
@@ -209,6 +243,8 @@ async function main(): Promise<number> {
       cores: os.availableParallelism(),
     };
 
+    await Promise.all([clocks.origin.stop(), clocks.destination.stop()]);
+    await addBlockTimes(traces, clocks, destination.rpcUrl);
     const status = printReport(info, options, traces, elapsedSeconds, cpu);
     const suppressed = server.suppressedLines();
     if (suppressed > 0)

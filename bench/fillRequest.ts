@@ -42,6 +42,15 @@ export interface FillTrace {
   minedAt: number | null;
   /** Unix ms at the same moment as `minedAt`, to compare with the server's `updatedAt`. */
   minedWallAt: number | null;
+  /** The origin block that holds the deposit. */
+  depositBlock: bigint | null;
+  /** The fill's transaction on the destination chain, from the status at `success`. */
+  fillTxHash: Hex | null;
+  /**
+   * Client clock when blocks arrived (`bench/blockClock.ts`), filled in after the run: the deposit's origin block,
+   * the first destination block after it (the earliest a fill could land: the floor), and the fill's block.
+   */
+  blocks?: { originAt: number; firstDestinationAt: number; fillAt: number; blocksLate: number };
   statuses: Map<string, StatusSighting>;
   failure: { kind: string; detail: string } | null;
 }
@@ -102,6 +111,8 @@ export async function runFillRequest(index: number, params: FillRequestParameter
     sentAt: null,
     minedAt: null,
     minedWallAt: null,
+    depositBlock: null,
+    fillTxHash: null,
     statuses: new Map(),
     failure: null,
   };
@@ -131,6 +142,7 @@ async function drive(trace: FillTrace, params: FillRequestParameters): Promise<v
       const receipt = await wallet.client.getTransactionReceipt({ hash });
       trace.minedAt = performance.now();
       trace.minedWallAt = Date.now();
+      trace.depositBlock = receipt.blockNumber;
       if (receipt.status !== 'success')
         throw new RequestFailure('deposit reverted', `deposit ${hash} reverted on ${origin.chainId}`);
       break;
@@ -147,14 +159,17 @@ async function drive(trace: FillTrace, params: FillRequestParameters): Promise<v
   for (;;) {
     const polledAt = performance.now();
     const response = await fetch(statusUrl);
-    const body = (await response.json()) as { status?: string; updatedAt?: number };
+    const body = (await response.json()) as { status?: string; updatedAt?: number; txHashes?: Hex[] };
     const seenAt = performance.now();
     if (response.status !== 200 || typeof body.status !== 'string' || typeof body.updatedAt !== 'number') {
       throw new RequestFailure(`status HTTP ${response.status}`, JSON.stringify(body).slice(0, 500));
     }
     last = body.status;
     if (!trace.statuses.has(body.status)) trace.statuses.set(body.status, { seenAt, updatedAt: body.updatedAt });
-    if (body.status === 'success') return;
+    if (body.status === 'success') {
+      trace.fillTxHash = body.txHashes?.[0] ?? null;
+      return;
+    }
     if (FAILED_STATUSES.has(body.status))
       throw new RequestFailure(`status ${body.status}`, JSON.stringify(body).slice(0, 500));
     if (seenAt > deadline)
