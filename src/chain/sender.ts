@@ -397,11 +397,16 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
 
   async function send(tx: SendParameters): Promise<OutgoingTxRecord> {
     assertRunning();
-    // A cheap early answer; the unique index below is what guarantees it.
+    // The gas and fee reads start at once, beside the cheap early answer on a live transaction (the unique index
+    // below is what guarantees it); a conflict still wins over an estimate's failure.
+    const gasRead = tx.gas === undefined ? estimateGas(tx) : Promise.resolve(tx.gas);
+    const feesRead = estimateFees();
+    gasRead.catch(() => undefined);
+    feesRead.catch(() => undefined);
     const live = await getLiveOutgoingTx(db, tx.requestId, tx.kind);
     if (live !== undefined) throw conflict(tx, live.id);
-    const gas = tx.gas ?? (await estimateGas(tx));
-    const fees = await estimateFees();
+    const gas = await gasRead;
+    const fees = await feesRead;
     return serialized(async () => {
       assertRunning();
       for (let attempt = 1; ; attempt++) {

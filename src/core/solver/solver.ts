@@ -338,25 +338,24 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     request: RequestRecord,
   ): Promise<{ failReason: FailReason; details?: JsonObject } | null> {
     if (ctx.now() > request.expiresAt) return { failReason: 'ORDER_EXPIRED' };
-    const balance = await ctx.market.balanceOf(
-      request.destinationChainId,
-      ctx.solver.address,
-      request.destinationCurrency as Address,
-    );
+    // The balance read and the simulation are independent: both at once (a fill waits on the slower one only).
+    const [balance, simulation] = await Promise.all([
+      ctx.market.balanceOf(request.destinationChainId, ctx.solver.address, request.destinationCurrency as Address),
+      ctx.market.estimateGas(request.destinationChainId, { from: ctx.solver.address, ...fillOf(request) }).then(
+        (gas) => ({ gas }),
+        (error: unknown) => ({ error }),
+      ),
+    ]);
     if (balance < request.amountOut) return { failReason: 'SOLVER_BALANCE_TOO_LOW' };
-    try {
-      const gas = await ctx.market.estimateGas(request.destinationChainId, {
-        from: ctx.solver.address,
-        ...fillOf(request),
-      });
-      // The simulation's estimate is the fill's gas limit (plus a margin): no second estimate before sending.
-      simulatedGas.set(request.id, (gas * (100n + GAS_MARGIN_PERCENT)) / 100n);
-    } catch (error) {
+    if ('error' in simulation) {
+      const { error } = simulation;
       if (isGatewayError(error) && error.code === 'DESTINATION_TX_FAILED') {
         return { failReason: 'EXECUTION_REVERTED', details: { message: error.message, revert: error.data ?? null } };
       }
       throw error;
     }
+    // The simulation's estimate is the fill's gas limit (plus a margin): no second estimate before sending.
+    simulatedGas.set(request.id, (simulation.gas * (100n + GAS_MARGIN_PERCENT)) / 100n);
     return null;
   }
 
