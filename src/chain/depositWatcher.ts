@@ -16,7 +16,7 @@ import type { ChainConfig } from '../core/chains/types.js';
 import type { Logger } from '../core/logger.js';
 import { GatewayError } from '../core/errors.js';
 import type { DepositWatcher, DepositWatcherOptions } from '../core/solver/ports.js';
-import type { HeadFeed } from './heads.js';
+import type { Head, HeadFeed } from './heads.js';
 import { getCursor, setCursor, type ChainCursor } from '../store/cursors.repository.js';
 import {
   insertDeposit,
@@ -123,6 +123,8 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
   let wake: (() => void) | undefined;
   /** A head was pushed while a pass was running: run another pass at once instead of sleeping. */
   let headPending = false;
+  /** The newest head pushed and not yet processed: a pass starting from it needs no head or hash reads. */
+  let pushed: Head | undefined;
   let unsubscribe: (() => void) | undefined;
 
   const context = { chainId };
@@ -138,9 +140,16 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
     }
   }
 
-  /** Canonical block hashes, read once per pass (null: no such block now). */
-  function blockHashReader(): (blockNumber: bigint) => Promise<string | null> {
+  /**
+   * Canonical block hashes, read once per pass (null: no such block now). `known` seeds it with what a pushed head
+   * told: its own hash and its parent's, as canonical as a read at the moment of the push.
+   */
+  function blockHashReader(known?: Head): (blockNumber: bigint) => Promise<string | null> {
     const hashes = new Map<bigint, Promise<string | null>>();
+    if (known !== undefined) {
+      hashes.set(known.number, Promise.resolve(known.hash));
+      if (known.number > 0n) hashes.set(known.number - 1n, Promise.resolve(known.parentHash));
+    }
     return (blockNumber) => {
       let hash = hashes.get(blockNumber);
       if (hash === undefined) {
@@ -272,9 +281,13 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
 
   /** One pass: rewind on a reorg, read every new block up to the head, settle pending deposits. */
   async function poll(): Promise<void> {
-    const head = await client.getBlockNumber({ cacheTime: 0 });
+    // A pushed head newer than the last pass saves reading the head and the hashes of its block and its parent.
+    const fromPush = pushed !== undefined && (processedHead === undefined || pushed.number > processedHead);
+    const known = fromPush ? pushed : undefined;
+    pushed = undefined;
+    const head = known?.number ?? (await client.getBlockNumber({ cacheTime: 0 }));
     if (head === processedHead) return;
-    const canonicalHash = blockHashReader();
+    const canonicalHash = blockHashReader(known);
     cursor ??= await loadCursor(head, canonicalHash);
     // A node behind the last block read (a lagging replica, or a chain rewound and not yet longer): wait.
     if (head < cursor.blockNumber) return;
@@ -411,7 +424,8 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
     }
   }
 
-  function onHead(): void {
+  function onHead(head: Head): void {
+    if (pushed === undefined || head.number >= pushed.number) pushed = head;
     if (wake !== undefined) wake();
     else headPending = true;
   }

@@ -4,7 +4,9 @@ import type { Logger } from '../core/logger.js';
 /** A new block head, as the node announced it. */
 export interface Head {
   number: bigint;
+  /** Lower-case hex, as the store keeps block hashes. */
   hash: string;
+  parentHash: string;
 }
 
 /**
@@ -93,9 +95,10 @@ export function createHeadFeed(params: CreateHeadFeedParameters): HeadFeed {
         return;
       }
       if (message.method !== 'eth_subscription') return;
-      const head = message.params?.result as { number?: unknown; hash?: unknown } | undefined;
-      if (typeof head?.number !== 'string' || typeof head.hash !== 'string') return;
-      emit({ number: BigInt(head.number), hash: head.hash.toLowerCase() });
+      const head = message.params?.result as { number?: unknown; hash?: unknown; parentHash?: unknown } | undefined;
+      if (typeof head?.number !== 'string' || typeof head.hash !== 'string' || typeof head.parentHash !== 'string')
+        return;
+      emit({ number: BigInt(head.number), hash: head.hash.toLowerCase(), parentHash: head.parentHash.toLowerCase() });
     });
     ws.on('error', (error) => {
       if (!failing && !stopping) log.warn({ ...context, err: error }, 'head feed: websocket failed; polling meanwhile');

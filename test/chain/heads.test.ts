@@ -19,7 +19,7 @@ import type { Logger } from '../../src/core/logger.js';
 import type { DepositWatcher } from '../../src/core/solver/ports.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import { createDatabase, type Database } from '../../src/store/database.js';
-import type { DepositRecord } from '../../src/store/deposits.repository.js';
+import { listDepositsForRequest, type DepositRecord } from '../../src/store/deposits.repository.js';
 import { useDevnet } from '../helpers/anvil.js';
 import { truncateAll } from '../helpers/db.js';
 
@@ -122,6 +122,16 @@ async function waitFor<T>(what: string, probe: () => T | undefined | false, time
   }
 }
 
+async function waitForAsync<T>(what: string, probe: () => Promise<T | undefined | false>): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 let idCounter = 0;
 const newId = (): Hex => toHex(0xfe_0000 + ++idCounter, { size: 32 });
 const user = () => devnet.descriptor.accounts[0]!;
@@ -135,10 +145,10 @@ const depositNative = (id: Hex) =>
     }),
   );
 
-function startWatcher(feed: HeadFeed, pollIntervalMs: number, log: Logger) {
+function startWatcher(feed: HeadFeed, pollIntervalMs: number, log: Logger, confirmations = 1) {
   const base = devnetChainConfigs(devnet.descriptor)[0]!;
   // Automine: `blockTime` 0 would make the backup poll as fast as the fallback; one second is the devnet's.
-  const chain: ChainConfig = { ...base, confirmations: 1, blockTime: 1 };
+  const chain: ChainConfig = { ...base, confirmations, blockTime: 1 };
   const client = createChainClients([chain], { timeout: 1_000 }).get(chain.id)!;
   const handed: DepositRecord[] = [];
   const watcher: DepositWatcher = createDepositWatcher({
@@ -184,6 +194,34 @@ describe('the head feed', () => {
     await depositNative(id);
     const deposit = await waitFor('the deposit handed on', () => handed.find((d) => d.requestId === id));
     expect(deposit.status).toBe('confirmed');
+  });
+
+  it('drops a deposit reorged away before its confirmation, acting on pushed heads only', async () => {
+    const { log } = recordingLogger();
+    const feed = startFeed(devnet.chain.wsUrl, log);
+    await waitFor('the subscription', () => feed.live());
+    // A rewind reads the last 64 blocks again: earlier tests' deposits (their rows are gone) must lie before them.
+    await devnet.testClient.mine({ blocks: 70 });
+    const { watcher, handed } = startWatcher(feed, 600_000, log, 3);
+    await watcher.start();
+    const snapshot = await devnet.testClient.snapshot();
+
+    const id = newId();
+    const original = await depositNative(id);
+    const statusOf = async () => (await listDepositsForRequest(database.db, id))[0];
+    const seen = await waitForAsync('the deposit seen', async () => (await statusOf())?.status === 'seen');
+    expect(seen).toBe(true);
+
+    // The deposit's block is replaced by empty ones: the pushed heads carry the new chain, whose parent hash no
+    // longer matches the watcher's cursor.
+    await devnet.testClient.revert({ id: snapshot });
+    await devnet.testClient.mine({ blocks: 4 });
+    const removed = await waitForAsync('the deposit removed', async () => {
+      const deposit = await statusOf();
+      return deposit?.status === 'removed' ? deposit : undefined;
+    });
+    expect(removed.blockHash).toBe(original.blockHash.toLowerCase());
+    expect(handed).toEqual([]);
   });
 
   it('misses no deposit when the socket is cut mid-run: polling finds them, and the feed reconnects by itself', async () => {
