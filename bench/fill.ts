@@ -19,7 +19,7 @@ import { createDepositWallet, runFillRequest, type DepositWallet, type FillTrace
 import { failureReport, intervals, intervalTable, TARGET, verdict } from './fillReport.js';
 import type { BenchServerInfo } from './serverProcess.js';
 import { startBlockClock, type BlockClock } from './blockClock.js';
-import { createPublicClient, http, type Hex } from 'viem';
+import { createPublicClient, http } from 'viem';
 import { machineCpuSeconds, processCpuSeconds, startBenchServer } from './serverProcess.js';
 
 const ORIGIN_CHAIN_ID = 31337;
@@ -197,7 +197,7 @@ async function addBlockTimes(
     const originAt = clocks.origin.arrivalOf(trace.depositBlock);
     if (originAt === undefined) continue;
     const first = clocks.destination.firstAfter(originAt);
-    const fillBlock = (await client.getTransactionReceipt({ hash: trace.fillTxHash as Hex })).blockNumber;
+    const fillBlock = (await client.getTransactionReceipt({ hash: trace.fillTxHash })).blockNumber;
     const fillAt = clocks.destination.arrivalOf(fillBlock);
     if (first === undefined || fillAt === undefined) continue;
     trace.blocks = { originAt, firstDestinationAt: first.at, fillAt, blocksLate: Number(fillBlock - first.number) };
