@@ -24,7 +24,7 @@ export function registerRest<Context>(
 ): void {
   const validators = createValidators(operations);
   for (const [id, spec] of Object.entries(operations) as Array<[OperationId, OperationSpec]>) {
-    const handler = handlers[id] as (
+    const handler = handlers[id].bind(handlers) as (
       input: OperationInput<OperationId>,
       context: Context,
     ) => Promise<{

@@ -207,8 +207,10 @@ export async function deleteFinishedWebhookDeliveries(
         .select('d.id')
         .where('d.status', '<>', 'pending')
         .where('d.finished_at', '<', params.before)
-        .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('webhook_deliveries as r').select('r.id').whereRef('r.replay_of', '=', 'd.id'))),
+        .where((eb) =>
+          eb.not(
+            eb.exists(eb.selectFrom('webhook_deliveries as r').select('r.id').whereRef('r.replay_of', '=', 'd.id')),
+          ),
         )
         .orderBy('d.finished_at')
         .limit(params.limit),

@@ -3,7 +3,6 @@ import { admitRequest } from '../core/apiKeys/admitRequest.js';
 import { clientBucket } from '../core/apiKeys/clientBucket.js';
 import type { RateLimiter } from '../core/apiKeys/rateLimiter.js';
 import type { CoreContext } from '../core/context.js';
-import { defaultSurfaceLimits, type SurfaceLimitsConfig } from './config.js';
 
 /** Close code for a connection refused or dropped by a limit (RFC 6455 policy violation). */
 export const policyViolation = 1008;
@@ -25,10 +24,20 @@ export interface SocketGuard {
   send(socket: WebSocket, data: string): void;
 }
 
+/** The websocket caps (`GatewayConfig.surfaces`, read from the environment by `src/server/config.ts`). */
+export interface SocketLimits {
+  /** Websocket connections (graphql-ws and `/ws` together) per client address. */
+  wsConnectionsPerClient: number;
+  /** Subscriptions one websocket may hold. */
+  wsMaxSubscriptions: number;
+  /** A websocket whose unsent data exceeds this many bytes is dropped. */
+  wsMaxBufferedBytes: number;
+}
+
 export function createSocketGuard(
   core: Pick<CoreContext, 'db' | 'log'>,
   limiter: RateLimiter,
-  limits: SurfaceLimitsConfig = defaultSurfaceLimits,
+  limits: SocketLimits,
 ): SocketGuard {
   const open = new Map<string, number>();
   const guard: SocketGuard = {
