@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { normalizeHex, toJson, toNumber, toNumberOrNull } from './mappers.js';
 import type { ApiKeyWebhook } from './apiKeys.repository.js';
-import type { RequestStatusSnapshot } from './requests.repository.js';
+import type { RequestStatusSnapshot } from './requestStatus.js';
 import type { JsonValue, Tables, WebhookDeliveriesTable } from './tables.js';
 
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
