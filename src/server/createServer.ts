@@ -203,7 +203,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   acceptEmptyJsonBodies(app);
   await app.register(websocket, { options: { maxPayload: config.bodyLimit } });
 
-  const restContext: RestContext = {
+  const restContext: Omit<RestContext, 'caller'> = {
     core,
     readiness: async () =>
       withFillPauses(
@@ -219,7 +219,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   const rateLimiter = createRateLimiter(core, config.rateLimit ?? defaultRateLimitConfig);
   registerRateLimit(app, core, rateLimiter);
   registerDeprecations(app);
-  registerRest(app, createHandlers(), restContext);
+  registerRest(app, createHandlers(), (request) => ({ ...restContext, caller: request.caller }));
   registerDocumentation(app);
   registerExplorer(app);
   const graphql = createGraphQL({ core, graphiql: config.graphiql, maxRequestBodySize: config.bodyLimit });
