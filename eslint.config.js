@@ -39,9 +39,12 @@ export default tseslint.config(
     },
   },
   {
+    // Plain JavaScript (config files, the explorer page's script, the PGlite worker) has no types to check: it is
+    // parsed without the TypeScript project, and only the untyped rules apply.
     files: ['**/*.mjs', '**/*.js', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
       globals: {
         console: 'readonly',
         process: 'readonly',
@@ -52,6 +55,18 @@ export default tseslint.config(
         module: 'writable',
         require: 'readonly',
       },
+    },
+  },
+  {
+    // The explorer's script runs in the browser (served by src/server/explorer.ts), not in Node.
+    files: ['src/server/explorer/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['document', 'window', 'location', 'history', 'fetch', 'URLSearchParams', 'WebSocket', 'Node'].map((name) => [
+          name,
+          'readonly',
+        ]),
+      ),
     },
   },
 );

@@ -155,7 +155,6 @@ async function drive(trace: FillTrace, params: FillRequestParameters): Promise<v
   }
 
   const statusUrl = `${baseUrl}/intents/status/v3?requestId=${deposit.requestId}`;
-  let last = 'none';
   for (;;) {
     const polledAt = performance.now();
     const response = await fetch(statusUrl);
@@ -164,7 +163,6 @@ async function drive(trace: FillTrace, params: FillRequestParameters): Promise<v
     if (response.status !== 200 || typeof body.status !== 'string' || typeof body.updatedAt !== 'number') {
       throw new RequestFailure(`status HTTP ${response.status}`, JSON.stringify(body).slice(0, 500));
     }
-    last = body.status;
     if (!trace.statuses.has(body.status)) trace.statuses.set(body.status, { seenAt, updatedAt: body.updatedAt });
     if (body.status === 'success') {
       trace.fillTxHash = body.txHashes?.[0] ?? null;
@@ -175,7 +173,7 @@ async function drive(trace: FillTrace, params: FillRequestParameters): Promise<v
     if (seenAt > deadline)
       throw new RequestFailure(
         'timeout',
-        `no success within ${params.timeoutMs} ms of the deposit; last status ${last}`,
+        `no success within ${params.timeoutMs} ms of the deposit; last status ${body.status}`,
       );
     await sleepUntil(polledAt + pollMs);
   }

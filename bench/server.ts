@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { startDevnet, type Devnet, type DevnetDescriptor } from '../src/chain/devnet.js';
+import { startDevnet, type Devnet } from '../src/chain/devnet.js';
 import { configFromEnvironment, type GatewayConfig } from '../src/server/config.js';
 import { createServer, type GatewayServer } from '../src/server/createServer.js';
 import { devnetChainConfigs } from '../src/server/devnetConfig.js';

@@ -12,6 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
+import { rawDataText } from '../src/ws/rawData.js';
 
 export type Protocol = 'graphql-ws' | '/ws';
 
@@ -63,7 +64,7 @@ const describe = (error: unknown): string => {
   if (error instanceof Error) return error.message;
   if (typeof error === 'object' && error !== null && 'code' in error) {
     const close = error as { code: unknown; reason?: unknown };
-    return `socket closed (${String(close.code)}${close.reason ? ` ${String(close.reason)}` : ''})`;
+    return `socket closed (${String(close.code)}${typeof close.reason === 'string' && close.reason !== '' ? ` ${close.reason}` : ''})`;
   }
   return JSON.stringify(error);
 };
@@ -108,13 +109,12 @@ function newSubscriber(index: number, protocol: Protocol, requestId: string, clo
 
 /** A graphql-ws client of `/graphql` with one `requestStatus` subscription (the key in `connection_init`). */
 export function openGraphQLSubscriber(wsBaseUrl: string, apiKey: string, requestId: string, index: number): Subscriber {
-  let client: Client | undefined;
   let closing = false;
   const { subscriber, receive, problem } = newSubscriber(index, 'graphql-ws', requestId, async () => {
     closing = true;
-    await client?.dispose();
+    await client.dispose();
   });
-  client = createClient({
+  const client: Client = createClient({
     url: `${wsBaseUrl}/graphql`,
     webSocketImpl: WebSocket,
     connectionParams: { apiKey },
@@ -166,9 +166,9 @@ export function openWsSubscriber(wsBaseUrl: string, apiKey: string, requestId: s
       data?: { status?: unknown; updatedAt?: unknown; requestId?: unknown };
     };
     try {
-      message = JSON.parse(data.toString()) as typeof message;
+      message = JSON.parse(rawDataText(data)) as typeof message;
     } catch {
-      return problem(`not JSON: ${data.toString().slice(0, 200)}`);
+      return problem(`not JSON: ${rawDataText(data).slice(0, 200)}`);
     }
     if (message.status === 'error') return problem(`error frame: ${JSON.stringify(message).slice(0, 300)}`);
     if (message.type === 'connection' && message.status === 'ready') {

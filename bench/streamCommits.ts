@@ -15,7 +15,7 @@ export interface CommitObserver {
   /** The schema whose outbox is followed. */
   schema: string;
   /** `Date.now()` when the change of `requestId` to `status` was first seen committed, or undefined. */
-  seenAt(requestId: string, status: string): number | undefined;
+  seenAt: (requestId: string, status: string) => number | undefined;
   /** Reads that failed (the figures are then incomplete). */
   readonly errors: string[];
   close(): Promise<void>;

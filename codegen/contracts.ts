@@ -1,6 +1,13 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
-import solc from 'solc';
+import solcUntyped from 'solc';
+
+/** The two functions of solc's JavaScript wrapper we call (its bundled declarations type everything `any`). */
+interface Solc {
+  compile(input: string, callbacks: { import: (path: string) => { contents: string } | { error: string } }): string;
+  version(): string;
+}
+const solc = solcUntyped as Solc;
 
 /** Where the Solidity sources live and where their bindings go, relative to the repo root. */
 const SOURCE_DIR = 'contracts';

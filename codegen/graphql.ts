@@ -8,10 +8,11 @@ import { generate } from '@graphql-codegen/cli';
 import config from '../codegen.js';
 
 export async function generateGraphql(root: string): Promise<Record<string, string>> {
-  const outputs: Array<{ filename: string; content: string }> = await generate(
-    { ...config, cwd: root, silent: true },
-    false,
-  );
+  // `generate` is declared as returning `any`; with `saveOutput: false` it answers the files it generated.
+  const outputs = (await generate({ ...config, cwd: root, silent: true }, false)) as Array<{
+    filename: string;
+    content: string;
+  }>;
   const files: Record<string, string> = {};
   for (const output of outputs) {
     const file = output.filename.split('\\').join('/');

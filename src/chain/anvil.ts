@@ -24,7 +24,7 @@ export interface AnvilInstance {
   port: number;
   pid: number;
   /** SIGTERM, then SIGKILL after 3 s; resolves once the process has exited. Safe to call twice. */
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 /** Keeps this much of anvil's recent output for error messages. */

@@ -9,7 +9,6 @@ import {
   getContractAddress,
   http,
   maxUint256,
-  parseEther,
   parseGwei,
   parseUnits,
   toHex,
@@ -110,7 +109,7 @@ export interface Devnet {
   /** Process ids of the anvil nodes, in the order of `descriptor.chains`. */
   pids: number[];
   /** Stops every anvil node; safe to call twice. */
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 /** The mnemonic anvil derives its prefunded accounts from. */

@@ -202,7 +202,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
   }
 
   async function sign(tx: { to: Address; data: Hex; value: bigint; gas: bigint; nonce: bigint } & Fees) {
-    const raw = (await account.signTransaction({
+    const raw: Hex = await account.signTransaction({
       chainId,
       type: 'eip1559',
       to: tx.to,
@@ -212,7 +212,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
       nonce: Number(tx.nonce),
       maxFeePerGas: tx.maxFeePerGas,
       maxPriorityFeePerGas: tx.maxPriorityFeePerGas,
-    })) as Hex;
+    });
     return { raw, hash: keccak256(raw) };
   }
 

@@ -30,3 +30,13 @@ function convert(value: unknown): unknown {
   }
   return out;
 }
+
+/**
+ * An amount read back from stored JSON (a decimal string; a number or bigint is taken as is); absent or null is
+ * `fallback`. Anything else (an object, a boolean) is not an amount and throws, as `BigInt` throws on bad text.
+ */
+export function storedAmount(value: unknown, fallback = 0n): bigint {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') return BigInt(value);
+  throw new SyntaxError(`Cannot convert ${JSON.stringify(value)} to a BigInt`);
+}

@@ -1,9 +1,10 @@
 import type { WebSocket } from '@fastify/websocket';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import type { OperationResult } from 'graphql-ws';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
 import { isGatewayError } from '../core/errors.js';
-import type { SocketGuard } from '../server/socketGuard.js';
+import type { SocketGuard } from '../ws/socketGuard.js';
 import type { GatewayGraphQL, GatewayYoga } from './createGraphQL.js';
 import { toGraphQLError } from './errors.js';
 
@@ -20,8 +21,15 @@ export interface RegisterGraphQLOptions {
 /** Closes every graphql-ws connection (code 1001) and refuses new ones. Idempotent. */
 export type DisposeGraphQL = () => Promise<void>;
 
-/** What graphql-ws keeps per operation: yoga's enveloped `execute`/`subscribe`, carried in `rootValue`. */
-type EnvelopedRoot = Pick<ReturnType<GatewayYoga['getEnveloped']>, 'execute' | 'subscribe'>;
+/**
+ * What graphql-ws keeps per operation: yoga's enveloped `execute`/`subscribe`, carried in `rootValue`. Envelop
+ * declares them (and `parse`/`validate`) loosely; these are the signatures graphql-ws calls them with.
+ */
+interface EnvelopedRoot {
+  execute: (args: ExecutionArgs) => OperationResult;
+  subscribe: (args: ExecutionArgs) => OperationResult;
+}
+type Enveloped = ReturnType<GatewayYoga['getEnveloped']>;
 
 /** `x-api-key` of a graphql-ws connection: `connection_init` payload `{ apiKey }` (browsers), else the upgrade header. */
 function apiKeyOf(
@@ -92,22 +100,25 @@ export async function registerGraphQL(
           apiKey: apiKeyOf(ctx.connectionParams, ctx.extra.request),
           params: payload,
         });
-        let document;
+        let document: DocumentNode;
         try {
-          document = enveloped.parse(payload.query);
+          document = enveloped.parse(payload.query) as DocumentNode;
         } catch (error) {
           operations.get(ctx)?.delete(id);
           if (error instanceof GraphQLError) return [error];
           throw error;
         }
-        const errors = enveloped.validate(enveloped.schema, document);
+        const errors = enveloped.validate(enveloped.schema, document) as readonly GraphQLError[];
         if (errors.length > 0) {
           operations.get(ctx)?.delete(id);
           return errors;
         }
-        const root: EnvelopedRoot = { execute: enveloped.execute, subscribe: enveloped.subscribe };
+        const root: EnvelopedRoot = {
+          execute: enveloped.execute as Enveloped['execute'] & EnvelopedRoot['execute'],
+          subscribe: enveloped.subscribe as Enveloped['subscribe'] & EnvelopedRoot['subscribe'],
+        };
         return {
-          schema: enveloped.schema,
+          schema: enveloped.schema as GraphQLSchema,
           document,
           operationName: payload.operationName,
           variableValues: payload.variables,

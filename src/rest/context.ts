@@ -1,5 +1,6 @@
 import type { SealWebhookSecret } from '../core/apiKeys/apiKey.js';
 import type { CoreContext } from '../core/context.js';
+import type { Caller } from '../core/quote/types.js';
 
 export interface ReadinessCheck {
   ok: boolean;
@@ -15,6 +16,8 @@ export interface ReadinessReport {
 /** What REST handlers receive besides the request. */
 export interface RestContext {
   core: CoreContext;
+  /** Who is calling: resolved once per request, when it was admitted (`src/rest/rateLimit.ts`). */
+  caller: Caller;
   readiness: () => Promise<ReadinessReport>;
   /** The admin operations: the bearer token (undefined = admin interface off) and the webhook URL policy. */
   admin: { token: string | undefined; allowPrivateWebhooks: boolean; sealWebhookSecret?: SealWebhookSecret };

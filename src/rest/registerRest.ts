@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   operations,
   type OperationHandlers,
@@ -20,11 +20,11 @@ const unlimitedOperations = new Set<OperationId>(['getHealth', 'getReadiness']);
 export function registerRest<Context>(
   app: FastifyInstance,
   handlers: OperationHandlers<Context>,
-  context: Context,
+  contextOf: (request: FastifyRequest) => Context,
 ): void {
   const validators = createValidators(operations);
   for (const [id, spec] of Object.entries(operations) as Array<[OperationId, OperationSpec]>) {
-    const handler = handlers[id] as (
+    const handler = handlers[id].bind(handlers) as (
       input: OperationInput<OperationId>,
       context: Context,
     ) => Promise<{
@@ -52,7 +52,7 @@ export function registerRest<Context>(
           reply.header(IGNORED_FIELDS_HEADER, ignoredFields.join(', '));
           request.log.debug({ operationId: id, ignoredFields }, 'ignored unknown body fields');
         });
-        const output = await handler(parts as OperationInput<OperationId>, context);
+        const output = await handler(parts as OperationInput<OperationId>, contextOf(request));
         if (output.headers) reply.headers(output.headers);
         return reply.status(Number(output.status)).send(output.body);
       },

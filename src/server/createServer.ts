@@ -27,7 +27,7 @@ import {
 } from '../core/webhooks/createWebhookDispatcher.js';
 import { deriveWebhookEncryptionKey, sealWebhookSecret } from '../core/webhooks/webhookSecret.js';
 import { createRequestWriter } from '../store/requestWriter.js';
-import { defaultRateLimitConfig, type GatewayConfig } from './config.js';
+import { defaultRateLimitConfig, defaultSurfaceLimits, type GatewayConfig } from './config.js';
 import { createEventFollower } from './events.js';
 import { registerExplorer } from './explorer.js';
 import { httpServerOptions } from './httpLimits.js';
@@ -35,10 +35,10 @@ import { checkChainIdentities } from './chainIdentity.js';
 import { createLogger } from './logger.js';
 import { createServerMetrics } from './metrics.js';
 import { checkReadiness, withFillPauses } from './readiness.js';
-import { createSocketGuard } from './socketGuard.js';
+import { createSocketGuard } from '../ws/socketGuard.js';
 import { createSolverLeadership } from './solverLeadership.js';
 import { createSolverRuntime, type SolverRuntime } from './solverRuntime.js';
-import { registerStatusWebSocket } from './ws.js';
+import { registerStatusWebSocket } from '../ws/statusSocket.js';
 
 export interface GatewayServer {
   /** The Fastify instance (for in-process tests through `app.inject`). */
@@ -156,8 +156,9 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
 
   // Per-request access logs only at debug and below: at info they would drown the solver's own log lines.
   const requestLogging = config.logLevel === 'debug' || config.logLevel === 'trace';
+  const fastifyLogger: FastifyBaseLogger = logger; // (typed so, Fastify infers its own logger type for `app`)
   const app = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
+    loggerInstance: fastifyLogger,
     bodyLimit: config.bodyLimit,
     logController: new LogController({ disableRequestLogging: !requestLogging }),
     // Timeouts against slow clients; behind reverse proxies the client address (the rate limit bucket without a
@@ -202,7 +203,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   acceptEmptyJsonBodies(app);
   await app.register(websocket, { options: { maxPayload: config.bodyLimit } });
 
-  const restContext: RestContext = {
+  const restContext: Omit<RestContext, 'caller'> = {
     core,
     readiness: async () =>
       withFillPauses(
@@ -218,11 +219,11 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   const rateLimiter = createRateLimiter(core, config.rateLimit ?? defaultRateLimitConfig);
   registerRateLimit(app, core, rateLimiter);
   registerDeprecations(app);
-  registerRest(app, createHandlers(), restContext);
+  registerRest(app, createHandlers(), (request) => ({ ...restContext, caller: request.caller }));
   registerDocumentation(app);
   registerExplorer(app);
   const graphql = createGraphQL({ core, graphiql: config.graphiql, maxRequestBodySize: config.bodyLimit });
-  const socketGuard = createSocketGuard(core, rateLimiter, config.surfaces);
+  const socketGuard = createSocketGuard(core, rateLimiter, config.surfaces ?? defaultSurfaceLimits);
   const disposeGraphQL = await registerGraphQL(app, graphql, { guard: socketGuard });
   // One outbox follower per process feeds the GraphQL subscriptions and the reference's `/ws` stream.
   const events = createEventFollower({ database, databaseUrl: config.databaseUrl, log: logger });

@@ -27,7 +27,7 @@ export interface ServerMetrics extends GatewayMetrics {
   /** This gateway's registry (one per gateway, so two gateways in one process do not share series). */
   readonly registry: Registry;
   /** One HTTP request to a chain's RPC (`createChainClients`' `observeRpc`). */
-  observeRpc(chainId: number, seconds: number, ok: boolean): void;
+  observeRpc: (chainId: number, seconds: number, ok: boolean) => void;
   /** Times every HTTP request and serves `GET /metrics`; the scrape reads balances, heads and cursors. */
   register(app: FastifyInstance, sources: MetricSources): void;
 }
@@ -103,15 +103,13 @@ export function createServerMetrics(): ServerMetrics {
   });
 
   // Children cached by label values: the quote path records without building a label key on every request.
-  const httpChildren = new Map<
-    string,
-    Map<string, Map<number, Histogram.Internal<'operation' | 'method' | 'status'>>>
-  >();
+  type HttpChild = Histogram.Internal<'operation' | 'method' | 'status'>;
+  const httpChildren = new Map<string, Map<string, Map<number, HttpChild>>>();
   const httpChild = (operation: string, method: string, status: number) => {
     let byMethod = httpChildren.get(operation);
-    if (byMethod === undefined) httpChildren.set(operation, (byMethod = new Map()));
+    if (byMethod === undefined) httpChildren.set(operation, (byMethod = new Map<string, Map<number, HttpChild>>()));
     let byStatus = byMethod.get(method);
-    if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
+    if (byStatus === undefined) byMethod.set(method, (byStatus = new Map<number, HttpChild>()));
     let child = byStatus.get(status);
     if (child === undefined) byStatus.set(status, (child = http.labels(operation, method, String(status))));
     return child;

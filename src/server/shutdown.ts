@@ -10,9 +10,9 @@ import { readFileSync, writeSync } from 'node:fs';
  */
 export interface InstallShutdownParameters {
   /** Stops everything in order: the server (solver, watchers, database), then the devnet. */
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
   /** Where the progress lines go (stdout). */
-  say(message: string): void;
+  say: (message: string) => void;
   /** Longest orderly stop before the process exits anyway, ms. */
   limitMs: number;
   /** How often the parent is checked, ms. */

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import { Migrator, NO_MIGRATIONS, type MigrationResultSet } from 'kysely/migration';
 import pg from 'pg';
@@ -140,7 +141,8 @@ async function createSchema(db: Kysely<Tables>, schema: string): Promise<void> {
 function throwOnFailure({ error, results }: MigrationResultSet): void {
   if (error === undefined) return;
   const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-  throw new Error(`Migration ${failed ?? '(setup)'} failed: ${(error as Error).message ?? String(error)}`, {
+  const reason = error instanceof Error ? error.message : inspect(error);
+  throw new Error(`Migration ${failed ?? '(setup)'} failed: ${reason}`, {
     cause: error,
   });
 }

@@ -7,3 +7,11 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   const e = error as { code?: unknown; constraint?: unknown };
   return e.code === '23505' && (constraint === undefined || e.constraint === constraint);
 }
+
+/**
+ * A `continuation` given to `listRequests` that it did not make, or made for another sort. The core answers it as
+ * `INVALID_INPUT` with this message (the store knows no wire error codes).
+ */
+export class InvalidContinuationError extends Error {
+  override readonly name = 'InvalidContinuationError';
+}

@@ -132,7 +132,7 @@ export async function createPGliteProxy(options: CreatePGliteProxyOptions = {}):
     if (reply.ok) entry.resolve(reply.result);
     else entry.reject(rebuildError(reply.error, entry));
   });
-  worker.on('error', (error) => {
+  worker.on('error', (error: Error) => {
     fail(new PGliteWorkerError(`The PGlite worker thread failed: ${error.message}`, { cause: error }));
   });
   worker.on('messageerror', (error) => {
@@ -155,8 +155,8 @@ export async function createPGliteProxy(options: CreatePGliteProxyOptions = {}):
       try {
         worker.postMessage({ id, ...request });
       } catch (error) {
-        // A parameter structured clone cannot copy (a function, a symbol).
-        reject(error);
+        // A parameter structured clone cannot copy (a function, a symbol): a DataCloneError.
+        reject(error instanceof Error ? error : new Error(String(error)));
         return;
       }
       if (pending.size === 0) worker.ref();
@@ -169,7 +169,7 @@ export async function createPGliteProxy(options: CreatePGliteProxyOptions = {}):
     try {
       options = cloneableOptions(queryOptions);
     } catch (error) {
-      return Promise.reject(error);
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     return send({ op: 'query', sql, params, options, tx }, { sql, params }) as Promise<PGliteQueryResults<T>>;
   }

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { normalizeHex, toJson, toNumber } from './mappers.js';
-import type { RequestStatus, RequestStatusSnapshot } from './requests.repository.js';
+import type { RequestStatus, RequestStatusSnapshot } from './requestStatus.js';
 import type { RequestEventsTable, Tables } from './tables.js';
 
 /** One row of a request's status history; also an outbox entry for webhooks and event fan-out. */

@@ -1,26 +1,16 @@
 import { CompiledQuery, sql, type Insertable, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
-import { GatewayError } from '../core/errors.js';
 import { requestFilled } from '../core/ledger/movements.js';
 import { insertLedgerMovements } from './ledger.repository.js';
 import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toUint256 } from './mappers.js';
+import { InvalidContinuationError } from './errors.js';
 import { appendUnique } from './fragments.js';
+import type { RequestStatus, RequestStatusSnapshot } from './requestStatus.js';
 import { applySearchFilters, type SearchRequestFilters } from './requestFilters.js';
 import { insertRequestEvent, lockOutbox } from './requestEvents.repository.js';
 import type { JsonObject, JsonValue, RequestsTable, Tables } from './tables.js';
 import { enqueueWebhookDelivery } from './webhookDeliveries.repository.js';
 
-/** Request statuses: the reference's v3 set, plus `fallback`, which its `failReason` description names. */
-export const requestStatuses = [
-  'waiting',
-  'depositing',
-  'pending',
-  'submitted',
-  'success',
-  'failure',
-  'refund',
-  'fallback',
-] as const;
-export type RequestStatus = (typeof requestStatuses)[number];
+export { requestStatuses, type RequestStatus, type RequestStatusSnapshot } from './requestStatus.js';
 
 export type TradeType = 'EXACT_INPUT' | 'EXPECTED_OUTPUT' | 'EXACT_OUTPUT';
 
@@ -102,22 +92,6 @@ export type InsertRequestParameters = Omit<
       | 'volumeUsdMicros'
     >
   >;
-
-/** The status record at one moment: the payload of each request event (core shape; transports map it). */
-export interface RequestStatusSnapshot {
-  requestId: string;
-  status: RequestStatus;
-  inTxHashes: string[];
-  txHashes: string[];
-  updatedAt: number;
-  originChainId: number;
-  destinationChainId: number;
-  details: JsonValue | null;
-  failReason: string | null;
-  refundFailReason: string | null;
-  referrer: string | null;
-  depositAddress: string | null;
-}
 
 /**
  * Store a new request (created by a quote). Writes no event: the outbox carries status changes, and most
@@ -363,8 +337,8 @@ const defaultListRequestsLimit = 20;
 
 /**
  * One page of requests matching `filters`, for GET /requests/v3 and /requests/v2. Keyset pagination on
- * (sort key, id): stable under equal timestamps and under inserts between pages. Throws `INVALID_INPUT`
- * for a continuation that is malformed or was made for another sort.
+ * (sort key, id): stable under equal timestamps and under inserts between pages. Throws
+ * `InvalidContinuationError` for a continuation that is malformed or was made for another sort.
  */
 export async function listRequests(
   db: Kysely<Tables>,
@@ -589,10 +563,10 @@ function decodeContinuation(
     !Number.isSafeInteger(c.k) ||
     typeof c.i !== 'string'
   ) {
-    throw new GatewayError('INVALID_INPUT', 'Invalid continuation');
+    throw new InvalidContinuationError('Invalid continuation');
   }
   if (c.s !== sortBy || c.d !== direction) {
-    throw new GatewayError('INVALID_INPUT', 'The continuation was made for another sortBy or sortDirection');
+    throw new InvalidContinuationError('The continuation was made for another sortBy or sortDirection');
   }
   return { key: c.k, id: c.i };
 }

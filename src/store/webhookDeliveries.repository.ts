@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { normalizeHex, toJson, toNumber, toNumberOrNull } from './mappers.js';
 import type { ApiKeyWebhook } from './apiKeys.repository.js';
-import type { RequestStatusSnapshot } from './requests.repository.js';
+import type { RequestStatusSnapshot } from './requestStatus.js';
 import type { JsonValue, Tables, WebhookDeliveriesTable } from './tables.js';
 
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
@@ -207,8 +207,10 @@ export async function deleteFinishedWebhookDeliveries(
         .select('d.id')
         .where('d.status', '<>', 'pending')
         .where('d.finished_at', '<', params.before)
-        .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('webhook_deliveries as r').select('r.id').whereRef('r.replay_of', '=', 'd.id'))),
+        .where((eb) =>
+          eb.not(
+            eb.exists(eb.selectFrom('webhook_deliveries as r').select('r.id').whereRef('r.replay_of', '=', 'd.id')),
+          ),
         )
         .orderBy('d.finished_at')
         .limit(params.limit),

@@ -19,7 +19,6 @@ import {
   parseEther,
   parseGwei,
   zeroAddress,
-  type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';

@@ -28,7 +28,7 @@ beforeAll(async () => {
   await insertApiKey(db, { id: 'attack-other', name: 'Other', keyHash: hashApiKey(otherKey), now: Date.now() });
 });
 afterAll(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.dispose()));
+  await Promise.all(clients.splice(0).map(async (client) => client.dispose()));
   await gateway?.stop();
 });
 

@@ -11,6 +11,7 @@ import { insertRequest } from '../../src/store/requests.repository.js';
 import { newRequest } from '../store/requestFixture.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { connectRaw, wsUrlOf } from '../events/clients.js';
+import { rawDataText } from '../../src/ws/rawData.js';
 
 const perMinute = 1_000;
 const maxSubscriptions = 100;
@@ -59,7 +60,7 @@ describe('websocket message floods', () => {
       headers: { 'x-forwarded-for': '198.51.100.2' },
     });
     const messages: Array<Record<string, any>> = [];
-    socket.on('message', (data) => messages.push(JSON.parse(data.toString())));
+    socket.on('message', (data) => messages.push(JSON.parse(rawDataText(data))));
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
     socket.send(JSON.stringify({ type: 'connection_init' }));
     await expect.poll(() => messages.some((m) => m.type === 'connection_ack')).toBe(true);

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { createWalletClient, http, parseEther, zeroAddress, type Hex } from 'viem';
+import { createWalletClient, http, parseEther, zeroAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositoryAbi } from '../../generated/contracts/index.js';

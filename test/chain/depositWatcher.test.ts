@@ -3,7 +3,7 @@
  * handed on exactly once; the cursor across restarts; backfill in bounded ranges; deposits inside another
  * contract's call found by `indexTransaction`; reorgs (snapshot, revert, re-mine); an unreachable RPC.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFunctionData, erc20Abi, parseEther, parseUnits, toHex, zeroAddress, type Hex } from 'viem';
@@ -91,7 +91,8 @@ function makeWatcher(options: WatcherOptions = {}): WatcherHarness {
   const client = createChainClients([chain], {
     timeout: 1_000,
     onFetchRequest: (_request, init) => {
-      const body = JSON.parse(String(init.body)) as
+      if (typeof init.body !== 'string') throw new Error('expected viem to post JSON-RPC as text');
+      const body = JSON.parse(init.body) as
         { method: string; params: any[] } | Array<{ method: string; params: any[] }>;
       rpc.push(...(Array.isArray(body) ? body : [body]));
     },
@@ -483,7 +484,7 @@ describe('an unreachable RPC', () => {
     let server: Server | undefined;
     let port = 0;
     const up = async () => {
-      server = createServer(async (request, response) => {
+      const relay = async (request: IncomingMessage, response: ServerResponse) => {
         const chunks: Buffer[] = [];
         for await (const chunk of request) chunks.push(chunk as Buffer);
         try {
@@ -496,7 +497,8 @@ describe('an unreachable RPC', () => {
         } catch {
           response.destroy();
         }
-      });
+      };
+      server = createServer((request, response) => void relay(request, response));
       await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
       port = (server.address() as AddressInfo).port;
     };

@@ -1,5 +1,6 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
+import { rawDataText } from '../../src/ws/rawData.js';
 
 /** A raw `ws` client of `/ws` that records every JSON message with its arrival time. */
 export interface RawStreamClient {
@@ -19,7 +20,7 @@ export async function connectRaw(url: string): Promise<RawStreamClient> {
   const arrivals: number[] = [];
   const listeners = new Set<() => void>();
   socket.on('message', (data) => {
-    messages.push(JSON.parse(data.toString()));
+    messages.push(JSON.parse(rawDataText(data)));
     arrivals.push(performance.now());
     for (const listener of listeners) listener();
   });

@@ -7,9 +7,10 @@ import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerStatusWebSocket } from '../../src/server/ws.js';
+import { registerStatusWebSocket } from '../../src/ws/statusSocket.js';
 import { makeChainConfig } from '../helpers/chainConfig.js';
 import { makeCore } from '../graphql/harness.js';
+import { rawDataText } from '../../src/ws/rawData.js';
 
 let app: FastifyInstance;
 let url: string;
@@ -54,7 +55,7 @@ describe('/ws keep-alive', () => {
   it('without an event bus, subscribe answers SERVICE_UNAVAILABLE', async () => {
     const socket = await open();
     const reply = new Promise<Record<string, any>>((resolve) =>
-      socket.once('message', (data) => resolve(JSON.parse(data.toString()))),
+      socket.once('message', (data) => resolve(JSON.parse(rawDataText(data)))),
     );
     socket.send(
       JSON.stringify({ type: 'subscribe', event: 'request.status.updated', filters: { id: `0x${'ab'.repeat(32)}` } }),

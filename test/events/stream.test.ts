@@ -30,7 +30,7 @@ beforeAll(async () => {
   });
 });
 afterEach(async () => {
-  await Promise.all(graphqlClients.splice(0).map((client) => client.dispose()));
+  await Promise.all(graphqlClients.splice(0).map(async (client) => client.dispose()));
   await Promise.all(rawClients.splice(0).map((client) => client.close()));
 });
 afterAll(async () => {

@@ -20,7 +20,7 @@ beforeAll(async () => {
   server = await startGraphQLApp(core);
 });
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.dispose()));
+  await Promise.all(clients.splice(0).map(async (client) => client.dispose()));
 });
 afterAll(async () => {
   await server?.stop();

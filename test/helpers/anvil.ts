@@ -40,7 +40,7 @@ export interface DevnetContext {
   /** A wallet that signs locally with `account`'s key. */
   wallet(account: DevnetAccount): WalletClient<Transport, Chain, Account>;
   /** Waits for a transaction and fails the test if it reverted. */
-  mined(hash: Hash | Promise<Hash>): Promise<TransactionReceipt>;
+  mined: (hash: Hash | Promise<Hash>) => Promise<TransactionReceipt>;
   /** ERC-20 balance. */
   balanceOf(token: Address, owner: Address): Promise<bigint>;
   /** `owner` approves `spender` for `amount` of `token` and waits for it. */

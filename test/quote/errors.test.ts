@@ -18,7 +18,6 @@ import {
   parseUnits,
   zeroAddress,
   type Address,
-  type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { priceFeedAbi } from '../../generated/contracts/index.js';

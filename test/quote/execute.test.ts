@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createPublicClient,
   createWalletClient,
   encodeFunctionData,
   erc20Abi,

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createWalletClient, formatUnits, http, parseEther, zeroAddress, type Hex } from 'viem';
+import { createWalletClient, formatUnits, http, parseEther, zeroAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, waitForStatus } from '../helpers/quote.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { rawDataText } from '../../src/ws/rawData.js';
 
 let gateway: TestGateway;
 let receiver: Receiver;
@@ -111,7 +112,7 @@ it('after a fill, a refund and a refused quote, every family has the right value
   });
   const socket = new WebSocket(`${gateway.url.replace('http', 'ws')}/ws`);
   const messages: any[] = [];
-  socket.on('message', (data) => messages.push(JSON.parse(data.toString())));
+  socket.on('message', (data) => messages.push(JSON.parse(rawDataText(data))));
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
     socket.once('error', reject);

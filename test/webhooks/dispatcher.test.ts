@@ -4,7 +4,7 @@
  * backoff up to 10 retries, private URLs are refused unless allowed, two instances on one PostgreSQL make each
  * attempt once, and the delivery log and replay work.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { configureWebhook } from '../../src/core/webhooks/configureWebhook.js';
 import type { WebhookDispatcher } from '../../src/core/webhooks/createWebhookDispatcher.js';
 import { listWebhookDeliveries } from '../../src/core/webhooks/listWebhookDeliveries.js';

@@ -32,7 +32,7 @@ export interface Receiver {
   delayMs: number;
   /** Resolves once `predicate` holds over `received`; rejects after `timeoutMs`. */
   waitFor(predicate: (received: ReceivedWebhook[]) => boolean, timeoutMs?: number): Promise<void>;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /**

@@ -2,7 +2,8 @@ import { getApiKeyByHash } from '../../store/apiKeys.repository.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { ApiKeyLimits } from './apiKey.js';
-import { hashApiKey } from './authenticate.js';
+import type { Caller } from '../quote/types.js';
+import { anonymousCaller, callerOf, hashApiKey, invalidApiKey, isLiveKey } from './authenticate.js';
 import { clientBucket } from './clientBucket.js';
 import type { RateLimiter } from './rateLimiter.js';
 
@@ -39,37 +40,38 @@ export interface AdmitRequestParameters {
  * a key, against its address's (the anonymous default; an IPv6 address by its /64). A key this process has not
  * yet seen valid is first counted against its address's key-probe bucket (the anonymous limit), before it is
  * looked up: a flood of random keys is then refused 429 by the limiter without touching the key table.
- * Throws `UNAUTHORIZED` or `RateLimitedError`.
+ * Resolves with the caller (the key's, or anonymous without a key, with a key `lenient` did not accept, and in
+ * `ignore` mode): the one key lookup of the request. Throws `UNAUTHORIZED` or `RateLimitedError`.
  */
 export async function admitRequest(
   ctx: Pick<CoreContext, 'db'>,
   limiter: RateLimiter,
   params: AdmitRequestParameters,
-): Promise<void> {
+): Promise<Caller> {
   const { settings } = limiter;
   const addressBucket = clientBucket(params.address);
   let bucket = addressBucket;
   let perMinute = settings.anonymousPerMinute;
+  let caller = anonymousCaller;
   if (params.keyMode !== 'ignore' && params.apiKey !== undefined && params.apiKey !== '') {
     const hash = hashApiKey(params.apiKey);
     const known = limiter.knownKeys.has(hash);
     // Its own bucket per address (not the anonymous one), so a real key is not refused for its address's traffic.
     if (!known && settings.enabled) await consume(limiter, `keyprobe:${addressBucket}`, settings.anonymousPerMinute);
     const record = await getApiKeyByHash(ctx.db, hash);
-    if (record !== undefined && record.revokedAt === null) {
+    if (isLiveKey(record)) {
       limiter.knownKeys.add(hash);
+      caller = callerOf(record);
       bucket = `key:${record.id}`;
       const own = (record.limits as ApiKeyLimits).requestsPerMinute;
       perMinute = typeof own === 'number' && Number.isSafeInteger(own) && own > 0 ? own : settings.keyPerMinute;
     } else {
       limiter.knownKeys.delete(hash);
-      if (params.keyMode === 'authenticate') {
-        throw new GatewayError('UNAUTHORIZED', 'Unauthorized: the x-api-key header does not name a valid API key');
-      }
+      if (params.keyMode === 'authenticate') throw invalidApiKey();
     }
   }
-  if (!settings.enabled) return;
-  await consume(limiter, bucket, perMinute);
+  if (settings.enabled) await consume(limiter, bucket, perMinute);
+  return caller;
 }
 
 async function consume(limiter: RateLimiter, bucket: string, perMinute: number): Promise<void> {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parseUnits } from 'viem';
-import { getApiKeyByHash } from '../../store/apiKeys.repository.js';
+import { getApiKeyByHash, type ApiKeyRecord } from '../../store/apiKeys.repository.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Caller } from '../quote/types.js';
@@ -15,16 +15,31 @@ function fastFillLimit(value: unknown): bigint | null {
 /** The stored form of an API key: hex SHA-256 of the key (the key itself is never stored). */
 export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
 
+/** A caller without a key. */
+export const anonymousCaller: Caller = Object.freeze({ apiKey: null });
+
+/** The one refusal of a key that is unknown or revoked, wherever it was presented. */
+export const invalidApiKey = (): GatewayError =>
+  new GatewayError('UNAUTHORIZED', 'Unauthorized: the x-api-key header does not name a valid API key');
+
+/** The key is usable: known and not revoked. */
+export const isLiveKey = (record: ApiKeyRecord | undefined): record is ApiKeyRecord =>
+  record !== undefined && record.revokedAt === null;
+
 /**
  * Who is calling: no key gives an anonymous caller; a key must be known and not revoked, or the call fails
- * `UNAUTHORIZED` (401) rather than silently running without the key's privileges.
+ * `UNAUTHORIZED` (401) rather than silently running without the key's privileges. REST resolves its caller once
+ * per request when admitting it (`admitRequest`); GraphQL and `/ws` call this once per operation or connection.
  */
-export async function authenticate(ctx: CoreContext, key: string | undefined): Promise<Caller> {
-  if (key === undefined || key === '') return { apiKey: null };
+export async function authenticate(ctx: Pick<CoreContext, 'db'>, key: string | undefined): Promise<Caller> {
+  if (key === undefined || key === '') return anonymousCaller;
   const record = await getApiKeyByHash(ctx.db, hashApiKey(key));
-  if (record === undefined || record.revokedAt !== null) {
-    throw new GatewayError('UNAUTHORIZED', 'Unauthorized: the x-api-key header does not name a valid API key');
-  }
+  if (!isLiveKey(record)) throw invalidApiKey();
+  return callerOf(record);
+}
+
+/** The caller a live key makes: its id and the privileges its record grants. */
+export function callerOf(record: ApiKeyRecord): Caller {
   return {
     apiKey: {
       id: record.id,

@@ -191,7 +191,8 @@ function encodeArray<T>(
   field: string,
   encodeItem: (at: number, item: T) => number,
 ): number {
-  if (!Array.isArray(items)) throw invalid(field, 'an array', items);
+  const checked: unknown = items; // (`Array.isArray(items)` would narrow `items` to `any[]`)
+  if (!Array.isArray(checked)) throw invalid(field, 'an array', items);
   const count = items.length;
   const base = at + WORD;
   let tail = base + count * WORD;
@@ -199,7 +200,7 @@ function encodeArray<T>(
   writeSize(at, count);
   for (let i = 0; i < count; i++) {
     writeSize(base + i * WORD, tail - base);
-    tail = encodeItem(tail, items[i]);
+    tail = encodeItem(tail, items[i]!);
   }
   return tail;
 }

@@ -1,4 +1,4 @@
-import { getAddress, isAddress, isHex, zeroAddress, type Address, type Hex } from 'viem';
+import { getAddress, isAddress, isHex, zeroAddress, type Address } from 'viem';
 import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';

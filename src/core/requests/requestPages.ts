@@ -3,10 +3,12 @@ import {
   listRequests,
   maxListRequestsLimit,
   type ListRequestsFilters,
+  type ListRequestsOptions,
   type RequestRecord,
   type RequestSortBy,
   type SortDirection,
 } from '../../store/requests.repository.js';
+import { InvalidContinuationError } from '../../store/errors.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 
@@ -60,6 +62,16 @@ export function storeTimeFilters(
   };
 }
 
+/** `listRequests`, with a continuation it refuses answered as the caller's mistake (`INVALID_INPUT`). */
+async function listPage(ctx: CoreContext, query: PageQuery, options: ListRequestsOptions) {
+  try {
+    return await listRequests(ctx.db, query.filters, options);
+  } catch (error) {
+    if (error instanceof InvalidContinuationError) throw new GatewayError('INVALID_INPUT', error.message);
+    throw error;
+  }
+}
+
 /**
  * One page of requests. A GraphQL edge cursor is `{ c, o }`: the store cursor the edge's page started from
  * (null for the first page) and how many requests of that page come before the next one. The store only
@@ -76,12 +88,12 @@ export async function fetchPage(ctx: CoreContext, query: PageQuery, start: PageS
     const cursor = decodeEdgeCursor(start.after);
     from = cursor.c ?? undefined;
     if (cursor.o > 0) {
-      const skipped = await listRequests(ctx.db, query.filters, { ...sort, continuation: from, limit: cursor.o });
+      const skipped = await listPage(ctx, query, { ...sort, continuation: from, limit: cursor.o });
       if (skipped.continuation === undefined) return { records: [], cursors: [], continuation: undefined };
       from = skipped.continuation;
     }
   }
-  const page = await listRequests(ctx.db, query.filters, { ...sort, continuation: from, limit: query.limit });
+  const page = await listPage(ctx, query, { ...sort, continuation: from, limit: query.limit });
   const cursors = page.requests.map((_record, index) =>
     index === page.requests.length - 1 && page.continuation !== undefined
       ? encodeEdgeCursor({ c: page.continuation, o: 0 })

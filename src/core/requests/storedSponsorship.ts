@@ -52,7 +52,13 @@ function parseAmount(value: JsonValue | undefined): Amount | null {
   const metadata = asObject(currency?.metadata);
   if (amount === undefined || currency === undefined || metadata === undefined) return null;
   const { amount: raw, minimumAmount, amountFormatted, amountUsd } = amount;
+  const { address, symbol, name } = currency;
+  const logoURI = metadata.logoURI ?? '';
   if (
+    typeof address !== 'string' ||
+    typeof symbol !== 'string' ||
+    typeof name !== 'string' ||
+    typeof logoURI !== 'string' ||
     typeof raw !== 'string' ||
     typeof minimumAmount !== 'string' ||
     typeof amountFormatted !== 'string' ||
@@ -63,12 +69,12 @@ function parseAmount(value: JsonValue | undefined): Amount | null {
   return {
     currency: {
       chainId: Number(currency.chainId),
-      address: String(currency.address) as Address,
-      symbol: String(currency.symbol),
-      name: String(currency.name),
+      address: address as Address,
+      symbol,
+      name,
       decimals: Number(currency.decimals),
       metadata: {
-        logoURI: String(metadata.logoURI ?? ''),
+        logoURI,
         verified: metadata.verified === true,
         isNative: metadata.isNative === true,
       },

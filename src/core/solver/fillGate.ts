@@ -2,6 +2,7 @@ import { formatUnits } from 'viem';
 import { listFillOutflow } from '../../store/outflow.repository.js';
 import type { RequestRecord } from '../../store/requests.repository.js';
 import type { JsonObject } from '../../store/tables.js';
+import { storedAmount } from '../json.js';
 import type { CoreContext } from '../context.js';
 import { isGatewayError } from '../errors.js';
 import { maxOutflowUsdMicros } from '../limits/exposure.js';
@@ -111,7 +112,7 @@ export function createFillGate({ ctx, retry }: CreateFillGateParameters): FillGa
     const chainId = request.destinationChainId;
     if (entries.some((entry) => entry.requestId === request.id)) return null;
     const used = entries.reduce((sum, entry) => (entry.chainId === chainId ? sum + entry.usdMicros : sum), 0n);
-    const value = BigInt(String((request.feesQuoted.usdMicros as JsonObject | undefined)?.out ?? '0'));
+    const value = storedAmount((request.feesQuoted.usdMicros as JsonObject | undefined)?.out);
     const max = maxOutflowUsdMicros(limits, chainId);
     if (used + value > max) {
       return `outflow limit: fills on chain ${chainId} delivered USD ${usd(used)} in the last ${limits.outflowWindowSeconds} s; this one (USD ${usd(value)}) would pass the limit of USD ${usd(max)}`;

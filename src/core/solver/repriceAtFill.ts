@@ -1,6 +1,7 @@
 import type { Address } from 'viem';
 import type { RequestRecord } from '../../store/requests.repository.js';
 import type { JsonObject } from '../../store/tables.js';
+import { storedAmount } from '../json.js';
 import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
@@ -54,7 +55,7 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
   ]);
 
   if (sameAsset) {
-    const charged = toUsdMicros(BigInt(String(fees.execution ?? '0')), currencyIn.decimals, priceIn);
+    const charged = toUsdMicros(storedAmount(fees.execution), currencyIn.decimals, priceIn);
     const gasNow = fillExecutionFee(
       destination,
       gasUnits,

@@ -21,7 +21,6 @@ import {
   recordRequestFailReason,
   updateRequestStatus,
   type RequestRecord,
-  type RequestStatus,
 } from '../../store/requests.repository.js';
 import type { JsonObject } from '../../store/tables.js';
 import { depositoryAbi } from '../abi.js';
@@ -37,17 +36,9 @@ import { createFillGate, type FillPause } from './fillGate.js';
 import type { SentReceipt, TransactionSender } from './ports.js';
 import { defaultRetryPolicy, retryDelayMs, type RetryPolicy } from './retry.js';
 
-/** Why a request was refunded or failed: the reference's `failReason` codes this solver produces. */
-export type FailReason =
-  | 'DOUBLE_SPEND'
-  | 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL'
-  | 'ORDER_EXPIRED'
-  | 'SOLVER_BALANCE_TOO_LOW'
-  | 'EXECUTION_REVERTED'
-  | 'TRANSACTION_REVERTED'
-  | 'ORIGIN_CURRENCY_MISMATCH'
-  | 'ORPHANED_DEPOSIT_REFUND'
-  | 'SLIPPAGE';
+import { statusMoves, type FailReason, type StatusMove } from '../requests/statusMachine.js';
+
+export type { FailReason };
 
 export interface Solver {
   /** Takes a confirmed deposit (from a watcher). Work for one request is serialized; never throws. */
@@ -165,10 +156,10 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     return sender;
   };
 
+  /** Applies one move of the status machine (`statusMoves`); skipped (null) when the request moved on. */
   async function setStatus(
     request: RequestRecord,
-    status: RequestStatus,
-    from: RequestStatus | RequestStatus[],
+    move: StatusMove,
     extra: Partial<{
       failReason: string | null;
       refundFailReason: string | null;
@@ -178,6 +169,7 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
       feesActual: JsonObject;
     }> = {},
   ) {
+    const { to: status, from } = statusMoves[move];
     const updated = await updateRequestStatus(db, request.id, { status, fromStatus: from, now: ctx.now(), ...extra });
     if (updated === null)
       log.warn({ requestId: request.id, status, from }, 'status change skipped: the request moved on');
@@ -206,8 +198,8 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
         if (consumed === null) return 'taken' as const;
         if (request !== undefined && verdict !== undefined && verdict.kind !== 'stray') {
           const moved = await updateRequestStatus(trx, request.id, {
-            status: 'pending',
-            fromStatus: 'waiting',
+            status: statusMoves.claim.to,
+            fromStatus: statusMoves.claim.from,
             inTxHash: deposit.txHash,
             now: ctx.now(),
           });
@@ -394,7 +386,7 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
       return;
     }
     const hash = record.hashes.at(-1);
-    if (hash !== undefined) await setStatus(request, 'submitted', ['pending'], { txHash: hash });
+    if (hash !== undefined) await setStatus(request, 'submit', { txHash: hash });
     crashPoint(ctx.config.crashAt, 'fill-submitted');
     await finishFill(request, deposit, record.id);
   }
@@ -407,14 +399,14 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     const receipt = await senderOf(request.destinationChainId).waitForReceipt(outgoingTxId);
     ctx.market.invalidateSolverBalances(request.destinationChainId);
     if (receipt.status === 'success') {
-      const succeeded = await setStatus(request, 'success', ['pending', 'submitted'], {
+      const succeeded = await setStatus(request, 'succeed', {
         txHash: receipt.hash,
         feesActual: actualFees(request, receipt),
       });
       if (succeeded !== null && deposit !== null) ctx.metrics?.depositSucceeded((ctx.now() - deposit.createdAt) / 1000);
       return;
     }
-    const failed = await setStatus(request, 'failure', ['pending', 'submitted'], {
+    const failed = await setStatus(request, 'fail', {
       txHash: receipt.hash,
       failReason: 'TRANSACTION_REVERTED',
     });
@@ -434,7 +426,7 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     const fresh = deposit === null ? await getRequest(db, request.id) : undefined;
     const paid = deposit ?? (fresh === undefined ? null : await attachedDeposit(fresh));
     if (paid !== null) await refundRequest(fresh ?? request, paid, failReason, details);
-    else await setStatus(request, 'failure', ['pending', 'submitted'], { failReason, details: details ?? null });
+    else await setStatus(request, 'fail', { failReason, details: details ?? null });
   }
 
   /** Refund of the request's own deposit; the request ends in `refund` (or `failure` when the refund cannot be made). */
@@ -449,13 +441,13 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     const outcome = await refundDeposit(deposit, { refundTo: request.refundTo as Address, key: request.id as Hex });
     if (outcome.kind === 'refunded') {
       // The refund's hash goes with the request's transaction hashes, as the reference shows refunds.
-      await setStatus(request, 'refund', ['pending', 'submitted', 'failure'], {
+      await setStatus(request, 'refund', {
         failReason,
         details: details ?? null,
         txHash: outcome.receipt.hash,
       });
     } else {
-      await setStatus(request, 'failure', ['pending', 'submitted', 'failure'], {
+      await setStatus(request, 'refundFail', {
         failReason,
         refundFailReason: outcome.refundFailReason,
         details: details ?? null,
@@ -581,10 +573,9 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     if (refund !== undefined) {
       const receipt = await senderOf(deposit.chainId).waitForReceipt(refund.id);
       const failReason = request.failReason ?? 'UNKNOWN';
-      if (receipt.status === 'success')
-        await setStatus(request, 'refund', ['pending', 'submitted', 'failure'], { failReason, txHash: receipt.hash });
+      if (receipt.status === 'success') await setStatus(request, 'refund', { failReason, txHash: receipt.hash });
       else
-        await setStatus(request, 'failure', ['pending', 'submitted', 'failure'], {
+        await setStatus(request, 'refundFail', {
           failReason,
           refundFailReason: 'MANUAL_REFUND_REQUIRED',
         });
@@ -603,7 +594,7 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     }
     if (fillTx !== undefined) {
       if (request.status === 'pending' && fillTx.hashes.length > 0)
-        await setStatus(request, 'submitted', ['pending'], { txHash: fillTx.hashes.at(-1)! });
+        await setStatus(request, 'submit', { txHash: fillTx.hashes.at(-1)! });
       await finishFill(request, deposit, fillTx.id);
       return;
     }

@@ -76,7 +76,7 @@ export interface WebhookDispatcher {
   /** Start claiming and posting due deliveries. */
   start(): Promise<void>;
   /** Look for due deliveries now (call after committing a status change). */
-  wake(): void;
+  wake: () => void;
   /** Stop claiming, wait for the attempts in flight to be recorded, release the subscription. Safe twice. */
   stop(): Promise<void>;
 }

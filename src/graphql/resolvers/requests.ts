@@ -2,13 +2,7 @@ import type { QueryResolvers, RequestFilterInput, Resolvers } from '../../../gen
 import { authenticate } from '../../core/apiKeys/authenticate.js';
 import { isGatewayError } from '../../core/errors.js';
 import { getIntentStatus } from '../../core/requests/getIntentStatus.js';
-import {
-  countMatchingRequests,
-  getRequests,
-  type GetRequestsParameters,
-  type GetRequestsReturnType,
-} from '../../core/requests/getRequests.js';
-import type { RequestConnectionModel } from '../models.js';
+import { countMatchingRequests, getRequests, type GetRequestsParameters } from '../../core/requests/getRequests.js';
 
 /** The schema answers null for an unknown id where REST answers 404. */
 async function nullIfNotFound<T>(promise: Promise<T>): Promise<T | null> {

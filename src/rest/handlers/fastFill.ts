@@ -1,5 +1,4 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
-import { authenticate } from '../../core/apiKeys/authenticate.js';
 import { fastFill as fastFillCore } from '../../core/solver/fastFill.js';
 import type { RestContext } from '../context.js';
 
@@ -8,7 +7,7 @@ export async function fastFill(
   input: OperationInput<'fastFill'>,
   context: RestContext,
 ): Promise<OperationOutput<'fastFill'>> {
-  const caller = await authenticate(context.core, input.headers['x-api-key']);
+  const { caller } = context;
   const { requestId, solverInputCurrencyAmount, maxFillAmountUsd } = input.body;
   const result = await fastFillCore(
     context.core,

@@ -1,5 +1,4 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
-import { authenticate } from '../../core/apiKeys/authenticate.js';
 import { getPrice as getPriceCore, getQuote as getQuoteCore } from '../../core/quote/getQuote.js';
 import { unsupportedQuoteOptions, type Price, type Quote, type QuoteParameters } from '../../core/quote/types.js';
 import { toWire } from '../wire.js';
@@ -49,7 +48,7 @@ export async function getQuote(
   input: OperationInput<'getQuote'>,
   context: RestContext,
 ): Promise<OperationOutput<'getQuote'>> {
-  const caller = await authenticate(context.core, input.headers['x-api-key']);
+  const { caller } = context;
   const quote = await getQuoteCore(context.core, toQuoteParameters(input.body), caller);
   return { status: 200, body: wireQuote(quote) };
 }
@@ -59,7 +58,7 @@ export async function getQuoteV1(
   input: OperationInput<'getQuoteV1'>,
   context: RestContext,
 ): Promise<OperationOutput<'getQuoteV1'>> {
-  const caller = await authenticate(context.core, input.headers['x-api-key']);
+  const { caller } = context;
   const quote = await getQuoteCore(context.core, toQuoteParameters(input.body), caller);
   return { status: 200, body: wireQuote(quote) };
 }
@@ -69,7 +68,7 @@ export async function getPrice(
   input: OperationInput<'getPrice'>,
   context: RestContext,
 ): Promise<OperationOutput<'getPrice'>> {
-  const caller = await authenticate(context.core, input.headers['x-api-key']);
+  const { caller } = context;
   const price = await getPriceCore(context.core, toQuoteParameters(input.body), caller);
   return { status: 200, body: toWireQuote(price) };
 }

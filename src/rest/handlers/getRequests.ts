@@ -1,6 +1,5 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
 import type { components } from '../../../generated/openapi/types.js';
-import { authenticate } from '../../core/apiKeys/authenticate.js';
 import { getRequests as getRequestsCore } from '../../core/requests/getRequests.js';
 import { unsupportedRequestFilters } from '../../core/requests/searchFilters.js';
 import type { RequestTransaction, RequestView } from '../../core/requests/types.js';
@@ -89,7 +88,7 @@ export async function getRequests(
   context: RestContext,
 ): Promise<OperationOutput<'getRequests'>> {
   const { query } = input;
-  const caller = await authenticate(context.core, input.headers['x-api-key']);
+  const { caller } = context;
   const result = await getRequestsCore(
     context.core,
     {

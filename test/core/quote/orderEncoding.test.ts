@@ -95,12 +95,8 @@ function randomAddress(g: Generator): Address {
   const hex = toHex(g.bytes(20));
   // Lower case, checksummed (mixed case), or with every letter upper case (not a valid checksum: the encoder
   // takes any casing, as the bytes are the same).
-  return g.pick([
-    hex,
-    getAddress(hex),
-    `0x${hex.slice(2).toUpperCase()}` as Address,
-    '0x0000000000000000000000000000000000000000',
-  ]);
+  const upperCase: Address = `0x${hex.slice(2).toUpperCase()}`;
+  return g.pick([hex, getAddress(hex), upperCase, '0x0000000000000000000000000000000000000000']);
 }
 function randomUint(g: Generator): bigint {
   return g.pick([
@@ -122,7 +118,7 @@ function randomDeadline(g: Generator): number {
 }
 function randomBytes(g: Generator): Hex {
   const hex = toHex(g.bytes(g.pick([0, 1, 2, 31, 32, 33, 63, 64, 65, 100, 129, 200, 300])));
-  return g.int(4) === 0 ? (`0x${hex.slice(2).toUpperCase()}` as Hex) : hex;
+  return g.int(4) === 0 ? `0x${hex.slice(2).toUpperCase()}` : hex;
 }
 function randomString(g: Generator): string {
   return g.pick([

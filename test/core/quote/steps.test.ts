@@ -19,7 +19,7 @@ function random(seed: number) {
   };
   const bytes = (length: number) => toHex(Uint8Array.from({ length }, () => next() & 0xff));
   return {
-    address: (): Address => (next() % 2 === 0 ? getAddress(bytes(20)) : (bytes(20) as Address)),
+    address: (): Address => (next() % 2 === 0 ? getAddress(bytes(20)) : bytes(20)),
     bytes32: (): Hex => bytes(32),
     amount: (): bigint => [0n, 1n, maxUint256, BigInt(bytes(1 + (next() % 32)))][next() % 4]!,
   };
@@ -46,15 +46,13 @@ describe('step calldata', () => {
   });
 
   it('rejects amounts outside uint256, malformed addresses and ids that are not 32 bytes', () => {
-    const id = `0x${'ab'.repeat(32)}` as Hex;
-    const address = `0x${'12'.repeat(20)}` as Address;
+    const id: Hex = `0x${'ab'.repeat(32)}`;
+    const address: Address = `0x${'12'.repeat(20)}`;
     expect(() => stepCalldata.approve(address, -1n)).toThrow(RangeError);
     expect(() => stepCalldata.approve(address, maxUint256 + 1n)).toThrow(RangeError);
-    expect(() => stepCalldata.depositNative(`0x${'12'.repeat(19)}` as Address, id)).toThrow(TypeError);
-    expect(() => stepCalldata.depositNative('0xzz12121212121212121212121212121212121212' as Address, id)).toThrow(
-      TypeError,
-    );
-    expect(() => stepCalldata.forward(`0x${'ab'.repeat(31)}` as Hex)).toThrow(TypeError);
-    expect(() => stepCalldata.forward(`${id}00` as Hex)).toThrow(TypeError);
+    expect(() => stepCalldata.depositNative(`0x${'12'.repeat(19)}`, id)).toThrow(TypeError);
+    expect(() => stepCalldata.depositNative('0xzz12121212121212121212121212121212121212', id)).toThrow(TypeError);
+    expect(() => stepCalldata.forward(`0x${'ab'.repeat(31)}`)).toThrow(TypeError);
+    expect(() => stepCalldata.forward(`${id}00`)).toThrow(TypeError);
   });
 });

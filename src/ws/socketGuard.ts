@@ -3,7 +3,7 @@ import { admitRequest } from '../core/apiKeys/admitRequest.js';
 import { clientBucket } from '../core/apiKeys/clientBucket.js';
 import type { RateLimiter } from '../core/apiKeys/rateLimiter.js';
 import type { CoreContext } from '../core/context.js';
-import { defaultSurfaceLimits, type SurfaceLimitsConfig } from './config.js';
+import type { Caller } from '../core/quote/types.js';
 
 /** Close code for a connection refused or dropped by a limit (RFC 6455 policy violation). */
 export const policyViolation = 1008;
@@ -19,16 +19,27 @@ export interface SocketGuard {
   readonly maxSubscriptions: number;
   /** Registers a new socket of `address`; false (and the socket closed 1008) when the client has too many. */
   open(socket: WebSocket, address: string): boolean;
-  /** Counts one message against the key's or the address's limit; throws `RateLimitedError` / `UNAUTHORIZED`. */
-  admit(apiKey: string | undefined, address: string): Promise<void>;
+  /** Counts one message against the key's or the address's limit (answers the caller a valid key makes, else
+   * anonymous); throws `RateLimitedError`. */
+  admit(apiKey: string | undefined, address: string): Promise<Caller>;
   /** Sends `data`, then terminates the socket if what it has not yet sent exceeds the limit. */
   send(socket: WebSocket, data: string): void;
+}
+
+/** The websocket caps (`GatewayConfig.surfaces`, read from the environment by `src/server/config.ts`). */
+export interface SocketLimits {
+  /** Websocket connections (graphql-ws and `/ws` together) per client address. */
+  wsConnectionsPerClient: number;
+  /** Subscriptions one websocket may hold. */
+  wsMaxSubscriptions: number;
+  /** A websocket whose unsent data exceeds this many bytes is dropped. */
+  wsMaxBufferedBytes: number;
 }
 
 export function createSocketGuard(
   core: Pick<CoreContext, 'db' | 'log'>,
   limiter: RateLimiter,
-  limits: SurfaceLimitsConfig = defaultSurfaceLimits,
+  limits: SocketLimits,
 ): SocketGuard {
   const open = new Map<string, number>();
   const guard: SocketGuard = {

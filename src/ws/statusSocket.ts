@@ -9,6 +9,7 @@ import type { RequestStatusUpdate } from '../core/events/statusStream.js';
 import { subscribeRequestStatus } from '../core/events/subscribeRequestStatus.js';
 import type { Caller } from '../core/quote/types.js';
 import type { SocketGuard } from './socketGuard.js';
+import { rawDataText } from './rawData.js';
 
 /** The only event of the reference's stream. */
 export const STATUS_EVENT = 'request.status.updated';
@@ -86,7 +87,7 @@ export async function registerStatusWebSocket(
     // not a way around the limit its upgrade was counted against).
     let handled: Promise<boolean> = ready;
     socket.on('message', (raw, isBinary) => {
-      const text = isBinary ? null : raw.toString();
+      const text = isBinary ? null : rawDataText(raw);
       handled = handled.then(async (ok) => {
         if (!ok) return false;
         if (guard !== undefined) {

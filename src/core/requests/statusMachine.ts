@@ -1,0 +1,48 @@
+import type { RequestStatus } from '../../store/requestStatus.js';
+
+/**
+ * The request lifecycle as the solver drives it: each move names the status it sets and the statuses it may start
+ * from. A move from any other status is skipped (the request moved on: another instance, or a recovery, got there
+ * first), so a stale decision never overwrites a newer one. See docs/architecture.md ("Statuses").
+ *
+ *   waiting --claim--> pending --submit--> submitted --succeed--> success
+ *                         |                    |
+ *                         +------- fail -------+--> failure --refund--> refund
+ *                         +------ refund (before or after a fill was sent) ----^
+ *   refundFail: a refund that cannot be made leaves (or keeps) `failure`, with its `refundFailReason`.
+ */
+export const statusMoves = {
+  /** A matching deposit pays for the request (claimed with the deposit, in one transaction). */
+  claim: { from: ['waiting'], to: 'pending' },
+  /** The fill transaction was broadcast. */
+  submit: { from: ['pending'], to: 'submitted' },
+  /** The fill was mined and succeeded. */
+  succeed: { from: ['pending', 'submitted'], to: 'success' },
+  /** The fill reverted, or could not be made. */
+  fail: { from: ['pending', 'submitted'], to: 'failure' },
+  /** The deposit was paid back. */
+  refund: { from: ['pending', 'submitted', 'failure'], to: 'refund' },
+  /** The deposit could not be paid back (e.g. the refund's gas exceeds it). */
+  refundFail: { from: ['pending', 'submitted', 'failure'], to: 'failure' },
+} as const satisfies Record<string, { from: readonly RequestStatus[]; to: RequestStatus }>;
+
+export type StatusMove = keyof typeof statusMoves;
+
+/** Why a request was refunded or failed: the reference's `failReason` codes this solver produces. */
+export type FailReason =
+  | 'DOUBLE_SPEND'
+  | 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL'
+  | 'ORDER_EXPIRED'
+  | 'SOLVER_BALANCE_TOO_LOW'
+  | 'EXECUTION_REVERTED'
+  | 'TRANSACTION_REVERTED'
+  | 'ORIGIN_CURRENCY_MISMATCH'
+  | 'ORPHANED_DEPOSIT_REFUND'
+  | 'SLIPPAGE';
+
+/** Whether some move takes a request from `from` to `to`. */
+export function canMove(from: RequestStatus, to: RequestStatus): boolean {
+  return Object.values(statusMoves).some(
+    (move) => move.to === to && (move.from as readonly RequestStatus[]).includes(from),
+  );
+}

@@ -1,0 +1,42 @@
+/**
+ * The request status machine, checked as a table: every (from, to) pair of statuses, whether a move allows it.
+ * The solver takes its "from" statuses from `statusMoves`, so this table is what it may and may not overwrite.
+ */
+import { describe, expect, it } from 'vitest';
+import { canMove, statusMoves } from '../../../src/core/requests/statusMachine.js';
+import { requestStatuses, type RequestStatus } from '../../../src/store/requestStatus.js';
+
+/** Every allowed transition; any pair not listed must be refused. */
+const allowed: ReadonlyArray<[from: RequestStatus, to: RequestStatus]> = [
+  ['waiting', 'pending'],
+  ['pending', 'submitted'],
+  ['pending', 'success'],
+  ['submitted', 'success'],
+  ['pending', 'failure'],
+  ['submitted', 'failure'],
+  ['failure', 'failure'],
+  ['pending', 'refund'],
+  ['submitted', 'refund'],
+  ['failure', 'refund'],
+];
+
+describe('request status machine', () => {
+  const isAllowed = (from: RequestStatus, to: RequestStatus) => allowed.some(([f, t]) => f === from && t === to);
+  const pairs = requestStatuses.flatMap((from) => requestStatuses.map((to) => [from, to] as const));
+
+  it.each(pairs)('%s -> %s', (from, to) => {
+    expect(canMove(from, to)).toBe(isAllowed(from, to));
+  });
+
+  it('never leaves a final status other than failure (whose refund may still be made or fail again)', () => {
+    for (const final of ['success', 'refund'] as const) {
+      for (const to of requestStatuses) expect(canMove(final, to), `${final} -> ${to}`).toBe(false);
+    }
+  });
+
+  it('names each move by the status it sets: a fill failure does not overwrite an earlier failure', () => {
+    expect(statusMoves.fail.from).not.toContain('failure');
+    expect(statusMoves.refundFail.from).toContain('failure');
+    expect(statusMoves.claim).toEqual({ from: ['waiting'], to: 'pending' });
+  });
+});
