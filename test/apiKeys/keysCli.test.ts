@@ -32,7 +32,7 @@ async function keys(
 async function works(dataDir: string, key: string): Promise<boolean> {
   const database = await createDatabase({ dataDir });
   try {
-    await authenticate({ db: database.db } as CoreContext, key);
+    await authenticate({ db: database.db }, key);
     return true;
   } catch {
     return false;
