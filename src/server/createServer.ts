@@ -236,6 +236,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     db: database.db,
     log: logger,
     subscriberCount: () => events.bus.subscriberCount,
+    token: config.metricsToken,
   });
 
   let stopped: Promise<void> | null = null;
