@@ -74,7 +74,7 @@ beforeAll(async () => {
     { dataDir, adminToken, webhooks: webhookSettings(gatewaySecretKey), logLevel: 'info' },
     { server: { logDestination: { write: (line: string) => void logs.push(JSON.parse(line)) } } },
   );
-}, 180_000);
+}, 400_000);
 
 afterAll(async () => {
   await fixed?.stop();
@@ -168,4 +168,4 @@ it('a webhook that cannot be signed is shown, warned about, logged when dropped,
   expect(unknownKey.status).toBe(404);
   const noToken = await call(fixedUrl, 'listWebhookDeliveries', { path: deliveriesPath });
   expect(noToken.status).toBe(401);
-}, 180_000);
+}, 400_000);
