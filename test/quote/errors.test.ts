@@ -224,7 +224,7 @@ beforeAll(async () => {
     now,
   });
   await db.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', 'revoked').execute();
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all([variant?.server.stop(), faulty?.server.stop(), walletFails?.server.stop()]);
