@@ -2825,6 +2825,153 @@ export const openapiDocument: Record<string, unknown> = {
           }
         }
       }
+    },
+    "/admin/api-keys/{id}/webhook-deliveries": {
+      "get": {
+        "operationId": "listWebhookDeliveries",
+        "tags": [
+          "admin"
+        ],
+        "summary": "The webhook delivery log of an API key",
+        "description": "The key's webhook deliveries, newest first: each with its request, status (`pending`, `delivered`,\n`failed` after the last retry, `cancelled` when it was dropped: key revoked, webhook disabled, or a\nsigning secret the gateway cannot open), the attempts made, when the next is due, and every attempt's\nHTTP status, error and duration. Pages with `before` (the last `id` of the previous page). Finished\ndeliveries are kept `GATEWAY_WEBHOOK_RETENTION_DAYS`. 404 `NOT_FOUND` for an unknown key.\n",
+        "security": [
+          {
+            "AdminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AdminAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/ApiKeyId"
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "Page size.",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100,
+              "default": 50
+            }
+          },
+          {
+            "name": "before",
+            "in": "query",
+            "required": false,
+            "description": "Only deliveries with a smaller id (the last `id` of the previous page).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The deliveries, newest first.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookDeliveryListResponse"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/admin/api-keys/{id}/webhook-deliveries/{deliveryId}/replay": {
+      "post": {
+        "operationId": "replayWebhookDelivery",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Send a webhook delivery again",
+        "description": "Enqueues a copy of one of the key's deliveries, whatever became of it, due now, to the key's current\nwebhook URL: the same event body with the same `timestamp`, a new signature and a fresh log\n(`replayOf` names the original, which is kept as it was). For a receiver that was down past the last\nretry, or deliveries dropped while the gateway could not sign them. 404 `NOT_FOUND` for an unknown key\nor a delivery of another key; 409 `CONFLICT` when the key is revoked or its webhook disabled or removed.\n",
+        "security": [
+          {
+            "AdminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AdminAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/ApiKeyId"
+          },
+          {
+            "name": "deliveryId",
+            "in": "path",
+            "required": true,
+            "description": "Id of the delivery to send again.",
+            "schema": {
+              "type": "integer",
+              "minimum": 1
+            }
+          }
+        ],
+        "responses": {
+          "201": {
+            "description": "The new delivery (pending, due now).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookDeliveryResponse"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -7892,6 +8039,7 @@ export const openapiDocument: Record<string, unknown> = {
           "sponsorshipEnabled",
           "limits",
           "webhook",
+          "webhookSigning",
           "businessVerified",
           "payoutAddress",
           "createdAt",
@@ -7922,6 +8070,16 @@ export const openapiDocument: Record<string, unknown> = {
                 "type": "null"
               }
             ]
+          },
+          "webhookSigning": {
+            "type": "string",
+            "enum": [
+              "ready",
+              "noSecret",
+              "wrongEncryptionKey",
+              "unchecked"
+            ],
+            "description": "Whether the gateway can sign this key's webhook deliveries (they are signed with the key itself, which\nthe gateway keeps sealed under its webhook encryption key). `ready`: it can. `noSecret`: the gateway\nkeeps no sealed key (the key was made or rotated where it could not be sealed), so no delivery is\nmade and a webhook cannot be enabled: rotate the key. `wrongEncryptionKey`: the sealed key does not\nopen with the gateway's encryption key (`GATEWAY_WEBHOOK_SECRET_KEY` or the solver key changed), so\ndeliveries are dropped (`cancelled` in the delivery log). `unchecked`: a sealed key is kept but the\nanswering process does not know the encryption key (`npm run keys` without it).\n"
           },
           "businessVerified": {
             "type": "boolean",
@@ -8083,6 +8241,146 @@ export const openapiDocument: Record<string, unknown> = {
             "examples": [
               "igw_3q2-7wXk..."
             ]
+          }
+        }
+      },
+      "WebhookAttempt": {
+        "type": "object",
+        "required": [
+          "attempt",
+          "at",
+          "durationMs",
+          "statusCode",
+          "error"
+        ],
+        "properties": {
+          "attempt": {
+            "type": "integer",
+            "description": "1 for the first attempt."
+          },
+          "at": {
+            "type": "integer",
+            "description": "Unix ms when the attempt was made."
+          },
+          "durationMs": {
+            "type": "integer"
+          },
+          "statusCode": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "HTTP status of the answer; null when there was none (timeout, refused connection, dropped)."
+          },
+          "error": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "What went wrong, when something did (for a dropped delivery, why it was dropped)."
+          }
+        }
+      },
+      "WebhookDelivery": {
+        "type": "object",
+        "required": [
+          "id",
+          "apiKeyId",
+          "requestId",
+          "eventId",
+          "replayOf",
+          "status",
+          "attempts",
+          "nextAttemptAt",
+          "log",
+          "createdAt",
+          "updatedAt",
+          "finishedAt"
+        ],
+        "description": "One event sent (or to be sent) to a key's webhook, with its log of attempts.",
+        "properties": {
+          "id": {
+            "type": "integer"
+          },
+          "apiKeyId": {
+            "type": "string"
+          },
+          "requestId": {
+            "type": "string"
+          },
+          "eventId": {
+            "type": "integer",
+            "description": "The status event posted."
+          },
+          "replayOf": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "The delivery this one replays."
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "pending",
+              "delivered",
+              "failed",
+              "cancelled"
+            ]
+          },
+          "attempts": {
+            "type": "integer"
+          },
+          "nextAttemptAt": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "Unix ms when the next attempt is due (pending only)."
+          },
+          "log": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/WebhookAttempt"
+            }
+          },
+          "createdAt": {
+            "type": "integer"
+          },
+          "updatedAt": {
+            "type": "integer"
+          },
+          "finishedAt": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "When it was delivered, failed for good or dropped."
+          }
+        }
+      },
+      "WebhookDeliveryListResponse": {
+        "type": "object",
+        "required": [
+          "deliveries"
+        ],
+        "properties": {
+          "deliveries": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/WebhookDelivery"
+            }
+          }
+        }
+      },
+      "WebhookDeliveryResponse": {
+        "type": "object",
+        "required": [
+          "delivery"
+        ],
+        "properties": {
+          "delivery": {
+            "$ref": "#/components/schemas/WebhookDelivery"
           }
         }
       },

@@ -45,7 +45,9 @@ export type OperationId =
   | "getApiKey"
   | "updateApiKey"
   | "rotateApiKey"
-  | "revokeApiKey";
+  | "revokeApiKey"
+  | "listWebhookDeliveries"
+  | "replayWebhookDelivery";
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -2355,6 +2357,142 @@ export const operations: Record<OperationId, OperationSpec> = {
       }
     }
   },
+  listWebhookDeliveries: {
+    "operationId": "listWebhookDeliveries",
+    "method": "GET",
+    "path": "/admin/api-keys/{id}/webhook-deliveries",
+    "summary": "The webhook delivery log of an API key",
+    "deprecated": false,
+    "query": {
+      "type": "object",
+      "properties": {
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 50
+        },
+        "before": {
+          "type": "integer",
+          "minimum": 1
+        }
+      }
+    },
+    "params": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64
+        }
+      },
+      "required": [
+        "id"
+      ]
+    },
+    "headers": {
+      "type": "object",
+      "properties": {
+        "authorization": {
+          "type": "string",
+          "maxLength": 1024
+        }
+      }
+    },
+    "body": null,
+    "responses": {
+      "200": {
+        "$ref": "urn:gateway:openapi#/components/schemas/WebhookDeliveryListResponse"
+      },
+      "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "403": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "404": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "503": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      }
+    }
+  },
+  replayWebhookDelivery: {
+    "operationId": "replayWebhookDelivery",
+    "method": "POST",
+    "path": "/admin/api-keys/{id}/webhook-deliveries/{deliveryId}/replay",
+    "summary": "Send a webhook delivery again",
+    "deprecated": false,
+    "query": null,
+    "params": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64
+        },
+        "deliveryId": {
+          "type": "integer",
+          "minimum": 1
+        }
+      },
+      "required": [
+        "id",
+        "deliveryId"
+      ]
+    },
+    "headers": {
+      "type": "object",
+      "properties": {
+        "authorization": {
+          "type": "string",
+          "maxLength": 1024
+        }
+      }
+    },
+    "body": null,
+    "responses": {
+      "201": {
+        "$ref": "urn:gateway:openapi#/components/schemas/WebhookDeliveryResponse"
+      },
+      "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "403": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "404": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "409": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "503": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      }
+    }
+  },
 };
 
 type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : undefined;
@@ -2449,4 +2587,8 @@ export interface OperationHandlers<Context> {
   rotateApiKey(input: OperationInput<'rotateApiKey'>, context: Context): Promise<OperationOutput<'rotateApiKey'>>;
   /** POST /admin/api-keys/{id}/revoke — Revoke an API key */
   revokeApiKey(input: OperationInput<'revokeApiKey'>, context: Context): Promise<OperationOutput<'revokeApiKey'>>;
+  /** GET /admin/api-keys/{id}/webhook-deliveries — The webhook delivery log of an API key */
+  listWebhookDeliveries(input: OperationInput<'listWebhookDeliveries'>, context: Context): Promise<OperationOutput<'listWebhookDeliveries'>>;
+  /** POST /admin/api-keys/{id}/webhook-deliveries/{deliveryId}/replay — Send a webhook delivery again */
+  replayWebhookDelivery(input: OperationInput<'replayWebhookDelivery'>, context: Context): Promise<OperationOutput<'replayWebhookDelivery'>>;
 }

@@ -794,6 +794,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api-keys/{id}/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The webhook delivery log of an API key
+         * @description The key's webhook deliveries, newest first: each with its request, status (`pending`, `delivered`,
+         *     `failed` after the last retry, `cancelled` when it was dropped: key revoked, webhook disabled, or a
+         *     signing secret the gateway cannot open), the attempts made, when the next is due, and every attempt's
+         *     HTTP status, error and duration. Pages with `before` (the last `id` of the previous page). Finished
+         *     deliveries are kept `GATEWAY_WEBHOOK_RETENTION_DAYS`. 404 `NOT_FOUND` for an unknown key.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api-keys/{id}/webhook-deliveries/{deliveryId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook delivery again
+         * @description Enqueues a copy of one of the key's deliveries, whatever became of it, due now, to the key's current
+         *     webhook URL: the same event body with the same `timestamp`, a new signature and a fresh log
+         *     (`replayOf` names the original, which is kept as it was). For a receiver that was down past the last
+         *     retry, or deliveries dropped while the gateway could not sign them. 404 `NOT_FOUND` for an unknown key
+         *     or a delivery of another key; 409 `CONFLICT` when the key is revoked or its webhook disabled or removed.
+         */
+        post: operations["replayWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2275,6 +2323,17 @@ export interface components {
             sponsorshipEnabled: boolean;
             limits: components["schemas"]["ApiKeyLimits"];
             webhook: components["schemas"]["ApiKeyWebhookState"] | null;
+            /**
+             * @description Whether the gateway can sign this key's webhook deliveries (they are signed with the key itself, which
+             *     the gateway keeps sealed under its webhook encryption key). `ready`: it can. `noSecret`: the gateway
+             *     keeps no sealed key (the key was made or rotated where it could not be sealed), so no delivery is
+             *     made and a webhook cannot be enabled: rotate the key. `wrongEncryptionKey`: the sealed key does not
+             *     open with the gateway's encryption key (`GATEWAY_WEBHOOK_SECRET_KEY` or the solver key changed), so
+             *     deliveries are dropped (`cancelled` in the delivery log). `unchecked`: a sealed key is kept but the
+             *     answering process does not know the encryption key (`npm run keys` without it).
+             * @enum {string}
+             */
+            webhookSigning: "ready" | "noSecret" | "wrongEncryptionKey" | "unchecked";
             /** @description Business verification completed (a revenue-share condition). */
             businessVerified: boolean;
             /** @description EVM address that receives the revenue share (lower case). */
@@ -2328,6 +2387,43 @@ export interface components {
              * @example igw_3q2-7wXk...
              */
             key: string;
+        };
+        WebhookAttempt: {
+            /** @description 1 for the first attempt. */
+            attempt: number;
+            /** @description Unix ms when the attempt was made. */
+            at: number;
+            durationMs: number;
+            /** @description HTTP status of the answer; null when there was none (timeout, refused connection, dropped). */
+            statusCode: number | null;
+            /** @description What went wrong, when something did (for a dropped delivery, why it was dropped). */
+            error: string | null;
+        };
+        /** @description One event sent (or to be sent) to a key's webhook, with its log of attempts. */
+        WebhookDelivery: {
+            id: number;
+            apiKeyId: string;
+            requestId: string;
+            /** @description The status event posted. */
+            eventId: number;
+            /** @description The delivery this one replays. */
+            replayOf: number | null;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed" | "cancelled";
+            attempts: number;
+            /** @description Unix ms when the next attempt is due (pending only). */
+            nextAttemptAt: number | null;
+            log: components["schemas"]["WebhookAttempt"][];
+            createdAt: number;
+            updatedAt: number;
+            /** @description When it was delivered, failed for good or dropped. */
+            finishedAt: number | null;
+        };
+        WebhookDeliveryListResponse: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
+        WebhookDeliveryResponse: {
+            delivery: components["schemas"]["WebhookDelivery"];
         };
         ApiKeyListResponse: {
             apiKeys: components["schemas"]["ApiKey"][];
@@ -4084,6 +4180,86 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Only deliveries with a smaller id (the last `id` of the previous page). */
+                before?: number;
+            };
+            header?: {
+                /**
+                 * @description `Bearer <GATEWAY_ADMIN_TOKEN>`. Declared (besides the `AdminBearer` scheme) so the generated handler input
+                 *     carries it; a missing header is 401 `UNAUTHORIZED`, not a validation error.
+                 */
+                authorization?: components["parameters"]["AdminAuthorization"];
+            };
+            path: {
+                /** @description Id of the API key (`key_...`). */
+                id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replayWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `Bearer <GATEWAY_ADMIN_TOKEN>`. Declared (besides the `AdminBearer` scheme) so the generated handler input
+                 *     carries it; a missing header is 401 `UNAUTHORIZED`, not a validation error.
+                 */
+                authorization?: components["parameters"]["AdminAuthorization"];
+            };
+            path: {
+                /** @description Id of the API key (`key_...`). */
+                id: components["parameters"]["ApiKeyId"];
+                /** @description Id of the delivery to send again. */
+                deliveryId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new delivery (pending, due now). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

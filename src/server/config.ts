@@ -51,6 +51,11 @@ export interface GatewayConfig {
    */
   adminToken?: string | undefined;
   /**
+   * Bearer token `GET /metrics` requires (`GATEWAY_METRICS_TOKEN`, at least 16 characters); unset: `/metrics` is
+   * open (keep it off the public interface then).
+   */
+  metricsToken?: string | undefined;
+  /**
    * Webhook URLs may point at private, loopback or link-local addresses (`GATEWAY_WEBHOOKS_ALLOW_PRIVATE=true`).
    * Default false with a config file, true on the devnet (its receivers are local).
    */
@@ -215,6 +220,9 @@ function fromEnvironment(env: Env, problems: string[]) {
   const adminToken = env.GATEWAY_ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && adminToken.length < 16)
     problems.push('GATEWAY_ADMIN_TOKEN must be at least 16 characters');
+  const metricsToken = env.GATEWAY_METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && (metricsToken.length < 16 || /\s/.test(metricsToken)))
+    problems.push('GATEWAY_METRICS_TOKEN must be at least 16 characters, without spaces');
   return {
     host: env.HOST ?? '127.0.0.1',
     port,
@@ -228,6 +236,7 @@ function fromEnvironment(env: Env, problems: string[]) {
     solverEnabled: env.GATEWAY_SOLVER !== 'off',
     crashAt: crashAt as CrashPoint | undefined,
     adminToken,
+    metricsToken,
     webhooksAllowPrivate: parseBoolean(env, 'GATEWAY_WEBHOOKS_ALLOW_PRIVATE', false, problems),
     webhooks: webhooksFromEnvironment(env, problems),
     rateLimit: rateLimitFromEnvironment(env, problems),

@@ -26,6 +26,7 @@ import {
   type WebhookDispatcher,
 } from '../core/webhooks/createWebhookDispatcher.js';
 import { deriveWebhookEncryptionKey, sealWebhookSecret } from '../core/webhooks/webhookSecret.js';
+import { warnUnsignableWebhooks } from '../core/webhooks/warnUnsignableWebhooks.js';
 import { createRequestWriter } from '../store/requestWriter.js';
 import { defaultRateLimitConfig, defaultSurfaceLimits, type GatewayConfig } from './config.js';
 import { createEventFollower } from './events.js';
@@ -236,6 +237,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     db: database.db,
     log: logger,
     subscriberCount: () => events.bus.subscriberCount,
+    token: config.metricsToken,
   });
 
   let stopped: Promise<void> | null = null;
@@ -261,6 +263,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       await events.start();
       if (leadership !== null) await leadership.start();
       else if (config.solverEnabled) await startSolving();
+      await warnUnsignableWebhooks(core, logger);
       await webhooks.start();
       const address = await app.listen({ host: config.host, port: config.port });
       return address.replace('[::1]', '127.0.0.1').replace(/\/$/, '');

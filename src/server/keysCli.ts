@@ -43,8 +43,22 @@ A gateway on in-memory PGlite (neither set) keeps its keys in its own process: t
 them; use the admin operations (POST /admin/api-keys with GATEWAY_ADMIN_TOKEN) instead. PGlite allows one
 process per data directory: stop the gateway before running this against its GATEWAY_DATA_DIR.
 Webhooks are signed with the key itself, kept sealed: give this command the gateway's GATEWAY_WEBHOOK_SECRET_KEY
-(or GATEWAY_SOLVER_PRIVATE_KEY when that is unset), or the key's webhook needs the key again to be enabled.
+(or GATEWAY_SOLVER_PRIVATE_KEY when that is unset; on the devnet the solver's key is in .devnet/devnet.json).
+Without it, create and rotate cannot seal the key: a webhook is refused, and a key made without one cannot
+have one later until it is rotated where it can be sealed. Listings show each key's webhook signing state.
 `;
+
+/** What each signing state means for the operator (see `WebhookSigning`). */
+const signingText: Record<ApiKey['webhookSigning'], string> = {
+  ready: 'signed',
+  noSecret: 'NOT SIGNED: no signing secret kept, no delivery is made (rotate the key with the encryption key set)',
+  wrongEncryptionKey:
+    "NOT SIGNED: the signing secret does not open with this encryption key (not the gateway's GATEWAY_WEBHOOK_SECRET_KEY / solver key?)",
+  unchecked: 'signing secret kept (not checked: set GATEWAY_WEBHOOK_SECRET_KEY or GATEWAY_SOLVER_PRIVATE_KEY to check)',
+};
+
+const noEncryptionKey =
+  "the gateway's webhook encryption key is not known here: set GATEWAY_WEBHOOK_SECRET_KEY to the gateway's (or GATEWAY_SOLVER_PRIVATE_KEY when the gateway derives it from the solver key; on the devnet that is solver.privateKey in .devnet/devnet.json)";
 
 class UsageError extends Error {}
 
@@ -55,7 +69,7 @@ function describe(apiKey: ApiKey): string {
   const parts = [
     `${apiKey.id}  ${JSON.stringify(apiKey.name)}  ${state}`,
     `  created ${new Date(apiKey.createdAt).toISOString()}; sponsorship ${apiKey.sponsorshipEnabled ? 'on' : 'off'}; limits ${JSON.stringify(apiKey.limits)}`,
-    `  webhook ${apiKey.webhook === null ? 'none' : `${apiKey.webhook.url}${apiKey.webhook.enabled ? '' : ' (disabled)'}`}` +
+    `  webhook ${apiKey.webhook === null ? 'none' : `${apiKey.webhook.url}${apiKey.webhook.enabled ? '' : ' (disabled)'} [${signingText[apiKey.webhookSigning]}]`}` +
       `; business verified ${apiKey.businessVerified ? 'yes' : 'no'}; payout ${apiKey.payoutAddress ?? 'none'}`,
   ];
   return parts.join('\n');
@@ -127,7 +141,6 @@ async function run(argv: string[]): Promise<void> {
   });
   try {
     await database.migrate();
-    const ctx = { db: database.db, now: () => Date.now() };
     const secretKey = config.webhooks?.secretKey;
     const encryptionKey =
       secretKey !== undefined
@@ -135,6 +148,12 @@ async function run(argv: string[]): Promise<void> {
         : config.solverPrivateKey !== undefined
           ? deriveWebhookEncryptionKey(config.solverPrivateKey)
           : undefined;
+    const ctx = {
+      db: database.db,
+      now: () => Date.now(),
+      webhooks: encryptionKey === undefined ? undefined : { settings: { encryptionKey } },
+    };
+    const warn = (line: string) => process.stderr.write(`warning: ${line}\n`);
     const seal =
       encryptionKey === undefined
         ? undefined
@@ -145,6 +164,15 @@ async function run(argv: string[]): Promise<void> {
       case 'create': {
         const { name, ...rest } = settings();
         if (name === undefined) throw new UsageError('create needs --name');
+        if (encryptionKey === undefined) {
+          if (values.webhook !== undefined)
+            throw new UsageError(
+              `cannot give the key a webhook: its deliveries are signed with the key, sealed with the gateway's webhook encryption key, and ${noEncryptionKey}`,
+            );
+          warn(
+            `the key is not kept sealed for signing webhooks (${noEncryptionKey}); it cannot have a webhook until it is rotated with that key set`,
+          );
+        }
         const created = await createApiKey(ctx, { name, ...rest }, options);
         print(
           created,
@@ -168,6 +196,14 @@ async function run(argv: string[]): Promise<void> {
         return;
       }
       case 'rotate': {
+        if (encryptionKey === undefined) {
+          const current = await getApiKey(ctx, needsId());
+          if (current.webhook?.enabled === true && current.revokedAt === null)
+            throw new UsageError(
+              `cannot rotate ${current.id} here: its webhook would stop being signed (the new key cannot be sealed: ${noEncryptionKey})`,
+            );
+          warn(`the new key is not kept sealed for signing webhooks (${noEncryptionKey})`);
+        }
         const rotated = await rotateApiKey(ctx, needsId(), { sealWebhookSecret: seal });
         print(
           rotated,

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -8,6 +9,7 @@ import { chainCurrencies } from '../core/chains/requireChain.js';
 import type { ChainConfig } from '../core/chains/types.js';
 import type { Logger } from '../core/logger.js';
 import type { MarketData } from '../core/market.js';
+import { GatewayError } from '../core/errors.js';
 import type { GatewayMetrics } from '../core/metrics.js';
 import { getCursor } from '../store/cursors.repository.js';
 import type { Tables } from '../store/tables.js';
@@ -21,6 +23,8 @@ export interface MetricSources {
   log: Logger;
   /** Subscribers of the status stream (GraphQL subscriptions and `/ws`) in this process. */
   subscriberCount: () => number;
+  /** When set, a scrape must carry `Authorization: Bearer <token>` (`GATEWAY_METRICS_TOKEN`). */
+  token?: string | undefined;
 }
 
 export interface ServerMetrics extends GatewayMetrics {
@@ -149,7 +153,10 @@ export function createServerMetrics(): ServerMetrics {
           'unmatched';
         httpChild(operation, request.method, reply.statusCode).observe(reply.elapsedTime / 1000);
       });
-      app.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
+      app.get('/metrics', async (request, reply) => {
+        if (sources.token !== undefined) checkMetricsToken(sources.token, request.headers.authorization);
+        return reply.type(registry.contentType).send(await registry.metrics());
+      });
     },
   };
 }
@@ -214,4 +221,18 @@ function registerScrapedGauges(registry: Registry, sources: MetricSources): void
       );
     },
   });
+}
+
+const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+
+/**
+ * `GATEWAY_METRICS_TOKEN`: the scrape must send `Authorization: Bearer <token>` (Prometheus' `authorization`
+ * setting of a scrape job). Compared in constant time over SHA-256 digests. 401 without it, 403 when wrong.
+ */
+function checkMetricsToken(token: string, authorization: string | undefined): void {
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? '');
+  if (match === null)
+    throw new GatewayError('UNAUTHORIZED', '/metrics needs an Authorization: Bearer <GATEWAY_METRICS_TOKEN> header');
+  if (!timingSafeEqual(digest(match[1]!), digest(token)))
+    throw new GatewayError('FORBIDDEN', 'The metrics token is not valid');
 }

@@ -25,6 +25,11 @@ export interface ApiKeyRecord {
   businessVerified: boolean;
   /** EVM address that receives the revenue share, when one is on file. */
   payoutAddress: string | null;
+  /**
+   * The key sealed as its webhook signing secret (`sealWebhookSecret` in src/core/webhooks); null when the gateway
+   * keeps none (the key was made where no webhook encryption key was known). Never shown as such.
+   */
+  webhookSecret: string | null;
 }
 
 export interface InsertApiKeyParameters {
@@ -195,5 +200,6 @@ export function toApiKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     revokedAt: toNumberOrNull(row.revoked_at),
     businessVerified: row.business_verified,
     payoutAddress: row.payout_address,
+    webhookSecret: row.webhook_secret,
   };
 }

@@ -14,7 +14,26 @@ async function keys(
   dataDir: string | undefined,
   ...args: string[]
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, GATEWAY_DATA_DIR: dataDir ?? '', DATABASE_URL: '' };
+  return keysWith({}, dataDir, ...args);
+}
+
+/** The gateway's webhook encryption key, as an operator gives it to `npm run keys`. */
+const secretKey = `0x${'ab'.repeat(32)}`;
+const withSecret = { GATEWAY_WEBHOOK_SECRET_KEY: secretKey };
+
+async function keysWith(
+  extraEnv: Record<string, string>,
+  dataDir: string | undefined,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = {
+    ...process.env,
+    GATEWAY_DATA_DIR: dataDir ?? '',
+    DATABASE_URL: '',
+    GATEWAY_SOLVER_PRIVATE_KEY: '',
+    GATEWAY_WEBHOOK_SECRET_KEY: '',
+    ...extraEnv,
+  };
   try {
     const { stdout, stderr } = await run('npx', ['tsx', 'src/server/keysCli.ts', ...args], {
       env,
@@ -50,7 +69,8 @@ describe('npm run keys', () => {
   });
 
   it('creates, lists, rotates and revokes keys in the configured database', async () => {
-    const created = await keys(
+    const created = await keysWith(
+      withSecret,
       dataDir,
       'create',
       '--name',
@@ -78,7 +98,7 @@ describe('npm run keys', () => {
     expect(listed.stdout).not.toContain(key);
     expect(await works(dataDir, key)).toBe(true);
 
-    const rotated = await keys(dataDir, 'rotate', apiKey.id, '--json');
+    const rotated = await keysWith(withSecret, dataDir, 'rotate', apiKey.id, '--json');
     expect(rotated.code, rotated.stderr).toBe(0);
     const newKey = JSON.parse(rotated.stdout).key as string;
     expect(newKey).not.toBe(key);
@@ -104,4 +124,57 @@ describe('npm run keys', () => {
     expect(noDatabase.code).toBe(2);
     expect(noDatabase.stderr).toContain('DATABASE_URL or GATEWAY_DATA_DIR');
   }, 120_000);
+
+  it("refuses a webhook it could never sign, and shows each key's signing state", async () => {
+    // The user's shell: neither the solver key nor GATEWAY_WEBHOOK_SECRET_KEY. The webhook is refused, with
+    // what to set, and no key is made.
+    const refused = await keys(dataDir, 'create', '--name', 'Shop', '--webhook', 'https://hooks.example.com/shop');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('GATEWAY_WEBHOOK_SECRET_KEY');
+    expect(refused.stderr).toContain('.devnet/devnet.json');
+
+    // With the gateway's key the webhook is sealed; listings show whether it can be signed.
+    const created = await keysWith(
+      withSecret,
+      dataDir,
+      'create',
+      '--name',
+      'Shop',
+      '--webhook',
+      'https://hooks.example.com/shop',
+      '--json',
+    );
+    expect(created.code, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout).apiKey.webhookSigning).toBe('ready');
+    const id = JSON.parse(created.stdout).apiKey.id as string;
+    const listed = await keys(dataDir, 'list', '--json');
+    // One "Shop": the refused create made nothing.
+    const shops = JSON.parse(listed.stdout).apiKeys.filter((k: { name: string }) => k.name === 'Shop');
+    expect(shops).toEqual([expect.objectContaining({ id, webhookSigning: 'unchecked' })]);
+    const wrongKey = await keysWith({ GATEWAY_WEBHOOK_SECRET_KEY: `0x${'cd'.repeat(32)}` }, dataDir, 'list');
+    expect(wrongKey.stdout).toMatch(
+      new RegExp(`${id}[^]*hooks\\.example\\.com/shop \\[NOT SIGNED: the signing secret does not open`),
+    );
+
+    // Rotating without the encryption key would leave the webhook unsigned: refused.
+    const rotate = await keys(dataDir, 'rotate', id);
+    expect(rotate.code).toBe(2);
+    expect(rotate.stderr).toContain('would stop being signed');
+
+    // A key made without the encryption key is said to be unsealed, and cannot get a webhook until rotated.
+    const bare = await keys(dataDir, 'create', '--name', 'Bare', '--json');
+    expect(bare.code).toBe(0);
+    expect(bare.stderr).toContain('warning: the key is not kept sealed');
+    expect(JSON.parse(bare.stdout).apiKey.webhookSigning).toBe('noSecret');
+    const hook = await keysWith(
+      withSecret,
+      dataDir,
+      'update',
+      JSON.parse(bare.stdout).apiKey.id,
+      '--webhook',
+      'https://hooks.example.com/bare',
+    );
+    expect(hook.code).toBe(2);
+    expect(hook.stderr).toContain('rotate the key');
+  }, 600_000);
 });

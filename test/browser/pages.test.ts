@@ -61,6 +61,33 @@ describe('GraphiQL on /graphql', () => {
     await page.close();
     expectCleanRun();
   });
+
+  it('runs a subscription over graphql-ws: the status turns from WAITING to SUCCESS as the deposit fills', async () => {
+    const alice = gateway.devnet.descriptor.accounts[2]!;
+    const quote = await requestQuote(gateway, alice, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.01').toString(),
+    });
+    const requestId = quote.steps.at(-1)!.requestId;
+    const page = await browser.newPage(desktop);
+    const subscription = `subscription { requestStatus(requestId: "${requestId}") { requestId status txHashes } }`;
+    await page.goto(`${gateway.url}/graphql?query=${encodeURIComponent(subscription)}`);
+    await page.locator('.graphiql-execute-button').click();
+    const response = page.locator('.graphiql-response');
+    await expect.poll(async () => response.innerText(), { timeout: 20_000 }).toMatch(/"status":\s*"WAITING"/);
+
+    // The page stays as it is; the deposit is sent from outside, and the subscription's results replace each other.
+    await executeSteps(gateway, quote.steps, alice);
+    await expect.poll(async () => response.innerText(), { timeout: 30_000 }).toMatch(/"status":\s*"SUCCESS"/);
+    // The editor wraps long strings: compare without the whitespace it adds.
+    const text = (await response.innerText()).replace(/\s+/g, '');
+    expect(text).toContain(`"requestId":"${requestId}"`);
+    expect(text).toMatch(/"txHashes":\["0x[0-9a-f]{64}"\]/);
+    await screenshot(page, 'graphiql-subscription');
+    await page.close();
+    expectCleanRun();
+  });
 });
 
 describe('API reference on /documentation', () => {

@@ -223,7 +223,7 @@ beforeAll(async () => {
     now,
   });
   await db.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', 'revoked').execute();
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all([variant?.server.stop(), faulty?.server.stop(), walletFails?.server.stop()]);
@@ -462,6 +462,9 @@ describe('POST /quote/v2 errors', () => {
       { status: 400, code: 'DESTINATION_TX_FAILED' },
     );
     expect(body.errorData.toLowerCase()).toBe(`unauthorized(${chain(B).contracts.multicaller.toLowerCase()})`);
+    // The message names the call's target, not the solver's fill contract the simulation was sent to (#20 item 6).
+    expect(body.message.toLowerCase()).toContain(`the call to ${feed.toLowerCase()} would revert on`);
+    expect(body.message.toLowerCase()).not.toContain(chain(B).contracts.onlyOwnerMulticaller.toLowerCase());
   });
 
   it('SWAP_IMPACT_TOO_HIGH: fees above maxPriceImpactBps of the input but below the input; overridePriceImpact lifts it', async () => {

@@ -36,10 +36,10 @@ export interface Receiver {
 }
 
 /**
- * A real webhook receiver on a free loopback port: it verifies each request's signature with `key` (the spec's
+ * A real webhook receiver on a loopback port (a free one unless given): it verifies each request's signature with `key` (the spec's
  * formula, constant-time) and answers 401 when it does not verify, else the scripted status.
  */
-export async function startReceiver(key: string): Promise<Receiver> {
+export async function startReceiver(key: string, port = 0): Promise<Receiver> {
   const received: ReceivedWebhook[] = [];
   const waiters = new Set<() => void>();
   const receiver: Receiver = {
@@ -93,7 +93,7 @@ export async function startReceiver(key: string): Promise<Receiver> {
       else respond();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   return receiver;
 }

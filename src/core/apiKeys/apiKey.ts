@@ -1,10 +1,28 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ApiKeyRecord, ApiKeyWebhook } from '../../store/apiKeys.repository.js';
 import type { CoreContext } from '../context.js';
+import { openWebhookSecret, type WebhookEncryptionKey } from '../webhooks/webhookSecret.js';
 import { hashApiKey } from './authenticate.js';
 
-/** What the key administration functions use: the database and the clock (the CLI has nothing more). */
-export type ApiKeysContext = Pick<CoreContext, 'db' | 'now'>;
+/**
+ * What the key administration functions use: the database and the clock, and the webhook encryption key when
+ * it is known (the server always knows it; `npm run keys` only when given the gateway's key), to tell whether a
+ * key's webhook deliveries can be signed.
+ */
+export type ApiKeysContext = Pick<CoreContext, 'db' | 'now'> & {
+  webhooks?: { settings: { encryptionKey: WebhookEncryptionKey } } | undefined;
+};
+
+/**
+ * Whether the gateway can sign the key's webhook deliveries (they are signed with the key itself, kept sealed):
+ * - `ready`: the sealed key opens with this gateway's webhook encryption key;
+ * - `noSecret`: the gateway keeps no sealed key (the key was made or rotated where it could not be sealed), so
+ *   no delivery is made: rotate the key where it can be sealed;
+ * - `wrongEncryptionKey`: the sealed key does not open with this gateway's encryption key (another
+ *   `GATEWAY_WEBHOOK_SECRET_KEY` or solver key), so deliveries are dropped;
+ * - `unchecked`: a sealed key is kept, but this process does not know the encryption key to check it.
+ */
+export type WebhookSigning = 'ready' | 'noSecret' | 'wrongEncryptionKey' | 'unchecked';
 
 /** Settings of a key the core reads; other fields of `limits` are kept as given. */
 export interface ApiKeyLimits {
@@ -21,6 +39,8 @@ export interface ApiKey {
   sponsorshipEnabled: boolean;
   limits: ApiKeyLimits;
   webhook: ApiKeyWebhook | null;
+  /** Whether the gateway can sign this key's webhook deliveries (see `WebhookSigning`). */
+  webhookSigning: WebhookSigning;
   businessVerified: boolean;
   payoutAddress: string | null;
   /** Unix ms. */
@@ -54,13 +74,27 @@ export function generateApiKey(): { key: string; keyHash: string } {
 
 export const newApiKeyId = (): string => `key_${randomUUID().replace(/-/g, '')}`;
 
-export function toApiKey(record: ApiKeyRecord): ApiKey {
+/** Whether the key's webhook deliveries can be signed here (see `WebhookSigning`). */
+export function webhookSigning(ctx: Pick<ApiKeysContext, 'webhooks'>, record: ApiKeyRecord): WebhookSigning {
+  if (record.webhookSecret === null) return 'noSecret';
+  const encryptionKey = ctx.webhooks?.settings.encryptionKey;
+  if (encryptionKey === undefined) return 'unchecked';
+  try {
+    openWebhookSecret(encryptionKey, record.id, record.webhookSecret);
+    return 'ready';
+  } catch {
+    return 'wrongEncryptionKey';
+  }
+}
+
+export function toApiKey(ctx: Pick<ApiKeysContext, 'webhooks'>, record: ApiKeyRecord): ApiKey {
   return {
     id: record.id,
     name: record.name,
     sponsorshipEnabled: record.sponsorshipEnabled,
     limits: record.limits,
     webhook: record.webhook,
+    webhookSigning: webhookSigning(ctx, record),
     businessVerified: record.businessVerified,
     payoutAddress: record.payoutAddress,
     createdAt: record.createdAt,

@@ -1,4 +1,5 @@
 import { insertApiKey } from '../../store/apiKeys.repository.js';
+import { GatewayError } from '../errors.js';
 import type { ApiKeyLimits, ApiKeysContext, ApiKeyWithSecret, SealWebhookSecret } from './apiKey.js';
 import { generateApiKey, newApiKeyId, toApiKey } from './apiKey.js';
 import { checkLimits, checkName, normalizePayoutAddress } from './checkSettings.js';
@@ -21,7 +22,9 @@ export interface CreateApiKeyOptions {
 
 /**
  * Issues a new API key (`POST /admin/api-keys`, `npm run keys -- create`). The key is random, only its hash is
- * stored, and this answer is the only place it appears. Throws `INVALID_INPUT` for a bad webhook or limits.
+ * stored, and this answer is the only place it appears. Throws `INVALID_INPUT` for a bad webhook or limits, and
+ * for an enabled webhook when the key cannot be sealed as its signing secret here (no `sealWebhookSecret`): its
+ * deliveries could never be signed, so none would ever be made.
  */
 export async function createApiKey(
   ctx: ApiKeysContext,
@@ -30,6 +33,13 @@ export async function createApiKey(
 ): Promise<ApiKeyWithSecret> {
   const webhook =
     params.webhook == null ? null : validateWebhook(params.webhook, { allowPrivate: options.allowPrivateWebhooks });
+  if (webhook?.enabled === true && options.sealWebhookSecret === undefined) {
+    throw new GatewayError(
+      'INVALID_INPUT',
+      "The key's webhook could never be signed: its signing secret cannot be sealed without the gateway's webhook encryption key",
+      { data: 'webhook' },
+    );
+  }
   const { key, keyHash } = generateApiKey();
   const id = newApiKeyId();
   const record = await insertApiKey(ctx.db, {
@@ -44,5 +54,5 @@ export async function createApiKey(
     payoutAddress: normalizePayoutAddress(params.payoutAddress),
     now: ctx.now(),
   });
-  return { apiKey: toApiKey(record), key };
+  return { apiKey: toApiKey(ctx, record), key };
 }

@@ -6,7 +6,7 @@ import { toApiKey, type ApiKey, type ApiKeysContext } from './apiKey.js';
 export async function getApiKey(ctx: ApiKeysContext, id: string): Promise<ApiKey> {
   const record = await selectApiKey(ctx.db, id);
   if (record === undefined) throw apiKeyNotFound(id);
-  return toApiKey(record);
+  return toApiKey(ctx, record);
 }
 
 export const apiKeyNotFound = (id: string): GatewayError => new GatewayError('NOT_FOUND', `No API key with id ${id}`);

@@ -9,5 +9,5 @@ export interface ListApiKeysParameters {
 /** Every API key, oldest first, without secrets (`GET /admin/api-keys`, `npm run keys -- list`). */
 export async function listApiKeys(ctx: ApiKeysContext, params: ListApiKeysParameters = {}): Promise<ApiKey[]> {
   const records = await selectApiKeys(ctx.db, { includeRevoked: params.includeRevoked ?? false });
-  return records.map(toApiKey);
+  return records.map((record) => toApiKey(ctx, record));
 }

@@ -10,5 +10,5 @@ import { apiKeyNotFound } from './getApiKey.js';
 export async function revokeApiKey(ctx: ApiKeysContext, id: string): Promise<ApiKey> {
   const record = await revokeApiKeyRow(ctx.db, id, ctx.now());
   if (record === undefined) throw apiKeyNotFound(id);
-  return toApiKey(record);
+  return toApiKey(ctx, record);
 }

@@ -26,7 +26,7 @@ export async function rotateApiKey(
     keyHash,
     webhookSecret: options.sealWebhookSecret?.(id, key) ?? null,
   });
-  if (record !== undefined) return { apiKey: toApiKey(record), key };
+  if (record !== undefined) return { apiKey: toApiKey(ctx, record), key };
   if ((await selectApiKey(ctx.db, id)) === undefined) throw apiKeyNotFound(id);
   throw new GatewayError('CONFLICT', `API key ${id} is revoked and cannot be rotated`);
 }

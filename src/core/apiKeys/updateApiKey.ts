@@ -25,7 +25,9 @@ export interface UpdateApiKeyParameters {
 
 /**
  * Changes a key's settings (`PATCH /admin/api-keys/{id}`, `npm run keys -- update`); the key itself is
- * unchanged. Throws `NOT_FOUND`, or `INVALID_INPUT` for a bad webhook or limits.
+ * unchanged. Throws `NOT_FOUND`, or `INVALID_INPUT` for a bad webhook or limits, or for enabling a webhook of a
+ * key whose signing secret the gateway does not keep (its deliveries could never be signed: rotate the key
+ * where it can be sealed first).
  */
 export async function updateApiKey(
   ctx: ApiKeysContext,
@@ -50,7 +52,7 @@ export async function updateApiKey(
     ...(params.payoutAddress === undefined ? {} : { payoutAddress: normalizePayoutAddress(params.payoutAddress) }),
   });
   if (record === undefined) throw apiKeyNotFound(id);
-  return toApiKey(record);
+  return toApiKey(ctx, record);
 }
 
 /**
@@ -65,6 +67,13 @@ async function mergeWebhook(
 ): Promise<ValidateWebhookParameters> {
   const record = await getApiKeyRow(ctx.db, id);
   if (record === undefined) throw apiKeyNotFound(id);
+  if (record.webhookSecret === null && (change.enabled ?? record.webhook?.enabled ?? true)) {
+    throw new GatewayError(
+      'INVALID_INPUT',
+      `The gateway keeps no webhook signing secret for API key ${id} (it was made or rotated where the key could not be sealed), so its webhook could never be signed: rotate the key (POST /admin/api-keys/${id}/rotate) to seal a new one, then set the webhook`,
+      { data: 'webhook' },
+    );
+  }
   const current: ApiKeyWebhook | null = record.webhook;
   if (current === null) {
     if (change.url === undefined) {

@@ -82,5 +82,26 @@ export function callsFillGas(
     amount,
     calls: route.calls,
   });
-  return ctx.market.estimateGas(route.destination.id, { from: ctx.solver.address, ...fill });
+  return ctx.market.estimateGas(route.destination.id, { from: ctx.solver.address, ...fill }).catch((error: unknown) => {
+    throw callsRevert(route, error);
+  });
+}
+
+/**
+ * A simulated fill that reverts because of the user's calls: the chain names the transaction's target (the
+ * solver's fill contract), which tells the user nothing. Name the calls' targets instead (the multicaller
+ * passes the failing call's revert data up unchanged, so the reason is the call's own), keeping the decoded
+ * reason in `errorData`.
+ */
+function callsRevert(route: ResolvedRoute, error: unknown): unknown {
+  if (!(error instanceof GatewayError) || error.code !== 'DESTINATION_TX_FAILED' || route.calls.length === 0)
+    return error;
+  const reason = typeof error.data === 'string' ? error.data : error.message;
+  const targets = [...new Set(route.calls.map((call) => call.to))];
+  const which = targets.length === 1 ? `The call to ${targets[0]}` : `One of the calls (to ${targets.join(', ')})`;
+  return new GatewayError(
+    'DESTINATION_TX_FAILED',
+    `${which} would revert on ${route.destination.displayName}: ${reason}`,
+    { data: reason, cause: error },
+  );
 }

@@ -209,6 +209,11 @@ export function createWebhookDispatcher(params: CreateWebhookDispatcherParameter
     if (refusal !== null) {
       result = { statusCode: null, error: refusal, durationMs: 0 };
       status = 'cancelled';
+      // A dropped delivery is a receiver that silently misses an event: say so where an operator looks.
+      log.warn(
+        { requestId: delivery.requestId, deliveryId: delivery.id, apiKeyId: delivery.apiKeyId, reason: refusal },
+        `webhook: delivery dropped: ${refusal}`,
+      );
     } else {
       result = await post(claim);
       const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
@@ -248,11 +253,20 @@ export function createWebhookDispatcher(params: CreateWebhookDispatcherParameter
     }
   }
 
-  /** Why a claimed delivery is no longer wanted, or null. */
+  /**
+   * Why a claimed delivery cannot or need not be made, or null. A signing secret that does not open is a
+   * configuration problem no retry cures (another webhook encryption key): the delivery is dropped, and can be
+   * replayed once the configuration is right.
+   */
   function whyNot(claim: ClaimedWebhookAttempt): string | null {
     if (claim.revoked) return 'the API key is revoked';
     if (claim.webhook === null || !claim.webhook.enabled) return 'the webhook is disabled';
-    if (claim.sealedSecret === null) return 'the API key keeps no signing secret';
+    if (claim.sealedSecret === null) return 'the API key keeps no signing secret (rotate the key to seal one)';
+    try {
+      openWebhookSecret(settings.encryptionKey, claim.delivery.apiKeyId, claim.sealedSecret);
+    } catch (error) {
+      return `${(error as Error).message} (GATEWAY_WEBHOOK_SECRET_KEY or the solver key changed?)`;
+    }
     return null;
   }
 

@@ -2,7 +2,9 @@ import {
   listWebhookDeliveries as listDeliveries,
   type WebhookDelivery,
 } from '../../store/webhookDeliveries.repository.js';
+import { getApiKey } from '../../store/apiKeys.repository.js';
 import type { CoreContext } from '../context.js';
+import { GatewayError } from '../errors.js';
 
 export interface ListWebhookDeliveriesParameters {
   apiKeyId: string;
@@ -15,11 +17,14 @@ export type ListWebhookDeliveriesReturnType = WebhookDelivery[];
 
 /**
  * The delivery log of an API key's webhook, newest first: each delivery (event, status, attempts, when the
- * next one is due) with every attempt's status code, error and duration. For the admin surface.
+ * next one is due) with every attempt's status code, error and duration (`GET
+ * /admin/api-keys/{id}/webhook-deliveries`). Throws `NOT_FOUND` for an unknown key.
  */
 export async function listWebhookDeliveries(
-  ctx: CoreContext,
+  ctx: Pick<CoreContext, 'db'>,
   params: ListWebhookDeliveriesParameters,
 ): Promise<ListWebhookDeliveriesReturnType> {
+  if ((await getApiKey(ctx.db, params.apiKeyId)) === undefined)
+    throw new GatewayError('NOT_FOUND', `No API key with id ${params.apiKeyId}`);
   return listDeliveries(ctx.db, params);
 }

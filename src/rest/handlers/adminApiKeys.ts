@@ -7,6 +7,8 @@ import { listApiKeys as listApiKeysCore } from '../../core/apiKeys/listApiKeys.j
 import { revokeApiKey as revokeApiKeyCore } from '../../core/apiKeys/revokeApiKey.js';
 import { rotateApiKey as rotateApiKeyCore } from '../../core/apiKeys/rotateApiKey.js';
 import { updateApiKey as updateApiKeyCore } from '../../core/apiKeys/updateApiKey.js';
+import { listWebhookDeliveries as listWebhookDeliveriesCore } from '../../core/webhooks/listWebhookDeliveries.js';
+import { replayWebhookDelivery as replayWebhookDeliveryCore } from '../../core/webhooks/replayWebhookDelivery.js';
 import type { RestContext } from '../context.js';
 
 type WireApiKey =
@@ -86,4 +88,31 @@ export async function revokeApiKey(
 ): Promise<OperationOutput<'revokeApiKey'>> {
   admin(input, context);
   return { status: 200, body: { apiKey: toWire(await revokeApiKeyCore(context.core, input.params.id)) } };
+}
+
+/** GET /admin/api-keys/{id}/webhook-deliveries */
+export async function listWebhookDeliveries(
+  input: OperationInput<'listWebhookDeliveries'>,
+  context: RestContext,
+): Promise<OperationOutput<'listWebhookDeliveries'>> {
+  admin(input, context);
+  const deliveries = await listWebhookDeliveriesCore(context.core, {
+    apiKeyId: input.params.id,
+    ...(input.query.limit === undefined ? {} : { limit: input.query.limit }),
+    ...(input.query.before === undefined ? {} : { beforeId: input.query.before }),
+  });
+  return { status: 200, body: { deliveries } };
+}
+
+/** POST /admin/api-keys/{id}/webhook-deliveries/{deliveryId}/replay */
+export async function replayWebhookDelivery(
+  input: OperationInput<'replayWebhookDelivery'>,
+  context: RestContext,
+): Promise<OperationOutput<'replayWebhookDelivery'>> {
+  admin(input, context);
+  const delivery = await replayWebhookDeliveryCore(context.core, {
+    apiKeyId: input.params.id,
+    deliveryId: input.params.deliveryId,
+  });
+  return { status: 201, body: { delivery } };
 }

@@ -1,7 +1,16 @@
 import type { OperationHandlers, OperationId } from '../../../generated/openapi/operations.js';
 import { notImplemented } from '../../core/errors.js';
 import type { RestContext } from '../context.js';
-import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from './adminApiKeys.js';
+import {
+  createApiKey,
+  getApiKey,
+  listApiKeys,
+  listWebhookDeliveries,
+  replayWebhookDelivery,
+  revokeApiKey,
+  rotateApiKey,
+  updateApiKey,
+} from './adminApiKeys.js';
 import { getAppFeeBalances } from './getAppFeeBalances.js';
 import { getChains } from './getChains.js';
 import { getChainsLiquidity } from './getChainsLiquidity.js';
@@ -72,5 +81,7 @@ export function createHandlers(): OperationHandlers<RestContext> {
     updateApiKey,
     rotateApiKey,
     revokeApiKey,
+    listWebhookDeliveries,
+    replayWebhookDelivery,
   };
 }
