@@ -5,7 +5,6 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../src/core/apiKeys/authenticate.js';
-import type { CoreContext } from '../../src/core/context.js';
 import { createDatabase } from '../../src/store/database.js';
 
 const run = promisify(execFile);
@@ -32,7 +31,7 @@ async function keys(
 async function works(dataDir: string, key: string): Promise<boolean> {
   const database = await createDatabase({ dataDir });
   try {
-    await authenticate({ db: database.db } as CoreContext, key);
+    await authenticate({ db: database.db }, key);
     return true;
   } catch {
     return false;
