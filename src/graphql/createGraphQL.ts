@@ -4,7 +4,7 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createSchema, createYoga, type YogaLogger, type YogaServerInstance } from 'graphql-yoga';
 import type { CoreContext } from '../core/context.js';
 import type { Logger } from '../core/logger.js';
-import type { GraphQLContext } from './context.js';
+import { graphQLContext, type GraphQLContext } from './context.js';
 import { defaultDocumentLimits, documentLimitPlugins, type DocumentLimits } from './documentLimits.js';
 import { toGraphQLError } from './errors.js';
 import { guardResolvers } from './guardResolvers.js';
@@ -67,11 +67,12 @@ export function createGraphQL(options: CreateGraphQLOptions): GatewayGraphQL {
     // One operation per HTTP request: a batch would multiply the work a single request (and its rate limit) admits.
     batching: false,
     plugins: documentLimitPlugins({ ...defaultDocumentLimits, ...options.documentLimits }),
-    context: (initial): GraphQLContext => ({
-      core,
-      // `request` is absent on graphql-ws operations, which bring `apiKey` instead (see GraphQLServerContext).
-      apiKey: initial.apiKey ?? (initial.request?.headers.get('x-api-key') || undefined),
-    }),
+    context: (initial): GraphQLContext =>
+      graphQLContext(
+        core,
+        // `request` is absent on graphql-ws operations, which bring `apiKey` instead (see GraphQLServerContext).
+        initial.apiKey ?? (initial.request?.headers.get('x-api-key') || undefined),
+      ),
   });
   return { yoga, schema };
 }

@@ -1,10 +1,9 @@
 import type { MutationResolvers } from '../../../generated/graphql/resolvers.js';
-import { authenticate } from '../../core/apiKeys/authenticate.js';
 import { GatewayError } from '../../core/errors.js';
 import { fastFill as fastFillCore } from '../../core/solver/fastFill.js';
 
 /** `Mutation.fastFill` (operation `fastFill`). */
-export const fastFill: MutationResolvers['fastFill'] = async (_parent, { input }, { core, apiKey }) => {
+export const fastFill: MutationResolvers['fastFill'] = async (_parent, { input }, { core, caller }) => {
   const cap = input.maxFillAmountUsd ?? undefined;
   if (cap !== undefined && !/^[0-9]+(\.[0-9]+)?$/.test(cap)) {
     throw new GatewayError('INVALID_INPUT', 'maxFillAmountUsd must be a positive decimal number of USD', {
@@ -18,6 +17,6 @@ export const fastFill: MutationResolvers['fastFill'] = async (_parent, { input }
       solverInputCurrencyAmount: input.solverInputCurrencyAmount ?? undefined,
       maxFillAmountUsd: cap === undefined ? undefined : Number(cap),
     },
-    await authenticate(core, apiKey),
+    await caller(),
   );
 };

@@ -1,5 +1,4 @@
 import type { QueryResolvers, QuoteInput, Resolvers } from '../../../generated/graphql/resolvers.js';
-import { authenticate } from '../../core/apiKeys/authenticate.js';
 import { getPrice, getQuote } from '../../core/quote/getQuote.js';
 import type { QuoteParameters } from '../../core/quote/types.js';
 import { checkQuoteInputLimits } from '../quoteInputLimits.js';
@@ -33,12 +32,12 @@ function toQuoteParameters(input: QuoteInput): QuoteParameters {
 }
 
 /** `Query.quote` (operation `getQuote`). */
-export const quote: QueryResolvers['quote'] = async (_parent, { input }, { core, apiKey }) =>
-  getQuote(core, toQuoteParameters(input), await authenticate(core, apiKey));
+export const quote: QueryResolvers['quote'] = async (_parent, { input }, { core, caller }) =>
+  getQuote(core, toQuoteParameters(input), await caller());
 
 /** `Query.price` (operation `getPrice`). */
-export const price: QueryResolvers['price'] = async (_parent, { input }, { core, apiKey }) =>
-  getPrice(core, toQuoteParameters(input), await authenticate(core, apiKey));
+export const price: QueryResolvers['price'] = async (_parent, { input }, { core, caller }) =>
+  getPrice(core, toQuoteParameters(input), await caller());
 
 /** Field resolvers where the GraphQL shape differs from the core's. */
 export const quoteTypeResolvers: Pick<Resolvers, 'OrderData' | 'OrderPayment'> = {

@@ -1,5 +1,4 @@
 import type { QueryResolvers, RequestFilterInput, Resolvers } from '../../../generated/graphql/resolvers.js';
-import { authenticate } from '../../core/apiKeys/authenticate.js';
 import { isGatewayError } from '../../core/errors.js';
 import { getIntentStatus } from '../../core/requests/getIntentStatus.js';
 import { countMatchingRequests, getRequests, type GetRequestsParameters } from '../../core/requests/getRequests.js';
@@ -38,15 +37,19 @@ export const requestStatus: QueryResolvers['requestStatus'] = (_parent, { reques
   nullIfNotFound(getIntentStatus(core, { requestId }));
 
 /** `Query.request` (operation `getRequests` with `id`): null for an unknown id. */
-export const request: QueryResolvers['request'] = async (_parent, { id }, { core, apiKey }) => {
-  const caller = await authenticate(core, apiKey);
+export const request: QueryResolvers['request'] = async (_parent, { id }, { core, caller: resolveCaller }) => {
+  const caller = await resolveCaller();
   const { requests } = await getRequests(core, { id, limit: 1 }, caller);
   return requests[0] ?? null;
 };
 
 /** `Query.requests` (operation `getRequests`): a connection, newest first; `referrer` matches only the caller's requests. */
-export const requests: QueryResolvers['requests'] = async (_parent, { filter, first, after }, { core, apiKey }) => {
-  const caller = await authenticate(core, apiKey);
+export const requests: QueryResolvers['requests'] = async (
+  _parent,
+  { filter, first, after },
+  { core, caller: resolveCaller },
+) => {
+  const caller = await resolveCaller();
   const params: GetRequestsParameters = {
     ...toFilterParameters(filter),
     limit: first ?? undefined,

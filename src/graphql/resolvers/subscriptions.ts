@@ -1,5 +1,4 @@
 import type { SubscriptionResolvers } from '../../../generated/graphql/resolvers.js';
-import { authenticate } from '../../core/apiKeys/authenticate.js';
 import { subscribeRequestStatus } from '../../core/events/subscribeRequestStatus.js';
 import { subscribeRequestUpdates } from '../../core/events/subscribeRequestUpdates.js';
 
@@ -28,13 +27,13 @@ function as<K extends string, T>(field: K, source: AsyncIterableIterator<T>): As
 
 /** `Subscription.requestStatus` (core `subscribeRequestStatus`): current status, then changes, until a final one. */
 export const requestStatus: NonNullable<SubscriptionResolvers['requestStatus']> = {
-  subscribe: async (_parent, { requestId }, { core, apiKey }) =>
-    as('requestStatus', await subscribeRequestStatus(core, { requestId, caller: await authenticate(core, apiKey) })),
+  subscribe: async (_parent, { requestId }, { core, caller }) =>
+    as('requestStatus', await subscribeRequestStatus(core, { requestId, caller: await caller() })),
 };
 
 /** `Subscription.requestUpdates` (core `subscribeRequestUpdates`): changes of matching requests from now on. */
 export const requestUpdates: NonNullable<SubscriptionResolvers['requestUpdates']> = {
-  subscribe: async (_parent, { filter }, { core, apiKey }) =>
+  subscribe: async (_parent, { filter }, { core, caller }) =>
     as(
       'requestUpdates',
       await subscribeRequestUpdates(core, {
@@ -45,7 +44,7 @@ export const requestUpdates: NonNullable<SubscriptionResolvers['requestUpdates']
         status: filter.status ?? undefined,
         referrer: filter.referrer ?? undefined,
         mine: filter.mine ?? undefined,
-        caller: await authenticate(core, apiKey),
+        caller: await caller(),
       }),
     ),
 };
