@@ -1483,6 +1483,9 @@ export const openapiDocument: Record<string, unknown> = {
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -2231,6 +2234,54 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "501": {
             "$ref": "#/components/responses/NotImplemented"
+          }
+        }
+      }
+    },
+    "/app-fees/{wallet}/claims": {
+      "get": {
+        "operationId": "getAppFeeClaims",
+        "tags": [
+          "app-fees"
+        ],
+        "summary": "List app fee claims of a wallet",
+        "description": "The wallet's claims, newest first: what each pays (`currency`, the payout after the claim fee), to whom,\nits status (`waiting` for the wallet's signature, `expired` unsigned, `pending` paying, `success`,\n`failure`) and the payout's transaction hash once mined.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ApiKey"
+          },
+          {
+            "$ref": "#/components/parameters/Wallet"
+          },
+          {
+            "$ref": "#/components/parameters/Limit"
+          },
+          {
+            "$ref": "#/components/parameters/Continuation"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The claims.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AppFeeClaimsResponse"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
           }
         }
       }
@@ -4798,6 +4849,7 @@ export const openapiDocument: Record<string, unknown> = {
               },
               "body": {
                 "type": "object",
+                "additionalProperties": true,
                 "description": "JSON body to post as is."
               }
             }
@@ -8166,6 +8218,84 @@ export const openapiDocument: Record<string, unknown> = {
             "items": {
               "$ref": "#/components/schemas/Step"
             }
+          }
+        }
+      },
+      "AppFeeClaim": {
+        "type": "object",
+        "required": [
+          "claimId",
+          "wallet",
+          "recipient",
+          "currency",
+          "txHash",
+          "status",
+          "createdAt"
+        ],
+        "properties": {
+          "claimId": {
+            "$ref": "#/components/schemas/Bytes32"
+          },
+          "wallet": {
+            "$ref": "#/components/schemas/EvmAddress"
+          },
+          "recipient": {
+            "$ref": "#/components/schemas/EvmAddress"
+          },
+          "currency": {
+            "$ref": "#/components/schemas/CurrencyAmount",
+            "description": "What the recipient is paid, after the claim fee."
+          },
+          "txHash": {
+            "description": "The payout transaction, once mined.",
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "waiting",
+              "expired",
+              "pending",
+              "success",
+              "failure"
+            ]
+          },
+          "createdAt": {
+            "type": "string",
+            "description": "ISO 8601."
+          }
+        }
+      },
+      "AppFeeClaimsResponse": {
+        "type": "object",
+        "required": [
+          "claims",
+          "continuation"
+        ],
+        "properties": {
+          "claims": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/AppFeeClaim"
+            }
+          },
+          "continuation": {
+            "description": "Pass as `continuation` for the next page; null on the last.",
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
           }
         }
       },

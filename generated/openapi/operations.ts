@@ -36,6 +36,7 @@ export type OperationId =
   | "reindexDepositAddress"
   | "getAppFeeBalances"
   | "claimAppFees"
+  | "getAppFeeClaims"
   | "getSwapSources"
   | "getConfig"
   | "getHealth"
@@ -1143,6 +1144,9 @@ export const operations: Record<OperationId, OperationSpec> = {
       "404": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
+      "409": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
       "413": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
@@ -1827,6 +1831,68 @@ export const operations: Record<OperationId, OperationSpec> = {
       }
     }
   },
+  getAppFeeClaims: {
+    "operationId": "getAppFeeClaims",
+    "method": "GET",
+    "path": "/app-fees/{wallet}/claims",
+    "summary": "List app fee claims of a wallet",
+    "deprecated": false,
+    "query": {
+      "type": "object",
+      "properties": {
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 50,
+          "default": 20
+        },
+        "continuation": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 1024
+        }
+      }
+    },
+    "params": {
+      "type": "object",
+      "properties": {
+        "wallet": {
+          "$ref": "urn:gateway:openapi#/components/schemas/EvmAddress"
+        }
+      },
+      "required": [
+        "wallet"
+      ]
+    },
+    "headers": {
+      "type": "object",
+      "properties": {
+        "x-api-key": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 256
+        }
+      }
+    },
+    "body": null,
+    "responses": {
+      "200": {
+        "$ref": "urn:gateway:openapi#/components/schemas/AppFeeClaimsResponse"
+      },
+      "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      }
+    }
+  },
   getSwapSources: {
     "operationId": "getSwapSources",
     "method": "GET",
@@ -2429,6 +2495,8 @@ export interface OperationHandlers<Context> {
   getAppFeeBalances(input: OperationInput<'getAppFeeBalances'>, context: Context): Promise<OperationOutput<'getAppFeeBalances'>>;
   /** POST /app-fees/{wallet}/claim — Claim app fees of a wallet */
   claimAppFees(input: OperationInput<'claimAppFees'>, context: Context): Promise<OperationOutput<'claimAppFees'>>;
+  /** GET /app-fees/{wallet}/claims — List app fee claims of a wallet */
+  getAppFeeClaims(input: OperationInput<'getAppFeeClaims'>, context: Context): Promise<OperationOutput<'getAppFeeClaims'>>;
   /** GET /swap-sources — List swap sources */
   getSwapSources(input: OperationInput<'getSwapSources'>, context: Context): Promise<OperationOutput<'getSwapSources'>>;
   /** GET /config/v2 — Get solver capacity for a route */

@@ -611,6 +611,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app-fees/{wallet}/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List app fee claims of a wallet
+         * @description The wallet's claims, newest first: what each pays (`currency`, the payout after the claim fee), to whom,
+         *     its status (`waiting` for the wallet's signature, `expired` unsigned, `pending` paying, `success`,
+         *     `failure`) and the payout's transaction hash once mined.
+         */
+        get: operations["getAppFeeClaims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/swap-sources": {
         parameters: {
             query?: never;
@@ -1382,7 +1404,9 @@ export interface components {
                 /** @enum {string} */
                 method: "POST";
                 /** @description JSON body to post as is. */
-                body: Record<string, never>;
+                body: {
+                    [key: string]: unknown;
+                };
             };
         };
         /**
@@ -2353,6 +2377,24 @@ export interface components {
         ClaimAppFeesResponse: {
             steps: components["schemas"]["Step"][];
         };
+        AppFeeClaim: {
+            claimId: components["schemas"]["Bytes32"];
+            wallet: components["schemas"]["EvmAddress"];
+            recipient: components["schemas"]["EvmAddress"];
+            /** @description What the recipient is paid, after the claim fee. */
+            currency: components["schemas"]["CurrencyAmount"];
+            /** @description The payout transaction, once mined. */
+            txHash: string | null;
+            /** @enum {string} */
+            status: "waiting" | "expired" | "pending" | "success" | "failure";
+            /** @description ISO 8601. */
+            createdAt: string;
+        };
+        AppFeeClaimsResponse: {
+            claims: components["schemas"]["AppFeeClaim"][];
+            /** @description Pass as `continuation` for the next page; null on the last. */
+            continuation: string | null;
+        };
         SwapSourcesResponse: {
             sources: string[];
         };
@@ -3291,6 +3333,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3727,6 +3770,44 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
+        };
+    };
+    getAppFeeClaims: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Cursor from the `continuation` of the previous page. */
+                continuation?: components["parameters"]["Continuation"];
+            };
+            header?: {
+                /**
+                 * @description API key for authentication and higher rate limits. Optional except on operations whose `security`
+                 *     requires it; a missing or unknown key there is answered 401 `UNAUTHORIZED`.
+                 */
+                "x-api-key"?: components["parameters"]["ApiKey"];
+            };
+            path: {
+                /** @description The app fee recipient wallet (an EVM address). */
+                wallet: components["parameters"]["Wallet"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claims. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppFeeClaimsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getSwapSources: {

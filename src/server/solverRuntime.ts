@@ -10,6 +10,7 @@ import {
   type SettlementSettings,
   type Settler,
 } from '../core/settlement/settler.js';
+import { createClaimPayer, type ClaimPayer } from '../core/appFees/claimPayer.js';
 import { createSolver, type Solver } from '../core/solver/solver.js';
 import {
   createRequestRetention,
@@ -24,6 +25,8 @@ export interface SolverRuntime {
   senders: ReadonlyMap<number, TransactionSender>;
   /** Releases filled deposits to the solver, batched (`src/core/settlement/settler.ts`). */
   settler: Settler;
+  /** Pays authorized app-fee claims (`src/core/appFees/claimPayer.ts`), on the settlement interval or when woken. */
+  claimPayer: ClaimPayer;
   /**
    * Removes never-paid requests after their refund window and the retention (`src/core/requests/retention.ts`).
    * It runs with the solver, which refunds a deposit that still arrives for a removed request as unknown, and
@@ -67,6 +70,11 @@ export function createSolverRuntime(
   );
   const solver = createSolver({ ctx, senders });
   const settler = createSettler({ ctx, senders, settings: options.settlement ?? defaultSettlementSettings });
+  const claimPayer = createClaimPayer({
+    ctx,
+    senders,
+    intervalMs: (options.settlement ?? defaultSettlementSettings).intervalMs,
+  });
   const retention = createRequestRetention(ctx, options.retention ?? defaultRequestRetentionSettings);
   const watchers = new Map<number, DepositWatcher>(
     ctx.config.chains.map((chain) => [
@@ -86,11 +94,13 @@ export function createSolverRuntime(
     watchers,
     senders,
     settler,
+    claimPayer,
     retention,
     async start() {
       await Promise.all([...senders.values()].map((sender) => sender.recover()));
       await solver.recover();
       await settler.start();
+      claimPayer.start();
       retention.start();
       await Promise.all([...watchers.values()].map((watcher) => watcher.start()));
     },
@@ -102,6 +112,7 @@ export function createSolverRuntime(
       const sendersStopped = Promise.all([...senders.values()].map((sender) => sender.stop()));
       await solver.stop();
       await settler.stop();
+      await claimPayer.stop();
       await retention.stop();
       await sendersStopped;
     },

@@ -1,5 +1,6 @@
 import type { Address, Hex } from 'viem';
 import type { CrashPoint } from '../faults.js';
+import type { AppFeeClaimSettings } from '../appFees/claim.js';
 
 /** How a currency's USD price is found. */
 export type PriceSource =
@@ -154,6 +155,8 @@ export interface CoreConfig {
   quote: QuoteSettings;
   /** Test only (`GATEWAY_CRASH_AT`): the step at which the process kills itself (`src/core/faults.ts`). */
   crashAt?: CrashPoint | undefined;
+  /** App-fee claim minimum and fee per chain; `defaultAppFeeClaimSettings` when absent. */
+  appFeeClaims?: AppFeeClaimSettings | undefined;
 }
 
 /** A chain as the catalogue returns it: every Chain field of the spec. */

@@ -2,6 +2,7 @@ import type { OperationHandlers, OperationId } from '../../../generated/openapi/
 import { notImplemented } from '../../core/errors.js';
 import type { RestContext } from '../context.js';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from './adminApiKeys.js';
+import { claimAppFees, getAppFeeClaims } from './appFeeClaims.js';
 import { getAppFeeBalances } from './getAppFeeBalances.js';
 import { getChains } from './getChains.js';
 import { getChainsLiquidity } from './getChainsLiquidity.js';
@@ -20,6 +21,7 @@ import { getRequestsV2 } from './getRequestsV2.js';
 import { getRequestSignature } from './getRequestSignature.js';
 import { indexSingleTransaction } from './indexSingleTransaction.js';
 import { indexTransaction } from './indexTransaction.js';
+import { submitPermit } from './submitPermit.js';
 import {
   getChainHealth,
   getIntentStatusV2,
@@ -53,7 +55,7 @@ export function createHandlers(): OperationHandlers<RestContext> {
     getRequestsV2,
     getRequestSignature,
     executeGasless: pending('executeGasless'),
-    submitPermit: pending('submitPermit'),
+    submitPermit,
     getChainsLiquidity,
     getCurrenciesV1,
     getCurrencies,
@@ -62,7 +64,8 @@ export function createHandlers(): OperationHandlers<RestContext> {
     indexSingleTransaction,
     reindexDepositAddress: pending('reindexDepositAddress'),
     getAppFeeBalances,
-    claimAppFees: pending('claimAppFees'),
+    claimAppFees,
+    getAppFeeClaims,
     fastFill,
     getSwapSources,
     getConfig,
