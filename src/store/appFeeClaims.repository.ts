@@ -106,9 +106,36 @@ export async function appBalanceUsd(db: Kysely<Tables>, wallet: string): Promise
   return (await accountOwed(db, accounts.app(wallet))).reduce((sum, owed) => sum + owed.usdMicros, 0n);
 }
 
-/** What a wallet can claim now, micro-USD: its ledger balance less its authorized, unpaid claims. */
+/**
+ * USD (micro) of a wallet's app balance held by outstanding fast fills: requests fast-filled with an API key whose
+ * payout address is the wallet, whose deposit has not arrived (not counting failed or refunded ones), as the
+ * key's own limit counts them.
+ */
+export async function fastFillHoldsUsd(db: Kysely<Tables>, wallet: string): Promise<bigint> {
+  const row = await db
+    .selectFrom('requests as r')
+    .innerJoin('api_keys as k', 'k.id', 'r.fast_fill_api_key_id')
+    .select(sql<string>`coalesce(sum(r.fast_fill_usd_micros), 0)::text`.as('usd'))
+    .where('k.payout_address', '=', wallet.toLowerCase())
+    .where(sql<boolean>`jsonb_array_length(r.in_tx_hashes) = 0`)
+    .where('r.status', 'in', ['pending', 'submitted', 'success'])
+    .executeTakeFirstOrThrow();
+  return BigInt(row.usd.split('.')[0]!);
+}
+
+/**
+ * What a wallet can claim or hold now, micro-USD: its ledger balance less its authorized, unpaid claims and
+ * less what its outstanding fast fills hold.
+ */
 export async function availableAppBalanceUsd(db: Kysely<Tables>, wallet: string): Promise<bigint> {
-  return (await appBalanceUsd(db, wallet)) - (await pendingClaimsUsd(db, wallet));
+  return (
+    (await appBalanceUsd(db, wallet)) - (await pendingClaimsUsd(db, wallet)) - (await fastFillHoldsUsd(db, wallet))
+  );
+}
+
+/** Serializes, until the transaction ends, everything that spends a wallet's app balance (claims, fast fills). */
+export async function lockAppWallet(db: Kysely<Tables>, wallet: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`app-fee-claim:${normalizeHex(wallet)}`}))`.execute(db);
 }
 
 export type AuthorizeClaimResult =
@@ -128,7 +155,7 @@ export async function authorizeClaim(
   return db.transaction().execute(async (trx) => {
     const claim = await getClaim(trx, params.id);
     if (claim === undefined) return { ok: false, reason: 'not-found' };
-    await sql`select pg_advisory_xact_lock(hashtext(${`app-fee-claim:${claim.wallet}`}))`.execute(trx);
+    await lockAppWallet(trx, claim.wallet);
     const current = (await getClaim(trx, params.id))!;
     if (current.status !== 'authorizing') return { ok: false, reason: 'not-authorizing', claim: current };
     if (current.expiresAt <= params.now) return { ok: false, reason: 'expired', claim: current };
@@ -169,7 +196,7 @@ export async function finishClaim(
   const pending = await getClaim(db, params.id);
   if (pending === undefined) return undefined;
   // The same lock as `authorizeClaim`: two claims of one wallet take their currencies from the balance in turn.
-  await sql`select pg_advisory_xact_lock(hashtext(${`app-fee-claim:${pending.wallet}`}))`.execute(db);
+  await lockAppWallet(db, pending.wallet);
   const row = await db
     .updateTable('app_fee_claims')
     .set({

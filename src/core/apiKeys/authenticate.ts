@@ -31,6 +31,7 @@ export async function authenticate(ctx: CoreContext, key: string | undefined): P
       sponsorshipEnabled: record.sponsorshipEnabled,
       revenueShareEligible: record.businessVerified && record.payoutAddress !== null,
       fastFillLimitUsdMicros: fastFillLimit(record.limits.fastFillUsd),
+      payoutAddress: record.payoutAddress,
     },
   };
 }

@@ -1,5 +1,5 @@
 import { formatUnits, isAddress } from 'viem';
-import { availableAppBalanceUsd, pendingClaimsUsd } from '../../store/appFeeClaims.repository.js';
+import { availableAppBalanceUsd, fastFillHoldsUsd, pendingClaimsUsd } from '../../store/appFeeClaims.repository.js';
 import { accountOwed } from '../../store/ledger.repository.js';
 import { chainCurrencies } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
@@ -46,8 +46,8 @@ export async function getAppFeeBalances(ctx: CoreContext, params: { wallet: stri
   }
   // A claim the wallet authorized and that is not paid yet has left the balance already.
   totalMicros -= await pendingClaimsUsd(ctx.db, params.wallet);
-  // Fast-fill holds on app balances are not drawn yet (issue #17 leaves them for later): nothing is held.
-  const outstandingMicros = 0n;
+  // Fast fills of the wallet's API keys whose deposits have not arrived hold part of it.
+  const outstandingMicros = await fastFillHoldsUsd(ctx.db, params.wallet);
   return {
     balances,
     totalBalanceUsd: formatUsdMicros(totalMicros),
