@@ -2506,6 +2506,53 @@ export const openapiDocument: Record<string, unknown> = {
         }
       }
     },
+    "/admin/inventory": {
+      "get": {
+        "operationId": "getInventory",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Solver inventory and rebalancing plan",
+        "description": "Per chain and currency, the solver's balance on chain, what fills in flight will take from it\n(`committed`), what quotes may promise (`available`), deposits filled and still in the depository\n(`pendingSettlement`), and the ledger's solver account. Then, per currency group, the chains below their\nrebalancing threshold (`short`) and the moves that bring them to their targets (`plan`). Targets:\n`GATEWAY_INVENTORY_TARGET_BPS`, `GATEWAY_INVENTORY_THRESHOLD_BPS`.\n",
+        "security": [
+          {
+            "AdminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AdminAuthorization"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The inventory.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InventoryResponse"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
     "/admin/api-keys": {
       "post": {
         "operationId": "createApiKey",
@@ -8296,6 +8343,151 @@ export const openapiDocument: Record<string, unknown> = {
                 "type": "null"
               }
             ]
+          }
+        }
+      },
+      "InventoryLine": {
+        "type": "object",
+        "required": [
+          "chainId",
+          "currency",
+          "group",
+          "symbol",
+          "decimals",
+          "onChain",
+          "committed",
+          "available",
+          "pendingSettlement",
+          "ledger"
+        ],
+        "properties": {
+          "chainId": {
+            "$ref": "#/components/schemas/ChainId"
+          },
+          "currency": {
+            "$ref": "#/components/schemas/EvmAddress"
+          },
+          "group": {
+            "type": "string",
+            "description": "Currency group id (the same asset on several chains)."
+          },
+          "symbol": {
+            "type": "string"
+          },
+          "decimals": {
+            "type": "integer"
+          },
+          "onChain": {
+            "$ref": "#/components/schemas/UintString"
+          },
+          "committed": {
+            "$ref": "#/components/schemas/UintString"
+          },
+          "available": {
+            "$ref": "#/components/schemas/IntString"
+          },
+          "pendingSettlement": {
+            "$ref": "#/components/schemas/UintString"
+          },
+          "ledger": {
+            "$ref": "#/components/schemas/IntString"
+          }
+        }
+      },
+      "InventoryResponse": {
+        "type": "object",
+        "required": [
+          "inventory",
+          "short",
+          "plan"
+        ],
+        "properties": {
+          "inventory": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/InventoryLine"
+            }
+          },
+          "short": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "group",
+                "chainId",
+                "currency",
+                "target",
+                "shortBy"
+              ],
+              "properties": {
+                "group": {
+                  "type": "string"
+                },
+                "chainId": {
+                  "$ref": "#/components/schemas/ChainId"
+                },
+                "currency": {
+                  "$ref": "#/components/schemas/EvmAddress"
+                },
+                "target": {
+                  "$ref": "#/components/schemas/UintString"
+                },
+                "shortBy": {
+                  "$ref": "#/components/schemas/UintString"
+                }
+              }
+            }
+          },
+          "plan": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "group",
+                "from",
+                "to",
+                "amount"
+              ],
+              "properties": {
+                "group": {
+                  "type": "string"
+                },
+                "from": {
+                  "type": "object",
+                  "required": [
+                    "chainId",
+                    "currency"
+                  ],
+                  "properties": {
+                    "chainId": {
+                      "$ref": "#/components/schemas/ChainId"
+                    },
+                    "currency": {
+                      "$ref": "#/components/schemas/EvmAddress"
+                    }
+                  }
+                },
+                "to": {
+                  "type": "object",
+                  "required": [
+                    "chainId",
+                    "currency"
+                  ],
+                  "properties": {
+                    "chainId": {
+                      "$ref": "#/components/schemas/ChainId"
+                    },
+                    "currency": {
+                      "$ref": "#/components/schemas/EvmAddress"
+                    }
+                  }
+                },
+                "amount": {
+                  "$ref": "#/components/schemas/UintString",
+                  "description": "Smallest units of the source currency."
+                }
+              }
+            }
           }
         }
       },

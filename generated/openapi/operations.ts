@@ -41,6 +41,7 @@ export type OperationId =
   | "getConfig"
   | "getHealth"
   | "getReadiness"
+  | "getInventory"
   | "listApiKeys"
   | "createApiKey"
   | "getApiKey"
@@ -2070,6 +2071,45 @@ export const operations: Record<OperationId, OperationSpec> = {
       }
     }
   },
+  getInventory: {
+    "operationId": "getInventory",
+    "method": "GET",
+    "path": "/admin/inventory",
+    "summary": "Solver inventory and rebalancing plan",
+    "deprecated": false,
+    "query": null,
+    "params": null,
+    "headers": {
+      "type": "object",
+      "properties": {
+        "authorization": {
+          "type": "string",
+          "maxLength": 1024
+        }
+      }
+    },
+    "body": null,
+    "responses": {
+      "200": {
+        "$ref": "urn:gateway:openapi#/components/schemas/InventoryResponse"
+      },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "403": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "404": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      }
+    }
+  },
   listApiKeys: {
     "operationId": "listApiKeys",
     "method": "GET",
@@ -2505,6 +2545,8 @@ export interface OperationHandlers<Context> {
   getHealth(input: OperationInput<'getHealth'>, context: Context): Promise<OperationOutput<'getHealth'>>;
   /** GET /ready — Readiness */
   getReadiness(input: OperationInput<'getReadiness'>, context: Context): Promise<OperationOutput<'getReadiness'>>;
+  /** GET /admin/inventory — Solver inventory and rebalancing plan */
+  getInventory(input: OperationInput<'getInventory'>, context: Context): Promise<OperationOutput<'getInventory'>>;
   /** GET /admin/api-keys — List API keys */
   listApiKeys(input: OperationInput<'listApiKeys'>, context: Context): Promise<OperationOutput<'listApiKeys'>>;
   /** POST /admin/api-keys — Create an API key */

@@ -717,6 +717,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Solver inventory and rebalancing plan
+         * @description Per chain and currency, the solver's balance on chain, what fills in flight will take from it
+         *     (`committed`), what quotes may promise (`available`), deposits filled and still in the depository
+         *     (`pendingSettlement`), and the ledger's solver account. Then, per currency group, the chains below their
+         *     rebalancing threshold (`short`) and the moves that bring them to their targets (`plan`). Targets:
+         *     `GATEWAY_INVENTORY_TARGET_BPS`, `GATEWAY_INVENTORY_THRESHOLD_BPS`.
+         */
+        get: operations["getInventory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api-keys": {
         parameters: {
             query?: never;
@@ -2395,6 +2419,42 @@ export interface components {
             /** @description Pass as `continuation` for the next page; null on the last. */
             continuation: string | null;
         };
+        InventoryLine: {
+            chainId: components["schemas"]["ChainId"];
+            currency: components["schemas"]["EvmAddress"];
+            /** @description Currency group id (the same asset on several chains). */
+            group: string;
+            symbol: string;
+            decimals: number;
+            onChain: components["schemas"]["UintString"];
+            committed: components["schemas"]["UintString"];
+            available: components["schemas"]["IntString"];
+            pendingSettlement: components["schemas"]["UintString"];
+            ledger: components["schemas"]["IntString"];
+        };
+        InventoryResponse: {
+            inventory: components["schemas"]["InventoryLine"][];
+            short: {
+                group: string;
+                chainId: components["schemas"]["ChainId"];
+                currency: components["schemas"]["EvmAddress"];
+                target: components["schemas"]["UintString"];
+                shortBy: components["schemas"]["UintString"];
+            }[];
+            plan: {
+                group: string;
+                from: {
+                    chainId: components["schemas"]["ChainId"];
+                    currency: components["schemas"]["EvmAddress"];
+                };
+                to: {
+                    chainId: components["schemas"]["ChainId"];
+                    currency: components["schemas"]["EvmAddress"];
+                };
+                /** @description Smallest units of the source currency. */
+                amount: components["schemas"]["UintString"];
+            }[];
+        };
         SwapSourcesResponse: {
             sources: string[];
         };
@@ -3942,6 +4002,37 @@ export interface operations {
                     "application/json": components["schemas"]["ReadinessResponse"];
                 };
             };
+        };
+    };
+    getInventory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `Bearer <GATEWAY_ADMIN_TOKEN>`. Declared (besides the `AdminBearer` scheme) so the generated handler input
+                 *     carries it; a missing header is 401 `UNAUTHORIZED`, not a validation error.
+                 */
+                authorization?: components["parameters"]["AdminAuthorization"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inventory. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     listApiKeys: {

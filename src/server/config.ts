@@ -21,6 +21,7 @@ import {
 } from './limitsConfig.js';
 import { defaultSettlementSettings, type SettlementSettings } from '../core/settlement/settler.js';
 import { defaultRequestRetentionSettings, type RequestRetentionSettings } from '../core/requests/retention.js';
+import { defaultInventorySettings, type InventorySettings } from '../core/inventory/inventory.js';
 import {
   defaultAppFeeClaimSettings,
   type AppFeeClaimSettings,
@@ -86,6 +87,12 @@ export interface GatewayConfig {
    * (`GATEWAY_APP_FEE_CLAIM_MINIMUM_USD`, `GATEWAY_APP_FEE_CLAIM_FEE_USD`: `"1"`, `"1,8453=0.5"`).
    */
   appFeeClaims?: AppFeeClaimSettings;
+  /**
+   * Rebalancing targets: each chain's share of a currency's inventory in bps (`GATEWAY_INVENTORY_TARGET_BPS`,
+   * `"1=5000,8453=5000"`; default equal shares) and the share of its target below which a chain is short
+   * (`GATEWAY_INVENTORY_THRESHOLD_BPS`, default 5000).
+   */
+  inventory?: InventorySettings;
   /**
    * The chains are the embedded devnet's (`configFromEnvironment`): a chain that is not the one the database
    * followed is reset rather than refused (`chainIdentity.ts`).
@@ -246,7 +253,29 @@ function fromEnvironment(env: Env, problems: string[]) {
     settlement: settlementFromEnvironment(env, problems),
     requestRetention: requestRetentionFromEnvironment(env, problems),
     appFeeClaims: appFeeClaimsFromEnvironment(env, problems),
+    inventory: inventoryFromEnvironment(env, problems),
   };
+}
+
+function inventoryFromEnvironment(env: Env, problems: string[]): InventorySettings {
+  const targetBps = new Map<number, number>();
+  const raw = env.GATEWAY_INVENTORY_TARGET_BPS;
+  if (raw !== undefined && raw.trim() !== '') {
+    for (const entry of raw.split(',').map((part) => part.trim())) {
+      const match = /^([1-9][0-9]{0,15})=([0-9]{1,5})$/.exec(entry);
+      if (match === null || Number(match[2]) > 10_000) {
+        problems.push(`GATEWAY_INVENTORY_TARGET_BPS: "${entry}" is not <chainId>=<bps 0..10000>`);
+        continue;
+      }
+      targetBps.set(Number(match[1]), Number(match[2]));
+    }
+  }
+  const threshold = env.GATEWAY_INVENTORY_THRESHOLD_BPS
+    ? Number(env.GATEWAY_INVENTORY_THRESHOLD_BPS)
+    : defaultInventorySettings.thresholdBps;
+  if (!Number.isInteger(threshold) || threshold < 0 || threshold > 10_000)
+    problems.push('GATEWAY_INVENTORY_THRESHOLD_BPS must be an integer 0..10000');
+  return { targetBps, thresholdBps: threshold };
 }
 
 /**

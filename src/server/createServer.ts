@@ -99,6 +99,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       quote: config.quote,
       crashAt: config.crashAt,
       appFeeClaims: config.appFeeClaims,
+      inventory: config.inventory,
     },
     log: logger,
     now: () => Date.now(),

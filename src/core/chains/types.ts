@@ -1,6 +1,7 @@
 import type { Address, Hex } from 'viem';
 import type { CrashPoint } from '../faults.js';
 import type { AppFeeClaimSettings } from '../appFees/claim.js';
+import type { InventorySettings } from '../inventory/inventory.js';
 
 /** How a currency's USD price is found. */
 export type PriceSource =
@@ -157,6 +158,8 @@ export interface CoreConfig {
   crashAt?: CrashPoint | undefined;
   /** App-fee claim minimum and fee per chain; `defaultAppFeeClaimSettings` when absent. */
   appFeeClaims?: AppFeeClaimSettings | undefined;
+  /** Rebalancing targets of the inventory; `defaultInventorySettings` when absent. */
+  inventory?: InventorySettings | undefined;
 }
 
 /** A chain as the catalogue returns it: every Chain field of the spec. */

@@ -3,6 +3,7 @@ import { notImplemented } from '../../core/errors.js';
 import type { RestContext } from '../context.js';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from './adminApiKeys.js';
 import { claimAppFees, getAppFeeClaims } from './appFeeClaims.js';
+import { getInventory } from './adminInventory.js';
 import { getAppFeeBalances } from './getAppFeeBalances.js';
 import { getChains } from './getChains.js';
 import { getChainsLiquidity } from './getChainsLiquidity.js';
@@ -75,5 +76,6 @@ export function createHandlers(): OperationHandlers<RestContext> {
     updateApiKey,
     rotateApiKey,
     revokeApiKey,
+    getInventory,
   };
 }
