@@ -3,6 +3,8 @@
  * what fills in flight will take, and a rebalancing plan from configured targets; a quote whose output the
  * available inventory (not the on-chain balance) cannot cover is refused `INSUFFICIENT_LIQUIDITY`.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { erc20Abi, zeroAddress, type Address } from 'viem';
 import type { DevnetAccount, DevnetChain } from '../../src/chain/devnet.js';
@@ -69,6 +71,17 @@ describe('inventory', () => {
     for (const move of moves) expect(move.to.chainId).toBe(chains[0]!.chainId);
     const moved = moves.reduce((sum: bigint, m: { amount: string }) => sum + BigInt(m.amount), 0n);
     expect(moved).toBe(BigInt(usdcShort[0].shortBy));
+  });
+
+  it('prints the same through the CLI (npm run inventory)', async () => {
+    const { stdout } = await promisify(execFile)('npx', ['tsx', 'src/server/inventoryCli.ts', gateway.url], {
+      env: { ...process.env, GATEWAY_ADMIN_TOKEN: adminToken },
+    });
+    const rows = stdout.split('\n');
+    for (const chain of chains)
+      expect(rows.some((row) => row.startsWith(`${chain.chainId}`) && row.includes('USDC'))).toBe(true);
+    expect(rows.some((row) => row.startsWith(`short: usdc on ${chains[0]!.chainId}`))).toBe(true);
+    expect(rows.some((row) => row.startsWith('move: ') && row.endsWith(`to ${chains[0]!.chainId}`))).toBe(true);
   });
 
   it('refuses a quote the available inventory cannot cover, though the chain holds enough', async () => {
