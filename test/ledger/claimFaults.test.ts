@@ -100,10 +100,9 @@ function startGateway(crashAt?: CrashPoint) {
 
 const gatewayAt = (url: string) => ({ url, devnet }) as unknown as TestGateway;
 
-
 const json = async (url: string, init?: RequestInit) => {
   const response = await fetch(url, init);
-  return { status: response.status, body: (await response.json()) };
+  return { status: response.status, body: await response.json() };
 };
 
 describe('app-fee claims killed at each step', { timeout: 900_000 }, () => {
