@@ -1483,6 +1483,9 @@ export const openapiDocument: Record<string, unknown> = {
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
+          },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"
           },
@@ -2235,6 +2238,54 @@ export const openapiDocument: Record<string, unknown> = {
         }
       }
     },
+    "/app-fees/{wallet}/claims": {
+      "get": {
+        "operationId": "getAppFeeClaims",
+        "tags": [
+          "app-fees"
+        ],
+        "summary": "List app fee claims of a wallet",
+        "description": "The wallet's claims, newest first: what each pays (`currency`, the payout after the claim fee), to whom,\nits status (`waiting` for the wallet's signature, `expired` unsigned, `pending` paying, `success`,\n`failure`) and the payout's transaction hash once mined.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ApiKey"
+          },
+          {
+            "$ref": "#/components/parameters/Wallet"
+          },
+          {
+            "$ref": "#/components/parameters/Limit"
+          },
+          {
+            "$ref": "#/components/parameters/Continuation"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The claims.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AppFeeClaimsResponse"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
     "/swap-sources": {
       "get": {
         "operationId": "getSwapSources",
@@ -2451,6 +2502,53 @@ export const openapiDocument: Record<string, unknown> = {
                 }
               }
             }
+          }
+        }
+      }
+    },
+    "/admin/inventory": {
+      "get": {
+        "operationId": "getInventory",
+        "tags": [
+          "admin"
+        ],
+        "summary": "Solver inventory and rebalancing plan",
+        "description": "Per chain and currency, the solver's balance on chain, what fills in flight will take from it\n(`committed`), what quotes may promise (`available`), deposits filled and still in the depository\n(`pendingSettlement`), and the ledger's solver account. Then, per currency group, the chains below their\nrebalancing threshold (`short`) and the moves that bring them to their targets (`plan`). Targets:\n`GATEWAY_INVENTORY_TARGET_BPS`, `GATEWAY_INVENTORY_THRESHOLD_BPS`.\n",
+        "security": [
+          {
+            "AdminBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AdminAuthorization"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The inventory.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/InventoryResponse"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
           }
         }
       }
@@ -4945,6 +5043,7 @@ export const openapiDocument: Record<string, unknown> = {
               },
               "body": {
                 "type": "object",
+                "additionalProperties": true,
                 "description": "JSON body to post as is."
               }
             }
@@ -8463,6 +8562,229 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "array",
             "items": {
               "$ref": "#/components/schemas/Step"
+            }
+          }
+        }
+      },
+      "AppFeeClaim": {
+        "type": "object",
+        "required": [
+          "claimId",
+          "wallet",
+          "recipient",
+          "currency",
+          "txHash",
+          "status",
+          "createdAt"
+        ],
+        "properties": {
+          "claimId": {
+            "$ref": "#/components/schemas/Bytes32"
+          },
+          "wallet": {
+            "$ref": "#/components/schemas/EvmAddress"
+          },
+          "recipient": {
+            "$ref": "#/components/schemas/EvmAddress"
+          },
+          "currency": {
+            "$ref": "#/components/schemas/CurrencyAmount",
+            "description": "What the recipient is paid, after the claim fee."
+          },
+          "txHash": {
+            "description": "The payout transaction, once mined.",
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "waiting",
+              "expired",
+              "pending",
+              "success",
+              "failure"
+            ]
+          },
+          "createdAt": {
+            "type": "string",
+            "description": "ISO 8601."
+          }
+        }
+      },
+      "AppFeeClaimsResponse": {
+        "type": "object",
+        "required": [
+          "claims",
+          "continuation"
+        ],
+        "properties": {
+          "claims": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/AppFeeClaim"
+            }
+          },
+          "continuation": {
+            "description": "Pass as `continuation` for the next page; null on the last.",
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        }
+      },
+      "InventoryLine": {
+        "type": "object",
+        "required": [
+          "chainId",
+          "currency",
+          "group",
+          "symbol",
+          "decimals",
+          "onChain",
+          "committed",
+          "available",
+          "pendingSettlement",
+          "ledger"
+        ],
+        "properties": {
+          "chainId": {
+            "$ref": "#/components/schemas/ChainId"
+          },
+          "currency": {
+            "$ref": "#/components/schemas/EvmAddress"
+          },
+          "group": {
+            "type": "string",
+            "description": "Currency group id (the same asset on several chains)."
+          },
+          "symbol": {
+            "type": "string"
+          },
+          "decimals": {
+            "type": "integer"
+          },
+          "onChain": {
+            "$ref": "#/components/schemas/UintString"
+          },
+          "committed": {
+            "$ref": "#/components/schemas/UintString"
+          },
+          "available": {
+            "$ref": "#/components/schemas/IntString"
+          },
+          "pendingSettlement": {
+            "$ref": "#/components/schemas/UintString"
+          },
+          "ledger": {
+            "$ref": "#/components/schemas/IntString"
+          }
+        }
+      },
+      "InventoryResponse": {
+        "type": "object",
+        "required": [
+          "inventory",
+          "short",
+          "plan"
+        ],
+        "properties": {
+          "inventory": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/InventoryLine"
+            }
+          },
+          "short": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "group",
+                "chainId",
+                "currency",
+                "target",
+                "shortBy"
+              ],
+              "properties": {
+                "group": {
+                  "type": "string"
+                },
+                "chainId": {
+                  "$ref": "#/components/schemas/ChainId"
+                },
+                "currency": {
+                  "$ref": "#/components/schemas/EvmAddress"
+                },
+                "target": {
+                  "$ref": "#/components/schemas/UintString"
+                },
+                "shortBy": {
+                  "$ref": "#/components/schemas/UintString"
+                }
+              }
+            }
+          },
+          "plan": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "group",
+                "from",
+                "to",
+                "amount"
+              ],
+              "properties": {
+                "group": {
+                  "type": "string"
+                },
+                "from": {
+                  "type": "object",
+                  "required": [
+                    "chainId",
+                    "currency"
+                  ],
+                  "properties": {
+                    "chainId": {
+                      "$ref": "#/components/schemas/ChainId"
+                    },
+                    "currency": {
+                      "$ref": "#/components/schemas/EvmAddress"
+                    }
+                  }
+                },
+                "to": {
+                  "type": "object",
+                  "required": [
+                    "chainId",
+                    "currency"
+                  ],
+                  "properties": {
+                    "chainId": {
+                      "$ref": "#/components/schemas/ChainId"
+                    },
+                    "currency": {
+                      "$ref": "#/components/schemas/EvmAddress"
+                    }
+                  }
+                },
+                "amount": {
+                  "$ref": "#/components/schemas/UintString",
+                  "description": "Smallest units of the source currency."
+                }
+              }
             }
           }
         }

@@ -36,10 +36,12 @@ export type OperationId =
   | "reindexDepositAddress"
   | "getAppFeeBalances"
   | "claimAppFees"
+  | "getAppFeeClaims"
   | "getSwapSources"
   | "getConfig"
   | "getHealth"
   | "getReadiness"
+  | "getInventory"
   | "listApiKeys"
   | "createApiKey"
   | "getApiKey"
@@ -1145,6 +1147,9 @@ export const operations: Record<OperationId, OperationSpec> = {
       "404": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
+      "409": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
       "413": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
@@ -1829,6 +1834,68 @@ export const operations: Record<OperationId, OperationSpec> = {
       }
     }
   },
+  getAppFeeClaims: {
+    "operationId": "getAppFeeClaims",
+    "method": "GET",
+    "path": "/app-fees/{wallet}/claims",
+    "summary": "List app fee claims of a wallet",
+    "deprecated": false,
+    "query": {
+      "type": "object",
+      "properties": {
+        "limit": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 50,
+          "default": 20
+        },
+        "continuation": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 1024
+        }
+      }
+    },
+    "params": {
+      "type": "object",
+      "properties": {
+        "wallet": {
+          "$ref": "urn:gateway:openapi#/components/schemas/EvmAddress"
+        }
+      },
+      "required": [
+        "wallet"
+      ]
+    },
+    "headers": {
+      "type": "object",
+      "properties": {
+        "x-api-key": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 256
+        }
+      }
+    },
+    "body": null,
+    "responses": {
+      "200": {
+        "$ref": "urn:gateway:openapi#/components/schemas/AppFeeClaimsResponse"
+      },
+      "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      }
+    }
+  },
   getSwapSources: {
     "operationId": "getSwapSources",
     "method": "GET",
@@ -2003,6 +2070,45 @@ export const operations: Record<OperationId, OperationSpec> = {
       },
       "503": {
         "$ref": "urn:gateway:openapi#/components/schemas/ReadinessResponse"
+      }
+    }
+  },
+  getInventory: {
+    "operationId": "getInventory",
+    "method": "GET",
+    "path": "/admin/inventory",
+    "summary": "Solver inventory and rebalancing plan",
+    "deprecated": false,
+    "query": null,
+    "params": null,
+    "headers": {
+      "type": "object",
+      "properties": {
+        "authorization": {
+          "type": "string",
+          "maxLength": 1024
+        }
+      }
+    },
+    "body": null,
+    "responses": {
+      "200": {
+        "$ref": "urn:gateway:openapi#/components/schemas/InventoryResponse"
+      },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "403": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "404": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       }
     }
   },
@@ -2567,6 +2673,8 @@ export interface OperationHandlers<Context> {
   getAppFeeBalances(input: OperationInput<'getAppFeeBalances'>, context: Context): Promise<OperationOutput<'getAppFeeBalances'>>;
   /** POST /app-fees/{wallet}/claim — Claim app fees of a wallet */
   claimAppFees(input: OperationInput<'claimAppFees'>, context: Context): Promise<OperationOutput<'claimAppFees'>>;
+  /** GET /app-fees/{wallet}/claims — List app fee claims of a wallet */
+  getAppFeeClaims(input: OperationInput<'getAppFeeClaims'>, context: Context): Promise<OperationOutput<'getAppFeeClaims'>>;
   /** GET /swap-sources — List swap sources */
   getSwapSources(input: OperationInput<'getSwapSources'>, context: Context): Promise<OperationOutput<'getSwapSources'>>;
   /** GET /config/v2 — Get solver capacity for a route */
@@ -2575,6 +2683,8 @@ export interface OperationHandlers<Context> {
   getHealth(input: OperationInput<'getHealth'>, context: Context): Promise<OperationOutput<'getHealth'>>;
   /** GET /ready — Readiness */
   getReadiness(input: OperationInput<'getReadiness'>, context: Context): Promise<OperationOutput<'getReadiness'>>;
+  /** GET /admin/inventory — Solver inventory and rebalancing plan */
+  getInventory(input: OperationInput<'getInventory'>, context: Context): Promise<OperationOutput<'getInventory'>>;
   /** GET /admin/api-keys — List API keys */
   listApiKeys(input: OperationInput<'listApiKeys'>, context: Context): Promise<OperationOutput<'listApiKeys'>>;
   /** POST /admin/api-keys — Create an API key */

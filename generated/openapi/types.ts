@@ -611,6 +611,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app-fees/{wallet}/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List app fee claims of a wallet
+         * @description The wallet's claims, newest first: what each pays (`currency`, the payout after the claim fee), to whom,
+         *     its status (`waiting` for the wallet's signature, `expired` unsigned, `pending` paying, `success`,
+         *     `failure`) and the payout's transaction hash once mined.
+         */
+        get: operations["getAppFeeClaims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/swap-sources": {
         parameters: {
             query?: never;
@@ -687,6 +709,30 @@ export interface paths {
          *     usable, and 503 with the same body shape otherwise; `checks` reports each dependency by name.
          */
         get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Solver inventory and rebalancing plan
+         * @description Per chain and currency, the solver's balance on chain, what fills in flight will take from it
+         *     (`committed`), what quotes may promise (`available`), deposits filled and still in the depository
+         *     (`pendingSettlement`), and the ledger's solver account. Then, per currency group, the chains below their
+         *     rebalancing threshold (`short`) and the moves that bring them to their targets (`plan`). Targets:
+         *     `GATEWAY_INVENTORY_TARGET_BPS`, `GATEWAY_INVENTORY_THRESHOLD_BPS`.
+         */
+        get: operations["getInventory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1430,7 +1476,9 @@ export interface components {
                 /** @enum {string} */
                 method: "POST";
                 /** @description JSON body to post as is. */
-                body: Record<string, never>;
+                body: {
+                    [key: string]: unknown;
+                };
             };
         };
         /**
@@ -2449,6 +2497,60 @@ export interface components {
         ClaimAppFeesResponse: {
             steps: components["schemas"]["Step"][];
         };
+        AppFeeClaim: {
+            claimId: components["schemas"]["Bytes32"];
+            wallet: components["schemas"]["EvmAddress"];
+            recipient: components["schemas"]["EvmAddress"];
+            /** @description What the recipient is paid, after the claim fee. */
+            currency: components["schemas"]["CurrencyAmount"];
+            /** @description The payout transaction, once mined. */
+            txHash: string | null;
+            /** @enum {string} */
+            status: "waiting" | "expired" | "pending" | "success" | "failure";
+            /** @description ISO 8601. */
+            createdAt: string;
+        };
+        AppFeeClaimsResponse: {
+            claims: components["schemas"]["AppFeeClaim"][];
+            /** @description Pass as `continuation` for the next page; null on the last. */
+            continuation: string | null;
+        };
+        InventoryLine: {
+            chainId: components["schemas"]["ChainId"];
+            currency: components["schemas"]["EvmAddress"];
+            /** @description Currency group id (the same asset on several chains). */
+            group: string;
+            symbol: string;
+            decimals: number;
+            onChain: components["schemas"]["UintString"];
+            committed: components["schemas"]["UintString"];
+            available: components["schemas"]["IntString"];
+            pendingSettlement: components["schemas"]["UintString"];
+            ledger: components["schemas"]["IntString"];
+        };
+        InventoryResponse: {
+            inventory: components["schemas"]["InventoryLine"][];
+            short: {
+                group: string;
+                chainId: components["schemas"]["ChainId"];
+                currency: components["schemas"]["EvmAddress"];
+                target: components["schemas"]["UintString"];
+                shortBy: components["schemas"]["UintString"];
+            }[];
+            plan: {
+                group: string;
+                from: {
+                    chainId: components["schemas"]["ChainId"];
+                    currency: components["schemas"]["EvmAddress"];
+                };
+                to: {
+                    chainId: components["schemas"]["ChainId"];
+                    currency: components["schemas"]["EvmAddress"];
+                };
+                /** @description Smallest units of the source currency. */
+                amount: components["schemas"]["UintString"];
+            }[];
+        };
         SwapSourcesResponse: {
             sources: string[];
         };
@@ -3387,6 +3489,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3825,6 +3928,44 @@ export interface operations {
             501: components["responses"]["NotImplemented"];
         };
     };
+    getAppFeeClaims: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Cursor from the `continuation` of the previous page. */
+                continuation?: components["parameters"]["Continuation"];
+            };
+            header?: {
+                /**
+                 * @description API key for authentication and higher rate limits. Optional except on operations whose `security`
+                 *     requires it; a missing or unknown key there is answered 401 `UNAUTHORIZED`.
+                 */
+                "x-api-key"?: components["parameters"]["ApiKey"];
+            };
+            path: {
+                /** @description The app fee recipient wallet (an EVM address). */
+                wallet: components["parameters"]["Wallet"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claims. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppFeeClaimsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getSwapSources: {
         parameters: {
             query?: {
@@ -3957,6 +4098,37 @@ export interface operations {
                     "application/json": components["schemas"]["ReadinessResponse"];
                 };
             };
+        };
+    };
+    getInventory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description `Bearer <GATEWAY_ADMIN_TOKEN>`. Declared (besides the `AdminBearer` scheme) so the generated handler input
+                 *     carries it; a missing header is 401 `UNAUTHORIZED`, not a validation error.
+                 */
+                authorization?: components["parameters"]["AdminAuthorization"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inventory. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     listApiKeys: {

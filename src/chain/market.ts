@@ -8,7 +8,9 @@ import {
   decodeErrorResult,
   erc20Abi,
   formatUnits,
+  isAddressEqual,
   isHex,
+  recoverMessageAddress,
   zeroAddress,
   type Abi,
   type Address,
@@ -131,6 +133,20 @@ export function createMarketData({ chains, solverAddress, clients }: CreateMarke
 
     async estimateGas(chainId, tx) {
       return estimate(marketOf(chainId), tx);
+    },
+
+    async verifyMessage(chainId, { signer, hash, signature }) {
+      const market = marketOf(chainId);
+      // An EOA's signature is recovered locally; a contract wallet's is asked of the wallet (EIP-1271, and
+      // EIP-6492 for one not deployed yet) by viem's universal verification, an `eth_call`.
+      try {
+        if (isAddressEqual(await recoverMessageAddress({ message: { raw: hash }, signature }), signer)) return true;
+      } catch {
+        // Not an ECDSA signature: a contract wallet's, perhaps.
+      }
+      return read(market, `the signature of ${signer}`, () =>
+        market.client.verifyMessage({ address: signer, message: { raw: hash }, signature }),
+      );
     },
   };
 }

@@ -42,6 +42,8 @@ export interface CoreContext {
    * dispatcher. Absent: the webhook operations answer `SERVICE_UNAVAILABLE`.
    */
   webhooks?: { settings: WebhookSettings; wake(): void };
+  /** The solver's payer of app-fee claims, woken when a claim is authorized; absent: it finds it at its next pass. */
+  claimPayer?: { wake(): void };
   /** Counters and histograms for `/metrics`; absent: nothing is recorded. */
   metrics?: GatewayMetrics;
 }

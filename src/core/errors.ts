@@ -35,6 +35,9 @@ export type ErrorCode =
   | 'SWAP_IMPACT_TOO_HIGH'
   | 'ROUTE_TEMPORARILY_RESTRICTED'
   | 'DESTINATION_TX_FAILED'
+  // signatures and balances (permits, app-fee claims)
+  | 'PERMIT_FAILED'
+  | 'INSUFFICIENT_FUNDS'
   // transient
   | 'PRICE_FETCH_FAILED'
   | 'SERVICE_UNAVAILABLE'

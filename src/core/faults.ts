@@ -33,6 +33,14 @@ export const crashPoints = [
   'settle-broadcast',
   /** The settlement is mined and its row (and ledger) updated; the batch not marked settled yet. */
   'settle-mined',
+  /** An app-fee claim is authorized (`pending`); its payout is not recorded yet. */
+  'claim-authorized',
+  /** The claim's payout is signed and recorded (`prepared`) but not broadcast. */
+  'claim-recorded',
+  /** A node accepted the claim's payout; the row does not say `broadcast` yet. */
+  'claim-broadcast',
+  /** The payout is mined and its row, the claim and the ledger updated. */
+  'claim-mined',
 ] as const;
 
 export type CrashPoint = (typeof crashPoints)[number];

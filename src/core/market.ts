@@ -41,6 +41,11 @@ export interface MarketData {
   invalidateSolverBalances(chainId: number): void;
   /** ERC-20 allowance `owner` gave `spender`, read now. */
   allowance(chainId: number, owner: Address, token: Address, spender: Address): Promise<bigint>;
+  /**
+   * Whether `signature` is `signer`'s EIP-191 signature of the 32 bytes `hash`: an EOA's, or a contract wallet's
+   * by EIP-1271 `isValidSignature` on chain `chainId`.
+   */
+  verifyMessage(chainId: number, params: { signer: Address; hash: Hex; signature: Hex }): Promise<boolean>;
   /** Gas units of `tx` (`eth_estimateGas`); a revert fails with `DESTINATION_TX_FAILED`. */
   estimateGas(chainId: number, tx: TransactionRequest): Promise<bigint>;
 }

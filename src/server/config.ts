@@ -21,6 +21,12 @@ import {
 } from './limitsConfig.js';
 import { defaultSettlementSettings, type SettlementSettings } from '../core/settlement/settler.js';
 import { defaultRequestRetentionSettings, type RequestRetentionSettings } from '../core/requests/retention.js';
+import { defaultInventorySettings, type InventorySettings } from '../core/inventory/inventory.js';
+import {
+  defaultAppFeeClaimSettings,
+  type AppFeeClaimSettings,
+  type ClaimChainSettings,
+} from '../core/appFees/claim.js';
 
 export interface GatewayConfig {
   host: string;
@@ -81,6 +87,17 @@ export interface GatewayConfig {
    * days; 1 on the devnet), checked every `GATEWAY_REQUEST_RETENTION_INTERVAL_MS` (default 600000).
    */
   requestRetention?: RequestRetentionSettings;
+  /**
+   * App-fee claims: the minimum claim and the claim fee, in USD, each a default and per-chain overrides
+   * (`GATEWAY_APP_FEE_CLAIM_MINIMUM_USD`, `GATEWAY_APP_FEE_CLAIM_FEE_USD`: `"1"`, `"1,8453=0.5"`).
+   */
+  appFeeClaims?: AppFeeClaimSettings;
+  /**
+   * Rebalancing targets: each chain's share of a currency's inventory in bps (`GATEWAY_INVENTORY_TARGET_BPS`,
+   * `"1=5000,8453=5000"`; default equal shares) and the share of its target below which a chain is short
+   * (`GATEWAY_INVENTORY_THRESHOLD_BPS`, default 5000).
+   */
+  inventory?: InventorySettings;
   /**
    * The chains are the embedded devnet's (`configFromEnvironment`): a chain that is not the one the database
    * followed is reset rather than refused (`chainIdentity.ts`).
@@ -244,6 +261,79 @@ function fromEnvironment(env: Env, problems: string[]) {
     surfaces: surfaceLimitsFromEnvironment(env, problems),
     settlement: settlementFromEnvironment(env, problems),
     requestRetention: requestRetentionFromEnvironment(env, problems),
+    appFeeClaims: appFeeClaimsFromEnvironment(env, problems),
+    inventory: inventoryFromEnvironment(env, problems),
+  };
+}
+
+function inventoryFromEnvironment(env: Env, problems: string[]): InventorySettings {
+  const targetBps = new Map<number, number>();
+  const raw = env.GATEWAY_INVENTORY_TARGET_BPS;
+  if (raw !== undefined && raw.trim() !== '') {
+    for (const entry of raw.split(',').map((part) => part.trim())) {
+      const match = /^([1-9][0-9]{0,15})=([0-9]{1,5})$/.exec(entry);
+      if (match === null || Number(match[2]) > 10_000) {
+        problems.push(`GATEWAY_INVENTORY_TARGET_BPS: "${entry}" is not <chainId>=<bps 0..10000>`);
+        continue;
+      }
+      targetBps.set(Number(match[1]), Number(match[2]));
+    }
+  }
+  const threshold = env.GATEWAY_INVENTORY_THRESHOLD_BPS
+    ? Number(env.GATEWAY_INVENTORY_THRESHOLD_BPS)
+    : defaultInventorySettings.thresholdBps;
+  if (!Number.isInteger(threshold) || threshold < 0 || threshold > 10_000)
+    problems.push('GATEWAY_INVENTORY_THRESHOLD_BPS must be an integer 0..10000');
+  return { targetBps, thresholdBps: threshold };
+}
+
+/**
+ * A USD amount per chain: `"<default>"` and/or `"<chainId>=<usd>"` entries, comma-separated (`"1,8453=0"`), as
+ * micro-USD. Returns the default (`fallback` when not given) and the overrides.
+ */
+function usdPerChain(
+  env: Env,
+  name: string,
+  fallback: bigint,
+  problems: string[],
+): { defaultMicros: bigint; perChain: Map<number, bigint> } {
+  const raw = env[name];
+  const perChain = new Map<number, bigint>();
+  let defaultMicros = fallback;
+  if (raw === undefined || raw.trim() === '') return { defaultMicros, perChain };
+  for (const entry of raw.split(',').map((part) => part.trim())) {
+    const match = /^(?:([1-9][0-9]{0,15})=)?([0-9]{1,12}(?:\.[0-9]{1,6})?)$/.exec(entry);
+    if (match === null) {
+      problems.push(`${name}: "${entry}" is neither a USD amount nor <chainId>=<USD amount> (up to 6 decimals)`);
+      continue;
+    }
+    const micros = parseUnits(match[2]!, 6);
+    if (match[1] === undefined) defaultMicros = micros;
+    else perChain.set(Number(match[1]), micros);
+  }
+  return { defaultMicros, perChain };
+}
+
+function appFeeClaimsFromEnvironment(
+  env: Env,
+  problems: string[],
+  minimumUsdMicros = defaultAppFeeClaimSettings.defaults.minimumUsdMicros,
+): AppFeeClaimSettings {
+  const minimum = usdPerChain(env, 'GATEWAY_APP_FEE_CLAIM_MINIMUM_USD', minimumUsdMicros, problems);
+  const fee = usdPerChain(
+    env,
+    'GATEWAY_APP_FEE_CLAIM_FEE_USD',
+    defaultAppFeeClaimSettings.defaults.feeUsdMicros,
+    problems,
+  );
+  const perChain = new Map<number, Partial<ClaimChainSettings>>();
+  for (const [chainId, micros] of minimum.perChain) perChain.set(chainId, { minimumUsdMicros: micros });
+  for (const [chainId, micros] of fee.perChain)
+    perChain.set(chainId, { ...perChain.get(chainId), feeUsdMicros: micros });
+  return {
+    ...defaultAppFeeClaimSettings,
+    defaults: { minimumUsdMicros: minimum.defaultMicros, feeUsdMicros: fee.defaultMicros },
+    perChain,
   };
 }
 
@@ -675,6 +765,8 @@ export function configFromEnvironment(env: Env, chains: ChainConfig[], solverPri
   const settlement = settlementFromEnvironment(env, problems, 5_000);
   // The devnet keeps never-paid requests an hour after their refund window, so a long demo stays small.
   const requestRetention = requestRetentionFromEnvironment(env, problems, 1);
+  // Devnet app fees are cents: a claim of one cent is allowed.
+  const appFeeClaims = appFeeClaimsFromEnvironment(env, problems, 10_000n);
   return {
     ...base,
     webhooksAllowPrivate,
@@ -683,6 +775,7 @@ export function configFromEnvironment(env: Env, chains: ChainConfig[], solverPri
     quote: defaultQuoteSettings,
     settlement,
     requestRetention,
+    appFeeClaims,
     devnet: true,
   };
 }

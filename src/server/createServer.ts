@@ -94,7 +94,14 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   const chainMarket = createMarketData({ chains: config.chains, solverAddress: solver.address, clients });
   const market = options.wrapMarket ? options.wrapMarket(chainMarket) : chainMarket;
   const core: CoreContext = {
-    config: { chains: config.chains, solverAddress: solver.address, quote: config.quote, crashAt: config.crashAt },
+    config: {
+      chains: config.chains,
+      solverAddress: solver.address,
+      quote: config.quote,
+      crashAt: config.crashAt,
+      appFeeClaims: config.appFeeClaims,
+      inventory: config.inventory,
+    },
     log: logger,
     now: () => Date.now(),
     db: database.db,
@@ -177,6 +184,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     solverRuntime = runtime;
     core.watchers = runtime.watchers;
     core.fastFiller = runtime.solver;
+    core.claimPayer = runtime.claimPayer;
     await runtime.start();
   };
   const stopSolving = async () => {
@@ -184,6 +192,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     solverRuntime = null;
     delete core.watchers;
     delete core.fastFiller;
+    delete core.claimPayer;
     await runtime?.stop();
   };
   const leadership =

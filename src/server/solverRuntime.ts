@@ -11,6 +11,7 @@ import {
   type SettlementSettings,
   type Settler,
 } from '../core/settlement/settler.js';
+import { createClaimPayer, type ClaimPayer } from '../core/appFees/claimPayer.js';
 import { createSolver, type Solver } from '../core/solver/solver.js';
 import {
   createRequestRetention,
@@ -25,6 +26,8 @@ export interface SolverRuntime {
   senders: ReadonlyMap<number, TransactionSender>;
   /** Releases filled deposits to the solver, batched (`src/core/settlement/settler.ts`). */
   settler: Settler;
+  /** Pays authorized app-fee claims (`src/core/appFees/claimPayer.ts`), on the settlement interval or when woken. */
+  claimPayer: ClaimPayer;
   /**
    * Removes never-paid requests after their refund window and the retention (`src/core/requests/retention.ts`).
    * It runs with the solver, which refunds a deposit that still arrives for a removed request as unknown, and
@@ -75,6 +78,11 @@ export function createSolverRuntime(
   );
   const solver = createSolver({ ctx, senders });
   const settler = createSettler({ ctx, senders, settings: options.settlement ?? defaultSettlementSettings });
+  const claimPayer = createClaimPayer({
+    ctx,
+    senders,
+    intervalMs: (options.settlement ?? defaultSettlementSettings).intervalMs,
+  });
   const retention = createRequestRetention(ctx, options.retention ?? defaultRequestRetentionSettings);
   const watchers = new Map<number, DepositWatcher>(
     ctx.config.chains.map((chain) => [
@@ -95,12 +103,14 @@ export function createSolverRuntime(
     watchers,
     senders,
     settler,
+    claimPayer,
     retention,
     async start() {
       for (const feed of heads.values()) feed.start();
       await Promise.all([...senders.values()].map((sender) => sender.recover()));
       await solver.recover();
       await settler.start();
+      claimPayer.start();
       retention.start();
       await Promise.all([...watchers.values()].map((watcher) => watcher.start()));
     },
@@ -112,6 +122,7 @@ export function createSolverRuntime(
       const sendersStopped = Promise.all([...senders.values()].map((sender) => sender.stop()));
       await solver.stop();
       await settler.stop();
+      await claimPayer.stop();
       await retention.stop();
       await sendersStopped;
       await Promise.all([...heads.values()].map((feed) => feed.stop()));

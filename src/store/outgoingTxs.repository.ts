@@ -1,12 +1,13 @@
 import type { Kysely, Selectable } from 'kysely';
 import { gasSpent, refundPaid, settlementPaid, type LedgerMovement } from '../core/ledger/movements.js';
+import { finishClaim } from './appFeeClaims.repository.js';
 import { insertLedgerMovements } from './ledger.repository.js';
 import { getRequest } from './requests.repository.js';
 import { appendUnique } from './fragments.js';
 import { normalizeHex, toBigInt, toJson, toNumber } from './mappers.js';
 import type { JsonObject, OutgoingTxsTable, Tables } from './tables.js';
 
-export type OutgoingTxKind = 'fill' | 'refund' | 'settle';
+export type OutgoingTxKind = 'fill' | 'refund' | 'settle' | 'claim';
 /**
  * `prepared`: recorded, not yet sent; `broadcast`: sent (every attempt's hash is in `hashes`); `confirmed` /
  * `failed`: mined, succeeded or reverted; `replaced`: superseded by another row, the only status that frees
@@ -143,6 +144,14 @@ export async function updateOutgoingTx(
       movements.push(...refundPaid(record, await getRequest(db, record.requestId)));
     if (record.kind === 'settle' && record.status === 'confirmed') movements.push(...settlementPaid(record));
     await insertLedgerMovements(db, movements, params.now);
+    // A claim's payout ends its claim (and writes the claim's movements) with the receipt.
+    if (record.kind === 'claim')
+      await finishClaim(db, {
+        id: record.requestId,
+        status: record.status === 'confirmed' ? 'success' : 'failed',
+        txHash: receipt.hash,
+        now: params.now,
+      });
   }
   return record;
 }

@@ -1,5 +1,6 @@
 import { CompiledQuery, sql, type Insertable, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { requestFilled } from '../core/ledger/movements.js';
+import { availableAppBalanceUsd, lockAppWallet } from './appFeeClaims.repository.js';
 import { insertLedgerMovements } from './ledger.repository.js';
 import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toUint256 } from './mappers.js';
 import { InvalidContinuationError } from './errors.js';
@@ -653,18 +654,25 @@ export interface ClaimForFastFillParameters {
   usdMicros: bigint;
   /** The key's limit on outstanding fast fills, micro-USD. */
   limitUsdMicros: bigint;
+  /**
+   * The key's wallet (its payout address), lower case: the fill is held against that wallet's app-fee balance,
+   * which must cover it, besides the key's limit. Null: only the limit applies.
+   */
+  appWallet?: string | null;
   now: number;
 }
 
 export type ClaimForFastFillResult =
   | { claimed: true; request: RequestRecord }
   | { claimed: false; reason: 'not-waiting'; request: RequestRecord | undefined }
-  | { claimed: false; reason: 'over-limit'; outstandingUsdMicros: bigint };
+  | { claimed: false; reason: 'over-limit'; outstandingUsdMicros: bigint }
+  | { claimed: false; reason: 'over-balance'; availableUsdMicros: bigint };
 
 /**
  * Moves a `waiting` request to `pending` for a fast fill, if the key's outstanding exposure (its fast-filled
  * requests whose deposit has not arrived, not counting failed or refunded ones) stays within its limit. The
  * key's row is locked for the transaction, so two concurrent fast fills of one key cannot both pass the check.
+ * With `appWallet`, the fill is also a hold on that wallet's app-fee balance, which must cover it.
  */
 export async function claimForFastFill(
   db: Kysely<Tables>,
@@ -682,6 +690,12 @@ export async function claimForFastFill(
   const outstanding = toBigInt(String(row.outstanding).split('.')[0]!);
   if (outstanding + params.usdMicros > params.limitUsdMicros)
     return { claimed: false, reason: 'over-limit', outstandingUsdMicros: outstanding };
+  if (params.appWallet != null) {
+    // The wallet's lock, as claims take it: a claim and a fast fill cannot both spend one balance.
+    await lockAppWallet(db, params.appWallet);
+    const available = await availableAppBalanceUsd(db, params.appWallet);
+    if (available < params.usdMicros) return { claimed: false, reason: 'over-balance', availableUsdMicros: available };
+  }
   const moved = await updateRequestStatus(db, params.requestId, {
     status: 'pending',
     fromStatus: 'waiting',

@@ -117,3 +117,23 @@ export async function sumPendingSettlement(
     .execute();
   return rows.map((row) => ({ chainId: toNumber(row.chain_id), currency: row.token, amount: BigInt(row.amount) }));
 }
+
+/**
+ * Per destination chain and currency: what fills in flight will take from the solver's wallet (requests whose
+ * deposit is claimed or fill sent, not yet mined: `pending`, `submitted`).
+ */
+export async function sumCommittedFills(
+  db: Kysely<Tables>,
+): Promise<Array<{ chainId: number; currency: string; amount: bigint }>> {
+  const rows = await db
+    .selectFrom('requests')
+    .select(['destination_chain_id', 'destination_currency', sql<string>`sum(amount_out)::text`.as('amount')])
+    .where('status', 'in', ['pending', 'submitted'])
+    .groupBy(['destination_chain_id', 'destination_currency'])
+    .execute();
+  return rows.map((row) => ({
+    chainId: toNumber(row.destination_chain_id),
+    currency: row.destination_currency.toLowerCase(),
+    amount: BigInt(row.amount.split('.')[0]!),
+  }));
+}

@@ -174,6 +174,24 @@ export interface SettlementItemsTable {
   updated_at: Int8;
 }
 
+export interface AppFeeClaimsTable {
+  id: string;
+  seq: Serial;
+  wallet: string;
+  recipient: string;
+  chain_id: Int8;
+  currency: string;
+  usd_micros: Uint256;
+  fee_usd_micros: Uint256;
+  amount: Uint256;
+  message: string;
+  status: string;
+  tx_hash: string | null;
+  expires_at: Int8;
+  created_at: Int8;
+  updated_at: Int8;
+}
+
 /** The database as kysely sees it. */
 export interface Tables {
   requests: RequestsTable;
@@ -186,4 +204,5 @@ export interface Tables {
   webhook_deliveries: WebhookDeliveriesTable;
   ledger_entries: LedgerEntriesTable;
   settlement_items: SettlementItemsTable;
+  app_fee_claims: AppFeeClaimsTable;
 }

@@ -208,13 +208,8 @@ describe('readiness and documentation', () => {
   });
 
   it('answers 501 NOT_IMPLEMENTED in the error shape for operations still to come', async () => {
-    const { status, body } = await call(gateway.url, 'claimAppFees', {
-      path: '/app-fees/0x1111111111111111111111111111111111111111/claim',
-      body: {
-        chainId: 1,
-        currency: '0x0000000000000000000000000000000000000000',
-        recipient: '0x1111111111111111111111111111111111111111',
-      },
+    const { status, body } = await call(gateway.url, 'reindexDepositAddress', {
+      body: { chainId: 1, depositAddress: '0x1111111111111111111111111111111111111111' },
     });
     expect(status).toBe(501);
     expect(body).toMatchObject({ errorCode: 'NOT_IMPLEMENTED', statusCode: 501 });

@@ -46,6 +46,7 @@ export function callerOf(record: ApiKeyRecord): Caller {
       sponsorshipEnabled: record.sponsorshipEnabled,
       revenueShareEligible: record.businessVerified && record.payoutAddress !== null,
       fastFillLimitUsdMicros: fastFillLimit(record.limits.fastFillUsd),
+      payoutAddress: record.payoutAddress,
     },
   };
 }

@@ -1,4 +1,5 @@
 import { formatUnits, isAddress } from 'viem';
+import { availableAppBalanceUsd, fastFillHoldsUsd, pendingClaimsUsd } from '../../store/appFeeClaims.repository.js';
 import { accountOwed } from '../../store/ledger.repository.js';
 import { chainCurrencies } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
@@ -43,12 +44,19 @@ export async function getAppFeeBalances(ctx: CoreContext, params: { wallet: stri
       minimumAmount: owed.amount,
     });
   }
-  // Fast-fill holds on app balances are not drawn yet (issue #17 leaves them for later): nothing is held.
-  const outstandingMicros = 0n;
+  // A claim the wallet authorized and that is not paid yet has left the balance already.
+  totalMicros -= await pendingClaimsUsd(ctx.db, params.wallet);
+  // Fast fills of the wallet's API keys whose deposits have not arrived hold part of it.
+  const outstandingMicros = await fastFillHoldsUsd(ctx.db, params.wallet);
   return {
     balances,
     totalBalanceUsd: formatUsdMicros(totalMicros),
     outstandingFastFillBalanceUsd: formatUsdMicros(outstandingMicros),
     availableBalanceUsd: formatUsdMicros(totalMicros - outstandingMicros),
   };
+}
+
+/** What `wallet` can claim now, micro-USD (see `availableAppBalanceUsd`). */
+export async function availableAppBalance(ctx: CoreContext, wallet: string): Promise<bigint> {
+  return availableAppBalanceUsd(ctx.db, wallet);
 }

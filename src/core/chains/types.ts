@@ -1,5 +1,7 @@
 import type { Address, Hex } from 'viem';
 import type { CrashPoint } from '../faults.js';
+import type { AppFeeClaimSettings } from '../appFees/claim.js';
+import type { InventorySettings } from '../inventory/inventory.js';
 
 /** How a currency's USD price is found. */
 export type PriceSource =
@@ -159,6 +161,10 @@ export interface CoreConfig {
   quote: QuoteSettings;
   /** Test only (`GATEWAY_CRASH_AT`): the step at which the process kills itself (`src/core/faults.ts`). */
   crashAt?: CrashPoint | undefined;
+  /** App-fee claim minimum and fee per chain; `defaultAppFeeClaimSettings` when absent. */
+  appFeeClaims?: AppFeeClaimSettings | undefined;
+  /** Rebalancing targets of the inventory; `defaultInventorySettings` when absent. */
+  inventory?: InventorySettings | undefined;
 }
 
 /** A chain as the catalogue returns it: every Chain field of the spec. */

@@ -25,6 +25,7 @@ import { parseStoredFees } from '../requests/storedFees.js';
  * - `app:<wallet>`: app fees accrued to an `appFees` recipient, in the input currency (a liability).
  * - `sponsor`: what sponsors (API keys that subsidize fees) owe for the components they took over.
  * - `expense:gas`: native currency the solver spent on gas.
+ * - `revenue:claim`: claim fees kept from app-fee claims, in the payout currency.
  */
 export type LedgerAccount = string;
 
@@ -36,7 +37,7 @@ export const accounts = {
   trade: 'trade',
   sponsor: 'sponsor',
   gas: 'expense:gas',
-  revenue: (kind: 'execution' | 'swap' | 'platform' | 'refund') => `revenue:${kind}`,
+  revenue: (kind: 'execution' | 'swap' | 'platform' | 'refund' | 'claim') => `revenue:${kind}`,
   app: (wallet: string) => `app:${wallet.toLowerCase()}`,
 } as const;
 
@@ -50,7 +51,9 @@ export type MovementKind =
   | 'refund_paid'
   | 'refund_kept'
   | 'gas_spent'
-  | 'settlement';
+  | 'settlement'
+  | 'app_fee_claimed'
+  | 'claim_paid';
 
 /** One movement: `amount` moves into `debit` from `credit`, on one chain in one currency. */
 export interface LedgerMovement {
@@ -318,4 +321,81 @@ export function settlementPaid(tx: OutgoingTxRecord): LedgerMovement[] {
     }
     return movements;
   });
+}
+
+/** What `claimPaid` needs of a claim (`src/store/appFeeClaims.repository.ts`). */
+export interface PaidClaim {
+  id: string;
+  wallet: string;
+  chainId: number;
+  currency: string;
+  /** Taken from the wallet's balance, micro-USD (the fee included). */
+  usdMicros: bigint;
+  feeUsdMicros: bigint;
+  /** Paid to the recipient, smallest units of `currency`. */
+  amount: bigint;
+}
+
+/**
+ * An app-fee claim paid on chain. The wallet's balance (`app:<wallet>`, held in the currencies the fees were paid
+ * in, each with its USD value at fill time) gives up `usdMicros` of value, currency by currency in the order given,
+ * each at its own accrued rate; the solver exchanges that for the payout (`trade`), pays the recipient from its
+ * wallet on the claim's chain, and keeps the claim fee (`revenue:claim`, valued in the payout currency at the
+ * claim's rate). Keyed by the claim id, so a claim enters the ledger once.
+ */
+export function claimPaid(
+  claim: PaidClaim,
+  owed: ReadonlyArray<{ chainId: number; currency: string; amount: bigint; usdMicros: bigint }>,
+): LedgerMovement[] {
+  const movements: LedgerMovement[] = [];
+  const base = { requestId: claim.id };
+  let remaining = claim.usdMicros;
+  for (const held of owed) {
+    if (remaining <= 0n) break;
+    if (held.amount <= 0n || held.usdMicros <= 0n) continue;
+    const takenUsd = held.usdMicros < remaining ? held.usdMicros : remaining;
+    const amount = takenUsd === held.usdMicros ? held.amount : (held.amount * takenUsd) / held.usdMicros;
+    remaining -= takenUsd;
+    if (amount <= 0n) continue;
+    movements.push({
+      ...base,
+      key: `claim:${claim.id}:${held.chainId}:${held.currency}`,
+      kind: 'app_fee_claimed',
+      chainId: held.chainId,
+      currency: held.currency,
+      amount,
+      debit: accounts.app(claim.wallet),
+      credit: accounts.trade,
+      usdMicros: takenUsd,
+    });
+  }
+  const payout = { chainId: claim.chainId, currency: claim.currency.toLowerCase() };
+  const paidUsd = claim.usdMicros - claim.feeUsdMicros;
+  if (claim.amount > 0n)
+    movements.push({
+      ...base,
+      ...payout,
+      key: `claim:${claim.id}:paid`,
+      kind: 'claim_paid',
+      amount: claim.amount,
+      debit: accounts.trade,
+      credit: accounts.solver,
+      usdMicros: paidUsd,
+    });
+  if (claim.feeUsdMicros > 0n && paidUsd > 0n) {
+    // The fee in the payout currency at the rate the payout was priced at.
+    const fee = (claim.amount * claim.feeUsdMicros) / paidUsd;
+    if (fee > 0n)
+      movements.push({
+        ...base,
+        ...payout,
+        key: `claim:${claim.id}:fee`,
+        kind: 'fee_earned',
+        amount: fee,
+        debit: accounts.trade,
+        credit: accounts.revenue('claim'),
+        usdMicros: claim.feeUsdMicros,
+      });
+  }
+  return movements;
 }

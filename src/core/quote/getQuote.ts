@@ -3,6 +3,7 @@ import { deleteUnansweredRequest, sumApiKeyVolume } from '../../store/requests.r
 import type { JsonObject } from '../../store/tables.js';
 import { createTtlCache, type TtlCache } from '../cache.js';
 import type { CoreContext } from '../context.js';
+import { committedFills } from '../inventory/inventory.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { jsonify } from '../json.js';
 import { checkQuoteExposure } from '../limits/exposure.js';
@@ -183,6 +184,7 @@ async function prepare(
     originGasPrice,
     solverBalance,
     volume,
+    committed,
   ] = await Promise.all([
     market.usdPrice(origin.id, currencyIn),
     market.usdPrice(destination.id, currencyOut),
@@ -192,7 +194,10 @@ async function prepare(
     market.gasPrice(origin.id),
     market.solverBalance(destination.id, currencyOut.address),
     trailingVolume(ctx, caller),
+    committedFills(ctx),
   ]);
+  // What the solver can promise: its balance less what fills in flight will take from it.
+  const availableOut = solverBalance - (committed.get(`${destination.id}:${currencyOut.address.toLowerCase()}`) ?? 0n);
 
   const fillGasUnits =
     route.calls.length === 0
@@ -214,7 +219,7 @@ async function prepare(
     caller,
     trailingVolumeUsdMicros: volume,
   });
-  checkFillable(ctx, route, params, pricing, solverBalance, {
+  checkFillable(ctx, route, params, pricing, availableOut, {
     priceIn,
     priceOut,
     originNativePrice,
@@ -247,7 +252,8 @@ function checkFillable(
   route: ResolvedRoute,
   params: QuoteParameters,
   pricing: Pricing,
-  solverBalance: bigint,
+  /** The solver's balance of the output less what fills in flight will take. */
+  availableOut: bigint,
   prices: Pick<MarketSnapshot, 'priceIn' | 'priceOut' | 'destinationNativePrice'> & {
     originNativePrice: MarketSnapshot['priceIn'];
   },
@@ -281,12 +287,12 @@ function checkFillable(
       `Chain ${destination.id} is partially disabled: amounts worth more than ${formatUnits(destination.partialDisableLimit, destination.nativeCurrency.decimals)} ${destination.nativeCurrency.symbol} are not delivered`,
     );
   }
-  if (solverBalance < pricing.amountOut) {
+  if (availableOut < pricing.amountOut) {
     throw new GatewayError(
       'INSUFFICIENT_LIQUIDITY',
-      `The solver cannot deliver ${formatUnits(pricing.amountOut, currencyOut.decimals)} ${currencyOut.symbol} on chain ${destination.id} right now (it holds ${formatUnits(solverBalance, currencyOut.decimals)}); try a smaller amount`,
+      `The solver cannot deliver ${formatUnits(pricing.amountOut, currencyOut.decimals)} ${currencyOut.symbol} on chain ${destination.id} right now (it has ${formatUnits(availableOut > 0n ? availableOut : 0n, currencyOut.decimals)} available, not committed to fills in flight); try a smaller amount`,
       {
-        data: `available=${solverBalance}`,
+        data: `available=${availableOut}`,
       },
     );
   }

@@ -67,6 +67,8 @@ export interface Caller {
     revenueShareEligible: boolean;
     /** Most USD (micro) of fast fills awaiting their deposits at once; null when fast fill is not enabled. */
     fastFillLimitUsdMicros: bigint | null;
+    /** The key's wallet (payout address, lower case): its fast fills are held against that app-fee balance. */
+    payoutAddress?: string | null;
   } | null;
 }
 

@@ -72,6 +72,7 @@ export async function fastFill(
     apiKeyId: key.id,
     usdMicros: request.volumeUsdMicros,
     limitUsdMicros: key.fastFillLimitUsdMicros,
+    appWallet: key.payoutAddress ?? null,
     now: ctx.now(),
   });
   if (!claim.claimed) {
@@ -82,6 +83,13 @@ export async function fastFill(
         {
           data: `outstandingUsdMicros=${claim.outstandingUsdMicros}`,
         },
+      );
+    }
+    if (claim.reason === 'over-balance') {
+      throw new GatewayError(
+        'INSUFFICIENT_FUNDS',
+        "The app-fee balance of this API key's wallet does not cover this fast fill",
+        { data: `availableUsdMicros=${claim.availableUsdMicros}` },
       );
     }
     if (claim.request?.fastFill !== null && claim.request?.fastFill !== undefined)

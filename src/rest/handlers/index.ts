@@ -11,6 +11,8 @@ import {
   rotateApiKey,
   updateApiKey,
 } from './adminApiKeys.js';
+import { claimAppFees, getAppFeeClaims } from './appFeeClaims.js';
+import { getInventory } from './adminInventory.js';
 import { getAppFeeBalances } from './getAppFeeBalances.js';
 import { getChains } from './getChains.js';
 import { getChainsLiquidity } from './getChainsLiquidity.js';
@@ -29,6 +31,7 @@ import { getRequestsV2 } from './getRequestsV2.js';
 import { getRequestSignature } from './getRequestSignature.js';
 import { indexSingleTransaction } from './indexSingleTransaction.js';
 import { indexTransaction } from './indexTransaction.js';
+import { submitPermit } from './submitPermit.js';
 import {
   getChainHealth,
   getIntentStatusV2,
@@ -62,7 +65,7 @@ export function createHandlers(): OperationHandlers<RestContext> {
     getRequestsV2,
     getRequestSignature,
     executeGasless: pending('executeGasless'),
-    submitPermit: pending('submitPermit'),
+    submitPermit,
     getChainsLiquidity,
     getCurrenciesV1,
     getCurrencies,
@@ -71,7 +74,8 @@ export function createHandlers(): OperationHandlers<RestContext> {
     indexSingleTransaction,
     reindexDepositAddress: pending('reindexDepositAddress'),
     getAppFeeBalances,
-    claimAppFees: pending('claimAppFees'),
+    claimAppFees,
+    getAppFeeClaims,
     fastFill,
     getSwapSources,
     getConfig,
@@ -83,5 +87,6 @@ export function createHandlers(): OperationHandlers<RestContext> {
     revokeApiKey,
     listWebhookDeliveries,
     replayWebhookDelivery,
+    getInventory,
   };
 }

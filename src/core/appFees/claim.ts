@@ -1,0 +1,310 @@
+import { randomBytes } from 'node:crypto';
+import { encodeAbiParameters, formatUnits, getAddress, isAddress, keccak256, type Address, type Hex } from 'viem';
+import {
+  authorizeClaim,
+  getClaim,
+  insertClaim,
+  listClaims,
+  type ClaimRecord,
+} from '../../store/appFeeClaims.repository.js';
+import { chainCurrencies, requireChain } from '../chains/requireChain.js';
+import type { CoreContext } from '../context.js';
+import { GatewayError } from '../errors.js';
+import { crashPoint } from '../faults.js';
+import { fromUsdMicros, toUsdMicros } from '../market.js';
+import { refuseBurnAddress } from '../quote/burnAddresses.js';
+import { quoteCurrency } from '../quote/present.js';
+import type { Amount } from '../quote/types.js';
+import { formatUsdMicros } from '../usd.js';
+import { availableAppBalance } from './getAppFeeBalances.js';
+
+/** Minimum claim and claim fee of one chain, micro-USD. */
+export interface ClaimChainSettings {
+  minimumUsdMicros: bigint;
+  feeUsdMicros: bigint;
+}
+
+/**
+ * App-fee claim policy: a default and per-chain overrides (`GATEWAY_APP_FEE_CLAIM_MINIMUM_USD`,
+ * `GATEWAY_APP_FEE_CLAIM_FEE_USD`), and how long a wallet has to sign a claim.
+ */
+export interface AppFeeClaimSettings {
+  defaults: ClaimChainSettings;
+  perChain: ReadonlyMap<number, Partial<ClaimChainSettings>>;
+  /** Milliseconds an unsigned claim can still be authorized. */
+  ttlMs: number;
+}
+
+export const defaultAppFeeClaimSettings: AppFeeClaimSettings = {
+  defaults: { minimumUsdMicros: 1_000_000n, feeUsdMicros: 0n },
+  perChain: new Map(),
+  ttlMs: 10 * 60_000,
+};
+
+export function claimSettingsOf(settings: AppFeeClaimSettings, chainId: number): ClaimChainSettings {
+  return { ...settings.defaults, ...settings.perChain.get(chainId) };
+}
+
+export interface StartClaimParameters {
+  wallet: string;
+  chainId: number;
+  currency: string;
+  recipient: string;
+  /** Smallest units of `currency` to take from the balance (the fee included); default all that is available. */
+  amount?: bigint;
+}
+
+export interface ClaimStep {
+  id: 'authorize';
+  action: string;
+  description: string;
+  kind: 'signature';
+  requestId: Hex;
+  items: Array<{
+    status: 'incomplete';
+    data: {
+      sign: { signatureKind: 'eip191'; message: Hex };
+      post: { endpoint: '/execute/permits'; method: 'POST'; body: { kind: 'claim'; requestId: Hex } };
+    };
+  }>;
+}
+
+/**
+ * The 32-byte message a wallet signs (EIP-191) to authorize a claim: a hash of everything the claim will do, the
+ * gateway's solver address included, so a signature authorizes exactly this claim at this gateway.
+ */
+export function claimMessage(claim: {
+  id: Hex;
+  wallet: Address;
+  recipient: Address;
+  chainId: number;
+  currency: Address;
+  amount: bigint;
+  expiresAt: number;
+  solver: Address;
+}): Hex {
+  return keccak256(
+    encodeAbiParameters(
+      [
+        { type: 'string' },
+        { type: 'bytes32' },
+        { type: 'address' },
+        { type: 'address' },
+        { type: 'uint256' },
+        { type: 'address' },
+        { type: 'uint256' },
+        { type: 'uint256' },
+        { type: 'address' },
+      ],
+      [
+        'Claim app fees',
+        claim.id,
+        claim.wallet,
+        claim.recipient,
+        BigInt(claim.chainId),
+        claim.currency,
+        claim.amount,
+        BigInt(claim.expiresAt),
+        claim.solver,
+      ],
+    ),
+  );
+}
+
+const requireAddress = (value: string, field: string): Address => {
+  if (!isAddress(value, { strict: false })) throw new GatewayError('INVALID_ADDRESS', `Invalid ${field}: ${value}`);
+  return getAddress(value);
+};
+
+/**
+ * POST /app-fees/{wallet}/claim: prices the claim now (the wallet's available USD balance, or `amount` of the
+ * payout currency, less the chain's claim fee, converted at the currency's price), records it `authorizing`
+ * and answers the signature step. Nothing is reserved or paid until the wallet's signature is posted.
+ */
+export async function startClaim(ctx: CoreContext, params: StartClaimParameters): Promise<{ steps: ClaimStep[] }> {
+  const wallet = requireAddress(params.wallet, 'wallet address');
+  const recipient = requireAddress(params.recipient, 'recipient');
+  refuseBurnAddress(recipient, 'recipient');
+  const chain = requireChain(ctx, params.chainId);
+  const currency = chainCurrencies(chain).find((c) => c.address.toLowerCase() === params.currency.toLowerCase());
+  if (currency === undefined)
+    throw new GatewayError('UNSUPPORTED_CURRENCY', `Currency ${params.currency} is not supported on chain ${chain.id}`);
+  const settings = claimSettingsOf(ctx.config.appFeeClaims ?? defaultAppFeeClaimSettings, chain.id);
+  const available = await availableAppBalance(ctx, wallet);
+  if (available <= 0n) throw new GatewayError('INVALID_INPUT', `Wallet ${wallet} has no app fees to claim`);
+  const price = await ctx.market.usdPrice(chain.id, currency);
+  let usdMicros = available;
+  if (params.amount !== undefined) {
+    if (params.amount <= 0n) throw new GatewayError('INVALID_INPUT', 'amount must be positive');
+    usdMicros = toUsdMicros(params.amount, currency.decimals, price, 'up');
+    if (usdMicros > available)
+      throw new GatewayError(
+        'INVALID_INPUT',
+        `amount is worth ${formatUsdMicros(usdMicros)} USD; the available balance is ${formatUsdMicros(available)} USD`,
+      );
+  }
+  if (usdMicros < settings.minimumUsdMicros)
+    throw new GatewayError(
+      'AMOUNT_TOO_LOW',
+      `The claim is worth ${formatUsdMicros(usdMicros)} USD; the minimum claim on chain ${chain.id} is ${formatUsdMicros(settings.minimumUsdMicros)} USD`,
+    );
+  const payout = fromUsdMicros(usdMicros - settings.feeUsdMicros, currency.decimals, price, 'down');
+  if (usdMicros <= settings.feeUsdMicros || payout <= 0n)
+    throw new GatewayError(
+      'AMOUNT_TOO_LOW',
+      `The claim is worth ${formatUsdMicros(usdMicros)} USD, not more than the claim fee on chain ${chain.id} (${formatUsdMicros(settings.feeUsdMicros)} USD)`,
+    );
+  const now = ctx.now();
+  const id: Hex = `0x${randomBytes(32).toString('hex')}`;
+  const expiresAt = now + (ctx.config.appFeeClaims ?? defaultAppFeeClaimSettings).ttlMs;
+  const message = claimMessage({
+    id,
+    wallet,
+    recipient,
+    chainId: chain.id,
+    currency: currency.address,
+    amount: payout,
+    expiresAt,
+    solver: ctx.config.solverAddress,
+  });
+  await insertClaim(ctx.db, {
+    id,
+    wallet,
+    recipient,
+    chainId: chain.id,
+    currency: currency.address,
+    usdMicros,
+    feeUsdMicros: settings.feeUsdMicros,
+    amount: payout,
+    message,
+    expiresAt,
+    now,
+  });
+  return {
+    steps: [
+      {
+        id: 'authorize',
+        action: 'Confirm claim',
+        description: `Sign to claim ${formatUnits(payout, currency.decimals)} ${currency.symbol} of app fees on ${chain.displayName}`,
+        kind: 'signature',
+        requestId: id,
+        items: [
+          {
+            status: 'incomplete',
+            data: {
+              sign: { signatureKind: 'eip191', message },
+              post: { endpoint: '/execute/permits', method: 'POST', body: { kind: 'claim', requestId: id } },
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/**
+ * POST /execute/permits with `kind: "claim"`: verifies the wallet's signature of the claim's message (an EOA's
+ * or, for a contract wallet, its EIP-1271 `isValidSignature` on the claim's chain), then authorizes the claim if
+ * the balance still covers it. The payout follows on the solver (`claimPayer.ts`).
+ */
+export async function authorizeClaimSignature(
+  ctx: CoreContext,
+  params: { requestId: string; signature: Hex },
+): Promise<{ message: string }> {
+  const claim = await getClaim(ctx.db, params.requestId);
+  if (claim === undefined) throw new GatewayError('NOT_FOUND', `No claim ${params.requestId}`);
+  if (claim.status !== 'authorizing') throw alreadyAuthorized(claim);
+  if (claim.expiresAt <= ctx.now())
+    throw new GatewayError('INVALID_INPUT', `Claim ${claim.id} expired; start a new claim`);
+  const valid = await ctx.market.verifyMessage(claim.chainId, {
+    signer: claim.wallet as Address,
+    hash: claim.message as Hex,
+    signature: params.signature,
+  });
+  if (!valid)
+    throw new GatewayError(
+      'PERMIT_FAILED',
+      `The signature is not the wallet ${getAddress(claim.wallet)}'s of claim ${claim.id}`,
+    );
+  const result = await authorizeClaim(ctx.db, { id: claim.id, now: ctx.now() });
+  if (!result.ok) {
+    if (result.reason === 'not-found') throw new GatewayError('NOT_FOUND', `No claim ${params.requestId}`);
+    if (result.reason === 'not-authorizing') throw alreadyAuthorized(result.claim!);
+    if (result.reason === 'expired')
+      throw new GatewayError('INVALID_INPUT', `Claim ${claim.id} expired; start a new claim`);
+    throw new GatewayError(
+      'INSUFFICIENT_FUNDS',
+      `The available app-fee balance of ${getAddress(claim.wallet)} no longer covers claim ${claim.id}`,
+    );
+  }
+  crashPoint(ctx.config.crashAt, 'claim-authorized');
+  ctx.claimPayer?.wake();
+  return { message: 'Claim authorized' };
+}
+
+const alreadyAuthorized = (claim: ClaimRecord) =>
+  new GatewayError('CONFLICT', `Claim ${claim.id} was already authorized (${claim.status})`);
+
+export interface ClaimListing {
+  claims: Array<{
+    claimId: string;
+    wallet: string;
+    recipient: string;
+    currency: Amount;
+    txHash: string | null;
+    status: 'waiting' | 'pending' | 'success' | 'failure' | 'expired';
+    createdAt: string;
+  }>;
+  continuation: string | null;
+}
+
+const wireStatus = (claim: ClaimRecord, now: number): ClaimListing['claims'][number]['status'] => {
+  switch (claim.status) {
+    case 'authorizing':
+      return claim.expiresAt <= now ? 'expired' : 'waiting';
+    case 'pending':
+      return 'pending';
+    case 'success':
+      return 'success';
+    case 'failed':
+      return 'failure';
+  }
+};
+
+/** GET /app-fees/{wallet}/claims: the wallet's claims, newest first; `continuation` pages on. */
+export async function listAppFeeClaims(
+  ctx: CoreContext,
+  params: { wallet: string; limit?: number; continuation?: string },
+): Promise<ClaimListing> {
+  const wallet = requireAddress(params.wallet, 'wallet address');
+  const limit = params.limit ?? 20;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw new GatewayError('INVALID_INPUT', 'limit must be an integer 1..100');
+  let beforeSeq: number | undefined;
+  if (params.continuation !== undefined) {
+    beforeSeq = /^[1-9][0-9]{0,15}$/.test(params.continuation) ? Number(params.continuation) : NaN;
+    if (!Number.isSafeInteger(beforeSeq)) throw new GatewayError('INVALID_INPUT', 'Invalid continuation');
+  }
+  const rows = await listClaims(ctx.db, { wallet, limit, ...(beforeSeq === undefined ? {} : { beforeSeq }) });
+  const now = ctx.now();
+  const claims = rows.map((claim) => {
+    const chain = requireChain(ctx, claim.chainId);
+    const currency = chainCurrencies(chain).find((c) => c.address.toLowerCase() === claim.currency)!;
+    return {
+      claimId: claim.id,
+      wallet: getAddress(claim.wallet),
+      recipient: getAddress(claim.recipient),
+      currency: {
+        currency: quoteCurrency(chain.id, currency),
+        amount: claim.amount,
+        amountFormatted: formatUnits(claim.amount, currency.decimals),
+        amountUsd: formatUsdMicros(claim.usdMicros - claim.feeUsdMicros),
+        minimumAmount: claim.amount,
+      },
+      txHash: claim.txHash,
+      status: wireStatus(claim, now),
+      createdAt: new Date(claim.createdAt).toISOString(),
+    };
+  });
+  return { claims, continuation: rows.length === limit ? String(rows.at(-1)!.seq) : null };
+}

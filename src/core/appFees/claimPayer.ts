@@ -1,0 +1,111 @@
+import { encodeFunctionData, erc20Abi, zeroAddress, type Address, type Hex } from 'viem';
+import { finishClaim, listPendingClaims, type ClaimRecord } from '../../store/appFeeClaims.repository.js';
+import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
+import type { CoreContext } from '../context.js';
+import type { TransactionSender } from '../solver/ports.js';
+
+export interface ClaimPayer {
+  /** Pays what a previous run left pending, then every claim authorized later, until `stop`. */
+  start(): void;
+  /** A claim was authorized: pay it now rather than at the next interval. */
+  wake(): void;
+  /** One pass over every pending claim now; resolves when each is mined (or left for the next pass). */
+  payNow(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Pays authorized app-fee claims from the solver's wallet on the claim's chain: an ERC-20 `transfer` (or a
+ * native transfer) to the recipient, sent as an outgoing transaction of kind `claim` keyed by the claim id.
+ *
+ * Crash safety: the sender records the transaction before broadcasting it and allows one live `claim` per
+ * claim id, so a claim is paid at most once; the receipt ends the claim and writes its ledger movements in one
+ * transaction (`updateOutgoingTx` → `finishClaim`). A restart finds the claim still `pending`: a recorded
+ * payout is awaited (the sender rebroadcasts it), a claim without one is sent. A payout the node refuses or that
+ * reverts fails the claim, which gives its value back to the wallet's available balance.
+ */
+export function createClaimPayer({
+  ctx,
+  senders,
+  intervalMs,
+}: {
+  ctx: CoreContext;
+  senders: ReadonlyMap<number, TransactionSender>;
+  intervalMs: number;
+}): ClaimPayer {
+  const { db, log } = ctx;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+
+  async function pay(claim: ClaimRecord): Promise<void> {
+    const sender = senders.get(claim.chainId);
+    if (sender === undefined) return;
+    let record = await getLiveOutgoingTx(db, claim.id, 'claim');
+    if (record === undefined) {
+      const native = claim.currency === zeroAddress;
+      record = await sender.send({
+        requestId: claim.id as Hex,
+        kind: 'claim',
+        to: native ? (claim.recipient as Address) : (claim.currency as Address),
+        data: native
+          ? '0x'
+          : encodeFunctionData({
+              abi: erc20Abi,
+              functionName: 'transfer',
+              args: [claim.recipient as Address, claim.amount],
+            }),
+        value: native ? claim.amount : 0n,
+      });
+    }
+    if (record.status === 'failed' && record.nonce === null) {
+      await finishClaim(db, { id: claim.id, status: 'failed', txHash: null, now: ctx.now() });
+      log.error({ claimId: claim.id, chainId: claim.chainId }, 'claim payout refused by the node; the claim failed');
+      return;
+    }
+    const receipt = await sender.waitForReceipt(record.id);
+    ctx.market.invalidateSolverBalances(claim.chainId);
+    if (receipt.status === 'success')
+      log.info({ claimId: claim.id, chainId: claim.chainId, hash: receipt.hash }, 'app-fee claim paid');
+    else log.error({ claimId: claim.id, hash: receipt.hash }, 'app-fee claim payout reverted; the claim failed');
+  }
+
+  async function pass(): Promise<void> {
+    for (const claim of await listPendingClaims(db)) {
+      if (stopped) return;
+      try {
+        await pay(claim);
+      } catch (error) {
+        log.error({ err: error, claimId: claim.id }, 'claim payout failed; retried at the next pass');
+      }
+    }
+  }
+
+  function schedule(): void {
+    clearTimeout(timer);
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = running.then(pass).finally(schedule);
+    }, intervalMs);
+  }
+
+  return {
+    start() {
+      running = running.then(pass).finally(schedule);
+    },
+    wake() {
+      if (stopped) return;
+      clearTimeout(timer);
+      running = running.then(pass).finally(schedule);
+    },
+    payNow() {
+      running = running.then(pass);
+      return running;
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
