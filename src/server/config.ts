@@ -21,12 +21,12 @@ import {
 } from './limitsConfig.js';
 import { defaultSettlementSettings, type SettlementSettings } from '../core/settlement/settler.js';
 import { defaultRequestRetentionSettings, type RequestRetentionSettings } from '../core/requests/retention.js';
-import { defaultInventorySettings, type InventorySettings } from '../core/inventory/inventory.js';
+import { defaultInventorySettings, type InventorySettings } from '../core/inventory/settings.js';
 import {
   defaultAppFeeClaimSettings,
   type AppFeeClaimSettings,
   type ClaimChainSettings,
-} from '../core/appFees/claim.js';
+} from '../core/appFees/claimSettings.js';
 
 export interface GatewayConfig {
   host: string;

@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem';
 import type { CrashPoint } from '../faults.js';
-import type { AppFeeClaimSettings } from '../appFees/claim.js';
-import type { InventorySettings } from '../inventory/inventory.js';
+import type { AppFeeClaimSettings } from '../appFees/claimSettings.js';
+import type { InventorySettings } from '../inventory/settings.js';
 
 /** How a currency's USD price is found. */
 export type PriceSource =

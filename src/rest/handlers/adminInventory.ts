@@ -1,6 +1,7 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
 import { authorizeAdmin } from '../../core/apiKeys/authorizeAdmin.js';
-import { defaultInventorySettings, getInventory as getInventoryCore } from '../../core/inventory/inventory.js';
+import { getInventory as getInventoryCore } from '../../core/inventory/inventory.js';
+import { defaultInventorySettings } from '../../core/inventory/settings.js';
 import type { RestContext } from '../context.js';
 import { toWire } from '../wire.js';
 
