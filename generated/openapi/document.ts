@@ -4763,10 +4763,12 @@ export const openapiDocument: Record<string, unknown> = {
               },
               "domain": {
                 "type": "object",
+                "additionalProperties": true,
                 "description": "EIP-712 domain."
               },
               "types": {
                 "type": "object",
+                "additionalProperties": true,
                 "description": "EIP-712 types."
               },
               "primaryType": {
@@ -4774,7 +4776,8 @@ export const openapiDocument: Record<string, unknown> = {
               },
               "value": {
                 "type": "object",
-                "description": "EIP-712 message."
+                "additionalProperties": true,
+                "description": "EIP-712 message (uint256 values as decimal strings)."
               }
             }
           },
@@ -4798,6 +4801,7 @@ export const openapiDocument: Record<string, unknown> = {
               },
               "body": {
                 "type": "object",
+                "additionalProperties": true,
                 "description": "JSON body to post as is."
               }
             }

@@ -1369,12 +1369,18 @@ export interface components {
                 /** @description Message to personal-sign (eip191); a 32-byte hex string is signed as raw bytes. */
                 message?: string;
                 /** @description EIP-712 domain. */
-                domain?: Record<string, never>;
+                domain?: {
+                    [key: string]: unknown;
+                };
                 /** @description EIP-712 types. */
-                types?: Record<string, never>;
+                types?: {
+                    [key: string]: unknown;
+                };
                 primaryType?: string;
-                /** @description EIP-712 message. */
-                value?: Record<string, never>;
+                /** @description EIP-712 message (uint256 values as decimal strings). */
+                value?: {
+                    [key: string]: unknown;
+                };
             };
             post: {
                 /** @description Path to post to, for example `/execute/permits`; the signature goes in the `signature` query parameter. */
@@ -1382,7 +1388,9 @@ export interface components {
                 /** @enum {string} */
                 method: "POST";
                 /** @description JSON body to post as is. */
-                body: Record<string, never>;
+                body: {
+                    [key: string]: unknown;
+                };
             };
         };
         /**

@@ -35,6 +35,8 @@ export type ErrorCode =
   | 'SWAP_IMPACT_TOO_HIGH'
   | 'ROUTE_TEMPORARILY_RESTRICTED'
   | 'DESTINATION_TX_FAILED'
+  // signatures
+  | 'PERMIT_FAILED'
   // transient
   | 'PRICE_FETCH_FAILED'
   | 'SERVICE_UNAVAILABLE'

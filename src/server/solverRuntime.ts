@@ -11,6 +11,7 @@ import {
   type Settler,
 } from '../core/settlement/settler.js';
 import { createSolver, type Solver } from '../core/solver/solver.js';
+import { createPermitDepositor, type RunningPermitDepositor } from '../core/permits/depositor.js';
 import {
   createRequestRetention,
   defaultRequestRetentionSettings,
@@ -30,6 +31,8 @@ export interface SolverRuntime {
    * so in one instance at a time.
    */
   retention: RequestRetention;
+  /** Sends the deposits of accepted permits (`POST /execute/permits`) from the origin chains' senders. */
+  permitDepositor: RunningPermitDepositor;
   /** Recovers what a previous run left in flight, then follows every chain's deposits. */
   start(): Promise<void>;
   /** Stops following chains, lets running work finish, stops the senders. */
@@ -81,15 +84,18 @@ export function createSolverRuntime(
       }),
     ]),
   );
+  const permitDepositor = createPermitDepositor({ ctx, senders, watchers });
   return {
     solver,
     watchers,
     senders,
     settler,
     retention,
+    permitDepositor,
     async start() {
       await Promise.all([...senders.values()].map((sender) => sender.recover()));
       await solver.recover();
+      await permitDepositor.recover();
       await settler.start();
       retention.start();
       await Promise.all([...watchers.values()].map((watcher) => watcher.start()));
@@ -100,7 +106,7 @@ export function createSolverRuntime(
       // is gone (Ctrl-C reaches the anvils too) would otherwise hold the solver's lane, and this stop, forever.
       // The interrupted work is picked up again at the next start.
       const sendersStopped = Promise.all([...senders.values()].map((sender) => sender.stop()));
-      await solver.stop();
+      await Promise.all([solver.stop(), permitDepositor.stop()]);
       await settler.stop();
       await retention.stop();
       await sendersStopped;

@@ -174,6 +174,17 @@ export interface SettlementItemsTable {
   updated_at: Int8;
 }
 
+export interface PermitsTable {
+  request_id: string;
+  chain_id: Int8;
+  kind: string;
+  signature: string;
+  call: Jsonb;
+  status: string;
+  created_at: Int8;
+  updated_at: Int8;
+}
+
 /** The database as kysely sees it. */
 export interface Tables {
   requests: RequestsTable;
@@ -186,4 +197,5 @@ export interface Tables {
   webhook_deliveries: WebhookDeliveriesTable;
   ledger_entries: LedgerEntriesTable;
   settlement_items: SettlementItemsTable;
+  permits: PermitsTable;
 }

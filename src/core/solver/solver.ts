@@ -205,9 +205,10 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
         });
         if (consumed === null) return 'taken' as const;
         if (request !== undefined && verdict !== undefined && verdict.kind !== 'stray') {
+          // `depositing`: the gateway sent this deposit itself for the user's permit (`src/core/permits`).
           const moved = await updateRequestStatus(trx, request.id, {
             status: 'pending',
-            fromStatus: 'waiting',
+            fromStatus: ['waiting', 'depositing'],
             inTxHash: deposit.txHash,
             now: ctx.now(),
           });

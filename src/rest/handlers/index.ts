@@ -20,6 +20,7 @@ import { getRequestsV2 } from './getRequestsV2.js';
 import { getRequestSignature } from './getRequestSignature.js';
 import { indexSingleTransaction } from './indexSingleTransaction.js';
 import { indexTransaction } from './indexTransaction.js';
+import { submitPermit } from './submitPermit.js';
 import {
   getChainHealth,
   getIntentStatusV2,
@@ -53,7 +54,7 @@ export function createHandlers(): OperationHandlers<RestContext> {
     getRequestsV2,
     getRequestSignature,
     executeGasless: pending('executeGasless'),
-    submitPermit: pending('submitPermit'),
+    submitPermit,
     getChainsLiquidity,
     getCurrenciesV1,
     getCurrencies,
