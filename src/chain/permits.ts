@@ -44,7 +44,12 @@ export function createPermitChain(chains: readonly ChainConfig[], clients: Chain
       }
     };
     const read = <T>(functionName: string, args: readonly unknown[] = []) =>
-      attempt(() => client.readContract({ address: token, abi: permitTokenAbi, functionName, args }) as Promise<T>);
+      attempt(
+        () =>
+          // One reader for six functions of differing shapes: the result type is the caller's.
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc needs it
+          client.readContract({ address: token, abi: permitTokenAbi, functionName, args } as never) as Promise<T>,
+      );
     const [domain5267, name, version, nonce, separator, authorization] = await Promise.all([
       read<readonly [Hex, string, string, bigint, Address, Hex, readonly bigint[]]>('eip712Domain'),
       read<string>('name'),

@@ -170,7 +170,16 @@ function checkMatchesOrder(ctx: CoreContext, request: RequestRecord, permit: Sto
 
 async function recoverSigner(permit: StoredPermit, signature: Hex): Promise<Address> {
   try {
-    return await recoverTypedDataAddress({ ...permitTypedData(permit), signature });
+    const typed = permitTypedData(permit);
+    /* eslint-disable @typescript-eslint/no-unnecessary-type-assertion -- tsc needs them (a union of two typed-data shapes) */
+    return await recoverTypedDataAddress({
+      domain: typed.domain,
+      types: typed.types as Record<string, ReadonlyArray<{ name: string; type: string }>>,
+      primaryType: typed.primaryType,
+      message: typed.message as Record<string, unknown>,
+      signature,
+    });
+    /* eslint-enable @typescript-eslint/no-unnecessary-type-assertion */
   } catch (error) {
     throw refused('INVALID_SIGNATURE', `The signature is not a valid ECDSA signature: ${(error as Error).message}`);
   }
