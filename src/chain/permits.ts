@@ -14,7 +14,7 @@ const permitTokenAbi = parseAbi([
 ]);
 
 /** An address no one holds a key to: probes read its (empty) state. */
-const PROBE_OWNER: Address = '0x000000000000000000000000000000000000fEe5';
+const PROBE_OWNER: Address = '0x000000000000000000000000000000000000fee5';
 const ZERO_NONCE: Hex = `0x${'0'.repeat(64)}`;
 
 /**
