@@ -1436,7 +1436,7 @@ export const openapiDocument: Record<string, unknown> = {
           "execute"
         ],
         "summary": "Submit a signed permit",
-        "description": "Target of the `post` of signature steps (for example `authorize1` for an EIP-3009 permit deposit,\n`authorize2` for Permit2, `authorize` for an app-fee claim). The client signs `items[].data.sign`, then\nposts `items[].data.post.body` here with the signature in the `signature` query parameter. The response\nmay carry follow-up `steps`, which the client executes next.\n",
+        "description": "Target of the `post` of signature steps (for example `authorize1` for an EIP-3009 permit deposit,\n`authorize2` for Permit2, `authorize` for an app-fee claim). The client signs `items[].data.sign`, then\nposts `items[].data.post.body` here with the signature in the `signature` query parameter. The response\nmay carry follow-up `steps`, which the client executes next.\n\nThis gateway accepts `kind: \"eip3009\"` and `kind: \"eip2612\"` (the `authorize1` step of a `usePermit`\nquote): the signature must recover to the order's user over the quoted permit, which must be unexpired\nwith its nonce unused on chain; the gateway then deposits through its approval proxy (paying the gas) and\nthe request moves `waiting -> depositing -> pending -> ...`. Refusals change nothing and send nothing:\n`PERMIT_FAILED` (400; `errorData` `INVALID_SIGNATURE`, `EXPIRED`, `NONCE_USED`, `PERMIT_MISMATCH`,\n`DEPOSIT_WOULD_FAIL`, `DEPOSIT_REVERTED`), `CONFLICT` (409, `REQUEST_NOT_WAITING`), `NOT_FOUND` (404),\n`INVALID_INPUT` (400, unknown `kind` or a request not quoted with `usePermit`). The same signature posted\nagain answers 200 and is deposited once.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/ApiKey"
@@ -1482,6 +1482,9 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
           },
           "413": {
             "$ref": "#/components/responses/PayloadTooLarge"

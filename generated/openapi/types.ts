@@ -356,6 +356,15 @@ export interface paths {
          *     `authorize2` for Permit2, `authorize` for an app-fee claim). The client signs `items[].data.sign`, then
          *     posts `items[].data.post.body` here with the signature in the `signature` query parameter. The response
          *     may carry follow-up `steps`, which the client executes next.
+         *
+         *     This gateway accepts `kind: "eip3009"` and `kind: "eip2612"` (the `authorize1` step of a `usePermit`
+         *     quote): the signature must recover to the order's user over the quoted permit, which must be unexpired
+         *     with its nonce unused on chain; the gateway then deposits through its approval proxy (paying the gas) and
+         *     the request moves `waiting -> depositing -> pending -> ...`. Refusals change nothing and send nothing:
+         *     `PERMIT_FAILED` (400; `errorData` `INVALID_SIGNATURE`, `EXPIRED`, `NONCE_USED`, `PERMIT_MISMATCH`,
+         *     `DEPOSIT_WOULD_FAIL`, `DEPOSIT_REVERTED`), `CONFLICT` (409, `REQUEST_NOT_WAITING`), `NOT_FOUND` (404),
+         *     `INVALID_INPUT` (400, unknown `kind` or a request not quoted with `usePermit`). The same signature posted
+         *     again answers 200 and is deposited once.
          */
         post: operations["submitPermit"];
         delete?: never;
@@ -3299,6 +3308,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

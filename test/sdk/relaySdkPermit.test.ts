@@ -81,15 +81,15 @@ describe('@relayprotocol/relay-sdk with usePermit against the gateway', () => {
       true,
     );
     // Signature steps only: nothing for the wallet to send (it could not pay the gas).
-    expect(quote.steps!.map((step) => [step.id, step.kind])).toEqual([['authorize1', 'signature']]);
-    const item = quote.steps![0]!.items![0]!;
+    expect(quote.steps.map((step) => [step.id, step.kind])).toEqual([['authorize1', 'signature']]);
+    const item = quote.steps[0]!.items[0]!;
     expect(item.data.sign).toMatchObject({ signatureKind: 'eip712', primaryType: 'ReceiveWithAuthorization' });
     expect(item.data.post).toMatchObject({ endpoint: '/execute/permits', method: 'POST', body: { kind: 'eip3009' } });
     // The gateway's origin gas is in the execution fee (relayerGas), and the user pays no origin gas.
     expect(quote.fees!.gas!.amount).toBe('0');
 
     const { data: result } = await getClient().actions.execute({ quote, wallet, onProgress: () => undefined });
-    const done = result.steps[0]!.items![0]!;
+    const done = result.steps[0]!.items[0]!;
     expect(done.status).toBe('complete');
     expect(done.checkStatus).toBe('success');
 
@@ -99,7 +99,7 @@ describe('@relayprotocol/relay-sdk with usePermit against the gateway', () => {
     expect(await publicClientOf(chainA).getBalance({ address: user.address })).toBe(0n);
     expect(await tokenBalance(chainA, usdcA, user.address)).toBe(parseUnits('5', 6));
 
-    const requestId = quote.steps![0]!.requestId! as Hex;
+    const requestId = quote.steps[0]!.requestId! as Hex;
     const { body } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
     expect(body).toMatchObject({ status: 'success' });
     // The deposit was sent by the solver (the gateway paid its gas), through the approval proxy.

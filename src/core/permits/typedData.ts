@@ -118,4 +118,4 @@ export function permitDepositCalldata(permit: StoredPermit, requestId: Hex, sign
  * measured on the devnet and checked against real receipts by `test/permits/permitDeposit.test.ts`. It prices
  * the origin leg of the execution fee (the gateway pays it).
  */
-export const PERMIT_DEPOSIT_GAS: Readonly<Record<PermitStandard, bigint>> = { eip3009: 160_000n, eip2612: 170_000n };
+export const PERMIT_DEPOSIT_GAS: Readonly<Record<PermitStandard, bigint>> = { eip3009: 180_000n, eip2612: 190_000n };
