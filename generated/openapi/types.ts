@@ -75,8 +75,9 @@ export interface paths {
         /**
          * Get an executable quote
          * @description Prices a bridge, swap or call and returns the steps to execute it: usually one deposit transaction on
-         *     the origin chain, preceded by an approval when an ERC-20 allowance is missing. (`usePermit`,
-         *     `useDepositAddress`, `topupGas` and the other options marked "Not supported by this gateway yet" are
+         *     the origin chain, preceded by an approval when an ERC-20 allowance is missing; with `usePermit`, one
+         *     signature step instead (the gateway deposits and pays the gas). (`useDepositAddress`, `topupGas` and the
+         *     other options marked "Not supported by this gateway yet" are
          *     answered 400 `INVALID_INPUT`.) Creating a quote creates the request (status `waiting`) identified by the
          *     `requestId` carried by every step.
          *
@@ -1197,7 +1198,7 @@ export interface components {
             useExternalLiquidity?: boolean;
             /** @description Allow fallback routes. */
             useFallbacks?: boolean;
-            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, deposit by signature (EIP-3009 / Permit2) instead of a transaction; yields signature steps. */
+            /** @description Deposit by signature instead of a transaction. The answer has one `authorize1` signature step (EIP-3009 `ReceiveWithAuthorization` to the approval proxy, or EIP-2612 `permit` where EIP-3009 is absent) whose `post` goes to `POST /execute/permits`; the gateway then sends the deposit and its gas is part of the execution fee. Only for ERC-20 inputs whose currency `supportsPermit`; otherwise 400 `INVALID_INPUT` (`errorData` `usePermit`). */
             usePermit?: boolean;
             /**
              * @description Validity of the permit in seconds.
@@ -1300,7 +1301,7 @@ export interface components {
             refundOnOrigin?: boolean;
             useExternalLiquidity?: boolean;
             useFallbacks?: boolean;
-            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). */
+            /** @description Deposit by signature (see `POST /quote/v2`); prices the gateway-paid origin gas into the execution fee. */
             usePermit?: boolean;
             /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). */
             useDepositAddress?: boolean;

@@ -80,7 +80,7 @@ function startGateway(crashAt?: CrashPoint) {
     exited,
     output: () => output,
     async ready(): Promise<string> {
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + 120_000;
       while (Date.now() < deadline) {
         const match = /Gateway ready at (http:\/\/\S+)/.exec(output);
         if (match) return match[1]!;
@@ -111,7 +111,7 @@ async function txsTo(from: Address, to: Address, fromBlock: bigint): Promise<Hex
   return hashes;
 }
 
-describe('a kill -9 between accepting a permit and sending its deposit', { timeout: 180_000 }, () => {
+describe('a kill -9 between accepting a permit and sending its deposit', { timeout: 300_000 }, () => {
   it('after the restart the deposit is sent exactly once and the request succeeds', async () => {
     const usdcA = tokenOf(chainA, 'USDC');
     const usdcB = tokenOf(chainB, 'USDC');
