@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { formatUnits, toHex, zeroAddress, type Hex } from 'viem';
+import { formatUnits, toHex, zeroAddress } from 'viem';
 import { deleteUnansweredRequest, sumApiKeyVolume } from '../../store/requests.repository.js';
 import type { JsonObject } from '../../store/tables.js';
 import { createTtlCache, type TtlCache } from '../cache.js';
@@ -290,7 +290,7 @@ async function storedPermit(ctx: CoreContext, prepared: Prepared, expiry: number
   const standard = permit!.standard;
   const nonce =
     standard === 'eip3009'
-      ? (toHex(randomBytes(32)))
+      ? toHex(randomBytes(32))
       : (await ctx.permitChain!.permitNonce(route.origin.id, route.currencyIn.address, route.user)).toString();
   return {
     kind: standard,

@@ -171,7 +171,7 @@ export function buildPermitSteps({ route, requestId, permit }: BuildPermitStepsP
               domain: typed.domain,
               types: typed.types,
               primaryType: typed.primaryType,
-              value: typed.message as unknown as Record<string, Address   | bigint>,
+              value: typed.message as unknown as Record<string, Address | bigint>,
             },
             post: {
               endpoint: '/execute/permits',

@@ -109,7 +109,7 @@ export interface SignatureItem {
       types: Record<string, ReadonlyArray<{ name: string; type: string }>>;
       primaryType: string;
       /** The EIP-712 message; uint256 values as bigint (decimal strings on the wire). */
-      value: Record<string, Address   | bigint | string>;
+      value: Record<string, bigint | string>;
     };
     post: { endpoint: '/execute/permits'; method: 'POST'; body: { kind: string; requestId: Hex; api: string } };
   };
