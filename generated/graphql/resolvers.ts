@@ -432,7 +432,7 @@ export type Mutation = {
   indexSingleTransaction: MessagePayload;
   /** Index a transaction now, e.g. to detect a deposit made through a contract. */
   indexTransaction: MessagePayload;
-  /** Submit a signed permit from a signature step. */
+  /** Submit a signed permit from a signature step (`POST /execute/permits`); a permit deposit moves its request to `DEPOSITING`. */
   submitPermit: SubmitPermitPayload;
 };
 
@@ -593,7 +593,9 @@ export type PaymentDetails = {
 export type PermitKind =
   /** Authorization of an app-fee claim. */
   | 'claim'
-  /** EIP-3009 `TransferWithAuthorization` (cross-chain permit deposit). */
+  /** EIP-2612 `permit` for the approval proxy (permit deposit for tokens without EIP-3009). */
+  | 'EIP2612'
+  /** EIP-3009 `ReceiveWithAuthorization` to the approval proxy (permit deposit; the gateway sends it and pays the gas). */
   | 'eip3009'
   /** Permit2 batch witness transfer (same-chain permit swap). */
   | 'permit2';
@@ -2002,7 +2004,7 @@ export type PaymentDetailsResolvers<ContextType = GraphQLContext, ParentType ext
   depository?: Resolver<ResolversTypes['Address'], ParentType, ContextType>;
 }>;
 
-export type PermitKindResolvers = { CLAIM: 'claim', EIP3009: 'eip3009', PERMIT2: 'permit2' };
+export type PermitKindResolvers = { CLAIM: 'claim', EIP2612?: 'EIP2612', EIP3009: 'eip3009', PERMIT2: 'permit2' };
 
 export type PriceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Price'] = ResolversParentTypes['Price']> = ResolversObject<{
   details?: Resolver<ResolversTypes['PriceDetails'], ParentType, ContextType>;

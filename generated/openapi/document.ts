@@ -247,7 +247,7 @@ export const openapiDocument: Record<string, unknown> = {
           "quote"
         ],
         "summary": "Get an executable quote",
-        "description": "Prices a bridge, swap or call and returns the steps to execute it: usually one deposit transaction on\nthe origin chain, preceded by an approval when an ERC-20 allowance is missing. (`usePermit`,\n`useDepositAddress`, `topupGas` and the other options marked \"Not supported by this gateway yet\" are\nanswered 400 `INVALID_INPUT`.) Creating a quote creates the request (status `waiting`) identified by the\n`requestId` carried by every step.\n\nTrade types: with `EXACT_INPUT` the amount is what the user sends and the output varies with fees and\nslippage; with `EXPECTED_OUTPUT` the amount is the approximate output and the input is computed; with\n`EXACT_OUTPUT` the amount is the exact output, and when it cannot be delivered exactly the request fails\nand the user is refunded on the origin chain. Calls (`txs`) support `EXACT_INPUT` and `EXACT_OUTPUT`;\nfor calls `amount` is the total of all `txs[].value`, and an ERC-20 spent by a call needs an approval\ntransaction before it in `txs`.\n\nQuotes are revalidated when filled, so they should be as fresh as possible. Domain failures return 400\nwith a specific `errorCode` (for example `AMOUNT_TOO_LOW`, `INVALID_ADDRESS`, `NO_SWAP_ROUTES_FOUND`,\n`INVALID_SLIPPAGE_TOLERANCE`); transient ones return 5xx with a retriable code.\n",
+        "description": "Prices a bridge, swap or call and returns the steps to execute it: usually one deposit transaction on\nthe origin chain, preceded by an approval when an ERC-20 allowance is missing; with `usePermit`, one\nsignature step instead (the gateway deposits and pays the gas). (`useDepositAddress`, `topupGas` and the\nother options marked \"Not supported by this gateway yet\" are\nanswered 400 `INVALID_INPUT`.) Creating a quote creates the request (status `waiting`) identified by the\n`requestId` carried by every step.\n\nTrade types: with `EXACT_INPUT` the amount is what the user sends and the output varies with fees and\nslippage; with `EXPECTED_OUTPUT` the amount is the approximate output and the input is computed; with\n`EXACT_OUTPUT` the amount is the exact output, and when it cannot be delivered exactly the request fails\nand the user is refunded on the origin chain. Calls (`txs`) support `EXACT_INPUT` and `EXACT_OUTPUT`;\nfor calls `amount` is the total of all `txs[].value`, and an ERC-20 spent by a call needs an approval\ntransaction before it in `txs`.\n\nQuotes are revalidated when filled, so they should be as fresh as possible. Domain failures return 400\nwith a specific `errorCode` (for example `AMOUNT_TOO_LOW`, `INVALID_ADDRESS`, `NO_SWAP_ROUTES_FOUND`,\n`INVALID_SLIPPAGE_TOLERANCE`); transient ones return 5xx with a retriable code.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/ApiKey"
@@ -1436,7 +1436,7 @@ export const openapiDocument: Record<string, unknown> = {
           "execute"
         ],
         "summary": "Submit a signed permit",
-        "description": "Target of the `post` of signature steps (for example `authorize1` for an EIP-3009 permit deposit,\n`authorize2` for Permit2, `authorize` for an app-fee claim). The client signs `items[].data.sign`, then\nposts `items[].data.post.body` here with the signature in the `signature` query parameter. The response\nmay carry follow-up `steps`, which the client executes next.\n",
+        "description": "Target of the `post` of signature steps (for example `authorize1` for an EIP-3009 permit deposit,\n`authorize2` for Permit2, `authorize` for an app-fee claim). The client signs `items[].data.sign`, then\nposts `items[].data.post.body` here with the signature in the `signature` query parameter. The response\nmay carry follow-up `steps`, which the client executes next.\n\nThis gateway accepts `kind: \"eip3009\"` and `kind: \"eip2612\"` (the `authorize1` step of a `usePermit`\nquote): the signature must recover to the order's user over the quoted permit, which must be unexpired\nwith its nonce unused on chain; the gateway then deposits through its approval proxy (paying the gas) and\nthe request moves `waiting -> depositing -> pending -> ...`. Refusals change nothing and send nothing:\n`PERMIT_FAILED` (400; `errorData` `INVALID_SIGNATURE`, `EXPIRED`, `NONCE_USED`, `PERMIT_MISMATCH`,\n`DEPOSIT_WOULD_FAIL`, `DEPOSIT_REVERTED`), `CONFLICT` (409, `REQUEST_NOT_WAITING`), `NOT_FOUND` (404),\n`INVALID_INPUT` (400, unknown `kind` or a request not quoted with `usePermit`). The same signature posted\nagain answers 200 and is deposited once.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/ApiKey"
@@ -4534,7 +4534,7 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "usePermit": {
             "type": "boolean",
-            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, deposit by signature (EIP-3009 / Permit2) instead of a transaction; yields signature steps."
+            "description": "Deposit by signature instead of a transaction. The answer has one `authorize1` signature step (EIP-3009 `ReceiveWithAuthorization` to the approval proxy, or EIP-2612 `permit` where EIP-3009 is absent) whose `post` goes to `POST /execute/permits`; the gateway then sends the deposit and its gas is part of the execution fee. Only for ERC-20 inputs whose currency `supportsPermit`; otherwise 400 `INVALID_INPUT` (`errorData` `usePermit`)."
           },
           "permitExpiry": {
             "type": "integer",
@@ -4770,7 +4770,7 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "boolean"
           },
           "usePermit": {
-            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option).",
+            "description": "Deposit by signature (see `POST /quote/v2`); prices the gateway-paid origin gas into the execution fee.",
             "type": "boolean"
           },
           "useDepositAddress": {
@@ -5008,10 +5008,12 @@ export const openapiDocument: Record<string, unknown> = {
               },
               "domain": {
                 "type": "object",
+                "additionalProperties": true,
                 "description": "EIP-712 domain."
               },
               "types": {
                 "type": "object",
+                "additionalProperties": true,
                 "description": "EIP-712 types."
               },
               "primaryType": {
@@ -5019,7 +5021,8 @@ export const openapiDocument: Record<string, unknown> = {
               },
               "value": {
                 "type": "object",
-                "description": "EIP-712 message."
+                "additionalProperties": true,
+                "description": "EIP-712 message (uint256 values as decimal strings)."
               }
             }
           },

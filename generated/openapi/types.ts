@@ -75,8 +75,9 @@ export interface paths {
         /**
          * Get an executable quote
          * @description Prices a bridge, swap or call and returns the steps to execute it: usually one deposit transaction on
-         *     the origin chain, preceded by an approval when an ERC-20 allowance is missing. (`usePermit`,
-         *     `useDepositAddress`, `topupGas` and the other options marked "Not supported by this gateway yet" are
+         *     the origin chain, preceded by an approval when an ERC-20 allowance is missing; with `usePermit`, one
+         *     signature step instead (the gateway deposits and pays the gas). (`useDepositAddress`, `topupGas` and the
+         *     other options marked "Not supported by this gateway yet" are
          *     answered 400 `INVALID_INPUT`.) Creating a quote creates the request (status `waiting`) identified by the
          *     `requestId` carried by every step.
          *
@@ -356,6 +357,15 @@ export interface paths {
          *     `authorize2` for Permit2, `authorize` for an app-fee claim). The client signs `items[].data.sign`, then
          *     posts `items[].data.post.body` here with the signature in the `signature` query parameter. The response
          *     may carry follow-up `steps`, which the client executes next.
+         *
+         *     This gateway accepts `kind: "eip3009"` and `kind: "eip2612"` (the `authorize1` step of a `usePermit`
+         *     quote): the signature must recover to the order's user over the quoted permit, which must be unexpired
+         *     with its nonce unused on chain; the gateway then deposits through its approval proxy (paying the gas) and
+         *     the request moves `waiting -> depositing -> pending -> ...`. Refusals change nothing and send nothing:
+         *     `PERMIT_FAILED` (400; `errorData` `INVALID_SIGNATURE`, `EXPIRED`, `NONCE_USED`, `PERMIT_MISMATCH`,
+         *     `DEPOSIT_WOULD_FAIL`, `DEPOSIT_REVERTED`), `CONFLICT` (409, `REQUEST_NOT_WAITING`), `NOT_FOUND` (404),
+         *     `INVALID_INPUT` (400, unknown `kind` or a request not quoted with `usePermit`). The same signature posted
+         *     again answers 200 and is deposited once.
          */
         post: operations["submitPermit"];
         delete?: never;
@@ -1282,7 +1292,7 @@ export interface components {
             useExternalLiquidity?: boolean;
             /** @description Allow fallback routes. */
             useFallbacks?: boolean;
-            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, deposit by signature (EIP-3009 / Permit2) instead of a transaction; yields signature steps. */
+            /** @description Deposit by signature instead of a transaction. The answer has one `authorize1` signature step (EIP-3009 `ReceiveWithAuthorization` to the approval proxy, or EIP-2612 `permit` where EIP-3009 is absent) whose `post` goes to `POST /execute/permits`; the gateway then sends the deposit and its gas is part of the execution fee. Only for ERC-20 inputs whose currency `supportsPermit`; otherwise 400 `INVALID_INPUT` (`errorData` `usePermit`). */
             usePermit?: boolean;
             /**
              * @description Validity of the permit in seconds.
@@ -1385,7 +1395,7 @@ export interface components {
             refundOnOrigin?: boolean;
             useExternalLiquidity?: boolean;
             useFallbacks?: boolean;
-            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). */
+            /** @description Deposit by signature (see `POST /quote/v2`); prices the gateway-paid origin gas into the execution fee. */
             usePermit?: boolean;
             /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). */
             useDepositAddress?: boolean;
@@ -1463,12 +1473,18 @@ export interface components {
                 /** @description Message to personal-sign (eip191); a 32-byte hex string is signed as raw bytes. */
                 message?: string;
                 /** @description EIP-712 domain. */
-                domain?: Record<string, never>;
+                domain?: {
+                    [key: string]: unknown;
+                };
                 /** @description EIP-712 types. */
-                types?: Record<string, never>;
+                types?: {
+                    [key: string]: unknown;
+                };
                 primaryType?: string;
-                /** @description EIP-712 message. */
-                value?: Record<string, never>;
+                /** @description EIP-712 message (uint256 values as decimal strings). */
+                value?: {
+                    [key: string]: unknown;
+                };
             };
             post: {
                 /** @description Path to post to, for example `/execute/permits`; the signature goes in the `signature` query parameter. */

@@ -84,7 +84,11 @@ export async function deployContracts({
     onlyOwnerMulticallerBytecode,
     [solver],
   );
-  const approvalProxy = await deploy('approvalProxy', approvalProxyAbi, approvalProxyBytecode, [multicaller]);
+  const approvalProxy = await deploy('approvalProxy', approvalProxyAbi, approvalProxyBytecode, [
+    multicaller,
+    depository,
+    solver,
+  ]);
   const erc20Router = await deploy('erc20Router', erc20RouterAbi, erc20RouterBytecode, [multicaller]);
   const attestationVerifier = await deploy('attestationVerifier', attestationVerifierAbi, attestationVerifierBytecode, [
     solver,

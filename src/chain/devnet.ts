@@ -242,7 +242,7 @@ async function deployChain(
     deploy(attestationVerifierAbi, attestationVerifierBytecode, [solver.address, solver.address]),
   ]);
   const [approvalProxy, erc20Router] = await Promise.all([
-    deploy(approvalProxyAbi, approvalProxyBytecode, [multicaller]),
+    deploy(approvalProxyAbi, approvalProxyBytecode, [multicaller, depository, solver.address]),
     deploy(erc20RouterAbi, erc20RouterBytecode, [multicaller]),
   ]);
   const nativePriceFeed = await deploy(priceFeedAbi, priceFeedBytecode, [

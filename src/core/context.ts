@@ -9,6 +9,7 @@ import type { MarketData } from './market.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { WebhookSettings } from './webhooks/createWebhookDispatcher.js';
 import type { DepositWatcher, FastFillLifecycle } from './solver/ports.js';
+import type { PermitChain, PermitDepositor } from './permits/ports.js';
 
 /**
  * What every core operation receives: configuration and the services it may use.
@@ -44,6 +45,10 @@ export interface CoreContext {
   webhooks?: { settings: WebhookSettings; wake(): void };
   /** The solver's payer of app-fee claims, woken when a claim is authorized; absent: it finds it at its next pass. */
   claimPayer?: { wake(): void };
+  /** Reads permit support and nonces from the chains (`usePermit` quotes, `POST /execute/permits`); absent: refused. */
+  permitChain?: PermitChain;
+  /** Submits accepted permit deposits; absent when the gateway runs without the solver (`SERVICE_UNAVAILABLE`). */
+  permitDepositor?: PermitDepositor;
   /** Counters and histograms for `/metrics`; absent: nothing is recorded. */
   metrics?: GatewayMetrics;
 }

@@ -7,6 +7,8 @@
 
 /** Every point where a test can kill the process, in lifecycle order. */
 export const crashPoints = [
+  /** A permit's signature is accepted and recorded (request `depositing`); its deposit is not sent yet. */
+  'permit-accepted',
   /** The deposit is claimed and the request moved `waiting -> pending`; nothing decided yet. */
   'deposit-claimed',
   /** The fill is signed and recorded (`prepared`) but not broadcast. */

@@ -5,6 +5,8 @@ import type { DestinationStream } from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createChainClients } from '../chain/clients.js';
 import { createMarketData } from '../chain/market.js';
+import { createPermitChain } from '../chain/permits.js';
+import { verifyPermitSupport } from './permitSupport.js';
 import type { CoreContext } from '../core/context.js';
 import type { MarketData } from '../core/market.js';
 import { createGraphQL } from '../graphql/createGraphQL.js';
@@ -109,6 +111,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     market,
     solver,
     metrics,
+    permitChain: createPermitChain(config.chains, clients),
   };
 
   const webhookConfig = config.webhooks;
@@ -185,6 +188,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     core.watchers = runtime.watchers;
     core.fastFiller = runtime.solver;
     core.claimPayer = runtime.claimPayer;
+    core.permitDepositor = runtime.permitDepositor;
     await runtime.start();
   };
   const stopSolving = async () => {
@@ -193,6 +197,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     delete core.watchers;
     delete core.fastFiller;
     delete core.claimPayer;
+    delete core.permitDepositor;
     await runtime?.stop();
   };
   const leadership =
@@ -268,6 +273,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
         log: logger,
         now: core.now,
       });
+      await verifyPermitSupport(config.chains, core.permitChain!, logger);
       // Finish what a previous run left in flight and follow the chains before taking new quotes.
       await events.start();
       if (leadership !== null) await leadership.start();

@@ -13,6 +13,7 @@ import {
 } from '../core/settlement/settler.js';
 import { createClaimPayer, type ClaimPayer } from '../core/appFees/claimPayer.js';
 import { createSolver, type Solver } from '../core/solver/solver.js';
+import { createPermitDepositor, type RunningPermitDepositor } from '../core/permits/depositor.js';
 import {
   createRequestRetention,
   defaultRequestRetentionSettings,
@@ -34,6 +35,8 @@ export interface SolverRuntime {
    * so in one instance at a time.
    */
   retention: RequestRetention;
+  /** Sends the deposits of accepted permits (`POST /execute/permits`) from the origin chains' senders. */
+  permitDepositor: RunningPermitDepositor;
   /** Recovers what a previous run left in flight, then follows every chain's deposits. */
   start(): Promise<void>;
   /** Stops following chains, lets running work finish, stops the senders. */
@@ -98,6 +101,7 @@ export function createSolverRuntime(
       }),
     ]),
   );
+  const permitDepositor = createPermitDepositor({ ctx, senders, watchers });
   return {
     solver,
     watchers,
@@ -105,10 +109,12 @@ export function createSolverRuntime(
     settler,
     claimPayer,
     retention,
+    permitDepositor,
     async start() {
       for (const feed of heads.values()) feed.start();
       await Promise.all([...senders.values()].map((sender) => sender.recover()));
       await solver.recover();
+      await permitDepositor.recover();
       await settler.start();
       claimPayer.start();
       retention.start();
@@ -120,7 +126,7 @@ export function createSolverRuntime(
       // is gone (Ctrl-C reaches the anvils too) would otherwise hold the solver's lane, and this stop, forever.
       // The interrupted work is picked up again at the next start.
       const sendersStopped = Promise.all([...senders.values()].map((sender) => sender.stop()));
-      await solver.stop();
+      await Promise.all([solver.stop(), permitDepositor.stop()]);
       await settler.stop();
       await claimPayer.stop();
       await retention.stop();

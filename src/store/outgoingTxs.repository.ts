@@ -7,7 +7,8 @@ import { appendUnique } from './fragments.js';
 import { normalizeHex, toBigInt, toJson, toNumber } from './mappers.js';
 import type { JsonObject, OutgoingTxsTable, Tables } from './tables.js';
 
-export type OutgoingTxKind = 'fill' | 'refund' | 'settle' | 'claim';
+/** `deposit`: the gateway's own origin deposit of a permit (`POST /execute/permits`). */
+export type OutgoingTxKind = 'fill' | 'refund' | 'settle' | 'deposit' | 'claim';
 /**
  * `prepared`: recorded, not yet sent; `broadcast`: sent (every attempt's hash is in `hashes`); `confirmed` /
  * `failed`: mined, succeeded or reverted; `replaced`: superseded by another row, the only status that frees

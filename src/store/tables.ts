@@ -192,6 +192,17 @@ export interface AppFeeClaimsTable {
   updated_at: Int8;
 }
 
+export interface PermitsTable {
+  request_id: string;
+  chain_id: Int8;
+  kind: string;
+  signature: string;
+  call: Jsonb;
+  status: string;
+  created_at: Int8;
+  updated_at: Int8;
+}
+
 /** The database as kysely sees it. */
 export interface Tables {
   requests: RequestsTable;
@@ -205,4 +216,5 @@ export interface Tables {
   ledger_entries: LedgerEntriesTable;
   settlement_items: SettlementItemsTable;
   app_fee_claims: AppFeeClaimsTable;
+  permits: PermitsTable;
 }

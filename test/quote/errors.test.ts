@@ -550,7 +550,11 @@ describe('POST /quote/v2 errors', () => {
   });
 
   it('INVALID_INPUT: options the gateway does not support, naming the field', async () => {
-    await expectQuoteError({ ...base(), usePermit: true }, { status: 400, code: 'INVALID_INPUT', data: 'usePermit' });
+    // usePermit is supported, but only for tokens with a permit: WETH has none.
+    await expectQuoteError(
+      { ...base(), originCurrency: token(A, 'weth'), destinationCurrency: token(B, 'weth'), usePermit: true },
+      { status: 400, code: 'INVALID_INPUT', data: 'usePermit' },
+    );
     await expectQuoteError(
       { ...base(), useDepositAddress: true },
       { status: 400, code: 'INVALID_INPUT', data: 'useDepositAddress' },

@@ -321,7 +321,12 @@ describe('GraphQL quote and price', () => {
     await expectGraphQLError(PRICE, { ...bridge(), originChainId: 999_999 }, 'UNSUPPORTED_CHAIN');
     await expectGraphQLError(QUOTE, { ...bridge(), amount: '0' }, 'AMOUNT_TOO_LOW');
     await expectGraphQLError(QUOTE, { ...bridge(), recipient: token(B, 'usdc') }, 'INVALID_RECIPIENT');
-    const permit = await expectGraphQLError(QUOTE, { ...bridge(), usePermit: true }, 'INVALID_INPUT');
+    // usePermit is supported, but only for tokens with a permit: WETH has none.
+    const permit = await expectGraphQLError(
+      QUOTE,
+      { ...bridge(), originCurrency: token(A, 'weth'), destinationCurrency: token(B, 'weth'), usePermit: true },
+      'INVALID_INPUT',
+    );
     expect(permit.extensions?.errorData).toBe('usePermit');
     const liquidity = await expectGraphQLError(
       QUOTE,

@@ -1,4 +1,5 @@
-import { formatUnits, zeroAddress } from 'viem';
+import { randomBytes } from 'node:crypto';
+import { formatUnits, toHex, zeroAddress } from 'viem';
 import { deleteUnansweredRequest, sumApiKeyVolume } from '../../store/requests.repository.js';
 import type { JsonObject } from '../../store/tables.js';
 import { createTtlCache, type TtlCache } from '../cache.js';
@@ -20,7 +21,9 @@ import {
 } from './present.js';
 import { resolveRoute, type ResolvedRoute } from './resolve.js';
 import { quoteTtlSeconds } from './quoteTtl.js';
-import { buildSteps, DEPOSIT_GAS } from './steps.js';
+import { buildPermitSteps, buildSteps, DEPOSIT_GAS } from './steps.js';
+import type { PermitStandard } from '../permits/ports.js';
+import { PERMIT_DEPOSIT_GAS, type StoredPermit } from '../permits/typedData.js';
 import type { Caller, Price, Quote, QuoteParameters } from './types.js';
 
 export type GetQuoteParameters = QuoteParameters;
@@ -69,6 +72,10 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
     order.orderSignature = await ctx.solver.signMessage({ message: { raw: order.orderId } });
   const feeSponsorship =
     params.subsidizeFees === true ? { quoted: presentSponsorship(prepared, params.maxSubsidizationAmount) } : undefined;
+  const permit =
+    prepared.permit === undefined
+      ? undefined
+      : await storedPermit(ctx, prepared, Math.min(deadline, Math.floor(nowMs / 1000) + (params.permitExpiry ?? 600)));
 
   // The stored request does not depend on the user's balance or allowance, so it is committed while they are
   // read (on a busy gateway the two waits were most of a quote's latency). When a read fails, the quote fails
@@ -100,6 +107,7 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
       timeEstimate: timeEstimate(route),
       order,
       ...(feeSponsorship === undefined ? {} : { feeSponsorship }),
+      ...(permit === undefined ? {} : { permit: { ...permit } }),
     }),
     feesQuoted: jsonSafe({ ...pricing.fees, usdMicros: pricing.usd }),
     expiresAt: deadline * 1000,
@@ -117,13 +125,16 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
   ctx.log.debug({ requestId, operation: route.operation, amountIn: pricing.amountIn.toString() }, 'quote stored');
 
   const present = presentParameters(prepared, wallet.value);
-  const steps = buildSteps({
-    route,
-    requestId,
-    amountIn: pricing.amountIn,
-    allowance: wallet.value.allowance,
-    explicitDeposit: params.explicitDeposit !== false,
-  });
+  const steps =
+    permit === undefined
+      ? buildSteps({
+          route,
+          requestId,
+          amountIn: pricing.amountIn,
+          allowance: wallet.value.allowance,
+          explicitDeposit: params.explicitDeposit !== false,
+        })
+      : buildPermitSteps({ route, requestId, permit });
   return {
     requestId,
     steps,
@@ -154,6 +165,8 @@ interface Prepared extends Omit<PresentParameters, 'userBalance' | 'originGas'> 
   originNativePrice: UsdPrice;
   /** Rejects as the reads do; a rejection is handled even when nobody awaits it (the quote failed first). */
   wallet: Promise<Wallet>;
+  /** `usePermit`: the standard the deposit uses and the token's EIP-712 domain. */
+  permit?: { standard: PermitStandard; domain: { name: string; version: string } };
 }
 
 async function prepare(
@@ -169,7 +182,9 @@ async function prepare(
   }
   const { market } = ctx;
   const { origin, destination, currencyIn, currencyOut } = route;
-  const needsAllowance = mode === 'quote' && currencyIn.address !== zeroAddress;
+  const permitSupport = params.usePermit === true ? permitSupportOf(ctx, route) : undefined;
+  permitSupport?.catch(() => undefined);
+  const needsAllowance = mode === 'quote' && currencyIn.address !== zeroAddress && permitSupport === undefined;
   const wallet = Promise.all([
     market.balanceOf(origin.id, route.user, currencyIn.address),
     needsAllowance ? market.allowance(origin.id, route.user, currencyIn.address, origin.contracts.depository) : 0n,
@@ -210,7 +225,25 @@ async function prepare(
     );
   }
 
-  const snapshot: MarketSnapshot = { priceIn, priceOut, destinationNativePrice, destinationGasPrice, fillGasUnits };
+  const permit = permitSupport === undefined ? undefined : await permitSupport;
+  const snapshot: MarketSnapshot = {
+    priceIn,
+    priceOut,
+    destinationNativePrice,
+    destinationGasPrice,
+    fillGasUnits,
+    // The gateway sends a permit's deposit and pays its gas: priced into the execution fee.
+    ...(permit === undefined
+      ? {}
+      : {
+          originGas: {
+            units: PERMIT_DEPOSIT_GAS[permit.standard],
+            priceWei: originGasPrice,
+            nativePrice: originNativePrice,
+            nativeDecimals: origin.nativeCurrency.decimals,
+          },
+        }),
+  };
   const pricing = priceRoute({
     route,
     params,
@@ -226,16 +259,67 @@ async function prepare(
     destinationNativePrice,
   });
   await checkQuoteExposure(ctx, route, pricing.usd);
-  return { route, pricing, priceIn, priceOut, originGasPrice, originNativePrice, wallet };
+  return {
+    route,
+    pricing,
+    priceIn,
+    priceOut,
+    originGasPrice,
+    originNativePrice,
+    wallet,
+    ...(permit === undefined ? {} : { permit }),
+  };
+}
+
+/** `usePermit`: the input must be an ERC-20 configured with `supportsPermit` whose token really supports one. */
+async function permitSupportOf(
+  ctx: CoreContext,
+  route: ResolvedRoute,
+): Promise<{ standard: PermitStandard; domain: { name: string; version: string } }> {
+  const { origin, currencyIn } = route;
+  const refuse = (why: string) =>
+    new GatewayError('INVALID_INPUT', `usePermit is not available here: ${why}`, { data: 'usePermit' });
+  if (currencyIn.address === zeroAddress) throw refuse(`${currencyIn.symbol} is native; permits are for ERC-20 tokens`);
+  if (!currencyIn.supportsPermit) throw refuse(`${currencyIn.symbol} on chain ${origin.id} does not support permits`);
+  if (ctx.permitChain === undefined) throw new GatewayError('SERVICE_UNAVAILABLE', 'Permits are not available');
+  const token = await ctx.permitChain.token(origin.id, currencyIn.address);
+  const standard = token.standards[0];
+  if (standard === undefined)
+    throw refuse(`${currencyIn.symbol} on chain ${origin.id} supports neither EIP-3009 nor EIP-2612`);
+  return { standard, domain: token.domain };
+}
+
+/** The permit the user signs: to the origin's approval proxy, exactly the input, valid until `expiry`. */
+async function storedPermit(ctx: CoreContext, prepared: Prepared, expiry: number): Promise<StoredPermit> {
+  const { route, pricing, permit } = prepared;
+  const standard = permit!.standard;
+  const nonce =
+    standard === 'eip3009'
+      ? toHex(randomBytes(32))
+      : (await ctx.permitChain!.permitNonce(route.origin.id, route.currencyIn.address, route.user)).toString();
+  return {
+    kind: standard,
+    chainId: route.origin.id,
+    token: route.currencyIn.address,
+    owner: route.user,
+    spender: route.origin.contracts.approvalProxy,
+    value: pricing.amountIn.toString(),
+    expiry: String(expiry),
+    nonce,
+    domain: permit!.domain,
+  };
 }
 
 /** The presentation's inputs once the wallet is read: the deposit's origin gas needs the allowance. */
 function presentParameters(prepared: Prepared, { userBalance, allowance }: Wallet): PresentParameters {
   const { route, pricing, priceIn, priceOut, originGasPrice, originNativePrice } = prepared;
+  // A permit deposit is sent (and its gas paid) by the gateway: the user pays no origin gas.
   const originGasUnits =
-    route.currencyIn.address === zeroAddress
-      ? DEPOSIT_GAS.native
-      : DEPOSIT_GAS.erc20 + (allowance < pricing.amountIn ? DEPOSIT_GAS.approve : 0n);
+    prepared.permit !== undefined
+      ? 0n
+      : route.currencyIn.address === zeroAddress
+        ? DEPOSIT_GAS.native
+        : DEPOSIT_GAS.erc20 + (allowance < pricing.amountIn ? DEPOSIT_GAS.approve : 0n);
   return {
     route,
     pricing,

@@ -146,7 +146,8 @@ export function presentLegacyFees(p: PresentParameters): LegacyFees {
   const executionGasShare =
     fees.executionUsdMicros === 0n
       ? 0n
-      : (fees.execution * fees.executionParts.destinationGasMicros) / fees.executionUsdMicros;
+      : (fees.execution * (fees.executionParts.destinationGasMicros + fees.executionParts.originGasMicros)) /
+        fees.executionUsdMicros;
   const relayerGas = executionGasShare;
   const relayerService = fees.execution - executionGasShare + fees.swap + fees.platform;
   const at = (amount: bigint) => amountOf(inCurrency, p.priceIn, amount);

@@ -18,6 +18,11 @@ export interface MarketSnapshot {
   destinationGasPrice: bigint;
   /** Gas units of the destination fill. */
   fillGasUnits: bigint;
+  /**
+   * Gasless flows (permit deposits): the origin transaction the gateway sends for the user, priced into the
+   * execution fee (spec "Fee rules" §1). Absent when the user sends the deposit and pays its gas.
+   */
+  originGas?: { units: bigint; priceWei: bigint; nativePrice: UsdPrice; nativeDecimals: number };
 }
 
 export interface PricingParameters {
@@ -80,6 +85,7 @@ export function priceRoute(parameters: PricingParameters): Pricing {
     market.fillGasUnits,
     market.destinationGasPrice,
     market.destinationNativePrice,
+    market.originGas,
   );
   const executionIn = fromUsdMicros(execution.totalMicros, from.decimals, from.price, 'up');
   const capIn =
@@ -156,6 +162,7 @@ export function priceRoute(parameters: PricingParameters): Pricing {
       executionParts: {
         flatMicros: execution.flatMicros,
         destinationGasMicros: execution.destinationMicros,
+        originGasMicros: execution.originMicros,
         gasUnits: market.fillGasUnits,
         gasPriceWei: market.destinationGasPrice,
       },
@@ -188,6 +195,7 @@ export function fillExecutionFee(
   gasUnits: bigint,
   gasPriceWei: bigint,
   nativePrice: UsdPrice,
+  originGas?: MarketSnapshot['originGas'],
 ) {
   const nativeDecimals = destination.nativeCurrency.decimals;
   return executionFeeUsd({
@@ -195,6 +203,21 @@ export function fillExecutionFee(
     destinationGasPriceWei: gasPriceWei,
     destinationNativeUsdMicros: toUsdMicros(10n ** BigInt(nativeDecimals), nativeDecimals, nativePrice, 'up'),
     nativeDecimals,
+    ...(originGas === undefined
+      ? {}
+      : {
+          originGas: {
+            units: originGas.units,
+            priceWei: originGas.priceWei,
+            nativeUsdMicros: toUsdMicros(
+              10n ** BigInt(originGas.nativeDecimals),
+              originGas.nativeDecimals,
+              originGas.nativePrice,
+              'up',
+            ),
+            decimals: originGas.nativeDecimals,
+          },
+        }),
   });
 }
 

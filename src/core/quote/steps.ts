@@ -1,6 +1,7 @@
 import { getAbiItem, maxUint256, toFunctionSelector, zeroAddress, type Abi, type Address, type Hex } from 'viem';
 import { depositoryAbi, erc20Abi, receiverAbi } from '../abi.js';
 import type { ResolvedRoute } from './resolve.js';
+import { permitTypedData, type StoredPermit } from '../permits/typedData.js';
 import type { QuoteStep } from './types.js';
 
 /**
@@ -138,4 +139,49 @@ function depositDescription(route: ResolvedRoute): string {
   const what =
     route.operation === 'call' ? 'run your calls' : route.operation === 'bridge' ? 'bridge' : route.operation;
   return `Depositing ${route.currencyIn.symbol} to the solver to ${what} for ${route.currencyOut.symbol} on ${route.destination.displayName}`;
+}
+
+export interface BuildPermitStepsParameters {
+  route: ResolvedRoute;
+  requestId: Hex;
+  permit: StoredPermit;
+}
+
+/**
+ * The one step of a `usePermit` quote: an `authorize1` signature (EIP-712) of the stored permit, posted to
+ * `POST /execute/permits` with `{ kind, requestId, api }` (the SDK adds `?signature=`), after which the gateway
+ * sends the deposit; its `check` polls the status until the fill. No transaction for the user, so no gas.
+ */
+export function buildPermitSteps({ route, requestId, permit }: BuildPermitStepsParameters): QuoteStep[] {
+  const typed = permitTypedData(permit);
+  return [
+    {
+      id: 'authorize1',
+      action: 'Sign authorization',
+      description: `Authorize the deposit of ${route.currencyIn.symbol} to ${route.operation === 'bridge' ? 'bridge' : route.operation} for ${route.currencyOut.symbol} on ${route.destination.displayName}; the gateway pays the gas`,
+      kind: 'signature',
+      requestId,
+      depositAddress: '',
+      items: [
+        {
+          status: 'incomplete',
+          data: {
+            sign: {
+              signatureKind: 'eip712',
+              domain: typed.domain,
+              types: typed.types,
+              primaryType: typed.primaryType,
+              value: typed.message as unknown as Record<string, Address | bigint>,
+            },
+            post: {
+              endpoint: '/execute/permits',
+              method: 'POST',
+              body: { kind: permit.kind, requestId, api: route.operation === 'bridge' ? 'bridge' : 'swap' },
+            },
+          },
+          check: { endpoint: statusEndpoint(requestId), method: 'GET' },
+        },
+      ],
+    },
+  ];
 }

@@ -29,6 +29,13 @@ export interface QuoteParameters {
   /** USD micro-units. */
   maxSubsidizationAmount?: bigint | undefined;
   explicitDeposit?: boolean | undefined;
+  /**
+   * Deposit by signature: the user signs an EIP-3009 authorization (or EIP-2612 permit) and the gateway
+   * submits the deposit, paying its gas (priced into the execution fee). ERC-20 inputs that support it only.
+   */
+  usePermit?: boolean | undefined;
+  /** Validity of the permit in seconds (default 600, at most the quote's own validity). */
+  permitExpiry?: number | undefined;
   useExternalLiquidity?: boolean | undefined;
   includeProtocolData?: boolean | undefined;
   ttl?: number | undefined;
@@ -45,7 +52,6 @@ export interface QuoteParameters {
 }
 
 export const unsupportedQuoteOptions = [
-  'usePermit',
   'useDepositAddress',
   'strict',
   'recoveryAddress',
@@ -96,15 +102,41 @@ export interface TransactionItem {
   check?: { endpoint: string; method: 'GET' };
 }
 
-export interface QuoteStep {
-  id: 'approve' | 'deposit';
-  action: string;
-  description: string;
-  kind: 'transaction';
-  requestId: Hex;
-  depositAddress: string;
-  items: TransactionItem[];
+export interface SignatureItem {
+  status: 'incomplete';
+  data: {
+    sign: {
+      signatureKind: 'eip712';
+      domain: { name: string; version: string; chainId: number; verifyingContract: Address };
+      types: Record<string, ReadonlyArray<{ name: string; type: string }>>;
+      primaryType: string;
+      /** The EIP-712 message; uint256 values as bigint (decimal strings on the wire). */
+      value: Record<string, bigint | string>;
+    };
+    post: { endpoint: '/execute/permits'; method: 'POST'; body: { kind: string; requestId: Hex; api: string } };
+  };
+  check: { endpoint: string; method: 'GET' };
 }
+
+export type QuoteStep =
+  | {
+      id: 'approve' | 'deposit';
+      action: string;
+      description: string;
+      kind: 'transaction';
+      requestId: Hex;
+      depositAddress: string;
+      items: TransactionItem[];
+    }
+  | {
+      id: 'authorize1';
+      action: string;
+      description: string;
+      kind: 'signature';
+      requestId: Hex;
+      depositAddress: string;
+      items: SignatureItem[];
+    };
 
 export interface Impact {
   usd: string;
@@ -233,7 +265,14 @@ export interface FeeBreakdown {
   execution: bigint;
   executionUsdMicros: bigint;
   /** Parts of the execution fee in micro-USD. */
-  executionParts: { flatMicros: bigint; destinationGasMicros: bigint; gasUnits: bigint; gasPriceWei: bigint };
+  executionParts: {
+    flatMicros: bigint;
+    destinationGasMicros: bigint;
+    /** The origin transaction the gateway sends for the user (permit deposits); 0 otherwise. */
+    originGasMicros: bigint;
+    gasUnits: bigint;
+    gasPriceWei: bigint;
+  };
   swap: bigint;
   swapBps: number;
   platform: bigint;

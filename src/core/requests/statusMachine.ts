@@ -12,8 +12,11 @@ import type { RequestStatus } from '../../store/requestStatus.js';
  *   refundFail: a refund that cannot be made leaves (or keeps) `failure`, with its `refundFailReason`.
  */
 export const statusMoves = {
-  /** A matching deposit pays for the request (claimed with the deposit, in one transaction). */
-  claim: { from: ['waiting'], to: 'pending' },
+  /**
+   * A matching deposit pays for the request (claimed with the deposit, in one transaction); from `depositing` when
+   * the gateway sent the deposit itself (a permit, a gasless batch).
+   */
+  claim: { from: ['waiting', 'depositing'], to: 'pending' },
   /** The fill transaction was broadcast. */
   submit: { from: ['pending'], to: 'submitted' },
   /** The fill was mined and succeeded. */

@@ -72,7 +72,9 @@ export function parseStoredFees(value: JsonObject | null): StoredFees | null {
       },
       routeClass: str(value.routeClass),
       execution: big(value.execution),
-      destinationGasMicros: big(parts.destinationGasMicros),
+      // A permit deposit's origin gas (paid by the gateway) is gas of the execution fee too.
+      destinationGasMicros:
+        big(parts.destinationGasMicros) + (parts.originGasMicros === undefined ? 0n : big(parts.originGasMicros)),
       swap: big(value.swap),
       platform: big(value.platform),
       platformBps: int(value.platformBps),

@@ -197,6 +197,7 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
         });
         if (consumed === null) return 'taken' as const;
         if (request !== undefined && verdict !== undefined && verdict.kind !== 'stray') {
+          // `depositing`: the gateway sent this deposit itself for the user's permit (`src/core/permits`).
           const moved = await updateRequestStatus(trx, request.id, {
             status: statusMoves.claim.to,
             fromStatus: statusMoves.claim.from,

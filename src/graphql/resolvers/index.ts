@@ -5,6 +5,7 @@ import { currencies, tokenPrice } from './catalogue.js';
 import { chain, chains } from './chains.js';
 import { fastFill } from './fastFill.js';
 import { pendingMutations, pendingQueries } from './notImplemented.js';
+import { submitPermit } from './permits.js';
 import { price, quote, quoteTypeResolvers } from './quote.js';
 import { request, requests, requestStatus, requestTypeResolvers } from './requests.js';
 import { requestSignature } from './signature.js';
@@ -32,7 +33,7 @@ export function createResolvers(): Resolvers {
       requestSignature,
       ...pendingQueries,
     },
-    Mutation: { indexTransaction, indexSingleTransaction, fastFill, ...pendingMutations },
+    Mutation: { indexTransaction, indexSingleTransaction, fastFill, submitPermit, ...pendingMutations },
     Subscription: { requestStatus: requestStatusStream, requestUpdates },
     ...quoteTypeResolvers,
     ...requestTypeResolvers,

@@ -10,6 +10,5 @@ export const pendingQueries = {} satisfies QueryResolvers;
 
 export const pendingMutations = {
   executeGasless: pending('executeGasless'),
-  submitPermit: pending('submitPermit'),
   claimAppFees: pending('claimAppFees'),
 } satisfies MutationResolvers;

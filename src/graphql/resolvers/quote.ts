@@ -27,7 +27,9 @@ function toQuoteParameters(input: QuoteInput): QuoteParameters {
     maxSubsidizationAmount: input.maxSubsidizationAmount ?? undefined,
     includeProtocolData: input.includeProtocolData ?? undefined,
     ttl: input.ttl ?? undefined,
-    unsupported: { usePermit: input.usePermit, useDepositAddress: input.useDepositAddress, strict: input.strict },
+    usePermit: input.usePermit ?? undefined,
+    permitExpiry: input.permitExpiry ?? undefined,
+    unsupported: { useDepositAddress: input.useDepositAddress, strict: input.strict },
   };
 }
 

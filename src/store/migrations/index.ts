@@ -15,6 +15,7 @@ import * as createLedgerEntries from './2026_11_23_2330_create_ledger_entries.js
 import * as createSettlementItems from './2026_11_23_2331_create_settlement_items.js';
 import * as createChainGenesis from './2026_11_24_0100_create_chain_genesis.js';
 import * as createAppFeeClaims from './2026_11_24_1300_create_app_fee_claims.js';
+import * as createPermits from './2026_11_24_1000_create_permits.js';
 
 /**
  * Every migration, by name. A static list rather than a folder scan, so it works the same from source (tsx),
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_2331_create_settlement_items': createSettlementItems,
   '2026_11_24_0100_create_chain_genesis': createChainGenesis,
   '2026_11_24_1300_create_app_fee_claims': createAppFeeClaims,
+  '2026_11_24_1000_create_permits': createPermits,
 };

@@ -93,6 +93,7 @@ describe('priceRoute', () => {
     expect(pricing.fees.executionParts).toEqual({
       flatMicros: 20_000n,
       destinationGasMicros: 300_000n,
+      originGasMicros: 0n,
       gasUnits: 100_000n,
       gasPriceWei: 1_000_000_000n,
     });

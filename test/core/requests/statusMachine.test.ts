@@ -9,6 +9,8 @@ import { requestStatuses, type RequestStatus } from '../../../src/store/requestS
 /** Every allowed transition; any pair not listed must be refused. */
 const allowed: ReadonlyArray<[from: RequestStatus, to: RequestStatus]> = [
   ['waiting', 'pending'],
+  // A deposit the gateway sent itself (a permit or a gasless batch) is claimed from `depositing`.
+  ['depositing', 'pending'],
   ['pending', 'submitted'],
   ['pending', 'success'],
   ['submitted', 'success'],
@@ -37,6 +39,6 @@ describe('request status machine', () => {
   it('names each move by the status it sets: a fill failure does not overwrite an earlier failure', () => {
     expect(statusMoves.fail.from).not.toContain('failure');
     expect(statusMoves.refundFail.from).toContain('failure');
-    expect(statusMoves.claim).toEqual({ from: ['waiting'], to: 'pending' });
+    expect(statusMoves.claim).toEqual({ from: ['waiting', 'depositing'], to: 'pending' });
   });
 });

@@ -1,0 +1,142 @@
+import type { Hex } from 'viem';
+import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
+import { finishPermit, getPermit, listAcceptedPermits } from '../../store/permits.repository.js';
+import { updateRequestStatus } from '../../store/requests.repository.js';
+import type { CoreContext } from '../context.js';
+import { isGatewayError } from '../errors.js';
+import { crashPoint } from '../faults.js';
+import type { DepositWatcher, TransactionSender } from '../solver/ports.js';
+import type { PermitDepositor } from './ports.js';
+
+export interface CreatePermitDepositorParameters {
+  ctx: CoreContext;
+  senders: ReadonlyMap<number, TransactionSender>;
+  watchers: ReadonlyMap<number, DepositWatcher>;
+  /** Waits between attempts after an error (an RPC failure); default 1 s doubling to 30 s. */
+  retryDelayMs?: (attempt: number) => number;
+}
+
+export interface RunningPermitDepositor extends PermitDepositor {
+  /** After a restart: submits every permit accepted but not mined (its recorded transaction, or a new one). */
+  recover(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const ATTEMPTS = 10;
+
+/**
+ * Sends the deposits of accepted permits from the solver's origin sender, exactly once per request: the
+ * `outgoing_txs` row (one live `deposit` per request) is recorded before the broadcast, a second submit finds
+ * it and waits for it instead, and a restart resumes every `accepted` permit from what was recorded. Once mined,
+ * the deposit is indexed at once (the watcher would also find it); the solver then moves the request
+ * `depositing -> pending` as for any deposit. A deposit that reverts leaves the permit `failed` and the
+ * request `waiting` again (the user's funds did not move).
+ */
+export function createPermitDepositor({
+  ctx,
+  senders,
+  watchers,
+  retryDelayMs = (attempt) => Math.min(30_000, 1_000 * 2 ** (attempt - 1)),
+}: CreatePermitDepositorParameters): RunningPermitDepositor {
+  const { db, log } = ctx;
+  const lanes = new Map<string, Promise<void>>();
+  let stopped = false;
+  const sleepers = new Set<() => void>();
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        sleepers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      sleepers.add(wake);
+    });
+
+  async function deposit(requestId: Hex): Promise<void> {
+    const permit = await getPermit(db, requestId);
+    if (permit === undefined || permit.status !== 'accepted') return;
+    crashPoint(ctx.config.crashAt, 'permit-accepted');
+    const sender = senders.get(permit.chainId);
+    if (sender === undefined) throw new Error(`no sender for chain ${permit.chainId}`);
+    let tx = await getLiveOutgoingTx(db, requestId, 'deposit');
+    if (tx === undefined) {
+      try {
+        tx = await sender.send({
+          requestId,
+          kind: 'deposit',
+          to: permit.call.to as Hex,
+          data: permit.call.data as Hex,
+          value: 0n,
+          gas: BigInt(permit.call.gas),
+        });
+      } catch (error) {
+        // Recorded by an earlier attempt that did not return (another instance, a retry): wait for that one.
+        const live =
+          isGatewayError(error) && error.code === 'CONFLICT'
+            ? await getLiveOutgoingTx(db, requestId, 'deposit')
+            : undefined;
+        if (live === undefined) throw error;
+        tx = live;
+      }
+    }
+    const receipt = await sender.waitForReceipt(tx.id);
+    if (receipt.status === 'success') {
+      await finishPermit(db, requestId, 'submitted', ctx.now());
+      log.info({ requestId, txHash: receipt.hash }, 'permit deposit mined');
+      await watchers
+        .get(permit.chainId)
+        ?.indexTransaction(receipt.hash)
+        .catch((error: unknown) =>
+          log.warn({ err: error, requestId }, 'indexing the permit deposit failed; the watcher finds it'),
+        );
+      return;
+    }
+    await db.transaction().execute(async (trx) => {
+      await finishPermit(trx, requestId, 'failed', ctx.now());
+      await updateRequestStatus(trx, requestId, { status: 'waiting', fromStatus: 'depositing', now: ctx.now() });
+    });
+    log.warn({ requestId, txHash: receipt.hash }, 'permit deposit reverted; the request is waiting again');
+  }
+
+  async function withRetries(requestId: Hex): Promise<void> {
+    for (let attempt = 1; !stopped; attempt++) {
+      try {
+        await deposit(requestId);
+        return;
+      } catch (error) {
+        if (attempt >= ATTEMPTS || stopped) {
+          log.error({ err: error, requestId }, 'permit deposit failed; it is retried after a restart');
+          return;
+        }
+        log.warn({ err: error, requestId, attempt }, 'permit deposit failed; retrying');
+        await sleep(retryDelayMs(attempt));
+      }
+    }
+  }
+
+  function submit(requestId: Hex): void {
+    if (stopped) return;
+    const key = requestId.toLowerCase();
+    const previous = lanes.get(key) ?? Promise.resolve();
+    const next = previous.then(() => withRetries(requestId));
+    lanes.set(key, next);
+    void next.finally(() => {
+      if (lanes.get(key) === next) lanes.delete(key);
+    });
+  }
+
+  return {
+    submit,
+    async recover() {
+      const accepted = await listAcceptedPermits(db);
+      if (accepted.length > 0) log.info({ count: accepted.length }, 'resuming accepted permit deposits');
+      for (const permit of accepted) submit(permit.requestId as Hex);
+    },
+    async stop() {
+      stopped = true;
+      for (const wake of [...sleepers]) wake();
+      await Promise.all([...lanes.values()]);
+    },
+  };
+}

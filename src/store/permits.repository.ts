@@ -1,0 +1,98 @@
+import type { Kysely, Selectable } from 'kysely';
+import { normalizeHex, toJson, toNumber } from './mappers.js';
+import type { PermitsTable, Tables } from './tables.js';
+
+export type PermitStatus = 'accepted' | 'submitted' | 'failed';
+
+/** The approval proxy call that redeems an accepted permit. */
+export interface PermitCall {
+  to: string;
+  data: string;
+  /** Gas limit, decimal string. */
+  gas: string;
+}
+
+export interface PermitRecord {
+  requestId: string;
+  chainId: number;
+  kind: string;
+  /** As posted, lower-case hex. */
+  signature: string;
+  call: PermitCall;
+  status: PermitStatus;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface InsertPermitParameters {
+  requestId: string;
+  chainId: number;
+  kind: string;
+  signature: string;
+  call: PermitCall;
+  now: number;
+}
+
+/** Records an accepted permit; a second one for the request is a primary-key violation. */
+export async function insertPermit(db: Kysely<Tables>, params: InsertPermitParameters): Promise<PermitRecord> {
+  const row = await db
+    .insertInto('permits')
+    .values({
+      request_id: normalizeHex(params.requestId),
+      chain_id: params.chainId,
+      kind: params.kind,
+      signature: normalizeHex(params.signature),
+      call: toJson(params.call),
+      status: 'accepted',
+      created_at: params.now,
+      updated_at: params.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toPermitRecord(row);
+}
+
+export async function getPermit(db: Kysely<Tables>, requestId: string): Promise<PermitRecord | undefined> {
+  const row = await db
+    .selectFrom('permits')
+    .selectAll()
+    .where('request_id', '=', normalizeHex(requestId))
+    .executeTakeFirst();
+  return row === undefined ? undefined : toPermitRecord(row);
+}
+
+/** Permits accepted but not yet mined: what a restart submits. */
+export async function listAcceptedPermits(db: Kysely<Tables>): Promise<PermitRecord[]> {
+  const rows = await db.selectFrom('permits').selectAll().where('status', '=', 'accepted').execute();
+  return rows.map(toPermitRecord);
+}
+
+/** Moves an `accepted` permit on; null when it was not `accepted` any more. */
+export async function finishPermit(
+  db: Kysely<Tables>,
+  requestId: string,
+  status: Exclude<PermitStatus, 'accepted'>,
+  now: number,
+): Promise<PermitRecord | null> {
+  const row = await db
+    .updateTable('permits')
+    .set({ status, updated_at: now })
+    .where('request_id', '=', normalizeHex(requestId))
+    .where('status', '=', 'accepted')
+    .returningAll()
+    .executeTakeFirst();
+  return row === undefined ? null : toPermitRecord(row);
+}
+
+function toPermitRecord(row: Selectable<PermitsTable>): PermitRecord {
+  return {
+    requestId: row.request_id,
+    chainId: toNumber(row.chain_id),
+    kind: row.kind,
+    signature: row.signature,
+    call: row.call as unknown as PermitCall,
+    status: row.status as PermitStatus,
+    createdAt: toNumber(row.created_at),
+    updatedAt: toNumber(row.updated_at),
+  };
+}

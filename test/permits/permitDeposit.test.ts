@@ -1,0 +1,499 @@
+/**
+ * Permit deposits on a real devnet with the real gateway: a `usePermit` quote answers one EIP-712 signature step,
+ * `POST /execute/permits` (and GraphQL `submitPermit`) checks the posted signature against the quoted permit and
+ * the chain, and the solver's sender deposits through the approval proxy. Every refusal answers a 4xx in the
+ * reference's shape and sends nothing: the solver's nonce on the origin chain, the user's balance and the
+ * request's status are checked unchanged.
+ *
+ * The users are fresh keys holding USDC and no ETH; a funded devnet account hands them their USDC.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWalletClient, erc20Abi, http, parseUnits, zeroAddress, type Address, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { devnetViemChain, type DevnetChain } from '../../src/chain/devnet.js';
+import { PERMIT_DEPOSIT_GAS } from '../../src/core/permits/typedData.js';
+import { call } from '../helpers/conformance.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { publicClientOf, tokenOf, waitForStatus } from '../helpers/quote.js';
+
+let gateway: TestGateway;
+let chainA: DevnetChain;
+let chainB: DevnetChain;
+let usdcA: Address;
+
+beforeAll(async () => {
+  gateway = await startTestGateway(
+    {},
+    {
+      // MNR is configured as if it supported permits; it does not, and the gateway must notice.
+      configure: (config) => {
+        for (const chain of config.chains)
+          for (const currency of chain.currencies) if (currency.symbol === 'MNR') currency.supportsPermit = true;
+        return config;
+      },
+    },
+  );
+  [chainA, chainB] = gateway.devnet.descriptor.chains as [DevnetChain, DevnetChain];
+  usdcA = tokenOf(chainA, 'USDC');
+});
+afterAll(async () => {
+  await gateway?.stop();
+});
+
+const funder = () => gateway.devnet.descriptor.accounts[1]!;
+const walletOf = (privateKey: Hex) =>
+  createWalletClient({
+    account: privateKeyToAccount(privateKey),
+    chain: devnetViemChain(chainA),
+    transport: http(chainA.rpcUrl),
+  });
+
+const usdcBalance = (owner: Address) =>
+  publicClientOf(chainA).readContract({ address: usdcA, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+
+/** A fresh key holding `usdc` USDC on chain A and no ETH. */
+async function freshUser(usdc = '30'): Promise<PrivateKeyAccount> {
+  const user = privateKeyToAccount(generatePrivateKey());
+  const hash = await walletOf(funder().privateKey).writeContract({
+    address: usdcA,
+    abi: erc20Abi,
+    functionName: 'transfer',
+    args: [user.address, parseUnits(usdc, 6)],
+  });
+  await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+  return user;
+}
+
+interface SignItem {
+  data: {
+    sign: { domain: any; types: any; primaryType: string; value: Record<string, string> };
+    post: { endpoint: string; method: string; body: { kind: string; requestId: Hex; api: string } };
+  };
+  check: { endpoint: string };
+}
+
+async function permitQuote(user: Address, extra: Record<string, unknown> = {}) {
+  const { status, body } = await call(gateway.url, 'getQuote', {
+    body: {
+      user,
+      recipient: '0x00000000000000000000000000000000005d1e02',
+      originChainId: chainA.chainId,
+      destinationChainId: chainB.chainId,
+      originCurrency: usdcA,
+      destinationCurrency: tokenOf(chainB, 'USDC'),
+      amount: parseUnits('10', 6).toString(),
+      tradeType: 'EXACT_INPUT',
+      usePermit: true,
+      ...extra,
+    },
+  });
+  expect(status, JSON.stringify(body)).toBe(200);
+  const step = body.steps[0];
+  return { quote: body, requestId: step.requestId as Hex, item: step.items[0] as SignItem };
+}
+
+/** Signs the item's EIP-712 payload, optionally changed first (a tampered message). */
+function sign(account: PrivateKeyAccount, item: SignItem, change: Record<string, string> = {}): Promise<Hex> {
+  const { domain, types, primaryType, value } = item.data.sign;
+  return account.signTypedData({ domain, types, primaryType, message: { ...value, ...change } });
+}
+
+const post = (item: SignItem, signature: Hex) =>
+  call(gateway.url, 'submitPermit', { query: { signature }, body: item.data.post.body });
+
+const statusOf = async (requestId: Hex) =>
+  (await call(gateway.url, 'getIntentStatus', { query: { requestId } })).body.status as string;
+
+/**
+ * What a refusal must leave as it was: no transaction of the gateway for the request, the user's USDC, the
+ * authorization's nonce unused on the token, the request's status, no permit recorded.
+ */
+async function snapshot(user: Address, requestId: Hex, nonce: Hex) {
+  const db = gateway.server.core.db;
+  const [permits, outgoing] = await Promise.all([
+    db.selectFrom('permits').select('request_id').where('request_id', '=', requestId.toLowerCase()).execute(),
+    db.selectFrom('outgoing_txs').select('id').where('request_id', '=', requestId.toLowerCase()).execute(),
+  ]);
+  return {
+    outgoing: outgoing.length,
+    userUsdc: await usdcBalance(user),
+    nonceUsed: await publicClientOf(chainA).readContract({
+      address: usdcA,
+      abi: authorizationStateAbi,
+      functionName: 'authorizationState',
+      args: [user, nonce],
+    }),
+    status: await statusOf(requestId),
+    permits: permits.length,
+  };
+}
+
+const authorizationStateAbi = [
+  {
+    type: 'function',
+    name: 'authorizationState',
+    stateMutability: 'view',
+    inputs: [
+      { name: 'authorizer', type: 'address' },
+      { name: 'nonce', type: 'bytes32' },
+    ],
+    outputs: [{ name: '', type: 'bool' }],
+  },
+] as const;
+
+async function expectRefused(
+  user: Address,
+  requestId: Hex,
+  nonce: Hex,
+  attempt: () => Promise<{ status: number; body: any }>,
+  expected: { status: number; errorCode: string; errorData?: string },
+) {
+  const before = await snapshot(user, requestId, nonce);
+  const { status, body } = await attempt();
+  expect(status, JSON.stringify(body)).toBe(expected.status);
+  expect(body).toMatchObject({
+    errorCode: expected.errorCode,
+    ...(expected.errorData === undefined ? {} : { errorData: expected.errorData }),
+  });
+  expect(typeof body.message).toBe('string');
+  expect(await snapshot(user, requestId, nonce)).toEqual(before);
+}
+
+describe('usePermit quotes', () => {
+  it('answer one EIP-3009 signature step to the approval proxy, with the gateway-paid origin gas in the fee', async () => {
+    const user = await freshUser();
+    const { quote, requestId, item } = await permitQuote(user.address);
+    expect(quote.steps).toHaveLength(1);
+    expect(quote.steps[0]).toMatchObject({ id: 'authorize1', kind: 'signature', requestId });
+    expect(item.data.sign).toMatchObject({
+      signatureKind: 'eip712',
+      primaryType: 'ReceiveWithAuthorization',
+      domain: { name: 'USD Coin', version: '1', chainId: chainA.chainId, verifyingContract: usdcA },
+      value: {
+        from: user.address,
+        to: chainA.contracts.approvalProxy,
+        value: quote.details.currencyIn.amount,
+        validAfter: '0',
+      },
+    });
+    expect(item.data.sign.value.nonce).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(item.data.post).toEqual({
+      endpoint: '/execute/permits',
+      method: 'POST',
+      body: { kind: 'eip3009', requestId, api: 'bridge' },
+    });
+    expect(item.check.endpoint).toBe(`/intents/status/v3?requestId=${requestId}`);
+
+    // The same route without usePermit: the user pays origin gas to the network, so the execution fee is lower.
+    const { body: plain } = await call(gateway.url, 'getQuote', {
+      body: { ...(await permitQuoteBody(user.address)), usePermit: false },
+    });
+    expect(quote.fees.gas.amount).toBe('0');
+    expect(BigInt(plain.fees.gas.amount)).toBeGreaterThan(0n);
+    expect(BigInt(quote.fees.relayerGas.amount)).toBeGreaterThan(BigInt(plain.fees.relayerGas.amount));
+  });
+
+  it('are refused for currencies without a working permit (native, and MNR configured as if it had one)', async () => {
+    const user = await freshUser('1');
+    for (const currency of [zeroAddress, tokenOf(chainA, 'MNR')]) {
+      const { status, body } = await call(gateway.url, 'getQuote', {
+        body: { ...(await permitQuoteBody(user.address)), originCurrency: currency, amount: '1000000000000000000' },
+      });
+      expect(status, JSON.stringify(body)).toBe(400);
+      expect(body).toMatchObject({ errorCode: 'INVALID_INPUT', errorData: 'usePermit' });
+    }
+  });
+
+  it('/chains says supportsPermit only for tokens that support one on chain', async () => {
+    const { body } = await call(gateway.url, 'getChains');
+    const chain = body.chains.find((c: { id: number }) => c.id === chainA.chainId);
+    const flags = Object.fromEntries(
+      chain.erc20Currencies.map((c: { symbol: string; supportsPermit: boolean }) => [c.symbol, c.supportsPermit]),
+    );
+    expect(flags).toMatchObject({ USDC: true, USDT: true, WETH: false, MNR: false });
+  });
+});
+
+async function permitQuoteBody(user: Address) {
+  return {
+    user,
+    recipient: '0x00000000000000000000000000000000005d1e02',
+    originChainId: chainA.chainId,
+    destinationChainId: chainB.chainId,
+    originCurrency: usdcA,
+    destinationCurrency: tokenOf(chainB, 'USDC'),
+    amount: parseUnits('10', 6).toString(),
+    tradeType: 'EXACT_INPUT',
+    usePermit: true,
+  };
+}
+
+describe('POST /execute/permits', () => {
+  it('deposits once through the approval proxy (solver pays), waiting → depositing → pending → success; a repeat sends nothing', async () => {
+    const user = await freshUser();
+    const { quote, requestId, item } = await permitQuote(user.address);
+    const signature = await sign(user, item);
+    const before = await usdcBalance(user.address);
+
+    const first = await post(item, signature);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(typeof first.body.message).toBe('string');
+    const again = await post(item, signature);
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+
+    await waitForStatus(gateway, requestId, ['success']);
+    const again2 = await post(item, signature);
+    expect(again2.status).toBe(200);
+
+    const events = await gateway.server.core.db
+      .selectFrom('request_events')
+      .select('status')
+      .where('request_id', '=', requestId.toLowerCase())
+      .orderBy('id')
+      .execute();
+    expect(events.map((e) => e.status)).toEqual(['depositing', 'pending', 'submitted', 'success']);
+
+    const deposits = await gateway.server.core.db
+      .selectFrom('outgoing_txs')
+      .selectAll()
+      .where('request_id', '=', requestId.toLowerCase())
+      .where('kind', '=', 'deposit')
+      .execute();
+    expect(deposits).toHaveLength(1);
+    expect(before - (await usdcBalance(user.address))).toBe(BigInt(quote.details.currencyIn.amount));
+    expect(await publicClientOf(chainA).getBalance({ address: user.address })).toBe(0n);
+
+    const { body: status } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
+    const receipt = await publicClientOf(chainA).getTransactionReceipt({ hash: status.inTxHashes[0] });
+    expect(receipt.from.toLowerCase()).toBe(gateway.devnet.descriptor.solver.address.toLowerCase());
+    expect(receipt.to?.toLowerCase()).toBe(chainA.contracts.approvalProxy.toLowerCase());
+    // The quote priced this much origin gas: the real deposit must not cost more.
+    expect(receipt.gasUsed).toBeLessThanOrEqual(PERMIT_DEPOSIT_GAS.eip3009);
+  });
+
+  it('refuses a signature by another key (PERMIT_FAILED, nothing sent)', async () => {
+    const user = await freshUser();
+    const { requestId, item } = await permitQuote(user.address);
+    const other = privateKeyToAccount(generatePrivateKey());
+    const signature = await sign(other, item);
+    await expectRefused(user.address, requestId, item.data.sign.value.nonce as Hex, () => post(item, signature), {
+      status: 400,
+      errorCode: 'PERMIT_FAILED',
+      errorData: 'INVALID_SIGNATURE',
+    });
+  });
+
+  it('refuses a signed message with another amount or another payee (PERMIT_FAILED, nothing sent)', async () => {
+    const user = await freshUser();
+    const { requestId, item } = await permitQuote(user.address);
+    const less = (BigInt(item.data.sign.value.value!) - 1n).toString();
+    for (const change of <Array<Record<string, string>>>[
+      { value: less },
+      { to: '0x00000000000000000000000000000000005d1e03' },
+      { nonce: `0x${'11'.repeat(32)}` },
+    ]) {
+      const signature = await sign(user, item, change);
+      await expectRefused(user.address, requestId, item.data.sign.value.nonce as Hex, () => post(item, signature), {
+        status: 400,
+        errorCode: 'PERMIT_FAILED',
+        errorData: 'INVALID_SIGNATURE',
+      });
+    }
+  });
+
+  it('refuses an expired permit (PERMIT_FAILED EXPIRED, nothing sent)', async () => {
+    const user = await freshUser();
+    const { requestId, item } = await permitQuote(user.address, { permitExpiry: 60 });
+    const signature = await sign(user, item);
+    const core = gateway.server.core;
+    const realNow = core.now;
+    // The gateway's clock two minutes on: past the permit's validBefore (the request itself is still open).
+    core.now = () => realNow() + 120_000;
+    try {
+      await expectRefused(user.address, requestId, item.data.sign.value.nonce as Hex, () => post(item, signature), {
+        status: 400,
+        errorCode: 'PERMIT_FAILED',
+        errorData: 'EXPIRED',
+      });
+    } finally {
+      core.now = realNow;
+    }
+  });
+
+  it('refuses a nonce already used on chain (the user cancelled the authorization) (PERMIT_FAILED NONCE_USED)', async () => {
+    const user = await freshUser();
+    const { requestId, item } = await permitQuote(user.address);
+    const signature = await sign(user, item);
+    const nonce = item.data.sign.value.nonce as Hex;
+    const cancel = await user.signTypedData({
+      domain: item.data.sign.domain,
+      types: {
+        CancelAuthorization: [
+          { name: 'authorizer', type: 'address' },
+          { name: 'nonce', type: 'bytes32' },
+        ],
+      },
+      primaryType: 'CancelAuthorization',
+      message: { authorizer: user.address, nonce },
+    });
+    const { r, s, v } = parseSig(cancel);
+    // Anyone may submit a cancellation; the user has no ETH, so a funded account does.
+    const hash = await walletOf(funder().privateKey).writeContract({
+      address: usdcA,
+      abi: cancelAbi,
+      functionName: 'cancelAuthorization',
+      args: [user.address, nonce, v, r, s],
+    });
+    await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+    await expectRefused(user.address, requestId, item.data.sign.value.nonce as Hex, () => post(item, signature), {
+      status: 400,
+      errorCode: 'PERMIT_FAILED',
+      errorData: 'NONCE_USED',
+    });
+  });
+
+  it('refuses a deposit the chain would reject (the user no longer holds the amount) (PERMIT_FAILED)', async () => {
+    const user = await freshUser('10');
+    const { requestId, item } = await permitQuote(user.address);
+    const signature = await sign(user, item);
+    // The user spends 1 USDC elsewhere through a signed transfer authorization submitted by someone else.
+    const away = await user.signTypedData({
+      domain: item.data.sign.domain,
+      types: {
+        TransferWithAuthorization: [
+          { name: 'from', type: 'address' },
+          { name: 'to', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'validAfter', type: 'uint256' },
+          { name: 'validBefore', type: 'uint256' },
+          { name: 'nonce', type: 'bytes32' },
+        ],
+      },
+      primaryType: 'TransferWithAuthorization',
+      message: {
+        from: user.address,
+        to: funder().address,
+        value: 1_000_000n,
+        validAfter: 0n,
+        validBefore: 2n ** 40n,
+        nonce: `0x${'22'.repeat(32)}`,
+      },
+    });
+    const { r, s, v } = parseSig(away);
+    const hash = await walletOf(funder().privateKey).writeContract({
+      address: usdcA,
+      abi: cancelAbi,
+      functionName: 'transferWithAuthorization',
+      args: [user.address, funder().address, 1_000_000n, 0n, 2n ** 40n, `0x${'22'.repeat(32)}`, v, r, s],
+    });
+    await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+    await expectRefused(user.address, requestId, item.data.sign.value.nonce as Hex, () => post(item, signature), {
+      status: 400,
+      errorCode: 'PERMIT_FAILED',
+      errorData: 'DEPOSIT_WOULD_FAIL',
+    });
+  });
+
+  it('refuses a second, different signature for a request that is no longer waiting (409, nothing sent)', async () => {
+    const user = await freshUser();
+    const { requestId, item } = await permitQuote(user.address);
+    expect((await post(item, await sign(user, item))).status).toBe(200);
+    await waitForStatus(gateway, requestId, ['success']);
+    const other = await sign(privateKeyToAccount(generatePrivateKey()), item);
+    await expectRefused(user.address, requestId, item.data.sign.value.nonce as Hex, () => post(item, other), {
+      status: 409,
+      errorCode: 'CONFLICT',
+      errorData: 'REQUEST_NOT_WAITING',
+    });
+  });
+
+  it('refuses an unknown request (404), a request quoted without usePermit and an unknown kind (400)', async () => {
+    const user = await freshUser();
+    const { item } = await permitQuote(user.address);
+    const signature = await sign(user, item);
+    const unknown = await call(gateway.url, 'submitPermit', {
+      query: { signature },
+      body: { kind: 'eip3009', requestId: `0x${'ab'.repeat(32)}` },
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ errorCode: 'NOT_FOUND' });
+
+    const { body: plain } = await call(gateway.url, 'getQuote', {
+      body: { ...(await permitQuoteBody(user.address)), usePermit: false },
+    });
+    const notPermit = await call(gateway.url, 'submitPermit', {
+      query: { signature },
+      body: { kind: 'eip3009', requestId: plain.steps[0].requestId },
+    });
+    expect(notPermit.status).toBe(400);
+    expect(notPermit.body).toMatchObject({ errorCode: 'INVALID_INPUT', errorData: 'kind' });
+
+    const badKind = await call(gateway.url, 'submitPermit', {
+      query: { signature },
+      body: { kind: 'permit9', requestId: item.data.post.body.requestId },
+    });
+    expect(badKind.status).toBe(400);
+    expect(badKind.body).toMatchObject({ errorCode: 'INVALID_INPUT', errorData: 'kind' });
+  });
+});
+
+describe('GraphQL submitPermit', () => {
+  it('accepts the signature like the REST operation and the request succeeds', async () => {
+    const user = await freshUser();
+    const { requestId, item } = await permitQuote(user.address);
+    const signature = await sign(user, item);
+    const response = await fetch(`${gateway.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: `mutation($input: SubmitPermitInput!) { submitPermit(input: $input) { message steps { id } } }`,
+        variables: { input: { kind: 'EIP3009', requestId, signature } },
+      }),
+    });
+    const body = (await response.json()) as { data?: { submitPermit: { message: string } }; errors?: unknown };
+    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+    expect(body.data!.submitPermit.message).toMatch(/accepted/i);
+    await waitForStatus(gateway, requestId, ['success']);
+  });
+});
+
+const cancelAbi = [
+  {
+    type: 'function',
+    name: 'cancelAuthorization',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'authorizer', type: 'address' },
+      { name: 'nonce', type: 'bytes32' },
+      { name: 'v', type: 'uint8' },
+      { name: 'r', type: 'bytes32' },
+      { name: 's', type: 'bytes32' },
+    ],
+    outputs: [],
+  },
+  {
+    type: 'function',
+    name: 'transferWithAuthorization',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'from', type: 'address' },
+      { name: 'to', type: 'address' },
+      { name: 'value', type: 'uint256' },
+      { name: 'validAfter', type: 'uint256' },
+      { name: 'validBefore', type: 'uint256' },
+      { name: 'nonce', type: 'bytes32' },
+      { name: 'v', type: 'uint8' },
+      { name: 'r', type: 'bytes32' },
+      { name: 's', type: 'bytes32' },
+    ],
+    outputs: [],
+  },
+] as const;
+
+function parseSig(signature: Hex): { r: Hex; s: Hex; v: number } {
+  return {
+    r: `0x${signature.slice(2, 66)}`,
+    s: `0x${signature.slice(66, 130)}`,
+    v: parseInt(signature.slice(130, 132), 16),
+  };
+}

@@ -1,0 +1,179 @@
+/**
+ * Crash recovery of a permit deposit, with a real process and a real `kill -9`: the gateway runs as a child
+ * process on a devnet with PGlite in a data directory, started with `GATEWAY_CRASH_AT=permit-accepted`, so it
+ * SIGKILLs itself after it recorded an accepted signature (the request `depositing`) and before it sent the
+ * deposit. After a restart the deposit must be sent exactly once and the request filled: counted on chain (every
+ * transaction the solver sent to the approval proxy), not read from the gateway's records.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWalletClient, erc20Abi, http, parseUnits, type Address, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { devnetViemChain, startDevnet, type Devnet, type DevnetChain } from '../../src/chain/devnet.js';
+import type { ChainConfig } from '../../src/core/chains/types.js';
+import type { CrashPoint } from '../../src/core/faults.js';
+import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
+import { call } from '../helpers/conformance.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { publicClientOf, tokenOf, waitForStatus } from '../helpers/quote.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const main = path.join(root, 'src/server/main.ts');
+
+let devnet: Devnet;
+let chainA: DevnetChain;
+let chainB: DevnetChain;
+let dir: string;
+let configFile: string;
+const children: ChildProcess[] = [];
+
+function chainToFile(chain: ChainConfig) {
+  const { explorerQueryParams: _notInTheFile, partialDisableLimit, ...rest } = chain;
+  return { ...rest, partialDisableLimit: partialDisableLimit.toString() };
+}
+
+beforeAll(async () => {
+  devnet = await startDevnet({ basePort: 0 });
+  [chainA, chainB] = devnet.descriptor.chains as [DevnetChain, DevnetChain];
+  dir = await mkdtemp(path.join(tmpdir(), 'gateway-permit-faults-'));
+  configFile = path.join(dir, 'gateway.json');
+  const chains = devnetChainConfigs(devnet.descriptor);
+  await writeFile(configFile, JSON.stringify({ chains: chains.map(chainToFile) }, null, 2));
+});
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await devnet?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `node --import tsx src/server/main.ts --config <file>` on the shared data directory. */
+function startGateway(crashAt?: CrashPoint) {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: '0',
+    GATEWAY_SOLVER_PRIVATE_KEY: devnet.descriptor.solver.privateKey,
+    GATEWAY_DATA_DIR: path.join(dir, 'data'),
+    GATEWAY_LOG_LEVEL: 'warn',
+  };
+  delete env.GATEWAY_CRASH_AT;
+  if (crashAt !== undefined) env.GATEWAY_CRASH_AT = crashAt;
+  const child = spawn(process.execPath, ['--import', 'tsx', main, '--config', configFile], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    exited,
+    output: () => output,
+    async ready(): Promise<string> {
+      const deadline = Date.now() + 120_000;
+      while (Date.now() < deadline) {
+        const match = /Gateway ready at (http:\/\/\S+)/.exec(output);
+        if (match) return match[1]!;
+        if (child.exitCode !== null || child.signalCode !== null) break;
+        await sleep(50);
+      }
+      throw new Error(`the gateway did not start:\n${output}`);
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const { code } = await exited;
+      expect(code, output).toBe(0);
+    },
+  };
+}
+
+/** Every transaction `from` sent to `to` on chain A from block `fromBlock` on. */
+async function txsTo(from: Address, to: Address, fromBlock: bigint): Promise<Hex[]> {
+  const client = publicClientOf(chainA);
+  const latest = await client.getBlockNumber();
+  const hashes: Hex[] = [];
+  for (let n = fromBlock; n <= latest; n++) {
+    const block = await client.getBlock({ blockNumber: n, includeTransactions: true });
+    for (const tx of block.transactions)
+      if (tx.from.toLowerCase() === from.toLowerCase() && tx.to?.toLowerCase() === to.toLowerCase())
+        hashes.push(tx.hash);
+  }
+  return hashes;
+}
+
+describe('a kill -9 between accepting a permit and sending its deposit', { timeout: 300_000 }, () => {
+  it('after the restart the deposit is sent exactly once and the request succeeds', async () => {
+    const usdcA = tokenOf(chainA, 'USDC');
+    const usdcB = tokenOf(chainB, 'USDC');
+    const funder = devnet.descriptor.accounts[1]!;
+    const user = privateKeyToAccount(generatePrivateKey());
+    const recipient: Address = '0x00000000000000000000000000000000005d1e04';
+    const funding = await createWalletClient({
+      account: privateKeyToAccount(funder.privateKey),
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
+    }).writeContract({ address: usdcA, abi: erc20Abi, functionName: 'transfer', args: [user.address, 20_000_000n] });
+    await publicClientOf(chainA).waitForTransactionReceipt({ hash: funding });
+    const fromBlock = await publicClientOf(chainA).getBlockNumber();
+    const balanceOf = (chain: DevnetChain, token: Address, owner: Address) =>
+      publicClientOf(chain).readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+    const recipientBefore = await balanceOf(chainB, usdcB, recipient);
+
+    const armed = startGateway('permit-accepted');
+    const url = await armed.ready();
+    const { status, body: quote } = await call(url, 'getQuote', {
+      body: {
+        user: user.address,
+        recipient,
+        originChainId: chainA.chainId,
+        destinationChainId: chainB.chainId,
+        originCurrency: usdcA,
+        destinationCurrency: usdcB,
+        amount: parseUnits('10', 6).toString(),
+        tradeType: 'EXACT_INPUT',
+        usePermit: true,
+      },
+    });
+    expect(status, JSON.stringify(quote)).toBe(200);
+    const item = quote.steps[0].items[0];
+    const requestId = quote.steps[0].requestId as Hex;
+    const signature = await user.signTypedData({
+      domain: item.data.sign.domain,
+      types: item.data.sign.types,
+      primaryType: item.data.sign.primaryType,
+      message: item.data.sign.value,
+    });
+    // The process dies right after recording the permit: the answer may or may not get out first.
+    await call(url, 'submitPermit', { query: { signature }, body: item.data.post.body }).catch(() => undefined);
+    const outcome = await Promise.race([armed.exited, sleep(20_000).then(() => 'timeout' as const)]);
+    expect(outcome, armed.output()).toEqual({ code: null, signal: 'SIGKILL' });
+    // Killed before the deposit: nothing was sent, the user's USDC is untouched.
+    expect(await txsTo(devnet.descriptor.solver.address, chainA.contracts.approvalProxy, fromBlock)).toEqual([]);
+    expect(await balanceOf(chainA, usdcA, user.address)).toBe(20_000_000n);
+
+    const recovering = startGateway();
+    const recoveredUrl = await recovering.ready();
+    await waitForStatus({ url: recoveredUrl } as unknown as TestGateway, requestId, ['success'], 60_000);
+    // The same signature posted again after the restart is a no-op.
+    const again = await call(recoveredUrl, 'submitPermit', { query: { signature }, body: item.data.post.body });
+    expect(again.status).toBe(200);
+    await recovering.stop();
+
+    expect(await txsTo(devnet.descriptor.solver.address, chainA.contracts.approvalProxy, fromBlock)).toHaveLength(1);
+    expect(20_000_000n - (await balanceOf(chainA, usdcA, user.address))).toBe(BigInt(quote.details.currencyIn.amount));
+    expect((await balanceOf(chainB, usdcB, recipient)) - recipientBefore).toBe(
+      BigInt(quote.details.currencyOut.amount),
+    );
+    expect(await publicClientOf(chainA).getBalance({ address: user.address })).toBe(0n);
+  });
+});
