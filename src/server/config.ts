@@ -445,7 +445,7 @@ const chainSchema = {
       additionalProperties: false,
       required: [...contractNames],
       properties: Object.fromEntries(
-        [...contractNames, 'attestationVerifier'].map((name) => [name, { type: 'string', pattern: addressPattern }]),
+        [...contractNames, 'attestationVerifier', 'batchExecutor'].map((name) => [name, { type: 'string', pattern: addressPattern }]),
       ),
     },
     depositEnabled: { type: 'boolean' },

@@ -52,6 +52,12 @@ export interface ChainContracts {
   multicall3: Address;
   /** Verifier of request attestations, when deployed. */
   attestationVerifier?: Address;
+  /**
+   * EIP-7702 batch executor that gasless batches (`POST /execute`) delegate the user's EOA to, with the interface
+   * and EIP-712 domain of the reference SDK's default executor (`contracts/BatchExecutor.sol`). Absent: gasless
+   * execution is refused on this chain.
+   */
+  batchExecutor?: Address;
 }
 
 /** A chain as configured (from the config file or the devnet descriptor). */

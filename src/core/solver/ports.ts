@@ -41,6 +41,18 @@ export interface SendParameters {
   value: bigint;
   /** Gas limit; estimated when absent. */
   gas?: bigint;
+  /** EIP-7702 authorizations: the transaction is sent as type 4 with them (gasless batches, `POST /execute`). */
+  authorizationList?: SignedAuthorizationInput[];
+}
+
+/** One signed EIP-7702 authorization, as the SDK posts it (`r`, `s` hex; numbers as numbers). */
+export interface SignedAuthorizationInput {
+  chainId: number;
+  address: Address;
+  nonce: number;
+  yParity: number;
+  r: Hex;
+  s: Hex;
 }
 
 export interface SentReceipt {
