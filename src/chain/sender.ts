@@ -125,6 +125,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
   const { chain, client, account, db, log, now } = params;
   const crash = (step: 'recorded' | 'broadcast' | 'mined', kind: string) => {
     if (kind === 'fill' || kind === 'refund' || kind === 'settle') crashPoint(params.crashAt, `${kind}-${step}`);
+    else if (kind === 'gasless' && step === 'recorded') crashPoint(params.crashAt, 'gasless-recorded');
   };
   const chainId = chain.id;
   const address = account.address;

@@ -35,6 +35,8 @@ export type ErrorCode =
   | 'SWAP_IMPACT_TOO_HIGH'
   | 'ROUTE_TEMPORARILY_RESTRICTED'
   | 'DESTINATION_TX_FAILED'
+  // gasless execution: the user's batch reverts in simulation (the decoded revert in the body's `details`)
+  | 'SIMULATION_FAILED'
   // transient
   | 'PRICE_FETCH_FAILED'
   | 'SERVICE_UNAVAILABLE'
@@ -76,6 +78,8 @@ export interface GatewayErrorOptions {
   /** Extra machine-readable context, sent as `errorData` (a string on the wire). */
   data?: string;
   cause?: unknown;
+  /** Extra fields of the error body in the reference's shape (a gasless simulation's `error` and `details`). */
+  body?: Record<string, unknown>;
 }
 
 export class GatewayError extends Error {
@@ -84,6 +88,7 @@ export class GatewayError extends Error {
   readonly status: number;
   readonly retriable: boolean;
   readonly data: string | undefined;
+  readonly body: Record<string, unknown> | undefined;
 
   constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -91,6 +96,7 @@ export class GatewayError extends Error {
     this.status = statusOf[code] ?? 400;
     this.retriable = retriableCodes.has(code);
     this.data = options.data;
+    this.body = options.body;
   }
 }
 

@@ -93,7 +93,13 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   const chainMarket = createMarketData({ chains: config.chains, solverAddress: solver.address, clients });
   const market = options.wrapMarket ? options.wrapMarket(chainMarket) : chainMarket;
   const core: CoreContext = {
-    config: { chains: config.chains, solverAddress: solver.address, quote: config.quote, crashAt: config.crashAt },
+    config: {
+      chains: config.chains,
+      solverAddress: solver.address,
+      quote: config.quote,
+      crashAt: config.crashAt,
+      gasless: config.gasless,
+    },
     log: logger,
     now: () => Date.now(),
     db: database.db,
@@ -175,6 +181,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     solverRuntime = runtime;
     core.watchers = runtime.watchers;
     core.fastFiller = runtime.solver;
+    core.gasless = runtime.gasless;
     await runtime.start();
   };
   const stopSolving = async () => {
@@ -182,6 +189,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     solverRuntime = null;
     delete core.watchers;
     delete core.fastFiller;
+    delete core.gasless;
     await runtime?.stop();
   };
   const leadership =

@@ -11,6 +11,7 @@ import {
   type Settler,
 } from '../core/settlement/settler.js';
 import { createSolver, type Solver } from '../core/solver/solver.js';
+import { createGaslessRunner } from '../core/gasless/gaslessRunner.js';
 import {
   createRequestRetention,
   defaultRequestRetentionSettings,
@@ -30,6 +31,8 @@ export interface SolverRuntime {
    * so in one instance at a time.
    */
   retention: RequestRetention;
+  /** Sends and follows gasless batches (`POST /execute`). */
+  gasless: ReturnType<typeof createGaslessRunner>;
   /** Recovers what a previous run left in flight, then follows every chain's deposits. */
   start(): Promise<void>;
   /** Stops following chains, lets running work finish, stops the senders. */
@@ -66,6 +69,7 @@ export function createSolverRuntime(
     ]),
   );
   const solver = createSolver({ ctx, senders });
+  const gasless = createGaslessRunner({ ctx, senders });
   const settler = createSettler({ ctx, senders, settings: options.settlement ?? defaultSettlementSettings });
   const retention = createRequestRetention(ctx, options.retention ?? defaultRequestRetentionSettings);
   const watchers = new Map<number, DepositWatcher>(
@@ -87,8 +91,11 @@ export function createSolverRuntime(
     senders,
     settler,
     retention,
+    gasless,
     async start() {
       await Promise.all([...senders.values()].map((sender) => sender.recover()));
+      // Accepted gasless batches go out (once) before the watchers run, so their deposits find them depositing.
+      await gasless.recover();
       await solver.recover();
       await settler.start();
       retention.start();
@@ -101,6 +108,7 @@ export function createSolverRuntime(
       // The interrupted work is picked up again at the next start.
       const sendersStopped = Promise.all([...senders.values()].map((sender) => sender.stop()));
       await solver.stop();
+      await gasless.stop();
       await settler.stop();
       await retention.stop();
       await sendersStopped;

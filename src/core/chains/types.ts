@@ -1,3 +1,4 @@
+import type { GaslessSettings } from '../gasless/executeGasless.js';
 import type { Address, Hex } from 'viem';
 import type { CrashPoint } from '../faults.js';
 
@@ -160,6 +161,8 @@ export interface CoreConfig {
   quote: QuoteSettings;
   /** Test only (`GATEWAY_CRASH_AT`): the step at which the process kills itself (`src/core/faults.ts`). */
   crashAt?: CrashPoint | undefined;
+  /** Limits of gasless execution (`POST /execute`); defaults when absent. */
+  gasless?: GaslessSettings | undefined;
 }
 
 /** A chain as the catalogue returns it: every Chain field of the spec. */

@@ -89,3 +89,12 @@ export interface FastFillLifecycle {
   /** Fills a request that a fast fill moved to `pending` (no deposit yet); work is serialized per request. */
   fillNow(requestId: Hex): void;
 }
+
+/** What `POST /execute` needs from the running solver: sending an accepted gasless batch (`src/core/gasless`). */
+export interface GaslessLifecycle {
+  /**
+   * Sends the accepted batch of `requestId` from the solver's sender of its chain, once (a live transaction is not
+   * sent again), and follows it until mined. Throws the node's refusal after putting the request back to `waiting`.
+   */
+  send(requestId: Hex): Promise<OutgoingTxRecord>;
+}

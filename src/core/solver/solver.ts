@@ -205,9 +205,10 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
         });
         if (consumed === null) return 'taken' as const;
         if (request !== undefined && verdict !== undefined && verdict.kind !== 'stray') {
+          // `depositing`: the gateway sent this deposit itself (a gasless batch, `POST /execute`).
           const moved = await updateRequestStatus(trx, request.id, {
             status: 'pending',
-            fromStatus: 'waiting',
+            fromStatus: ['waiting', 'depositing'],
             inTxHash: deposit.txHash,
             now: ctx.now(),
           });
@@ -531,7 +532,8 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
 
   function actualFees(request: RequestRecord, receipt: SentReceipt): JsonObject {
     return {
-      ...request.feesQuoted,
+      // A gasless batch recorded its origin gas in the actual fees when it was accepted.
+      ...(request.feesActual ?? request.feesQuoted),
       fillGasUsed: receipt.gasUsed.toString(),
       fillGasPrice: receipt.effectiveGasPrice.toString(),
     };

@@ -14,7 +14,7 @@ import * as addDepositSender from './2026_11_23_0400_add_deposit_sender.js';
 import * as createLedgerEntries from './2026_11_23_2330_create_ledger_entries.js';
 import * as createSettlementItems from './2026_11_23_2331_create_settlement_items.js';
 import * as createChainGenesis from './2026_11_24_0100_create_chain_genesis.js';
-import * as addGaslessOutgoingKind from './2026_11_24_1100_add_gasless_outgoing_kind.js';
+import * as createGaslessSubmissions from './2026_11_24_1100_create_gasless_submissions.js';
 
 /**
  * Every migration, by name. A static list rather than a folder scan, so it works the same from source (tsx),
@@ -36,5 +36,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_2330_create_ledger_entries': createLedgerEntries,
   '2026_11_23_2331_create_settlement_items': createSettlementItems,
   '2026_11_24_0100_create_chain_genesis': createChainGenesis,
-  '2026_11_24_1100_add_gasless_outgoing_kind': addGaslessOutgoingKind,
+  '2026_11_24_1100_create_gasless_submissions': createGaslessSubmissions,
 };
