@@ -1068,6 +1068,9 @@ export const operations: Record<OperationId, OperationSpec> = {
       "404": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
+      "409": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
       "413": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },

@@ -8,9 +8,25 @@
  * The SDK client is a process-wide singleton, configured once for the file; the cases run in order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
+import {
+  createWalletClient,
+  encodeAbiParameters,
+  erc20Abi,
+  http,
+  keccak256,
+  toHex,
+  type Address,
+  type Hex,
+  type PrivateKeyAccount,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { convertViemChainToRelayChain, createClient, getClient } from '@relayprotocol/relay-sdk';
+import {
+  convertViemChainToRelayChain,
+  createCaliburExecutor,
+  createClient,
+  getClient,
+  type Execute,
+} from '@relayprotocol/relay-sdk';
 import { devnetViemChain, SDK_BATCH_EXECUTOR, type DevnetChain } from '../../src/chain/devnet.js';
 import { stableTokenAbi } from '../../generated/contracts/index.js';
 import { call } from '../helpers/conformance.js';
@@ -23,7 +39,10 @@ let chainB: DevnetChain;
 const ADMIN_TOKEN = 'gasless-admin-token-0123456789';
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ adminToken: ADMIN_TOKEN });
+  gateway = await startTestGateway({
+    adminToken: ADMIN_TOKEN,
+    gasless: { maxGas: 1_500_000n, keyPerMinute: 3, userPerMinute: 4 },
+  });
   [chainA, chainB] = gateway.devnet.descriptor.chains as [DevnetChain, DevnetChain];
   createClient({
     baseApiUrl: gateway.url,
@@ -84,6 +103,103 @@ async function quoteFor(wallet: Awaited<ReturnType<typeof userWithOnlyUsdc>>['wa
   );
 }
 
+/** What the SDK's executeGaslessBatch builds, made by hand so a test can change one part of it. */
+async function batchBody(options: {
+  eoa: PrivateKeyAccount;
+  calls: Array<{ to: Address; value: bigint; data: Hex }>;
+  batchSigner?: PrivateKeyAccount;
+  authorizationSigner?: PrivateKeyAccount;
+  subsidizeFees?: boolean;
+  originGasOverhead?: number;
+  requestId?: string;
+}) {
+  const executor = createCaliburExecutor();
+  const client = publicClientOf(chainA);
+  const nonce = await client.getTransactionCount({ address: options.eoa.address });
+  const auth = await (options.authorizationSigner ?? options.eoa).signAuthorization({
+    address: SDK_BATCH_EXECUTOR,
+    chainId: chainA.chainId,
+    nonce,
+  });
+  const message = executor.buildSignMessage(options.calls, await executor.getNonce(client as any, options.eoa.address));
+  const signature = await (options.batchSigner ?? options.eoa).signTypedData({
+    domain: executor.buildSignDomain(chainA.chainId, options.eoa.address),
+    types: executor.eip712Types as any,
+    primaryType: 'SignedBatchedCall',
+    message,
+  });
+  const wrapped = encodeAbiParameters([{ type: 'bytes' }, { type: 'bytes' }], [signature, '0x']);
+  return {
+    executionKind: 'rawCalls',
+    data: {
+      chainId: chainA.chainId,
+      to: options.eoa.address,
+      data: executor.encodeExecute(message, wrapped),
+      value: '0',
+      authorizationList: [
+        {
+          chainId: Number(auth.chainId),
+          address: auth.address,
+          nonce: auth.nonce,
+          yParity: auth.yParity ?? 0,
+          r: auth.r,
+          s: auth.s,
+        },
+      ],
+    },
+    executionOptions: { referrer: 'gateway-tests', subsidizeFees: options.subsidizeFees ?? false },
+    originGasOverhead: options.originGasOverhead ?? 80_000,
+    ...(options.requestId === undefined ? {} : { requestId: options.requestId }),
+  };
+}
+
+/** The quote's transaction items as the SDK batches them. */
+const callsOf = (quote: Execute) =>
+  quote.steps
+    .filter((step) => step.kind === 'transaction')
+    .flatMap((step) => step.items)
+    .map((item) => ({
+      to: item.data.to as Address,
+      value: BigInt(item.data.value || '0'),
+      data: item.data.data as Hex,
+    }));
+
+const execute = (body: unknown, headers: Record<string, string> = {}) =>
+  call(gateway.url, 'executeGasless', { body, headers });
+
+const gaslessRows = async (): Promise<number> =>
+  Number(
+    (
+      await gateway.server.core.db
+        .selectFrom('outgoing_txs')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('kind', '=', 'gasless')
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+/** A refusal changed nothing: no gasless transaction recorded or sent, the EOA not delegated, the request waiting. */
+async function expectNothingSent(rowsBefore: number, eoa: Address, requestId?: string): Promise<void> {
+  expect(await gaslessRows()).toBe(rowsBefore);
+  expect(await publicClientOf(chainA).getCode({ address: eoa })).toBeUndefined();
+  expect(await publicClientOf(chainA).getTransactionCount({ address: eoa })).toBe(0);
+  if (requestId !== undefined) {
+    const { body } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
+    expect(body.status).toBe('waiting');
+  }
+}
+
+async function createKey(sponsorshipEnabled: boolean): Promise<string> {
+  const created = await call(gateway.url, 'createApiKey', {
+    body: { name: `gasless-${sponsorshipEnabled}`, sponsorshipEnabled },
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  expect(created.status).toBe(201);
+  return created.body.key as string;
+}
+
+let paidRequestId: string;
+
 describe('gasless batches (POST /execute) with the unmodified SDK', () => {
   it('a fresh account holding only USDC bridges it: the recipient gets the quoted output less the recovered origin gas, the user keeps 0 ETH', async () => {
     const { account, wallet } = await userWithOnlyUsdc(30_000_000n);
@@ -101,6 +217,7 @@ describe('gasless batches (POST /execute) with the unmodified SDK', () => {
       onProgress: (event) => progress.push(event.status),
     });
     expect(requestId).toBe(quote.steps[1]!.requestId);
+    paidRequestId = requestId;
     expect(progress).toEqual(['signing_authorization', 'signing_batch', 'submitting', 'polling', 'success']);
 
     // The EOA is delegated to the executor at the SDK's address, and paid no gas at all.
@@ -131,5 +248,160 @@ describe('gasless batches (POST /execute) with the unmodified SDK', () => {
     const quoted = BigInt(quote.details!.currencyOut!.amount!);
     expect(BigInt(String(request.amount_out))).toBe(quoted - recovered);
     expect((await usdcBalance(chainB, recipient)) - before).toBe(quoted - recovered);
+  });
+
+  it('sponsored by an API key with sponsorship (x-api-key added with an interceptor on the SDK axios): the output is not reduced', async () => {
+    const key = await createKey(true);
+    const axios = getClient().utils.axios;
+    const interceptor = axios.interceptors.request.use((config) => {
+      config.headers['x-api-key'] = key;
+      return config;
+    });
+    try {
+      const { account, wallet } = await userWithOnlyUsdc(25_000_000n);
+      const recipient = fresh(0x6a5_0002);
+      const quote = await quoteFor(wallet, recipient);
+      const { requestId } = await getClient().actions.executeGaslessBatch({
+        quote,
+        walletClient: wallet,
+        subsidizeFees: true,
+      });
+      expect(await publicClientOf(chainA).getBalance({ address: account.address })).toBe(0n);
+      const quoted = BigInt(quote.details!.currencyOut!.amount!);
+      expect(await usdcBalance(chainB, recipient)).toBe(quoted);
+      const request = await gateway.server.core.db
+        .selectFrom('requests')
+        .select(['fees_actual'])
+        .where('id', '=', requestId.toLowerCase())
+        .executeTakeFirstOrThrow();
+      expect((request.fees_actual as any).originGas).toMatchObject({ sponsored: true, recoveredFromOutput: '0' });
+    } finally {
+      axios.interceptors.request.eject(interceptor);
+    }
+  });
+});
+
+describe('POST /execute refusals: a 4xx, and nothing is sent', () => {
+  async function setup(usdc = 30_000_000n) {
+    const user = await userWithOnlyUsdc(usdc);
+    const quote = await quoteFor(user.wallet, fresh(0x6a5_1000));
+    return { ...user, quote, requestId: quote.steps.at(-1)!.requestId!, rows: await gaslessRows() };
+  }
+
+  it('a batch that deposits nothing (only the approval)', async () => {
+    const { account, quote, requestId, rows } = await setup();
+    const body = await batchBody({ eoa: account, calls: callsOf(quote).slice(0, 1) });
+    const { status, body: answer } = await execute(body);
+    expect(status).toBe(400);
+    expect(answer).toMatchObject({ errorCode: 'INVALID_INPUT', statusCode: 400 });
+    expect(answer.message).toMatch(/no deposit/);
+    await expectNothingSent(rows, account.address, requestId);
+  });
+
+  it('a deposit for an unknown request', async () => {
+    const { account, quote, requestId, rows } = await setup();
+    const unknown = keccak256(toHex('no such request'));
+    const calls = callsOf(quote).map((c, i) =>
+      i === 1 ? { ...c, data: (c.data.slice(0, -64) + unknown.slice(2)) as Hex } : c,
+    );
+    const { status, body: answer } = await execute(await batchBody({ eoa: account, calls }));
+    expect(status).toBe(404);
+    expect(answer).toMatchObject({ errorCode: 'NOT_FOUND' });
+    await expectNothingSent(rows, account.address, requestId);
+  });
+
+  it('a deposit for a request that is already paid', async () => {
+    const { account, quote, requestId, rows } = await setup();
+    const calls = callsOf(quote).map((c, i) =>
+      i === 1 ? { ...c, data: (c.data.slice(0, -64) + paidRequestId.slice(2)) as Hex } : c,
+    );
+    const { status, body: answer } = await execute(await batchBody({ eoa: account, calls }));
+    expect(status).toBe(409);
+    expect(answer).toMatchObject({ errorCode: 'CONFLICT' });
+    await expectNothingSent(rows, account.address, requestId);
+  });
+
+  it('a batch whose gas (originGasOverhead included) is over the configured cap', async () => {
+    const { account, quote, requestId, rows } = await setup();
+    const body = await batchBody({ eoa: account, calls: callsOf(quote), originGasOverhead: 1_500_000 });
+    const { status, body: answer } = await execute(body);
+    expect(status).toBe(400);
+    expect(answer).toMatchObject({ errorCode: 'INVALID_INPUT', errorData: 'maxGas=1500000' });
+    await expectNothingSent(rows, account.address, requestId);
+  });
+
+  it('a batch that reverts in simulation (signed by another key): the decoded revert in the reference shape', async () => {
+    const { account, quote, requestId, rows } = await setup();
+    const other = privateKeyToAccount(generatePrivateKey());
+    const body = await batchBody({ eoa: account, calls: callsOf(quote), batchSigner: other });
+    const { status, body: answer } = await execute(body);
+    expect(status).toBe(400);
+    expect(answer).toMatchObject({
+      errorCode: 'SIMULATION_FAILED',
+      error: 'INVALID_SIGNATURE',
+      requestId,
+      details: { revert: { type: 'customError', label: 'INVALID_SIGNATURE', name: 'InvalidSignature', args: {} } },
+    });
+    expect(answer.details.revert.selector).toBe(keccak256(toHex('InvalidSignature()')).slice(0, 10));
+    await expectNothingSent(rows, account.address, requestId);
+  });
+
+  it('an authorization signed by someone other than data.to', async () => {
+    const { account, quote, requestId, rows } = await setup();
+    const other = privateKeyToAccount(generatePrivateKey());
+    const body = await batchBody({ eoa: account, calls: callsOf(quote), authorizationSigner: other });
+    const { status, body: answer } = await execute(body);
+    expect(status).toBe(400);
+    expect(answer).toMatchObject({ errorCode: 'INVALID_INPUT', errorData: 'authorizationList' });
+    await expectNothingSent(rows, account.address, requestId);
+  });
+
+  it('subsidizeFees without a key (401) and with a key that has no sponsorship (403)', async () => {
+    const { account, quote, requestId, rows } = await setup();
+    const body = await batchBody({ eoa: account, calls: callsOf(quote), subsidizeFees: true });
+    const anonymous = await execute(body);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body).toMatchObject({ errorCode: 'UNAUTHORIZED' });
+    const plain = await execute(body, { 'x-api-key': await createKey(false) });
+    expect(plain.status).toBe(403);
+    expect(plain.body).toMatchObject({ errorCode: 'FORBIDDEN' });
+    await expectNothingSent(rows, account.address, requestId);
+  });
+
+  it('per-user and per-key limits on gasless submissions (429 RATE_LIMITED)', async () => {
+    // Fixed one-minute windows: if the attempts straddle a minute boundary the count restarts, so try again.
+    for (let attempt = 0; ; attempt++) {
+      const { account, quote, requestId, rows } = await setup();
+      const body = await batchBody({ eoa: account, calls: callsOf(quote).slice(0, 1) });
+      const minute = Math.floor(Date.now() / 60_000);
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await execute(body)).status);
+      const key = await createKey(false);
+      const keyed: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const other = await setup();
+        const otherBody = await batchBody({ eoa: other.account, calls: callsOf(other.quote).slice(0, 1) });
+        keyed.push((await execute(otherBody, { 'x-api-key': key })).status);
+      }
+      if (Math.floor(Date.now() / 60_000) !== minute && attempt === 0) continue;
+      expect(statuses).toEqual([400, 400, 400, 400, 429]);
+      expect(keyed).toEqual([400, 400, 400, 429]);
+      await expectNothingSent(rows, account.address, requestId);
+      break;
+    }
+  });
+
+  it('the same batch posted twice is sent once', async () => {
+    const { account, quote, requestId, rows } = await setup();
+    const body = await batchBody({ eoa: account, calls: callsOf(quote) });
+    const [first, second] = await Promise.all([execute(body), execute(body)]);
+    const statuses = [first.status, second.status].sort();
+    // Both answer the same, or the racing one is told the request is already being paid; never two sends.
+    expect(statuses[0]).toBe(200);
+    expect([200, 409]).toContain(statuses[1]);
+    const again = await execute(body);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ message: 'Transaction submitted', requestId });
+    expect(await gaslessRows()).toBe(rows + 1);
   });
 });

@@ -123,6 +123,9 @@ export async function executeGasless(
     if (!key.sponsorshipEnabled)
       throw new GatewayError('FORBIDDEN', 'Fee sponsorship (subsidizeFees) is not enabled for this API key');
   }
+  // Counted before anything is read from the database or the chain: every attempt costs the caller one.
+  await consumeLimit(ctx, key === null ? null : `gasless:key:${key.id}`, settings.keyPerMinute, 'API key');
+  await consumeLimit(ctx, `gasless:user:${user.toLowerCase()}`, settings.userPerMinute, 'user');
   const overhead = BigInt(params.originGasOverhead ?? 0);
   const authorizationList = tx.authorizationList;
   if (authorizationList !== undefined) await checkAuthorizations(authorizationList, { chain, executor, user });
@@ -171,9 +174,6 @@ export async function executeGasless(
       data: 'to',
     });
   }
-
-  await consumeLimit(ctx, key === null ? null : `gasless:key:${key.id}`, settings.keyPerMinute, 'API key');
-  await consumeLimit(ctx, `gasless:user:${user.toLowerCase()}`, settings.userPerMinute, 'user');
 
   const estimate = await simulate(ctx, {
     chainId: chain.id,
