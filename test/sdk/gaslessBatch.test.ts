@@ -404,4 +404,34 @@ describe('POST /execute refusals: a 4xx, and nothing is sent', () => {
     expect(again.body).toEqual({ message: 'Transaction submitted', requestId });
     expect(await gaslessRows()).toBe(rows + 1);
   });
+
+  it('GraphQL executeGasless runs the same operation: the batch is sent and the request filled', async () => {
+    const { account, quote, requestId } = await setup();
+    const body = await batchBody({ eoa: account, calls: callsOf(quote) });
+    const response = await fetch(`${gateway.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: 'mutation($input: ExecuteGaslessInput!) { executeGasless(input: $input) { message requestId } }',
+        variables: {
+          input: {
+            data: body.data,
+            executionOptions: { subsidizeFees: false },
+            requestId,
+            originGasOverhead: '80000',
+          },
+        },
+      }),
+    });
+    const answer = (await response.json()) as any;
+    expect(answer.errors).toBeUndefined();
+    expect(answer.data.executeGasless).toEqual({ message: 'Transaction submitted', requestId });
+    for (;;) {
+      const { body: status } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
+      if (status.status === 'success') break;
+      expect(['depositing', 'pending', 'submitted', 'success']).toContain(status.status);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await publicClientOf(chainA).getBalance({ address: account.address })).toBe(0n);
+  });
 });

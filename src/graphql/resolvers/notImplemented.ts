@@ -9,7 +9,6 @@ const pending = (operationId: string) => (): never => {
 export const pendingQueries = {} satisfies QueryResolvers;
 
 export const pendingMutations = {
-  executeGasless: pending('executeGasless'),
   submitPermit: pending('submitPermit'),
   claimAppFees: pending('claimAppFees'),
 } satisfies MutationResolvers;

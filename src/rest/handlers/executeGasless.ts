@@ -1,5 +1,6 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
 import { authenticate } from '../../core/apiKeys/authenticate.js';
+import { GatewayError } from '../../core/errors.js';
 import { executeGasless as executeGaslessCore } from '../../core/gasless/executeGasless.js';
 import type { SignedAuthorizationInput } from '../../core/solver/ports.js';
 import type { RestContext } from '../context.js';
@@ -11,6 +12,11 @@ export async function executeGasless(
 ): Promise<OperationOutput<'executeGasless'>> {
   const caller = await authenticate(context.core, input.headers['x-api-key']);
   const { executionKind, data, executionOptions, requestId, originGasOverhead } = input.body;
+  if (executionOptions.destinationChainExecutionData !== undefined) {
+    throw new GatewayError('INVALID_INPUT', 'destinationChainExecutionData is not supported with gasless execution', {
+      data: 'executionOptions.destinationChainExecutionData',
+    });
+  }
   const result = await executeGaslessCore(
     context.core,
     {
