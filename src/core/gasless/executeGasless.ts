@@ -1,13 +1,4 @@
-import {
-  BaseError,
-  decodeFunctionData,
-  getAddress,
-  isAddress,
-  isHex,
-  zeroAddress,
-  type Address,
-  type Hex,
-} from 'viem';
+import { BaseError, decodeFunctionData, getAddress, isAddress, isHex, zeroAddress, type Address, type Hex } from 'viem';
 import { recoverAuthorizationAddress } from 'viem/utils';
 import { insertGaslessSubmission, getGaslessSubmission } from '../../store/gaslessSubmissions.repository.js';
 import { incrementRateLimitCounter } from '../../store/rateLimitCounters.repository.js';
@@ -156,6 +147,12 @@ export async function executeGasless(
       'CONFLICT',
       `Conflict: request ${requestId} is already paid or being paid (status ${request.status})`,
     );
+  }
+  if (ctx.now() > request.expiresAt) {
+    // The deposit would only be refunded, at the solver's cost.
+    throw new GatewayError('INVALID_INPUT', `Request ${requestId} has expired; ask for a new quote`, {
+      data: 'requestId',
+    });
   }
   if (request.originChainId !== chain.id) {
     throw new GatewayError('INVALID_INPUT', `Request ${requestId} is not paid on chain ${chain.id}`, {
