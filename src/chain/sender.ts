@@ -207,15 +207,14 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
       maxFeePerGas: tx.maxFeePerGas,
       maxPriorityFeePerGas: tx.maxPriorityFeePerGas,
     };
-    const raw = (
+    const raw =
       tx.authorizationList === undefined
         ? await account.signTransaction({ ...common, type: 'eip1559' })
         : await account.signTransaction({
             ...common,
             type: 'eip7702',
             authorizationList: tx.authorizationList.map(toViemAuthorization),
-          })
-    ) as Hex;
+          });
     return { raw, hash: keccak256(raw) };
   }
 

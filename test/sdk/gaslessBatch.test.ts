@@ -121,7 +121,7 @@ async function batchBody(options: {
     chainId: chainA.chainId,
     nonce,
   });
-  const message = executor.buildSignMessage(options.calls, await executor.getNonce(client as any, options.eoa.address));
+  const message = executor.buildSignMessage(options.calls, await executor.getNonce(client, options.eoa.address));
   const signature = await (options.batchSigner ?? options.eoa).signTypedData({
     domain: executor.buildSignDomain(chainA.chainId, options.eoa.address),
     types: executor.eip712Types as any,
@@ -423,7 +423,7 @@ describe('POST /execute refusals: a 4xx, and nothing is sent', () => {
         },
       }),
     });
-    const answer = (await response.json()) as any;
+    const answer = await response.json();
     expect(answer.errors).toBeUndefined();
     expect(answer.data.executeGasless).toEqual({ message: 'Transaction submitted', requestId });
     for (;;) {

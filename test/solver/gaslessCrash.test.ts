@@ -135,7 +135,7 @@ async function preparedBatch(url: string) {
     },
   });
   expect(quoted.status).toBe(200);
-  const quote = quoted.body as any;
+  const quote = quoted.body;
   const requestId = quote.steps.at(-1).requestId as string;
   const calls = quote.steps.flatMap((step: any) =>
     step.items.map((item: any) => ({ to: item.data.to, value: BigInt(item.data.value || '0'), data: item.data.data })),

@@ -31,7 +31,7 @@ export function decodeRevert(data: Hex | undefined): DecodedRevert {
   try {
     const decoded = decodeErrorResult({ abi: errorsAbi, data });
     const abiItem = decoded.abiItem as { inputs: ReadonlyArray<{ name?: string }> };
-    const values = (decoded.args ?? []) as readonly unknown[];
+    const values = decoded.args ?? [];
     const args = Object.fromEntries(values.map((value, i) => [abiItem.inputs[i]?.name || String(i), String(value)]));
     if (decoded.errorName === 'Error') {
       return { type: 'errorString', label: 'EXECUTION_REVERTED', message: String(values[0]), selector, args };
@@ -56,7 +56,7 @@ export function decodeRevert(data: Hex | undefined): DecodedRevert {
       label: `UNKNOWN_CUSTOM_ERROR_${selector}`,
       message: `The call reverted with unknown error ${selector}`,
       selector,
-      rawArgsHex: data.length > 10 ? (`0x${data.slice(10)}` as Hex) : '0x',
+      rawArgsHex: data.length > 10 ? `0x${data.slice(10)}` : '0x',
     };
   }
 }

@@ -442,8 +442,8 @@ function withOriginGas(
   const usd = (quoted.usdMicros ?? {}) as JsonObject;
   return {
     ...quoted,
-    execution: (BigInt(String(quoted.execution ?? '0')) + gas.inFeeCurrency).toString(),
-    usdMicros: { ...usd, execution: (BigInt(String(usd.execution ?? '0')) + gas.usdMicros).toString() },
+    execution: (amountOf(quoted.execution) + gas.inFeeCurrency).toString(),
+    usdMicros: { ...usd, execution: (amountOf(usd.execution) + gas.usdMicros).toString() },
     originGas,
   };
 }
@@ -466,6 +466,10 @@ async function inFeeCurrency(
     'up',
   );
 }
+
+/** A stored amount (a decimal string or a safe integer); 0 when absent. */
+const amountOf = (value: unknown): bigint =>
+  typeof value === 'string' || typeof value === 'number' ? BigInt(value) : 0n;
 
 function currencyOf(chain: ChainConfig, address: string): CurrencyConfig {
   const currency = chainCurrencies(chain).find(

@@ -21,11 +21,11 @@ export const executeGasless: MutationResolvers['executeGasless'] = async (_paren
         value: input.data.value.toString(),
         authorizationList: input.data.authorizationList?.map((a) => ({
           chainId: a.chainId,
-          address: a.address as `0x${string}`,
+          address: a.address,
           nonce: a.nonce,
           yParity: a.yParity,
-          r: a.r as `0x${string}`,
-          s: a.s as `0x${string}`,
+          r: a.r,
+          s: a.s,
         })),
       },
       executionOptions: {
