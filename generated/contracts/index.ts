@@ -2,6 +2,7 @@
 
 export * from './ApprovalProxy.js';
 export * from './AttestationVerifier.js';
+export * from './BatchExecutor.js';
 export * from './Depository.js';
 export * from './Erc20Router.js';
 export * from './MinorToken.js';

@@ -42,6 +42,16 @@ export type AppFeeInput = {
   recipient: Scalars['Address']['input'];
 };
 
+/** A signed EIP-7702 authorization. */
+export type AuthorizationInput = {
+  address: Scalars['Address']['input'];
+  chainId: Scalars['Int']['input'];
+  nonce: Scalars['Int']['input'];
+  r: Scalars['Hex']['input'];
+  s: Scalars['Hex']['input'];
+  yParity: Scalars['Int']['input'];
+};
+
 /** A call to execute on the destination chain. */
 export type CallInput = {
   /** ABI-encoded calldata. */
@@ -266,12 +276,18 @@ export type Erc20Currency = {
   withdrawalFee: Scalars['Int']['output'];
 };
 
-/** Execute calls gaslessly, paid by the API key's app balance (`POST /execute`); requires `x-api-key`. */
+/**
+ * Execute a gasless EIP-7702 batch (`POST /execute`): a batch the user signed for the chain's batch executor, which
+ * must deposit for a known `waiting` request. The gateway sends it and pays the gas, recovered from the request's
+ * output, or sponsored by the caller's API key with `subsidizeFees` (then `x-api-key` is required).
+ */
 export type ExecuteGaslessInput = {
   data: GaslessCallInput;
   executionKind?: ExecutionKind;
   executionOptions: ExecutionOptionsInput;
-  /** The quote's request id when executing its deposit gaslessly. */
+  /** Extra origin gas charged on top of the simulated gas (the SDK sends its executor's overhead). */
+  originGasOverhead?: InputMaybe<Scalars['BigInt']['input']>;
+  /** The quote's request id whose deposit the batch makes (checked against the batch). */
   requestId?: InputMaybe<Scalars['ID']['input']>;
 };
 
@@ -287,10 +303,10 @@ export type ExecutionKind =
   | 'rawCalls';
 
 export type ExecutionOptionsInput = {
-  /** Calls to run on the destination chain. */
+  /** Calls to run on the destination chain (not supported: refused when given). */
   destinationCalls?: InputMaybe<Array<CallInput>>;
   referrer?: InputMaybe<Scalars['String']['input']>;
-  /** The app pays origin gas. */
+  /** The caller's API key (with fee sponsorship) pays the origin gas instead of the request's output. */
   subsidizeFees: Scalars['Boolean']['input'];
 };
 
@@ -378,10 +394,14 @@ export type FeeValue = {
 };
 
 export type GaslessCallInput = {
+  /** The EIP-7702 authorization delegating `to` to the batch executor, when it is not delegated yet. */
+  authorizationList?: InputMaybe<Array<AuthorizationInput>>;
   chainId: Scalars['Int']['input'];
+  /** The batch executor's `execute(SignedBatchedCall, bytes)` call. */
   data: Scalars['Hex']['input'];
+  /** The user's EOA (delegated to the batch executor). */
   to: Scalars['Address']['input'];
-  /** Native value, in wei. */
+  /** Native value, in wei; must be 0. */
   value: Scalars['BigInt']['input'];
 };
 
@@ -1535,6 +1555,7 @@ export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = Reso
 export type ResolversTypes = ResolversObject<{
   Address: ResolverTypeWrapper<Scalars['Address']['output']>;
   AppFeeInput: AppFeeInput;
+  AuthorizationInput: AuthorizationInput;
   BigInt: ResolverTypeWrapper<Scalars['BigInt']['output']>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   CallInput: CallInput;
@@ -1639,6 +1660,7 @@ export type ResolversTypes = ResolversObject<{
 export type ResolversParentTypes = ResolversObject<{
   Address: Scalars['Address']['output'];
   AppFeeInput: AppFeeInput;
+  AuthorizationInput: AuthorizationInput;
   BigInt: Scalars['BigInt']['output'];
   Boolean: Scalars['Boolean']['output'];
   CallInput: CallInput;

@@ -1036,7 +1036,7 @@ export const operations: Record<OperationId, OperationSpec> = {
     "operationId": "executeGasless",
     "method": "POST",
     "path": "/execute",
-    "summary": "Execute a transaction gaslessly",
+    "summary": "Execute a gasless batch (EIP-7702)",
     "deprecated": false,
     "query": null,
     "params": null,
@@ -1070,6 +1070,9 @@ export const operations: Record<OperationId, OperationSpec> = {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
       "404": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "409": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
       "413": {
@@ -2647,7 +2650,7 @@ export interface OperationHandlers<Context> {
   getRequestSignature(input: OperationInput<'getRequestSignature'>, context: Context): Promise<OperationOutput<'getRequestSignature'>>;
   /** GET /requests/{requestId}/signature/v2 — Get a signed attestation of a request's two ends */
   getRequestSignatureV2(input: OperationInput<'getRequestSignatureV2'>, context: Context): Promise<OperationOutput<'getRequestSignatureV2'>>;
-  /** POST /execute — Execute a transaction gaslessly */
+  /** POST /execute — Execute a gasless batch (EIP-7702) */
   executeGasless(input: OperationInput<'executeGasless'>, context: Context): Promise<OperationOutput<'executeGasless'>>;
   /** POST /execute/permits — Submit a signed permit */
   submitPermit(input: OperationInput<'submitPermit'>, context: Context): Promise<OperationOutput<'submitPermit'>>;

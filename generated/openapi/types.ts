@@ -326,14 +326,29 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Execute a transaction gaslessly
-         * @description The gateway submits a transaction on the caller's behalf and pays its gas from the API key's sponsoring
-         *     app balance. When `requestId` names a quote whose deposit this transaction makes, the request moves to
-         *     `depositing`, then on as usual (`pending`, `submitted`, ...).
+         * Execute a gasless batch (EIP-7702)
+         * @description What the reference SDK's `executeGaslessBatch` posts: a batch of calls the user signed (EIP-712) for the
+         *     gateway's EIP-7702 batch executor (`contracts.batchExecutor` of the chain; on the devnet the address the SDK
+         *     expects), with the authorization delegating the user's EOA to it when it is not delegated yet. `data.to` is
+         *     the user's EOA, `data.data` the executor's `execute(SignedBatchedCall, bytes)` call, `data.value` must be 0.
+         *     The gateway simulates it (`eth_call` with the authorization), then sends it as a type-4 transaction from its
+         *     origin sender, which pays the gas; the request moves `waiting -> depositing -> pending -> ...`.
          *
-         *     Requires `x-api-key` (401 `UNAUTHORIZED` when missing or unknown) and a key with fee sponsorship enabled
-         *     and a funded balance (403 `FORBIDDEN` otherwise). A transaction that reverts in simulation is answered
-         *     400 with `errorData` describing the revert.
+         *     Who pays: the batch must contain the deposit of a known `waiting` request (this request is answered). The
+         *     origin gas (the simulated gas plus a margin, plus `originGasOverhead`) is recovered from that request: taken
+         *     from its output before the fill and shown in its actual fees (`execution`). With
+         *     `executionOptions.subsidizeFees` the caller's API key sponsors it instead (401 without a key, 403 when the
+         *     key has no sponsorship). The key is optional for a batch that pays for itself.
+         *
+         *     Refused, with nothing sent: `INVALID_INPUT` for a batch that is not the executor's `execute` call, an
+         *     authorization for another contract or not signed by `data.to`, a non-zero `value`, a batch with no deposit
+         *     (or two), a deposit that does not pay its order or is not the order's user's, a batch whose gas exceeds the
+         *     gateway's cap (`GATEWAY_GASLESS_MAX_GAS`); `AMOUNT_TOO_LOW` when the gas would take the whole output;
+         *     404 `NOT_FOUND` for an unknown request; 409 `CONFLICT` for a request already paid or being paid; 429
+         *     `RATE_LIMITED` per key and per user; 400 `SIMULATION_FAILED` when the batch reverts in simulation, with the
+         *     reference's `error` (label) and `details.revert` (type, label, message, selector, name, args).
+         *     Posting the same batch again answers the same and sends nothing more. Calls that depend on `tx.origin` are
+         *     unsupported (it is the gateway's sender).
          */
         post: operations["executeGasless"];
         delete?: never;
@@ -932,6 +947,7 @@ export interface components {
          *       `CHAIN_DISABLED`, `UNSUPPORTED_CURRENCY`, `UNSUPPORTED_ROUTE`, `NO_SWAP_ROUTES_FOUND`,
          *       `INSUFFICIENT_LIQUIDITY`, `INVALID_SLIPPAGE_TOLERANCE`, `INVALID_EXTRA_TXS`, `EXTRA_TXS_NOT_SUPPORTED`,
          *       `SWAP_IMPACT_TOO_HIGH`, `DESTINATION_TX_FAILED` (with the revert text in `errorData`),
+         *       `SIMULATION_FAILED` (a gasless batch reverts in simulation; the revert in `error` and `details`),
          *       `AMOUNT_TOO_HIGH` (the order is over the route's USD limit; the limit in `errorData`),
          *       `ROUTE_TEMPORARILY_RESTRICTED` (the solver's fills on the destination chain reached their outflow limit
          *       for the current window; retriable later, the USD still available in `errorData`)
@@ -960,6 +976,27 @@ export interface components {
             statusCode?: number;
             /** @description The request id concerned, when there is one. */
             requestId?: string;
+            /**
+             * @description `POST /execute` simulation failures only (`SIMULATION_FAILED`): the reference's label of the revert,
+             *     for example `INVALID_SIGNATURE`, `INSUFFICIENT_BALANCE`, `EXECUTION_REVERTED` or
+             *     `UNKNOWN_CUSTOM_ERROR_<selector>` (the reference SDK shows this field as the error's message).
+             */
+            error?: string;
+            /** @description `POST /execute` simulation failures only: `{ revert: { type, label, message, selector?, name?, args?, rawArgsHex? } }`. */
+            details?: {
+                revert?: {
+                    /** @enum {string} */
+                    type: "errorString" | "panic" | "customError" | "unknownCustomError" | "empty";
+                    label: string;
+                    message: string;
+                    selector?: string;
+                    name?: string;
+                    args?: {
+                        [key: string]: string;
+                    };
+                    rawArgsHex?: string;
+                };
+            };
         };
         /** @description The 429 body of a deprecated operation, naming where to migrate. */
         DeprecatedRateLimitedError: components["schemas"]["ErrorResponse"] & {
@@ -2227,7 +2264,7 @@ export interface components {
             };
             executionOptions: {
                 referrer?: string;
-                /** @description The app balance pays the origin gas. */
+                /** @description The caller's API key (with fee sponsorship) pays the origin gas; otherwise it is recovered from the request's output. */
                 subsidizeFees: boolean;
                 destinationChainExecutionData?: {
                     calls: components["schemas"]["DestinationCall"][];
@@ -3461,6 +3498,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

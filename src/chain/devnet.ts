@@ -24,6 +24,8 @@ import {
   approvalProxyBytecode,
   attestationVerifierAbi,
   attestationVerifierBytecode,
+  batchExecutorAbi,
+  batchExecutorBytecode,
   depositoryAbi,
   depositoryBytecode,
   erc20RouterAbi,
@@ -111,6 +113,12 @@ export interface Devnet {
   /** Stops every anvil node; safe to call twice. */
   stop: () => Promise<void>;
 }
+
+/**
+ * Where the reference SDK's `executeGaslessBatch` delegates EOAs by default (Uniswap's Calibur address, the same
+ * on every chain); the devnet installs `contracts/BatchExecutor.sol` there.
+ */
+export const SDK_BATCH_EXECUTOR: Address = '0x000000009B1D0aF20D8C6d0A44e162d11F9b8f00';
 
 /** The mnemonic anvil derives its prefunded accounts from. */
 export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -233,14 +241,16 @@ async function deployChain(
   // before anything is mined.
   const deploy = (abi: Abi, bytecode: Hex, args: readonly unknown[] = []): Promise<Address> =>
     fromDeployer.deploy(encodeDeployData({ abi, bytecode, args }));
-  const [depository, receiver, multicaller, onlyOwnerMulticaller, multicall3, attestationVerifier] = await Promise.all([
-    deploy(depositoryAbi, depositoryBytecode, [solver.address]),
-    deploy(receiverAbi, receiverBytecode, [solver.address, solver.address]),
-    deploy(multicallerAbi, multicallerBytecode),
-    deploy(onlyOwnerMulticallerAbi, onlyOwnerMulticallerBytecode, [solver.address]),
-    deploy(multicall3Abi, multicall3Bytecode),
-    deploy(attestationVerifierAbi, attestationVerifierBytecode, [solver.address, solver.address]),
-  ]);
+  const [depository, receiver, multicaller, onlyOwnerMulticaller, multicall3, attestationVerifier, executorTemplate] =
+    await Promise.all([
+      deploy(depositoryAbi, depositoryBytecode, [solver.address]),
+      deploy(receiverAbi, receiverBytecode, [solver.address, solver.address]),
+      deploy(multicallerAbi, multicallerBytecode),
+      deploy(onlyOwnerMulticallerAbi, onlyOwnerMulticallerBytecode, [solver.address]),
+      deploy(multicall3Abi, multicall3Bytecode),
+      deploy(attestationVerifierAbi, attestationVerifierBytecode, [solver.address, solver.address]),
+      deploy(batchExecutorAbi, batchExecutorBytecode),
+    ]);
   const [approvalProxy, erc20Router] = await Promise.all([
     deploy(approvalProxyAbi, approvalProxyBytecode, [multicaller, depository, solver.address]),
     deploy(erc20RouterAbi, erc20RouterBytecode, [multicaller]),
@@ -316,6 +326,16 @@ async function deployChain(
   await Promise.all(tokens.map((token) => fromSolver.call(token.address, approve)));
   await fromSolver.confirm();
 
+  // The batch executor goes where the reference SDK's `executeGaslessBatch` expects it (Calibur's address on
+  // every chain): its runtime code is copied there from the deployment above (the code reads its own address
+  // from the EOA's delegation designator, so it needs no constructor state).
+  const executorCode = await client.getCode({ address: executorTemplate });
+  if (executorCode === undefined || executorCode === '0x') throw new Error('the batch executor was not deployed');
+  await createTestClient({ mode: 'anvil', transport: http(instance.rpcUrl) }).setCode({
+    address: SDK_BATCH_EXECUTOR,
+    bytecode: executorCode,
+  });
+
   return {
     chainId: instance.chainId,
     name: `devnet-${String.fromCharCode(97 + index)}`,
@@ -331,6 +351,7 @@ async function deployChain(
       erc20Router,
       multicall3,
       attestationVerifier,
+      batchExecutor: SDK_BATCH_EXECUTOR,
     },
     tokens,
     nativePriceFeed,

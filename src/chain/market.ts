@@ -267,7 +267,13 @@ function readBalance(market: ChainMarket, owner: Address, token: Address): Promi
 async function estimate(market: ChainMarket, tx: TransactionRequest): Promise<bigint> {
   const { client, config } = market;
   try {
-    return await client.estimateGas({ account: tx.from, to: tx.to, data: tx.data, value: tx.value });
+    return await client.estimateGas({
+      account: tx.from,
+      to: tx.to,
+      data: tx.data,
+      value: tx.value,
+      ...(tx.authorizationList === undefined ? {} : { authorizationList: tx.authorizationList }),
+    });
   } catch (error) {
     const transport = transportFailure(error, config, 'estimating gas');
     if (transport) throw transport;

@@ -17,7 +17,7 @@ import type { ChainConfig } from '../core/chains/types.js';
 import type { Logger } from '../core/logger.js';
 import { GatewayError } from '../core/errors.js';
 import { crashPoint, type CrashPoint } from '../core/faults.js';
-import type { SendParameters, SentReceipt, TransactionSender } from '../core/solver/ports.js';
+import type { SendParameters, SentReceipt, SignedAuthorizationInput, TransactionSender } from '../core/solver/ports.js';
 import { isUniqueViolation } from '../store/errors.js';
 import {
   getLiveOutgoingTx,
@@ -88,6 +88,8 @@ interface TxPayload {
   bumps: number;
   /** Why a node rejected it, when it did. */
   error?: string;
+  /** EIP-7702 authorizations of a type-4 transaction (a gasless batch); absent for type 2. */
+  authorizationList?: SignedAuthorizationInput[];
 }
 
 interface Fees {
@@ -130,6 +132,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
   const crash = (step: 'recorded' | 'broadcast' | 'mined', kind: string) => {
     if (kind === 'fill' || kind === 'refund' || kind === 'settle' || kind === 'claim')
       crashPoint(params.crashAt, `${kind}-${step}`);
+    else if (kind === 'gasless' && step === 'recorded') crashPoint(params.crashAt, 'gasless-recorded');
   };
   const chainId = chain.id;
   const address = account.address;
@@ -202,10 +205,18 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
     return recorded === undefined || recorded < fromChain ? fromChain : recorded + 1n;
   }
 
-  async function sign(tx: { to: Address; data: Hex; value: bigint; gas: bigint; nonce: bigint } & Fees) {
-    const raw: Hex = await account.signTransaction({
+  async function sign(
+    tx: {
+      to: Address;
+      data: Hex;
+      value: bigint;
+      gas: bigint;
+      nonce: bigint;
+      authorizationList?: SignedAuthorizationInput[] | undefined;
+    } & Fees,
+  ) {
+    const common = {
       chainId,
-      type: 'eip1559',
       to: tx.to,
       data: tx.data,
       value: tx.value,
@@ -213,7 +224,15 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
       nonce: Number(tx.nonce),
       maxFeePerGas: tx.maxFeePerGas,
       maxPriorityFeePerGas: tx.maxPriorityFeePerGas,
-    });
+    };
+    const raw =
+      tx.authorizationList === undefined
+        ? await account.signTransaction({ ...common, type: 'eip1559' })
+        : await account.signTransaction({
+            ...common,
+            type: 'eip7702',
+            authorizationList: tx.authorizationList.map(toViemAuthorization),
+          });
     return { raw, hash: keccak256(raw) };
   }
 
@@ -228,7 +247,15 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
 
   async function estimateGas(tx: SendParameters): Promise<bigint> {
     try {
-      const estimate = await client.estimateGas({ account: address, to: tx.to, data: tx.data, value: tx.value });
+      const estimate = await client.estimateGas({
+        account: address,
+        to: tx.to,
+        data: tx.data,
+        value: tx.value,
+        ...(tx.authorizationList === undefined
+          ? {}
+          : { authorizationList: tx.authorizationList.map(toViemAuthorization) }),
+      });
       return (estimate * (100n + GAS_MARGIN_PERCENT) + 99n) / 100n;
     } catch (error) {
       const reverted = error instanceof BaseError && error.walk((e) => e instanceof ExecutionRevertedError) !== null;
@@ -425,6 +452,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
           hash: signed.hash,
           initialMaxFeePerGas: fees.maxFeePerGas.toString(),
           bumps: 0,
+          ...(tx.authorizationList === undefined ? {} : { authorizationList: tx.authorizationList }),
         };
         let row: OutgoingTxRecord;
         try {
@@ -516,6 +544,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
       nonce: BigInt(payload.nonce),
       maxFeePerGas,
       maxPriorityFeePerGas,
+      authorizationList: payload.authorizationList,
     });
     const next: TxPayload = {
       ...payload,
@@ -723,7 +752,17 @@ function readPayload(row: OutgoingTxRecord): TxPayload {
   return { ...(row.payload as unknown as TxPayload), bumps: typeof p.bumps === 'number' ? p.bumps : 0 };
 }
 
-const toJson = (payload: TxPayload): JsonObject => ({ ...payload });
+const toJson = (payload: TxPayload): JsonObject => ({ ...payload }) as unknown as JsonObject;
+
+/** The SDK's authorization shape as viem signs it. */
+const toViemAuthorization = (a: SignedAuthorizationInput) => ({
+  address: a.address,
+  chainId: a.chainId,
+  nonce: a.nonce,
+  yParity: a.yParity,
+  r: a.r,
+  s: a.s,
+});
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
 const min = (a: bigint, b: bigint) => (a < b ? a : b);

@@ -36,3 +36,29 @@ export const erc20Abi = parseAbi([
   'function balanceOf(address owner) view returns (uint256)',
   'function allowance(address owner, address spender) view returns (uint256)',
 ]);
+
+/** The batch executor gasless batches delegate to (`contracts/BatchExecutor.sol`, the SDK's Calibur interface). */
+export const batchExecutorAbi = parseAbi([
+  'struct Call { address to; uint256 value; bytes data; }',
+  'struct BatchedCall { Call[] calls; bool revertOnFailure; }',
+  'struct SignedBatchedCall { BatchedCall batchedCall; uint256 nonce; bytes32 keyHash; address executor; uint256 deadline; }',
+  'function execute(SignedBatchedCall signedBatchedCall, bytes wrappedSignature) payable',
+  'function getSeq(uint256 key) view returns (uint256)',
+  'error NotDelegated()',
+  'error Unauthorized()',
+  'error InvalidSignature()',
+  'error InvalidNonce(uint256 expectedSeq, uint256 givenSeq)',
+  'error SignatureExpired(uint256 deadline)',
+  'error UnsupportedKey(bytes32 keyHash)',
+  'error UnsupportedHookData()',
+]);
+
+/** Custom errors of the gateway's contracts a simulated user call can revert with, for decoding. */
+export const knownErrorsAbi = parseAbi([
+  'error InsufficientBalance(address account, uint256 balance, uint256 needed)',
+  'error InsufficientAllowance(address spender, uint256 allowance, uint256 needed)',
+  'error InvalidReceiver(address receiver)',
+  'error ZeroAmount()',
+  'error DirectTransferNotAllowed()',
+  'error PermitExpired(uint256 deadline)',
+]);

@@ -8,7 +8,7 @@ import type { Logger } from './logger.js';
 import type { MarketData } from './market.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { WebhookSettings } from './webhooks/createWebhookDispatcher.js';
-import type { DepositWatcher, FastFillLifecycle } from './solver/ports.js';
+import type { DepositWatcher, FastFillLifecycle, GaslessLifecycle } from './solver/ports.js';
 import type { PermitChain, PermitDepositor } from './permits/ports.js';
 
 /**
@@ -36,6 +36,8 @@ export interface CoreContext {
   watchers?: ReadonlyMap<number, DepositWatcher>;
   /** The running solver, for fast fills; absent when the gateway runs without the solver. */
   fastFiller?: FastFillLifecycle;
+  /** The running solver's sender of gasless batches (`POST /execute`); absent when the gateway runs without it. */
+  gasless?: GaslessLifecycle;
   /** The outbox follower that streams status changes (GraphQL subscriptions, `/ws`); absent: streams answer `SERVICE_UNAVAILABLE`. */
   events?: RequestEventBus;
   /**

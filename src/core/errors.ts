@@ -38,6 +38,8 @@ export type ErrorCode =
   // signatures and balances (permits, app-fee claims)
   | 'PERMIT_FAILED'
   | 'INSUFFICIENT_FUNDS'
+  // gasless execution: the user's batch reverts in simulation (the decoded revert in the body's `details`)
+  | 'SIMULATION_FAILED'
   // transient
   | 'PRICE_FETCH_FAILED'
   | 'SERVICE_UNAVAILABLE'
@@ -79,6 +81,8 @@ export interface GatewayErrorOptions {
   /** Extra machine-readable context, sent as `errorData` (a string on the wire). */
   data?: string;
   cause?: unknown;
+  /** Extra fields of the error body in the reference's shape (a gasless simulation's `error` and `details`). */
+  body?: Record<string, unknown>;
 }
 
 export class GatewayError extends Error {
@@ -87,6 +91,7 @@ export class GatewayError extends Error {
   readonly status: number;
   readonly retriable: boolean;
   readonly data: string | undefined;
+  readonly body: Record<string, unknown> | undefined;
 
   constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -94,6 +99,7 @@ export class GatewayError extends Error {
     this.status = statusOf[code] ?? 400;
     this.retriable = retriableCodes.has(code);
     this.data = options.data;
+    this.body = options.body;
   }
 }
 

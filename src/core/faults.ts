@@ -11,6 +11,10 @@ export const crashPoints = [
   'permit-accepted',
   /** The deposit is claimed and the request moved `waiting -> pending`; nothing decided yet. */
   'deposit-claimed',
+  /** A gasless batch is accepted (its request `depositing`, the batch recorded); nothing is signed or sent yet. */
+  'gasless-accepted',
+  /** The gasless batch's transaction is signed and recorded in `outgoing_txs`; not broadcast yet. */
+  'gasless-recorded',
   /** The fill is signed and recorded (`prepared`) but not broadcast. */
   'fill-recorded',
   /** A node accepted the fill; the row does not say `broadcast` yet. */

@@ -1,3 +1,4 @@
+import type { SignedAuthorizationInput } from './solver/ports.js';
 import type { Address, Hex } from 'viem';
 import type { CurrencyConfig } from './chains/types.js';
 import { GatewayError } from './errors.js';
@@ -16,6 +17,8 @@ export interface TransactionRequest {
   to: Address;
   data: Hex;
   value: bigint;
+  /** EIP-7702 authorizations applied for the estimate (a gasless batch). */
+  authorizationList?: SignedAuthorizationInput[];
 }
 
 /**

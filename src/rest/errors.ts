@@ -11,6 +11,7 @@ export interface ErrorBody {
 
 export function toErrorBody(error: GatewayError): ErrorBody {
   return {
+    ...error.body,
     message: error.message,
     errorCode: error.code,
     ...(error.data === undefined ? {} : { errorData: error.data }),

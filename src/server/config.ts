@@ -1,3 +1,4 @@
+import { defaultGaslessSettings, type GaslessSettings } from '../core/gasless/executeGasless.js';
 /**
  * Configuration is read here and only here: the environment, an optional JSON config file, or the devnet
  * descriptor. Every problem is collected and reported at once; the rest of the code receives a parsed
@@ -70,6 +71,8 @@ export interface GatewayConfig {
   webhooks?: WebhookDeliveryConfig;
   /** Request rate limits per API key and per client address (`src/rest/rateLimit.ts`); defaults when absent. */
   rateLimit?: RateLimitConfig;
+  /** Gasless execution limits (`GATEWAY_GASLESS_MAX_GAS`, `_KEY_PER_MINUTE`, `_USER_PER_MINUTE`); defaults when absent. */
+  gasless?: GaslessSettings;
   /**
    * Which `X-Forwarded-For` hops to believe for the client address (`GATEWAY_TRUST_PROXY`): false (none, the
    * socket's peer is the client), a number of proxies in front of the gateway, or their addresses / CIDRs.
@@ -257,6 +260,7 @@ function fromEnvironment(env: Env, problems: string[]) {
     webhooksAllowPrivate: parseBoolean(env, 'GATEWAY_WEBHOOKS_ALLOW_PRIVATE', false, problems),
     webhooks: webhooksFromEnvironment(env, problems),
     rateLimit: rateLimitFromEnvironment(env, problems),
+    gasless: gaslessFromEnvironment(env, problems),
     trustProxy: parseTrustProxy(env.GATEWAY_TRUST_PROXY, problems),
     surfaces: surfaceLimitsFromEnvironment(env, problems),
     settlement: settlementFromEnvironment(env, problems),
@@ -441,6 +445,24 @@ function rateLimitFromEnvironment(env: Env, problems: string[]): RateLimitConfig
   };
 }
 
+function gaslessFromEnvironment(env: Env, problems: string[]): GaslessSettings {
+  const integer = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isSafeInteger(value) || value < 1) {
+      problems.push(`${name} must be a positive integer, got '${raw}'`);
+      return fallback;
+    }
+    return value;
+  };
+  return {
+    maxGas: BigInt(integer('GATEWAY_GASLESS_MAX_GAS', Number(defaultGaslessSettings.maxGas))),
+    keyPerMinute: integer('GATEWAY_GASLESS_KEY_PER_MINUTE', defaultGaslessSettings.keyPerMinute),
+    userPerMinute: integer('GATEWAY_GASLESS_USER_PER_MINUTE', defaultGaslessSettings.userPerMinute),
+  };
+}
+
 /** Parses a private key, adding a problem (never the key itself) when it is malformed. */
 function parsePrivateKey(value: string | undefined, name: string, problems: string[]): Hex {
   if (!value) {
@@ -544,7 +566,10 @@ const chainSchema = {
       additionalProperties: false,
       required: [...contractNames],
       properties: Object.fromEntries(
-        [...contractNames, 'attestationVerifier'].map((name) => [name, { type: 'string', pattern: addressPattern }]),
+        [...contractNames, 'attestationVerifier', 'batchExecutor'].map((name) => [
+          name,
+          { type: 'string', pattern: addressPattern },
+        ]),
       ),
     },
     depositEnabled: { type: 'boolean' },

@@ -103,6 +103,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       crashAt: config.crashAt,
       appFeeClaims: config.appFeeClaims,
       inventory: config.inventory,
+      gasless: config.gasless,
     },
     log: logger,
     now: () => Date.now(),
@@ -189,6 +190,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     core.fastFiller = runtime.solver;
     core.claimPayer = runtime.claimPayer;
     core.permitDepositor = runtime.permitDepositor;
+    core.gasless = runtime.gasless;
     await runtime.start();
   };
   const stopSolving = async () => {
@@ -198,6 +200,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     delete core.fastFiller;
     delete core.claimPayer;
     delete core.permitDepositor;
+    delete core.gasless;
     await runtime?.stop();
   };
   const leadership =

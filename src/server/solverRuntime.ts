@@ -14,6 +14,7 @@ import {
 import { createClaimPayer, type ClaimPayer } from '../core/appFees/claimPayer.js';
 import { createSolver, type Solver } from '../core/solver/solver.js';
 import { createPermitDepositor, type RunningPermitDepositor } from '../core/permits/depositor.js';
+import { createGaslessRunner } from '../core/gasless/gaslessRunner.js';
 import {
   createRequestRetention,
   defaultRequestRetentionSettings,
@@ -37,6 +38,8 @@ export interface SolverRuntime {
   retention: RequestRetention;
   /** Sends the deposits of accepted permits (`POST /execute/permits`) from the origin chains' senders. */
   permitDepositor: RunningPermitDepositor;
+  /** Sends and follows gasless batches (`POST /execute`). */
+  gasless: ReturnType<typeof createGaslessRunner>;
   /** Recovers what a previous run left in flight, then follows every chain's deposits. */
   start(): Promise<void>;
   /** Stops following chains, lets running work finish, stops the senders. */
@@ -80,6 +83,7 @@ export function createSolverRuntime(
     ]),
   );
   const solver = createSolver({ ctx, senders });
+  const gasless = createGaslessRunner({ ctx, senders });
   const settler = createSettler({ ctx, senders, settings: options.settlement ?? defaultSettlementSettings });
   const claimPayer = createClaimPayer({
     ctx,
@@ -110,9 +114,12 @@ export function createSolverRuntime(
     claimPayer,
     retention,
     permitDepositor,
+    gasless,
     async start() {
       for (const feed of heads.values()) feed.start();
       await Promise.all([...senders.values()].map((sender) => sender.recover()));
+      // Accepted gasless batches go out (once) before the watchers run, so their deposits find them depositing.
+      await gasless.recover();
       await solver.recover();
       await permitDepositor.recover();
       await settler.start();
@@ -127,6 +134,8 @@ export function createSolverRuntime(
       // The interrupted work is picked up again at the next start.
       const sendersStopped = Promise.all([...senders.values()].map((sender) => sender.stop()));
       await Promise.all([solver.stop(), permitDepositor.stop()]);
+      await solver.stop();
+      await gasless.stop();
       await settler.stop();
       await claimPayer.stop();
       await retention.stop();

@@ -7,8 +7,11 @@ import { appendUnique } from './fragments.js';
 import { normalizeHex, toBigInt, toJson, toNumber } from './mappers.js';
 import type { JsonObject, OutgoingTxsTable, Tables } from './tables.js';
 
-/** `deposit`: the gateway's own origin deposit of a permit (`POST /execute/permits`). */
-export type OutgoingTxKind = 'fill' | 'refund' | 'settle' | 'deposit' | 'claim';
+/**
+ * `deposit`: the gateway's own origin deposit of a permit (`POST /execute/permits`); `gasless`: a user's EIP-7702
+ * batch the gateway submits for them (`POST /execute`), keyed by its request; `claim`: an app-fee claim's payout.
+ */
+export type OutgoingTxKind = 'fill' | 'refund' | 'settle' | 'deposit' | 'gasless' | 'claim';
 /**
  * `prepared`: recorded, not yet sent; `broadcast`: sent (every attempt's hash is in `hashes`); `confirmed` /
  * `failed`: mined, succeeded or reverted; `replaced`: superseded by another row, the only status that frees

@@ -206,6 +206,8 @@ export interface UpdateRequestStatusParameters {
   refundFailReason?: string | null;
   details?: JsonValue | null;
   feesActual?: JsonObject | null;
+  /** The output to deliver, when it changes (a gasless batch's origin gas recovered from it). */
+  amountOut?: bigint;
   /** An origin-chain hash to append (ignored when already recorded). */
   inTxHash?: string;
   /** A destination-chain hash to append (ignored when already recorded). */
@@ -242,6 +244,7 @@ export async function updateRequestStatus(
       ...(params.feesActual === undefined
         ? {}
         : { fees_actual: params.feesActual === null ? null : toJson(params.feesActual) }),
+      ...(params.amountOut === undefined ? {} : { amount_out: toUint256(params.amountOut) }),
     })
     .where('id', '=', normalizeHex(id));
   if (params.fromStatus !== undefined) {

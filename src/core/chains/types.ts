@@ -1,3 +1,4 @@
+import type { GaslessSettings } from '../gasless/executeGasless.js';
 import type { Address, Hex } from 'viem';
 import type { CrashPoint } from '../faults.js';
 import type { AppFeeClaimSettings } from '../appFees/claimSettings.js';
@@ -54,6 +55,12 @@ export interface ChainContracts {
   multicall3: Address;
   /** Verifier of request attestations, when deployed. */
   attestationVerifier?: Address;
+  /**
+   * EIP-7702 batch executor that gasless batches (`POST /execute`) delegate the user's EOA to, with the interface
+   * and EIP-712 domain of the reference SDK's default executor (`contracts/BatchExecutor.sol`). Absent: gasless
+   * execution is refused on this chain.
+   */
+  batchExecutor?: Address;
 }
 
 /** A chain as configured (from the config file or the devnet descriptor). */
@@ -165,6 +172,8 @@ export interface CoreConfig {
   appFeeClaims?: AppFeeClaimSettings | undefined;
   /** Rebalancing targets of the inventory; `defaultInventorySettings` when absent. */
   inventory?: InventorySettings | undefined;
+  /** Limits of gasless execution (`POST /execute`); defaults when absent. */
+  gasless?: GaslessSettings | undefined;
 }
 
 /** A chain as the catalogue returns it: every Chain field of the spec. */

@@ -41,6 +41,18 @@ export interface SendParameters {
   value: bigint;
   /** Gas limit; estimated when absent. */
   gas?: bigint;
+  /** EIP-7702 authorizations: the transaction is sent as type 4 with them (gasless batches, `POST /execute`). */
+  authorizationList?: SignedAuthorizationInput[];
+}
+
+/** One signed EIP-7702 authorization, as the SDK posts it (`r`, `s` hex; numbers as numbers). */
+export interface SignedAuthorizationInput {
+  chainId: number;
+  address: Address;
+  nonce: number;
+  yParity: number;
+  r: Hex;
+  s: Hex;
 }
 
 export interface SentReceipt {
@@ -76,4 +88,13 @@ export interface FastFillLifecycle {
   checkFill(requestId: Hex): Promise<{ failReason: string; message: string } | null>;
   /** Fills a request that a fast fill moved to `pending` (no deposit yet); work is serialized per request. */
   fillNow(requestId: Hex): void;
+}
+
+/** What `POST /execute` needs from the running solver: sending an accepted gasless batch (`src/core/gasless`). */
+export interface GaslessLifecycle {
+  /**
+   * Sends the accepted batch of `requestId` from the solver's sender of its chain, once (a live transaction is not
+   * sent again), and follows it until mined. Throws the node's refusal after putting the request back to `waiting`.
+   */
+  send(requestId: Hex): Promise<OutgoingTxRecord>;
 }

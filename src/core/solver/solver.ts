@@ -197,7 +197,8 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
         });
         if (consumed === null) return 'taken' as const;
         if (request !== undefined && verdict !== undefined && verdict.kind !== 'stray') {
-          // `depositing`: the gateway sent this deposit itself for the user's permit (`src/core/permits`).
+          // `depositing`: the gateway sent this deposit itself for the user's permit (`src/core/permits`) or
+          // gasless batch (`POST /execute`).
           const moved = await updateRequestStatus(trx, request.id, {
             status: statusMoves.claim.to,
             fromStatus: statusMoves.claim.from,
@@ -523,7 +524,8 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
 
   function actualFees(request: RequestRecord, receipt: SentReceipt): JsonObject {
     return {
-      ...request.feesQuoted,
+      // A gasless batch recorded its origin gas in the actual fees when it was accepted.
+      ...(request.feesActual ?? request.feesQuoted),
       fillGasUsed: receipt.gasUsed.toString(),
       fillGasPrice: receipt.effectiveGasPrice.toString(),
     };

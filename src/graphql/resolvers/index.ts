@@ -3,6 +3,7 @@ import { enumResolvers } from '../enums.js';
 import { scalarResolvers } from '../scalars.js';
 import { currencies, tokenPrice } from './catalogue.js';
 import { chain, chains } from './chains.js';
+import { executeGasless } from './executeGasless.js';
 import { fastFill } from './fastFill.js';
 import { pendingMutations, pendingQueries } from './notImplemented.js';
 import { submitPermit } from './permits.js';
@@ -33,7 +34,7 @@ export function createResolvers(): Resolvers {
       requestSignature,
       ...pendingQueries,
     },
-    Mutation: { indexTransaction, indexSingleTransaction, fastFill, submitPermit, ...pendingMutations },
+    Mutation: { indexTransaction, indexSingleTransaction, fastFill, submitPermit, executeGasless, ...pendingMutations },
     Subscription: { requestStatus: requestStatusStream, requestUpdates },
     ...quoteTypeResolvers,
     ...requestTypeResolvers,

@@ -9,6 +9,5 @@ const pending = (operationId: string) => (): never => {
 export const pendingQueries = {} satisfies QueryResolvers;
 
 export const pendingMutations = {
-  executeGasless: pending('executeGasless'),
   claimAppFees: pending('claimAppFees'),
 } satisfies MutationResolvers;

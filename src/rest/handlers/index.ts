@@ -20,6 +20,7 @@ import { getCurrencies } from './getCurrencies.js';
 import { getCurrenciesV1 } from './getCurrenciesV1.js';
 import { getSwapSources } from './getSwapSources.js';
 import { getTokenPrice } from './getTokenPrice.js';
+import { executeGasless } from './executeGasless.js';
 import { fastFill } from './fastFill.js';
 import { getConfig } from './getConfig.js';
 import { getPrice, getQuote, getQuoteV1 } from './getQuote.js';
@@ -64,7 +65,7 @@ export function createHandlers(): OperationHandlers<RestContext> {
     getRequests,
     getRequestsV2,
     getRequestSignature,
-    executeGasless: pending('executeGasless'),
+    executeGasless,
     submitPermit,
     getChainsLiquidity,
     getCurrenciesV1,

@@ -16,6 +16,7 @@ import * as createSettlementItems from './2026_11_23_2331_create_settlement_item
 import * as createChainGenesis from './2026_11_24_0100_create_chain_genesis.js';
 import * as createAppFeeClaims from './2026_11_24_1300_create_app_fee_claims.js';
 import * as createPermits from './2026_11_24_1000_create_permits.js';
+import * as createGaslessSubmissions from './2026_11_24_1100_create_gasless_submissions.js';
 
 /**
  * Every migration, by name. A static list rather than a folder scan, so it works the same from source (tsx),
@@ -37,6 +38,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_2330_create_ledger_entries': createLedgerEntries,
   '2026_11_23_2331_create_settlement_items': createSettlementItems,
   '2026_11_24_0100_create_chain_genesis': createChainGenesis,
-  '2026_11_24_1300_create_app_fee_claims': createAppFeeClaims,
   '2026_11_24_1000_create_permits': createPermits,
+  '2026_11_24_1100_create_gasless_submissions': createGaslessSubmissions,
+  '2026_11_24_1300_create_app_fee_claims': createAppFeeClaims,
 };

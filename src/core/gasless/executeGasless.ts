@@ -1,0 +1,481 @@
+import { BaseError, decodeFunctionData, getAddress, isAddress, isHex, zeroAddress, type Address, type Hex } from 'viem';
+import { recoverAuthorizationAddress } from 'viem/utils';
+import { insertGaslessSubmission, getGaslessSubmission } from '../../store/gaslessSubmissions.repository.js';
+import { incrementRateLimitCounter } from '../../store/rateLimitCounters.repository.js';
+import { getRequest, updateRequestStatus } from '../../store/requests.repository.js';
+import type { JsonObject } from '../../store/tables.js';
+import { batchExecutorAbi, depositoryAbi, receiverAbi } from '../abi.js';
+import { chainCurrencies, requireChain } from '../chains/requireChain.js';
+import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
+import type { CoreContext } from '../context.js';
+import { GatewayError, isGatewayError } from '../errors.js';
+import { crashPoint } from '../faults.js';
+import { convert, toUsdMicros } from '../market.js';
+import type { Caller } from '../quote/types.js';
+import { parseRequestId } from '../requests/requestId.js';
+import type { SignedAuthorizationInput } from '../solver/ports.js';
+import { decodeRevert } from './decodeRevert.js';
+
+/** Limits of gasless execution (`GATEWAY_GASLESS_*`, README). */
+export interface GaslessSettings {
+  /** Most gas one batch may use, `originGasOverhead` included. */
+  maxGas: bigint;
+  /** Gasless submissions per API key per minute. */
+  keyPerMinute: number;
+  /** Gasless submissions per user (the batch's EOA) per minute. */
+  userPerMinute: number;
+}
+
+export const defaultGaslessSettings: GaslessSettings = { maxGas: 1_500_000n, keyPerMinute: 60, userPerMinute: 6 };
+
+export interface ExecuteGaslessParameters {
+  executionKind: 'rawCalls';
+  data: {
+    chainId: number;
+    to: string;
+    data: string;
+    value: string;
+    authorizationList?: SignedAuthorizationInput[] | undefined;
+  };
+  executionOptions: { referrer?: string | undefined; subsidizeFees: boolean };
+  requestId?: string | undefined;
+  originGasOverhead?: number | string | undefined;
+}
+
+export interface ExecuteGaslessReturnType {
+  message: string;
+  requestId: string;
+}
+
+/** The extra gas on top of the simulation's estimate (state can move before inclusion). */
+const GAS_MARGIN_PERCENT = 20n;
+const MINUTE_MS = 60_000;
+
+/** What the accepted batch is stored as (`gasless_submissions.payload`): everything needed to send it again. */
+export interface GaslessPayload {
+  to: Address;
+  data: Hex;
+  gas: string;
+  authorizationList?: SignedAuthorizationInput[];
+  /** The request's output before the origin gas was taken from it (restored if the batch is never sent). */
+  quotedAmountOut: string;
+  [key: string]: unknown;
+}
+
+/**
+ * Gasless batches (`POST /execute`, `executionKind: "rawCalls"`): the reference SDK's `executeGaslessBatch` posts a
+ * batch the user signed for the EIP-7702 batch executor (`contracts/BatchExecutor.sol`), with the authorization
+ * that delegates the user's EOA to it. The gateway submits it from the solver's origin sender, which pays the gas.
+ *
+ * - Who pays: the batch must deposit for a known `waiting` request (the gateway pays gas only for its own
+ *   customers' deposits). The origin gas (the simulation's estimate plus margin, plus `originGasOverhead`, at the
+ *   current gas price) is recovered from that request: converted to the output currency and taken from its output
+ *   before the fill, and shown in the request's actual fees (`originGas`). With `subsidizeFees` the caller's API key
+ *   sponsors it instead (the key must have sponsorship enabled) and the output is untouched.
+ * - Refused with a 4xx and nothing sent: a batch that is not a call of the executor's `execute`, an authorization for
+ *   another contract or signed by someone else, a native `value`, no deposit in the calls, a deposit for an unknown,
+ *   already paid or non-matching request, gas over `maxGas`, output too small to pay the gas, per-key and per-user
+ *   limits, and a batch whose simulation reverts (400 `SIMULATION_FAILED` with the decoded revert).
+ * - Idempotent and crash-safe: the batch is recorded (`gasless_submissions`) in the same transaction that moves the
+ *   request to `depositing`, then sent through the sender (recorded before broadcast); the same batch posted again
+ *   answers the same, and a restart sends an accepted batch that was not sent yet, once.
+ * - Calls that depend on `tx.origin` see the solver's sender, not the user: unsupported.
+ */
+export async function executeGasless(
+  ctx: CoreContext,
+  params: ExecuteGaslessParameters,
+  caller: Caller,
+): Promise<ExecuteGaslessReturnType> {
+  const lifecycle = ctx.gasless;
+  if (lifecycle === undefined)
+    throw new GatewayError('SERVICE_UNAVAILABLE', 'The solver is not running on this gateway');
+  const settings = ctx.config.gasless ?? defaultGaslessSettings;
+  const { data: tx, executionOptions } = params;
+  const chain = requireChain(ctx, tx.chainId);
+  const executor = chain.contracts.batchExecutor;
+  if (executor === undefined) {
+    throw new GatewayError(
+      'UNSUPPORTED_CHAIN',
+      `Gasless execution is not configured on chain ${chain.id} (no batch executor in its contracts)`,
+    );
+  }
+  if (!isAddress(tx.to, { strict: false })) throw new GatewayError('INVALID_ADDRESS', `Invalid address: ${tx.to}`);
+  const user = getAddress(tx.to);
+  if (BigInt(tx.value) !== 0n) {
+    throw new GatewayError(
+      'INVALID_INPUT',
+      "value must be 0: the gateway does not send native value; the batch's calls spend the user's own balance",
+      { data: 'value' },
+    );
+  }
+  const key = caller.apiKey;
+  if (executionOptions.subsidizeFees) {
+    if (key === null) throw new GatewayError('UNAUTHORIZED', 'Unauthorized: subsidizeFees needs an x-api-key');
+    if (!key.sponsorshipEnabled)
+      throw new GatewayError('FORBIDDEN', 'Fee sponsorship (subsidizeFees) is not enabled for this API key');
+  }
+  // Counted before anything is read from the database or the chain: every attempt costs the caller one.
+  await consumeLimit(ctx, key === null ? null : `gasless:key:${key.id}`, settings.keyPerMinute, 'API key');
+  await consumeLimit(ctx, `gasless:user:${user.toLowerCase()}`, settings.userPerMinute, 'user');
+  const overhead = BigInt(params.originGasOverhead ?? 0);
+  const authorizationList = tx.authorizationList;
+  if (authorizationList !== undefined) await checkAuthorizations(authorizationList, { chain, executor, user });
+
+  const deposit = findDeposit(chain, tx.data);
+  if (params.requestId !== undefined && parseRequestId(params.requestId) !== deposit.requestId) {
+    throw new GatewayError(
+      'INVALID_INPUT',
+      `The batch deposits for request ${deposit.requestId}, not for requestId ${params.requestId}`,
+      { data: 'requestId' },
+    );
+  }
+  const requestId = deposit.requestId;
+  const request = await getRequest(ctx.db, requestId);
+  if (request === undefined) throw new GatewayError('NOT_FOUND', `Request not found: ${requestId}`);
+
+  const existing = await getGaslessSubmission(ctx.db, requestId);
+  if (existing !== undefined) {
+    const payload = existing.payload as unknown as GaslessPayload;
+    if (payload.data.toLowerCase() === tx.data.toLowerCase() && existing.chainId === chain.id) {
+      // The same batch again (a retry): it is sent at most once.
+      if (request.status === 'depositing') await lifecycle.send(requestId as Hex);
+      return { message: 'Transaction submitted', requestId };
+    }
+  }
+  if (request.status !== 'waiting') {
+    throw new GatewayError(
+      'CONFLICT',
+      `Conflict: request ${requestId} is already paid or being paid (status ${request.status})`,
+    );
+  }
+  if (ctx.now() > request.expiresAt) {
+    // The deposit would only be refunded, at the solver's cost.
+    throw new GatewayError('INVALID_INPUT', `Request ${requestId} has expired; ask for a new quote`, {
+      data: 'requestId',
+    });
+  }
+  if (request.originChainId !== chain.id) {
+    throw new GatewayError('INVALID_INPUT', `Request ${requestId} is not paid on chain ${chain.id}`, {
+      data: 'chainId',
+    });
+  }
+  if (deposit.token.toLowerCase() !== request.originCurrency.toLowerCase() || deposit.amount < request.amountIn) {
+    throw new GatewayError(
+      'INVALID_INPUT',
+      `The batch's deposit (${deposit.amount} of ${deposit.token}) does not pay the order (${request.amountIn} of ${request.originCurrency})`,
+      { data: 'data' },
+    );
+  }
+  if (request.user.toLowerCase() !== user.toLowerCase()) {
+    throw new GatewayError('INVALID_INPUT', `The batch's account ${user} is not the order's user ${request.user}`, {
+      data: 'to',
+    });
+  }
+
+  const estimate = await simulate(ctx, {
+    chainId: chain.id,
+    to: user,
+    data: tx.data as Hex,
+    requestId,
+    ...(authorizationList === undefined ? {} : { authorizationList }),
+  });
+  const gas = (estimate * (100n + GAS_MARGIN_PERCENT) + 99n) / 100n;
+  if (gas + overhead > settings.maxGas) {
+    throw new GatewayError(
+      'INVALID_INPUT',
+      `The batch needs ${gas + overhead} gas (originGasOverhead included), more than the gateway's cap of ${settings.maxGas}`,
+      { data: `maxGas=${settings.maxGas}` },
+    );
+  }
+  const gasPrice = await ctx.market.gasPrice(chain.id);
+  const nativeCost = (gas + overhead) * gasPrice;
+  const sponsored = executionOptions.subsidizeFees;
+
+  const destination = requireChain(ctx, request.destinationChainId);
+  const outCurrency = currencyOf(destination, request.destinationCurrency);
+  const nativePrice = await ctx.market.usdPrice(chain.id, chain.nativeCurrency);
+  const native = { decimals: chain.nativeCurrency.decimals, price: nativePrice };
+  const recovered = sponsored
+    ? 0n
+    : convert(
+        nativeCost,
+        native,
+        { decimals: outCurrency.decimals, price: await ctx.market.usdPrice(destination.id, outCurrency) },
+        'up',
+      );
+  if (recovered >= request.amountOut) {
+    throw new GatewayError(
+      'AMOUNT_TOO_LOW',
+      `The origin gas of the batch (${recovered} of the output currency) would take the whole output (${request.amountOut})`,
+    );
+  }
+  const usdMicros = toUsdMicros(nativeCost, chain.nativeCurrency.decimals, nativePrice, 'up');
+  const feesActual = withOriginGas(request.feesQuoted, {
+    gasUnits: gas + overhead,
+    gasPrice,
+    nativeCost,
+    usdMicros,
+    recovered,
+    inFeeCurrency: sponsored ? 0n : await inFeeCurrency(ctx, request.feesQuoted, nativeCost, native),
+    sponsored,
+    apiKeyId: sponsored ? key!.id : null,
+  });
+  const payload: GaslessPayload = {
+    to: user,
+    data: tx.data as Hex,
+    gas: gas.toString(),
+    ...(authorizationList === undefined ? {} : { authorizationList }),
+    quotedAmountOut: request.amountOut.toString(),
+  };
+  const accepted = await ctx.db.transaction().execute(async (trx) => {
+    const moved = await updateRequestStatus(trx, requestId, {
+      status: 'depositing',
+      fromStatus: 'waiting',
+      amountOut: request.amountOut - recovered,
+      feesActual,
+      now: ctx.now(),
+    });
+    if (moved === null) return false;
+    await insertGaslessSubmission(trx, {
+      requestId,
+      chainId: chain.id,
+      user,
+      apiKeyId: key?.id ?? null,
+      payload: payload as unknown as JsonObject,
+      now: ctx.now(),
+    });
+    return true;
+  });
+  if (!accepted) throw new GatewayError('CONFLICT', `Conflict: request ${requestId} is already being paid`);
+  ctx.log.info(
+    {
+      requestId,
+      chainId: chain.id,
+      user,
+      gas: (gas + overhead).toString(),
+      recovered: recovered.toString(),
+      sponsored,
+    },
+    'gasless batch accepted',
+  );
+  crashPoint(ctx.config.crashAt, 'gasless-accepted');
+  await lifecycle.send(requestId as Hex);
+  return { message: 'Transaction submitted', requestId };
+}
+
+async function checkAuthorizations(
+  list: SignedAuthorizationInput[],
+  { chain, executor, user }: { chain: ChainConfig; executor: Address; user: Address },
+): Promise<void> {
+  if (list.length !== 1)
+    throw new GatewayError('INVALID_INPUT', 'authorizationList must hold exactly one authorization (for data.to)', {
+      data: 'authorizationList',
+    });
+  const [authorization] = list as [SignedAuthorizationInput];
+  if (authorization.address.toLowerCase() !== executor.toLowerCase()) {
+    throw new GatewayError(
+      'INVALID_INPUT',
+      `The authorization delegates to ${authorization.address}; this gateway executes batches only for its batch executor ${executor}`,
+      { data: 'authorizationList' },
+    );
+  }
+  if (authorization.chainId !== chain.id && authorization.chainId !== 0) {
+    throw new GatewayError(
+      'INVALID_INPUT',
+      `The authorization is for chain ${authorization.chainId}, not ${chain.id}`,
+      {
+        data: 'authorizationList',
+      },
+    );
+  }
+  let signer: Address;
+  try {
+    signer = await recoverAuthorizationAddress({
+      authorization: {
+        address: authorization.address,
+        chainId: authorization.chainId,
+        nonce: authorization.nonce,
+        r: authorization.r,
+        s: authorization.s,
+        yParity: authorization.yParity,
+      },
+    });
+  } catch {
+    throw new GatewayError('INVALID_INPUT', 'The authorization signature is malformed', { data: 'authorizationList' });
+  }
+  if (signer.toLowerCase() !== user.toLowerCase()) {
+    throw new GatewayError('INVALID_INPUT', `The authorization is signed by ${signer}, not by data.to (${user})`, {
+      data: 'authorizationList',
+    });
+  }
+}
+
+interface FoundDeposit {
+  requestId: string;
+  token: string;
+  amount: bigint;
+}
+
+/** The batch's deposit into the gateway (depository or receiver); refuses batches with none, or with two. */
+function findDeposit(chain: ChainConfig, data: string): FoundDeposit {
+  if (!isHex(data)) throw new GatewayError('INVALID_INPUT', 'data must be hex calldata', { data: 'data' });
+  let calls: ReadonlyArray<{ to: Address; value: bigint; data: Hex }>;
+  try {
+    const decoded = decodeFunctionData({ abi: batchExecutorAbi, data });
+    if (decoded.functionName !== 'execute') throw new Error('not execute');
+    calls = decoded.args[0].batchedCall.calls;
+  } catch {
+    throw new GatewayError(
+      'INVALID_INPUT',
+      "data must be a call of the batch executor's execute(SignedBatchedCall, bytes), as the SDK's executeGaslessBatch sends",
+      { data: 'data' },
+    );
+  }
+  const found: FoundDeposit[] = [];
+  for (const call of calls) {
+    const to = call.to.toLowerCase();
+    try {
+      if (to === chain.contracts.depository.toLowerCase()) {
+        const decoded = decodeFunctionData({ abi: depositoryAbi, data: call.data });
+        if (decoded.functionName === 'depositErc20') {
+          const [, token, amount, id] = decoded.args;
+          found.push({ requestId: id.toLowerCase(), token, amount });
+        } else if (decoded.functionName === 'depositNative') {
+          found.push({ requestId: decoded.args[1].toLowerCase(), token: zeroAddress, amount: call.value });
+        }
+      } else if (to === chain.contracts.receiver.toLowerCase()) {
+        const decoded = decodeFunctionData({ abi: receiverAbi, data: call.data });
+        found.push({ requestId: decoded.args[0].toLowerCase(), token: zeroAddress, amount: call.value });
+      }
+    } catch {
+      // Not a deposit function of ours: not a deposit.
+    }
+  }
+  if (found.length === 0) {
+    throw new GatewayError(
+      'INVALID_INPUT',
+      "The batch makes no deposit into the gateway: gasless execution pays only for the deposit of a quote's request",
+      { data: 'data' },
+    );
+  }
+  if (found.length > 1)
+    throw new GatewayError('INVALID_INPUT', 'The batch makes more than one deposit; send one per request', {
+      data: 'data',
+    });
+  return found[0]!;
+}
+
+async function consumeLimit(ctx: CoreContext, bucket: string | null, perMinute: number, who: string): Promise<void> {
+  if (bucket === null) return;
+  const now = ctx.now();
+  const windowStart = Math.floor(now / MINUTE_MS) * MINUTE_MS;
+  const count = await incrementRateLimitCounter(ctx.db, { bucket, windowStart, by: 1 });
+  if (count > perMinute) {
+    throw new GatewayError(
+      'RATE_LIMITED',
+      `Too many gasless submissions for this ${who}: at most ${perMinute} per minute`,
+      { data: `retryAfterSeconds=${Math.max(1, Math.ceil((windowStart + MINUTE_MS - now) / 1000))}` },
+    );
+  }
+}
+
+/** Simulates the batch from the solver's sender with the authorization; its gas, or a 400 with the decoded revert. */
+async function simulate(
+  ctx: CoreContext,
+  tx: { chainId: number; to: Address; data: Hex; requestId: string; authorizationList?: SignedAuthorizationInput[] },
+): Promise<bigint> {
+  try {
+    return await ctx.market.estimateGas(tx.chainId, {
+      from: ctx.config.solverAddress,
+      to: tx.to,
+      data: tx.data,
+      value: 0n,
+      ...(tx.authorizationList === undefined ? {} : { authorizationList: tx.authorizationList }),
+    });
+  } catch (error) {
+    if (!isGatewayError(error) || error.code !== 'DESTINATION_TX_FAILED') throw error;
+    const revert = decodeRevert(revertDataOf(error.cause));
+    throw new GatewayError('SIMULATION_FAILED', `The batch reverts in simulation: ${revert.message}`, {
+      data: revert.label,
+      cause: error,
+      body: { error: revert.label, requestId: tx.requestId, details: { revert } },
+    });
+  }
+}
+
+function revertDataOf(error: unknown): Hex | undefined {
+  if (!(error instanceof BaseError)) return undefined;
+  let found: Hex | undefined;
+  error.walk((e) => {
+    const { raw, data } = e as { raw?: unknown; data?: unknown };
+    found = isHex(raw) ? raw : isHex(data) ? data : undefined;
+    return found !== undefined;
+  });
+  return found;
+}
+
+/** The actual fees of a gasless request: the quoted ones with the origin gas added to execution (unless sponsored). */
+function withOriginGas(
+  quoted: JsonObject,
+  gas: {
+    gasUnits: bigint;
+    gasPrice: bigint;
+    nativeCost: bigint;
+    usdMicros: bigint;
+    recovered: bigint;
+    /** The origin gas in the fee currency (0 when sponsored). */
+    inFeeCurrency: bigint;
+    sponsored: boolean;
+    apiKeyId: string | null;
+  },
+): JsonObject {
+  const originGas: JsonObject = {
+    gasUnits: gas.gasUnits.toString(),
+    gasPrice: gas.gasPrice.toString(),
+    amount: gas.nativeCost.toString(),
+    usdMicros: gas.usdMicros.toString(),
+    recoveredFromOutput: gas.recovered.toString(),
+    sponsored: gas.sponsored,
+    sponsorApiKeyId: gas.apiKeyId,
+  };
+  if (gas.sponsored) return { ...quoted, originGas };
+  const usd = (quoted.usdMicros ?? {}) as JsonObject;
+  return {
+    ...quoted,
+    execution: (amountOf(quoted.execution) + gas.inFeeCurrency).toString(),
+    usdMicros: { ...usd, execution: (amountOf(usd.execution) + gas.usdMicros).toString() },
+    originGas,
+  };
+}
+
+/** `nativeCost` in the request's fee currency (rounded up); 0 when the stored fees name no known currency. */
+async function inFeeCurrency(
+  ctx: CoreContext,
+  quoted: JsonObject,
+  nativeCost: bigint,
+  native: { decimals: number; price: { answer: bigint; decimals: number; updatedAt: number } },
+): Promise<bigint> {
+  const currency = quoted.currency as { chainId?: number; address?: string } | undefined;
+  if (currency?.chainId === undefined || currency.address === undefined) return 0n;
+  const feeChain = requireChain(ctx, currency.chainId);
+  const feeCurrency = currencyOf(feeChain, currency.address);
+  return convert(
+    nativeCost,
+    native,
+    { decimals: feeCurrency.decimals, price: await ctx.market.usdPrice(feeChain.id, feeCurrency) },
+    'up',
+  );
+}
+
+/** A stored amount (a decimal string or a safe integer); 0 when absent. */
+const amountOf = (value: unknown): bigint =>
+  typeof value === 'string' || typeof value === 'number' ? BigInt(value) : 0n;
+
+function currencyOf(chain: ChainConfig, address: string): CurrencyConfig {
+  const currency = chainCurrencies(chain).find(
+    (candidate) => candidate.address.toLowerCase() === address.toLowerCase(),
+  );
+  if (currency === undefined)
+    throw new GatewayError('UNSUPPORTED_CURRENCY', `${address} is no longer a currency of chain ${chain.id}`);
+  return currency;
+}

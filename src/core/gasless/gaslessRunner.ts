@@ -1,0 +1,137 @@
+import type { Hex } from 'viem';
+import {
+  deleteGaslessSubmission,
+  getGaslessSubmission,
+  listDepositingGaslessSubmissions,
+} from '../../store/gaslessSubmissions.repository.js';
+import { getLiveOutgoingTx, updateOutgoingTx, type OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
+import { updateRequestStatus } from '../../store/requests.repository.js';
+import type { CoreContext } from '../context.js';
+import { GatewayError, isGatewayError } from '../errors.js';
+import type { GaslessLifecycle, TransactionSender } from '../solver/ports.js';
+import type { GaslessPayload } from './executeGasless.js';
+
+/**
+ * Sends accepted gasless batches (`executeGasless`) from the solver's sender of their chain and follows them:
+ *
+ * - `send` is idempotent: a batch with a live `gasless` outgoing row is not sent again (the sender records a row
+ *   before broadcasting and allows one live row per request and kind). A node's outright refusal (nothing
+ *   broadcast) puts the request back to `waiting` with its output restored and forgets the submission, so the
+ *   user can try again; the refusal is answered to the caller.
+ * - Once mined, the receipt is indexed at once (the deposit watcher would find it too), which moves the request
+ *   `depositing -> pending` and on to the fill. A batch that reverts on chain deposited nothing: the request goes
+ *   back to `waiting` (the solver paid that gas).
+ * - `recover` (at start, after the senders rebroadcast what they recorded and before the watchers run) sends
+ *   every accepted batch whose request is still `depositing` and has no live row: a crash between accepting and
+ *   sending sends it once.
+ */
+export function createGaslessRunner({
+  ctx,
+  senders,
+}: {
+  ctx: CoreContext;
+  senders: ReadonlyMap<number, TransactionSender>;
+}): GaslessLifecycle & { recover(): Promise<void>; stop(): Promise<void> } {
+  const { db, log } = ctx;
+  const follows = new Map<string, Promise<void>>();
+  let stopped = false;
+
+  async function restore(requestId: string, payload: GaslessPayload, why: string): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      await updateRequestStatus(trx, requestId, {
+        status: 'waiting',
+        fromStatus: 'depositing',
+        amountOut: BigInt(payload.quotedAmountOut),
+        feesActual: null,
+        now: ctx.now(),
+      });
+      await deleteGaslessSubmission(trx, requestId);
+    });
+    log.warn({ requestId, why }, 'gasless batch not deposited; the request is waiting again');
+  }
+
+  async function send(requestId: Hex): Promise<OutgoingTxRecord> {
+    const submission = await getGaslessSubmission(db, requestId);
+    if (submission === undefined) throw new GatewayError('NOT_FOUND', `No gasless batch for request ${requestId}`);
+    const payload = submission.payload as unknown as GaslessPayload;
+    const sender = senders.get(submission.chainId);
+    if (sender === undefined) throw new GatewayError('SERVICE_UNAVAILABLE', `No sender on chain ${submission.chainId}`);
+    let record = await getLiveOutgoingTx(db, requestId, 'gasless');
+    if (record === undefined) {
+      try {
+        record = await sender.send({
+          requestId,
+          kind: 'gasless',
+          to: payload.to,
+          data: payload.data,
+          value: 0n,
+          gas: BigInt(payload.gas),
+          ...(payload.authorizationList === undefined ? {} : { authorizationList: payload.authorizationList }),
+        });
+      } catch (error) {
+        if (
+          isGatewayError(error) &&
+          (error.code === 'DESTINATION_TX_FAILED' || error.code === 'INSUFFICIENT_LIQUIDITY')
+        ) {
+          await retire(requestId, payload, error.message);
+        }
+        throw error;
+      }
+    }
+    if (record.status === 'failed' && record.nonce === null) {
+      await retire(requestId, payload, 'the node refused the batch');
+      throw new GatewayError('SERVICE_UNAVAILABLE', 'The node refused the gasless batch; nothing was sent');
+    }
+    follow(requestId, submission.chainId, record.id);
+    return record;
+  }
+
+  /** A batch that never reached the chain, or reverted there: its row stops being live, the request waits again. */
+  async function retire(requestId: string, payload: GaslessPayload, why: string): Promise<void> {
+    const row = await getLiveOutgoingTx(db, requestId, 'gasless');
+    if (row !== undefined && (row.status === 'failed' || row.status === 'confirmed'))
+      await updateOutgoingTx(db, row.id, { status: 'replaced', now: ctx.now() });
+    await restore(requestId, payload, why);
+  }
+
+  function follow(requestId: string, chainId: number, outgoingTxId: number): void {
+    if (follows.has(requestId) || stopped) return;
+    const work = (async () => {
+      const sender = senders.get(chainId)!;
+      const receipt = await sender.waitForReceipt(outgoingTxId);
+      if (receipt.status !== 'success') {
+        const submission = await getGaslessSubmission(db, requestId);
+        if (submission !== undefined)
+          await retire(requestId, submission.payload as unknown as GaslessPayload, 'the batch reverted on chain');
+        return;
+      }
+      log.info({ requestId, chainId, hash: receipt.hash }, 'gasless batch mined');
+      await ctx.watchers
+        ?.get(chainId)
+        ?.indexTransaction(receipt.hash)
+        .catch((error: unknown) =>
+          log.warn({ err: error, requestId }, 'indexing the gasless batch failed; the deposit watcher will find it'),
+        );
+    })()
+      .catch((error: unknown) => {
+        if (!stopped) log.error({ err: error, requestId }, 'following a gasless batch failed; a restart resumes it');
+      })
+      .finally(() => follows.delete(requestId));
+    follows.set(requestId, work);
+  }
+
+  return {
+    send,
+    async recover() {
+      for (const submission of await listDepositingGaslessSubmissions(db)) {
+        await send(submission.requestId as Hex).catch((error: unknown) =>
+          log.error({ err: error, requestId: submission.requestId }, 'resuming a gasless batch failed'),
+        );
+      }
+    },
+    async stop() {
+      stopped = true;
+      await Promise.allSettled(follows.values());
+    },
+  };
+}

@@ -1,0 +1,437 @@
+/**
+ * Gasless batches with the unmodified reference client: `executeGaslessBatch` of `@relayprotocol/relay-sdk` signs
+ * an EIP-7702 authorization to the batch executor the SDK expects (installed there on the devnet by the gateway's
+ * own `contracts/BatchExecutor.sol`), signs the quote's calls (approve + deposit) as an EIP-712 batch and posts it
+ * to `POST /execute`; the gateway sends it from its origin sender, recovers that gas from the request's output and
+ * fills. The user is a fresh account holding only USDC: its ETH balance stays exactly 0.
+ *
+ * The SDK client is a process-wide singleton, configured once for the file; the cases run in order.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createWalletClient,
+  encodeAbiParameters,
+  erc20Abi,
+  http,
+  keccak256,
+  toHex,
+  type Address,
+  type Hex,
+  type PrivateKeyAccount,
+} from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import {
+  convertViemChainToRelayChain,
+  createCaliburExecutor,
+  createClient,
+  getClient,
+  type Execute,
+} from '@relayprotocol/relay-sdk';
+import { devnetViemChain, SDK_BATCH_EXECUTOR, type DevnetChain } from '../../src/chain/devnet.js';
+import { stableTokenAbi } from '../../generated/contracts/index.js';
+import { call } from '../helpers/conformance.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { publicClientOf, tokenOf } from '../helpers/quote.js';
+
+let gateway: TestGateway;
+let chainA: DevnetChain;
+let chainB: DevnetChain;
+const ADMIN_TOKEN = 'gasless-admin-token-0123456789';
+
+beforeAll(async () => {
+  gateway = await startTestGateway({
+    adminToken: ADMIN_TOKEN,
+    gasless: { maxGas: 1_500_000n, keyPerMinute: 3, userPerMinute: 4 },
+  });
+  [chainA, chainB] = gateway.devnet.descriptor.chains as [DevnetChain, DevnetChain];
+  createClient({
+    baseApiUrl: gateway.url,
+    source: 'gateway-tests',
+    // executeGaslessBatch refuses to start without an apiKey, although it never sends it to a self-hosted URL.
+    apiKey: 'not-sent-to-self-hosted-urls',
+    chains: gateway.devnet.descriptor.chains.map((chain) => convertViemChainToRelayChain(devnetViemChain(chain))),
+    pollingInterval: 200,
+    maxPollingAttemptsBeforeTimeout: 150,
+  });
+});
+afterAll(async () => {
+  await gateway?.stop();
+});
+
+const fresh = (n: number): Address => `0x${n.toString(16).padStart(40, '0')}`;
+
+const usdcBalance = (chain: DevnetChain, owner: Address): Promise<bigint> =>
+  publicClientOf(chain).readContract({
+    address: tokenOf(chain, 'USDC'),
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [owner],
+  });
+
+/** A new key whose only asset is `usdc` USDC on chain A (minted by the devnet's deployer, the token's owner). */
+async function userWithOnlyUsdc(usdc: bigint) {
+  const account = privateKeyToAccount(generatePrivateKey());
+  const deployer = createWalletClient({
+    account: privateKeyToAccount(gateway.devnet.descriptor.deployer.privateKey),
+    chain: devnetViemChain(chainA),
+    transport: http(chainA.rpcUrl),
+  });
+  const hash = await deployer.writeContract({
+    address: tokenOf(chainA, 'USDC'),
+    abi: stableTokenAbi,
+    functionName: 'mint',
+    args: [account.address, usdc],
+  });
+  await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+  const wallet = createWalletClient({ account, chain: devnetViemChain(chainA), transport: http(chainA.rpcUrl) });
+  return { account, wallet };
+}
+
+async function quoteFor(wallet: Awaited<ReturnType<typeof userWithOnlyUsdc>>['wallet'], recipient: Address) {
+  return getClient().actions.getQuote(
+    {
+      chainId: chainA.chainId,
+      toChainId: chainB.chainId,
+      currency: tokenOf(chainA, 'USDC'),
+      toCurrency: tokenOf(chainB, 'USDC'),
+      amount: '25000000',
+      tradeType: 'EXACT_INPUT',
+      wallet,
+      recipient,
+    },
+    true,
+  );
+}
+
+/** What the SDK's executeGaslessBatch builds, made by hand so a test can change one part of it. */
+async function batchBody(options: {
+  eoa: PrivateKeyAccount;
+  calls: Array<{ to: Address; value: bigint; data: Hex }>;
+  batchSigner?: PrivateKeyAccount;
+  authorizationSigner?: PrivateKeyAccount;
+  subsidizeFees?: boolean;
+  originGasOverhead?: number;
+  requestId?: string;
+}) {
+  const executor = createCaliburExecutor();
+  const client = publicClientOf(chainA);
+  const nonce = await client.getTransactionCount({ address: options.eoa.address });
+  const auth = await (options.authorizationSigner ?? options.eoa).signAuthorization({
+    address: SDK_BATCH_EXECUTOR,
+    chainId: chainA.chainId,
+    nonce,
+  });
+  const message = executor.buildSignMessage(options.calls, await executor.getNonce(client, options.eoa.address));
+  const signature = await (options.batchSigner ?? options.eoa).signTypedData({
+    domain: executor.buildSignDomain(chainA.chainId, options.eoa.address),
+    types: executor.eip712Types as any,
+    primaryType: 'SignedBatchedCall',
+    message,
+  });
+  const wrapped = encodeAbiParameters([{ type: 'bytes' }, { type: 'bytes' }], [signature, '0x']);
+  return {
+    executionKind: 'rawCalls',
+    data: {
+      chainId: chainA.chainId,
+      to: options.eoa.address,
+      data: executor.encodeExecute(message, wrapped),
+      value: '0',
+      authorizationList: [
+        {
+          chainId: Number(auth.chainId),
+          address: auth.address,
+          nonce: auth.nonce,
+          yParity: auth.yParity ?? 0,
+          r: auth.r,
+          s: auth.s,
+        },
+      ],
+    },
+    executionOptions: { referrer: 'gateway-tests', subsidizeFees: options.subsidizeFees ?? false },
+    originGasOverhead: options.originGasOverhead ?? 80_000,
+    ...(options.requestId === undefined ? {} : { requestId: options.requestId }),
+  };
+}
+
+/** The quote's transaction items as the SDK batches them. */
+const callsOf = (quote: Execute) =>
+  quote.steps
+    .filter((step) => step.kind === 'transaction')
+    .flatMap((step) => step.items)
+    .map((item) => ({
+      to: item.data.to as Address,
+      value: BigInt(item.data.value || '0'),
+      data: item.data.data as Hex,
+    }));
+
+const execute = (body: unknown, headers: Record<string, string> = {}) =>
+  call(gateway.url, 'executeGasless', { body, headers });
+
+const gaslessRows = async (): Promise<number> =>
+  Number(
+    (
+      await gateway.server.core.db
+        .selectFrom('outgoing_txs')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('kind', '=', 'gasless')
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+/** A refusal changed nothing: no gasless transaction recorded or sent, the EOA not delegated, the request waiting. */
+async function expectNothingSent(rowsBefore: number, eoa: Address, requestId?: string): Promise<void> {
+  expect(await gaslessRows()).toBe(rowsBefore);
+  expect(await publicClientOf(chainA).getCode({ address: eoa })).toBeUndefined();
+  expect(await publicClientOf(chainA).getTransactionCount({ address: eoa })).toBe(0);
+  if (requestId !== undefined) {
+    const { body } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
+    expect(body.status).toBe('waiting');
+  }
+}
+
+async function createKey(sponsorshipEnabled: boolean): Promise<string> {
+  const created = await call(gateway.url, 'createApiKey', {
+    body: { name: `gasless-${sponsorshipEnabled}`, sponsorshipEnabled },
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  expect(created.status).toBe(201);
+  return created.body.key as string;
+}
+
+let paidRequestId: string;
+
+describe('gasless batches (POST /execute) with the unmodified SDK', () => {
+  it('a fresh account holding only USDC bridges it: the recipient gets the quoted output less the recovered origin gas, the user keeps 0 ETH', async () => {
+    const { account, wallet } = await userWithOnlyUsdc(30_000_000n);
+    const recipient = fresh(0x6a5_0001);
+    const client = publicClientOf(chainA);
+    expect(await client.getBalance({ address: account.address })).toBe(0n);
+    const before = await usdcBalance(chainB, recipient);
+
+    const quote = await quoteFor(wallet, recipient);
+    expect(quote.steps.map((step) => step.id)).toEqual(['approve', 'deposit']);
+    const progress: string[] = [];
+    const { requestId } = await getClient().actions.executeGaslessBatch({
+      quote,
+      walletClient: wallet,
+      onProgress: (event) => progress.push(event.status),
+    });
+    expect(requestId).toBe(quote.steps[1]!.requestId);
+    paidRequestId = requestId;
+    expect(progress).toEqual(['signing_authorization', 'signing_batch', 'submitting', 'polling', 'success']);
+
+    // The EOA is delegated to the executor at the SDK's address, and paid no gas at all.
+    expect((await client.getCode({ address: account.address }))?.toLowerCase()).toBe(
+      `0xef0100${SDK_BATCH_EXECUTOR.slice(2).toLowerCase()}`,
+    );
+    expect(await client.getBalance({ address: account.address })).toBe(0n);
+    expect(await usdcBalance(chainA, account.address)).toBe(30_000_000n - 25_000_000n);
+
+    // The gateway's sender paid for a type-4 transaction; what it recovered is in the request's actual fees.
+    const { status, body } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
+    expect(status).toBe(200);
+    expect(body.status).toBe('success');
+    const depositTx = await client.getTransaction({ hash: body.inTxHashes![0] as Hex });
+    expect(depositTx.type).toBe('eip7702');
+    expect(depositTx.from.toLowerCase()).toBe(gateway.devnet.descriptor.solver.address.toLowerCase());
+    expect(depositTx.to?.toLowerCase()).toBe(account.address.toLowerCase());
+
+    const request = await gateway.server.core.db
+      .selectFrom('requests')
+      .select(['amount_out', 'fees_actual'])
+      .where('id', '=', requestId.toLowerCase())
+      .executeTakeFirstOrThrow();
+    const originGas = (request.fees_actual as any).originGas;
+    const recovered = BigInt(originGas.recoveredFromOutput);
+    expect(recovered).toBeGreaterThan(0n);
+    expect(originGas.sponsored).toBe(false);
+    const quoted = BigInt(quote.details!.currencyOut!.amount!);
+    expect(BigInt(String(request.amount_out))).toBe(quoted - recovered);
+    expect((await usdcBalance(chainB, recipient)) - before).toBe(quoted - recovered);
+  });
+
+  it('sponsored by an API key with sponsorship (x-api-key added with an interceptor on the SDK axios): the output is not reduced', async () => {
+    const key = await createKey(true);
+    const axios = getClient().utils.axios;
+    const interceptor = axios.interceptors.request.use((config) => {
+      config.headers['x-api-key'] = key;
+      return config;
+    });
+    try {
+      const { account, wallet } = await userWithOnlyUsdc(25_000_000n);
+      const recipient = fresh(0x6a5_0002);
+      const quote = await quoteFor(wallet, recipient);
+      const { requestId } = await getClient().actions.executeGaslessBatch({
+        quote,
+        walletClient: wallet,
+        subsidizeFees: true,
+      });
+      expect(await publicClientOf(chainA).getBalance({ address: account.address })).toBe(0n);
+      const quoted = BigInt(quote.details!.currencyOut!.amount!);
+      expect(await usdcBalance(chainB, recipient)).toBe(quoted);
+      const request = await gateway.server.core.db
+        .selectFrom('requests')
+        .select(['fees_actual'])
+        .where('id', '=', requestId.toLowerCase())
+        .executeTakeFirstOrThrow();
+      expect((request.fees_actual as any).originGas).toMatchObject({ sponsored: true, recoveredFromOutput: '0' });
+    } finally {
+      axios.interceptors.request.eject(interceptor);
+    }
+  });
+});
+
+describe('POST /execute refusals: a 4xx, and nothing is sent', () => {
+  async function setup(usdc = 30_000_000n) {
+    const user = await userWithOnlyUsdc(usdc);
+    const quote = await quoteFor(user.wallet, fresh(0x6a5_1000));
+    return { ...user, quote, requestId: quote.steps.at(-1)!.requestId!, rows: await gaslessRows() };
+  }
+
+  it('a batch that deposits nothing (only the approval)', async () => {
+    const { account, quote, requestId, rows } = await setup();
+    const body = await batchBody({ eoa: account, calls: callsOf(quote).slice(0, 1) });
+    const { status, body: answer } = await execute(body);
+    expect(status).toBe(400);
+    expect(answer).toMatchObject({ errorCode: 'INVALID_INPUT', statusCode: 400 });
+    expect(answer.message).toMatch(/no deposit/);
+    await expectNothingSent(rows, account.address, requestId);
+  });
+
+  it('a deposit for an unknown request', async () => {
+    const { account, quote, requestId, rows } = await setup();
+    const unknown = keccak256(toHex('no such request'));
+    const calls = callsOf(quote).map((c, i) =>
+      i === 1 ? { ...c, data: (c.data.slice(0, -64) + unknown.slice(2)) as Hex } : c,
+    );
+    const { status, body: answer } = await execute(await batchBody({ eoa: account, calls }));
+    expect(status).toBe(404);
+    expect(answer).toMatchObject({ errorCode: 'NOT_FOUND' });
+    await expectNothingSent(rows, account.address, requestId);
+  });
+
+  it('a deposit for a request that is already paid', async () => {
+    const { account, quote, requestId, rows } = await setup();
+    const calls = callsOf(quote).map((c, i) =>
+      i === 1 ? { ...c, data: (c.data.slice(0, -64) + paidRequestId.slice(2)) as Hex } : c,
+    );
+    const { status, body: answer } = await execute(await batchBody({ eoa: account, calls }));
+    expect(status).toBe(409);
+    expect(answer).toMatchObject({ errorCode: 'CONFLICT' });
+    await expectNothingSent(rows, account.address, requestId);
+  });
+
+  it('a batch whose gas (originGasOverhead included) is over the configured cap', async () => {
+    const { account, quote, requestId, rows } = await setup();
+    const body = await batchBody({ eoa: account, calls: callsOf(quote), originGasOverhead: 1_500_000 });
+    const { status, body: answer } = await execute(body);
+    expect(status).toBe(400);
+    expect(answer).toMatchObject({ errorCode: 'INVALID_INPUT', errorData: 'maxGas=1500000' });
+    await expectNothingSent(rows, account.address, requestId);
+  });
+
+  it('a batch that reverts in simulation (signed by another key): the decoded revert in the reference shape', async () => {
+    const { account, quote, requestId, rows } = await setup();
+    const other = privateKeyToAccount(generatePrivateKey());
+    const body = await batchBody({ eoa: account, calls: callsOf(quote), batchSigner: other });
+    const { status, body: answer } = await execute(body);
+    expect(status).toBe(400);
+    expect(answer).toMatchObject({
+      errorCode: 'SIMULATION_FAILED',
+      error: 'INVALID_SIGNATURE',
+      requestId,
+      details: { revert: { type: 'customError', label: 'INVALID_SIGNATURE', name: 'InvalidSignature', args: {} } },
+    });
+    expect(answer.details.revert.selector).toBe(keccak256(toHex('InvalidSignature()')).slice(0, 10));
+    await expectNothingSent(rows, account.address, requestId);
+  });
+
+  it('an authorization signed by someone other than data.to', async () => {
+    const { account, quote, requestId, rows } = await setup();
+    const other = privateKeyToAccount(generatePrivateKey());
+    const body = await batchBody({ eoa: account, calls: callsOf(quote), authorizationSigner: other });
+    const { status, body: answer } = await execute(body);
+    expect(status).toBe(400);
+    expect(answer).toMatchObject({ errorCode: 'INVALID_INPUT', errorData: 'authorizationList' });
+    await expectNothingSent(rows, account.address, requestId);
+  });
+
+  it('subsidizeFees without a key (401) and with a key that has no sponsorship (403)', async () => {
+    const { account, quote, requestId, rows } = await setup();
+    const body = await batchBody({ eoa: account, calls: callsOf(quote), subsidizeFees: true });
+    const anonymous = await execute(body);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body).toMatchObject({ errorCode: 'UNAUTHORIZED' });
+    const plain = await execute(body, { 'x-api-key': await createKey(false) });
+    expect(plain.status).toBe(403);
+    expect(plain.body).toMatchObject({ errorCode: 'FORBIDDEN' });
+    await expectNothingSent(rows, account.address, requestId);
+  });
+
+  it('per-user and per-key limits on gasless submissions (429 RATE_LIMITED)', async () => {
+    // Fixed one-minute windows: if the attempts straddle a minute boundary the count restarts, so try again.
+    for (let attempt = 0; ; attempt++) {
+      const { account, quote, requestId, rows } = await setup();
+      const body = await batchBody({ eoa: account, calls: callsOf(quote).slice(0, 1) });
+      const minute = Math.floor(Date.now() / 60_000);
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await execute(body)).status);
+      const key = await createKey(false);
+      const keyed: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const other = await setup();
+        const otherBody = await batchBody({ eoa: other.account, calls: callsOf(other.quote).slice(0, 1) });
+        keyed.push((await execute(otherBody, { 'x-api-key': key })).status);
+      }
+      if (Math.floor(Date.now() / 60_000) !== minute && attempt === 0) continue;
+      expect(statuses).toEqual([400, 400, 400, 400, 429]);
+      expect(keyed).toEqual([400, 400, 400, 429]);
+      await expectNothingSent(rows, account.address, requestId);
+      break;
+    }
+  });
+
+  it('the same batch posted twice is sent once', async () => {
+    const { account, quote, requestId, rows } = await setup();
+    const body = await batchBody({ eoa: account, calls: callsOf(quote) });
+    const [first, second] = await Promise.all([execute(body), execute(body)]);
+    const statuses = [first.status, second.status].sort();
+    // Both answer the same, or the racing one is told the request is already being paid; never two sends.
+    expect(statuses[0]).toBe(200);
+    expect([200, 409]).toContain(statuses[1]);
+    const again = await execute(body);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ message: 'Transaction submitted', requestId });
+    expect(await gaslessRows()).toBe(rows + 1);
+  });
+
+  it('GraphQL executeGasless runs the same operation: the batch is sent and the request filled', async () => {
+    const { account, quote, requestId } = await setup();
+    const body = await batchBody({ eoa: account, calls: callsOf(quote) });
+    const response = await fetch(`${gateway.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: 'mutation($input: ExecuteGaslessInput!) { executeGasless(input: $input) { message requestId } }',
+        variables: {
+          input: {
+            data: body.data,
+            executionOptions: { subsidizeFees: false },
+            requestId,
+            originGasOverhead: '80000',
+          },
+        },
+      }),
+    });
+    const answer = await response.json();
+    expect(answer.errors).toBeUndefined();
+    expect(answer.data.executeGasless).toEqual({ message: 'Transaction submitted', requestId });
+    for (;;) {
+      const { body: status } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
+      if (status.status === 'success') break;
+      expect(['depositing', 'pending', 'submitted', 'success']).toContain(status.status);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await publicClientOf(chainA).getBalance({ address: account.address })).toBe(0n);
+  });
+});
