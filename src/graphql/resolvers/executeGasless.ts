@@ -1,10 +1,9 @@
 import type { MutationResolvers } from '../../../generated/graphql/resolvers.js';
-import { authenticate } from '../../core/apiKeys/authenticate.js';
 import { GatewayError } from '../../core/errors.js';
 import { executeGasless as executeGaslessCore } from '../../core/gasless/executeGasless.js';
 
 /** `Mutation.executeGasless` (operation `executeGasless`, `POST /execute`). */
-export const executeGasless: MutationResolvers['executeGasless'] = async (_parent, { input }, { core, apiKey }) => {
+export const executeGasless: MutationResolvers['executeGasless'] = async (_parent, { input }, { core, caller }) => {
   if (input.executionOptions.destinationCalls != null) {
     throw new GatewayError('INVALID_INPUT', 'destinationCalls are not supported with gasless execution', {
       data: 'executionOptions.destinationCalls',
@@ -35,6 +34,6 @@ export const executeGasless: MutationResolvers['executeGasless'] = async (_paren
       requestId: input.requestId ?? undefined,
       originGasOverhead: input.originGasOverhead == null ? undefined : input.originGasOverhead.toString(),
     },
-    await authenticate(core, apiKey),
+    await caller(),
   );
 };

@@ -1,5 +1,4 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
-import { authenticate } from '../../core/apiKeys/authenticate.js';
 import { GatewayError } from '../../core/errors.js';
 import { executeGasless as executeGaslessCore } from '../../core/gasless/executeGasless.js';
 import type { SignedAuthorizationInput } from '../../core/solver/ports.js';
@@ -10,7 +9,7 @@ export async function executeGasless(
   input: OperationInput<'executeGasless'>,
   context: RestContext,
 ): Promise<OperationOutput<'executeGasless'>> {
-  const caller = await authenticate(context.core, input.headers['x-api-key']);
+  const caller = context.caller;
   const { executionKind, data, executionOptions, requestId, originGasOverhead } = input.body;
   if (executionOptions.destinationChainExecutionData !== undefined) {
     throw new GatewayError('INVALID_INPUT', 'destinationChainExecutionData is not supported with gasless execution', {
