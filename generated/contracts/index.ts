@@ -2,6 +2,8 @@
 
 export * from './ApprovalProxy.js';
 export * from './AttestationVerifier.js';
+export * from './DepositAddress.js';
+export * from './DepositAddressFactory.js';
 export * from './Depository.js';
 export * from './Erc20Router.js';
 export * from './MinorToken.js';

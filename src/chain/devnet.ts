@@ -25,6 +25,8 @@ import {
   approvalProxyBytecode,
   attestationVerifierAbi,
   attestationVerifierBytecode,
+  depositAddressFactoryAbi,
+  depositAddressFactoryBytecode,
   depositoryAbi,
   depositoryBytecode,
   erc20RouterAbi,
@@ -242,9 +244,10 @@ async function deployChain(
     deploy(multicall3Abi, multicall3Bytecode),
     deploy(attestationVerifierAbi, attestationVerifierBytecode, [solver.address, solver.address]),
   ]);
-  const [approvalProxy, erc20Router] = await Promise.all([
+  const [approvalProxy, erc20Router, depositAddressFactory] = await Promise.all([
     deploy(approvalProxyAbi, approvalProxyBytecode, [multicaller]),
     deploy(erc20RouterAbi, erc20RouterBytecode, [multicaller]),
+    deploy(depositAddressFactoryAbi, depositAddressFactoryBytecode, [solver.address, depository]),
   ]);
   const nativePriceFeed = await deploy(priceFeedAbi, priceFeedBytecode, [
     PRICE_FEED_DECIMALS,
@@ -332,6 +335,7 @@ async function deployChain(
       erc20Router,
       multicall3,
       attestationVerifier,
+      depositAddressFactory,
     },
     tokens,
     nativePriceFeed,

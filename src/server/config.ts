@@ -445,7 +445,10 @@ const chainSchema = {
       additionalProperties: false,
       required: [...contractNames],
       properties: Object.fromEntries(
-        [...contractNames, 'attestationVerifier'].map((name) => [name, { type: 'string', pattern: addressPattern }]),
+        [...contractNames, 'attestationVerifier', 'depositAddressFactory'].map((name) => [
+          name,
+          { type: 'string', pattern: addressPattern },
+        ]),
       ),
     },
     depositEnabled: { type: 'boolean' },

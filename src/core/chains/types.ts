@@ -52,6 +52,8 @@ export interface ChainContracts {
   multicall3: Address;
   /** Verifier of request attestations, when deployed. */
   attestationVerifier?: Address;
+  /** Factory of counterfactual deposit addresses (`useDepositAddress`), when deployed. */
+  depositAddressFactory?: Address;
 }
 
 /** A chain as configured (from the config file or the devnet descriptor). */
