@@ -247,7 +247,7 @@ export const openapiDocument: Record<string, unknown> = {
           "quote"
         ],
         "summary": "Get an executable quote",
-        "description": "Prices a bridge, swap or call and returns the steps to execute it: usually one deposit transaction on\nthe origin chain, preceded by an approval when an ERC-20 allowance is missing. (`usePermit`,\n`useDepositAddress`, `topupGas` and the other options marked \"Not supported by this gateway yet\" are\nanswered 400 `INVALID_INPUT`.) Creating a quote creates the request (status `waiting`) identified by the\n`requestId` carried by every step.\n\nTrade types: with `EXACT_INPUT` the amount is what the user sends and the output varies with fees and\nslippage; with `EXPECTED_OUTPUT` the amount is the approximate output and the input is computed; with\n`EXACT_OUTPUT` the amount is the exact output, and when it cannot be delivered exactly the request fails\nand the user is refunded on the origin chain. Calls (`txs`) support `EXACT_INPUT` and `EXACT_OUTPUT`;\nfor calls `amount` is the total of all `txs[].value`, and an ERC-20 spent by a call needs an approval\ntransaction before it in `txs`.\n\nQuotes are revalidated when filled, so they should be as fresh as possible. Domain failures return 400\nwith a specific `errorCode` (for example `AMOUNT_TOO_LOW`, `INVALID_ADDRESS`, `NO_SWAP_ROUTES_FOUND`,\n`INVALID_SLIPPAGE_TOLERANCE`); transient ones return 5xx with a retriable code.\n",
+        "description": "Prices a bridge, swap or call and returns the steps to execute it: usually one deposit transaction on\nthe origin chain, preceded by an approval when an ERC-20 allowance is missing. With `useDepositAddress`\nthe deposit step is a plain transfer to a deposit address (`depositAddress` on the step). (`usePermit`,\n`topupGas` and the other options marked \"Not supported by this gateway yet\" are answered 400\n`INVALID_INPUT`.) Creating a quote creates the request (status `waiting`) identified by the\n`requestId` carried by every step.\n\nTrade types: with `EXACT_INPUT` the amount is what the user sends and the output varies with fees and\nslippage; with `EXPECTED_OUTPUT` the amount is the approximate output and the input is computed; with\n`EXACT_OUTPUT` the amount is the exact output, and when it cannot be delivered exactly the request fails\nand the user is refunded on the origin chain. Calls (`txs`) support `EXACT_INPUT` and `EXACT_OUTPUT`;\nfor calls `amount` is the total of all `txs[].value`, and an ERC-20 spent by a call needs an approval\ntransaction before it in `txs`.\n\nQuotes are revalidated when filled, so they should be as fresh as possible. Domain failures return 400\nwith a specific `errorCode` (for example `AMOUNT_TOO_LOW`, `INVALID_ADDRESS`, `NO_SWAP_ROUTES_FOUND`,\n`INVALID_SLIPPAGE_TOLERANCE`); transient ones return 5xx with a retriable code.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/ApiKey"
@@ -4255,7 +4255,7 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "recoveryAddress": {
             "$ref": "#/components/schemas/Address",
-            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, origin-chain address that may recover funds of a deposit address; requires `useDepositAddress`."
+            "description": "Origin-chain address that may withdraw what is still at the deposit address (not yet swept), for when the gateway can neither fill nor refund; it never receives refunds. Requires `useDepositAddress` (else 400 `INVALID_INPUT`); the zero address is refused with `INVALID_ADDRESS`."
           },
           "refundOnOrigin": {
             "type": "boolean",
@@ -4304,11 +4304,11 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "useDepositAddress": {
             "type": "boolean",
-            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, return a deposit address to send funds to instead of calldata."
+            "description": "Return a deposit address instead of calldata; the deposit step's item is a plain transfer to it (native `value`, or an ERC-20 `transfer`). Open (default) addresses are reusable for the route and take EXACT_INPUT or EXPECTED_OUTPUT; each transfer is re-quoted into a request of its own. No `txs` (400 `EXTRA_TXS_NOT_SUPPORTED`), no `sponsoredFeeComponents`. `refundTo` omitted or the zero address refunds the detected depositor."
           },
           "strict": {
             "type": "boolean",
-            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, bind the deposit address to this order only (requires `refundTo`)."
+            "description": "Bind the deposit address to this order only (single use); needs `useDepositAddress` and `refundTo` (else 400 `INVALID_INPUT`). Under the quoted amount is refunded, over is filled and the excess refunded separately."
           },
           "slippageTolerance": {
             "type": "string",
@@ -4529,7 +4529,7 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "boolean"
           },
           "useDepositAddress": {
-            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option).",
+            "description": "Price as a deposit-address quote would (same rules as the quote's `useDepositAddress`).",
             "type": "boolean"
           },
           "slippageTolerance": {

@@ -75,9 +75,10 @@ export interface paths {
         /**
          * Get an executable quote
          * @description Prices a bridge, swap or call and returns the steps to execute it: usually one deposit transaction on
-         *     the origin chain, preceded by an approval when an ERC-20 allowance is missing. (`usePermit`,
-         *     `useDepositAddress`, `topupGas` and the other options marked "Not supported by this gateway yet" are
-         *     answered 400 `INVALID_INPUT`.) Creating a quote creates the request (status `waiting`) identified by the
+         *     the origin chain, preceded by an approval when an ERC-20 allowance is missing. With `useDepositAddress`
+         *     the deposit step is a plain transfer to a deposit address (`depositAddress` on the step). (`usePermit`,
+         *     `topupGas` and the other options marked "Not supported by this gateway yet" are answered 400
+         *     `INVALID_INPUT`.) Creating a quote creates the request (status `waiting`) identified by the
          *     `requestId` carried by every step.
          *
          *     Trade types: with `EXACT_INPUT` the amount is what the user sends and the output varies with fees and
@@ -1166,7 +1167,7 @@ export interface components {
             referrerAddress?: string;
             /** @description Where refunds go on the origin chain; defaults to `user`. Required with `strict`. Burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`. */
             refundTo?: components["schemas"]["Address"];
-            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, origin-chain address that may recover funds of a deposit address; requires `useDepositAddress`. */
+            /** @description Origin-chain address that may withdraw what is still at the deposit address (not yet swept), for when the gateway can neither fill nor refund; it never receives refunds. Requires `useDepositAddress` (else 400 `INVALID_INPUT`); the zero address is refused with `INVALID_ADDRESS`. */
             recoveryAddress?: components["schemas"]["Address"];
             /**
              * @deprecated
@@ -1197,9 +1198,9 @@ export interface components {
             permitExpiry: number;
             /** @description Include the solver's `protocol.v2.orderSignature` in the response. */
             includeProtocolData?: boolean;
-            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, return a deposit address to send funds to instead of calldata. */
+            /** @description Return a deposit address instead of calldata; the deposit step's item is a plain transfer to it (native `value`, or an ERC-20 `transfer`). Open (default) addresses are reusable for the route and take EXACT_INPUT or EXPECTED_OUTPUT; each transfer is re-quoted into a request of its own. No `txs` (400 `EXTRA_TXS_NOT_SUPPORTED`), no `sponsoredFeeComponents`. `refundTo` omitted or the zero address refunds the detected depositor. */
             useDepositAddress?: boolean;
-            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, bind the deposit address to this order only (requires `refundTo`). */
+            /** @description Bind the deposit address to this order only (single use); needs `useDepositAddress` and `refundTo` (else 400 `INVALID_INPUT`). Under the quoted amount is refunded, over is filled and the excess refunded separately. */
             strict?: boolean;
             /**
              * @description Slippage tolerance in basis points, an integer string from `"0"` to `"10000"`; automatic when omitted.
@@ -1293,7 +1294,7 @@ export interface components {
             useFallbacks?: boolean;
             /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). */
             usePermit?: boolean;
-            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). */
+            /** @description Price as a deposit-address quote would (same rules as the quote's `useDepositAddress`). */
             useDepositAddress?: boolean;
             /** @description Basis points, `"0"`–`"10000"`; other values are answered 400 `INVALID_SLIPPAGE_TOLERANCE`. */
             slippageTolerance?: string;

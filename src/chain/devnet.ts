@@ -9,7 +9,6 @@ import {
   getContractAddress,
   http,
   maxUint256,
-  parseEther,
   parseGwei,
   parseUnits,
   toHex,

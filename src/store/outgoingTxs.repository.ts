@@ -6,7 +6,7 @@ import { appendUnique } from './fragments.js';
 import { normalizeHex, toBigInt, toJson, toNumber } from './mappers.js';
 import type { JsonObject, OutgoingTxsTable, Tables } from './tables.js';
 
-export type OutgoingTxKind = 'fill' | 'refund' | 'settle';
+export type OutgoingTxKind = 'fill' | 'refund' | 'settle' | 'sweep';
 /**
  * `prepared`: recorded, not yet sent; `broadcast`: sent (every attempt's hash is in `hashes`); `confirmed` /
  * `failed`: mined, succeeded or reverted; `replaced`: superseded by another row, the only status that frees

@@ -20,6 +20,7 @@ import {
 import { resolveRoute, type ResolvedRoute } from './resolve.js';
 import { quoteTtlSeconds } from './quoteTtl.js';
 import { buildSteps, DEPOSIT_GAS } from './steps.js';
+import { depositAddressOfQuote, recordDepositAddress } from '../depositAddresses/quote.js';
 import type { Caller, Price, Quote, QuoteParameters } from './types.js';
 
 export type GetQuoteParameters = QuoteParameters;
@@ -114,6 +115,10 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
     throw wallet.reason;
   }
   ctx.log.debug({ requestId, operation: route.operation, amountIn: pricing.amountIn.toString() }, 'quote stored');
+  // A deposit address is recorded before it is handed out: a transfer to it is then always attributable.
+  const depositAddress = depositAddressOfQuote(route, params, requestId);
+  if (depositAddress !== null)
+    await recordDepositAddress(ctx, depositAddress, { route, params, requestId, amountIn: pricing.amountIn });
 
   const present = presentParameters(prepared, wallet.value);
   const steps = buildSteps({
@@ -122,6 +127,7 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
     amountIn: pricing.amountIn,
     allowance: wallet.value.allowance,
     explicitDeposit: params.explicitDeposit !== false,
+    depositAddress: depositAddress?.address ?? null,
   });
   return {
     requestId,
@@ -168,7 +174,7 @@ async function prepare(
   }
   const { market } = ctx;
   const { origin, destination, currencyIn, currencyOut } = route;
-  const needsAllowance = mode === 'quote' && currencyIn.address !== zeroAddress;
+  const needsAllowance = mode === 'quote' && currencyIn.address !== zeroAddress && !route.depositAddress;
   const wallet = Promise.all([
     market.balanceOf(origin.id, route.user, currencyIn.address),
     needsAllowance ? market.allowance(origin.id, route.user, currencyIn.address, origin.contracts.depository) : 0n,

@@ -28,7 +28,10 @@ function toQuoteParameters(input: QuoteInput): QuoteParameters {
     maxSubsidizationAmount: input.maxSubsidizationAmount ?? undefined,
     includeProtocolData: input.includeProtocolData ?? undefined,
     ttl: input.ttl ?? undefined,
-    unsupported: { usePermit: input.usePermit, useDepositAddress: input.useDepositAddress, strict: input.strict },
+    useDepositAddress: input.useDepositAddress ?? undefined,
+    strict: input.strict ?? undefined,
+    recoveryAddress: input.recoveryAddress ?? undefined,
+    unsupported: { usePermit: input.usePermit },
   };
 }
 

@@ -14,6 +14,7 @@ import * as addDepositSender from './2026_11_23_0400_add_deposit_sender.js';
 import * as createLedgerEntries from './2026_11_23_2330_create_ledger_entries.js';
 import * as createSettlementItems from './2026_11_23_2331_create_settlement_items.js';
 import * as createChainGenesis from './2026_11_24_0100_create_chain_genesis.js';
+import * as createDepositAddresses from './2026_11_24_1200_create_deposit_addresses.js';
 
 /**
  * Every migration, by name. A static list rather than a folder scan, so it works the same from source (tsx),
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_2330_create_ledger_entries': createLedgerEntries,
   '2026_11_23_2331_create_settlement_items': createSettlementItems,
   '2026_11_24_0100_create_chain_genesis': createChainGenesis,
+  '2026_11_24_1200_create_deposit_addresses': createDepositAddresses,
 };
