@@ -122,7 +122,8 @@ const insufficientFunds = /insufficient funds/i;
 export function createTransactionSender(params: CreateTransactionSenderParameters): TransactionSender {
   const { chain, client, account, db, log, now } = params;
   const crash = (step: 'recorded' | 'broadcast' | 'mined', kind: string) => {
-    if (kind === 'fill' || kind === 'refund' || kind === 'settle') crashPoint(params.crashAt, `${kind}-${step}`);
+    if (kind === 'fill' || kind === 'refund' || kind === 'settle' || kind === 'sweep')
+      crashPoint(params.crashAt, `${kind}-${step}`);
   };
   const chainId = chain.id;
   const address = account.address;

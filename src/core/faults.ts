@@ -33,6 +33,14 @@ export const crashPoints = [
   'settle-broadcast',
   /** The settlement is mined and its row (and ledger) updated; the batch not marked settled yet. */
   'settle-mined',
+  /** A deposit-address transfer is decided (request, legs) and recorded `sweeping`; no sweep sent yet. */
+  'transfer-decided',
+  /** The sweep is signed and recorded (`prepared`) but not broadcast. */
+  'sweep-recorded',
+  /** A node accepted the sweep; the row does not say `broadcast` yet. */
+  'sweep-broadcast',
+  /** The sweep is mined (its deposits are in the depository); the transfer not marked swept, nothing filled. */
+  'sweep-mined',
 ] as const;
 
 export type CrashPoint = (typeof crashPoints)[number];

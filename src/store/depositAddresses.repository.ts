@@ -380,3 +380,22 @@ function toTransferRecord(row: Selectable<DepositAddressTransfersTable>): Transf
 }
 
 export type { JsonValue };
+
+/** A request whose `refundTo` is the zero address ("the detected depositor") learns who that is. */
+export async function fillInRefundTo(db: Kysely<Tables>, requestId: string, depositor: string): Promise<void> {
+  await db
+    .updateTable('requests')
+    .set({ refund_to: normalizeHex(depositor) })
+    .where('id', '=', normalizeHex(requestId))
+    .where('refund_to', '=', '0x0000000000000000000000000000000000000000')
+    .execute();
+}
+
+/** A re-quoted request of an open address is listed under it (`requests.deposit_address`). */
+export async function linkRequestToAddress(db: Kysely<Tables>, requestId: string, address: string): Promise<void> {
+  await db
+    .updateTable('requests')
+    .set({ deposit_address: normalizeHex(address) })
+    .where('id', '=', normalizeHex(requestId))
+    .execute();
+}

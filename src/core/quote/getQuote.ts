@@ -73,8 +73,10 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
   // The stored request does not depend on the user's balance or allowance, so it is committed while they are
   // read (on a busy gateway the two waits were most of a quote's latency). When a read fails, the quote fails
   // and the request it stored is removed again: a failed quote leaves nothing behind.
+  const depositAddress = depositAddressOfQuote(route, params, requestId);
   const stored = ctx.requestWriter.insert({
     id: requestId,
+    ...(depositAddress === null ? {} : { depositAddress: depositAddress.address }),
     user: route.user,
     recipient: route.recipient,
     refundTo: route.refundTo,
@@ -116,7 +118,6 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
   }
   ctx.log.debug({ requestId, operation: route.operation, amountIn: pricing.amountIn.toString() }, 'quote stored');
   // A deposit address is recorded before it is handed out: a transfer to it is then always attributable.
-  const depositAddress = depositAddressOfQuote(route, params, requestId);
   if (depositAddress !== null)
     await recordDepositAddress(ctx, depositAddress, { route, params, requestId, amountIn: pricing.amountIn });
 
