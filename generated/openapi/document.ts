@@ -2066,7 +2066,7 @@ export const openapiDocument: Record<string, unknown> = {
           "transactions"
         ],
         "summary": "Reindex a deposit address",
-        "description": "Rescans the balances of a deposit address and triggers processing of every currency found there, for\nexample after funds were sent on another chain (`targetChainId`) or in an unexpected currency. 403 when\nthe caller may not reindex this address, 404 when no deposit address is registered for `chainId` and\n`depositAddress`, 429 when it was reindexed too recently.\n",
+        "description": "Rescans the balances of a deposit address and triggers processing of every currency found there, for\nexample after funds were sent on another chain (`targetChainId`) or in an unexpected currency. 403 when\nthe caller may not reindex this address, 404 when no deposit address is registered for `chainId` and\n`depositAddress`, 429 when it was reindexed too recently (a cooldown of 60 s per address). This gateway\nreads the balances of every listed currency at the address and reads the chain again at once;\n`targetChainId` must be the address's own chain (a transfer on another chain is not swept).\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/ApiKey"
@@ -2231,6 +2231,65 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "501": {
             "$ref": "#/components/responses/NotImplemented"
+          }
+        }
+      }
+    },
+    "/deposit-addresses/v1": {
+      "get": {
+        "operationId": "getDepositAddress",
+        "tags": [
+          "transactions"
+        ],
+        "summary": "Look up a deposit address",
+        "description": "The type (`open` or `strict`), request, chain, currency and refund address of a deposit address, found by\n`address` or by `requestId` (the quote that handed it out, or a request one of its transfers paid). One\nof the two is required (400 `INVALID_INPUT`); 404 when there is none.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ApiKey"
+          },
+          {
+            "name": "address",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "$ref": "#/components/schemas/Address"
+            }
+          },
+          {
+            "name": "requestId",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "pattern": "^0x[0-9a-fA-F]{64}$"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The deposit address.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DepositAddressLookupResponse"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
           }
         }
       }
@@ -7757,6 +7816,52 @@ export const openapiDocument: Record<string, unknown> = {
           "currency": {
             "$ref": "#/components/schemas/Address",
             "description": "Only this currency; default every depositable currency."
+          }
+        }
+      },
+      "DepositAddressLookupResponse": {
+        "type": "object",
+        "required": [
+          "depositAddress",
+          "type",
+          "requestId",
+          "chainId",
+          "createdAt"
+        ],
+        "properties": {
+          "depositAddress": {
+            "type": "string"
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "open",
+              "strict"
+            ]
+          },
+          "requestId": {
+            "type": "string",
+            "description": "Strict, the order it is bound to; open, the quote that first handed it out."
+          },
+          "chainId": {
+            "type": "integer"
+          },
+          "createdAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "currency": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "refundTo": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Null when refunds go to the detected depositor (omitted or the zero address)."
           }
         }
       },

@@ -36,6 +36,7 @@ export type OperationId =
   | "reindexDepositAddress"
   | "getAppFeeBalances"
   | "claimAppFees"
+  | "getDepositAddress"
   | "getSwapSources"
   | "getConfig"
   | "getHealth"
@@ -1827,6 +1828,57 @@ export const operations: Record<OperationId, OperationSpec> = {
       }
     }
   },
+  getDepositAddress: {
+    "operationId": "getDepositAddress",
+    "method": "GET",
+    "path": "/deposit-addresses/v1",
+    "summary": "Look up a deposit address",
+    "deprecated": false,
+    "query": {
+      "type": "object",
+      "properties": {
+        "address": {
+          "$ref": "urn:gateway:openapi#/components/schemas/Address"
+        },
+        "requestId": {
+          "type": "string",
+          "pattern": "^0x[0-9a-fA-F]{64}$"
+        }
+      }
+    },
+    "params": null,
+    "headers": {
+      "type": "object",
+      "properties": {
+        "x-api-key": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 256
+        }
+      }
+    },
+    "body": null,
+    "responses": {
+      "200": {
+        "$ref": "urn:gateway:openapi#/components/schemas/DepositAddressLookupResponse"
+      },
+      "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "404": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      }
+    }
+  },
   getSwapSources: {
     "operationId": "getSwapSources",
     "method": "GET",
@@ -2429,6 +2481,8 @@ export interface OperationHandlers<Context> {
   getAppFeeBalances(input: OperationInput<'getAppFeeBalances'>, context: Context): Promise<OperationOutput<'getAppFeeBalances'>>;
   /** POST /app-fees/{wallet}/claim — Claim app fees of a wallet */
   claimAppFees(input: OperationInput<'claimAppFees'>, context: Context): Promise<OperationOutput<'claimAppFees'>>;
+  /** GET /deposit-addresses/v1 — Look up a deposit address */
+  getDepositAddress(input: OperationInput<'getDepositAddress'>, context: Context): Promise<OperationOutput<'getDepositAddress'>>;
   /** GET /swap-sources — List swap sources */
   getSwapSources(input: OperationInput<'getSwapSources'>, context: Context): Promise<OperationOutput<'getSwapSources'>>;
   /** GET /config/v2 — Get solver capacity for a route */

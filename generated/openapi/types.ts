@@ -559,7 +559,9 @@ export interface paths {
          * @description Rescans the balances of a deposit address and triggers processing of every currency found there, for
          *     example after funds were sent on another chain (`targetChainId`) or in an unexpected currency. 403 when
          *     the caller may not reindex this address, 404 when no deposit address is registered for `chainId` and
-         *     `depositAddress`, 429 when it was reindexed too recently.
+         *     `depositAddress`, 429 when it was reindexed too recently (a cooldown of 60 s per address). This gateway
+         *     reads the balances of every listed currency at the address and reads the chain again at once;
+         *     `targetChainId` must be the address's own chain (a transfer on another chain is not swept).
          */
         post: operations["reindexDepositAddress"];
         delete?: never;
@@ -606,6 +608,28 @@ export interface paths {
          *     through EIP-1271.
          */
         post: operations["claimAppFees"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/deposit-addresses/v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look up a deposit address
+         * @description The type (`open` or `strict`), request, chain, currency and refund address of a deposit address, found by
+         *     `address` or by `requestId` (the quote that handed it out, or a request one of its transfers paid). One
+         *     of the two is required (400 `INVALID_INPUT`); 404 when there is none.
+         */
+        get: operations["getDepositAddress"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2228,6 +2252,19 @@ export interface components {
             /** @description Only this currency; default every depositable currency. */
             currency?: components["schemas"]["Address"];
         };
+        DepositAddressLookupResponse: {
+            depositAddress: string;
+            /** @enum {string} */
+            type: "open" | "strict";
+            /** @description Strict, the order it is bound to; open, the quote that first handed it out. */
+            requestId: string;
+            chainId: number;
+            /** Format: date-time */
+            createdAt: string;
+            currency?: string | null;
+            /** @description Null when refunds go to the detected depositor (omitted or the zero address). */
+            refundTo?: string | null;
+        };
         DepositAddressReindexResponse: {
             message: string;
             /** @description Currencies with a balance whose processing was triggered. */
@@ -3728,6 +3765,40 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
+        };
+    };
+    getDepositAddress: {
+        parameters: {
+            query?: {
+                address?: components["schemas"]["Address"];
+                requestId?: string;
+            };
+            header?: {
+                /**
+                 * @description API key for authentication and higher rate limits. Optional except on operations whose `security`
+                 *     requires it; a missing or unknown key there is answered 401 `UNAUTHORIZED`.
+                 */
+                "x-api-key"?: components["parameters"]["ApiKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deposit address. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DepositAddressLookupResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getSwapSources: {

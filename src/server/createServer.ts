@@ -174,6 +174,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     });
     solverRuntime = runtime;
     core.watchers = runtime.watchers;
+    core.depositAddressWatchers = runtime.addressWatchers;
     core.fastFiller = runtime.solver;
     await runtime.start();
   };
@@ -181,6 +182,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     const runtime = solverRuntime;
     solverRuntime = null;
     delete core.watchers;
+    delete core.depositAddressWatchers;
     delete core.fastFiller;
     await runtime?.stop();
   };

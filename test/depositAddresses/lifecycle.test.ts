@@ -115,6 +115,46 @@ describe('strict deposit addresses', () => {
       depositor: bob.address.toLowerCase(),
       depositTxHash: hash,
     });
+    const v3 = await call(gateway.url, 'getRequests', { query: { depositAddress: address } });
+    expect((v3.body as { requests: any[] }).requests[0].depositAddress).toMatchObject({
+      type: 'strict',
+      depositor: bob.address.toLowerCase(),
+    });
+  });
+
+  it('GET /deposit-addresses/v1 finds an address by address and by request id; reindex answers 429 inside its cooldown', async () => {
+    const refundTo = fresh(0xed);
+    const { requestId, address } = await strictUsdc(refundTo, fresh(0xee));
+    const byAddress = await call(gateway.url, 'getDepositAddress', { query: { address } });
+    expect(byAddress.status).toBe(200);
+    expect(byAddress.body).toMatchObject({
+      depositAddress: address,
+      type: 'strict',
+      requestId,
+      chainId: chainA.chainId,
+    });
+    expect((byAddress.body as { refundTo: string }).refundTo).toBe(refundTo.toLowerCase());
+    const byRequest = await call(gateway.url, 'getDepositAddress', { query: { requestId } });
+    expect(byRequest.body).toMatchObject({ depositAddress: address });
+    const unknown = await call(gateway.url, 'getDepositAddress', { query: { address: fresh(0xef) } });
+    expect(unknown.status).toBe(404);
+    expect((await call(gateway.url, 'getDepositAddress', { query: {} })).status).toBe(400);
+
+    await sendToken(bob, tokenOf(chainA, 'MNR'), address, 5n);
+    const reindex = await call(gateway.url, 'reindexDepositAddress', {
+      body: { chainId: chainA.chainId, depositAddress: address },
+    });
+    expect(reindex.status).toBe(200);
+    expect(reindex.body).toMatchObject({ failedCurrencies: 0 });
+    const again = await call(gateway.url, 'reindexDepositAddress', {
+      body: { chainId: chainA.chainId, depositAddress: address },
+    });
+    expect(again.status).toBe(429);
+    expect(again.body).toMatchObject({ errorCode: 'RATE_LIMITED', message: expect.any(String) });
+    const missing = await call(gateway.url, 'reindexDepositAddress', {
+      body: { chainId: chainA.chainId, depositAddress: fresh(0xef) },
+    });
+    expect(missing.status).toBe(404);
   });
 
   it('USDC short: refunded to refundTo less the gas, nothing delivered', async () => {
