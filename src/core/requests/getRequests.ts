@@ -8,7 +8,6 @@ import {
   type SortDirection,
 } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
-import { GatewayError } from '../errors.js';
 import type { Caller } from '../quote/types.js';
 import { scopeForCaller, type KeyScope } from './access.js';
 import { presentRequest } from './presentRequest.js';

@@ -2,7 +2,6 @@ import { depositAddressesOfRequests } from '../../store/depositAddresses.reposit
 import type { RequestSortBy, SortDirection } from '../../store/requests.repository.js';
 import type { JsonObject } from '../../store/tables.js';
 import type { CoreContext } from '../context.js';
-import { GatewayError } from '../errors.js';
 import { scopeForApiKeys } from './access.js';
 import { storeFilters } from './getRequests.js';
 import { checkAddressFilter, searchFilters } from './searchFilters.js';

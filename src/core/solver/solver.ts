@@ -264,7 +264,9 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
         { requestId: request.id, txHash: deposit.txHash, status: request.status },
         'second deposit for a paid request: refunding it (DOUBLE_SPEND)',
       );
-      queueStrayRefund(deposit, request.refundTo as Address);
+      // A swept deposit names its refund target as depositor (the transfer's own sender, or the address's
+      // refundTo): a second transfer to a strict address goes back to whoever sent it, not to the first sender.
+      queueStrayRefund(deposit, (swept ? deposit.depositor : request.refundTo) as Address);
       return;
     }
     await decideAndFill((await getRequest(db, request.id))!, deposit);
