@@ -1019,6 +1019,8 @@ export type QuoteInput = {
   permitExpiry?: InputMaybe<Scalars['Int']['input']>;
   /** Receiver on the destination chain; defaults to `user`. Token and gateway contracts and burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`. */
   recipient?: InputMaybe<Scalars['Address']['input']>;
+  /** Origin-chain address that may withdraw what is still at the deposit address (requires `useDepositAddress`). */
+  recoveryAddress?: InputMaybe<Scalars['Address']['input']>;
   /** Attribution label; echoed in webhook events. */
   referrer?: InputMaybe<Scalars['String']['input']>;
   /** Where a refund goes; defaults to `user`. Burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`. */

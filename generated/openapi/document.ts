@@ -247,7 +247,7 @@ export const openapiDocument: Record<string, unknown> = {
           "quote"
         ],
         "summary": "Get an executable quote",
-        "description": "Prices a bridge, swap or call and returns the steps to execute it: usually one deposit transaction on\nthe origin chain, preceded by an approval when an ERC-20 allowance is missing; with `usePermit`, one\nsignature step instead (the gateway deposits and pays the gas). (`useDepositAddress`, `topupGas` and the\nother options marked \"Not supported by this gateway yet\" are\nanswered 400 `INVALID_INPUT`.) Creating a quote creates the request (status `waiting`) identified by the\n`requestId` carried by every step.\n\nTrade types: with `EXACT_INPUT` the amount is what the user sends and the output varies with fees and\nslippage; with `EXPECTED_OUTPUT` the amount is the approximate output and the input is computed; with\n`EXACT_OUTPUT` the amount is the exact output, and when it cannot be delivered exactly the request fails\nand the user is refunded on the origin chain. Calls (`txs`) support `EXACT_INPUT` and `EXACT_OUTPUT`;\nfor calls `amount` is the total of all `txs[].value`, and an ERC-20 spent by a call needs an approval\ntransaction before it in `txs`.\n\nQuotes are revalidated when filled, so they should be as fresh as possible. Domain failures return 400\nwith a specific `errorCode` (for example `AMOUNT_TOO_LOW`, `INVALID_ADDRESS`, `NO_SWAP_ROUTES_FOUND`,\n`INVALID_SLIPPAGE_TOLERANCE`); transient ones return 5xx with a retriable code.\n",
+        "description": "Prices a bridge, swap or call and returns the steps to execute it: usually one deposit transaction on\nthe origin chain, preceded by an approval when an ERC-20 allowance is missing; with `usePermit`, one\nsignature step instead (the gateway deposits and pays the gas); with `useDepositAddress`, a plain transfer\nto a deposit address (`depositAddress` on the step). (`topupGas` and the other options marked \"Not\nsupported by this gateway yet\" are answered 400 `INVALID_INPUT`.) Creating a quote creates the request\n(status `waiting`) identified by the\n`requestId` carried by every step.\n\nTrade types: with `EXACT_INPUT` the amount is what the user sends and the output varies with fees and\nslippage; with `EXPECTED_OUTPUT` the amount is the approximate output and the input is computed; with\n`EXACT_OUTPUT` the amount is the exact output, and when it cannot be delivered exactly the request fails\nand the user is refunded on the origin chain. Calls (`txs`) support `EXACT_INPUT` and `EXACT_OUTPUT`;\nfor calls `amount` is the total of all `txs[].value`, and an ERC-20 spent by a call needs an approval\ntransaction before it in `txs`.\n\nQuotes are revalidated when filled, so they should be as fresh as possible. Domain failures return 400\nwith a specific `errorCode` (for example `AMOUNT_TOO_LOW`, `INVALID_ADDRESS`, `NO_SWAP_ROUTES_FOUND`,\n`INVALID_SLIPPAGE_TOLERANCE`); transient ones return 5xx with a retriable code.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/ApiKey"
@@ -2072,7 +2072,7 @@ export const openapiDocument: Record<string, unknown> = {
           "transactions"
         ],
         "summary": "Reindex a deposit address",
-        "description": "Rescans the balances of a deposit address and triggers processing of every currency found there, for\nexample after funds were sent on another chain (`targetChainId`) or in an unexpected currency. 403 when\nthe caller may not reindex this address, 404 when no deposit address is registered for `chainId` and\n`depositAddress`, 429 when it was reindexed too recently.\n",
+        "description": "Rescans the balances of a deposit address and triggers processing of every currency found there, for\nexample after funds were sent on another chain (`targetChainId`) or in an unexpected currency. 403 when\nthe caller may not reindex this address, 404 when no deposit address is registered for `chainId` and\n`depositAddress`, 429 when it was reindexed too recently (a cooldown of 60 s per address). This gateway\nreads the balances of every listed currency at the address and reads the chain again at once;\n`targetChainId` must be the address's own chain (a transfer on another chain is not swept).\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/ApiKey"
@@ -2279,6 +2279,65 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          }
+        }
+      }
+    },
+    "/deposit-addresses/v1": {
+      "get": {
+        "operationId": "getDepositAddress",
+        "tags": [
+          "transactions"
+        ],
+        "summary": "Look up a deposit address",
+        "description": "The type (`open` or `strict`), request, chain, currency and refund address of a deposit address, found by\n`address` or by `requestId` (the quote that handed it out, or a request one of its transfers paid). One\nof the two is required (400 `INVALID_INPUT`); 404 when there is none.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ApiKey"
+          },
+          {
+            "name": "address",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "$ref": "#/components/schemas/Address"
+            }
+          },
+          {
+            "name": "requestId",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "pattern": "^0x[0-9a-fA-F]{64}$"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The deposit address.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DepositAddressLookupResponse"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -4554,7 +4613,7 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "recoveryAddress": {
             "$ref": "#/components/schemas/Address",
-            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, origin-chain address that may recover funds of a deposit address; requires `useDepositAddress`."
+            "description": "Origin-chain address that may withdraw what is still at the deposit address (not yet swept), for when the gateway can neither fill nor refund; it never receives refunds. Requires `useDepositAddress` (else 400 `INVALID_INPUT`); the zero address is refused with `INVALID_ADDRESS`."
           },
           "refundOnOrigin": {
             "type": "boolean",
@@ -4603,11 +4662,11 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "useDepositAddress": {
             "type": "boolean",
-            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, return a deposit address to send funds to instead of calldata."
+            "description": "Return a deposit address instead of calldata; the deposit step's item is a plain transfer to it (native `value`, or an ERC-20 `transfer`). Open (default) addresses are reusable for the route and take EXACT_INPUT or EXPECTED_OUTPUT; each transfer is re-quoted into a request of its own. No `txs` (400 `EXTRA_TXS_NOT_SUPPORTED`), no `sponsoredFeeComponents`. `refundTo` omitted or the zero address refunds the detected depositor."
           },
           "strict": {
             "type": "boolean",
-            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, bind the deposit address to this order only (requires `refundTo`)."
+            "description": "Bind the deposit address to this order only (single use); needs `useDepositAddress` and `refundTo` (else 400 `INVALID_INPUT`). Under the quoted amount is refunded, over is filled and the excess refunded separately."
           },
           "slippageTolerance": {
             "type": "string",
@@ -4828,7 +4887,7 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "boolean"
           },
           "useDepositAddress": {
-            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option).",
+            "description": "Price as a deposit-address quote would (same rules as the quote's `useDepositAddress`).",
             "type": "boolean"
           },
           "slippageTolerance": {
@@ -8060,6 +8119,52 @@ export const openapiDocument: Record<string, unknown> = {
           "currency": {
             "$ref": "#/components/schemas/Address",
             "description": "Only this currency; default every depositable currency."
+          }
+        }
+      },
+      "DepositAddressLookupResponse": {
+        "type": "object",
+        "required": [
+          "depositAddress",
+          "type",
+          "requestId",
+          "chainId",
+          "createdAt"
+        ],
+        "properties": {
+          "depositAddress": {
+            "type": "string"
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "open",
+              "strict"
+            ]
+          },
+          "requestId": {
+            "type": "string",
+            "description": "Strict, the order it is bound to; open, the quote that first handed it out."
+          },
+          "chainId": {
+            "type": "integer"
+          },
+          "createdAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "currency": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "refundTo": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Null when refunds go to the detected depositor (omitted or the zero address)."
           }
         }
       },

@@ -37,6 +37,7 @@ export type OperationId =
   | "getAppFeeBalances"
   | "claimAppFees"
   | "getAppFeeClaims"
+  | "getDepositAddress"
   | "getSwapSources"
   | "getConfig"
   | "getHealth"
@@ -1899,6 +1900,57 @@ export const operations: Record<OperationId, OperationSpec> = {
       }
     }
   },
+  getDepositAddress: {
+    "operationId": "getDepositAddress",
+    "method": "GET",
+    "path": "/deposit-addresses/v1",
+    "summary": "Look up a deposit address",
+    "deprecated": false,
+    "query": {
+      "type": "object",
+      "properties": {
+        "address": {
+          "$ref": "urn:gateway:openapi#/components/schemas/Address"
+        },
+        "requestId": {
+          "type": "string",
+          "pattern": "^0x[0-9a-fA-F]{64}$"
+        }
+      }
+    },
+    "params": null,
+    "headers": {
+      "type": "object",
+      "properties": {
+        "x-api-key": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 256
+        }
+      }
+    },
+    "body": null,
+    "responses": {
+      "200": {
+        "$ref": "urn:gateway:openapi#/components/schemas/DepositAddressLookupResponse"
+      },
+      "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "401": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "404": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      }
+    }
+  },
   getSwapSources: {
     "operationId": "getSwapSources",
     "method": "GET",
@@ -2678,6 +2730,8 @@ export interface OperationHandlers<Context> {
   claimAppFees(input: OperationInput<'claimAppFees'>, context: Context): Promise<OperationOutput<'claimAppFees'>>;
   /** GET /app-fees/{wallet}/claims — List app fee claims of a wallet */
   getAppFeeClaims(input: OperationInput<'getAppFeeClaims'>, context: Context): Promise<OperationOutput<'getAppFeeClaims'>>;
+  /** GET /deposit-addresses/v1 — Look up a deposit address */
+  getDepositAddress(input: OperationInput<'getDepositAddress'>, context: Context): Promise<OperationOutput<'getDepositAddress'>>;
   /** GET /swap-sources — List swap sources */
   getSwapSources(input: OperationInput<'getSwapSources'>, context: Context): Promise<OperationOutput<'getSwapSources'>>;
   /** GET /config/v2 — Get solver capacity for a route */

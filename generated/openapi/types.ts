@@ -76,9 +76,10 @@ export interface paths {
          * Get an executable quote
          * @description Prices a bridge, swap or call and returns the steps to execute it: usually one deposit transaction on
          *     the origin chain, preceded by an approval when an ERC-20 allowance is missing; with `usePermit`, one
-         *     signature step instead (the gateway deposits and pays the gas). (`useDepositAddress`, `topupGas` and the
-         *     other options marked "Not supported by this gateway yet" are
-         *     answered 400 `INVALID_INPUT`.) Creating a quote creates the request (status `waiting`) identified by the
+         *     signature step instead (the gateway deposits and pays the gas); with `useDepositAddress`, a plain transfer
+         *     to a deposit address (`depositAddress` on the step). (`topupGas` and the other options marked "Not
+         *     supported by this gateway yet" are answered 400 `INVALID_INPUT`.) Creating a quote creates the request
+         *     (status `waiting`) identified by the
          *     `requestId` carried by every step.
          *
          *     Trade types: with `EXACT_INPUT` the amount is what the user sends and the output varies with fees and
@@ -583,7 +584,9 @@ export interface paths {
          * @description Rescans the balances of a deposit address and triggers processing of every currency found there, for
          *     example after funds were sent on another chain (`targetChainId`) or in an unexpected currency. 403 when
          *     the caller may not reindex this address, 404 when no deposit address is registered for `chainId` and
-         *     `depositAddress`, 429 when it was reindexed too recently.
+         *     `depositAddress`, 429 when it was reindexed too recently (a cooldown of 60 s per address). This gateway
+         *     reads the balances of every listed currency at the address and reads the chain again at once;
+         *     `targetChainId` must be the address's own chain (a transfer on another chain is not swept).
          */
         post: operations["reindexDepositAddress"];
         delete?: never;
@@ -650,6 +653,28 @@ export interface paths {
          *     `failure`) and the payout's transaction hash once mined.
          */
         get: operations["getAppFeeClaims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/deposit-addresses/v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look up a deposit address
+         * @description The type (`open` or `strict`), request, chain, currency and refund address of a deposit address, found by
+         *     `address` or by `requestId` (the quote that handed it out, or a request one of its transfers paid). One
+         *     of the two is required (400 `INVALID_INPUT`); 404 when there is none.
+         */
+        get: operations["getDepositAddress"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1307,7 +1332,7 @@ export interface components {
             referrerAddress?: string;
             /** @description Where refunds go on the origin chain; defaults to `user`. Required with `strict`. Burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`. */
             refundTo?: components["schemas"]["Address"];
-            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, origin-chain address that may recover funds of a deposit address; requires `useDepositAddress`. */
+            /** @description Origin-chain address that may withdraw what is still at the deposit address (not yet swept), for when the gateway can neither fill nor refund; it never receives refunds. Requires `useDepositAddress` (else 400 `INVALID_INPUT`); the zero address is refused with `INVALID_ADDRESS`. */
             recoveryAddress?: components["schemas"]["Address"];
             /**
              * @deprecated
@@ -1338,9 +1363,9 @@ export interface components {
             permitExpiry: number;
             /** @description Include the solver's `protocol.v2.orderSignature` in the response. */
             includeProtocolData?: boolean;
-            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, return a deposit address to send funds to instead of calldata. */
+            /** @description Return a deposit address instead of calldata; the deposit step's item is a plain transfer to it (native `value`, or an ERC-20 `transfer`). Open (default) addresses are reusable for the route and take EXACT_INPUT or EXPECTED_OUTPUT; each transfer is re-quoted into a request of its own. No `txs` (400 `EXTRA_TXS_NOT_SUPPORTED`), no `sponsoredFeeComponents`. `refundTo` omitted or the zero address refunds the detected depositor. */
             useDepositAddress?: boolean;
-            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, bind the deposit address to this order only (requires `refundTo`). */
+            /** @description Bind the deposit address to this order only (single use); needs `useDepositAddress` and `refundTo` (else 400 `INVALID_INPUT`). Under the quoted amount is refunded, over is filled and the excess refunded separately. */
             strict?: boolean;
             /**
              * @description Slippage tolerance in basis points, an integer string from `"0"` to `"10000"`; automatic when omitted.
@@ -1434,7 +1459,7 @@ export interface components {
             useFallbacks?: boolean;
             /** @description Deposit by signature (see `POST /quote/v2`); prices the gateway-paid origin gas into the execution fee. */
             usePermit?: boolean;
-            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). */
+            /** @description Price as a deposit-address quote would (same rules as the quote's `useDepositAddress`). */
             useDepositAddress?: boolean;
             /** @description Basis points, `"0"`–`"10000"`; other values are answered 400 `INVALID_SLIPPAGE_TOLERANCE`. */
             slippageTolerance?: string;
@@ -2375,6 +2400,19 @@ export interface components {
             targetChainId?: components["schemas"]["ChainId"];
             /** @description Only this currency; default every depositable currency. */
             currency?: components["schemas"]["Address"];
+        };
+        DepositAddressLookupResponse: {
+            depositAddress: string;
+            /** @enum {string} */
+            type: "open" | "strict";
+            /** @description Strict, the order it is bound to; open, the quote that first handed it out. */
+            requestId: string;
+            chainId: number;
+            /** Format: date-time */
+            createdAt: string;
+            currency?: string | null;
+            /** @description Null when refunds go to the detected depositor (omitted or the zero address). */
+            refundTo?: string | null;
         };
         DepositAddressReindexResponse: {
             message: string;
@@ -4016,6 +4054,40 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getDepositAddress: {
+        parameters: {
+            query?: {
+                address?: components["schemas"]["Address"];
+                requestId?: string;
+            };
+            header?: {
+                /**
+                 * @description API key for authentication and higher rate limits. Optional except on operations whose `security`
+                 *     requires it; a missing or unknown key there is answered 401 `UNAUTHORIZED`.
+                 */
+                "x-api-key"?: components["parameters"]["ApiKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deposit address. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DepositAddressLookupResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

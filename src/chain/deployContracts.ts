@@ -14,6 +14,8 @@ import {
   approvalProxyBytecode,
   attestationVerifierAbi,
   attestationVerifierBytecode,
+  depositAddressFactoryAbi,
+  depositAddressFactoryBytecode,
   depositoryAbi,
   depositoryBytecode,
   erc20RouterAbi,
@@ -45,7 +47,7 @@ export interface DeployContractsParameters {
 
 /**
  * Deploys the gateway's contracts to one chain (`npm run deploy`): depository, receiver, multicaller, the
- * solver-owned multicaller that runs fills, approval proxy, ERC-20 router and attestation verifier; Multicall3
+ * solver-owned multicaller that runs fills, approval proxy, ERC-20 router, attestation verifier and deposit-address factory; Multicall3
  * only when the chain has none at its canonical address. Each deployment waits for its receipt and checks the
  * code is there. Returns the addresses in the shape of a config file's `contracts`.
  */
@@ -94,6 +96,12 @@ export async function deployContracts({
     solver,
     solver,
   ]);
+  const depositAddressFactory = await deploy(
+    'depositAddressFactory',
+    depositAddressFactoryAbi,
+    depositAddressFactoryBytecode,
+    [solver, depository],
+  );
   return {
     depository,
     receiver,
@@ -103,5 +111,6 @@ export async function deployContracts({
     erc20Router,
     multicall3,
     attestationVerifier,
+    depositAddressFactory,
   };
 }

@@ -26,6 +26,8 @@ import {
   attestationVerifierBytecode,
   batchExecutorAbi,
   batchExecutorBytecode,
+  depositAddressFactoryAbi,
+  depositAddressFactoryBytecode,
   depositoryAbi,
   depositoryBytecode,
   erc20RouterAbi,
@@ -251,9 +253,10 @@ async function deployChain(
       deploy(attestationVerifierAbi, attestationVerifierBytecode, [solver.address, solver.address]),
       deploy(batchExecutorAbi, batchExecutorBytecode),
     ]);
-  const [approvalProxy, erc20Router] = await Promise.all([
+  const [approvalProxy, erc20Router, depositAddressFactory] = await Promise.all([
     deploy(approvalProxyAbi, approvalProxyBytecode, [multicaller, depository, solver.address]),
     deploy(erc20RouterAbi, erc20RouterBytecode, [multicaller]),
+    deploy(depositAddressFactoryAbi, depositAddressFactoryBytecode, [solver.address, depository]),
   ]);
   const nativePriceFeed = await deploy(priceFeedAbi, priceFeedBytecode, [
     PRICE_FEED_DECIMALS,
@@ -352,6 +355,7 @@ async function deployChain(
       multicall3,
       attestationVerifier,
       batchExecutor: SDK_BATCH_EXECUTOR,
+      depositAddressFactory,
     },
     tokens,
     nativePriceFeed,

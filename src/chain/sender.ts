@@ -130,7 +130,7 @@ const insufficientFunds = /insufficient funds/i;
 export function createTransactionSender(params: CreateTransactionSenderParameters): TransactionSender {
   const { chain, client, account, db, log, now } = params;
   const crash = (step: 'recorded' | 'broadcast' | 'mined', kind: string) => {
-    if (kind === 'fill' || kind === 'refund' || kind === 'settle' || kind === 'claim')
+    if (kind === 'fill' || kind === 'refund' || kind === 'settle' || kind === 'claim' || kind === 'sweep')
       crashPoint(params.crashAt, `${kind}-${step}`);
     else if (kind === 'gasless' && step === 'recorded') crashPoint(params.crashAt, 'gasless-recorded');
   };

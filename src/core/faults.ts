@@ -47,6 +47,14 @@ export const crashPoints = [
   'claim-broadcast',
   /** The payout is mined and its row, the claim and the ledger updated. */
   'claim-mined',
+  /** A deposit-address transfer is decided (request, legs) and recorded `sweeping`; no sweep sent yet. */
+  'transfer-decided',
+  /** The sweep is signed and recorded (`prepared`) but not broadcast. */
+  'sweep-recorded',
+  /** A node accepted the sweep; the row does not say `broadcast` yet. */
+  'sweep-broadcast',
+  /** The sweep is mined (its deposits are in the depository); the transfer not marked swept, nothing filled. */
+  'sweep-mined',
 ] as const;
 
 export type CrashPoint = (typeof crashPoints)[number];

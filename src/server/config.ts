@@ -566,7 +566,7 @@ const chainSchema = {
       additionalProperties: false,
       required: [...contractNames],
       properties: Object.fromEntries(
-        [...contractNames, 'attestationVerifier', 'batchExecutor'].map((name) => [
+        [...contractNames, 'attestationVerifier', 'batchExecutor', 'depositAddressFactory'].map((name) => [
           name,
           { type: 'string', pattern: addressPattern },
         ]),

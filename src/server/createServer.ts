@@ -187,6 +187,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     });
     solverRuntime = runtime;
     core.watchers = runtime.watchers;
+    core.depositAddressWatchers = runtime.addressWatchers;
     core.fastFiller = runtime.solver;
     core.claimPayer = runtime.claimPayer;
     core.permitDepositor = runtime.permitDepositor;
@@ -197,6 +198,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     const runtime = solverRuntime;
     solverRuntime = null;
     delete core.watchers;
+    delete core.depositAddressWatchers;
     delete core.fastFiller;
     delete core.claimPayer;
     delete core.permitDepositor;

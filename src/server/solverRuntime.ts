@@ -1,5 +1,8 @@
 import type { LocalAccount } from 'viem';
+import { depositAddressFactoryAbi } from '../../generated/contracts/index.js';
+import { createDepositAddressWatcher, type DepositAddressWatcher } from '../chain/depositAddressWatcher.js';
 import { createDepositWatcher } from '../chain/depositWatcher.js';
+import { createDepositAddressProcessor, type DepositAddressProcessor } from '../core/depositAddresses/processor.js';
 import type { ChainClients } from '../chain/clients.js';
 import { createHeadFeed, type HeadFeed } from '../chain/heads.js';
 import { createTransactionSender } from '../chain/sender.js';
@@ -25,6 +28,10 @@ import {
 export interface SolverRuntime {
   solver: Solver;
   watchers: ReadonlyMap<number, DepositWatcher>;
+  /** Per chain with a deposit-address factory: finds plain transfers to deposit addresses. */
+  addressWatchers: ReadonlyMap<number, DepositAddressWatcher>;
+  /** Decides and sweeps deposit-address transfers into the depository. */
+  depositAddresses: DepositAddressProcessor;
   senders: ReadonlyMap<number, TransactionSender>;
   /** Releases filled deposits to the solver, batched (`src/core/settlement/settler.ts`). */
   settler: Settler;
@@ -106,9 +113,39 @@ export function createSolverRuntime(
     ]),
   );
   const permitDepositor = createPermitDepositor({ ctx, senders, watchers });
+  const depositAddresses = createDepositAddressProcessor({
+    ctx,
+    senders,
+    isSwept: (chainId, sweepId) => {
+      const chain = ctx.config.chains.find((candidate) => candidate.id === chainId)!;
+      return client(chainId).readContract({
+        address: chain.contracts.depositAddressFactory!,
+        abi: depositAddressFactoryAbi,
+        functionName: 'swept',
+        args: [sweepId],
+      });
+    },
+  });
+  const addressWatchers = new Map<number, DepositAddressWatcher>(
+    ctx.config.chains
+      .filter((chain) => chain.contracts.depositAddressFactory !== undefined)
+      .map((chain) => [
+        chain.id,
+        createDepositAddressWatcher({
+          chain,
+          client: client(chain.id),
+          db: ctx.db,
+          log: ctx.log,
+          now: ctx.now,
+          onConfirmed: (transfer) => depositAddresses.handleTransfer(transfer),
+        }),
+      ]),
+  );
   return {
     solver,
     watchers,
+    addressWatchers,
+    depositAddresses,
     senders,
     settler,
     claimPayer,
@@ -126,14 +163,17 @@ export function createSolverRuntime(
       claimPayer.start();
       retention.start();
       await Promise.all([...watchers.values()].map((watcher) => watcher.start()));
+      await Promise.all([...addressWatchers.values()].map((watcher) => watcher.start()));
     },
     async stop() {
+      await Promise.all([...addressWatchers.values()].map((watcher) => watcher.stop()));
       await Promise.all([...watchers.values()].map((watcher) => watcher.stop()));
       // The senders stop together with the solver, not after it: a fill waiting for its receipt on a chain that
       // is gone (Ctrl-C reaches the anvils too) would otherwise hold the solver's lane, and this stop, forever.
       // The interrupted work is picked up again at the next start.
       const sendersStopped = Promise.all([...senders.values()].map((sender) => sender.stop()));
       await Promise.all([solver.stop(), permitDepositor.stop()]);
+      await depositAddresses.stop();
       await solver.stop();
       await gasless.stop();
       await settler.stop();

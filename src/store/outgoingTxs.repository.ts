@@ -9,9 +9,10 @@ import type { JsonObject, OutgoingTxsTable, Tables } from './tables.js';
 
 /**
  * `deposit`: the gateway's own origin deposit of a permit (`POST /execute/permits`); `gasless`: a user's EIP-7702
- * batch the gateway submits for them (`POST /execute`), keyed by its request; `claim`: an app-fee claim's payout.
+ * batch the gateway submits for them (`POST /execute`), keyed by its request; `sweep`: a deposit address's
+ * balance swept into the depository; `claim`: an app-fee claim's payout.
  */
-export type OutgoingTxKind = 'fill' | 'refund' | 'settle' | 'deposit' | 'gasless' | 'claim';
+export type OutgoingTxKind = 'fill' | 'refund' | 'settle' | 'deposit' | 'gasless' | 'sweep' | 'claim';
 /**
  * `prepared`: recorded, not yet sent; `broadcast`: sent (every attempt's hash is in `hashes`); `confirmed` /
  * `failed`: mined, succeeded or reverted; `replaced`: superseded by another row, the only status that frees

@@ -204,6 +204,40 @@ export interface PermitsTable {
 }
 
 /** The database as kysely sees it. */
+export interface DepositAddressesTable {
+  chain_id: Int8;
+  address: string;
+  type: string;
+  salt_key: string;
+  recovery_address: string | null;
+  request_id: string;
+  currency: string;
+  refund_to: string | null;
+  params: Jsonb<JsonObject>;
+  created_at: Int8;
+  reindexed_at: NullableInt8;
+}
+
+export interface DepositAddressTransfersTable {
+  id: Serial;
+  chain_id: Int8;
+  address: string;
+  tx_hash: string;
+  log_index: number;
+  block_number: Int8;
+  block_hash: string;
+  token: string;
+  amount: Uint256;
+  depositor: string;
+  status: string;
+  request_id: ColumnType<string | null, string | null | undefined, string | null>;
+  supersedes_request_id: ColumnType<string | null, string | null | undefined, string | null>;
+  sweep_id: ColumnType<string | null, string | null | undefined, string | null>;
+  legs: ColumnType<JsonValue | null, string | null | undefined, string | null>;
+  created_at: Int8;
+  updated_at: Int8;
+}
+
 export interface Tables {
   requests: RequestsTable;
   request_events: RequestEventsTable;
@@ -217,4 +251,6 @@ export interface Tables {
   settlement_items: SettlementItemsTable;
   app_fee_claims: AppFeeClaimsTable;
   permits: PermitsTable;
+  deposit_addresses: DepositAddressesTable;
+  deposit_address_transfers: DepositAddressTransfersTable;
 }

@@ -40,6 +40,7 @@ it('deploys every contract to a fresh chain and prints the config block', async 
   expect(Object.keys(contracts).sort()).toEqual([
     'approvalProxy',
     'attestationVerifier',
+    'depositAddressFactory',
     'depository',
     'erc20Router',
     'multicall3',
@@ -57,6 +58,9 @@ it('deploys every contract to a fresh chain and prints the config block', async 
   );
   expect(
     await client.readContract({ address: contracts.onlyOwnerMulticaller!, abi: owner, functionName: 'owner' }),
+  ).toBe(solver.address);
+  expect(
+    await client.readContract({ address: contracts.depositAddressFactory!, abi: owner, functionName: 'owner' }),
   ).toBe(solver.address);
 
   // The printed block is a chain's `contracts` in a config file the gateway accepts.

@@ -555,12 +555,9 @@ describe('POST /quote/v2 errors', () => {
       { ...base(), originCurrency: token(A, 'weth'), destinationCurrency: token(B, 'weth'), usePermit: true },
       { status: 400, code: 'INVALID_INPUT', data: 'usePermit' },
     );
-    await expectQuoteError(
-      { ...base(), useDepositAddress: true },
-      { status: 400, code: 'INVALID_INPUT', data: 'useDepositAddress' },
-    );
+    await expectQuoteError({ ...base(), topupGas: true }, { status: 400, code: 'INVALID_INPUT', data: 'topupGas' });
     // Turned off explicitly, they are no problem.
-    await expectQuote({ ...base(), usePermit: false, useDepositAddress: false });
+    await expectQuote({ ...base(), usePermit: false, topupGas: false, useDepositAddress: false });
   });
 
   it("RPC_HTTP_ERROR (502): the user's balance cannot be read; the request stored meanwhile is removed again", async () => {

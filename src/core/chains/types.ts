@@ -61,6 +61,8 @@ export interface ChainContracts {
    * execution is refused on this chain.
    */
   batchExecutor?: Address;
+  /** Factory of counterfactual deposit addresses (`useDepositAddress`), when deployed. */
+  depositAddressFactory?: Address;
 }
 
 /** A chain as configured (from the config file or the devnet descriptor). */

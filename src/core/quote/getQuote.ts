@@ -24,6 +24,7 @@ import { quoteTtlSeconds } from './quoteTtl.js';
 import { buildPermitSteps, buildSteps, DEPOSIT_GAS } from './steps.js';
 import type { PermitStandard } from '../permits/ports.js';
 import { PERMIT_DEPOSIT_GAS, type StoredPermit } from '../permits/typedData.js';
+import { depositAddressOfQuote, recordDepositAddress } from '../depositAddresses/quote.js';
 import type { Caller, Price, Quote, QuoteParameters } from './types.js';
 
 export type GetQuoteParameters = QuoteParameters;
@@ -80,8 +81,10 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
   // The stored request does not depend on the user's balance or allowance, so it is committed while they are
   // read (on a busy gateway the two waits were most of a quote's latency). When a read fails, the quote fails
   // and the request it stored is removed again: a failed quote leaves nothing behind.
+  const depositAddress = depositAddressOfQuote(route, params, requestId);
   const stored = ctx.requestWriter.insert({
     id: requestId,
+    ...(depositAddress === null ? {} : { depositAddress: depositAddress.address }),
     user: route.user,
     recipient: route.recipient,
     refundTo: route.refundTo,
@@ -123,6 +126,9 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
     throw wallet.reason;
   }
   ctx.log.debug({ requestId, operation: route.operation, amountIn: pricing.amountIn.toString() }, 'quote stored');
+  // A deposit address is recorded before it is handed out: a transfer to it is then always attributable.
+  if (depositAddress !== null)
+    await recordDepositAddress(ctx, depositAddress, { route, params, requestId, amountIn: pricing.amountIn });
 
   const present = presentParameters(prepared, wallet.value);
   const steps =
@@ -133,6 +139,7 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
           amountIn: pricing.amountIn,
           allowance: wallet.value.allowance,
           explicitDeposit: params.explicitDeposit !== false,
+          depositAddress: depositAddress?.address ?? null,
         })
       : buildPermitSteps({ route, requestId, permit });
   return {
@@ -184,7 +191,8 @@ async function prepare(
   const { origin, destination, currencyIn, currencyOut } = route;
   const permitSupport = params.usePermit === true ? permitSupportOf(ctx, route) : undefined;
   permitSupport?.catch(() => undefined);
-  const needsAllowance = mode === 'quote' && currencyIn.address !== zeroAddress && permitSupport === undefined;
+  const needsAllowance =
+    mode === 'quote' && currencyIn.address !== zeroAddress && permitSupport === undefined && !route.depositAddress;
   const wallet = Promise.all([
     market.balanceOf(origin.id, route.user, currencyIn.address),
     needsAllowance ? market.allowance(origin.id, route.user, currencyIn.address, origin.contracts.depository) : 0n,

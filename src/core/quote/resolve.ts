@@ -25,6 +25,8 @@ export interface ResolvedRoute {
   sameChain: boolean;
   calls: DestinationCall[];
   slippageBps: number;
+  /** Set for `useDepositAddress` quotes. */
+  depositAddress?: { type: 'strict' | 'open'; recoveryAddress: Address | null } | null;
 }
 
 const BPS_PATTERN = /^(0|[1-9][0-9]{0,4})$/;
@@ -35,10 +37,17 @@ const BPS_PATTERN = /^(0|[1-9][0-9]{0,4})$/;
  */
 export function resolveRoute(ctx: CoreContext, params: QuoteParameters): ResolvedRoute {
   rejectUnsupportedOptions(params);
+  const depositAddress = checkDepositAddressOptions(params);
 
   const user = parseAddress(params.user, 'user');
   const recipient = params.recipient === undefined ? user : parseAddress(params.recipient, 'recipient');
-  const refundTo = params.refundTo === undefined ? user : parseAddress(params.refundTo, 'refundTo');
+  // A deposit address without `refundTo` (open) refunds the detected depositor, as the zero address asks.
+  const refundTo =
+    params.refundTo === undefined
+      ? depositAddress === null
+        ? user
+        : zeroAddress
+      : parseAddress(params.refundTo, 'refundTo');
   if (params.referrerAddress !== undefined) parseAddress(params.referrerAddress, 'referrerAddress');
   for (const [index, fee] of (params.appFees ?? []).entries()) {
     if (fee.recipient === undefined || fee.fee === undefined) {
@@ -49,7 +58,9 @@ export function resolveRoute(ctx: CoreContext, params: QuoteParameters): Resolve
     refuseBurnAddress(parseAddress(fee.recipient, `appFees[${index}].recipient`), `appFees[${index}].recipient`);
   }
   refuseBurnAddress(recipient, 'recipient', params.recipient === undefined ? 'defaults to user' : undefined);
-  refuseBurnAddress(refundTo, 'refundTo', params.refundTo === undefined ? 'defaults to user' : undefined);
+  // The zero address as `refundTo` of a deposit address means "the detected depositor" (the reference's opt-in).
+  if (depositAddress === null || refundTo !== zeroAddress)
+    refuseBurnAddress(refundTo, 'refundTo', params.refundTo === undefined ? 'defaults to user' : undefined);
   const slippage = parseSlippage(params.slippageTolerance, 'slippageTolerance');
   parseSlippage(params.latePaymentSlippageTolerance, 'latePaymentSlippageTolerance');
 
@@ -62,6 +73,12 @@ export function resolveRoute(ctx: CoreContext, params: QuoteParameters): Resolve
     );
   }
 
+  if (depositAddress !== null && origin.contracts.depositAddressFactory === undefined) {
+    throw new GatewayError(
+      'UNSUPPORTED_ROUTE',
+      `Deposit addresses are not available on chain ${origin.id} (${origin.displayName}): no deposit-address factory is configured`,
+    );
+  }
   const currencyIn = findCurrency(origin, params.originCurrency, 'INVALID_INPUT_CURRENCY', 'input');
   const currencyOut = findCurrency(destination, params.destinationCurrency, 'INVALID_OUTPUT_CURRENCY', 'output');
   if (!currencyIn.solver) {
@@ -122,7 +139,60 @@ export function resolveRoute(ctx: CoreContext, params: QuoteParameters): Resolve
     sameChain,
     calls,
     slippageBps,
+    depositAddress,
   };
+}
+
+/**
+ * The reference's rules for deposit addresses (`useDepositAddress`, `strict`, `recoveryAddress`, `refundTo`):
+ * open addresses take EXACT_INPUT and EXPECTED_OUTPUT only; strict ones need `refundTo`; no destination calls and
+ * no fee-component sponsorship; `strict` and `recoveryAddress` only with `useDepositAddress`.
+ */
+function checkDepositAddressOptions(
+  params: QuoteParameters,
+): { type: 'strict' | 'open'; recoveryAddress: Address | null } | null {
+  if (params.useDepositAddress !== true) {
+    if (params.strict === true)
+      throw new GatewayError('INVALID_INPUT', 'strict applies to deposit addresses: set useDepositAddress too', {
+        data: 'strict',
+      });
+    if (params.recoveryAddress !== undefined)
+      throw new GatewayError('INVALID_INPUT', 'recoveryAddress requires useDepositAddress', {
+        data: 'recoveryAddress',
+      });
+    return null;
+  }
+  const strict = params.strict === true;
+  if ((params.txs ?? []).length > 0)
+    throw new GatewayError(
+      'EXTRA_TXS_NOT_SUPPORTED',
+      'Destination calls (txs) cannot be paid through a deposit address; leave out txs or useDepositAddress',
+    );
+  if (!strict && params.tradeType === 'EXACT_OUTPUT')
+    throw new GatewayError(
+      'INVALID_INPUT',
+      'An open deposit address takes EXACT_INPUT or EXPECTED_OUTPUT; EXACT_OUTPUT needs strict: true',
+      { data: 'tradeType' },
+    );
+  if (strict && params.refundTo === undefined)
+    throw new GatewayError(
+      'INVALID_INPUT',
+      'A strict deposit address needs refundTo (the zero address refunds the detected depositor)',
+      { data: 'refundTo' },
+    );
+  if (params.sponsoredFeeComponents !== undefined && params.sponsoredFeeComponents.length > 0)
+    throw new GatewayError('INVALID_INPUT', 'sponsoredFeeComponents is not supported with deposit addresses', {
+      data: 'sponsoredFeeComponents',
+    });
+  let recoveryAddress: Address | null = null;
+  if (params.recoveryAddress !== undefined) {
+    recoveryAddress = parseAddress(params.recoveryAddress, 'recoveryAddress');
+    if (recoveryAddress === zeroAddress)
+      throw new GatewayError('INVALID_ADDRESS', 'recoveryAddress cannot be the zero address', {
+        data: 'recoveryAddress',
+      });
+  }
+  return { type: strict ? 'strict' : 'open', recoveryAddress };
 }
 
 function rejectUnsupportedOptions(params: QuoteParameters): void {

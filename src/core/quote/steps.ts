@@ -16,6 +16,7 @@ const selectorOf = (abi: Abi, name: string): string =>
 /** The step calls' selectors, from the contracts' ABIs once at load. */
 const SELECTORS = {
   approve: selectorOf(erc20Abi, 'approve'),
+  transfer: selectorOf(erc20Abi, 'transfer'),
   depositNative: selectorOf(depositoryAbi, 'depositNative'),
   depositErc20: selectorOf(depositoryAbi, 'depositErc20'),
   forward: selectorOf(receiverAbi, 'forward'),
@@ -49,6 +50,8 @@ export const stepCalldata = {
   depositErc20: (depositor: Address, token: Address, amount: bigint, requestId: Hex): Hex =>
     `${SELECTORS.depositErc20}${word(depositor, 'address')}${word(token, 'address')}${word(amount, 'uint256')}${word(requestId, 'bytes32')}` as Hex,
   forward: (requestId: Hex): Hex => `${SELECTORS.forward}${word(requestId, 'bytes32')}` as Hex,
+  transfer: (to: Address, amount: bigint): Hex =>
+    `${SELECTORS.transfer}${word(to, 'address')}${word(amount, 'uint256')}` as Hex,
 };
 
 /** The status endpoint a step item's `check` points at (the reference SDK polls it). */
@@ -62,6 +65,8 @@ export interface BuildStepsParameters {
   allowance: bigint;
   /** `explicitDeposit: false` sends native through the receiver contract (one plain payable call). */
   explicitDeposit: boolean;
+  /** A deposit address: the deposit is a plain transfer to it (native value, or an ERC-20 `transfer`). */
+  depositAddress?: Address | null;
 }
 
 /**
@@ -82,6 +87,29 @@ export function buildSteps(params: BuildStepsParameters): QuoteStep[] {
   const token = route.currencyIn.address;
   const native = token === zeroAddress;
   const steps: QuoteStep[] = [];
+  const depositAddress = params.depositAddress ?? null;
+  if (depositAddress !== null) {
+    const transfer = native
+      ? { to: depositAddress, data: '0x' as Hex, value: amountIn }
+      : { to: token, data: stepCalldata.transfer(depositAddress, amountIn), value: 0n };
+    return [
+      {
+        id: 'deposit',
+        action: 'Send the deposit to the deposit address',
+        description: `Send ${route.currencyIn.symbol} to the deposit address ${depositAddress} with a plain transfer (from any wallet or exchange) to ${depositAction(route)} for ${route.currencyOut.symbol} on ${route.destination.displayName}`,
+        kind: 'transaction',
+        requestId,
+        depositAddress,
+        items: [
+          {
+            status: 'incomplete',
+            data: { from: route.user, ...transfer, chainId },
+            check: { endpoint: statusEndpoint(requestId), method: 'GET' },
+          },
+        ],
+      },
+    ];
+  }
   if (!native && params.allowance < amountIn) {
     steps.push({
       id: 'approve',
@@ -135,9 +163,12 @@ export function buildSteps(params: BuildStepsParameters): QuoteStep[] {
   return steps;
 }
 
+function depositAction(route: ResolvedRoute): string {
+  return route.operation === 'call' ? 'run your calls' : route.operation === 'bridge' ? 'bridge' : route.operation;
+}
+
 function depositDescription(route: ResolvedRoute): string {
-  const what =
-    route.operation === 'call' ? 'run your calls' : route.operation === 'bridge' ? 'bridge' : route.operation;
+  const what = depositAction(route);
   return `Depositing ${route.currencyIn.symbol} to the solver to ${what} for ${route.currencyOut.symbol} on ${route.destination.displayName}`;
 }
 

@@ -44,6 +44,12 @@ export interface QuoteParameters {
   excludedSwapSources?: ReadonlyArray<string> | undefined;
   includedOriginSwapSources?: ReadonlyArray<string> | undefined;
   includedDestinationSwapSources?: ReadonlyArray<string> | undefined;
+  /** Pay by a plain transfer to a deposit address (`docs/deposit-addresses.md`). */
+  useDepositAddress?: boolean | undefined;
+  /** A strict (order-bound, single-use) deposit address; needs `refundTo`. */
+  strict?: boolean | undefined;
+  /** Origin-chain address that may withdraw what is still at the deposit address; needs `useDepositAddress`. */
+  recoveryAddress?: string | undefined;
   /**
    * Options of the reference this gateway cannot honour; any that is set (true, or a non-empty value) is
    * refused with a clear `INVALID_INPUT` naming it, rather than silently quoting something else.
@@ -52,9 +58,6 @@ export interface QuoteParameters {
 }
 
 export const unsupportedQuoteOptions = [
-  'useDepositAddress',
-  'strict',
-  'recoveryAddress',
   'topupGas',
   'topupGasAmount',
   'fixedRate',

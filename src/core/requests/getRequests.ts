@@ -1,3 +1,4 @@
+import { depositAddressesOfRequests } from '../../store/depositAddresses.repository.js';
 import {
   requestStatuses,
   type ListRequestsFilters,
@@ -129,10 +130,18 @@ async function prepare(
 }
 
 /** Presents each request of a page (its transactions are read per request that has hashes). */
-export function presentAll(ctx: CoreContext, records: RequestRecord[], scope: KeyScope): Promise<RequestView[]> {
+export async function presentAll(ctx: CoreContext, records: RequestRecord[], scope: KeyScope): Promise<RequestView[]> {
+  const addresses = await depositAddressesOfRequests(
+    ctx.db,
+    records.filter((record) => record.depositAddress !== null).map((record) => record.id),
+  );
   return Promise.all(
     records.map(async (record) =>
-      presentRequest(ctx, record, { transactions: await loadRequestTransactions(ctx, record), scope }),
+      presentRequest(ctx, record, {
+        transactions: await loadRequestTransactions(ctx, record),
+        scope,
+        depositAddress: addresses.get(record.id),
+      }),
     ),
   );
 }

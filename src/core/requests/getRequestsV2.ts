@@ -1,3 +1,4 @@
+import { depositAddressesOfRequests } from '../../store/depositAddresses.repository.js';
 import type { RequestSortBy, SortDirection } from '../../store/requests.repository.js';
 import type { JsonObject } from '../../store/tables.js';
 import type { CoreContext } from '../context.js';
@@ -91,9 +92,17 @@ export async function getRequestsV2(
     },
     { continuation: params.continuation },
   );
+  const addresses = await depositAddressesOfRequests(
+    ctx.db,
+    page.records.filter((record) => record.depositAddress !== null).map((record) => record.id),
+  );
   const requests = await Promise.all(
     page.records.map(async (record) => {
-      const view = presentRequestV2(ctx, record, { transactions: await loadRequestTransactions(ctx, record), scope });
+      const view = presentRequestV2(ctx, record, {
+        transactions: await loadRequestTransactions(ctx, record),
+        scope,
+        depositAddress: addresses.get(record.id),
+      });
       if (params.includeOrderData !== true) return view;
       // The order as stored with the quote: already its JSON wire form (amounts as decimal strings).
       const order = record.quote.order;

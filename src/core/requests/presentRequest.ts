@@ -1,3 +1,4 @@
+import type { RequestDepositAddress as StoredDepositAddress } from '../../store/depositAddresses.repository.js';
 import { formatUnits, getAddress, isAddress, zeroAddress, type Address } from 'viem';
 import type { RequestRecord } from '../../store/requests.repository.js';
 import { formatUsdMicros } from '../usd.js';
@@ -31,6 +32,8 @@ import type {
 export interface PresentContext {
   transactions: RequestTransactions;
   scope: KeyScope;
+  /** The request's deposit address as recorded (`depositAddressesOfRequests`), when it has one and it was read. */
+  depositAddress?: StoredDepositAddress | undefined;
 }
 
 /** A request as `GET /requests/v3` and GraphQL present it. */
@@ -51,9 +54,23 @@ export function presentRequest(ctx: CoreContext, record: RequestRecord, present:
     currencyIn,
     currencyOut,
     depositAddress:
-      record.depositAddress === null
-        ? null
-        : { address: record.depositAddress, type: 'open', depositor: null, depositTxHash: null, recoveryAddress: null },
+      present.depositAddress !== undefined
+        ? {
+            address: present.depositAddress.address,
+            type: present.depositAddress.type,
+            depositor: present.depositAddress.depositor,
+            depositTxHash: present.depositAddress.depositTxHash,
+            recoveryAddress: present.depositAddress.recoveryAddress,
+          }
+        : record.depositAddress === null
+          ? null
+          : {
+              address: record.depositAddress,
+              type: 'open',
+              depositor: null,
+              depositTxHash: null,
+              recoveryAddress: null,
+            },
     orderId: record.orderId,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
@@ -94,9 +111,16 @@ export function presentRequestV2(ctx: CoreContext, record: RequestRecord, presen
     user: record.user,
     recipient: record.recipient,
     depositAddress:
-      record.depositAddress === null
-        ? null
-        : { address: record.depositAddress, depositAddressType: 'open', depositor: null, depositTxHash: null },
+      present.depositAddress !== undefined
+        ? {
+            address: present.depositAddress.address,
+            depositAddressType: present.depositAddress.type,
+            depositor: present.depositAddress.depositor,
+            depositTxHash: present.depositAddress.depositTxHash,
+          }
+        : record.depositAddress === null
+          ? null
+          : { address: record.depositAddress, depositAddressType: 'open', depositor: null, depositTxHash: null },
     slippageToleranceBps: parts.slippageBps,
     failReason: orNoReason(failReasonOf(record)),
     refundFailReason: orNoReason(refundFailReasonOf(record)),

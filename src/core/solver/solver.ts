@@ -182,7 +182,11 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
 
   async function processDeposit(deposit: DepositRecord): Promise<void> {
     const request = await getRequest(db, deposit.requestId);
-    const verdict = request === undefined ? undefined : judgeDeposit(request, deposit);
+    // A sweep of a deposit address is sent by the solver itself, under the request the gateway decided the transfer
+    // pays (`src/core/depositAddresses/processor.ts`): it is the order's own deposit, as if its user had sent it.
+    const swept = deposit.sender !== null && deposit.sender.toLowerCase() === ctx.solver.address.toLowerCase();
+    const verdict =
+      request === undefined ? undefined : judgeDeposit(request, swept ? { ...deposit, sender: request.user } : deposit);
     // The request's own deposit is consumed together with the request's move. Any other deposit (a double spend,
     // an unknown request) is consumed only once its refund is done: a crash before that leaves it `confirmed`,
     // and the watcher hands it on again at start, so it cannot be lost. Consuming first and rolling back keeps
@@ -254,7 +258,9 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
         { requestId: request.id, txHash: deposit.txHash, status: request.status },
         'second deposit for a paid request: refunding it (DOUBLE_SPEND)',
       );
-      queueStrayRefund(deposit, request.refundTo as Address);
+      // A swept deposit names its refund target as depositor (the transfer's own sender, or the address's
+      // refundTo): a second transfer to a strict address goes back to whoever sent it, not to the first sender.
+      queueStrayRefund(deposit, (swept ? deposit.depositor : request.refundTo) as Address);
       return;
     }
     await decideAndFill((await getRequest(db, request.id))!, deposit);

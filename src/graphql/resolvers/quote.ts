@@ -29,7 +29,9 @@ function toQuoteParameters(input: QuoteInput): QuoteParameters {
     ttl: input.ttl ?? undefined,
     usePermit: input.usePermit ?? undefined,
     permitExpiry: input.permitExpiry ?? undefined,
-    unsupported: { useDepositAddress: input.useDepositAddress, strict: input.strict },
+    useDepositAddress: input.useDepositAddress ?? undefined,
+    strict: input.strict ?? undefined,
+    recoveryAddress: input.recoveryAddress ?? undefined,
   };
 }
 

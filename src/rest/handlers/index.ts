@@ -19,6 +19,7 @@ import { getChainsLiquidity } from './getChainsLiquidity.js';
 import { getCurrencies } from './getCurrencies.js';
 import { getCurrenciesV1 } from './getCurrenciesV1.js';
 import { getSwapSources } from './getSwapSources.js';
+import { getDepositAddress, reindexDepositAddress } from './depositAddresses.js';
 import { getTokenPrice } from './getTokenPrice.js';
 import { executeGasless } from './executeGasless.js';
 import { fastFill } from './fastFill.js';
@@ -73,7 +74,8 @@ export function createHandlers(): OperationHandlers<RestContext> {
     getTokenPrice,
     indexTransaction,
     indexSingleTransaction,
-    reindexDepositAddress: pending('reindexDepositAddress'),
+    reindexDepositAddress,
+    getDepositAddress,
     getAppFeeBalances,
     claimAppFees,
     getAppFeeClaims,

@@ -43,14 +43,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   // A claim's payout is an outgoing transaction of its own kind.
   await sql`alter table outgoing_txs drop constraint outgoing_txs_kind_check`.execute(db);
-  await sql`alter table outgoing_txs add constraint outgoing_txs_kind_check check (kind in ('fill', 'refund', 'settle', 'deposit', 'gasless', 'claim'))`.execute(
+  await sql`alter table outgoing_txs add constraint outgoing_txs_kind_check check (kind in ('fill', 'refund', 'settle', 'deposit', 'gasless', 'sweep', 'claim'))`.execute(
     db,
   );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`alter table outgoing_txs drop constraint outgoing_txs_kind_check`.execute(db);
-  await sql`alter table outgoing_txs add constraint outgoing_txs_kind_check check (kind in ('fill', 'refund', 'settle', 'deposit', 'gasless'))`.execute(
+  await sql`alter table outgoing_txs add constraint outgoing_txs_kind_check check (kind in ('fill', 'refund', 'settle', 'deposit', 'gasless', 'sweep'))`.execute(
     db,
   );
   await db.schema.dropTable('app_fee_claims').execute();

@@ -17,6 +17,7 @@ import * as createChainGenesis from './2026_11_24_0100_create_chain_genesis.js';
 import * as createAppFeeClaims from './2026_11_24_1300_create_app_fee_claims.js';
 import * as createPermits from './2026_11_24_1000_create_permits.js';
 import * as createGaslessSubmissions from './2026_11_24_1100_create_gasless_submissions.js';
+import * as createDepositAddresses from './2026_11_24_1200_create_deposit_addresses.js';
 
 /**
  * Every migration, by name. A static list rather than a folder scan, so it works the same from source (tsx),
@@ -40,5 +41,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0100_create_chain_genesis': createChainGenesis,
   '2026_11_24_1000_create_permits': createPermits,
   '2026_11_24_1100_create_gasless_submissions': createGaslessSubmissions,
+  '2026_11_24_1200_create_deposit_addresses': createDepositAddresses,
   '2026_11_24_1300_create_app_fee_claims': createAppFeeClaims,
 };

@@ -1,0 +1,284 @@
+import type { Kysely } from 'kysely';
+import { BlockNotFoundError, erc20Abi, getAbiItem, zeroAddress, type Address, type PublicClient } from 'viem';
+import { chainCurrencies } from '../core/chains/requireChain.js';
+import type { ChainConfig } from '../core/chains/types.js';
+import type { Logger } from '../core/logger.js';
+import { getCursor, setCursor, type ChainCursor } from '../store/cursors.repository.js';
+import {
+  listChainDepositAddresses,
+  listTransfers,
+  recordTransfer,
+  updateTransfer,
+  type InsertTransferParameters,
+  type TransferRecord,
+} from '../store/depositAddresses.repository.js';
+import { normalizeHex } from '../store/mappers.js';
+import type { Tables } from '../store/tables.js';
+
+/** The `chain_cursors` name of the deposit-address watcher. */
+export const DEPOSIT_ADDRESSES_CURSOR = 'deposit-addresses';
+
+const transferEvent = getAbiItem({ abi: erc20Abi, name: 'Transfer' });
+
+export interface DepositAddressWatcher {
+  readonly chainId: number;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Reads the chain now (the reindex endpoint); resolves when the pass is done. */
+  pollNow(): Promise<void>;
+}
+
+export interface CreateDepositAddressWatcherParameters {
+  chain: ChainConfig;
+  client: PublicClient;
+  db: Kysely<Tables>;
+  log: Logger;
+  now: () => number;
+  /** A transfer that is confirmed (or was left `confirmed`/`sweeping` by a crash). Must not throw. */
+  onConfirmed: (transfer: TransferRecord) => void;
+  pollIntervalMs?: number;
+  /** Most blocks read per pass (each block is one `eth_getBlockByNumber` with its transactions). Default 200. */
+  maxBlockRange?: bigint;
+  reorgWindow?: bigint;
+}
+
+/**
+ * Finds plain transfers to the gateway's deposit addresses on one chain, with the deposit watcher's rules.
+ *
+ * - Native: a transfer to an address that has no code yet emits no log, so every block's transactions are read
+ *   (`eth_getBlockByNumber` with transactions; a transaction that reverted moved nothing and is skipped by its
+ *   receipt). Native sent by a contract's internal call is not seen this way; the reindex endpoint checks balances.
+ * - ERC-20: `Transfer` logs whose `to` is a deposit address (one `eth_getLogs` per range, any token). A listed
+ *   solver currency is recorded `seen`; any other token is recorded `unsupported`: left at the address and
+ *   reported (logged, and listed by the reindex answer).
+ * - A transfer in block b is confirmed once `head - b + 1 >= max(1, confirmations)` and b's hash is still the one
+ *   recorded; a transfer whose block changed is `removed` and never swept. When the cursor's own block is reorged
+ *   away the cursor moves back `reorgWindow` blocks and reads them again. The cursor moves in the same database
+ *   transaction as the transfers it read.
+ */
+export function createDepositAddressWatcher(params: CreateDepositAddressWatcherParameters): DepositAddressWatcher {
+  const { chain, client, db, log, now, onConfirmed } = params;
+  const chainId = chain.id;
+  const pollIntervalMs = params.pollIntervalMs ?? Math.min(1_000, Math.max(1, (chain.blockTime * 1_000) / 4));
+  const maxBlockRange = params.maxBlockRange ?? 200n;
+  const reorgWindow = params.reorgWindow ?? 64n;
+  const depth = BigInt(Math.max(1, chain.confirmations));
+  const listed = new Set(
+    chainCurrencies(chain)
+      .filter((currency) => currency.solver && currency.address !== zeroAddress)
+      .map((currency) => currency.address.toLowerCase()),
+  );
+  const context = { chainId, watcher: 'deposit-addresses' };
+
+  let cursor: ChainCursor | undefined;
+  let stopping = false;
+  let failing = false;
+  let inFlight: Promise<void> = Promise.resolve();
+  let loop: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let wake: (() => void) | undefined;
+
+  function handOn(transfer: TransferRecord): void {
+    try {
+      onConfirmed(transfer);
+    } catch (error) {
+      log.error({ ...context, transferId: transfer.id, err: error }, 'onConfirmed threw; the transfer stays as it is');
+    }
+  }
+
+  async function canonicalHash(blockNumber: bigint): Promise<string | null> {
+    try {
+      return normalizeHex((await client.getBlock({ blockNumber })).hash);
+    } catch (error) {
+      if (error instanceof BlockNotFoundError) return null;
+      throw error;
+    }
+  }
+
+  async function loadCursor(head: bigint): Promise<ChainCursor> {
+    const stored = await getCursor(db, chainId, DEPOSIT_ADDRESSES_CURSOR);
+    if (stored !== undefined) return stored;
+    const blockNumber = head > 0n ? head - 1n : 0n;
+    const blockHash = await canonicalHash(blockNumber);
+    if (blockHash === null) throw new Error(`block ${blockNumber} of chain ${chainId} not found`);
+    return setCursor(db, { chainId, name: DEPOSIT_ADDRESSES_CURSOR, blockNumber, blockHash, now: now() });
+  }
+
+  /** The transfers to `addresses` in blocks `fromBlock..toBlock`. */
+  async function read(addresses: Set<string>, fromBlock: bigint, toBlock: bigint) {
+    const found: Omit<InsertTransferParameters, 'now'>[] = [];
+    for (let number = fromBlock; number <= toBlock; number++) {
+      const block = await client.getBlock({ blockNumber: number, includeTransactions: true });
+      for (const tx of block.transactions) {
+        if (tx.to == null || tx.value === 0n || !addresses.has(tx.to.toLowerCase())) continue;
+        const receipt = await client.getTransactionReceipt({ hash: tx.hash });
+        if (receipt.status !== 'success') continue;
+        found.push({
+          chainId,
+          address: tx.to,
+          txHash: tx.hash,
+          logIndex: -1,
+          blockNumber: number,
+          blockHash: block.hash,
+          token: zeroAddress,
+          amount: tx.value,
+          depositor: tx.from,
+          status: 'seen',
+        });
+      }
+    }
+    const logs = await client.getLogs({
+      event: transferEvent,
+      args: { to: [...addresses] as Address[] },
+      fromBlock,
+      toBlock,
+      strict: true,
+    });
+    for (const entry of logs) {
+      if (entry.removed || entry.blockHash === null || entry.logIndex === null || entry.transactionHash === null)
+        continue;
+      if (entry.args.value === 0n) continue;
+      const token = entry.address.toLowerCase();
+      found.push({
+        chainId,
+        address: entry.args.to,
+        txHash: entry.transactionHash,
+        logIndex: entry.logIndex,
+        blockNumber: entry.blockNumber,
+        blockHash: entry.blockHash,
+        token,
+        amount: entry.args.value,
+        depositor: entry.args.from,
+        status: listed.has(token) ? 'seen' : 'unsupported',
+      });
+    }
+    return found;
+  }
+
+  async function poll(): Promise<void> {
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    cursor ??= await loadCursor(head);
+    if (head < cursor.blockNumber) return;
+    let rewound = false;
+    if ((await canonicalHash(cursor.blockNumber)) !== cursor.blockHash) {
+      const target = cursor.blockNumber > reorgWindow ? cursor.blockNumber - reorgWindow : 0n;
+      const targetHash = await canonicalHash(target);
+      if (targetHash === null) throw new Error(`block ${target} of chain ${chainId} not found while rewinding`);
+      log.warn({ ...context, from: cursor.blockNumber, to: target }, 'deposit-address cursor reorged away; rereading');
+      cursor = await setCursor(db, {
+        chainId,
+        name: DEPOSIT_ADDRESSES_CURSOR,
+        blockNumber: target,
+        blockHash: targetHash,
+        now: now(),
+      });
+      rewound = true;
+    }
+    while (cursor.blockNumber < head && !stopping) {
+      const fromBlock: bigint = cursor.blockNumber + 1n;
+      const toBlock: bigint = head < fromBlock + maxBlockRange - 1n ? head : fromBlock + maxBlockRange - 1n;
+      const toHash = await canonicalHash(toBlock);
+      if (toHash === null) throw new Error(`block ${toBlock} of chain ${chainId} not found below head ${head}`);
+      const addresses = new Set(await listChainDepositAddresses(db, chainId));
+      const found = addresses.size === 0 ? [] : await read(addresses, fromBlock, toBlock);
+      cursor = await db.transaction().execute(async (trx): Promise<ChainCursor> => {
+        for (const entry of found) {
+          const { transfer, inserted } = await recordTransfer(trx, { ...entry, now: now() });
+          if (!inserted) continue;
+          if (transfer.status === 'unsupported')
+            log.warn(
+              { ...context, address: transfer.address, token: transfer.token, amount: transfer.amount.toString() },
+              'transfer of a token that is not a listed solver currency: left at the deposit address',
+            );
+          else
+            log.info(
+              { ...context, address: transfer.address, txHash: transfer.txHash, amount: transfer.amount.toString() },
+              'deposit-address transfer seen',
+            );
+        }
+        return setCursor(trx, {
+          chainId,
+          name: DEPOSIT_ADDRESSES_CURSOR,
+          blockNumber: toBlock,
+          blockHash: toHash,
+          now: now(),
+        });
+      });
+    }
+    await settle(head, rewound);
+  }
+
+  async function settle(head: bigint, all: boolean): Promise<void> {
+    const candidates = await listTransfers(db, {
+      chainId,
+      status: ['seen'],
+      ...(all ? {} : { maxBlockNumber: head - depth + 1n }),
+    });
+    for (const transfer of candidates) {
+      const hash = await canonicalHash(transfer.blockNumber);
+      if (hash !== transfer.blockHash) {
+        const removed = await updateTransfer(db, transfer.id, {
+          status: 'removed',
+          fromStatus: 'seen',
+          blockHash: transfer.blockHash,
+          now: now(),
+        });
+        if (removed !== null)
+          log.warn({ ...context, txHash: transfer.txHash, address: transfer.address }, 'transfer removed by a reorg');
+      } else if (transfer.blockNumber <= head - depth + 1n) {
+        const confirmed = await updateTransfer(db, transfer.id, {
+          status: 'confirmed',
+          fromStatus: 'seen',
+          blockHash: transfer.blockHash,
+          now: now(),
+        });
+        if (confirmed !== null) handOn(confirmed);
+      }
+    }
+  }
+
+  function pollSafely(): Promise<void> {
+    inFlight = inFlight.then(() =>
+      poll().then(
+        () => {
+          failing = false;
+        },
+        (error: unknown) => {
+          if (!failing) log.warn({ ...context, err: error }, 'deposit-address watcher poll failed; retrying');
+          failing = true;
+        },
+      ),
+    );
+    return inFlight;
+  }
+
+  async function run(): Promise<void> {
+    while (!stopping) {
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        timer = setTimeout(resolve, pollIntervalMs);
+      });
+      if (stopping) break;
+      await pollSafely();
+    }
+  }
+
+  return {
+    chainId,
+    async start() {
+      // Left by a crash: decided or swept halfway. The consumer resumes each from its records.
+      for (const transfer of await listTransfers(db, { chainId, status: ['confirmed', 'sweeping'] })) handOn(transfer);
+      if (stopping) return;
+      await pollSafely();
+      if (!stopping) loop = run();
+    },
+    async stop() {
+      stopping = true;
+      clearTimeout(timer);
+      wake?.();
+      await inFlight;
+      await loop;
+    },
+    pollNow: () => pollSafely(),
+  };
+}

@@ -1,0 +1,243 @@
+/**
+ * Deposit addresses end to end on the devnet, from outside: quotes through the REST API, then only plain
+ * transfers (a wallet's native send, an ERC-20 `transfer`) to the address the quote gave. The gateway finds
+ * the transfer, sweeps it into the depository and fills or refunds; balances are read on chain.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWalletClient, erc20Abi, http, parseEther, zeroAddress, type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
+import { call } from '../helpers/conformance.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { publicClientOf, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
+
+let gateway: TestGateway;
+let chainA: DevnetChain;
+let chainB: DevnetChain;
+let alice: DevnetAccount;
+let bob: DevnetAccount;
+
+beforeAll(async () => {
+  // MNR is taken off chain A's list: a transfer of it to a deposit address is of an unlisted token.
+  gateway = await startTestGateway(
+    {},
+    {
+      configure: (config) => ({
+        ...config,
+        chains: config.chains.map((chain, index) =>
+          index === 0 ? { ...chain, currencies: chain.currencies.filter((c) => c.symbol !== 'MNR') } : chain,
+        ),
+      }),
+    },
+  );
+  [chainA, chainB] = gateway.devnet.descriptor.chains as [DevnetChain, DevnetChain];
+  [alice, bob] = gateway.devnet.descriptor.accounts as [DevnetAccount, DevnetAccount];
+});
+afterAll(async () => {
+  await gateway?.stop();
+});
+
+const fresh = (n: number): Address => `0x${(n * 0x10000).toString(16).padStart(40, '0')}`;
+const balanceOf = (chain: DevnetChain, token: Address, owner: Address): Promise<bigint> =>
+  token === zeroAddress
+    ? publicClientOf(chain).getBalance({ address: owner })
+    : publicClientOf(chain).readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+
+function wallet(account: DevnetAccount) {
+  return createWalletClient({
+    account: privateKeyToAccount(account.privateKey),
+    chain: devnetViemChain(chainA),
+    transport: http(chainA.rpcUrl),
+  });
+}
+
+/** A plain ERC-20 transfer (what an exchange withdrawal is), mined. */
+async function sendToken(from: DevnetAccount, token: Address, to: Address, amount: bigint): Promise<Hex> {
+  const hash = await wallet(from).writeContract({
+    address: token,
+    abi: erc20Abi,
+    functionName: 'transfer',
+    args: [to, amount],
+  });
+  await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+  return hash;
+}
+async function sendNative(from: DevnetAccount, to: Address, value: bigint): Promise<Hex> {
+  const hash = await wallet(from).sendTransaction({ to, value, data: '0x' });
+  await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+  return hash;
+}
+
+async function waitFor<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function strictUsdc(refundTo: Address, recipient: Address, amount = '20000000') {
+  const q = await requestQuote(gateway, alice, {
+    originCurrency: tokenOf(chainA, 'USDC'),
+    destinationCurrency: tokenOf(chainB, 'USDC'),
+    amount,
+    recipient,
+    refundTo,
+    useDepositAddress: true,
+    strict: true,
+  });
+  const step = q.steps[0] as unknown as { requestId: Hex; depositAddress: Address };
+  return { q, requestId: step.requestId, address: step.depositAddress, amountIn: BigInt(q.details.currencyIn.amount) };
+}
+
+async function requestsAt(address: Address): Promise<any[]> {
+  const { status, body } = await call(gateway.url, 'getRequestsV2', { query: { depositAddress: address } });
+  expect(status).toBe(200);
+  return (body as { requests: any[] }).requests;
+}
+
+describe('strict deposit addresses', () => {
+  it('USDC exact: filled with exactly the quoted output', async () => {
+    const recipient = fresh(0xe1);
+    const { q, requestId, address, amountIn } = await strictUsdc(fresh(0xe2), recipient);
+    const hash = await sendToken(bob, tokenOf(chainA, 'USDC'), address, amountIn);
+    const status = await waitForStatus(gateway, requestId, ['success', 'refund', 'failure']);
+    expect(status.status).toBe('success');
+    expect(await balanceOf(chainB, tokenOf(chainB, 'USDC'), recipient)).toBe(BigInt(q.details.currencyOut.amount));
+    expect(await balanceOf(chainA, tokenOf(chainA, 'USDC'), address)).toBe(0n);
+    const [record] = await requestsAt(address);
+    expect(record).toMatchObject({ id: requestId, status: 'success' });
+    expect(record.depositAddress).toMatchObject({
+      address: address.toLowerCase(),
+      depositAddressType: 'strict',
+      depositor: bob.address.toLowerCase(),
+      depositTxHash: hash,
+    });
+    const v3 = await call(gateway.url, 'getRequests', { query: { depositAddress: address } });
+    expect((v3.body as { requests: any[] }).requests[0].depositAddress).toMatchObject({
+      type: 'strict',
+      depositor: bob.address.toLowerCase(),
+    });
+  });
+
+  it('GET /deposit-addresses/v1 finds an address by address and by request id; reindex answers 429 inside its cooldown', async () => {
+    const refundTo = fresh(0xed);
+    const { requestId, address } = await strictUsdc(refundTo, fresh(0xee));
+    const byAddress = await call(gateway.url, 'getDepositAddress', { query: { address } });
+    expect(byAddress.status).toBe(200);
+    expect(byAddress.body).toMatchObject({
+      depositAddress: address,
+      type: 'strict',
+      requestId,
+      chainId: chainA.chainId,
+    });
+    expect((byAddress.body as { refundTo: string }).refundTo).toBe(refundTo.toLowerCase());
+    const byRequest = await call(gateway.url, 'getDepositAddress', { query: { requestId } });
+    expect(byRequest.body).toMatchObject({ depositAddress: address });
+    const unknown = await call(gateway.url, 'getDepositAddress', { query: { address: fresh(0xef) } });
+    expect(unknown.status).toBe(404);
+    expect((await call(gateway.url, 'getDepositAddress', { query: {} })).status).toBe(400);
+
+    await sendToken(bob, tokenOf(chainA, 'MNR'), address, 5n);
+    const reindex = await call(gateway.url, 'reindexDepositAddress', {
+      body: { chainId: chainA.chainId, depositAddress: address },
+    });
+    expect(reindex.status).toBe(200);
+    expect(reindex.body).toMatchObject({ failedCurrencies: 0 });
+    const again = await call(gateway.url, 'reindexDepositAddress', {
+      body: { chainId: chainA.chainId, depositAddress: address },
+    });
+    expect(again.status).toBe(429);
+    expect(again.body).toMatchObject({ errorCode: 'RATE_LIMITED', message: expect.any(String) });
+    const missing = await call(gateway.url, 'reindexDepositAddress', {
+      body: { chainId: chainA.chainId, depositAddress: fresh(0xef) },
+    });
+    expect(missing.status).toBe(404);
+  });
+
+  it('USDC short: refunded to refundTo less the gas, nothing delivered', async () => {
+    const [refundTo, recipient] = [fresh(0xe3), fresh(0xe4)];
+    const { requestId, address, amountIn } = await strictUsdc(refundTo, recipient);
+    const sent = amountIn - 5_000_000n;
+    await sendToken(bob, tokenOf(chainA, 'USDC'), address, sent);
+    const status = await waitForStatus(gateway, requestId, ['success', 'refund', 'failure']);
+    expect(status).toMatchObject({ status: 'refund', failReason: 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL' });
+    const refunded = await balanceOf(chainA, tokenOf(chainA, 'USDC'), refundTo);
+    expect(refunded).toBeGreaterThan(0n);
+    expect(refunded).toBeLessThan(sent);
+    expect(await balanceOf(chainB, tokenOf(chainB, 'USDC'), recipient)).toBe(0n);
+  });
+
+  it('USDC over: filled with the quoted output and the excess refunded separately to refundTo', async () => {
+    const [refundTo, recipient] = [fresh(0xe5), fresh(0xe6)];
+    const { q, requestId, address, amountIn } = await strictUsdc(refundTo, recipient);
+    const excess = 7_000_000n;
+    await sendToken(bob, tokenOf(chainA, 'USDC'), address, amountIn + excess);
+    expect((await waitForStatus(gateway, requestId, ['success', 'refund', 'failure'])).status).toBe('success');
+    expect(await balanceOf(chainB, tokenOf(chainB, 'USDC'), recipient)).toBe(BigInt(q.details.currencyOut.amount));
+    const refunded = await waitFor('the excess refund', async () => {
+      const balance = await balanceOf(chainA, tokenOf(chainA, 'USDC'), refundTo);
+      return balance > 0n ? balance : undefined;
+    });
+    expect(refunded).toBeLessThan(excess);
+    expect(refunded).toBeGreaterThan(excess - 1_000_000n);
+  });
+
+  it('a listed currency other than the quoted one is refunded to refundTo; the order still waits', async () => {
+    const [refundTo, recipient] = [fresh(0xe7), fresh(0xe8)];
+    const { requestId, address } = await strictUsdc(refundTo, recipient);
+    const sent = 15_000_000n;
+    await sendToken(bob, tokenOf(chainA, 'USDT'), address, sent);
+    const refunded = await waitFor('the USDT refund', async () => {
+      const balance = await balanceOf(chainA, tokenOf(chainA, 'USDT'), refundTo);
+      return balance > 0n ? balance : undefined;
+    });
+    expect(refunded).toBeLessThan(sent);
+    const { body } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
+    expect((body as { status: string }).status).toBe('waiting');
+    expect(await balanceOf(chainB, tokenOf(chainB, 'USDC'), recipient)).toBe(0n);
+  });
+
+  it('an unlisted token is left at the address', async () => {
+    const { address } = await strictUsdc(fresh(0xe9), fresh(0xea));
+    const mnr = tokenOf(chainA, 'MNR');
+    await sendToken(bob, mnr, address, 1_000n);
+    // Another transfer after it, to the same kind of address, is processed: the watcher read past the MNR one.
+    const later = await strictUsdc(fresh(0xeb), fresh(0xec));
+    await sendToken(bob, tokenOf(chainA, 'USDC'), later.address, later.amountIn);
+    expect((await waitForStatus(gateway, later.requestId, ['success', 'refund', 'failure'])).status).toBe('success');
+    expect(await balanceOf(chainA, mnr, address)).toBe(1_000n);
+  });
+});
+
+describe('open deposit addresses', () => {
+  it('native, reused for two transfers: two filled requests listed under the address', async () => {
+    const recipient = fresh(0xf1);
+    const q = await requestQuote(gateway, alice, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.05').toString(),
+      recipient,
+      useDepositAddress: true,
+    });
+    const address = (q.steps[0] as unknown as { depositAddress: Address }).depositAddress;
+    await sendNative(bob, address, parseEther('0.05'));
+    const first = await waitFor('the first request filled', async () => {
+      const done = (await requestsAt(address)).filter((r) => r.status === 'success');
+      return done.length >= 1 ? done : undefined;
+    });
+    const afterFirst = await balanceOf(chainB, zeroAddress, recipient);
+    expect(afterFirst).toBeGreaterThan(0n);
+    await sendNative(bob, address, parseEther('0.03'));
+    const both = await waitFor('two filled requests', async () => {
+      const done = (await requestsAt(address)).filter((r) => r.status === 'success');
+      return done.length >= 2 ? done : undefined;
+    });
+    expect(new Set(both.map((r) => r.id)).size).toBe(2);
+    expect(first.map((r) => r.id).every((id: string) => both.some((r) => r.id === id))).toBe(true);
+    expect(await balanceOf(chainB, zeroAddress, recipient)).toBeGreaterThan(afterFirst);
+    expect(await publicClientOf(chainA).getBalance({ address })).toBe(0n);
+  });
+});
