@@ -206,12 +206,4 @@ describe('readiness and documentation', () => {
     expect(await (await fetch(`${gateway.url}/documentation/init.js`)).text()).toContain('"getQuote":"quote"');
     expect((await fetch(`${gateway.url}/documentation/static/package.json`)).status).toBe(404);
   });
-
-  it('answers 501 NOT_IMPLEMENTED in the error shape for operations still to come', async () => {
-    const { status, body } = await call(gateway.url, 'reindexDepositAddress', {
-      body: { chainId: 1, depositAddress: '0x1111111111111111111111111111111111111111' },
-    });
-    expect(status).toBe(501);
-    expect(body).toMatchObject({ errorCode: 'NOT_IMPLEMENTED', statusCode: 501 });
-  });
 });

@@ -1,5 +1,4 @@
-import type { OperationHandlers, OperationId } from '../../../generated/openapi/operations.js';
-import { notImplemented } from '../../core/errors.js';
+import type { OperationHandlers } from '../../../generated/openapi/operations.js';
 import type { RestContext } from '../context.js';
 import {
   createApiKey,
@@ -41,11 +40,6 @@ import {
   getTokenPriceV2,
   getTrendingCurrencies,
 } from './parityOperations.js';
-
-/** An operation declared in the contract whose implementation arrives with a later change: a clear 501. */
-const pending = (operationId: OperationId) => async (): Promise<never> => {
-  throw notImplemented(operationId);
-};
 
 /** Every operation of the contract must appear here; a missing one is a compile error. */
 export function createHandlers(): OperationHandlers<RestContext> {
