@@ -1,4 +1,4 @@
-import { defaultGaslessSettings, type GaslessSettings } from '../core/gasless/executeGasless.js';
+import { defaultGaslessSettings, type GaslessSettings } from '../core/gasless/settings.js';
 /**
  * Configuration is read here and only here: the environment, an optional JSON config file, or the devnet
  * descriptor. Every problem is collected and reported at once; the rest of the code receives a parsed

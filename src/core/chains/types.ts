@@ -1,4 +1,4 @@
-import type { GaslessSettings } from '../gasless/executeGasless.js';
+import type { GaslessSettings } from '../gasless/settings.js';
 import type { Address, Hex } from 'viem';
 import type { CrashPoint } from '../faults.js';
 import type { AppFeeClaimSettings } from '../appFees/claimSettings.js';
