@@ -262,6 +262,8 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
         revokedAt: null,
         businessVerified: true,
         payoutAddress: '0x00000000000000000000000000000000000000aa',
+        // No secret was given: the key's webhook cannot be signed until one is sealed (`webhookSigning`).
+        webhookSecret: null,
       });
       expect(await getApiKeyByHash(db, 'sha256:abc')).toEqual(key);
       expect(await getApiKey(db, 'key-1')).toEqual(key);
