@@ -551,6 +551,7 @@ const chainSchema = {
     displayName: { type: 'string' },
     httpRpcUrl: { type: 'string', pattern: '^https?://' },
     wsRpcUrl: { type: 'string', pattern: '^wss?://' },
+    pushHeads: { type: 'boolean' },
     explorerUrl: { type: 'string' },
     explorerName: { type: 'string' },
     explorerPaths: {
@@ -681,7 +682,7 @@ export function chainFromFile(c: ChainFile): ChainConfig {
     displayName: c.displayName ?? c.name,
     httpRpcUrl: c.httpRpcUrl,
     wsRpcUrl: c.wsRpcUrl ?? c.httpRpcUrl.replace(/^http/, 'ws'),
-    pushHeads: c.wsRpcUrl !== undefined,
+    pushHeads: c.pushHeads ?? c.wsRpcUrl !== undefined,
     explorerUrl: c.explorerUrl ?? '',
     explorerName: c.explorerName ?? '',
     explorerPaths: c.explorerPaths ?? null,

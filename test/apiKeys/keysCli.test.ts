@@ -114,7 +114,16 @@ describe('npm run keys', () => {
   }, 120_000);
 
   it('refuses bad input with exit status 2 and a message', async () => {
-    const privateHook = await keys(dataDir, 'create', '--name', 'x', '--webhook', 'http://127.0.0.1/hook');
+    // With the encryption key known, so the URL itself is what is refused.
+    const privateHook = await keysWith(
+      withSecret,
+      dataDir,
+      'create',
+      '--name',
+      'x',
+      '--webhook',
+      'http://127.0.0.1/hook',
+    );
     expect(privateHook.code).toBe(2);
     expect(privateHook.stderr).toContain('private or loopback');
     const unknown = await keys(dataDir, 'revoke', 'key_missing');

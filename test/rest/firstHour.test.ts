@@ -57,7 +57,7 @@ describe('item 5: error messages in the currency units', () => {
     expect(status, JSON.stringify(body)).toBe(400);
     expect(body.errorCode).toBe('INSUFFICIENT_LIQUIDITY');
     expect(body.message).toMatch(
-      /cannot deliver 1000000000000 ETH on chain 31338 right now \(it holds [0-9]+(\.[0-9]+)?\)/,
+      /cannot deliver 1000000000000 ETH on chain 31338 right now \(it has [0-9]+(\.[0-9]+)? available, not committed to fills in flight\)/,
     );
     expect(body.errorData).toMatch(/^available=[0-9]{19,}$/);
   });

@@ -6,11 +6,16 @@ import { disposeTestDatabase, openTestDatabase, testDatabaseKinds } from '../hel
 
 const gatewayTables = [
   'api_keys',
+  'app_fee_claims',
   'chain_cursors',
   'chain_genesis',
+  'deposit_address_transfers',
+  'deposit_addresses',
   'deposits',
+  'gasless_submissions',
   'ledger_entries',
   'outgoing_txs',
+  'permits',
   'rate_limit_counters',
   'request_events',
   'requests',
