@@ -118,7 +118,17 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
     migrateDown: async () => throwOnFailure(await migrator.migrateTo(NO_MIGRATIONS)),
     dropSchema: async () => {
       if (schema === undefined) throw new Error('dropSchema needs the schema option');
-      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db);
+      // Dropping every table at once can deadlock with a transaction of a gateway still running on the schema
+      // (PostgreSQL then aborts one of the two, 40P01): the drop is tried again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db);
+          return;
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== '40P01' || attempt >= 5) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+        }
+      }
     },
     close: async () => {
       if (closed) return;
