@@ -4580,7 +4580,7 @@ export const openapiDocument: Record<string, unknown> = {
           "authorizationList": {
             "type": "array",
             "maxItems": 16,
-            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, EIP-7702 authorizations executed on the destination chain.",
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `UNSUPPORTED_EXECUTION_TYPE` (`errorData` names the option; for a gasless origin deposit use `POST /execute`). In the reference, EIP-7702 authorizations executed on the destination chain.",
             "items": {
               "$ref": "#/components/schemas/Eip7702Authorization"
             }
@@ -4692,7 +4692,7 @@ export const openapiDocument: Record<string, unknown> = {
           "gasLimitForDepositSpecifiedTxs": {
             "type": "integer",
             "minimum": 0,
-            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, gas limit when calls are executed during the deposit transaction."
+            "description": "Not supported by this gateway yet (no calls run during the deposit); a quote or price that sets it is answered 400 `INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS` (`errorData` names the option). In the reference, gas limit when calls are executed during the deposit transaction."
           },
           "forceSolverExecution": {
             "type": "boolean",
@@ -4717,7 +4717,7 @@ export const openapiDocument: Record<string, unknown> = {
           "subsidizeRent": {
             "type": "boolean",
             "deprecated": true,
-            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, alias that adds `rent` to `sponsoredFeeComponents`."
+            "description": "Accepted, without effect (EVM chains charge no rent). In the reference, alias that adds `rent` (Solana account rent) to `sponsoredFeeComponents`."
           },
           "includedSwapSources": {
             "$ref": "#/components/schemas/SwapSourceList"
@@ -4776,7 +4776,7 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "string",
             "pattern": "^[0-9]+(\\.[0-9]+)?$",
             "maxLength": 100,
-            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, rate for a fixed-spread quote."
+            "description": "Not supported by this gateway yet; a quote or price that sets it is answered 400 `NO_QUOTES` (no fixed-rate quote is available; `errorData` names the option). In the reference, rate for a fixed-spread quote."
           },
           "ttl": {
             "type": "integer",

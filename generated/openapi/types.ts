@@ -1319,7 +1319,7 @@ export interface components {
             txs?: components["schemas"]["DestinationCall"][];
             /** @description Total gas limit for the destination calls. */
             txsGasLimit?: number;
-            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, EIP-7702 authorizations executed on the destination chain. */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `UNSUPPORTED_EXECUTION_TYPE` (`errorData` names the option; for a gasless origin deposit use `POST /execute`). In the reference, EIP-7702 authorizations executed on the destination chain. */
             authorizationList?: components["schemas"]["Eip7702Authorization"][];
             /** @description VM-specific extra data. */
             additionalData?: {
@@ -1377,7 +1377,7 @@ export interface components {
             latePaymentSlippageTolerance?: string;
             /** @description App fees added on top of the quote. */
             appFees?: components["schemas"]["AppFeeInput"][];
-            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, gas limit when calls are executed during the deposit transaction. */
+            /** @description Not supported by this gateway yet (no calls run during the deposit); a quote or price that sets it is answered 400 `INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS` (`errorData` names the option). In the reference, gas limit when calls are executed during the deposit transaction. */
             gasLimitForDepositSpecifiedTxs?: number;
             /** @description Route a same-chain swap through the solver instead of self-execution. */
             forceSolverExecution?: boolean;
@@ -1392,7 +1392,7 @@ export interface components {
             maxSubsidizationAmount?: components["schemas"]["UintString"];
             /**
              * @deprecated
-             * @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, alias that adds `rent` to `sponsoredFeeComponents`.
+             * @description Accepted, without effect (EVM chains charge no rent). In the reference, alias that adds `rent` (Solana account rent) to `sponsoredFeeComponents`.
              */
             subsidizeRent?: boolean;
             includedSwapSources?: components["schemas"]["SwapSourceList"];
@@ -1413,7 +1413,7 @@ export interface components {
             overridePriceImpact?: boolean;
             disableSwapProviderPreference?: boolean;
             disableOriginSwaps?: boolean;
-            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, rate for a fixed-spread quote. */
+            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `NO_QUOTES` (no fixed-rate quote is available; `errorData` names the option). In the reference, rate for a fixed-spread quote. */
             fixedRate?: string;
             /**
              * @description Seconds after quoting within which the request must be filled, or it is refunded. At most the

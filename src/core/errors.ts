@@ -35,6 +35,9 @@ export type ErrorCode =
   | 'SWAP_IMPACT_TOO_HIGH'
   | 'ROUTE_TEMPORARILY_RESTRICTED'
   | 'DESTINATION_TX_FAILED'
+  | 'NO_QUOTES'
+  | 'UNSUPPORTED_EXECUTION_TYPE'
+  | 'INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS'
   // signatures and balances (permits, app-fee claims)
   | 'PERMIT_FAILED'
   | 'INSUFFICIENT_FUNDS'

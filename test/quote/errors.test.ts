@@ -560,6 +560,28 @@ describe('POST /quote/v2 errors', () => {
     await expectQuote({ ...base(), usePermit: false, topupGas: false, useDepositAddress: false });
   });
 
+  it("answers the reference's own code for the options it cannot honour, naming the option", async () => {
+    await expectQuoteError({ ...base(), fixedRate: '1' }, { status: 400, code: 'NO_QUOTES', data: 'fixedRate' });
+    const authorization = {
+      chainId: B,
+      address: '0x00000000000000000000000000000000000aBc01',
+      nonce: 0,
+      yParity: 0,
+      r: `0x${'11'.repeat(32)}`,
+      s: `0x${'22'.repeat(32)}`,
+    };
+    await expectQuoteError(
+      { ...base(), authorizationList: [authorization] },
+      { status: 400, code: 'UNSUPPORTED_EXECUTION_TYPE', data: 'authorizationList' },
+    );
+    await expectQuoteError(
+      { ...base(), gasLimitForDepositSpecifiedTxs: 100_000 },
+      { status: 400, code: 'INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS', data: 'gasLimitForDepositSpecifiedTxs' },
+    );
+    // EVM chains charge no rent: the deprecated rent sponsorship changes nothing.
+    await expectQuote({ ...base(), subsidizeRent: true });
+  });
+
   it("RPC_HTTP_ERROR (502): the user's balance cannot be read; the request stored meanwhile is removed again", async () => {
     const before = await countRequests(walletFails.server);
     await expectQuoteError(

@@ -2,12 +2,17 @@ import { getAddress, isAddress, isHex, zeroAddress, type Address } from 'viem';
 import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError, type ErrorCode } from '../errors.js';
 import { classifyRoute, type RouteClass } from '../fees/classifyRoute.js';
 import type { DestinationCall } from '../fill/fillTransaction.js';
 import { refuseBurnAddress } from './burnAddresses.js';
 import { SWAP_SOURCE } from '../settings.js';
-import { unsupportedQuoteOptions, type QuoteDetails, type QuoteParameters } from './types.js';
+import {
+  unsupportedQuoteOptions,
+  type QuoteDetails,
+  type QuoteParameters,
+  type UnsupportedQuoteOption,
+} from './types.js';
 
 /** A quote request checked against the catalogue: chains, currencies, addresses and the kind of trade. */
 export interface ResolvedRoute {
@@ -195,17 +200,45 @@ function checkDepositAddressOptions(
   return { type: strict ? 'strict' : 'open', recoveryAddress };
 }
 
+/**
+ * Why each option the gateway cannot honour is refused, with the reference's code for that case where it has one
+ * (`docs/api-notes.md`); `INVALID_INPUT` only where the reference has none.
+ */
+const unsupportedOptionRefusals: Record<UnsupportedQuoteOption, { code: ErrorCode; message: string }> = {
+  topupGas: {
+    code: 'INVALID_INPUT',
+    message: 'topupGas (a native gas top-up with the fill) is not supported by this gateway; leave it out',
+  },
+  topupGasAmount: {
+    code: 'INVALID_INPUT',
+    message: 'topupGasAmount (a native gas top-up with the fill) is not supported by this gateway; leave it out',
+  },
+  fixedRate: {
+    code: 'NO_QUOTES',
+    message: 'This gateway gives no fixed-rate quotes; leave fixedRate out to get a quote at the current price',
+  },
+  authorizationList: {
+    code: 'UNSUPPORTED_EXECUTION_TYPE',
+    message:
+      'EIP-7702 authorizations executed on the destination chain are not supported; for a gasless origin ' +
+      'deposit use POST /execute',
+  },
+  gasLimitForDepositSpecifiedTxs: {
+    code: 'INVALID_GAS_LIMIT_FOR_DEPOSIT_SPECIFIED_TXS',
+    message:
+      'Transactions executed during the deposit are not supported by this gateway, so a gas limit for them ' +
+      'cannot be used; leave gasLimitForDepositSpecifiedTxs out',
+  },
+};
+
 function rejectUnsupportedOptions(params: QuoteParameters): void {
   for (const option of unsupportedQuoteOptions) {
     const value = params.unsupported?.[option];
     const set =
       value !== undefined && value !== null && value !== false && !(Array.isArray(value) && value.length === 0);
     if (set) {
-      throw new GatewayError(
-        'INVALID_INPUT',
-        `${option} is not supported by this gateway; leave it out to get a regular deposit quote`,
-        { data: option },
-      );
+      const { code, message } = unsupportedOptionRefusals[option];
+      throw new GatewayError(code, message, { data: option });
     }
   }
 }

@@ -63,7 +63,6 @@ export const unsupportedQuoteOptions = [
   'fixedRate',
   'authorizationList',
   'gasLimitForDepositSpecifiedTxs',
-  'subsidizeRent',
 ] as const;
 export type UnsupportedQuoteOption = (typeof unsupportedQuoteOptions)[number];
 
