@@ -4,99 +4,36 @@
  * recorded, broadcast, mined) and restarted. Every time the claim ends paid exactly once: one transfer to the
  * recipient on chain, and the wallet's balance back to zero.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { erc20Abi, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { startDevnet, type Devnet, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
-import type { ChainConfig } from '../../src/core/chains/types.js';
+import { type Devnet, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import type { CrashPoint } from '../../src/core/faults.js';
-import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
+import { useGatewayProcesses, type GatewayRun } from '../helpers/gatewayProcess.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const main = path.join(root, 'src/server/main.ts');
+const processes = useGatewayProcesses({
+  name: 'claim-faults',
+  env: { GATEWAY_SETTLEMENT_INTERVAL_MS: '300', GATEWAY_APP_FEE_CLAIM_MINIMUM_USD: '0.01' },
+  readyTimeoutMs: 240_000,
+});
 
 let devnet: Devnet;
 let chainA: DevnetChain;
 let chainB: DevnetChain;
 let alice: DevnetAccount;
-let dir: string;
-let configFile: string;
-const children: ChildProcess[] = [];
 
-function chainToFile(chain: ChainConfig) {
-  const { explorerQueryParams: _notInTheFile, partialDisableLimit, ...rest } = chain;
-  return { ...rest, partialDisableLimit: partialDisableLimit.toString() };
-}
-
-beforeAll(async () => {
-  devnet = await startDevnet({ basePort: 0 });
+beforeAll(() => {
+  devnet = processes.devnet;
   [chainA, chainB] = devnet.descriptor.chains as [DevnetChain, DevnetChain];
   [alice] = devnet.descriptor.accounts as [DevnetAccount];
-  dir = await mkdtemp(path.join(tmpdir(), 'gateway-claim-faults-'));
-  configFile = path.join(dir, 'gateway.json');
-  await writeFile(configFile, JSON.stringify({ chains: devnetChainConfigs(devnet.descriptor).map(chainToFile) }));
-});
-
-afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await devnet?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function startGateway(crashAt?: CrashPoint) {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: '0',
-    GATEWAY_SOLVER_PRIVATE_KEY: devnet.descriptor.solver.privateKey,
-    GATEWAY_DATA_DIR: path.join(dir, 'data'),
-    GATEWAY_LOG_LEVEL: 'warn',
-    GATEWAY_SETTLEMENT_INTERVAL_MS: '300',
-    GATEWAY_APP_FEE_CLAIM_MINIMUM_USD: '0.01',
-  };
-  delete env.GATEWAY_CRASH_AT;
-  if (crashAt !== undefined) env.GATEWAY_CRASH_AT = crashAt;
-  const child = spawn(process.execPath, ['--import', 'tsx', main, '--config', configFile], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return {
-    exited,
-    output: () => output,
-    async ready(): Promise<string> {
-      // Generous: loading the server's modules alone takes long on a busy machine.
-      const deadline = Date.now() + 240_000;
-      while (Date.now() < deadline) {
-        const match = /Gateway ready at (http:\/\/\S+)/.exec(output);
-        if (match) return match[1]!;
-        if (child.exitCode !== null || child.signalCode !== null) break;
-        await sleep(50);
-      }
-      throw new Error(`the gateway did not start:\n${output}`);
-    },
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const { code } = await exited;
-      expect(code, output).toBe(0);
-    },
-  };
-}
+/** The gateway as a child process on the file's data directory (`test/helpers/gatewayProcess.ts`). */
+const startGateway = (crashAt?: CrashPoint): GatewayRun => processes.start(crashAt);
 
 const gatewayAt = (url: string) => ({ url, devnet }) as unknown as TestGateway;
 

@@ -5,97 +5,31 @@
  * deposit. After a restart the deposit must be sent exactly once and the request filled: counted on chain (every
  * transaction the solver sent to the approval proxy), not read from the gateway's records.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, erc20Abi, http, parseUnits, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { devnetViemChain, startDevnet, type Devnet, type DevnetChain } from '../../src/chain/devnet.js';
-import type { ChainConfig } from '../../src/core/chains/types.js';
+import { devnetViemChain, type Devnet, type DevnetChain } from '../../src/chain/devnet.js';
 import type { CrashPoint } from '../../src/core/faults.js';
-import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
+import { useGatewayProcesses, type GatewayRun } from '../helpers/gatewayProcess.js';
 import { call } from '../helpers/conformance.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { publicClientOf, tokenOf, waitForStatus } from '../helpers/quote.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const main = path.join(root, 'src/server/main.ts');
+const processes = useGatewayProcesses({ name: 'permit-faults' });
 
 let devnet: Devnet;
 let chainA: DevnetChain;
 let chainB: DevnetChain;
-let dir: string;
-let configFile: string;
-const children: ChildProcess[] = [];
 
-function chainToFile(chain: ChainConfig) {
-  const { explorerQueryParams: _notInTheFile, partialDisableLimit, ...rest } = chain;
-  return { ...rest, partialDisableLimit: partialDisableLimit.toString() };
-}
-
-beforeAll(async () => {
-  devnet = await startDevnet({ basePort: 0 });
+beforeAll(() => {
+  devnet = processes.devnet;
   [chainA, chainB] = devnet.descriptor.chains as [DevnetChain, DevnetChain];
-  dir = await mkdtemp(path.join(tmpdir(), 'gateway-permit-faults-'));
-  configFile = path.join(dir, 'gateway.json');
-  const chains = devnetChainConfigs(devnet.descriptor);
-  await writeFile(configFile, JSON.stringify({ chains: chains.map(chainToFile) }, null, 2));
-});
-
-afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await devnet?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** `node --import tsx src/server/main.ts --config <file>` on the shared data directory. */
-function startGateway(crashAt?: CrashPoint) {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: '0',
-    GATEWAY_SOLVER_PRIVATE_KEY: devnet.descriptor.solver.privateKey,
-    GATEWAY_DATA_DIR: path.join(dir, 'data'),
-    GATEWAY_LOG_LEVEL: 'warn',
-  };
-  delete env.GATEWAY_CRASH_AT;
-  if (crashAt !== undefined) env.GATEWAY_CRASH_AT = crashAt;
-  const child = spawn(process.execPath, ['--import', 'tsx', main, '--config', configFile], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return {
-    exited,
-    output: () => output,
-    async ready(): Promise<string> {
-      const deadline = Date.now() + 120_000;
-      while (Date.now() < deadline) {
-        const match = /Gateway ready at (http:\/\/\S+)/.exec(output);
-        if (match) return match[1]!;
-        if (child.exitCode !== null || child.signalCode !== null) break;
-        await sleep(50);
-      }
-      throw new Error(`the gateway did not start:\n${output}`);
-    },
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const { code } = await exited;
-      expect(code, output).toBe(0);
-    },
-  };
-}
+/** The gateway as a child process on the file's data directory (`test/helpers/gatewayProcess.ts`). */
+const startGateway = (crashAt?: CrashPoint): GatewayRun => processes.start(crashAt);
 
 /** Every transaction `from` sent to `to` on chain A from block `fromBlock` on. */
 async function txsTo(from: Address, to: Address, fromBlock: bigint): Promise<Hex[]> {

@@ -6,12 +6,7 @@
  * Transactions are counted on chain (every one the solver sent, reverted ones included), not read from the
  * gateway's records. The file shares one devnet and runs one child process at a time.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   createWalletClient,
   decodeFunctionData,
@@ -26,18 +21,10 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { depositoryAbi, onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
-import {
-  devnetViemChain,
-  startDevnet,
-  type Devnet,
-  type DevnetAccount,
-  type DevnetChain,
-} from '../../src/chain/devnet.js';
-import type { ChainConfig } from '../../src/core/chains/types.js';
+import { devnetViemChain, type Devnet, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import type { CrashPoint } from '../../src/core/faults.js';
-import { parseConfigFile } from '../../src/server/config.js';
-import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import type { TestGateway } from '../helpers/gateway.js';
+import { useGatewayProcesses, type GatewayRun } from '../helpers/gatewayProcess.js';
 import {
   executeSteps,
   publicClientOf,
@@ -47,100 +34,24 @@ import {
   type WireQuote,
 } from '../helpers/quote.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const main = path.join(root, 'src/server/main.ts');
+const processes = useGatewayProcesses({ name: 'faults', readyTimeoutMs: 60_000 });
 
 let devnet: Devnet;
 let chainA: DevnetChain;
 let chainB: DevnetChain;
 let alice: DevnetAccount;
 let carol: DevnetAccount;
-let dir: string;
-let configFile: string;
-const children: ChildProcess[] = [];
 
-/** A config file's chain: the JSON form of a `ChainConfig` (`docs/configuration.md`). */
-function chainToFile(chain: ChainConfig) {
-  const { explorerQueryParams: _notInTheFile, partialDisableLimit, ...rest } = chain;
-  return { ...rest, partialDisableLimit: partialDisableLimit.toString() };
-}
-
-beforeAll(async () => {
-  devnet = await startDevnet({ basePort: 0 });
+beforeAll(() => {
+  devnet = processes.devnet;
   [chainA, chainB] = devnet.descriptor.chains as [DevnetChain, DevnetChain];
   [alice, , carol] = devnet.descriptor.accounts as [DevnetAccount, DevnetAccount, DevnetAccount];
-  dir = await mkdtemp(path.join(tmpdir(), 'gateway-faults-'));
-  configFile = path.join(dir, 'gateway.json');
-  const chains = devnetChainConfigs(devnet.descriptor);
-  const text = JSON.stringify({ chains: chains.map(chainToFile) }, null, 2);
-  // The file carries everything the devnet needs (contracts, feeds, confirmations, block time) unchanged.
-  expect(parseConfigFile(text, { GATEWAY_SOLVER_PRIVATE_KEY: devnet.descriptor.solver.privateKey }).chains).toEqual(
-    chains,
-  );
-  await writeFile(configFile, text);
 });
 
-afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await devnet?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+type Run = GatewayRun;
 
-interface Run {
-  /** Resolves with the base URL once the gateway listens. */
-  ready(): Promise<string>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  output(): string;
-  /** SIGTERM (a clean stop that lets running work finish) and wait for the exit. */
-  stop(): Promise<void>;
-  dead(): boolean;
-}
-
-/** `node --import tsx src/server/main.ts --config <file>` on the shared data directory. */
-function startGateway(crashAt?: CrashPoint): Run {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: '0',
-    GATEWAY_SOLVER_PRIVATE_KEY: devnet.descriptor.solver.privateKey,
-    GATEWAY_DATA_DIR: path.join(dir, 'data'),
-    GATEWAY_LOG_LEVEL: 'warn',
-  };
-  delete env.GATEWAY_CRASH_AT;
-  if (crashAt !== undefined) env.GATEWAY_CRASH_AT = crashAt;
-  const child = spawn(process.execPath, ['--import', 'tsx', main, '--config', configFile], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return {
-    exited,
-    output: () => output,
-    async ready() {
-      // Generous: loading the server's modules alone takes seconds on a busy machine.
-      const deadline = Date.now() + 60_000;
-      while (Date.now() < deadline) {
-        const match = /Gateway ready at (http:\/\/\S+)/.exec(output);
-        if (match) return match[1]!;
-        if (child.exitCode !== null || child.signalCode !== null) break;
-        await sleep(50);
-      }
-      throw new Error(`the gateway did not start:\n${output}`);
-    },
-    dead: () => child.exitCode !== null || child.signalCode !== null,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const { code } = await exited;
-      expect(code, output).toBe(0);
-    },
-  };
-}
+/** The gateway as a child process on the file's data directory (`test/helpers/gatewayProcess.ts`). */
+const startGateway = (crashAt?: CrashPoint): Run => processes.start(crashAt);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

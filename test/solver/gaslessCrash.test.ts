@@ -5,104 +5,32 @@
  * transaction and before broadcasting it (`gasless-recorded`). After a restart the batch is on chain exactly once
  * (counted on chain: every transaction the solver sent to the user's account) and the request is filled.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, encodeAbiParameters, erc20Abi, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createCaliburExecutor } from '@relayprotocol/relay-sdk';
 import { stableTokenAbi } from '../../generated/contracts/index.js';
-import {
-  devnetViemChain,
-  SDK_BATCH_EXECUTOR,
-  startDevnet,
-  type Devnet,
-  type DevnetChain,
-} from '../../src/chain/devnet.js';
-import type { ChainConfig } from '../../src/core/chains/types.js';
+import { devnetViemChain, SDK_BATCH_EXECUTOR, type Devnet, type DevnetChain } from '../../src/chain/devnet.js';
 import type { CrashPoint } from '../../src/core/faults.js';
-import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
+import { useGatewayProcesses, type GatewayRun } from '../helpers/gatewayProcess.js';
 import { call } from '../helpers/conformance.js';
 import { publicClientOf, tokenOf } from '../helpers/quote.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const main = path.join(root, 'src/server/main.ts');
+const processes = useGatewayProcesses({ name: 'gasless-faults', readyTimeoutMs: 150_000 });
 
 let devnet: Devnet;
 let chainA: DevnetChain;
 let chainB: DevnetChain;
-let dir: string;
-let configFile: string;
-const children: ChildProcess[] = [];
 
-function chainToFile(chain: ChainConfig) {
-  const { explorerQueryParams: _notInTheFile, partialDisableLimit, ...rest } = chain;
-  return { ...rest, partialDisableLimit: partialDisableLimit.toString() };
-}
-
-beforeAll(async () => {
-  devnet = await startDevnet({ basePort: 0 });
+beforeAll(() => {
+  devnet = processes.devnet;
   [chainA, chainB] = devnet.descriptor.chains as [DevnetChain, DevnetChain];
-  dir = await mkdtemp(path.join(tmpdir(), 'gateway-gasless-faults-'));
-  configFile = path.join(dir, 'gateway.json');
-  const chains = devnetChainConfigs(devnet.descriptor);
-  await writeFile(configFile, JSON.stringify({ chains: chains.map(chainToFile) }, null, 2));
-});
-
-afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await devnet?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function startGateway(crashAt?: CrashPoint) {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: '0',
-    GATEWAY_SOLVER_PRIVATE_KEY: devnet.descriptor.solver.privateKey,
-    GATEWAY_DATA_DIR: path.join(dir, 'data'),
-    GATEWAY_LOG_LEVEL: 'warn',
-  };
-  delete env.GATEWAY_CRASH_AT;
-  if (crashAt !== undefined) env.GATEWAY_CRASH_AT = crashAt;
-  const child = spawn(process.execPath, ['--import', 'tsx', main, '--config', configFile], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return {
-    exited,
-    output: () => output,
-    async ready(): Promise<string> {
-      // Generous: loading the server's modules alone takes long on a busy machine.
-      const deadline = Date.now() + 150_000;
-      while (Date.now() < deadline) {
-        const match = /Gateway ready at (http:\/\/\S+)/.exec(output);
-        if (match) return match[1]!;
-        if (child.exitCode !== null || child.signalCode !== null) break;
-        await sleep(50);
-      }
-      throw new Error(`the gateway did not start:\n${output}`);
-    },
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const { code } = await exited;
-      expect(code, output).toBe(0);
-    },
-  };
-}
+/** The gateway as a child process on the file's data directory (`test/helpers/gatewayProcess.ts`). */
+const startGateway = (crashAt?: CrashPoint): GatewayRun => processes.start(crashAt);
 
 /** A fresh account holding only USDC on chain A, its quote (approve + deposit) and its signed gasless batch. */
 async function preparedBatch(url: string) {
@@ -121,7 +49,7 @@ async function preparedBatch(url: string) {
       args: [account.address, 25_000_000n],
     }),
   });
-  const recipient: Address = `0x${(0x6a6_0000 + children.length).toString(16).padStart(40, '0')}`;
+  const recipient: Address = `0x${(0x6a6_0000 + processes.started()).toString(16).padStart(40, '0')}`;
   const quoted = await call(url, 'getQuote', {
     body: {
       user: account.address,
