@@ -14,6 +14,7 @@ import {
 } from '../store/depositAddresses.repository.js';
 import { normalizeHex } from '../store/mappers.js';
 import type { Tables } from '../store/tables.js';
+import type { HeadFeed } from './heads.js';
 
 /** The `chain_cursors` name of the deposit-address watcher. */
 export const DEPOSIT_ADDRESSES_CURSOR = 'deposit-addresses';
@@ -40,6 +41,11 @@ export interface CreateDepositAddressWatcherParameters {
   /** Most blocks read per pass (each block is one `eth_getBlockByNumber` with its transactions). Default 200. */
   maxBlockRange?: bigint;
   reorgWindow?: bigint;
+  /**
+   * The chain's pushed heads, as for the deposit watcher: each one starts a pass at once, and while the feed is live
+   * the polling only backs it up (every two block times).
+   */
+  heads?: HeadFeed | undefined;
 }
 
 /**
@@ -62,6 +68,8 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
   const pollIntervalMs = params.pollIntervalMs ?? Math.min(1_000, Math.max(1, (chain.blockTime * 1_000) / 4));
   const maxBlockRange = params.maxBlockRange ?? 200n;
   const reorgWindow = params.reorgWindow ?? 64n;
+  const backupIntervalMs = Math.max(pollIntervalMs, chain.blockTime * 2_000);
+  const heads = params.heads;
   const depth = BigInt(Math.max(1, chain.confirmations));
   const listed = new Set(
     chainCurrencies(chain)
@@ -77,6 +85,11 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
   let loop: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
+  /** A head was pushed while a pass was running: run another pass at once instead of sleeping. */
+  let headPending = false;
+  let unsubscribe: (() => void) | undefined;
+  /** The head the last completed pass processed: a poll that sees it again has nothing to do. */
+  let processedHead: bigint | undefined;
 
   function handOn(transfer: TransferRecord): void {
     try {
@@ -155,8 +168,9 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
     return found;
   }
 
-  async function poll(): Promise<void> {
+  async function poll(force: boolean): Promise<void> {
     const head = await client.getBlockNumber({ cacheTime: 0 });
+    if (head === processedHead && !force) return;
     cursor ??= await loadCursor(head);
     if (head < cursor.blockNumber) return;
     let rewound = false;
@@ -206,6 +220,7 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       });
     }
     await settle(head, rewound);
+    if (!stopping) processedHead = head;
   }
 
   async function settle(head: bigint, all: boolean): Promise<void> {
@@ -237,9 +252,9 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
     }
   }
 
-  function pollSafely(): Promise<void> {
+  function pollSafely(force = false): Promise<void> {
     inFlight = inFlight.then(() =>
-      poll().then(
+      poll(force).then(
         () => {
           failing = false;
         },
@@ -254,13 +269,23 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
 
   async function run(): Promise<void> {
     while (!stopping) {
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(resolve, pollIntervalMs);
-      });
+      if (!headPending) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          timer = setTimeout(resolve, heads?.live() ? backupIntervalMs : pollIntervalMs);
+        });
+        wake = undefined;
+        clearTimeout(timer);
+      }
+      headPending = false;
       if (stopping) break;
       await pollSafely();
     }
+  }
+
+  function onHead(): void {
+    if (wake !== undefined) wake();
+    else headPending = true;
   }
 
   return {
@@ -269,16 +294,18 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       // Left by a crash: decided or swept halfway. The consumer resumes each from its records.
       for (const transfer of await listTransfers(db, { chainId, status: ['confirmed', 'sweeping'] })) handOn(transfer);
       if (stopping) return;
-      await pollSafely();
+      unsubscribe = heads?.onHead(onHead);
+      await pollSafely(true);
       if (!stopping) loop = run();
     },
     async stop() {
       stopping = true;
+      unsubscribe?.();
       clearTimeout(timer);
       wake?.();
       await inFlight;
       await loop;
     },
-    pollNow: () => pollSafely(),
+    pollNow: () => pollSafely(true),
   };
 }

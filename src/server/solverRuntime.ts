@@ -137,6 +137,7 @@ export function createSolverRuntime(
           db: ctx.db,
           log: ctx.log,
           now: ctx.now,
+          heads: heads.get(chain.id),
           onConfirmed: (transfer) => depositAddresses.handleTransfer(transfer),
         }),
       ]),
