@@ -97,6 +97,15 @@ describe('call quotes describe what the calls receive, and the fill agrees', () 
     expect(await balanceOf(chainB, zeroAddress, merchant)).toBe(value);
     expect(await balanceOf(chainB, zeroAddress, leftoverTo)).toBe(0n);
     expect(await balanceOf(chainB, zeroAddress, chainB.contracts.multicaller)).toBe(0n);
+
+    // The deprecated listing's metadata (the quote's details) says the same; the request's own `recipient`
+    // (what the `recipient` filter matches) stays the quote's, which gets leftover native.
+    const listed = await call(gateway.url, 'getRequestsV2', { query: { id: q.steps.at(-1)!.requestId } });
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    const [request] = listed.body.requests;
+    expect(lower(request.data.metadata.recipient)).toBe(multicaller);
+    expect(BigInt(request.data.metadata.currencyOut.amount)).toBe(value);
+    expect(lower(request.recipient)).toBe(lower(leftoverTo));
   });
 
   it('an ERC-20 transfer to a merchant: Transfer(solver → multicaller, currencyOut) then (multicaller → merchant)', async () => {
@@ -151,10 +160,11 @@ describe('call quotes describe what the calls receive, and the fill agrees', () 
       recipient,
     });
     expect(claims(q)).toMatchObject({ recipient: lower(recipient), paymentRecipient: lower(recipient) });
-    const { body } = await call(gateway.url, 'getRequestSignature', {
-      path: `/requests/${q.steps.at(-1)!.requestId}/signature`,
-    });
+    const requestId = q.steps.at(-1)!.requestId;
+    const { body } = await call(gateway.url, 'getRequestSignature', { path: `/requests/${requestId}/signature` });
     expect(body.requestData.destinationUser).toBe(lower(recipient));
+    const listed = await call(gateway.url, 'getRequestsV2', { query: { id: requestId } });
+    expect(lower(listed.body.requests[0].data.metadata.recipient)).toBe(lower(recipient));
   });
 });
 
