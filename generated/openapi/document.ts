@@ -5472,7 +5472,7 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "recipient": {
             "type": "string",
-            "description": "Address receiving on the destination chain."
+            "description": "Address the fill pays on the destination chain: the recipient, or for calls (`txs`) the multicaller that receives `currencyOut` and runs the calls (listed in `protocol.v2.orderData.output.calls`)."
           },
           "currencyIn": {
             "$ref": "#/components/schemas/CurrencyAmount",
@@ -7680,7 +7680,7 @@ export const openapiDocument: Record<string, unknown> = {
               },
               "destinationUser": {
                 "type": "string",
-                "description": "Recipient on the destination chain."
+                "description": "Whom the fill pays on the destination chain: the recipient, or for a request with calls (`txs`) the destination's multicaller, which receives the output and runs the calls."
               }
             }
           },

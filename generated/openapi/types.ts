@@ -1657,7 +1657,7 @@ export interface components {
             operation: components["schemas"]["Operation"];
             /** @description Address paying on the origin chain. */
             sender: string;
-            /** @description Address receiving on the destination chain. */
+            /** @description Address the fill pays on the destination chain: the recipient, or for calls (`txs`) the multicaller that receives `currencyOut` and runs the calls (listed in `protocol.v2.orderData.output.calls`). */
             recipient: string;
             /** @description What the user sends. */
             currencyIn: components["schemas"]["CurrencyAmount"];
@@ -2265,7 +2265,7 @@ export interface components {
                 /** @description Where the deposit is paid to on the origin chain. */
                 originTransferDestination?: string;
                 destinationChainId: components["schemas"]["ChainId"];
-                /** @description Recipient on the destination chain. */
+                /** @description Whom the fill pays on the destination chain: the recipient, or for a request with calls (`txs`) the destination's multicaller, which receives the output and runs the calls. */
                 destinationUser: string;
             };
             /** @description The solver's EIP-191 signature (65 bytes). */

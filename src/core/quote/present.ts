@@ -1,5 +1,6 @@
 import { formatUnits, zeroAddress } from 'viem';
 import type { CurrencyConfig } from '../chains/types.js';
+import { fillPayee } from '../fill/fillTransaction.js';
 import { FEE_COMPONENTS, type FeeComponent } from '../fees/sponsorship.js';
 import { toUsdMicros, type UsdPrice } from '../market.js';
 import { SWAP_SOURCE } from '../settings.js';
@@ -84,7 +85,9 @@ export function presentDetails(p: PresentParameters): QuoteDetails {
   return {
     operation: route.operation,
     sender: route.user,
-    recipient: route.recipient,
+    // What the fill pays: with calls, the multicaller receives `currencyOut` and runs the calls (the order's
+    // `output.calls` lists them); the quote's `recipient` then only gets leftover native.
+    recipient: fillPayee(route.destination.contracts, route.recipient, route.calls),
     currencyIn,
     currencyOut,
     refundCurrency: currencyIn,

@@ -29,6 +29,7 @@ import type { ChainConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
+import { callsRevert } from '../fill/callsRevert.js';
 import { fillTransaction, type DestinationCall } from '../fill/fillTransaction.js';
 import { convert } from '../market.js';
 import { judgeDeposit } from './depositMatch.js';
@@ -302,11 +303,24 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     await fill(request, deposit);
   }
 
+  /** The user's calls a request's fill runs (none for a plain payment). */
+  const callsOf = (request: RequestRecord): DestinationCall[] =>
+    ((request.quote.calls ?? []) as Array<{ to: Address; data: Hex; value: string }>).map((call): DestinationCall => ({
+      to: call.to,
+      data: call.data,
+      value: BigInt(call.value),
+    }));
+
+  /**
+   * A fill's revert as the user needs it: when the request has calls, the message names the calls' target
+   * and the call's decoded revert (as the quote's simulation does), not the solver's fill contract.
+   */
+  const fillRevert = (request: RequestRecord, error: unknown): unknown =>
+    callsRevert(callsOf(request), chainOf(request.destinationChainId).displayName, error);
+
   function fillOf(request: RequestRecord) {
     const destination = chainOf(request.destinationChainId);
-    const calls = ((request.quote.calls ?? []) as Array<{ to: Address; data: Hex; value: string }>).map(
-      (call): DestinationCall => ({ to: call.to, data: call.data, value: BigInt(call.value) }),
-    );
+    const calls = callsOf(request);
     return fillTransaction({
       requestId: request.id as Hex,
       contracts: destination.contracts,
@@ -343,7 +357,7 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
       ctx.market.balanceOf(request.destinationChainId, ctx.solver.address, request.destinationCurrency as Address),
       ctx.market.estimateGas(request.destinationChainId, { from: ctx.solver.address, ...fillOf(request) }).then(
         (gas) => ({ gas }),
-        (error: unknown) => ({ error }),
+        (error: unknown) => ({ error: fillRevert(request, error) }),
       ),
     ]);
     if (balance < request.amountOut) return { failReason: 'SOLVER_BALANCE_TOO_LOW' };
@@ -375,8 +389,9 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
           ...(gas === undefined ? {} : { gas }),
         });
         if (deposit !== null) ctx.metrics?.fillBroadcast((ctx.now() - deposit.createdAt) / 1000);
-      } catch (error) {
+      } catch (sendError) {
         // The node refused the fill outright (nothing was broadcast, the nonce was released): refund.
+        const error = fillRevert(request, sendError);
         const reason = rejectedFillReason(error);
         if (reason === null) throw error;
         await refundOrFail(
