@@ -215,6 +215,29 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/** The embedded devnet's settings (`npm start` without a config file), from `DEVNET_BASE_PORT` and `DEVNET_BLOCK_TIME`. */
+export interface DevnetSettings {
+  /** The first anvil port; the chains take it and the next ones. 0: free ports. */
+  basePort: number;
+  /** Seconds between blocks; undefined: a block on every transaction. */
+  blockTime: number | undefined;
+}
+
+/** Reads and checks the devnet's variables; throws a `ConfigError` naming each bad one. */
+export function devnetFromEnvironment(env: Env): DevnetSettings {
+  const problems: string[] = [];
+  const basePort = env.DEVNET_BASE_PORT === undefined ? 8545 : Number(env.DEVNET_BASE_PORT);
+  if (!Number.isInteger(basePort) || basePort < 0 || basePort > 65_000)
+    problems.push(`DEVNET_BASE_PORT must be an integer 0..65000 (0 = free ports), got '${env.DEVNET_BASE_PORT}'`);
+  const blockTime = env.DEVNET_BLOCK_TIME === undefined ? 1 : Number(env.DEVNET_BLOCK_TIME);
+  if (env.DEVNET_BLOCK_TIME?.trim() === '' || !Number.isFinite(blockTime) || blockTime < 0)
+    problems.push(
+      `DEVNET_BLOCK_TIME must be a number of seconds, 0 or more (0 = a block on every transaction), got '${env.DEVNET_BLOCK_TIME}'`,
+    );
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { basePort, blockTime: blockTime > 0 ? blockTime : undefined };
+}
+
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Settings that come only from the environment, shared by the devnet and config-file modes. */

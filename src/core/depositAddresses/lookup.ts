@@ -59,7 +59,7 @@ export async function reindexDepositAddress(
   const address = await getDepositAddress(ctx.db, body.chainId, body.depositAddress);
   if (address === undefined)
     throw new GatewayError('NOT_FOUND', `No deposit address ${body.depositAddress} on chain ${body.chainId}`);
-  const watcher = ctx.depositAddressWatchers?.get(chain.id);
+  const watcher = ctx.solving.running?.depositAddressWatchers.get(chain.id);
   if (watcher === undefined)
     throw new GatewayError('SERVICE_UNAVAILABLE', 'The deposit-address watcher is not running on this instance');
   if (!(await claimReindex(ctx.db, chain.id, address.address, ctx.now(), REINDEX_COOLDOWN_MS)))

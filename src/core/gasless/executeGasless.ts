@@ -75,7 +75,7 @@ export async function executeGasless(
   params: ExecuteGaslessParameters,
   caller: Caller,
 ): Promise<ExecuteGaslessReturnType> {
-  const lifecycle = ctx.gasless;
+  const lifecycle = ctx.solving.running?.gasless;
   if (lifecycle === undefined)
     throw new GatewayError('SERVICE_UNAVAILABLE', 'The solver is not running on this gateway');
   const settings = ctx.config.gasless ?? defaultGaslessSettings;

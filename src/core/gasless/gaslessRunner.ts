@@ -106,8 +106,8 @@ export function createGaslessRunner({
         return;
       }
       log.info({ requestId, chainId, hash: receipt.hash }, 'gasless batch mined');
-      await ctx.watchers
-        ?.get(chainId)
+      await ctx.solving.running?.watchers
+        .get(chainId)
         ?.indexTransaction(receipt.hash)
         .catch((error: unknown) =>
           log.warn({ err: error, requestId }, 'indexing the gasless batch failed; the deposit watcher will find it'),

@@ -52,7 +52,7 @@ export function depositPermitKind(kind: PermitStandard): PermitKind {
           { data: 'REQUEST_NOT_WAITING' },
         );
       }
-      const depositor = ctx.permitDepositor;
+      const depositor = ctx.solving.running?.permitDepositor;
       if (depositor === undefined) {
         throw new GatewayError('SERVICE_UNAVAILABLE', 'The solver is not running on this instance; try again later');
       }
