@@ -16,6 +16,7 @@ import { parseRequestId } from '../requests/requestId.js';
 import type { SignedAuthorizationInput } from '../solver/ports.js';
 import { decodeRevert } from './decodeRevert.js';
 import { defaultGaslessSettings } from './settings.js';
+import { withGasMargin } from '../gasMargin.js';
 
 export interface ExecuteGaslessParameters {
   executionKind: 'rawCalls';
@@ -36,8 +37,6 @@ export interface ExecuteGaslessReturnType {
   requestId: string;
 }
 
-/** The extra gas on top of the simulation's estimate (state can move before inclusion). */
-const GAS_MARGIN_PERCENT = 20n;
 const MINUTE_MS = 60_000;
 
 /** What the accepted batch is stored as (`gasless_submissions.payload`): everything needed to send it again. */
@@ -168,7 +167,7 @@ export async function executeGasless(
     requestId,
     ...(authorizationList === undefined ? {} : { authorizationList }),
   });
-  const gas = (estimate * (100n + GAS_MARGIN_PERCENT) + 99n) / 100n;
+  const gas = withGasMargin(estimate);
   if (gas + overhead > settings.maxGas) {
     throw new GatewayError(
       'INVALID_INPUT',

@@ -8,9 +8,7 @@ import { GatewayError, isGatewayError } from '../errors.js';
 import type { PermitStandard } from './ports.js';
 import { permitDepositCalldata, permitTypedData, type StoredPermit } from './typedData.js';
 import type { PermitKind, SubmitPermitInput, SubmitPermitResult } from './types.js';
-
-/** Extra gas on top of the simulation's estimate for the gateway's deposit transaction. */
-const GAS_MARGIN_PERCENT = 20n;
+import { withGasMargin } from '../gasMargin.js';
 
 const refused = (reason: string, message: string) => new GatewayError('PERMIT_FAILED', message, { data: reason });
 
@@ -88,7 +86,7 @@ export function depositPermitKind(kind: PermitStandard): PermitKind {
         }
         throw error;
       }
-      const gas = estimate + (estimate * GAS_MARGIN_PERCENT) / 100n;
+      const gas = withGasMargin(estimate);
 
       const accepted = await ctx.db
         .transaction()

@@ -38,6 +38,7 @@ import type { SentReceipt, TransactionSender } from './ports.js';
 import { defaultRetryPolicy, retryDelayMs, type RetryPolicy } from './retry.js';
 
 import { statusMoves, type FailReason, type StatusMove } from '../requests/statusMachine.js';
+import { withGasMargin } from '../gasMargin.js';
 
 export type { FailReason };
 
@@ -64,9 +65,6 @@ export interface CreateSolverParameters {
   /** How work that failed (an RPC error) is retried; `defaultRetryPolicy` when absent. */
   retry?: RetryPolicy;
 }
-
-/** Extra gas on top of an estimate for the solver's own transactions. */
-const GAS_MARGIN_PERCENT = 20n;
 
 /**
  * The request lifecycle after the deposit: decide, fill or refund, and record every status change.
@@ -369,7 +367,7 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
       throw error;
     }
     // The simulation's estimate is the fill's gas limit (plus a margin): no second estimate before sending.
-    simulatedGas.set(request.id, (simulation.gas * (100n + GAS_MARGIN_PERCENT)) / 100n);
+    simulatedGas.set(request.id, withGasMargin(simulation.gas));
     return null;
   }
 
@@ -513,7 +511,7 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     let record = await getLiveOutgoingTx(db, target.key, 'refund');
     if (record === undefined) {
       const gasUnits = await ctx.market.estimateGas(deposit.chainId, { from: ctx.solver.address, ...build(1n) });
-      const gasCost = ((gasUnits * (100n + GAS_MARGIN_PERCENT)) / 100n) * (await ctx.market.gasPrice(deposit.chainId));
+      const gasCost = withGasMargin(gasUnits) * (await ctx.market.gasPrice(deposit.chainId));
       const gasInToken = native
         ? gasCost
         : convert(
@@ -534,7 +532,7 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
         requestId: target.key,
         kind: 'refund',
         ...build(amount),
-        gas: (gasUnits * (100n + GAS_MARGIN_PERCENT)) / 100n,
+        gas: withGasMargin(gasUnits),
       });
     }
     const receipt = await sender.waitForReceipt(record.id);
