@@ -1,8 +1,9 @@
-import { BaseError, HttpRequestError, parseAbi, TimeoutError, type Address, type Hex, type PublicClient } from 'viem';
+import { parseAbi, type Address, type Hex, type PublicClient } from 'viem';
 import type { ChainConfig } from '../core/chains/types.js';
 import { GatewayError } from '../core/errors.js';
 import type { PermitChain, PermitStandard, PermitToken } from '../core/permits/ports.js';
 import type { ChainClients } from './clients.js';
+import { isRevert } from './rpcErrors.js';
 
 const permitTokenAbi = parseAbi([
   'function eip712Domain() view returns (bytes1 fields, string name, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)',
@@ -116,10 +117,4 @@ export function createPermitChain(chains: readonly ChainConfig[], clients: Chain
       }
     },
   };
-}
-
-/** A call the node executed and that reverted (or hit no code), as opposed to a transport failure. */
-function isRevert(error: unknown): boolean {
-  if (!(error instanceof BaseError)) return false;
-  return error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError) === null;
 }

@@ -2,10 +2,7 @@ import type { Kysely } from 'kysely';
 import {
   BaseError,
   ExecutionRevertedError,
-  InternalRpcError,
   keccak256,
-  RpcError,
-  RpcRequestError,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   type Address,
@@ -34,6 +31,8 @@ import {
 } from '../store/outgoingTxs.repository.js';
 import type { JsonObject, Tables } from '../store/tables.js';
 import type { HeadFeed } from './heads.js';
+import { withGasMargin } from '../core/gasMargin.js';
+import { mayHaveReachedNode } from './rpcErrors.js';
 
 export interface CreateTransactionSenderParameters {
   chain: ChainConfig;
@@ -61,8 +60,6 @@ export interface CreateTransactionSenderParameters {
   crashAt?: CrashPoint | undefined;
 }
 
-/** Extra gas on top of `eth_estimateGas` when the caller gives no limit (state can move before inclusion). */
-const GAS_MARGIN_PERCENT = 20n;
 /** Attempts at finding a free nonce (another instance or a foreign transaction took it) before giving up. */
 const NONCE_ATTEMPTS = 5;
 /**
@@ -256,10 +253,10 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
           ? {}
           : { authorizationList: tx.authorizationList.map(toViemAuthorization) }),
       });
-      return (estimate * (100n + GAS_MARGIN_PERCENT) + 99n) / 100n;
+      return withGasMargin(estimate);
     } catch (error) {
       const reverted = error instanceof BaseError && error.walk((e) => e instanceof ExecutionRevertedError) !== null;
-      if (!reverted && isTransportFailure(error)) throw rpcFailure('estimating gas', error);
+      if (!reverted && mayHaveReachedNode(error)) throw rpcFailure('estimating gas', error);
       throw new GatewayError(
         'DESTINATION_TX_FAILED',
         `Chain ${chainId}: the ${tx.kind} transaction would fail: ${messageOf(error)}`,
@@ -275,7 +272,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
       await client.sendRawTransaction({ serializedTransaction: raw });
       return { kind: 'accepted' };
     } catch (error) {
-      if (isTransportFailure(error)) return { kind: 'unknown', error };
+      if (mayHaveReachedNode(error)) return { kind: 'unknown', error };
       const message = messageOf(error);
       if (alreadyKnown.test(message)) return { kind: 'accepted' };
       if (nonceTaken.test(message)) {
@@ -766,18 +763,6 @@ const toViemAuthorization = (a: SignedAuthorizationInput) => ({
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
-
-/**
- * Whether a failed RPC call may have reached the node: no JSON-RPC answer at all (timeout, refused connection,
- * HTTP error), or an internal / unknown error, which a proxy can return after forwarding the call.
- */
-function isTransportFailure(error: unknown): boolean {
-  if (!(error instanceof BaseError)) return true;
-  const answer = error.walk((e) => e instanceof RpcRequestError || e instanceof RpcError) as
-    RpcRequestError | RpcError | null;
-  if (answer === null) return true;
-  return answer.code === InternalRpcError.code || answer.code === -1; /* viem's UnknownRpcError */
-}
 
 /** Failures `waitForReceipt` rides out (RPC trouble); anything else (database, our own verdicts) ends the wait. */
 const isTransient = (error: unknown): boolean =>
