@@ -32,7 +32,7 @@ import {
 import type { ChainContracts } from '../core/chains/types.js';
 
 /** Multicall3's address on nearly every public chain (deployed there with a keyless transaction). */
-export const CANONICAL_MULTICALL3: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
+const CANONICAL_MULTICALL3: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
 
 export interface DeployContractsParameters {
   /** The chain's HTTP RPC URL. */

@@ -1,5 +1,5 @@
 /** Extra gas on top of an estimate for the gateway's own transactions: state can move before inclusion. */
-export const GAS_MARGIN_PERCENT = 20n;
+const GAS_MARGIN_PERCENT = 20n;
 
 /**
  * The gas limit for a transaction estimated at `estimate` units: the estimate plus `GAS_MARGIN_PERCENT`, rounded up

@@ -659,7 +659,7 @@ type QuoteFile = Partial<
 };
 
 /** The quote settings of a config file over the defaults. */
-export function quoteSettingsFromFile(file: QuoteFile | undefined): QuoteSettings {
+function quoteSettingsFromFile(file: QuoteFile | undefined): QuoteSettings {
   const { swapFeeBps, defaultSlippageBps, minSameChainSwapUsd, ...rest } = file ?? {};
   return {
     ...defaultQuoteSettings,
@@ -695,7 +695,7 @@ function currencyFromFile(c: CurrencyFile, native: boolean): CurrencyConfig {
 }
 
 /** Fills the optional chain fields with the defaults a self-hosted deployment expects. */
-export function chainFromFile(c: ChainFile): ChainConfig {
+function chainFromFile(c: ChainFile): ChainConfig {
   const contracts = Object.fromEntries(
     Object.entries(c.contracts).map(([k, v]) => [k, getAddress(v)]),
   ) as unknown as ChainConfig['contracts'];

@@ -187,7 +187,7 @@ export async function replaceApiKeyHash(
   return row === undefined ? undefined : toApiKeyRecord(row);
 }
 
-export function toApiKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
+function toApiKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
   return {
     id: row.id,
     name: row.name,

@@ -161,7 +161,7 @@ export async function updateOutgoingTx(
   return record;
 }
 
-export function toOutgoingTxRecord(row: Selectable<OutgoingTxsTable>): OutgoingTxRecord {
+function toOutgoingTxRecord(row: Selectable<OutgoingTxsTable>): OutgoingTxRecord {
   return {
     id: toNumber(row.id),
     chainId: toNumber(row.chain_id),

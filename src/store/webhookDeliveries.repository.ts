@@ -265,7 +265,7 @@ export async function insertWebhookReplay(
   return toWebhookDelivery(row);
 }
 
-export function toWebhookDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDelivery {
+function toWebhookDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDelivery {
   const status = row.status as WebhookDeliveryStatus;
   return {
     id: toNumber(row.id),

@@ -64,7 +64,7 @@ export interface ApiKeyWithSecret {
 export type SealWebhookSecret = (apiKeyId: string, key: string) => string;
 
 /** Prefix of every key the gateway issues, so a leaked key is recognisable (secret scanners, logs). */
-export const apiKeyPrefix = 'igw_';
+const apiKeyPrefix = 'igw_';
 
 /** A fresh key (32 random bytes, base64url) and the hash that is stored in its place. */
 export function generateApiKey(): { key: string; keyHash: string } {
@@ -75,7 +75,7 @@ export function generateApiKey(): { key: string; keyHash: string } {
 export const newApiKeyId = (): string => `key_${randomUUID().replace(/-/g, '')}`;
 
 /** Whether the key's webhook deliveries can be signed here (see `WebhookSigning`). */
-export function webhookSigning(ctx: Pick<ApiKeysContext, 'webhooks'>, record: ApiKeyRecord): WebhookSigning {
+function webhookSigning(ctx: Pick<ApiKeysContext, 'webhooks'>, record: ApiKeyRecord): WebhookSigning {
   if (record.webhookSecret === null) return 'noSecret';
   const encryptionKey = ctx.webhooks?.settings.encryptionKey;
   if (encryptionKey === undefined) return 'unchecked';

@@ -18,7 +18,7 @@ import type {
 } from './types.js';
 
 /** `part / whole` as a percentage with two decimals, truncated toward zero (`-1.25`); `0` when `whole` is 0. */
-export function formatPercent(part: bigint, whole: bigint): string {
+function formatPercent(part: bigint, whole: bigint): string {
   if (whole === 0n) return '0';
   return formatUnits((part * 10_000n) / whole, 2);
 }
@@ -35,12 +35,7 @@ export function quoteCurrency(chainId: number, currency: CurrencyConfig): QuoteC
 }
 
 /** An Amount object: exact smallest units, whole units and USD for display. */
-export function amountOf(
-  currency: QuoteCurrency,
-  price: UsdPrice,
-  amount: bigint,
-  minimumAmount: bigint = amount,
-): Amount {
+function amountOf(currency: QuoteCurrency, price: UsdPrice, amount: bigint, minimumAmount: bigint = amount): Amount {
   return {
     currency,
     amount,

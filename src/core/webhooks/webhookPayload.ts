@@ -2,7 +2,7 @@ import type { RequestStatusSnapshot } from '../../store/requests.repository.js';
 import type { JsonObject } from '../../store/tables.js';
 import { statusFieldsOf } from '../requests/statusRules.js';
 
-export const webhookEventName = 'request.status.updated';
+const webhookEventName = 'request.status.updated';
 
 /** The deposit address object of the webhook form; the gateway has no deposit addresses, so it is always null. */
 export type WebhookDepositAddress = {
@@ -37,7 +37,7 @@ export interface WebhookBody {
 }
 
 /** The webhook form of a status record (the payload of a request event). */
-export function toWebhookStatusData(snapshot: RequestStatusSnapshot): WebhookStatusData {
+function toWebhookStatusData(snapshot: RequestStatusSnapshot): WebhookStatusData {
   return {
     ...statusFieldsOf(snapshot),
     depositAddress: null,
