@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  createTestClient,
   createWalletClient,
   encodeAbiParameters,
   erc20Abi,
@@ -29,6 +30,7 @@ import {
 } from '@relayprotocol/relay-sdk';
 import { devnetViemChain, SDK_BATCH_EXECUTOR, type DevnetChain } from '../../src/chain/devnet.js';
 import { stableTokenAbi } from '../../generated/contracts/index.js';
+import { getGaslessSubmission } from '../../src/store/gaslessSubmissions.repository.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { publicClientOf, tokenOf } from '../helpers/quote.js';
@@ -575,5 +577,150 @@ describe('POST /execute refusals: a 4xx, and nothing is sent', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(await publicClientOf(chainA).getBalance({ address: account.address })).toBe(0n);
+  });
+});
+
+describe('a batch that passes simulation and reverts on chain', () => {
+  it("the user's USDC moves away before the batch is mined: it reverts, its gas is recorded, nothing is filled, and the request stays payable", async () => {
+    const { account, wallet } = await userWithOnlyUsdc(30_000_000n);
+    const recipient = fresh(0x6a5_3001);
+    const quote = await quoteFor(wallet, recipient);
+    const requestId = quote.steps.at(-1)!.requestId!;
+    const quoted = BigInt(quote.details!.currencyOut!.amount!);
+    const body = await batchBody({ eoa: account, calls: callsOf(quote) });
+    const client = publicClientOf(chainA);
+    const testClient = createTestClient({
+      mode: 'anvil',
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
+    });
+    const funder = gateway.devnet.descriptor.accounts[1]!;
+    const usdcA = tokenOf(chainA, 'USDC');
+
+    // Blocks are mined on demand from here: the batch passes simulation and waits in the pool.
+    await testClient.setAutomine(false);
+    let batchHash: Hex;
+    try {
+      const accepted = await execute(body);
+      expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+      const row = await gateway.server.core.db
+        .selectFrom('outgoing_txs')
+        .selectAll()
+        .where('request_id', '=', requestId.toLowerCase())
+        .where('kind', '=', 'gasless')
+        .executeTakeFirstOrThrow();
+      batchHash = row.hashes.at(-1) as Hex;
+
+      // Meanwhile the user signs an EIP-3009 transfer of all their USDC elsewhere; a funded account relays it
+      // with a higher tip, so it is mined first, in the same block.
+      const nonce = keccak256(toHex(`away-${account.address}`));
+      const validBefore = BigInt(Math.floor(Date.now() / 1000) + 3_600);
+      const signature = await account.signTypedData({
+        domain: { name: 'USD Coin', version: '1', chainId: chainA.chainId, verifyingContract: usdcA },
+        types: {
+          TransferWithAuthorization: [
+            { name: 'from', type: 'address' },
+            { name: 'to', type: 'address' },
+            { name: 'value', type: 'uint256' },
+            { name: 'validAfter', type: 'uint256' },
+            { name: 'validBefore', type: 'uint256' },
+            { name: 'nonce', type: 'bytes32' },
+          ],
+        },
+        primaryType: 'TransferWithAuthorization',
+        message: { from: account.address, to: funder.address, value: 30_000_000n, validAfter: 0n, validBefore, nonce },
+      });
+      const r: Hex = `0x${signature.slice(2, 66)}`;
+      const sPart: Hex = `0x${signature.slice(66, 130)}`;
+      const v = parseInt(signature.slice(130, 132), 16);
+      const away = await createWalletClient({
+        account: privateKeyToAccount(funder.privateKey),
+        chain: devnetViemChain(chainA),
+        transport: http(chainA.rpcUrl),
+      }).writeContract({
+        address: usdcA,
+        abi: stableTokenAbi,
+        functionName: 'transferWithAuthorization',
+        args: [account.address, funder.address, 30_000_000n, 0n, validBefore, nonce, v, r, sPart],
+        gas: 200_000n,
+        maxFeePerGas: 200_000_000_000n,
+        maxPriorityFeePerGas: 100_000_000_000n,
+      });
+      await testClient.mine({ blocks: 1 });
+      const [awayReceipt, batchReceipt] = await Promise.all([
+        client.getTransactionReceipt({ hash: away }),
+        client.getTransactionReceipt({ hash: batchHash }),
+      ]);
+      expect(awayReceipt.status).toBe('success');
+      expect(batchReceipt.blockNumber).toBe(awayReceipt.blockNumber);
+      expect(batchReceipt.transactionIndex).toBeGreaterThan(awayReceipt.transactionIndex);
+      expect(batchReceipt.status).toBe('reverted');
+    } finally {
+      await testClient.setAutomine(true);
+    }
+
+    // The request is not lost or stuck: it is waiting for its deposit again, with its output restored.
+    for (;;) {
+      const { body: status } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
+      if (status.status === 'waiting') break;
+      expect(status.status).toBe('depositing');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const db = gateway.server.core.db;
+    const request = await db
+      .selectFrom('requests')
+      .select(['amount_out', 'fees_actual'])
+      .where('id', '=', requestId.toLowerCase())
+      .executeTakeFirstOrThrow();
+    expect(BigInt(String(request.amount_out))).toBe(quoted);
+    expect(request.fees_actual).toBeNull();
+    expect(await getGaslessSubmission(db, requestId)).toBeUndefined();
+
+    // The gas the solver spent on the reverted batch is recorded: its outgoing row keeps the hash, and the ledger
+    // holds the receipt's gas for this request.
+    const receipt = await client.getTransactionReceipt({ hash: batchHash! });
+    expect(receipt.from.toLowerCase()).toBe(gateway.devnet.descriptor.solver.address.toLowerCase());
+    const rows = await db
+      .selectFrom('outgoing_txs')
+      .select(['kind', 'status', 'hashes'])
+      .where('request_id', '=', requestId.toLowerCase())
+      .execute();
+    expect(rows).toEqual([{ kind: 'gasless', status: 'replaced', hashes: [batchHash!.toLowerCase()] }]);
+    const gas = await db
+      .selectFrom('ledger_entries')
+      .select(['kind', 'amount', 'request_id', 'account'])
+      .where('movement_key', '=', `gas:${chainA.chainId}:${batchHash!.toLowerCase()}`)
+      .orderBy('id')
+      .execute();
+    expect(gas.length).toBeGreaterThan(0);
+    for (const entry of gas) {
+      expect(entry.kind).toBe('gas_spent');
+      expect(entry.request_id).toBe(requestId.toLowerCase());
+      expect(BigInt(entry.amount) * (BigInt(entry.amount) < 0n ? -1n : 1n)).toBe(
+        receipt.gasUsed * receipt.effectiveGasPrice,
+      );
+    }
+
+    // Nothing was filled.
+    expect(await usdcBalance(chainB, recipient)).toBe(0n);
+    expect(await client.getBalance({ address: account.address })).toBe(0n);
+
+    // Still payable: with USDC again, the SDK pays the same quote gaslessly and the request succeeds.
+    const deployer = createWalletClient({
+      account: privateKeyToAccount(gateway.devnet.descriptor.deployer.privateKey),
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
+    });
+    const minted = await deployer.writeContract({
+      address: usdcA,
+      abi: stableTokenAbi,
+      functionName: 'mint',
+      args: [account.address, 30_000_000n],
+    });
+    await client.waitForTransactionReceipt({ hash: minted });
+    await getClient().actions.executeGaslessBatch({ quote, walletClient: wallet });
+    await waitForSuccess(requestId);
+    expect(await usdcBalance(chainB, recipient)).toBeGreaterThan(0n);
+    expect(await client.getBalance({ address: account.address })).toBe(0n);
   });
 });
