@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, erc20Abi, http, parseUnits, zeroAddress, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { devnetViemChain, type DevnetChain } from '../../src/chain/devnet.js';
+import { permitTokenAbi } from '../../generated/contracts/index.js';
 import { PERMIT_DEPOSIT_GAS } from '../../src/core/permits/typedData.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -605,6 +606,29 @@ describe('EIP-2612 permits (PUSD: permit without EIP-3009)', () => {
     // The right signature still works afterwards: the refusals used up nothing.
     expect((await post(item, await sign(user, item))).status).toBe(200);
     await waitForStatus(gateway, requestId, ['success']);
+  });
+
+  it('accepts a permit someone submitted to the token first (its nonce used, the allowance set): deposited once from that allowance', async () => {
+    const user = await freshPusdUser();
+    const { quote, requestId, item } = await pusdQuote(user.address);
+    const signature = await sign(user, item);
+    const { r, s, v } = parseSig(signature);
+    const value = BigInt(item.data.sign.value.value!);
+    // A third party front-runs the gateway with the user's permit, straight to the token.
+    const hash = await walletOf(funder().privateKey).writeContract({
+      address: pusdA(),
+      abi: permitTokenAbi,
+      functionName: 'permit',
+      args: [user.address, chainA.contracts.approvalProxy, value, BigInt(item.data.sign.value.deadline!), v, r, s],
+    });
+    await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+    expect(await read('nonces', user.address)).toBe(1n);
+
+    const accepted = await post(item, signature);
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    await waitForStatus(gateway, requestId, ['success']);
+    expect(await read('balanceOf', user.address)).toBe(parseUnits('30', 6) - BigInt(quote.details.currencyIn.amount));
+    expect(await read('nonces', user.address)).toBe(1n);
   });
 
   it('refuses a permit whose nonce was used on chain since the quote (PERMIT_FAILED NONCE_USED, nothing sent)', async () => {
