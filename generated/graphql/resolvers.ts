@@ -306,7 +306,7 @@ export type ExecutionOptionsInput = {
   /** Calls to run on the destination chain (not supported: refused when given). */
   destinationCalls?: InputMaybe<Array<CallInput>>;
   referrer?: InputMaybe<Scalars['String']['input']>;
-  /** The caller's API key (with fee sponsorship) pays the origin gas instead of the request's output. */
+  /** The caller's API key (with fee sponsorship) pays the origin gas instead of the request's output, drawn from its sponsorship allowance (`SPONSOR_BALANCE_TOO_LOW` when it cannot). */
   subsidizeFees: Scalars['Boolean']['input'];
 };
 

@@ -40,6 +40,8 @@ import {
   multicallerBytecode,
   onlyOwnerMulticallerAbi,
   onlyOwnerMulticallerBytecode,
+  permitTokenAbi,
+  permitTokenBytecode,
   priceFeedAbi,
   priceFeedBytecode,
   receiverAbi,
@@ -138,7 +140,8 @@ interface TokenSpec {
   id: string;
   symbol: string;
   name: string;
-  kind: 'stable' | 'wrapped' | 'minor';
+  /** `stable`: EIP-2612 and EIP-3009; `permit`: EIP-2612 only; `wrapped` and `minor`: neither. */
+  kind: 'stable' | 'permit' | 'wrapped' | 'minor';
   /** USD price of its feed; the wrapped token has none, it uses the native feed. */
   usd?: string;
   /** Whole tokens minted to the solver (its inventory). */
@@ -152,6 +155,8 @@ const TOKEN_SPECS: readonly TokenSpec[] = [
   { id: 'usdt', symbol: 'USDT', name: 'Tether USD', kind: 'stable', usd: '1', solver: '10000000', account: '100000' },
   { id: 'weth', symbol: 'WETH', name: 'Wrapped Ether', kind: 'wrapped', solver: '10000', account: '100' },
   { id: 'mnr', symbol: 'MNR', name: 'Minor Token', kind: 'minor', usd: '0.5', solver: '10000000', account: '1000000' },
+  // Last, so the tokens above keep their addresses.
+  { id: 'pusd', symbol: 'PUSD', name: 'Permit USD', kind: 'permit', usd: '1', solver: '10000000', account: '100000' },
 ];
 
 /**
@@ -282,9 +287,9 @@ async function deployChain(
       symbol: spec.symbol,
       name: spec.name,
       address,
-      decimals: spec.kind === 'stable' ? 6 : 18,
+      decimals: spec.kind === 'stable' || spec.kind === 'permit' ? 6 : 18,
       priceFeed,
-      supportsPermit: spec.kind === 'stable',
+      supportsPermit: spec.kind === 'stable' || spec.kind === 'permit',
     });
   }
 
@@ -366,6 +371,8 @@ function tokenDeployment(spec: TokenSpec, owner: Address): [Abi, Hex, readonly u
   switch (spec.kind) {
     case 'stable':
       return [stableTokenAbi, stableTokenBytecode, [spec.name, spec.symbol, owner]];
+    case 'permit':
+      return [permitTokenAbi, permitTokenBytecode, [spec.name, spec.symbol, owner]];
     case 'wrapped':
       return [wrappedNativeAbi, wrappedNativeBytecode, [spec.name, spec.symbol]];
     case 'minor':

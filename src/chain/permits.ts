@@ -12,6 +12,7 @@ const permitTokenAbi = parseAbi([
   'function nonces(address owner) view returns (uint256)',
   'function DOMAIN_SEPARATOR() view returns (bytes32)',
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+  'function allowance(address owner, address spender) view returns (uint256)',
 ]);
 
 /** An address no one holds a key to: probes read its (empty) state. */
@@ -95,6 +96,21 @@ export function createPermitChain(chains: readonly ChainConfig[], clients: Chain
         });
       } catch (error) {
         throw new GatewayError('RPC_HTTP_ERROR', `Chain ${chain.name}: reading the permit nonce of ${owner} failed`, {
+          cause: error,
+        });
+      }
+    },
+    async allowance(chainId, token, owner, spender) {
+      const { client, chain } = clientOf(chainId);
+      try {
+        return await client.readContract({
+          address: token,
+          abi: permitTokenAbi,
+          functionName: 'allowance',
+          args: [owner, spender],
+        });
+      } catch (error) {
+        throw new GatewayError('RPC_HTTP_ERROR', `Chain ${chain.name}: reading the allowance of ${owner} failed`, {
           cause: error,
         });
       }

@@ -134,6 +134,10 @@ export interface ApiKeysTable {
   payout_address: string | null;
   /** The API key sealed with the webhook encryption key (the HMAC secret of its webhooks); null when not kept. */
   webhook_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Fee sponsorship the administrator allows the key, micro-USD (migration 1400; default 0). */
+  sponsorship_allowance_usd_micros: ColumnType<string, string | undefined, string>;
+  /** Fee sponsorship the key has drawn, micro-USD (gasless batches with `subsidizeFees`). */
+  sponsorship_spent_usd_micros: ColumnType<string, string | undefined, string>;
 }
 
 export interface WebhookDeliveriesTable {

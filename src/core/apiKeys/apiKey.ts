@@ -37,6 +37,13 @@ export interface ApiKey {
   id: string;
   name: string;
   sponsorshipEnabled: boolean;
+  /**
+   * Metered fee sponsorship, micro-USD as decimal strings: what the administrator allows the key, what its
+   * sponsored gasless batches have drawn, and what is left (allowance less spent, never below 0).
+   */
+  sponsorshipAllowanceUsdMicros: string;
+  sponsorshipSpentUsdMicros: string;
+  sponsorshipRemainingUsdMicros: string;
   limits: ApiKeyLimits;
   webhook: ApiKeyWebhook | null;
   /** Whether the gateway can sign this key's webhook deliveries (see `WebhookSigning`). */
@@ -92,6 +99,12 @@ export function toApiKey(ctx: Pick<ApiKeysContext, 'webhooks'>, record: ApiKeyRe
     id: record.id,
     name: record.name,
     sponsorshipEnabled: record.sponsorshipEnabled,
+    sponsorshipAllowanceUsdMicros: record.sponsorshipAllowanceUsdMicros.toString(),
+    sponsorshipSpentUsdMicros: record.sponsorshipSpentUsdMicros.toString(),
+    sponsorshipRemainingUsdMicros: (record.sponsorshipAllowanceUsdMicros > record.sponsorshipSpentUsdMicros
+      ? record.sponsorshipAllowanceUsdMicros - record.sponsorshipSpentUsdMicros
+      : 0n
+    ).toString(),
     limits: record.limits,
     webhook: record.webhook,
     webhookSigning: webhookSigning(ctx, record),

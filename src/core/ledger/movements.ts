@@ -202,7 +202,9 @@ export function gasSpent(
     debit: accounts.gas,
     credit: accounts.solver,
     usdMicros,
-    requestId: tx.kind === 'fill' || tx.kind === 'refund' ? tx.requestId : null,
+    // Gas spent for one request (its fill, refund, or the origin deposit the gateway sent for it: permit deposits
+    // and gasless batches, a reverted one included) names it.
+    requestId: ['fill', 'refund', 'deposit', 'gasless'].includes(tx.kind) ? tx.requestId : null,
   };
 }
 
