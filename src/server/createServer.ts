@@ -184,6 +184,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     const runtime = createSolverRuntime(core, clients, solver, {
       settlement: config.settlement,
       retention: config.requestRetention,
+      reconciliation: config.reconciliation,
     });
     solverRuntime = runtime;
     core.watchers = runtime.watchers;

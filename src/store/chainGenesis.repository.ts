@@ -63,7 +63,7 @@ export interface ChainResetResult {
  * devnet): its watchers' cursors, its deposits (and their settlement items), the solver's transactions and so
  * its nonces there; every request of the chain still open becomes `failure` (`UNKNOWN`), with its event,
  * so nothing is ever filled or refunded from a record of the old chain. Finished requests, their events and the
- * ledger stay as history. One transaction: all of it or none.
+ * ledger stay as history (the reconciliation takes a new opening balance for the new genesis). One transaction: all of it or none.
  */
 export async function resetChainState(
   db: Kysely<Tables>,
@@ -100,6 +100,8 @@ export async function resetChainState(
     const deposits = await trx.deleteFrom('deposits').where('chain_id', '=', chainId).executeTakeFirst();
     const outgoing = await trx.deleteFrom('outgoing_txs').where('chain_id', '=', chainId).executeTakeFirst();
     await trx.deleteFrom('chain_cursors').where('chain_id', '=', chainId).execute();
+    // The reconciliation's numbers were the old chain's; the new genesis opens the ledger there again.
+    await trx.deleteFrom('ledger_reconciliations').where('chain_id', '=', chainId).execute();
     await setGenesisHash(trx, chainId, genesisHash, now);
     return { failedRequests, deposits: Number(deposits.numDeletedRows), outgoingTxs: Number(outgoing.numDeletedRows) };
   });

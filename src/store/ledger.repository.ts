@@ -20,7 +20,8 @@ export async function insertLedgerMovements(
   now: number,
 ): Promise<number> {
   const rows = movements.flatMap((movement) => {
-    if (movement.amount <= 0n) throw new RangeError(`ledger movement ${movement.key} has a non-positive amount`);
+    if (movement.amount < 0n || (movement.amount === 0n && movement.kind !== 'opening'))
+      throw new RangeError(`ledger movement ${movement.key} has a non-positive amount`);
     if (movement.debit === movement.credit)
       throw new RangeError(`ledger movement ${movement.key} debits and credits one account`);
     const common = {

@@ -9,7 +9,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { depositoryAbi } from '../../generated/contracts/index.js';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import { listDepositsForRequest } from '../../src/store/deposits.repository.js';
-import { ledgerBalances, ledgerImbalances } from '../../src/store/ledger.repository.js';
+import { ledgerBalances, ledgerImbalances, listLedgerEntries } from '../../src/store/ledger.repository.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
@@ -123,10 +123,18 @@ describe('ledger on the devnet', () => {
       balances
         .filter((b) => b.account === account && b.chainId === chain.chainId && b.currency === token.toLowerCase())
         .reduce((sum, b) => sum + b.amount, 0n);
+    const entries = await listLedgerEntries(db, { account: 'solver' });
+    const openings = (chain: DevnetChain, token: Address) =>
+      entries
+        .filter((e) => e.kind === 'opening' && e.chainId === chain.chainId && e.currency === token.toLowerCase())
+        .reduce((sum, e) => sum + e.amount, 0n);
     const after = await onChain();
     holdings.forEach(({ chain, token }, i) => {
       const where = `${chain.chainId} ${token}`;
-      expect(ledger('solver', chain, token), `solver ${where}`).toBe(after[i]!.solver - before[i]!.solver);
+      // The solver's account holds its opening balance (the chain's when the solver started) and every movement
+      // since: the balance on chain.
+      expect(ledger('solver', chain, token), `solver ${where}`).toBe(after[i]!.solver);
+      expect(openings(chain, token), `opening ${where}`).toBe(before[i]!.solver);
       expect(
         ledger('depository', chain, token) + ledger('depository:unallocated', chain, token),
         `depository ${where}`,

@@ -26,6 +26,8 @@ import { parseStoredFees } from '../requests/storedFees.js';
  * - `sponsor`: what sponsors (API keys that subsidize fees) owe for the components they took over.
  * - `expense:gas`: native currency the solver spent on gas.
  * - `revenue:claim`: claim fees kept from app-fee claims, in the payout currency.
+ * - `equity:opening`: the other side of the opening balances: what the solver held on a chain when the ledger
+ *   first followed it (`openingBalance`).
  */
 export type LedgerAccount = string;
 
@@ -37,6 +39,7 @@ export const accounts = {
   trade: 'trade',
   sponsor: 'sponsor',
   gas: 'expense:gas',
+  opening: 'equity:opening',
   revenue: (kind: 'execution' | 'swap' | 'platform' | 'refund' | 'claim') => `revenue:${kind}`,
   app: (wallet: string) => `app:${wallet.toLowerCase()}`,
 } as const;
@@ -53,7 +56,8 @@ export type MovementKind =
   | 'gas_spent'
   | 'settlement'
   | 'app_fee_claimed'
-  | 'claim_paid';
+  | 'claim_paid'
+  | 'opening';
 
 /** One movement: `amount` moves into `debit` from `credit`, on one chain in one currency. */
 export interface LedgerMovement {
@@ -63,7 +67,7 @@ export interface LedgerMovement {
   chainId: number;
   /** Token address, lower case; the zero address for the native currency. */
   currency: string;
-  /** Smallest units, > 0. */
+  /** Smallest units, > 0 (an `opening` may be 0: it still records that the opening was taken). */
   amount: bigint;
   debit: LedgerAccount;
   credit: LedgerAccount;
@@ -399,3 +403,36 @@ export function claimPaid(
   }
   return movements;
 }
+
+/**
+ * The opening balance of the solver's wallet on a chain in a currency: what the chain held that the ledger did
+ * not know of when the reconciliation job first compared them (`src/core/ledger/reconciler.ts`), against
+ * `equity:opening`. `difference` is signed (on chain less the ledger); a negative one credits the solver. Keyed by
+ * the chain's genesis hash, so it is written once per chain (a devnet reset, a new genesis, opens again), and
+ * written even when 0, so the opening is taken once.
+ */
+export function openingBalance(params: {
+  chainId: number;
+  currency: string;
+  genesisHash: string;
+  difference: bigint;
+  usdMicros: bigint | null;
+}): LedgerMovement {
+  const negative = params.difference < 0n;
+  const usd = params.usdMicros === null ? null : params.usdMicros < 0n ? -params.usdMicros : params.usdMicros;
+  return {
+    key: openingKey(params.chainId, params.currency, params.genesisHash),
+    kind: 'opening',
+    chainId: params.chainId,
+    currency: params.currency.toLowerCase(),
+    amount: negative ? -params.difference : params.difference,
+    debit: negative ? accounts.opening : accounts.solver,
+    credit: negative ? accounts.solver : accounts.opening,
+    usdMicros: usd,
+    requestId: null,
+  };
+}
+
+/** The movement key of a chain's opening balance in a currency (one per chain genesis). */
+export const openingKey = (chainId: number, currency: string, genesisHash: string): string =>
+  `opening:${chainId}:${currency.toLowerCase()}:${genesisHash.toLowerCase()}`;
