@@ -99,6 +99,7 @@ export function createSolverRuntime(
         now: ctx.now,
         crashAt: ctx.config.crashAt,
         heads: heads.get(chain.id),
+        nativeUsdPrice: () => ctx.market.usdPrice(chain.id, chain.nativeCurrency),
       }),
     ]),
   );

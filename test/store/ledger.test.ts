@@ -235,7 +235,7 @@ describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
     );
   });
 
-  it('the invariant check reports a currency that does not sum to zero and a movement that is not a pair', async () => {
+  it('the invariant check reports a currency that does not sum to zero and a movement that is not a pair (in amount or USD)', async () => {
     const { db } = database();
     await db
       .insertInto('ledger_entries')
@@ -255,5 +255,22 @@ describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
       currencies: [{ chainId: 1, currency: usdc, sum: 5n }],
       movements: ['broken'],
     });
+    // A pair whose amounts balance but whose USD values do not (one side unvalued) is reported too.
+    const entry = {
+      movement_key: 'usd-broken',
+      kind: 'gas_spent',
+      chain_id: 1,
+      currency: zeroAddress,
+      request_id: null,
+      created_at: 1,
+    };
+    await db
+      .insertInto('ledger_entries')
+      .values([
+        { ...entry, account: 'expense:gas', amount: '7', usd_micros: '3' },
+        { ...entry, account: 'solver', amount: '-7', usd_micros: null },
+      ])
+      .execute();
+    expect((await ledgerImbalances(db)).movements.sort()).toEqual(['broken', 'usd-broken']);
   });
 });

@@ -211,6 +211,17 @@ export function gasSpent(
 }
 
 /**
+ * The request a refund transaction pays back: the one a depository `release` names (a refund keyed by its deposit,
+ * such as a second deposit to a request already paid, names its request there), else the transaction's own key.
+ */
+export function refundedRequestId(tx: OutgoingTxRecord): string {
+  const data = ((tx.payload as { data?: string }).data ?? '0x') as Hex;
+  if (data === '0x') return tx.requestId;
+  const { functionName, args } = decodeFunctionData({ abi: depositoryAbi, data });
+  return functionName === 'release' ? args[1].toLowerCase() : tx.requestId;
+}
+
+/**
  * A refund transaction that succeeded: a depository `release` pays `amount` of the deposit back and leaves the
  * rest (the refund's gas) unallocated for the solver; a plain transfer (a deposit the receiver forwarded) pays
  * the native value from the solver's wallet. `request` values it at the quote's input price when it matches.
@@ -285,24 +296,37 @@ export function refundPaid(tx: OutgoingTxRecord, request: RequestRecord | undefi
   return movements;
 }
 
+/** The request ids a settlement batch releases deposits of (`settlementPaid` values them by their requests). */
+export function settledRequestIds(tx: OutgoingTxRecord): string[] {
+  const payload = tx.payload as { data?: string };
+  const { functionName, args } = decodeFunctionData({ abi: depositoryAbi, data: (payload.data ?? '0x') as Hex });
+  if (functionName !== 'releaseBatch') return [];
+  return [...new Set(args[0].map((release) => release.id.toLowerCase()))];
+}
+
 /**
  * A settlement batch that succeeded: each released deposit leaves the depository for the solver's wallet (what
  * a release leaves behind, none when settled in full, stays as `unallocated`). Keyed by the deposit's index, so
- * a deposit is settled in the ledger at most once, as on chain.
+ * a deposit is settled in the ledger at most once, as on chain. Valued like the deposit and the request it
+ * paid: at the quote's input price (`requests`, by id), when the deposit is in the request's input currency.
  */
-export function settlementPaid(tx: OutgoingTxRecord): LedgerMovement[] {
+export function settlementPaid(
+  tx: OutgoingTxRecord,
+  requests: ReadonlyMap<string, RequestRecord> = new Map(),
+): LedgerMovement[] {
   const payload = tx.payload as { data?: string };
   const { functionName, args } = decodeFunctionData({ abi: depositoryAbi, data: (payload.data ?? '0x') as Hex });
   if (functionName !== 'releaseBatch') return [];
   return args[0].flatMap((release) => {
     const currency = release.token.toLowerCase();
-    const base = {
-      kind: 'settlement' as const,
-      chainId: tx.chainId,
-      currency,
-      usdMicros: null,
-      requestId: release.id.toLowerCase(),
-    };
+    const requestId = release.id.toLowerCase();
+    const request = requests.get(requestId);
+    const inputUsd =
+      request !== undefined && request.originChainId === tx.chainId && request.originCurrency.toLowerCase() === currency
+        ? parseStoredFees(request.feesQuoted)?.usdMicros.in
+        : undefined;
+    const value = (amount: bigint) => (request === undefined ? null : usdAt(amount, request.amountIn, inputUsd));
+    const base = { kind: 'settlement' as const, chainId: tx.chainId, currency, requestId };
     const movements: LedgerMovement[] = [];
     if (release.amount > 0n) {
       movements.push({
@@ -311,6 +335,7 @@ export function settlementPaid(tx: OutgoingTxRecord): LedgerMovement[] {
         amount: release.amount,
         debit: accounts.solver,
         credit: accounts.depository,
+        usdMicros: value(release.amount),
       });
     }
     const kept = release.depositAmount - release.amount;
@@ -321,6 +346,7 @@ export function settlementPaid(tx: OutgoingTxRecord): LedgerMovement[] {
         amount: kept,
         debit: accounts.depositoryUnallocated,
         credit: accounts.depository,
+        usdMicros: value(kept),
       });
     }
     return movements;
