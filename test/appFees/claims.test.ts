@@ -189,4 +189,30 @@ describe('app-fee claims', () => {
       await usdcBalance(chainB, usdcB, gateway.devnet.descriptor.solver.address),
     );
   });
+
+  it('lists the claims never signed as expired, then the payer’s sweep deletes them an hour later', async () => {
+    // The forged claim and the one that lost the race were never authorized.
+    const unsigned = (await claims()).filter((c) => c.status === 'waiting').map((c) => c.claimId);
+    expect(unsigned).toHaveLength(2);
+    const core = gateway.server.core;
+    const realNow = core.now;
+    try {
+      // The gateway's clock (injectable for tests) 11 minutes on: the 10-minute windows are over.
+      core.now = () => realNow() + 11 * 60_000;
+      expect((await claims()).filter((c) => unsigned.includes(c.claimId)).map((c) => c.status)).toEqual([
+        'expired',
+        'expired',
+      ]);
+      await payClaims();
+      expect((await claims()).filter((c) => unsigned.includes(c.claimId))).toHaveLength(2);
+      // An hour after the window: the sweep of the next pass deletes them; the paid claims stay.
+      core.now = () => realNow() + 71 * 60_000;
+      await payClaims();
+      const left = await claims();
+      expect(left.filter((c) => unsigned.includes(c.claimId))).toEqual([]);
+      expect(left.map((c) => c.status)).toEqual(['success', 'success']);
+    } finally {
+      core.now = realNow;
+    }
+  });
 });
