@@ -95,7 +95,15 @@ export function createClaimPayer({
 
   async function pass(): Promise<void> {
     await sweep();
-    for (const claim of await listPendingClaims(db)) {
+    let pending: ClaimRecord[];
+    try {
+      pending = await listPendingClaims(db);
+    } catch (error) {
+      // A pass is scheduled work: a database that fails (or went away at shutdown) is logged, never unhandled.
+      log.error({ err: error }, 'pending claims not read; retried at the next pass');
+      return;
+    }
+    for (const claim of pending) {
       if (stopped) return;
       try {
         await pay(claim);
