@@ -183,6 +183,7 @@ describe('a saved database on a fresh devnet', () => {
       const openings = (await listLedgerEntries(gateway.server.database.db, { account: 'solver' })).filter(
         (entry) => entry.kind === 'opening' && entry.chainId === chainA!.chainId && entry.currency === zeroAddress,
       );
+      expect(openings).toHaveLength(2);
       expect(new Set(openings.map((entry) => entry.movementKey.split(':').at(-1))).size).toBe(2);
       await gateway.server.solver!.solver.idle();
       const results = await gateway.server.solver!.reconciler.reconcileNow();
