@@ -2575,7 +2575,7 @@ export const openapiDocument: Record<string, unknown> = {
           "admin"
         ],
         "summary": "Solver inventory and rebalancing plan",
-        "description": "Per chain and currency, the solver's balance on chain, what fills in flight will take from it\n(`committed`), what quotes may promise (`available`), deposits filled and still in the depository\n(`pendingSettlement`), and the ledger's solver account. Then, per currency group, the chains below their\nrebalancing threshold (`short`) and the moves that bring them to their targets (`plan`). Targets:\n`GATEWAY_INVENTORY_TARGET_BPS`, `GATEWAY_INVENTORY_THRESHOLD_BPS`.\n",
+        "description": "Per chain and currency, the solver's balance on chain, what fills in flight will take from it\n(`committed`), what quotes may promise (`available`), deposits filled and still in the depository\n(`pendingSettlement`), and the ledger's solver account. Then, per currency group, the chains below their\nrebalancing threshold (`short`) and the moves that bring them to their targets (`plan`). Targets:\n`GATEWAY_INVENTORY_TARGET_BPS`, `GATEWAY_INVENTORY_THRESHOLD_BPS`. Last, the ledger's latest\nreconciliation with the chains (`reconciliation`, with its drift).\n",
         "security": [
           {
             "AdminBearer": []
@@ -8882,14 +8882,71 @@ export const openapiDocument: Record<string, unknown> = {
           }
         }
       },
+      "ReconciliationLine": {
+        "type": "object",
+        "required": [
+          "chainId",
+          "currency",
+          "blockNumber",
+          "onChain",
+          "ledger",
+          "incoming",
+          "drift",
+          "checkedAt",
+          "inFlightAt"
+        ],
+        "properties": {
+          "chainId": {
+            "$ref": "#/components/schemas/ChainId"
+          },
+          "currency": {
+            "$ref": "#/components/schemas/EvmAddress"
+          },
+          "blockNumber": {
+            "$ref": "#/components/schemas/UintString"
+          },
+          "onChain": {
+            "$ref": "#/components/schemas/UintString"
+          },
+          "ledger": {
+            "$ref": "#/components/schemas/IntString"
+          },
+          "incoming": {
+            "$ref": "#/components/schemas/UintString"
+          },
+          "drift": {
+            "$ref": "#/components/schemas/IntString",
+            "description": "Smallest units; positive when the chain holds more than the ledger knows of."
+          },
+          "checkedAt": {
+            "type": "integer",
+            "description": "Unix ms of the check these numbers come from."
+          },
+          "inFlightAt": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "Unix ms of a later check that compared nothing because the solver's transactions were in flight\n(mined without a recorded receipt); null when the latest check compared.\n"
+          }
+        }
+      },
       "InventoryResponse": {
         "type": "object",
         "required": [
           "inventory",
           "short",
-          "plan"
+          "plan",
+          "reconciliation"
         ],
         "properties": {
+          "reconciliation": {
+            "type": "array",
+            "description": "The ledger's latest reconciliation with the chains, per chain and currency (the solver's job, every\n`GATEWAY_RECONCILIATION_INTERVAL_MS`): the solver's balance on chain at `blockNumber`, the ledger's\nsolver account (with its opening balance), deposits forwarded to the solver and not confirmed yet\n(`incoming`), and `drift` = onChain - ledger - incoming. Empty before the first check.\n",
+            "items": {
+              "$ref": "#/components/schemas/ReconciliationLine"
+            }
+          },
           "inventory": {
             "type": "array",
             "items": {

@@ -782,7 +782,8 @@ export interface paths {
          *     (`committed`), what quotes may promise (`available`), deposits filled and still in the depository
          *     (`pendingSettlement`), and the ledger's solver account. Then, per currency group, the chains below their
          *     rebalancing threshold (`short`) and the moves that bring them to their targets (`plan`). Targets:
-         *     `GATEWAY_INVENTORY_TARGET_BPS`, `GATEWAY_INVENTORY_THRESHOLD_BPS`.
+         *     `GATEWAY_INVENTORY_TARGET_BPS`, `GATEWAY_INVENTORY_THRESHOLD_BPS`. Last, the ledger's latest
+         *     reconciliation with the chains (`reconciliation`, with its drift).
          */
         get: operations["getInventory"];
         put?: never;
@@ -2644,7 +2645,31 @@ export interface components {
             pendingSettlement: components["schemas"]["UintString"];
             ledger: components["schemas"]["IntString"];
         };
+        ReconciliationLine: {
+            chainId: components["schemas"]["ChainId"];
+            currency: components["schemas"]["EvmAddress"];
+            blockNumber: components["schemas"]["UintString"];
+            onChain: components["schemas"]["UintString"];
+            ledger: components["schemas"]["IntString"];
+            incoming: components["schemas"]["UintString"];
+            /** @description Smallest units; positive when the chain holds more than the ledger knows of. */
+            drift: components["schemas"]["IntString"];
+            /** @description Unix ms of the check these numbers come from. */
+            checkedAt: number;
+            /**
+             * @description Unix ms of a later check that compared nothing because the solver's transactions were in flight
+             *     (mined without a recorded receipt); null when the latest check compared.
+             */
+            inFlightAt: number | null;
+        };
         InventoryResponse: {
+            /**
+             * @description The ledger's latest reconciliation with the chains, per chain and currency (the solver's job, every
+             *     `GATEWAY_RECONCILIATION_INTERVAL_MS`): the solver's balance on chain at `blockNumber`, the ledger's
+             *     solver account (with its opening balance), deposits forwarded to the solver and not confirmed yet
+             *     (`incoming`), and `drift` = onChain - ledger - incoming. Empty before the first check.
+             */
+            reconciliation: components["schemas"]["ReconciliationLine"][];
             inventory: components["schemas"]["InventoryLine"][];
             short: {
                 group: string;

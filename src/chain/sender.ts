@@ -12,6 +12,7 @@ import {
 } from 'viem';
 import type { ChainConfig } from '../core/chains/types.js';
 import type { Logger } from '../core/logger.js';
+import { toUsdMicros, type UsdPrice } from '../core/market.js';
 import { GatewayError } from '../core/errors.js';
 import { crashPoint, type CrashPoint } from '../core/faults.js';
 import type { SendParameters, SentReceipt, SignedAuthorizationInput, TransactionSender } from '../core/solver/ports.js';
@@ -58,6 +59,12 @@ export interface CreateTransactionSenderParameters {
   heads?: HeadFeed | undefined;
   /** Test only: kill the process at this step (`src/core/faults.ts`). */
   crashAt?: CrashPoint | undefined;
+  /**
+   * The USD price of the chain's native currency, for the USD value of each mined transaction's gas in the
+   * ledger. Read in the background (a receipt waits for no price read): a receipt takes the last price read, or
+   * waits for the first read. Absent or failing: the gas entry has no USD value.
+   */
+  nativeUsdPrice?: (() => Promise<UsdPrice>) | undefined;
 }
 
 /** Attempts at finding a free nonce (another instance or a foreign transaction took it) before giving up. */
@@ -421,6 +428,8 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
   }
 
   async function send(tx: SendParameters): Promise<OutgoingTxRecord> {
+    // The receipt will want the native price: read it while the transaction is on its way.
+    if (params.nativeUsdPrice !== undefined) void readPrice();
     assertRunning();
     // The gas and fee reads start at once, beside the cheap early answer on a live transaction (the unique index
     // below is what guarantees it); a conflict still wins over an estimate's failure.
@@ -606,9 +615,36 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
     return row;
   }
 
+  /** The last native price read, and the read under way (`nativeUsdPrice`). */
+  let nativePrice: UsdPrice | undefined;
+  let priceRead: Promise<void> | undefined;
+  const readPrice = (): Promise<void> =>
+    (priceRead ??= (async () => {
+      try {
+        nativePrice = await params.nativeUsdPrice!();
+      } catch (error) {
+        log.debug({ ...context, err: error }, 'native price not read; gas is recorded without its USD value');
+      } finally {
+        priceRead = undefined;
+      }
+    })());
+  /** USD value (micro-USD) of a receipt's gas at the native price of the moment, or null. */
+  async function gasUsdMicros(receipt: SentReceipt): Promise<bigint | null> {
+    if (params.nativeUsdPrice === undefined) return null;
+    if (nativePrice === undefined) await readPrice();
+    else void readPrice();
+    if (nativePrice === undefined) return null;
+    return toUsdMicros(receipt.gasUsed * receipt.effectiveGasPrice, chain.nativeCurrency.decimals, nativePrice);
+  }
+
   async function finish(row: OutgoingTxRecord, receipt: SentReceipt): Promise<SentReceipt> {
     const status = receipt.status === 'success' ? 'confirmed' : 'failed';
-    await updateOutgoingTx(db, row.id, { status, hash: receipt.hash, receipt, now: now() });
+    await updateOutgoingTx(db, row.id, {
+      status,
+      hash: receipt.hash,
+      receipt: { ...receipt, gasUsdMicros: await gasUsdMicros(receipt) },
+      now: now(),
+    });
     crash('mined', row.kind);
     log.info(
       {

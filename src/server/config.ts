@@ -23,6 +23,7 @@ import {
 import { defaultSettlementSettings, type SettlementSettings } from '../core/settlement/settler.js';
 import { defaultRequestRetentionSettings, type RequestRetentionSettings } from '../core/requests/retention.js';
 import { defaultInventorySettings, type InventorySettings } from '../core/inventory/settings.js';
+import { defaultReconciliationSettings, type ReconciliationSettings } from '../core/ledger/reconciler.js';
 import {
   defaultAppFeeClaimSettings,
   type AppFeeClaimSettings,
@@ -85,6 +86,11 @@ export interface GatewayConfig {
    * devnet) and `GATEWAY_SETTLEMENT_MAX_BATCH` (deposits per transaction, default 50).
    */
   settlement?: SettlementSettings;
+  /**
+   * The ledger's reconciliation with the chains: `GATEWAY_RECONCILIATION_INTERVAL_MS` (default 300000; 10000 on
+   * the devnet).
+   */
+  reconciliation?: ReconciliationSettings;
   /**
    * Removal of never-paid requests: `GATEWAY_REQUEST_RETENTION_HOURS` after the refund window (default 168, 7
    * days; 1 on the devnet), checked every `GATEWAY_REQUEST_RETENTION_INTERVAL_MS` (default 600000).
@@ -287,6 +293,7 @@ function fromEnvironment(env: Env, problems: string[]) {
     trustProxy: parseTrustProxy(env.GATEWAY_TRUST_PROXY, problems),
     surfaces: surfaceLimitsFromEnvironment(env, problems),
     settlement: settlementFromEnvironment(env, problems),
+    reconciliation: reconciliationFromEnvironment(env, problems),
     requestRetention: requestRetentionFromEnvironment(env, problems),
     appFeeClaims: appFeeClaimsFromEnvironment(env, problems),
     inventory: inventoryFromEnvironment(env, problems),
@@ -416,6 +423,17 @@ function settlementFromEnvironment(
   if (!Number.isInteger(maxBatch) || maxBatch < 1 || maxBatch > 500)
     problems.push('GATEWAY_SETTLEMENT_MAX_BATCH must be an integer 1..500');
   return { intervalMs: interval, maxBatch };
+}
+
+function reconciliationFromEnvironment(
+  env: Env,
+  problems: string[],
+  intervalMs = defaultReconciliationSettings.intervalMs,
+): ReconciliationSettings {
+  const interval = env.GATEWAY_RECONCILIATION_INTERVAL_MS ? Number(env.GATEWAY_RECONCILIATION_INTERVAL_MS) : intervalMs;
+  if (!Number.isInteger(interval) || interval < 1000)
+    problems.push('GATEWAY_RECONCILIATION_INTERVAL_MS must be an integer of at least 1000');
+  return { intervalMs: interval };
 }
 
 function requestRetentionFromEnvironment(
@@ -812,6 +830,8 @@ export function configFromEnvironment(env: Env, chains: ChainConfig[], solverPri
   const webhooksAllowPrivate = env.GATEWAY_WEBHOOKS_ALLOW_PRIVATE !== 'false';
   // The devnet settles every few seconds, so a demo sees its deposits come back to the solver.
   const settlement = settlementFromEnvironment(env, problems, 5_000);
+  // The devnet reconciles its ledger every ten seconds.
+  const reconciliation = reconciliationFromEnvironment(env, problems, 10_000);
   // The devnet keeps never-paid requests an hour after their refund window, so a long demo stays small.
   const requestRetention = requestRetentionFromEnvironment(env, problems, 1);
   // Devnet app fees are cents: a claim of one cent is allowed.
@@ -823,6 +843,7 @@ export function configFromEnvironment(env: Env, chains: ChainConfig[], solverPri
     chains,
     quote: defaultQuoteSettings,
     settlement,
+    reconciliation,
     requestRetention,
     appFeeClaims,
     devnet: true,

@@ -190,6 +190,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     const runtime = createSolverRuntime(core, clients, solver, {
       settlement: config.settlement,
       retention: config.requestRetention,
+      reconciliation: config.reconciliation,
     });
     solverRuntime = runtime;
     solving.attach({
@@ -245,7 +246,12 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   registerRest(app, createHandlers(), (request) => ({ ...restContext, caller: request.caller }));
   registerDocumentation(app);
   registerExplorer(app);
-  const graphql = createGraphQL({ core, graphiql: config.graphiql, maxRequestBodySize: config.bodyLimit });
+  const graphql = createGraphQL({
+    core,
+    graphiql: config.graphiql,
+    maxRequestBodySize: config.bodyLimit,
+    adminToken: config.adminToken,
+  });
   const socketGuard = createSocketGuard(core, rateLimiter, config.surfaces ?? defaultSurfaceLimits);
   const disposeGraphQL = await registerGraphQL(app, graphql, { guard: socketGuard });
   // One outbox follower per process feeds the GraphQL subscriptions and the reference's `/ws` stream.

@@ -56,14 +56,17 @@ export interface ChainResetResult {
   failedRequests: number;
   deposits: number;
   outgoingTxs: number;
+  /** App-fee claims authorized on the chain and not paid, now `failed` (their value is the wallet's again). */
+  failedClaims: number;
 }
 
 /**
  * Forget what the database knows of `chainId`'s blocks, for a chain that is not the one it was recorded on (a new
  * devnet): its watchers' cursors, its deposits (and their settlement items), the solver's transactions and so
- * its nonces there; every request of the chain still open becomes `failure` (`UNKNOWN`), with its event,
+ * its nonces there; its app-fee claims not paid yet (deleted when unsigned, failed when authorized); every request
+ * of the chain still open becomes `failure` (`UNKNOWN`), with its event,
  * so nothing is ever filled or refunded from a record of the old chain. Finished requests, their events and the
- * ledger stay as history. One transaction: all of it or none.
+ * ledger stay as history (the reconciliation takes a new opening balance for the new genesis). One transaction: all of it or none.
  */
 export async function resetChainState(
   db: Kysely<Tables>,
@@ -97,10 +100,31 @@ export async function resetChainState(
         ]),
       )
       .execute();
+    // Claims paid out on the chain: one not signed yet is deleted (it holds nothing); one authorized and not paid
+    // fails, so its value returns to the wallet's balance (its payout transaction, below, is forgotten). Paid
+    // claims stay as history, as the ledger does.
+    await trx
+      .deleteFrom('app_fee_claims')
+      .where('chain_id', '=', chainId)
+      .where('status', '=', 'authorizing')
+      .execute();
+    const claims = await trx
+      .updateTable('app_fee_claims')
+      .set({ status: 'failed', tx_hash: null, updated_at: now })
+      .where('chain_id', '=', chainId)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
     const deposits = await trx.deleteFrom('deposits').where('chain_id', '=', chainId).executeTakeFirst();
     const outgoing = await trx.deleteFrom('outgoing_txs').where('chain_id', '=', chainId).executeTakeFirst();
     await trx.deleteFrom('chain_cursors').where('chain_id', '=', chainId).execute();
+    // The reconciliation's numbers were the old chain's; the new genesis opens the ledger there again.
+    await trx.deleteFrom('ledger_reconciliations').where('chain_id', '=', chainId).execute();
     await setGenesisHash(trx, chainId, genesisHash, now);
-    return { failedRequests, deposits: Number(deposits.numDeletedRows), outgoingTxs: Number(outgoing.numDeletedRows) };
+    return {
+      failedRequests,
+      deposits: Number(deposits.numDeletedRows),
+      outgoingTxs: Number(outgoing.numDeletedRows),
+      failedClaims: Number(claims.numUpdatedRows),
+    };
   });
 }

@@ -169,6 +169,19 @@ export interface LedgerEntriesTable {
   created_at: Int8;
 }
 
+export interface LedgerReconciliationsTable {
+  chain_id: Int8;
+  currency: string;
+  block_number: Int8;
+  /** numeric(78,0) (the signed ones may be negative), read and written as decimal strings. */
+  on_chain: string;
+  ledger: string;
+  incoming: string;
+  drift: string;
+  checked_at: Int8;
+  in_flight_at: NullableInt8;
+}
+
 export interface SettlementItemsTable {
   deposit_id: Int8;
   batch_key: string;
@@ -252,6 +265,7 @@ export interface Tables {
   api_keys: ApiKeysTable;
   webhook_deliveries: WebhookDeliveriesTable;
   ledger_entries: LedgerEntriesTable;
+  ledger_reconciliations: LedgerReconciliationsTable;
   settlement_items: SettlementItemsTable;
   app_fee_claims: AppFeeClaimsTable;
   permits: PermitsTable;
