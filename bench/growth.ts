@@ -145,7 +145,7 @@ function quoteRequests(user: Address): RequestFactory {
 }
 
 /** A user of the filled rows (not the bench's): a few dozen requests spread over the 90 days. */
-const typicalUser = (users: number) => `0x${(65536 + (users >> 1)).toString(16).padStart(40, '0')}`;
+const typicalUser = (users: number) => `0x${(65536 + (users >> 1) + 1).toString(16).padStart(40, '0')}`;
 
 /**
  * The listings measured, as the explorer sends them: the bench user's history (its newest rows are its own quotes
@@ -317,7 +317,7 @@ async function explainListings(store: Store, user: string, options: GrowthOption
       ],
       [
         'list term',
-        `select * from requests where (id = '${typical}' or order_id = '${typical}' or user_address = '${typical}' or sender = '${typical}' or recipient = '${typical}' or refund_to = '${typical}' or deposit_address = '${typical}' or in_tx_hashes @> '["${typical}"]'::jsonb or tx_hashes @> '["${typical}"]'::jsonb) order by created_at desc, id desc limit ${PAGE_SIZE + 1}`,
+        `select * from requests where (id = '${typical}' or order_id = '${typical}' or user_address = '${typical}' or (sender = '${typical}' and sender <> user_address) or recipient = '${typical}' or (refund_to = '${typical}' and refund_to <> user_address) or deposit_address = '${typical}' or (in_tx_hashes @> '["${typical}"]'::jsonb and in_tx_hashes <> '[]'::jsonb) or (tx_hashes @> '["${typical}"]'::jsonb and tx_hashes <> '[]'::jsonb)) order by created_at desc, id desc limit ${PAGE_SIZE + 1}`,
       ],
       ['list newest', `select * from requests order by created_at desc, id desc limit ${PAGE_SIZE + 1}`],
     ];
