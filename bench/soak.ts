@@ -171,7 +171,10 @@ class RouteWindow {
 /** Open-loop quotes at `rate` per second until `stop()`; each response's latency goes to `window`. */
 function startQuoteLoad(baseUrl: string, user: Address, rate: number, window: RouteWindow) {
   const url = new URL(baseUrl);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  // An idle connection is closed here after 4 s, before the gateway closes it (GATEWAY_HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  // default 10 s): at a low steady rate most pooled sockets sit idle, and one reused just as the server closes it
+  // fails with ECONNRESET, the client's race and not the gateway's error.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64, timeout: 4_000 });
   let index = 0;
   let inFlight = 0;
   let due = 0;
