@@ -22,7 +22,8 @@
  * a growth trend in memory: the least-squares slope of the lowest RSS of each whole minute after the first third of
  * the run and after the subscriber pool is full (before that is warm-up: caches, JIT, PGlite's buffers, the
  * connections opening), above `--max-rss-slope` MiB per minute. Per-minute lows, because RSS moves in a sawtooth
- * (collections) that a leak raises and a collection does not. With fewer than 3 such minutes it is not judged.
+ * (collections) that a leak raises and a collection does not. With fewer than 5 such minutes (a run under about
+ * 9 minutes) it is not judged: a shorter run mistakes the climb back after an early drop for a trend.
  *
  * PGlite on disk in a temporary directory (its size is what is sampled), or PostgreSQL in a schema of its own
  * when `DATABASE_URL` is set; both removed at the end.
@@ -67,7 +68,7 @@ const STATUS_POLL_MS = 250;
 const GRACE_MS = 5_000;
 const FAILED_STATUSES = new Set(['failure', 'refund', 'refunded']);
 /** Whole minutes after warm-up the memory trend needs to be judged at all. */
-const MIN_TREND_MINUTES = 3;
+const MIN_TREND_MINUTES = 5;
 const EXPECTED = ['pending', 'submitted', 'success'];
 
 const ROUTES = {
