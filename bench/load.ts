@@ -45,7 +45,7 @@ export interface LoadResult {
   windowSeconds: number;
 }
 
-interface Outcome {
+export interface Outcome {
   /** null on success (HTTP 200). */
   errorKind: string | null;
   detail: string;
@@ -111,7 +111,7 @@ function tally(errors: Map<string, ErrorTally>, kind: string, detail: string): v
  * Sends one request and reads the whole response: a latency includes the body transfer. Never rejects;
  * non-200 statuses and network failures come back as an `errorKind`, with the body kept only for those.
  */
-function send(agent: http.Agent, base: URL, request: BenchRequest, timeoutMs: number): Promise<Outcome> {
+export function send(agent: http.Agent, base: URL, request: BenchRequest, timeoutMs: number): Promise<Outcome> {
   return new Promise((resolve) => {
     const headers: http.OutgoingHttpHeaders = {};
     if (request.body !== undefined) {

@@ -17,7 +17,11 @@ import { countOf, errorReport, progressLine, ratioTable, resultsTable, summarize
 import type { BenchServerInfo } from './serverProcess.js';
 import { processCpuSeconds, processMemoryMiB, startBenchServer, type BenchServer } from './serverProcess.js';
 
-const TARGET = { concurrency: 16, perSecond: 1500, p99Ms: 25 };
+/** Issue #14's targets: at 16 clients ≥ 1,800 quotes/s and p99 < 25 ms; at 64 clients p99 < 50 ms. */
+const TARGETS: ReadonlyArray<{ concurrency: number; perSecond?: number; p99Ms: number }> = [
+  { concurrency: 16, perSecond: 1800, p99Ms: 25 },
+  { concurrency: 64, p99Ms: 50 },
+];
 const ORIGIN_CHAIN_ID = 31337;
 const DESTINATION_CHAIN_ID = 31338;
 const TRIVIAL: BenchRequest = { method: 'GET', path: '/health' };
@@ -194,16 +198,23 @@ function printReport(rows: ScenarioRow[], options: BenchOptions, memory: { rss: 
   console.log(`${ratioTable(quote, trivial)}\n`);
   if (memory) console.log(`server RSS at the end: ${memory.rss.toFixed(0)} MiB (peak ${memory.peak.toFixed(0)} MiB)`);
 
-  const atTarget = quote.find((s) => s.concurrency === TARGET.concurrency);
-  const goal = `target at ${TARGET.concurrency} clients: ≥ ${TARGET.perSecond} quotes/s and p99 < ${TARGET.p99Ms} ms`;
-  if (!atTarget) console.log(`${goal}: not measured (no ${TARGET.concurrency} in --concurrency)`);
-  else {
-    const met = atTarget.errors === 0 && atTarget.perSecond >= TARGET.perSecond && atTarget.p99Ms < TARGET.p99Ms;
+  for (const target of TARGETS) {
+    const atTarget = quote.find((s) => s.concurrency === target.concurrency);
+    const goal = `target at ${target.concurrency} clients: ${target.perSecond === undefined ? '' : `≥ ${target.perSecond} quotes/s and `}p99 < ${target.p99Ms} ms`;
+    if (!atTarget) {
+      console.log(`${goal}: not measured (no ${target.concurrency} in --concurrency)`);
+      continue;
+    }
+    const met =
+      atTarget.errors === 0 &&
+      (target.perSecond === undefined || atTarget.perSecond >= target.perSecond) &&
+      atTarget.p99Ms < target.p99Ms;
     const figures = `${atTarget.perSecond.toFixed(0)} quotes/s, p99 ${Number.isFinite(atTarget.p99Ms) ? atTarget.p99Ms.toFixed(2) : '—'} ms`;
     console.log(
       `${goal}: ${met ? 'MET' : 'NOT MET'} (${figures})${options.standIn ? '  [stand-in route: meaningless]' : ''}`,
     );
   }
+  console.log('(issue #14 asks for the 16-client target in three consecutive runs)');
 
   const failures = errorReport(rows);
   if (failures.length === 0) return 0;

@@ -55,6 +55,7 @@ import { observeCommits, type CommitObserver } from './streamCommits.js';
 import {
   openGraphQLSubscriber,
   openWsSubscriber,
+  createWebhookKey,
   startWebhookReceiver,
   type Protocol,
   type Subscriber,
@@ -159,23 +160,6 @@ function fileDescriptorCheck(subscribers: number, gatewayPid: number): { line: s
     line: `soft limit ${shown(here)} here, ${shown(gateway)} in the gateway; about ${needed} needed by each → ${verdictText}`,
     ok,
   };
-}
-
-async function createWebhookKey(info: BenchServerInfo, adminToken: string, receiver: WebhookReceiver): Promise<string> {
-  const response = await fetch(`${info.url}/admin/api-keys`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
-    body: JSON.stringify({ name: 'bench:stream', webhook: { url: receiver.url } }),
-  });
-  const text = await response.text();
-  if (response.status !== 201)
-    throw new Error(`creating the API key failed: HTTP ${response.status} ${text.slice(0, 500)}`);
-  const { key, apiKey } = JSON.parse(text) as {
-    key: string;
-    apiKey: { webhook: { url: string; enabled: boolean } | null };
-  };
-  if (apiKey.webhook?.enabled !== true) throw new Error(`the API key has no enabled webhook: ${text.slice(0, 500)}`);
-  return key;
 }
 
 interface QuotedRequest {
@@ -573,7 +557,7 @@ async function main(): Promise<number> {
     const wallets = info.descriptor.accounts.map((account) => createDepositWallet(origin, account));
     const fd = fileDescriptorCheck(options.subscribers, info.pid);
 
-    receiver.key = await createWebhookKey(info, adminToken, receiver);
+    receiver.key = await createWebhookKey(info.url, adminToken, receiver);
     const requests = await quoteAll(info, origin, wallets, receiver.key, options.requests);
     const requestIds = requests.map((request) => request.deposit.requestId.toLowerCase());
     const counts: Record<Protocol, number> = {

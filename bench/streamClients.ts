@@ -270,3 +270,25 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   };
   return receiver;
 }
+
+/** Creates an API key (through the admin API) whose webhook posts to `receiver`; returns the key. */
+export async function createWebhookKey(
+  baseUrl: string,
+  adminToken: string,
+  receiver: WebhookReceiver,
+): Promise<string> {
+  const response = await fetch(`${baseUrl}/admin/api-keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
+    body: JSON.stringify({ name: 'bench:stream', webhook: { url: receiver.url } }),
+  });
+  const text = await response.text();
+  if (response.status !== 201)
+    throw new Error(`creating the API key failed: HTTP ${response.status} ${text.slice(0, 500)}`);
+  const { key, apiKey } = JSON.parse(text) as {
+    key: string;
+    apiKey: { webhook: { url: string; enabled: boolean } | null };
+  };
+  if (apiKey.webhook?.enabled !== true) throw new Error(`the API key has no enabled webhook: ${text.slice(0, 500)}`);
+  return key;
+}

@@ -188,3 +188,20 @@ describe('GET /requests/v2 filters', () => {
     expect(body).toMatchObject({ errorCode: 'INVALID_ADDRESS', errorData: 'user' });
   });
 });
+
+describe('GET /requests/v3 term over the partial search indexes', () => {
+  it('finds a request by a refund address or a sender other than the user, as by the user', async () => {
+    // Account 3 (the eth bridge's recipient) quotes with refunds to another address; the deposit came from a third.
+    const refundTo = '0x00000000000000000000000000000000000a11ce';
+    const sender = '0x0000000000000000000000000000000000000b0b';
+    q.ownSender = await quote(usdcBridge(3, { refundTo }));
+    await gateway.server.database.db
+      .updateTable('requests')
+      .set({ sender })
+      .where('id', '=', q.ownSender.requestId)
+      .execute();
+    await expectIds(v3, { term: refundTo }, ['ownSender']);
+    await expectIds(v3, { term: sender.toUpperCase().replace('0X', '0x') }, ['ownSender']);
+    await expectIds(v3, { term: account(3) }, ['eth', 'ownSender']);
+  });
+});
