@@ -541,7 +541,12 @@ async function main(): Promise<number> {
   const receiver = await startWebhookReceiver();
   console.error('Starting the devnet and the gateway in a child process...');
   const server = await startBenchServer({
-    env: { GATEWAY_ADMIN_TOKEN: adminToken, GATEWAY_WEBHOOKS_ALLOW_PRIVATE: 'true' },
+    env: {
+      GATEWAY_ADMIN_TOKEN: adminToken,
+      GATEWAY_WEBHOOKS_ALLOW_PRIVATE: 'true',
+      // Every subscriber connects from 127.0.0.1: lift the per-address cap (default 50) above the run's count.
+      GATEWAY_WS_CONNECTIONS_PER_CLIENT: String(options.subscribers + 10),
+    },
     name: 'stream',
     // A full collection before each memory reading: the heap figures are live objects, not garbage.
     nodeFlags: ['--expose-gc'],
