@@ -145,8 +145,8 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
     const events = await listEventsForRequest(db, id);
     expect(events.map((e) => e.status)).toEqual(['pending', 'pending', 'submitted', 'success']);
     expect(events.map((e) => e.createdAt)).toEqual([createdAt + 10, createdAt + 20, createdAt + 30, createdAt + 40]);
-    expect(events[2]?.payload).toEqual(toStatusSnapshot(submitted!));
-    expect(events[3]?.payload).toEqual(toStatusSnapshot(success!));
+    expect(events[2]?.payload).toEqual(toStatusSnapshot(submitted!, null));
+    expect(events[3]?.payload).toEqual(toStatusSnapshot(success!, null));
     expect(events[3]?.payload).toMatchObject({
       requestId: id,
       status: 'success',

@@ -1,5 +1,11 @@
 import { getAddress, zeroAddress, type Address } from 'viem';
-import { claimReindex, findDepositAddress, getDepositAddress } from '../../store/depositAddresses.repository.js';
+import {
+  claimReindex,
+  depositAddressesOfRequests,
+  findDepositAddress,
+  getDepositAddress,
+} from '../../store/depositAddresses.repository.js';
+import type { StatusDepositAddress } from '../../store/requests.repository.js';
 import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
@@ -15,6 +21,22 @@ export interface DepositAddressLookup {
   createdAt: string;
   currency: string | null;
   refundTo: string | null;
+}
+
+/** The deposit address of a request as a status record carries it (GraphQL `RequestStatusRecord`); null when none. */
+export async function statusDepositAddressOf(
+  ctx: CoreContext,
+  requestId: string,
+): Promise<StatusDepositAddress | null> {
+  const stored = (await depositAddressesOfRequests(ctx.db, [requestId])).get(requestId.toLowerCase());
+  if (stored === undefined) return null;
+  return {
+    address: stored.address,
+    type: stored.type,
+    depositor: stored.depositor,
+    depositTxHash: stored.depositTxHash,
+    recoveryAddress: stored.recoveryAddress,
+  };
 }
 
 /** `GET /deposit-addresses/v1`: by `address` or by `requestId`. */
