@@ -621,6 +621,18 @@ export function toRequestRecord(row: Selectable<RequestsTable>): RequestRecord {
   };
 }
 
+/**
+ * Adds a transaction hash of the request's own to `txHashes` without a status change (no event): the refund of
+ * an excess leg that a strict deposit address swept beside the order's amount. Idempotent.
+ */
+export async function appendRequestTxHash(db: Kysely<Tables>, id: string, txHash: string): Promise<void> {
+  await db
+    .updateTable('requests')
+    .set({ tx_hashes: appendUnique('tx_hashes', normalizeHex(txHash)) })
+    .where('id', '=', normalizeHex(id))
+    .execute();
+}
+
 /** The status record of a request, as stored in its events, with its deposit address read from `db`. */
 export async function statusSnapshotOf(db: Kysely<Tables>, record: RequestRecord): Promise<RequestStatusSnapshot> {
   if (record.depositAddress === null) return toStatusSnapshot(record, null);

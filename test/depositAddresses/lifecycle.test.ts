@@ -222,6 +222,20 @@ describe('strict deposit addresses', () => {
     });
     expect(refunded).toBeLessThan(excess);
     expect(refunded).toBeGreaterThan(excess - 1_000_000n);
+    // Both legs show on the request: the fill on the destination, the excess refund (to refundTo) on the origin.
+    await waitFor('the refund leg in txHashes', async () => {
+      const { body } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
+      return (body as { txHashes: Hex[] }).txHashes.length === 2 ? true : undefined;
+    });
+    const v3 = await call(gateway.url, 'getRequests', { query: { id: requestId } });
+    const outTxs = (v3.body as { requests: any[] }).requests[0].data.outTxs as Array<{ txHash: Hex; chainId: number }>;
+    expect(outTxs.map((tx) => tx.chainId).sort()).toEqual([chainA.chainId, chainB.chainId].sort());
+    const fill = outTxs.find((tx) => tx.chainId === chainB.chainId)!;
+    const refund = outTxs.find((tx) => tx.chainId === chainA.chainId)!;
+    expect((await publicClientOf(chainB).getTransactionReceipt({ hash: fill.txHash })).status).toBe('success');
+    const refundReceipt = await publicClientOf(chainA).getTransactionReceipt({ hash: refund.txHash });
+    expect(refundReceipt.status).toBe('success');
+    expect(refundReceipt.to?.toLowerCase()).toBe(chainA.contracts.depository.toLowerCase());
   });
 
   it('a listed currency other than the quoted one is refunded to refundTo; the order still waits', async () => {
