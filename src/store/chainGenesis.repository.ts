@@ -56,12 +56,15 @@ export interface ChainResetResult {
   failedRequests: number;
   deposits: number;
   outgoingTxs: number;
+  /** Transfers to deposit addresses seen on the old chain (their sweeps are among `outgoingTxs`). */
+  depositAddressTransfers: number;
 }
 
 /**
  * Forget what the database knows of `chainId`'s blocks, for a chain that is not the one it was recorded on (a new
- * devnet): its watchers' cursors, its deposits (and their settlement items), the solver's transactions and so
- * its nonces there; every request of the chain still open becomes `failure` (`UNKNOWN`), with its event,
+ * devnet): its watchers' cursors (the deposit-address watcher's too), its deposits (and their settlement items),
+ * the transfers seen at its deposit addresses, the solver's transactions (sweeps included) and so its nonces there;
+ * the deposit addresses themselves stay (they belong to requests of the history); every request of the chain still open becomes `failure` (`UNKNOWN`), with its event,
  * so nothing is ever filled or refunded from a record of the old chain. Finished requests, their events and the
  * ledger stay as history. One transaction: all of it or none.
  */
@@ -99,8 +102,18 @@ export async function resetChainState(
       .execute();
     const deposits = await trx.deleteFrom('deposits').where('chain_id', '=', chainId).executeTakeFirst();
     const outgoing = await trx.deleteFrom('outgoing_txs').where('chain_id', '=', chainId).executeTakeFirst();
+    const transfers = await trx
+      .deleteFrom('deposit_address_transfers')
+      .where('chain_id', '=', chainId)
+      .executeTakeFirst();
+    await trx.updateTable('deposit_addresses').set({ reindexed_at: null }).where('chain_id', '=', chainId).execute();
     await trx.deleteFrom('chain_cursors').where('chain_id', '=', chainId).execute();
     await setGenesisHash(trx, chainId, genesisHash, now);
-    return { failedRequests, deposits: Number(deposits.numDeletedRows), outgoingTxs: Number(outgoing.numDeletedRows) };
+    return {
+      failedRequests,
+      deposits: Number(deposits.numDeletedRows),
+      outgoingTxs: Number(outgoing.numDeletedRows),
+      depositAddressTransfers: Number(transfers.numDeletedRows),
+    };
   });
 }
