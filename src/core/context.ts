@@ -34,8 +34,8 @@ export interface CoreContext {
    * example a quote-only deployment): those operations then answer `SERVICE_UNAVAILABLE`.
    */
   watchers?: ReadonlyMap<number, DepositWatcher>;
-  /** Reads a chain's deposit-address transfers now (`POST /transactions/deposit-address/reindex`), by chain id. */
-  depositAddressWatchers?: ReadonlyMap<number, { pollNow(): Promise<void> }>;
+  /** Rescans a chain for one deposit address's transfers (`POST /transactions/deposit-address/reindex`), by chain id. */
+  depositAddressWatchers?: ReadonlyMap<number, { rescan(address: string, blocks: bigint): Promise<number> }>;
   /** The running solver, for fast fills; absent when the gateway runs without the solver. */
   fastFiller?: FastFillLifecycle;
   /** The running solver's sender of gasless batches (`POST /execute`); absent when the gateway runs without it. */

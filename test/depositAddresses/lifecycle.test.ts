@@ -76,23 +76,29 @@ const balanceOf = (chain: DevnetChain, token: Address, owner: Address): Promise<
     ? publicClientOf(chain).getBalance({ address: owner })
     : publicClientOf(chain).readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
 
-function wallet(account: DevnetAccount) {
+function wallet(account: DevnetAccount, chain = chainA) {
   return createWalletClient({
     account: privateKeyToAccount(account.privateKey),
-    chain: devnetViemChain(chainA),
-    transport: http(chainA.rpcUrl),
+    chain: devnetViemChain(chain),
+    transport: http(chain.rpcUrl),
   });
 }
 
 /** A plain ERC-20 transfer (what an exchange withdrawal is), mined. */
-async function sendToken(from: DevnetAccount, token: Address, to: Address, amount: bigint): Promise<Hex> {
-  const hash = await wallet(from).writeContract({
+async function sendToken(
+  from: DevnetAccount,
+  token: Address,
+  to: Address,
+  amount: bigint,
+  chain: DevnetChain = chainA,
+): Promise<Hex> {
+  const hash = await wallet(from, chain).writeContract({
     address: token,
     abi: erc20Abi,
     functionName: 'transfer',
     args: [to, amount],
   });
-  await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+  await publicClientOf(chain).waitForTransactionReceipt({ hash });
   return hash;
 }
 async function sendNative(from: DevnetAccount, to: Address, value: bigint): Promise<Hex> {
@@ -262,6 +268,49 @@ describe('strict deposit addresses', () => {
     await sendToken(bob, tokenOf(chainA, 'USDC'), later.address, later.amountIn);
     expect((await waitForStatus(gateway, later.requestId, ['success', 'refund', 'failure'])).status).toBe('success');
     expect(await balanceOf(chainA, mnr, address)).toBe(1_000n);
+  });
+});
+
+describe('reindex', () => {
+  it('with targetChainId: a transfer sent on the wrong chain is found there, swept and refunded to refundTo', async () => {
+    const refundTo = fresh(0xd5);
+    const { requestId, address, amountIn } = await strictUsdc(refundTo, fresh(0xd6));
+    const usdcB = tokenOf(chainB, 'USDC');
+    await sendToken(bob, usdcB, address, amountIn, chainB);
+    // Chain B's watcher does not follow an address quoted on chain A: the funds wait there.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await balanceOf(chainB, usdcB, address)).toBe(amountIn);
+
+    const reindex = await call(gateway.url, 'reindexDepositAddress', {
+      body: { chainId: chainA.chainId, depositAddress: address, targetChainId: chainB.chainId },
+    });
+    expect(reindex.status, JSON.stringify(reindex.body)).toBe(200);
+    const triggered = (reindex.body as { triggeredCurrencies: Array<{ currency: string; symbol: string }> })
+      .triggeredCurrencies;
+    expect(triggered.map((t) => ({ ...t, currency: t.currency.toLowerCase() }))).toContainEqual({
+      currency: usdcB.toLowerCase(),
+      symbol: 'USDC',
+      balance: amountIn.toString(),
+    });
+    const refunded = await waitFor('the wrong-chain refund', async () => {
+      const balance = await balanceOf(chainB, usdcB, refundTo);
+      return balance > 0n ? balance : undefined;
+    });
+    expect(refunded).toBeLessThan(amountIn);
+    expect(refunded).toBeGreaterThan(amountIn - 1_000_000n);
+    expect(await balanceOf(chainB, usdcB, address)).toBe(0n);
+    // The order is left as it was: it still waits for its transfer on chain A.
+    const { body } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
+    expect((body as { status: string }).status).toBe('waiting');
+
+    const again = await call(gateway.url, 'reindexDepositAddress', {
+      body: { chainId: chainA.chainId, depositAddress: address, targetChainId: chainB.chainId },
+    });
+    expect(again.status).toBe(429);
+    const unknownChain = await call(gateway.url, 'reindexDepositAddress', {
+      body: { chainId: chainA.chainId, depositAddress: address, targetChainId: 999_999 },
+    });
+    expect(unknownChain.status).toBe(400);
   });
 });
 
