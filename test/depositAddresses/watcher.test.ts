@@ -1,0 +1,180 @@
+/**
+ * The deposit-address watcher on its own, on the devnet and PGlite: 5,000 registered addresses on chain A, and the
+ * watcher still finds a plain USDC transfer and a native transfer to two of them, with `eth_getLogs` filters that
+ * do not grow with the number of addresses (every JSON-RPC request the watcher makes is read at the transport).
+ * Then the reindex's rescan: a transfer made before its address was registered (the watcher had read past its
+ * block) is found by `rescan`, and a transfer of an unlisted token is recorded `unsupported`.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  createPublicClient,
+  createWalletClient,
+  erc20Abi,
+  http,
+  parseEther,
+  zeroAddress,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import {
+  createDepositAddressWatcher,
+  DEPOSIT_ADDRESSES_CURSOR,
+  type DepositAddressWatcher,
+} from '../../src/chain/depositAddressWatcher.js';
+import { devnetViemChain, startDevnet, type Devnet, type DevnetChain } from '../../src/chain/devnet.js';
+import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
+import { getCursor } from '../../src/store/cursors.repository.js';
+import type { Database } from '../../src/store/database.js';
+import { listTransfers, type TransferRecord } from '../../src/store/depositAddresses.repository.js';
+import { toJson } from '../../src/store/mappers.js';
+import { disposeTestDatabase, openTestDatabase } from '../helpers/db.js';
+import { publicClientOf, tokenOf } from '../helpers/quote.js';
+
+const REGISTERED = 5_000;
+const silentLog = { debug() {}, info() {}, warn() {}, error() {} } as never;
+
+let devnet: Devnet;
+let database: Database;
+let chainA: DevnetChain;
+let watcher: DepositAddressWatcher;
+const confirmed: TransferRecord[] = [];
+/** Bodies of every JSON-RPC request the watcher sent. */
+const requests: string[] = [];
+const addresses: Address[] = [];
+
+const randomAddress = (): Address => `0x${randomBytes(20).toString('hex')}`;
+
+async function register(db: Database['db'], list: readonly Address[], createdAt = Date.now()): Promise<void> {
+  for (let i = 0; i < list.length; i += 1_000) {
+    await db
+      .insertInto('deposit_addresses')
+      .values(
+        list.slice(i, i + 1_000).map((address) => ({
+          chain_id: chainA.chainId,
+          address: address.toLowerCase(),
+          type: 'strict',
+          salt_key: `0x${randomBytes(32).toString('hex')}`,
+          recovery_address: null,
+          request_id: `0x${randomBytes(32).toString('hex')}`,
+          currency: tokenOf(chainA, 'USDC').toLowerCase(),
+          refund_to: null,
+          params: toJson({}),
+          created_at: createdAt,
+        })),
+      )
+      .execute();
+  }
+}
+
+beforeAll(async () => {
+  devnet = await startDevnet({ basePort: 0 });
+  chainA = devnet.descriptor.chains[0]!;
+  database = await openTestDatabase('pglite');
+  for (let i = 0; i < REGISTERED; i++) addresses.push(randomAddress());
+  await register(database.db, addresses);
+  const client = createPublicClient({
+    chain: devnetViemChain(chainA),
+    transport: http(chainA.rpcUrl, {
+      onFetchRequest: async (request) => void requests.push(await request.clone().text()),
+    }),
+  }) as PublicClient;
+  // MNR is taken off the chain's list: a transfer of it is of an unlisted token.
+  const chain = devnetChainConfigs(devnet.descriptor)[0]!;
+  watcher = createDepositAddressWatcher({
+    chain: { ...chain, currencies: chain.currencies.filter((currency) => currency.symbol !== 'MNR') },
+    client,
+    db: database.db,
+    log: silentLog,
+    now: () => Date.now(),
+    pollIntervalMs: 100,
+    onConfirmed: (transfer) => void confirmed.push(transfer),
+  });
+  await watcher.start();
+}, 180_000);
+
+afterAll(async () => {
+  await watcher?.stop();
+  if (database !== undefined) await disposeTestDatabase(database);
+  await devnet?.stop();
+});
+
+const bob = () => devnet.descriptor.accounts[1]!;
+function wallet() {
+  return createWalletClient({
+    account: privateKeyToAccount(bob().privateKey),
+    chain: devnetViemChain(chainA),
+    transport: http(chainA.rpcUrl),
+  });
+}
+async function sendToken(symbol: string, to: Address, amount: bigint): Promise<{ hash: Hex; blockNumber: bigint }> {
+  const hash = await wallet().writeContract({
+    address: tokenOf(chainA, symbol),
+    abi: erc20Abi,
+    functionName: 'transfer',
+    args: [to, amount],
+  });
+  const receipt = await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+  return { hash, blockNumber: receipt.blockNumber };
+}
+async function waitFor<T>(what: string, read: () => T | undefined | Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+it(`finds a USDC and a native transfer among ${REGISTERED} registered addresses; the log filter does not list them`, async () => {
+  const usdcTo = addresses[REGISTERED - 1]!;
+  const nativeTo = addresses[1234]!;
+  const usdc = await sendToken('USDC', usdcTo, 5_000_000n);
+  const nativeHash = await wallet().sendTransaction({ to: nativeTo, value: parseEther('0.001') });
+  await publicClientOf(chainA).waitForTransactionReceipt({ hash: nativeHash });
+
+  const seen = await waitFor('both transfers confirmed', () => (confirmed.length >= 2 ? confirmed : undefined));
+  expect(
+    seen.map((t) => [t.address, t.token, t.amount, t.txHash]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+  ).toEqual(
+    [
+      [usdcTo.toLowerCase(), tokenOf(chainA, 'USDC').toLowerCase(), 5_000_000n, usdc.hash],
+      [nativeTo.toLowerCase(), zeroAddress, parseEther('0.001'), nativeHash],
+    ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+  );
+
+  const logRequests = requests.filter((body) => body.includes('eth_getLogs'));
+  expect(logRequests.length).toBeGreaterThan(0);
+  // 5,000 addresses as topics would be over 300 kB per request; the filter names the listed tokens only.
+  for (const body of logRequests) expect(body.length).toBeLessThan(2_000);
+  expect(logRequests.some((body) => body.toLowerCase().includes(usdcTo.slice(2).toLowerCase()))).toBe(false);
+});
+
+it('rescan finds a transfer made before its address was registered, and records an unlisted token unsupported', async () => {
+  const late = randomAddress();
+  const missed = await sendToken('USDC', late, 3_000_000n);
+  const unlisted = await sendToken('MNR', late, 1_000n);
+  // The watcher reads past both blocks while the address is unknown.
+  await waitFor('the cursor past the transfers', async () => {
+    const cursor = await getCursor(database.db, chainA.chainId, DEPOSIT_ADDRESSES_CURSOR);
+    return cursor !== undefined && cursor.blockNumber >= unlisted.blockNumber ? cursor : undefined;
+  });
+  await register(database.db, [late]);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(await listTransfers(database.db, { chainId: chainA.chainId, address: late })).toEqual([]);
+
+  expect(await watcher.rescan(late, 50n)).toBe(2);
+  const found = await waitFor('the missed transfer confirmed', () => confirmed.find((t) => t.txHash === missed.hash));
+  expect(found).toMatchObject({ address: late.toLowerCase(), amount: 3_000_000n, status: 'confirmed' });
+  const transfers = await listTransfers(database.db, { chainId: chainA.chainId, address: late });
+  expect(transfers.find((t) => t.txHash === unlisted.hash)).toMatchObject({
+    status: 'unsupported',
+    token: tokenOf(chainA, 'MNR').toLowerCase(),
+    amount: 1_000n,
+  });
+  // A second rescan records nothing again.
+  expect(await watcher.rescan(late, 50n)).toBe(0);
+});
