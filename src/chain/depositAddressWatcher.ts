@@ -1,5 +1,14 @@
 import type { Kysely } from 'kysely';
-import { BlockNotFoundError, erc20Abi, getAbiItem, zeroAddress, type Address, type PublicClient } from 'viem';
+import {
+  BlockNotFoundError,
+  erc20Abi,
+  getAbiItem,
+  numberToHex,
+  zeroAddress,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
 import { chainCurrencies } from '../core/chains/requireChain.js';
 import type { ChainConfig } from '../core/chains/types.js';
 import type { Logger } from '../core/logger.js';
@@ -15,6 +24,85 @@ import {
 import { normalizeHex } from '../store/mappers.js';
 import type { Tables } from '../store/tables.js';
 import type { HeadFeed } from './heads.js';
+
+/** One entry of `trace_block` (the parity/OpenEthereum form anvil, reth and erigon answer). */
+interface BlockTrace {
+  type: string;
+  action: {
+    from?: Address;
+    to?: Address;
+    value?: Hex;
+    callType?: string;
+    address?: Address;
+    refundAddress?: Address;
+    balance?: Hex;
+  };
+  blockHash: Hex;
+  transactionHash: Hex | null;
+  traceAddress: number[];
+  error?: string;
+}
+
+const isMethodUnsupported = (error: unknown): boolean => {
+  const code = (error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return (
+    code === -32601 ||
+    code === -32004 ||
+    /method .*(not found|not supported|not available|does not exist)|unsupported method/i.test(message)
+  );
+};
+
+/**
+ * Native value moved to a matching address in one block's traces: calls with value (top-level or internal) and
+ * self-destructs. A frame that reverted, or below one that did, moved nothing. Each transfer's `logIndex` is -1 for
+ * the transaction's own call (as when read from the block's transactions) and -(2 + its position among the
+ * transaction's frames) for an internal one: stable across reads.
+ */
+export function nativeFromTraces(
+  chainId: number,
+  blockNumber: bigint,
+  traced: readonly BlockTrace[],
+  matches: (to: string) => boolean,
+): Omit<InsertTransferParameters, 'now'>[] {
+  const byTx = new Map<string, BlockTrace[]>();
+  for (const frame of traced) {
+    if (frame.transactionHash === null) continue; // block rewards
+    const list = byTx.get(frame.transactionHash) ?? [];
+    list.push(frame);
+    byTx.set(frame.transactionHash, list);
+  }
+  const found: Omit<InsertTransferParameters, 'now'>[] = [];
+  for (const [txHash, frames] of byTx) {
+    const failed = frames.filter((frame) => frame.error !== undefined).map((frame) => frame.traceAddress.join('.'));
+    const reverted = (frame: BlockTrace) =>
+      failed.some((path) => {
+        const own = frame.traceAddress.join('.');
+        return path === '' || own === path || own.startsWith(`${path}.`);
+      });
+    frames.forEach((frame, position) => {
+      const call = frame.type === 'call' && (frame.action.callType === undefined || frame.action.callType === 'call');
+      const to = call ? frame.action.to : frame.type === 'suicide' ? frame.action.refundAddress : undefined;
+      const value = call ? frame.action.value : frame.type === 'suicide' ? frame.action.balance : undefined;
+      const from = call ? frame.action.from : frame.action.address;
+      if (to === undefined || value === undefined || from === undefined || BigInt(value) === 0n) return;
+      if (!matches(to.toLowerCase()) || reverted(frame)) return;
+      found.push({
+        chainId,
+        address: to,
+        txHash,
+        logIndex: frame.traceAddress.length === 0 ? -1 : -(2 + position),
+        blockNumber,
+        blockHash: frame.blockHash,
+        token: zeroAddress,
+        amount: BigInt(value),
+        depositor: from,
+        status: 'seen',
+      });
+    });
+  }
+  return found;
+}
 
 /** How far back each read of new addresses looks before the latest creation already read (slow commits, clocks). */
 const TRACK_MARGIN_MS = 5 * 60_000;
@@ -145,10 +233,44 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
     return setCursor(db, { chainId, name: DEPOSIT_ADDRESSES_CURSOR, blockNumber, blockHash, now: now() });
   }
 
+  /**
+   * Whether the node answers `trace_block` (probed once: a node without it says the method is unknown). With it,
+   * native value moved by a contract's internal call (or a self-destruct) is found too; without it, only
+   * transactions sent to the address are.
+   */
+  let traces: boolean | undefined;
+
+  /** The block's traces, or undefined when the node has no `trace_block`. */
+  async function blockTraces(number: bigint): Promise<BlockTrace[] | undefined> {
+    if (traces === false) return undefined;
+    try {
+      const result = await client.request<{
+        Parameters: [Hex];
+        ReturnType: BlockTrace[] | null;
+        Method: 'trace_block';
+      }>({ method: 'trace_block', params: [numberToHex(number)] });
+      if (traces === undefined) log.info(context, 'the node answers trace_block: internal native transfers are read');
+      traces = true;
+      return result ?? [];
+    } catch (error) {
+      if (traces === undefined && isMethodUnsupported(error)) {
+        traces = false;
+        log.info(context, 'the node has no trace_block: only native transactions sent to an address are read');
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
   /** Native transfers to an address `matches` accepts in blocks `fromBlock..toBlock` (one block read each). */
   async function readNative(matches: (to: string) => boolean, fromBlock: bigint, toBlock: bigint) {
     const found: Omit<InsertTransferParameters, 'now'>[] = [];
     for (let number = fromBlock; number <= toBlock && !stopping; number++) {
+      const traced = await blockTraces(number);
+      if (traced !== undefined) {
+        found.push(...nativeFromTraces(chainId, number, traced, matches));
+        continue;
+      }
       const block = await client.getBlock({ blockNumber: number, includeTransactions: true });
       for (const tx of block.transactions) {
         if (tx.to == null || tx.value === 0n || !matches(tx.to.toLowerCase())) continue;
@@ -216,10 +338,7 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
   }
 
   /** Records transfers (the ones already recorded are left as they are); returns how many were new. */
-  async function record(
-    trx: Kysely<Tables>,
-    found: readonly Omit<InsertTransferParameters, 'now'>[],
-  ): Promise<number> {
+  async function record(trx: Kysely<Tables>, found: readonly Omit<InsertTransferParameters, 'now'>[]): Promise<number> {
     let added = 0;
     for (const entry of found) {
       const { transfer, inserted } = await recordTransfer(trx, { ...entry, now: now() });

@@ -3,13 +3,15 @@
  * watcher still finds a plain USDC transfer and a native transfer to two of them, with `eth_getLogs` filters that
  * do not grow with the number of addresses (every JSON-RPC request the watcher makes is read at the transport).
  * Then the reindex's rescan: a transfer made before its address was registered (the watcher had read past its
- * block) is found by `rescan`, and a transfer of an unlisted token is recorded `unsupported`.
+ * block) is found by `rescan`, and a transfer of an unlisted token is recorded `unsupported`. Last, native value a
+ * contract sends by an internal call (no transaction to the address, no log) is found through anvil's traces.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   createPublicClient,
   createWalletClient,
+  encodeFunctionData,
   erc20Abi,
   http,
   parseEther,
@@ -19,6 +21,7 @@ import {
   type PublicClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { multicall3Abi } from '../../generated/contracts/index.js';
 import {
   createDepositAddressWatcher,
   DEPOSIT_ADDRESSES_CURSOR,
@@ -177,4 +180,51 @@ it('rescan finds a transfer made before its address was registered, and records 
   });
   // A second rescan records nothing again.
   expect(await watcher.rescan(late, 50n)).toBe(0);
+});
+
+it('finds native value a contract sends to an address by an internal call (traces), and not a reverted one', async () => {
+  const to = addresses[42]!;
+  const multicall3 = chainA.contracts.multicall3;
+  const value = parseEther('0.002');
+  const send = async (calls: Array<{ target: Address; allowFailure: boolean; value: bigint; callData: Hex }>) => {
+    const hash = await wallet().writeContract({
+      address: multicall3,
+      abi: multicall3Abi,
+      functionName: 'aggregate3Value',
+      args: [calls],
+      value: calls.reduce((sum, call) => sum + call.value, 0n),
+    });
+    await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+    return hash;
+  };
+  // Value sent to the address inside a call that then reverts moves nothing: an inner aggregate pays the address,
+  // then fails (the depository refuses a plain call); the outer one allows the failure, so the transaction succeeds.
+  const refused = await send([
+    {
+      target: multicall3,
+      allowFailure: true,
+      value: 1_000n,
+      callData: encodeFunctionData({
+        abi: multicall3Abi,
+        functionName: 'aggregate3Value',
+        args: [
+          [
+            { target: to, allowFailure: false, value: 1_000n, callData: '0x' },
+            { target: chainA.contracts.depository, allowFailure: false, value: 0n, callData: '0x' },
+          ],
+        ],
+      }),
+    },
+  ]);
+  expect((await publicClientOf(chainA).getTransactionReceipt({ hash: refused })).status).toBe('success');
+  const hash = await send([{ target: to, allowFailure: false, value, callData: '0x' }]);
+  const found = await waitFor('the internal transfer confirmed', () => confirmed.find((t) => t.txHash === hash));
+  expect(found).toMatchObject({
+    address: to.toLowerCase(),
+    token: zeroAddress,
+    amount: value,
+    depositor: multicall3.toLowerCase(),
+  });
+  expect(found.logIndex).toBeLessThan(-1);
+  expect(confirmed.some((t) => t.txHash === refused)).toBe(false);
 });
