@@ -94,8 +94,11 @@ export async function reindexDepositAddress(
   if (
     target.id !== body.chainId &&
     (factory === undefined ||
-      computeDepositAddress(factory, address.saltKey as Hex, address.recoveryAddress as Address | null).toLowerCase() !==
-        address.address)
+      computeDepositAddress(
+        factory,
+        address.saltKey as Hex,
+        address.recoveryAddress as Address | null,
+      ).toLowerCase() !== address.address)
   )
     throw new GatewayError(
       'INVALID_INPUT',
