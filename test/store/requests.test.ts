@@ -19,6 +19,29 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
   const database = useTestDatabase(kind);
   beforeEach(() => truncateAll(database()));
 
+  it('a status change of a request with a deposit address carries the address object; an older string payload reads as one', async () => {
+    const { db } = database();
+    const request = await insertRequest(
+      db,
+      newRequest({ depositAddress: '0xDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDd' }),
+    );
+    await updateRequestStatus(db, request.id, { status: 'pending', now: request.createdAt + 1 });
+    // No deposit_addresses row (a request from before them): the address, type unknown (open), no transfer.
+    const legacyObject = {
+      address: '0xdddddddddddddddddddddddddddddddddddddddd',
+      type: 'open',
+      depositor: null,
+      depositTxHash: null,
+      recoveryAddress: null,
+    };
+    expect((await listEventsForRequest(db, request.id))[0]!.payload.depositAddress).toEqual(legacyObject);
+    // An event written before the object existed held the address string.
+    await sql`update request_events set payload = jsonb_set(payload, '{depositAddress}', to_jsonb(${'0xdddddddddddddddddddddddddddddddddddddddd'}::text))`.execute(
+      db,
+    );
+    expect((await listEventsForRequest(db, request.id))[0]!.payload.depositAddress).toEqual(legacyObject);
+  });
+
   it('round-trips a request, with amounts beyond 2^64 as exact bigints', async () => {
     const { db } = database();
     const params = newRequest({
