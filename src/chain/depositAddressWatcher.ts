@@ -104,6 +104,9 @@ export function nativeFromTraces(
   return found;
 }
 
+/** Failed `trace_block` probes (other than an unknown method) after which a node is taken as one without traces. */
+const PROBE_ATTEMPTS = 3;
+
 /** How far back each read of new addresses looks before the latest creation already read (slow commits, clocks). */
 const TRACK_MARGIN_MS = 5 * 60_000;
 
@@ -239,6 +242,7 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
    * transactions sent to the address are.
    */
   let traces: boolean | undefined;
+  let probeFailures = 0;
 
   /** The block's traces, or undefined when the node has no `trace_block`. */
   async function blockTraces(number: bigint): Promise<BlockTrace[] | undefined> {
@@ -253,9 +257,16 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       traces = true;
       return result ?? [];
     } catch (error) {
-      if (traces === undefined && isMethodUnsupported(error)) {
+      if (traces !== undefined) throw error;
+      // An unknown method ends the probe at once; any other failure is retried by the next passes, and after
+      // PROBE_ATTEMPTS of them the node is taken as one without traces (a watcher must not stall on the probe).
+      probeFailures++;
+      if (isMethodUnsupported(error) || probeFailures >= PROBE_ATTEMPTS) {
         traces = false;
-        log.info(context, 'the node has no trace_block: only native transactions sent to an address are read');
+        log.info(
+          { ...context, err: error },
+          'no trace_block on this node: only native transactions sent to an address are read',
+        );
         return undefined;
       }
       throw error;

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   createPublicClient,
   createWalletClient,
+  custom,
   encodeFunctionData,
   erc20Abi,
   http,
@@ -227,4 +228,46 @@ it('finds native value a contract sends to an address by an internal call (trace
   });
   expect(found.logIndex).toBeLessThan(-1);
   expect(confirmed.some((t) => t.txHash === refused)).toBe(false);
+});
+
+it('on a node without trace_block, still finds a native transaction sent to an address (block transactions)', async () => {
+  const own = await openTestDatabase('pglite');
+  const to = randomAddress();
+  const probes: string[] = [];
+  const direct = http(chainA.rpcUrl);
+  // The devnet's RPC, except that `trace_block` answers "method not found", as on many hosted nodes.
+  const client = createPublicClient({
+    chain: devnetViemChain(chainA),
+    transport: custom({
+      async request({ method, params }) {
+        if (method === 'trace_block') {
+          probes.push(method);
+          throw Object.assign(new Error('the method trace_block does not exist/is not available'), { code: -32601 });
+        }
+        return direct({ chain: devnetViemChain(chainA) }).request({ method, params });
+      },
+    }),
+  }) as PublicClient;
+  const seen: TransferRecord[] = [];
+  const plain = createDepositAddressWatcher({
+    chain: devnetChainConfigs(devnet.descriptor)[0]!,
+    client,
+    db: own.db,
+    log: silentLog,
+    now: () => Date.now(),
+    pollIntervalMs: 100,
+    onConfirmed: (transfer) => void seen.push(transfer),
+  });
+  try {
+    await register(own.db, [to]);
+    await plain.start();
+    const hash = await wallet().sendTransaction({ to, value: parseEther('0.001') });
+    await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+    const found = await waitFor('the native transfer', () => seen.find((t) => t.txHash === hash));
+    expect(found).toMatchObject({ address: to.toLowerCase(), amount: parseEther('0.001'), logIndex: -1 });
+    expect(probes).toEqual(['trace_block']);
+  } finally {
+    await plain.stop();
+    await disposeTestDatabase(own);
+  }
 });
