@@ -127,6 +127,8 @@ export interface DepositAddressWatcher {
    * pass (which confirms them as usual). Resolves with how many were new.
    */
   rescan(address: string, blocks: bigint): Promise<number>;
+  /** Whether a rescan runs now (one at a time per chain; the reindex endpoint answers 429 meanwhile). */
+  rescanning(): boolean;
 }
 
 export interface CreateDepositAddressWatcherParameters {
@@ -243,6 +245,9 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
    */
   let traces: boolean | undefined;
   let probeFailures = 0;
+  let rescanning = false;
+  /** The running rescan, awaited by `stop`. */
+  let rescan: Promise<void> = Promise.resolve();
 
   /** The block's traces, or undefined when the node has no `trace_block`. */
   async function blockTraces(number: bigint): Promise<BlockTrace[] | undefined> {
@@ -512,15 +517,26 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       wake?.();
       await inFlight;
       await loop;
+      await rescan;
     },
     pollNow: () => pollSafely(true),
+    rescanning: () => rescanning,
     async rescan(address, blocks) {
-      const pass = inFlight.then(() => rescanPass(address, blocks));
-      inFlight = pass.then(
+      // Beside the passes, not queued behind them (nor they behind it): recording a transfer twice is a no-op,
+      // the cursor is not touched, and the pass run after it confirms what it found.
+      if (rescanning) throw new Error(`a rescan is already running on chain ${chainId}`);
+      rescanning = true;
+      const pass = rescanPass(address, blocks);
+      rescan = pass.then(
         () => undefined,
         () => undefined,
       );
-      const added = await pass;
+      let added: number;
+      try {
+        added = await pass;
+      } finally {
+        rescanning = false;
+      }
       await pollSafely(true);
       return added;
     },

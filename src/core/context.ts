@@ -35,7 +35,10 @@ export interface CoreContext {
    */
   watchers?: ReadonlyMap<number, DepositWatcher>;
   /** Rescans a chain for one deposit address's transfers (`POST /transactions/deposit-address/reindex`), by chain id. */
-  depositAddressWatchers?: ReadonlyMap<number, { rescan(address: string, blocks: bigint): Promise<number> }>;
+  depositAddressWatchers?: ReadonlyMap<
+    number,
+    { rescan(address: string, blocks: bigint): Promise<number>; rescanning(): boolean }
+  >;
   /** The running solver, for fast fills; absent when the gateway runs without the solver. */
   fastFiller?: FastFillLifecycle;
   /** The running solver's sender of gasless batches (`POST /execute`); absent when the gateway runs without it. */

@@ -170,7 +170,12 @@ it('rescan finds a transfer made before its address was registered, and records 
   await new Promise((resolve) => setTimeout(resolve, 300));
   expect(await listTransfers(database.db, { chainId: chainA.chainId, address: late })).toEqual([]);
 
-  expect(await watcher.rescan(late, 50n)).toBe(2);
+  const first = watcher.rescan(late, 50n);
+  // One rescan at a time per chain (the reindex endpoint answers 429 meanwhile).
+  expect(watcher.rescanning()).toBe(true);
+  await expect(watcher.rescan(late, 50n)).rejects.toThrow(/already running/);
+  expect(await first).toBe(2);
+  expect(watcher.rescanning()).toBe(false);
   const found = await waitFor('the missed transfer confirmed', () => confirmed.find((t) => t.txHash === missed.hash));
   expect(found).toMatchObject({ address: late.toLowerCase(), amount: 3_000_000n, status: 'confirmed' });
   const transfers = await listTransfers(database.db, { chainId: chainA.chainId, address: late });

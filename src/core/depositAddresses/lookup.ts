@@ -108,6 +108,9 @@ export async function reindexDepositAddress(
   const watcher = ctx.depositAddressWatchers?.get(target.id);
   if (watcher === undefined)
     throw new GatewayError('SERVICE_UNAVAILABLE', 'The deposit-address watcher is not running on this instance');
+  // One rescan at a time per chain: reindexing many addresses at once cannot pile up RPC work.
+  if (watcher.rescanning())
+    throw new GatewayError('RATE_LIMITED', `A deposit-address reindex is running on chain ${target.id}; retry shortly`);
   if (!(await claimReindex(ctx.db, body.chainId, address.address, ctx.now(), REINDEX_COOLDOWN_MS)))
     throw new GatewayError('RATE_LIMITED', `Deposit address reindexed less than ${REINDEX_COOLDOWN_MS / 1000} s ago`);
   if (target.id !== body.chainId) {
