@@ -11,6 +11,13 @@ import type { CodegenConfig } from '@graphql-codegen/cli';
  * the executor (its type is generated from this one, so they cannot drift apart).
  */
 const enumValues = {
+  AppFeeClaimStatus: {
+    WAITING: 'waiting',
+    PENDING: 'pending',
+    SUCCESS: 'success',
+    FAILURE: 'failure',
+    EXPIRED: 'expired',
+  },
   DepositAddressType: { OPEN: 'open', STRICT: 'strict' },
   ExecutionKind: { RAW_CALLS: 'rawCalls' },
   FeeComponent: { EXECUTION: 'execution', SWAP: 'swap', PLATFORM: 'platform', APP: 'app' },

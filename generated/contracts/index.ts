@@ -11,6 +11,7 @@ export * from './MinorToken.js';
 export * from './Multicall3.js';
 export * from './Multicaller.js';
 export * from './OnlyOwnerMulticaller.js';
+export * from './PermitToken.js';
 export * from './PriceFeed.js';
 export * from './Receiver.js';
 export * from './StableToken.js';

@@ -34,6 +34,54 @@ export type Scalars = {
   Timestamp: { input: Date; output: number | Date; }
 };
 
+/** The app fees accrued to a wallet (`GET /app-fees/{wallet}/balances`). */
+export type AppFeeBalances = {
+  __typename?: 'AppFeeBalances';
+  /** Decimal USD a claim or a new fast fill can take: total less outstanding. */
+  availableBalanceUsd: Scalars['String']['output'];
+  /** Per currency the fees were paid in: the amount owed and its USD value when it accrued. */
+  balances: Array<CurrencyAmount>;
+  /** Decimal USD held by fast fills whose deposit has not arrived. */
+  outstandingFastFillBalanceUsd: Scalars['String']['output'];
+  /** Decimal USD: the accrued value less claims authorized and not paid yet. */
+  totalBalanceUsd: Scalars['String']['output'];
+};
+
+/** An app-fee claim of a wallet. */
+export type AppFeeClaim = {
+  __typename?: 'AppFeeClaim';
+  claimId: Scalars['ID']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  /** The payout: its chain, currency and amount. */
+  currency: CurrencyAmount;
+  recipient: Scalars['Address']['output'];
+  status: AppFeeClaimStatus;
+  /** The payout transaction, once mined. */
+  txHash?: Maybe<Scalars['Hex']['output']>;
+  wallet: Scalars['Address']['output'];
+};
+
+/** A page of a wallet's claims, newest first (`GET /app-fees/{wallet}/claims`). */
+export type AppFeeClaimPage = {
+  __typename?: 'AppFeeClaimPage';
+  claims: Array<AppFeeClaim>;
+  /** Pass as `continuation` for the next page; null on the last one. */
+  continuation?: Maybe<Scalars['String']['output']>;
+};
+
+/** Status of an app-fee claim (`GET /app-fees/{wallet}/claims`). */
+export type AppFeeClaimStatus =
+  /** Not signed in time; it pays nothing. */
+  | 'expired'
+  /** The payout failed; its value returned to the balance. */
+  | 'failure'
+  /** Authorized; the payout is being sent. */
+  | 'pending'
+  /** Paid on chain. */
+  | 'success'
+  /** Waiting for the wallet's signature. */
+  | 'waiting';
+
 /** An integrator fee. */
 export type AppFeeInput = {
   /** Basis points of the input amount (`100` = 1%). */
@@ -308,7 +356,7 @@ export type ExecutionOptionsInput = {
   /** Calls to run on the destination chain (not supported: refused when given). */
   destinationCalls?: InputMaybe<Array<CallInput>>;
   referrer?: InputMaybe<Scalars['String']['input']>;
-  /** The caller's API key (with fee sponsorship) pays the origin gas instead of the request's output. */
+  /** The caller's API key (with fee sponsorship) pays the origin gas instead of the request's output, drawn from its sponsorship allowance (`SPONSOR_BALANCE_TOO_LOW` when it cannot). */
   subsidizeFees: Scalars['Boolean']['input'];
 };
 
@@ -428,6 +476,53 @@ export type IndexTransactionInput = {
   chainId: Scalars['Int']['input'];
   requestId?: InputMaybe<Scalars['ID']['input']>;
   txHash: Scalars['Hex']['input'];
+};
+
+/** The solver's inventory, rebalancing plan and reconciliation (`GET /admin/inventory`). */
+export type Inventory = {
+  __typename?: 'Inventory';
+  inventory: Array<InventoryLine>;
+  plan: Array<RebalanceMove>;
+  reconciliation: Array<Reconciliation>;
+  short: Array<InventoryShortfall>;
+};
+
+/** The solver's holdings of one currency on one chain. */
+export type InventoryLine = {
+  __typename?: 'InventoryLine';
+  /** On chain less committed: what a quote may promise. */
+  available: Scalars['BigInt']['output'];
+  chainId: Scalars['Int']['output'];
+  /** Taken by fills in flight. */
+  committed: Scalars['BigInt']['output'];
+  currency: Scalars['Address']['output'];
+  decimals: Scalars['Int']['output'];
+  /** Currency group id (`usdc`, `eth`): the same asset on several chains. */
+  group: Scalars['String']['output'];
+  /** The ledger's solver account (opening balance and every movement since); may be negative. */
+  ledger: Scalars['BigInt']['output'];
+  /** The solver's balance on chain now, smallest units. */
+  onChain: Scalars['BigInt']['output'];
+  /** Filled deposits due to the solver, still in the depository. */
+  pendingSettlement: Scalars['BigInt']['output'];
+  symbol: Scalars['String']['output'];
+};
+
+/** One chain and currency of a rebalancing move. */
+export type InventoryLocation = {
+  __typename?: 'InventoryLocation';
+  chainId: Scalars['Int']['output'];
+  currency: Scalars['Address']['output'];
+};
+
+/** A chain below its rebalancing threshold. */
+export type InventoryShortfall = {
+  __typename?: 'InventoryShortfall';
+  chainId: Scalars['Int']['output'];
+  currency: Scalars['Address']['output'];
+  group: Scalars['String']['output'];
+  shortBy: Scalars['BigInt']['output'];
+  target: Scalars['BigInt']['output'];
 };
 
 /** Acknowledgement of an accepted operation. */
@@ -671,6 +766,9 @@ export type ProtocolOrder = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
+ * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
+ * | `inventory` | `GET /admin/inventory` | `getInventory` |
  *
  * An operation that is declared but not implemented yet fails with `extensions.code` `NOT_IMPLEMENTED`. Every
  * gateway error carries `extensions.code` (the REST `errorCode`), `extensions.status` (the HTTP status REST would
@@ -679,12 +777,21 @@ export type ProtocolOrder = {
  */
 export type Query = {
   __typename?: 'Query';
+  /** The app fees accrued to a wallet. */
+  appFeeBalances: AppFeeBalances;
+  /** A wallet's app-fee claims, newest first. */
+  appFeeClaims: AppFeeClaimPage;
   /** One chain by id (hidden chains included), or null when not configured. */
   chain?: Maybe<Chain>;
   /** Every chain of the catalogue that is not hidden, plus hidden chains named in `includeChains`. */
   chains: Array<Chain>;
   /** Currencies of the curated list. */
   currencies: Array<CurrencyListEntry>;
+  /**
+   * The solver's inventory (admin): needs `Authorization: Bearer <admin token>` on the HTTP request, as REST;
+   * `UNAUTHORIZED` without it, `FORBIDDEN` with a wrong one, `NOT_FOUND` when the admin interface is off.
+   */
+  inventory: Inventory;
   /** A lightweight quote without steps. */
   price: Price;
   /** An executable quote to bridge, swap or call. */
@@ -715,6 +822,65 @@ export type Query = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
+ * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
+ * | `inventory` | `GET /admin/inventory` | `getInventory` |
+ *
+ * An operation that is declared but not implemented yet fails with `extensions.code` `NOT_IMPLEMENTED`. Every
+ * gateway error carries `extensions.code` (the REST `errorCode`), `extensions.status` (the HTTP status REST would
+ * answer), `extensions.retriable` and, when present, `extensions.errorData`; unexpected errors are masked as
+ * `Unexpected error.` with code `UNKNOWN_ERROR`.
+ */
+export type QueryAppFeeBalancesArgs = {
+  wallet: Scalars['Address']['input'];
+};
+
+
+/**
+ * Read operations. Each field calls the core function of the same name as the REST operationId it mirrors:
+ *
+ * | Field | REST operation | operationId / core function |
+ * |---|---|---|
+ * | `chains`, `chain` | `GET /chains` | `getChains` |
+ * | `quote` | `POST /quote/v2` | `getQuote` |
+ * | `price` | `POST /price` | `getPrice` |
+ * | `requestStatus` | `GET /intents/status/v3` | `getIntentStatus` |
+ * | `request`, `requests` | `GET /requests/v3` | `getRequests` |
+ * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
+ * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
+ * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
+ * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
+ * | `inventory` | `GET /admin/inventory` | `getInventory` |
+ *
+ * An operation that is declared but not implemented yet fails with `extensions.code` `NOT_IMPLEMENTED`. Every
+ * gateway error carries `extensions.code` (the REST `errorCode`), `extensions.status` (the HTTP status REST would
+ * answer), `extensions.retriable` and, when present, `extensions.errorData`; unexpected errors are masked as
+ * `Unexpected error.` with code `UNKNOWN_ERROR`.
+ */
+export type QueryAppFeeClaimsArgs = {
+  continuation?: InputMaybe<Scalars['String']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  wallet: Scalars['Address']['input'];
+};
+
+
+/**
+ * Read operations. Each field calls the core function of the same name as the REST operationId it mirrors:
+ *
+ * | Field | REST operation | operationId / core function |
+ * |---|---|---|
+ * | `chains`, `chain` | `GET /chains` | `getChains` |
+ * | `quote` | `POST /quote/v2` | `getQuote` |
+ * | `price` | `POST /price` | `getPrice` |
+ * | `requestStatus` | `GET /intents/status/v3` | `getIntentStatus` |
+ * | `request`, `requests` | `GET /requests/v3` | `getRequests` |
+ * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
+ * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
+ * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
+ * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
+ * | `inventory` | `GET /admin/inventory` | `getInventory` |
  *
  * An operation that is declared but not implemented yet fails with `extensions.code` `NOT_IMPLEMENTED`. Every
  * gateway error carries `extensions.code` (the REST `errorCode`), `extensions.status` (the HTTP status REST would
@@ -739,6 +905,9 @@ export type QueryChainArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
+ * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
+ * | `inventory` | `GET /admin/inventory` | `getInventory` |
  *
  * An operation that is declared but not implemented yet fails with `extensions.code` `NOT_IMPLEMENTED`. Every
  * gateway error carries `extensions.code` (the REST `errorCode`), `extensions.status` (the HTTP status REST would
@@ -763,6 +932,9 @@ export type QueryChainsArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
+ * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
+ * | `inventory` | `GET /admin/inventory` | `getInventory` |
  *
  * An operation that is declared but not implemented yet fails with `extensions.code` `NOT_IMPLEMENTED`. Every
  * gateway error carries `extensions.code` (the REST `errorCode`), `extensions.status` (the HTTP status REST would
@@ -787,6 +959,9 @@ export type QueryCurrenciesArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
+ * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
+ * | `inventory` | `GET /admin/inventory` | `getInventory` |
  *
  * An operation that is declared but not implemented yet fails with `extensions.code` `NOT_IMPLEMENTED`. Every
  * gateway error carries `extensions.code` (the REST `errorCode`), `extensions.status` (the HTTP status REST would
@@ -811,6 +986,9 @@ export type QueryPriceArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
+ * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
+ * | `inventory` | `GET /admin/inventory` | `getInventory` |
  *
  * An operation that is declared but not implemented yet fails with `extensions.code` `NOT_IMPLEMENTED`. Every
  * gateway error carries `extensions.code` (the REST `errorCode`), `extensions.status` (the HTTP status REST would
@@ -835,6 +1013,9 @@ export type QueryQuoteArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
+ * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
+ * | `inventory` | `GET /admin/inventory` | `getInventory` |
  *
  * An operation that is declared but not implemented yet fails with `extensions.code` `NOT_IMPLEMENTED`. Every
  * gateway error carries `extensions.code` (the REST `errorCode`), `extensions.status` (the HTTP status REST would
@@ -859,6 +1040,9 @@ export type QueryRequestArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
+ * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
+ * | `inventory` | `GET /admin/inventory` | `getInventory` |
  *
  * An operation that is declared but not implemented yet fails with `extensions.code` `NOT_IMPLEMENTED`. Every
  * gateway error carries `extensions.code` (the REST `errorCode`), `extensions.status` (the HTTP status REST would
@@ -883,6 +1067,9 @@ export type QueryRequestSignatureArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
+ * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
+ * | `inventory` | `GET /admin/inventory` | `getInventory` |
  *
  * An operation that is declared but not implemented yet fails with `extensions.code` `NOT_IMPLEMENTED`. Every
  * gateway error carries `extensions.code` (the REST `errorCode`), `extensions.status` (the HTTP status REST would
@@ -907,6 +1094,9 @@ export type QueryRequestStatusArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
+ * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
+ * | `inventory` | `GET /admin/inventory` | `getInventory` |
  *
  * An operation that is declared but not implemented yet fails with `extensions.code` `NOT_IMPLEMENTED`. Every
  * gateway error carries `extensions.code` (the REST `errorCode`), `extensions.status` (the HTTP status REST would
@@ -933,6 +1123,9 @@ export type QueryRequestsArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
+ * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
+ * | `inventory` | `GET /admin/inventory` | `getInventory` |
  *
  * An operation that is declared but not implemented yet fails with `extensions.code` `NOT_IMPLEMENTED`. Every
  * gateway error carries `extensions.code` (the REST `errorCode`), `extensions.status` (the HTTP status REST would
@@ -1053,6 +1246,34 @@ export type QuoteInput = {
 export type QuoteProtocol = {
   __typename?: 'QuoteProtocol';
   v2?: Maybe<ProtocolOrder>;
+};
+
+/** A move of the rebalancing plan (advice: nothing moves funds). */
+export type RebalanceMove = {
+  __typename?: 'RebalanceMove';
+  /** Smallest units of the source currency. */
+  amount: Scalars['BigInt']['output'];
+  from: InventoryLocation;
+  group: Scalars['String']['output'];
+  to: InventoryLocation;
+};
+
+/** The ledger's latest reconciliation with a chain, for one currency. */
+export type Reconciliation = {
+  __typename?: 'Reconciliation';
+  blockNumber: Scalars['BigInt']['output'];
+  chainId: Scalars['Int']['output'];
+  /** Unix ms of the check these numbers come from. */
+  checkedAt: Scalars['Timestamp']['output'];
+  currency: Scalars['Address']['output'];
+  /** onChain - ledger - incoming, smallest units; 0 when the ledger and the chain agree. */
+  drift: Scalars['BigInt']['output'];
+  /** Unix ms of a later check that compared nothing (transactions in flight); null when the latest compared. */
+  inFlightAt?: Maybe<Scalars['Timestamp']['output']>;
+  /** Deposits forwarded to the solver, seen and not confirmed yet. */
+  incoming: Scalars['BigInt']['output'];
+  ledger: Scalars['BigInt']['output'];
+  onChain: Scalars['BigInt']['output'];
 };
 
 /** A request with its history (a record of `GET /requests/v3`). */
@@ -1562,6 +1783,10 @@ export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = Reso
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
   Address: ResolverTypeWrapper<Scalars['Address']['output']>;
+  AppFeeBalances: ResolverTypeWrapper<AppFeeBalances>;
+  AppFeeClaim: ResolverTypeWrapper<Omit<AppFeeClaim, 'status'> & { status: ResolversTypes['AppFeeClaimStatus'] }>;
+  AppFeeClaimPage: ResolverTypeWrapper<Omit<AppFeeClaimPage, 'claims'> & { claims: Array<ResolversTypes['AppFeeClaim']> }>;
+  AppFeeClaimStatus: ResolverTypeWrapper<AppFeeClaimStatus>;
   AppFeeInput: AppFeeInput;
   AuthorizationInput: AuthorizationInput;
   BigInt: ResolverTypeWrapper<Scalars['BigInt']['output']>;
@@ -1602,6 +1827,10 @@ export type ResolversTypes = ResolversObject<{
   IndexSingleTransactionInput: IndexSingleTransactionInput;
   IndexTransactionInput: IndexTransactionInput;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  Inventory: ResolverTypeWrapper<Inventory>;
+  InventoryLine: ResolverTypeWrapper<InventoryLine>;
+  InventoryLocation: ResolverTypeWrapper<InventoryLocation>;
+  InventoryShortfall: ResolverTypeWrapper<InventoryShortfall>;
   JSONObject: ResolverTypeWrapper<Scalars['JSONObject']['output']>;
   MessagePayload: ResolverTypeWrapper<MessagePayload>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -1624,6 +1853,8 @@ export type ResolversTypes = ResolversObject<{
   QuoteFees: ResolverTypeWrapper<QuoteFees>;
   QuoteInput: QuoteInput;
   QuoteProtocol: ResolverTypeWrapper<QuoteProtocol>;
+  RebalanceMove: ResolverTypeWrapper<RebalanceMove>;
+  Reconciliation: ResolverTypeWrapper<Reconciliation>;
   Request: ResolverTypeWrapper<RequestViewModel>;
   RequestConnection: ResolverTypeWrapper<RequestConnectionModelModel>;
   RequestEdge: ResolverTypeWrapper<Omit<RequestEdge, 'node'> & { node: ResolversTypes['Request'] }>;
@@ -1667,6 +1898,9 @@ export type ResolversTypes = ResolversObject<{
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
   Address: Scalars['Address']['output'];
+  AppFeeBalances: AppFeeBalances;
+  AppFeeClaim: AppFeeClaim;
+  AppFeeClaimPage: Omit<AppFeeClaimPage, 'claims'> & { claims: Array<ResolversParentTypes['AppFeeClaim']> };
   AppFeeInput: AppFeeInput;
   AuthorizationInput: AuthorizationInput;
   BigInt: Scalars['BigInt']['output'];
@@ -1704,6 +1938,10 @@ export type ResolversParentTypes = ResolversObject<{
   IndexSingleTransactionInput: IndexSingleTransactionInput;
   IndexTransactionInput: IndexTransactionInput;
   Int: Scalars['Int']['output'];
+  Inventory: Inventory;
+  InventoryLine: InventoryLine;
+  InventoryLocation: InventoryLocation;
+  InventoryShortfall: InventoryShortfall;
   JSONObject: Scalars['JSONObject']['output'];
   MessagePayload: MessagePayload;
   Mutation: Record<PropertyKey, never>;
@@ -1725,6 +1963,8 @@ export type ResolversParentTypes = ResolversObject<{
   QuoteFees: QuoteFees;
   QuoteInput: QuoteInput;
   QuoteProtocol: QuoteProtocol;
+  RebalanceMove: RebalanceMove;
+  Reconciliation: Reconciliation;
   Request: RequestViewModel;
   RequestConnection: RequestConnectionModelModel;
   RequestEdge: Omit<RequestEdge, 'node'> & { node: ResolversParentTypes['Request'] };
@@ -1760,6 +2000,30 @@ export type ResolversParentTypes = ResolversObject<{
 export interface AddressScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Address'], any> {
   name: 'Address';
 }
+
+export type AppFeeBalancesResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AppFeeBalances'] = ResolversParentTypes['AppFeeBalances']> = ResolversObject<{
+  availableBalanceUsd?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  balances?: Resolver<Array<ResolversTypes['CurrencyAmount']>, ParentType, ContextType>;
+  outstandingFastFillBalanceUsd?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  totalBalanceUsd?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type AppFeeClaimResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AppFeeClaim'] = ResolversParentTypes['AppFeeClaim']> = ResolversObject<{
+  claimId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['CurrencyAmount'], ParentType, ContextType>;
+  recipient?: Resolver<ResolversTypes['Address'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['AppFeeClaimStatus'], ParentType, ContextType>;
+  txHash?: Resolver<Maybe<ResolversTypes['Hex']>, ParentType, ContextType>;
+  wallet?: Resolver<ResolversTypes['Address'], ParentType, ContextType>;
+}>;
+
+export type AppFeeClaimPageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AppFeeClaimPage'] = ResolversParentTypes['AppFeeClaimPage']> = ResolversObject<{
+  claims?: Resolver<Array<ResolversTypes['AppFeeClaim']>, ParentType, ContextType>;
+  continuation?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type AppFeeClaimStatusResolvers = { EXPIRED: 'expired', FAILURE: 'failure', PENDING: 'pending', SUCCESS: 'success', WAITING: 'waiting' };
 
 export interface BigIntScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['BigInt'], any> {
   name: 'BigInt';
@@ -1951,6 +2215,39 @@ export type ImpactResolvers<ContextType = GraphQLContext, ParentType extends Res
   usd?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type InventoryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Inventory'] = ResolversParentTypes['Inventory']> = ResolversObject<{
+  inventory?: Resolver<Array<ResolversTypes['InventoryLine']>, ParentType, ContextType>;
+  plan?: Resolver<Array<ResolversTypes['RebalanceMove']>, ParentType, ContextType>;
+  reconciliation?: Resolver<Array<ResolversTypes['Reconciliation']>, ParentType, ContextType>;
+  short?: Resolver<Array<ResolversTypes['InventoryShortfall']>, ParentType, ContextType>;
+}>;
+
+export type InventoryLineResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['InventoryLine'] = ResolversParentTypes['InventoryLine']> = ResolversObject<{
+  available?: Resolver<ResolversTypes['BigInt'], ParentType, ContextType>;
+  chainId?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  committed?: Resolver<ResolversTypes['BigInt'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['Address'], ParentType, ContextType>;
+  decimals?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  group?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  ledger?: Resolver<ResolversTypes['BigInt'], ParentType, ContextType>;
+  onChain?: Resolver<ResolversTypes['BigInt'], ParentType, ContextType>;
+  pendingSettlement?: Resolver<ResolversTypes['BigInt'], ParentType, ContextType>;
+  symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type InventoryLocationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['InventoryLocation'] = ResolversParentTypes['InventoryLocation']> = ResolversObject<{
+  chainId?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['Address'], ParentType, ContextType>;
+}>;
+
+export type InventoryShortfallResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['InventoryShortfall'] = ResolversParentTypes['InventoryShortfall']> = ResolversObject<{
+  chainId?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['Address'], ParentType, ContextType>;
+  group?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  shortBy?: Resolver<ResolversTypes['BigInt'], ParentType, ContextType>;
+  target?: Resolver<ResolversTypes['BigInt'], ParentType, ContextType>;
+}>;
+
 export interface JsonObjectScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSONObject'], any> {
   name: 'JSONObject';
 }
@@ -2064,9 +2361,12 @@ export type ProtocolOrderResolvers<ContextType = GraphQLContext, ParentType exte
 }>;
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
+  appFeeBalances?: Resolver<ResolversTypes['AppFeeBalances'], ParentType, ContextType, RequireFields<QueryAppFeeBalancesArgs, 'wallet'>>;
+  appFeeClaims?: Resolver<ResolversTypes['AppFeeClaimPage'], ParentType, ContextType, RequireFields<QueryAppFeeClaimsArgs, 'wallet'>>;
   chain?: Resolver<Maybe<ResolversTypes['Chain']>, ParentType, ContextType, RequireFields<QueryChainArgs, 'id'>>;
   chains?: Resolver<Array<ResolversTypes['Chain']>, ParentType, ContextType, Partial<QueryChainsArgs>>;
   currencies?: Resolver<Array<ResolversTypes['CurrencyListEntry']>, ParentType, ContextType, Partial<QueryCurrenciesArgs>>;
+  inventory?: Resolver<ResolversTypes['Inventory'], ParentType, ContextType>;
   price?: Resolver<ResolversTypes['Price'], ParentType, ContextType, RequireFields<QueryPriceArgs, 'input'>>;
   quote?: Resolver<ResolversTypes['Quote'], ParentType, ContextType, RequireFields<QueryQuoteArgs, 'input'>>;
   request?: Resolver<Maybe<ResolversTypes['Request']>, ParentType, ContextType, RequireFields<QueryRequestArgs, 'id'>>;
@@ -2112,6 +2412,25 @@ export type QuoteFeesResolvers<ContextType = GraphQLContext, ParentType extends 
 
 export type QuoteProtocolResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['QuoteProtocol'] = ResolversParentTypes['QuoteProtocol']> = ResolversObject<{
   v2?: Resolver<Maybe<ResolversTypes['ProtocolOrder']>, ParentType, ContextType>;
+}>;
+
+export type RebalanceMoveResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RebalanceMove'] = ResolversParentTypes['RebalanceMove']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['BigInt'], ParentType, ContextType>;
+  from?: Resolver<ResolversTypes['InventoryLocation'], ParentType, ContextType>;
+  group?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  to?: Resolver<ResolversTypes['InventoryLocation'], ParentType, ContextType>;
+}>;
+
+export type ReconciliationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Reconciliation'] = ResolversParentTypes['Reconciliation']> = ResolversObject<{
+  blockNumber?: Resolver<ResolversTypes['BigInt'], ParentType, ContextType>;
+  chainId?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  checkedAt?: Resolver<ResolversTypes['Timestamp'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['Address'], ParentType, ContextType>;
+  drift?: Resolver<ResolversTypes['BigInt'], ParentType, ContextType>;
+  inFlightAt?: Resolver<Maybe<ResolversTypes['Timestamp']>, ParentType, ContextType>;
+  incoming?: Resolver<ResolversTypes['BigInt'], ParentType, ContextType>;
+  ledger?: Resolver<ResolversTypes['BigInt'], ParentType, ContextType>;
+  onChain?: Resolver<ResolversTypes['BigInt'], ParentType, ContextType>;
 }>;
 
 export type RequestResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Request'] = ResolversParentTypes['Request']> = ResolversObject<{
@@ -2326,6 +2645,10 @@ export type VmTypeResolvers = { BVM: 'bvm', EVM: 'evm', HYPEVM: 'hypevm', LVM: '
 
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Address?: GraphQLScalarType;
+  AppFeeBalances?: AppFeeBalancesResolvers<ContextType>;
+  AppFeeClaim?: AppFeeClaimResolvers<ContextType>;
+  AppFeeClaimPage?: AppFeeClaimPageResolvers<ContextType>;
+  AppFeeClaimStatus?: AppFeeClaimStatusResolvers;
   BigInt?: GraphQLScalarType;
   Chain?: ChainResolvers<ContextType>;
   ChainContracts?: ChainContractsResolvers<ContextType>;
@@ -2352,6 +2675,10 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   FeeValue?: FeeValueResolvers<ContextType>;
   Hex?: GraphQLScalarType;
   Impact?: ImpactResolvers<ContextType>;
+  Inventory?: InventoryResolvers<ContextType>;
+  InventoryLine?: InventoryLineResolvers<ContextType>;
+  InventoryLocation?: InventoryLocationResolvers<ContextType>;
+  InventoryShortfall?: InventoryShortfallResolvers<ContextType>;
   JSONObject?: GraphQLScalarType;
   MessagePayload?: MessagePayloadResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
@@ -2373,6 +2700,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   QuoteDetails?: QuoteDetailsResolvers<ContextType>;
   QuoteFees?: QuoteFeesResolvers<ContextType>;
   QuoteProtocol?: QuoteProtocolResolvers<ContextType>;
+  RebalanceMove?: RebalanceMoveResolvers<ContextType>;
+  Reconciliation?: ReconciliationResolvers<ContextType>;
   Request?: RequestResolvers<ContextType>;
   RequestConnection?: RequestConnectionResolvers<ContextType>;
   RequestEdge?: RequestEdgeResolvers<ContextType>;

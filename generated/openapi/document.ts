@@ -1358,7 +1358,7 @@ export const openapiDocument: Record<string, unknown> = {
           "execute"
         ],
         "summary": "Execute a gasless batch (EIP-7702)",
-        "description": "What the reference SDK's `executeGaslessBatch` posts: a batch of calls the user signed (EIP-712) for the\ngateway's EIP-7702 batch executor (`contracts.batchExecutor` of the chain; on the devnet the address the SDK\nexpects), with the authorization delegating the user's EOA to it when it is not delegated yet. `data.to` is\nthe user's EOA, `data.data` the executor's `execute(SignedBatchedCall, bytes)` call, `data.value` must be 0.\nThe gateway simulates it (`eth_call` with the authorization), then sends it as a type-4 transaction from its\norigin sender, which pays the gas; the request moves `waiting -> depositing -> pending -> ...`.\n\nWho pays: the batch must contain the deposit of a known `waiting` request (this request is answered). The\norigin gas (the simulated gas plus a margin, plus `originGasOverhead`) is recovered from that request: taken\nfrom its output before the fill and shown in its actual fees (`execution`). With\n`executionOptions.subsidizeFees` the caller's API key sponsors it instead (401 without a key, 403 when the\nkey has no sponsorship). The key is optional for a batch that pays for itself.\n\nRefused, with nothing sent: `INVALID_INPUT` for a batch that is not the executor's `execute` call, an\nauthorization for another contract or not signed by `data.to`, a non-zero `value`, a batch with no deposit\n(or two), a deposit that does not pay its order or is not the order's user's, a batch whose gas exceeds the\ngateway's cap (`GATEWAY_GASLESS_MAX_GAS`); `AMOUNT_TOO_LOW` when the gas would take the whole output;\n404 `NOT_FOUND` for an unknown request; 409 `CONFLICT` for a request already paid or being paid; 429\n`RATE_LIMITED` per key and per user; 400 `SIMULATION_FAILED` when the batch reverts in simulation, with the\nreference's `error` (label) and `details.revert` (type, label, message, selector, name, args).\nPosting the same batch again answers the same and sends nothing more. Calls that depend on `tx.origin` are\nunsupported (it is the gateway's sender).\n",
+        "description": "What the reference SDK's `executeGaslessBatch` posts: a batch of calls the user signed (EIP-712) for the\ngateway's EIP-7702 batch executor (`contracts.batchExecutor` of the chain; on the devnet the address the SDK\nexpects), with the authorization delegating the user's EOA to it when it is not delegated yet. `data.to` is\nthe user's EOA, `data.data` the executor's `execute(SignedBatchedCall, bytes)` call, `data.value` must be 0.\nThe gateway simulates it (`eth_call` with the authorization), then sends it as a type-4 transaction from its\norigin sender, which pays the gas; the request moves `waiting -> depositing -> pending -> ...`.\n\nWho pays: the batch must contain the deposit of a known `waiting` request (this request is answered). The\norigin gas (the simulated gas plus a margin, plus `originGasOverhead`) is recovered from that request: taken\nfrom its output before the fill and shown in its actual fees (`execution`). With\n`executionOptions.subsidizeFees` the caller's API key sponsors it instead (401 without a key, 403 when the\nkey has no sponsorship): its USD value is drawn from the key's sponsorship allowance in the transaction that\naccepts the batch, and a batch the remaining allowance cannot pay is 400 `SPONSOR_BALANCE_TOO_LOW` (nothing\ndrawn, nothing sent). The key is optional for a batch that pays for itself.\n\nRefused, with nothing sent: `INVALID_INPUT` for a batch that is not the executor's `execute` call, an\nauthorization for another contract or not signed by `data.to`, a non-zero `value`, a batch with no deposit\n(or two), a deposit that does not pay its order or is not the order's user's, a batch whose gas exceeds the\ngateway's cap (`GATEWAY_GASLESS_MAX_GAS`); `AMOUNT_TOO_LOW` when the gas would take the whole output;\n404 `NOT_FOUND` for an unknown request; 409 `CONFLICT` for a request already paid or being paid; 429\n`RATE_LIMITED` per key and per user; 400 `SIMULATION_FAILED` when the batch reverts in simulation, with the\nreference's `error` (label) and `details.revert` (type, label, message, selector, name, args).\nPosting the same batch again answers the same and sends nothing more. Calls that depend on `tx.origin` are\nunsupported (it is the gateway's sender).\n",
         "security": [
           {
             "ApiKeyAuth": []
@@ -2575,7 +2575,7 @@ export const openapiDocument: Record<string, unknown> = {
           "admin"
         ],
         "summary": "Solver inventory and rebalancing plan",
-        "description": "Per chain and currency, the solver's balance on chain, what fills in flight will take from it\n(`committed`), what quotes may promise (`available`), deposits filled and still in the depository\n(`pendingSettlement`), and the ledger's solver account. Then, per currency group, the chains below their\nrebalancing threshold (`short`) and the moves that bring them to their targets (`plan`). Targets:\n`GATEWAY_INVENTORY_TARGET_BPS`, `GATEWAY_INVENTORY_THRESHOLD_BPS`.\n",
+        "description": "Per chain and currency, the solver's balance on chain, what fills in flight will take from it\n(`committed`), what quotes may promise (`available`), deposits filled and still in the depository\n(`pendingSettlement`), and the ledger's solver account. Then, per currency group, the chains below their\nrebalancing threshold (`short`) and the moves that bring them to their targets (`plan`). Targets:\n`GATEWAY_INVENTORY_TARGET_BPS`, `GATEWAY_INVENTORY_THRESHOLD_BPS`. Last, the ledger's latest\nreconciliation with the chains (`reconciliation`, with its drift).\n",
         "security": [
           {
             "AdminBearer": []
@@ -3522,7 +3522,7 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "ErrorResponse": {
         "type": "object",
-        "description": "The body of every error response. `errorCode` is stable and machine-readable; `message` is for humans.\n\nCodes and their HTTP status:\n- 400: `INVALID_INPUT` (the request does not match this contract), `AMOUNT_TOO_LOW`, `INVALID_ADDRESS`,\n  `INVALID_RECIPIENT`, `INVALID_INPUT_CURRENCY`, `INVALID_OUTPUT_CURRENCY`, `UNSUPPORTED_CHAIN`,\n  `CHAIN_DISABLED`, `UNSUPPORTED_CURRENCY`, `UNSUPPORTED_ROUTE`, `NO_SWAP_ROUTES_FOUND`,\n  `INSUFFICIENT_LIQUIDITY`, `INVALID_SLIPPAGE_TOLERANCE`, `INVALID_EXTRA_TXS`, `EXTRA_TXS_NOT_SUPPORTED`,\n  `SWAP_IMPACT_TOO_HIGH`, `DESTINATION_TX_FAILED` (with the revert text in `errorData`),\n  `SIMULATION_FAILED` (a gasless batch reverts in simulation; the revert in `error` and `details`),\n  `AMOUNT_TOO_HIGH` (the order is over the route's USD limit; the limit in `errorData`),\n  `ROUTE_TEMPORARILY_RESTRICTED` (the solver's fills on the destination chain reached their outflow limit\n  for the current window; retriable later, the USD still available in `errorData`)\n- 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `NOT_FOUND`; 405 `METHOD_NOT_ALLOWED`;\n  413 `PAYLOAD_TOO_LARGE`; 415 `UNSUPPORTED_MEDIA_TYPE`; 429 `RATE_LIMITED`\n- 500 `UNKNOWN_ERROR`; 501 `NOT_IMPLEMENTED`\n- retriable: 429 `RATE_LIMITED`, 502 `RPC_HTTP_ERROR`, 503 `SERVICE_UNAVAILABLE` and\n  `PRICE_FETCH_FAILED` (also when a price feed's answer is older than its maximum age, or a stablecoin's\n  feed is off its fixed price), 504 `REQUEST_TIMED_OUT`, 400 `ROUTE_TEMPORARILY_RESTRICTED`\n",
+        "description": "The body of every error response. `errorCode` is stable and machine-readable; `message` is for humans.\n\nCodes and their HTTP status:\n- 400: `INVALID_INPUT` (the request does not match this contract), `AMOUNT_TOO_LOW`, `INVALID_ADDRESS`,\n  `INVALID_RECIPIENT`, `INVALID_INPUT_CURRENCY`, `INVALID_OUTPUT_CURRENCY`, `UNSUPPORTED_CHAIN`,\n  `CHAIN_DISABLED`, `UNSUPPORTED_CURRENCY`, `UNSUPPORTED_ROUTE`, `NO_SWAP_ROUTES_FOUND`,\n  `INSUFFICIENT_LIQUIDITY`, `INVALID_SLIPPAGE_TOLERANCE`, `INVALID_EXTRA_TXS`, `EXTRA_TXS_NOT_SUPPORTED`,\n  `SWAP_IMPACT_TOO_HIGH`, `DESTINATION_TX_FAILED` (with the revert text in `errorData`),\n  `SIMULATION_FAILED` (a gasless batch reverts in simulation; the revert in `error` and `details`),\n  `SPONSOR_BALANCE_TOO_LOW` (a sponsored gasless batch costs more than the API key's remaining sponsorship\n  allowance; the remaining micro-USD in `errorData`),\n  `AMOUNT_TOO_HIGH` (the order is over the route's USD limit; the limit in `errorData`),\n  `ROUTE_TEMPORARILY_RESTRICTED` (the solver's fills on the destination chain reached their outflow limit\n  for the current window; retriable later, the USD still available in `errorData`)\n- 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `NOT_FOUND`; 405 `METHOD_NOT_ALLOWED`;\n  413 `PAYLOAD_TOO_LARGE`; 415 `UNSUPPORTED_MEDIA_TYPE`; 429 `RATE_LIMITED`\n- 500 `UNKNOWN_ERROR`; 501 `NOT_IMPLEMENTED`\n- retriable: 429 `RATE_LIMITED`, 502 `RPC_HTTP_ERROR`, 503 `SERVICE_UNAVAILABLE` and\n  `PRICE_FETCH_FAILED` (also when a price feed's answer is older than its maximum age, or a stablecoin's\n  feed is off its fixed price), 504 `REQUEST_TIMED_OUT`, 400 `ROUTE_TEMPORARILY_RESTRICTED`\n",
         "required": [
           "message",
           "errorCode"
@@ -5472,7 +5472,7 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "recipient": {
             "type": "string",
-            "description": "Address receiving on the destination chain."
+            "description": "Address the fill pays on the destination chain: the recipient, or for calls (`txs`) the multicaller that receives `currencyOut` and runs the calls (listed in `protocol.v2.orderData.output.calls`)."
           },
           "currencyIn": {
             "$ref": "#/components/schemas/CurrencyAmount",
@@ -7680,7 +7680,7 @@ export const openapiDocument: Record<string, unknown> = {
               },
               "destinationUser": {
                 "type": "string",
-                "description": "Recipient on the destination chain."
+                "description": "Whom the fill pays on the destination chain: the recipient, or for a request with calls (`txs`) the destination's multicaller, which receives the output and runs the calls."
               }
             }
           },
@@ -8298,6 +8298,9 @@ export const openapiDocument: Record<string, unknown> = {
           "id",
           "name",
           "sponsorshipEnabled",
+          "sponsorshipAllowanceUsdMicros",
+          "sponsorshipSpentUsdMicros",
+          "sponsorshipRemainingUsdMicros",
           "limits",
           "webhook",
           "webhookSigning",
@@ -8318,6 +8321,21 @@ export const openapiDocument: Record<string, unknown> = {
           "sponsorshipEnabled": {
             "type": "boolean",
             "description": "The key may ask for fee sponsorship (`subsidizeFees`)."
+          },
+          "sponsorshipAllowanceUsdMicros": {
+            "type": "string",
+            "description": "Fee sponsorship the administrator allows the key, micro-USD (`\"1000000\"` = USD 1). A gasless batch\nwith `subsidizeFees` (`POST /execute`) draws its origin gas from it; a batch that would take the key\npast it is refused (400 `SPONSOR_BALANCE_TOO_LOW`). 0 (the default) sponsors nothing.\n",
+            "examples": [
+              "5000000"
+            ]
+          },
+          "sponsorshipSpentUsdMicros": {
+            "type": "string",
+            "description": "Fee sponsorship the key's gasless batches have drawn, micro-USD."
+          },
+          "sponsorshipRemainingUsdMicros": {
+            "type": "string",
+            "description": "Allowance less spent (never below 0), micro-USD."
           },
           "limits": {
             "$ref": "#/components/schemas/ApiKeyLimits"
@@ -8409,6 +8427,11 @@ export const openapiDocument: Record<string, unknown> = {
                 "type": "null"
               }
             ]
+          },
+          "sponsorshipAllowanceUsdMicros": {
+            "type": "string",
+            "pattern": "^[0-9]{1,30}$",
+            "description": "Fee sponsorship allowed to the key in total, micro-USD (`\"1000000\"` = USD 1); what the key has spent is\nkept, so raising the allowance tops it up and setting it at or below the spent amount stops sponsorship.\n"
           }
         }
       },
@@ -8472,6 +8495,11 @@ export const openapiDocument: Record<string, unknown> = {
                 "type": "null"
               }
             ]
+          },
+          "sponsorshipAllowanceUsdMicros": {
+            "type": "string",
+            "pattern": "^[0-9]{1,30}$",
+            "description": "Fee sponsorship allowed to the key in total, micro-USD (`\"1000000\"` = USD 1); what the key has spent is\nkept, so raising the allowance tops it up and setting it at or below the spent amount stops sponsorship.\n"
           }
         }
       },
@@ -8854,14 +8882,71 @@ export const openapiDocument: Record<string, unknown> = {
           }
         }
       },
+      "ReconciliationLine": {
+        "type": "object",
+        "required": [
+          "chainId",
+          "currency",
+          "blockNumber",
+          "onChain",
+          "ledger",
+          "incoming",
+          "drift",
+          "checkedAt",
+          "inFlightAt"
+        ],
+        "properties": {
+          "chainId": {
+            "$ref": "#/components/schemas/ChainId"
+          },
+          "currency": {
+            "$ref": "#/components/schemas/EvmAddress"
+          },
+          "blockNumber": {
+            "$ref": "#/components/schemas/UintString"
+          },
+          "onChain": {
+            "$ref": "#/components/schemas/UintString"
+          },
+          "ledger": {
+            "$ref": "#/components/schemas/IntString"
+          },
+          "incoming": {
+            "$ref": "#/components/schemas/UintString"
+          },
+          "drift": {
+            "$ref": "#/components/schemas/IntString",
+            "description": "Smallest units; positive when the chain holds more than the ledger knows of."
+          },
+          "checkedAt": {
+            "type": "integer",
+            "description": "Unix ms of the check these numbers come from."
+          },
+          "inFlightAt": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "Unix ms of a later check that compared nothing because the solver's transactions were in flight\n(mined without a recorded receipt); null when the latest check compared.\n"
+          }
+        }
+      },
       "InventoryResponse": {
         "type": "object",
         "required": [
           "inventory",
           "short",
-          "plan"
+          "plan",
+          "reconciliation"
         ],
         "properties": {
+          "reconciliation": {
+            "type": "array",
+            "description": "The ledger's latest reconciliation with the chains, per chain and currency (the solver's job, every\n`GATEWAY_RECONCILIATION_INTERVAL_MS`): the solver's balance on chain at `blockNumber`, the ledger's\nsolver account (with its opening balance), deposits forwarded to the solver and not confirmed yet\n(`incoming`), and `drift` = onChain - ledger - incoming. Empty before the first check.\n",
+            "items": {
+              "$ref": "#/components/schemas/ReconciliationLine"
+            }
+          },
           "inventory": {
             "type": "array",
             "items": {

@@ -339,7 +339,9 @@ export interface paths {
          *     origin gas (the simulated gas plus a margin, plus `originGasOverhead`) is recovered from that request: taken
          *     from its output before the fill and shown in its actual fees (`execution`). With
          *     `executionOptions.subsidizeFees` the caller's API key sponsors it instead (401 without a key, 403 when the
-         *     key has no sponsorship). The key is optional for a batch that pays for itself.
+         *     key has no sponsorship): its USD value is drawn from the key's sponsorship allowance in the transaction that
+         *     accepts the batch, and a batch the remaining allowance cannot pay is 400 `SPONSOR_BALANCE_TOO_LOW` (nothing
+         *     drawn, nothing sent). The key is optional for a batch that pays for itself.
          *
          *     Refused, with nothing sent: `INVALID_INPUT` for a batch that is not the executor's `execute` call, an
          *     authorization for another contract or not signed by `data.to`, a non-zero `value`, a batch with no deposit
@@ -780,7 +782,8 @@ export interface paths {
          *     (`committed`), what quotes may promise (`available`), deposits filled and still in the depository
          *     (`pendingSettlement`), and the ledger's solver account. Then, per currency group, the chains below their
          *     rebalancing threshold (`short`) and the moves that bring them to their targets (`plan`). Targets:
-         *     `GATEWAY_INVENTORY_TARGET_BPS`, `GATEWAY_INVENTORY_THRESHOLD_BPS`.
+         *     `GATEWAY_INVENTORY_TARGET_BPS`, `GATEWAY_INVENTORY_THRESHOLD_BPS`. Last, the ledger's latest
+         *     reconciliation with the chains (`reconciliation`, with its drift).
          */
         get: operations["getInventory"];
         put?: never;
@@ -973,6 +976,8 @@ export interface components {
          *       `INSUFFICIENT_LIQUIDITY`, `INVALID_SLIPPAGE_TOLERANCE`, `INVALID_EXTRA_TXS`, `EXTRA_TXS_NOT_SUPPORTED`,
          *       `SWAP_IMPACT_TOO_HIGH`, `DESTINATION_TX_FAILED` (with the revert text in `errorData`),
          *       `SIMULATION_FAILED` (a gasless batch reverts in simulation; the revert in `error` and `details`),
+         *       `SPONSOR_BALANCE_TOO_LOW` (a sponsored gasless batch costs more than the API key's remaining sponsorship
+         *       allowance; the remaining micro-USD in `errorData`),
          *       `AMOUNT_TOO_HIGH` (the order is over the route's USD limit; the limit in `errorData`),
          *       `ROUTE_TEMPORARILY_RESTRICTED` (the solver's fills on the destination chain reached their outflow limit
          *       for the current window; retriable later, the USD still available in `errorData`)
@@ -1657,7 +1662,7 @@ export interface components {
             operation: components["schemas"]["Operation"];
             /** @description Address paying on the origin chain. */
             sender: string;
-            /** @description Address receiving on the destination chain. */
+            /** @description Address the fill pays on the destination chain: the recipient, or for calls (`txs`) the multicaller that receives `currencyOut` and runs the calls (listed in `protocol.v2.orderData.output.calls`). */
             recipient: string;
             /** @description What the user sends. */
             currencyIn: components["schemas"]["CurrencyAmount"];
@@ -2265,7 +2270,7 @@ export interface components {
                 /** @description Where the deposit is paid to on the origin chain. */
                 originTransferDestination?: string;
                 destinationChainId: components["schemas"]["ChainId"];
-                /** @description Recipient on the destination chain. */
+                /** @description Whom the fill pays on the destination chain: the recipient, or for a request with calls (`txs`) the destination's multicaller, which receives the output and runs the calls. */
                 destinationUser: string;
             };
             /** @description The solver's EIP-191 signature (65 bytes). */
@@ -2460,6 +2465,17 @@ export interface components {
             name: string;
             /** @description The key may ask for fee sponsorship (`subsidizeFees`). */
             sponsorshipEnabled: boolean;
+            /**
+             * @description Fee sponsorship the administrator allows the key, micro-USD (`"1000000"` = USD 1). A gasless batch
+             *     with `subsidizeFees` (`POST /execute`) draws its origin gas from it; a batch that would take the key
+             *     past it is refused (400 `SPONSOR_BALANCE_TOO_LOW`). 0 (the default) sponsors nothing.
+             * @example 5000000
+             */
+            sponsorshipAllowanceUsdMicros: string;
+            /** @description Fee sponsorship the key's gasless batches have drawn, micro-USD. */
+            sponsorshipSpentUsdMicros: string;
+            /** @description Allowance less spent (never below 0), micro-USD. */
+            sponsorshipRemainingUsdMicros: string;
             limits: components["schemas"]["ApiKeyLimits"];
             webhook: components["schemas"]["ApiKeyWebhookState"] | null;
             /**
@@ -2492,6 +2508,11 @@ export interface components {
             /** @default false */
             businessVerified: boolean;
             payoutAddress?: components["schemas"]["EvmAddress"] | null;
+            /**
+             * @description Fee sponsorship allowed to the key in total, micro-USD (`"1000000"` = USD 1); what the key has spent is
+             *     kept, so raising the allowance tops it up and setting it at or below the spent amount stops sponsorship.
+             */
+            sponsorshipAllowanceUsdMicros?: string;
         };
         /**
          * @description A change to the key's webhook: absent fields are kept from the current webhook (`url` is required only
@@ -2515,6 +2536,11 @@ export interface components {
             webhook?: components["schemas"]["ApiKeyWebhookChange"];
             businessVerified?: boolean;
             payoutAddress?: components["schemas"]["EvmAddress"] | null;
+            /**
+             * @description Fee sponsorship allowed to the key in total, micro-USD (`"1000000"` = USD 1); what the key has spent is
+             *     kept, so raising the allowance tops it up and setting it at or below the spent amount stops sponsorship.
+             */
+            sponsorshipAllowanceUsdMicros?: string;
         };
         ApiKeyResponse: {
             apiKey: components["schemas"]["ApiKey"];
@@ -2619,7 +2645,31 @@ export interface components {
             pendingSettlement: components["schemas"]["UintString"];
             ledger: components["schemas"]["IntString"];
         };
+        ReconciliationLine: {
+            chainId: components["schemas"]["ChainId"];
+            currency: components["schemas"]["EvmAddress"];
+            blockNumber: components["schemas"]["UintString"];
+            onChain: components["schemas"]["UintString"];
+            ledger: components["schemas"]["IntString"];
+            incoming: components["schemas"]["UintString"];
+            /** @description Smallest units; positive when the chain holds more than the ledger knows of. */
+            drift: components["schemas"]["IntString"];
+            /** @description Unix ms of the check these numbers come from. */
+            checkedAt: number;
+            /**
+             * @description Unix ms of a later check that compared nothing because the solver's transactions were in flight
+             *     (mined without a recorded receipt); null when the latest check compared.
+             */
+            inFlightAt: number | null;
+        };
         InventoryResponse: {
+            /**
+             * @description The ledger's latest reconciliation with the chains, per chain and currency (the solver's job, every
+             *     `GATEWAY_RECONCILIATION_INTERVAL_MS`): the solver's balance on chain at `blockNumber`, the ledger's
+             *     solver account (with its opening balance), deposits forwarded to the solver and not confirmed yet
+             *     (`incoming`), and `drift` = onChain - ledger - incoming. Empty before the first check.
+             */
+            reconciliation: components["schemas"]["ReconciliationLine"][];
             inventory: components["schemas"]["InventoryLine"][];
             short: {
                 group: string;

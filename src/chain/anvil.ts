@@ -32,7 +32,7 @@ const OUTPUT_TAIL_CHARS = 4_000;
 const KILL_GRACE_MS = 3_000;
 
 /** Absolute path of the anvil binary shipped by `@foundry-rs/anvil-linux-amd64`. */
-export function anvilBinaryPath(): string {
+function anvilBinaryPath(): string {
   const require = createRequire(import.meta.url);
   let packageJson: string;
   try {

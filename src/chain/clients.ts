@@ -5,7 +5,7 @@ import { createNodeFetch } from './nodeFetch.js';
 export type ChainClients = ReadonlyMap<number, PublicClient>;
 
 /** A viem chain object for a configured chain (viem needs one for signing and sending, and for Multicall3). */
-export function toViemChain(chain: ChainConfig) {
+function toViemChain(chain: ChainConfig) {
   return defineChain({
     id: chain.id,
     name: chain.displayName,

@@ -14,6 +14,8 @@ import {
   approvalProxyBytecode,
   attestationVerifierAbi,
   attestationVerifierBytecode,
+  batchExecutorAbi,
+  batchExecutorBytecode,
   depositAddressFactoryAbi,
   depositAddressFactoryBytecode,
   depositoryAbi,
@@ -32,7 +34,7 @@ import {
 import type { ChainContracts } from '../core/chains/types.js';
 
 /** Multicall3's address on nearly every public chain (deployed there with a keyless transaction). */
-export const CANONICAL_MULTICALL3: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
+const CANONICAL_MULTICALL3: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
 
 export interface DeployContractsParameters {
   /** The chain's HTTP RPC URL. */
@@ -47,8 +49,10 @@ export interface DeployContractsParameters {
 
 /**
  * Deploys the gateway's contracts to one chain (`npm run deploy`): depository, receiver, multicaller, the
- * solver-owned multicaller that runs fills, approval proxy, ERC-20 router, attestation verifier and deposit-address factory; Multicall3
- * only when the chain has none at its canonical address. Each deployment waits for its receipt and checks the
+ * solver-owned multicaller that runs fills, approval proxy, ERC-20 router, attestation verifier, deposit-address
+ * factory and the EIP-7702 batch executor of gasless batches (`contracts/BatchExecutor.sol`: no owner, no
+ * constructor state; its EIP-712 domain salt is its own address, so SDK clients point `executeGaslessBatch` at
+ * it, see docs/real-networks.md); Multicall3 only when the chain has none at its canonical address. Each deployment waits for its receipt and checks the
  * code is there. Returns the addresses in the shape of a config file's `contracts`.
  */
 export async function deployContracts({
@@ -102,6 +106,7 @@ export async function deployContracts({
     depositAddressFactoryBytecode,
     [solver, depository],
   );
+  const batchExecutor = await deploy('batchExecutor', batchExecutorAbi, batchExecutorBytecode);
   return {
     depository,
     receiver,
@@ -112,5 +117,6 @@ export async function deployContracts({
     multicall3,
     attestationVerifier,
     depositAddressFactory,
+    batchExecutor,
   };
 }

@@ -59,7 +59,7 @@ const isMethodUnsupported = (error: unknown): boolean => {
  * the transaction's own call (as when read from the block's transactions) and -(2 + its position among the
  * transaction's frames) for an internal one: stable across reads.
  */
-export function nativeFromTraces(
+function nativeFromTraces(
   chainId: number,
   blockNumber: bigint,
   traced: readonly BlockTrace[],

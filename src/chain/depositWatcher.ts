@@ -5,7 +5,6 @@ import {
   getAbiItem,
   isAddressEqual,
   parseEventLogs,
-  TimeoutError,
   TransactionReceiptNotFoundError,
   zeroAddress,
   type Hex,
@@ -27,6 +26,7 @@ import {
 } from '../store/deposits.repository.js';
 import { normalizeHex } from '../store/mappers.js';
 import type { Tables } from '../store/tables.js';
+import { rpcGatewayError } from './rpcErrors.js';
 
 /** The `chain_cursors` name of the deposit watcher. */
 export const DEPOSITS_CURSOR = 'deposits';
@@ -467,7 +467,7 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
             `Transaction ${txHash} was not found on chain ${chainId} (not mined yet?)`,
           );
         }
-        throw rpcError(error, chain, `reading the receipt of ${txHash}`);
+        throw rpcGatewayError(error, chain, `reading the receipt of ${txHash}`);
       }
       const logs = parseEventLogs({ abi: depositEvents, logs: receipt.logs, strict: true });
       const entries = decodeAll(logs).map((entry) => ({ ...entry, sender: receipt.from }));
@@ -491,14 +491,3 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
 }
 
 type DecodableLog = ReturnType<typeof parseEventLogs<typeof depositEvents, true>>[number];
-
-function rpcError(error: unknown, chain: ChainConfig, doing: string): GatewayError {
-  if (error instanceof GatewayError) return error;
-  if (error instanceof BaseError && error.walk((e) => e instanceof TimeoutError)) {
-    return new GatewayError('REQUEST_TIMED_OUT', `RPC of chain ${chain.id} timed out while ${doing}`, { cause: error });
-  }
-  const detail = error instanceof BaseError ? error.shortMessage : String(error);
-  return new GatewayError('RPC_HTTP_ERROR', `RPC of chain ${chain.id} failed while ${doing}: ${detail}`, {
-    cause: error,
-  });
-}

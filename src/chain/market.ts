@@ -2,9 +2,7 @@ import {
   BaseError,
   ContractFunctionZeroDataError,
   ExecutionRevertedError,
-  HttpRequestError,
   InsufficientFundsError,
-  TimeoutError,
   decodeErrorResult,
   erc20Abi,
   formatUnits,
@@ -24,6 +22,7 @@ import { requirePriceSource, type MarketData, type TransactionRequest, type UsdP
 import { createTtlCache, type TtlCache } from '../core/cache.js';
 import { DEFAULT_PEG_DEVIATION_BPS } from '../core/settings.js';
 import type { ChainClients } from './clients.js';
+import { describeChain, rpcFailure, transportFailure } from './rpcErrors.js';
 
 export interface CreateMarketDataParameters {
   chains: ChainConfig[];
@@ -284,7 +283,7 @@ async function estimate(market: ChainMarket, tx: TransactionRequest): Promise<bi
     const reason = describeExecutionFailure(error);
     throw new GatewayError(
       'DESTINATION_TX_FAILED',
-      `Transaction to ${tx.to} on ${chainName(config)} would fail: ${reason}`,
+      `Transaction to ${tx.to} on ${describeChain(config)} would fail: ${reason}`,
       {
         data: reason,
         cause: error,
@@ -302,33 +301,6 @@ async function read<T>(market: ChainMarket, what: string, load: () => Promise<T>
       transportFailure(error, market.config, `reading ${what}`) ?? rpcFailure(error, market.config, `reading ${what}`)
     );
   }
-}
-
-/** The RPC did not answer: a timeout, or an HTTP or network failure. `doing` completes "while …". */
-function transportFailure(error: unknown, chain: ChainConfig, doing: string): GatewayError | undefined {
-  if (error instanceof GatewayError) return error;
-  if (!(error instanceof BaseError)) return undefined;
-  if (error.walk((e) => e instanceof TimeoutError)) {
-    return new GatewayError('REQUEST_TIMED_OUT', `RPC of ${chainName(chain)} timed out while ${doing}`, {
-      cause: error,
-    });
-  }
-  const http = error.walk((e) => e instanceof HttpRequestError);
-  if (http instanceof HttpRequestError) {
-    const detail = http.status === undefined ? http.details || http.shortMessage : `HTTP ${http.status}`;
-    return new GatewayError('RPC_HTTP_ERROR', `RPC of ${chainName(chain)} failed while ${doing}: ${detail}`, {
-      cause: error,
-    });
-  }
-  return undefined;
-}
-
-/** The RPC answered with an error, or with something that is not the expected answer. */
-function rpcFailure(error: unknown, chain: ChainConfig, doing: string): GatewayError {
-  const detail = error instanceof BaseError ? error.shortMessage : String(error);
-  return new GatewayError('RPC_HTTP_ERROR', `RPC of ${chainName(chain)} failed while ${doing}: ${detail}`, {
-    cause: error,
-  });
 }
 
 /** Why a contract read failed, for a message. */
@@ -396,6 +368,5 @@ function formatArg(value: unknown): string {
 }
 
 const lower = (address: Address): Address => address.toLowerCase() as Address;
-const chainName = (chain: ChainConfig): string => `${chain.displayName} (chain ${chain.id})`;
 const label = (market: ChainMarket, currency: CurrencyConfig): string =>
-  `${currency.symbol} on ${chainName(market.config)}`;
+  `${currency.symbol} on ${describeChain(market.config)}`;

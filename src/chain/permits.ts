@@ -1,8 +1,9 @@
-import { BaseError, HttpRequestError, parseAbi, TimeoutError, type Address, type Hex, type PublicClient } from 'viem';
+import { parseAbi, type Address, type Hex, type PublicClient } from 'viem';
 import type { ChainConfig } from '../core/chains/types.js';
 import { GatewayError } from '../core/errors.js';
 import type { PermitChain, PermitStandard, PermitToken } from '../core/permits/ports.js';
 import type { ChainClients } from './clients.js';
+import { isRevert } from './rpcErrors.js';
 
 const permitTokenAbi = parseAbi([
   'function eip712Domain() view returns (bytes1 fields, string name, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)',
@@ -11,6 +12,7 @@ const permitTokenAbi = parseAbi([
   'function nonces(address owner) view returns (uint256)',
   'function DOMAIN_SEPARATOR() view returns (bytes32)',
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+  'function allowance(address owner, address spender) view returns (uint256)',
 ]);
 
 /** An address no one holds a key to: probes read its (empty) state. */
@@ -98,6 +100,21 @@ export function createPermitChain(chains: readonly ChainConfig[], clients: Chain
         });
       }
     },
+    async allowance(chainId, token, owner, spender) {
+      const { client, chain } = clientOf(chainId);
+      try {
+        return await client.readContract({
+          address: token,
+          abi: permitTokenAbi,
+          functionName: 'allowance',
+          args: [owner, spender],
+        });
+      } catch (error) {
+        throw new GatewayError('RPC_HTTP_ERROR', `Chain ${chain.name}: reading the allowance of ${owner} failed`, {
+          cause: error,
+        });
+      }
+    },
     async authorizationUsed(chainId, token, owner, nonce) {
       const { client, chain } = clientOf(chainId);
       try {
@@ -116,10 +133,4 @@ export function createPermitChain(chains: readonly ChainConfig[], clients: Chain
       }
     },
   };
-}
-
-/** A call the node executed and that reverted (or hit no code), as opposed to a transport failure. */
-function isRevert(error: unknown): boolean {
-  if (!(error instanceof BaseError)) return false;
-  return error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError) === null;
 }

@@ -2,10 +2,7 @@ import type { Kysely } from 'kysely';
 import {
   BaseError,
   ExecutionRevertedError,
-  InternalRpcError,
   keccak256,
-  RpcError,
-  RpcRequestError,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   type Address,
@@ -15,6 +12,7 @@ import {
 } from 'viem';
 import type { ChainConfig } from '../core/chains/types.js';
 import type { Logger } from '../core/logger.js';
+import { toUsdMicros, type UsdPrice } from '../core/market.js';
 import { GatewayError } from '../core/errors.js';
 import { crashPoint, type CrashPoint } from '../core/faults.js';
 import type { SendParameters, SentReceipt, SignedAuthorizationInput, TransactionSender } from '../core/solver/ports.js';
@@ -34,6 +32,8 @@ import {
 } from '../store/outgoingTxs.repository.js';
 import type { JsonObject, Tables } from '../store/tables.js';
 import type { HeadFeed } from './heads.js';
+import { withGasMargin } from '../core/gasMargin.js';
+import { mayHaveReachedNode } from './rpcErrors.js';
 
 export interface CreateTransactionSenderParameters {
   chain: ChainConfig;
@@ -59,10 +59,14 @@ export interface CreateTransactionSenderParameters {
   heads?: HeadFeed | undefined;
   /** Test only: kill the process at this step (`src/core/faults.ts`). */
   crashAt?: CrashPoint | undefined;
+  /**
+   * The USD price of the chain's native currency, for the USD value of each mined transaction's gas in the
+   * ledger. Read in the background (a receipt waits for no price read): a receipt takes the last price read, or
+   * waits for the first read. Absent or failing: the gas entry has no USD value.
+   */
+  nativeUsdPrice?: (() => Promise<UsdPrice>) | undefined;
 }
 
-/** Extra gas on top of `eth_estimateGas` when the caller gives no limit (state can move before inclusion). */
-const GAS_MARGIN_PERCENT = 20n;
 /** Attempts at finding a free nonce (another instance or a foreign transaction took it) before giving up. */
 const NONCE_ATTEMPTS = 5;
 /**
@@ -256,10 +260,10 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
           ? {}
           : { authorizationList: tx.authorizationList.map(toViemAuthorization) }),
       });
-      return (estimate * (100n + GAS_MARGIN_PERCENT) + 99n) / 100n;
+      return withGasMargin(estimate);
     } catch (error) {
       const reverted = error instanceof BaseError && error.walk((e) => e instanceof ExecutionRevertedError) !== null;
-      if (!reverted && isTransportFailure(error)) throw rpcFailure('estimating gas', error);
+      if (!reverted && mayHaveReachedNode(error)) throw rpcFailure('estimating gas', error);
       throw new GatewayError(
         'DESTINATION_TX_FAILED',
         `Chain ${chainId}: the ${tx.kind} transaction would fail: ${messageOf(error)}`,
@@ -275,7 +279,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
       await client.sendRawTransaction({ serializedTransaction: raw });
       return { kind: 'accepted' };
     } catch (error) {
-      if (isTransportFailure(error)) return { kind: 'unknown', error };
+      if (mayHaveReachedNode(error)) return { kind: 'unknown', error };
       const message = messageOf(error);
       if (alreadyKnown.test(message)) return { kind: 'accepted' };
       if (nonceTaken.test(message)) {
@@ -424,6 +428,8 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
   }
 
   async function send(tx: SendParameters): Promise<OutgoingTxRecord> {
+    // The receipt will want the native price: read it while the transaction is on its way.
+    if (params.nativeUsdPrice !== undefined) void readPrice();
     assertRunning();
     // The gas and fee reads start at once, beside the cheap early answer on a live transaction (the unique index
     // below is what guarantees it); a conflict still wins over an estimate's failure.
@@ -609,9 +615,36 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
     return row;
   }
 
+  /** The last native price read, and the read under way (`nativeUsdPrice`). */
+  let nativePrice: UsdPrice | undefined;
+  let priceRead: Promise<void> | undefined;
+  const readPrice = (): Promise<void> =>
+    (priceRead ??= (async () => {
+      try {
+        nativePrice = await params.nativeUsdPrice!();
+      } catch (error) {
+        log.debug({ ...context, err: error }, 'native price not read; gas is recorded without its USD value');
+      } finally {
+        priceRead = undefined;
+      }
+    })());
+  /** USD value (micro-USD) of a receipt's gas at the native price of the moment, or null. */
+  async function gasUsdMicros(receipt: SentReceipt): Promise<bigint | null> {
+    if (params.nativeUsdPrice === undefined) return null;
+    if (nativePrice === undefined) await readPrice();
+    else void readPrice();
+    if (nativePrice === undefined) return null;
+    return toUsdMicros(receipt.gasUsed * receipt.effectiveGasPrice, chain.nativeCurrency.decimals, nativePrice);
+  }
+
   async function finish(row: OutgoingTxRecord, receipt: SentReceipt): Promise<SentReceipt> {
     const status = receipt.status === 'success' ? 'confirmed' : 'failed';
-    await updateOutgoingTx(db, row.id, { status, hash: receipt.hash, receipt, now: now() });
+    await updateOutgoingTx(db, row.id, {
+      status,
+      hash: receipt.hash,
+      receipt: { ...receipt, gasUsdMicros: await gasUsdMicros(receipt) },
+      now: now(),
+    });
     crash('mined', row.kind);
     log.info(
       {
@@ -766,18 +799,6 @@ const toViemAuthorization = (a: SignedAuthorizationInput) => ({
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
-
-/**
- * Whether a failed RPC call may have reached the node: no JSON-RPC answer at all (timeout, refused connection,
- * HTTP error), or an internal / unknown error, which a proxy can return after forwarding the call.
- */
-function isTransportFailure(error: unknown): boolean {
-  if (!(error instanceof BaseError)) return true;
-  const answer = error.walk((e) => e instanceof RpcRequestError || e instanceof RpcError) as
-    RpcRequestError | RpcError | null;
-  if (answer === null) return true;
-  return answer.code === InternalRpcError.code || answer.code === -1; /* viem's UnknownRpcError */
-}
 
 /** Failures `waitForReceipt` rides out (RPC trouble); anything else (database, our own verdicts) ends the wait. */
 const isTransient = (error: unknown): boolean =>

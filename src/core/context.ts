@@ -8,8 +8,8 @@ import type { Logger } from './logger.js';
 import type { MarketData } from './market.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { WebhookSettings } from './webhooks/createWebhookDispatcher.js';
-import type { DepositWatcher, FastFillLifecycle, GaslessLifecycle } from './solver/ports.js';
-import type { PermitChain, PermitDepositor } from './permits/ports.js';
+import type { PermitChain } from './permits/ports.js';
+import type { SolverHandle } from './solver/handle.js';
 
 /**
  * What every core operation receives: configuration and the services it may use.
@@ -29,20 +29,12 @@ export interface CoreContext {
   /** The solver's key: signs order ids (`includeProtocolData`) and request attestations. */
   solver: Pick<LocalAccount, 'address' | 'signMessage'>;
   /**
-   * The deposit watcher of each origin chain it follows, by chain id (`POST /transactions/index` and
-   * `/transactions/single` reach them). Absent when the gateway runs without the solver's intake (for
-   * example a quote-only deployment): those operations then answer `SERVICE_UNAVAILABLE`.
+   * The solver running in this instance, if any (deposit watchers, deposit-address watchers, fast fill, gasless
+   * batches, the claim payer, the permit depositor). Built once and never replaced; while this instance runs no
+   * solver (a standby, a quote-only deployment) `solving.running` is undefined and the operations that need it
+   * answer `SERVICE_UNAVAILABLE`.
    */
-  watchers?: ReadonlyMap<number, DepositWatcher>;
-  /** Rescans a chain for one deposit address's transfers (`POST /transactions/deposit-address/reindex`), by chain id. */
-  depositAddressWatchers?: ReadonlyMap<
-    number,
-    { rescan(address: string, blocks: bigint): Promise<number>; rescanning(): boolean }
-  >;
-  /** The running solver, for fast fills; absent when the gateway runs without the solver. */
-  fastFiller?: FastFillLifecycle;
-  /** The running solver's sender of gasless batches (`POST /execute`); absent when the gateway runs without it. */
-  gasless?: GaslessLifecycle;
+  solving: SolverHandle;
   /** The outbox follower that streams status changes (GraphQL subscriptions, `/ws`); absent: streams answer `SERVICE_UNAVAILABLE`. */
   events?: RequestEventBus;
   /**
@@ -50,12 +42,8 @@ export interface CoreContext {
    * dispatcher. Absent: the webhook operations answer `SERVICE_UNAVAILABLE`.
    */
   webhooks?: { settings: WebhookSettings; wake(): void };
-  /** The solver's payer of app-fee claims, woken when a claim is authorized; absent: it finds it at its next pass. */
-  claimPayer?: { wake(): void };
   /** Reads permit support and nonces from the chains (`usePermit` quotes, `POST /execute/permits`); absent: refused. */
   permitChain?: PermitChain;
-  /** Submits accepted permit deposits; absent when the gateway runs without the solver (`SERVICE_UNAVAILABLE`). */
-  permitDepositor?: PermitDepositor;
   /** Counters and histograms for `/metrics`; absent: nothing is recorded. */
   metrics?: GatewayMetrics;
 }

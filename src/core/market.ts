@@ -54,7 +54,7 @@ export interface MarketData {
 }
 
 /** USD 1 in micro-USD, the unit of every USD amount inside the core. */
-export const USD_MICROS = 1_000_000n;
+const USD_MICROS = 1_000_000n;
 
 export type Rounding = 'down' | 'up';
 

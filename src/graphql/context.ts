@@ -12,10 +12,24 @@ export interface GraphQLContext {
    * no caller never looks it up, and an invalid key fails only the fields that need one, with `UNAUTHORIZED`).
    */
   caller: () => Promise<Caller>;
+  /**
+   * Admin fields (`inventory`): the configured admin token and the request's `Authorization` header, checked by
+   * the core's `authorizeAdmin` as REST does. The header is read over HTTP only.
+   */
+  admin: { token: string | undefined; authorization: string | undefined };
 }
 
 /** The resolvers' context for one operation. */
-export function graphQLContext(core: CoreContext, apiKey: string | undefined): GraphQLContext {
+export function graphQLContext(
+  core: CoreContext,
+  apiKey: string | undefined,
+  admin: GraphQLContext['admin'] = { token: undefined, authorization: undefined },
+): GraphQLContext {
   let caller: Promise<Caller> | undefined;
-  return { core, ...(apiKey === undefined ? {} : { apiKey }), caller: () => (caller ??= authenticate(core, apiKey)) };
+  return {
+    core,
+    ...(apiKey === undefined ? {} : { apiKey }),
+    caller: () => (caller ??= authenticate(core, apiKey)),
+    admin,
+  };
 }

@@ -31,6 +31,8 @@ export interface CreateGraphQLOptions {
   graphiql?: boolean;
   /** Largest request body yoga reads, in bytes. Default: 1 MiB (Fastify's default body limit). */
   maxRequestBodySize?: number;
+  /** The admin token (`GATEWAY_ADMIN_TOKEN`) the admin fields require, as REST; absent: they answer `NOT_FOUND`. */
+  adminToken?: string | undefined;
   /** Depth, alias, cost, token and directive limits of a document. Default: `defaultDocumentLimits`. */
   documentLimits?: Partial<DocumentLimits>;
 }
@@ -72,6 +74,10 @@ export function createGraphQL(options: CreateGraphQLOptions): GatewayGraphQL {
         core,
         // `request` is absent on graphql-ws operations, which bring `apiKey` instead (see GraphQLServerContext).
         initial.apiKey ?? (initial.request?.headers.get('x-api-key') || undefined),
+        {
+          token: options.adminToken,
+          authorization: initial.request?.headers.get('authorization') ?? undefined,
+        },
       ),
   });
   return { yoga, schema };

@@ -7,6 +7,7 @@
  */
 import type { Chain } from '../core/chains/types.js';
 import type {
+  AppFeeClaimStatusResolvers,
   DepositAddressTypeResolvers,
   ExecutionKindResolvers,
   FeeComponentResolvers,
@@ -23,6 +24,13 @@ import type {
 } from '../../generated/graphql/resolvers.js';
 
 export const enumResolvers = {
+  AppFeeClaimStatus: {
+    WAITING: 'waiting',
+    PENDING: 'pending',
+    SUCCESS: 'success',
+    FAILURE: 'failure',
+    EXPIRED: 'expired',
+  } satisfies AppFeeClaimStatusResolvers,
   DepositAddressType: { OPEN: 'open', STRICT: 'strict' } satisfies DepositAddressTypeResolvers,
   ExecutionKind: { RAW_CALLS: 'rawCalls' } satisfies ExecutionKindResolvers,
   FeeComponent: {

@@ -3,7 +3,7 @@ import type { Logger } from '../core/logger.js';
 import { isGatewayError } from '../core/errors.js';
 
 /** Message of every masked error (yoga's default wording). */
-export const unexpectedErrorMessage = 'Unexpected error.';
+const unexpectedErrorMessage = 'Unexpected error.';
 
 /**
  * The one place GraphQL maps failures, for HTTP and graphql-ws alike:

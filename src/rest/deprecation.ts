@@ -10,7 +10,7 @@ const deprecatedOperations: Readonly<Record<string, DeprecationNotice>> = { getR
  * The deprecation headers of an operation: `Deprecation` (RFC 9745, `@` + Unix seconds), `Sunset` (RFC 8594,
  * an HTTP date) and `Link` to the documentation and the successor.
  */
-export function deprecationHeaders(notice: DeprecationNotice): Record<string, string> {
+function deprecationHeaders(notice: DeprecationNotice): Record<string, string> {
   return {
     deprecation: `@${Math.floor(notice.deprecatedAt / 1000)}`,
     sunset: new Date(notice.sunsetAt).toUTCString(),

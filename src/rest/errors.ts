@@ -9,7 +9,7 @@ export interface ErrorBody {
   statusCode: number;
 }
 
-export function toErrorBody(error: GatewayError): ErrorBody {
+function toErrorBody(error: GatewayError): ErrorBody {
   return {
     ...error.body,
     message: error.message,

@@ -23,6 +23,7 @@ import {
 import { defaultSettlementSettings, type SettlementSettings } from '../core/settlement/settler.js';
 import { defaultRequestRetentionSettings, type RequestRetentionSettings } from '../core/requests/retention.js';
 import { defaultInventorySettings, type InventorySettings } from '../core/inventory/settings.js';
+import { defaultReconciliationSettings, type ReconciliationSettings } from '../core/ledger/reconciler.js';
 import {
   defaultAppFeeClaimSettings,
   type AppFeeClaimSettings,
@@ -85,6 +86,11 @@ export interface GatewayConfig {
    * devnet) and `GATEWAY_SETTLEMENT_MAX_BATCH` (deposits per transaction, default 50).
    */
   settlement?: SettlementSettings;
+  /**
+   * The ledger's reconciliation with the chains: `GATEWAY_RECONCILIATION_INTERVAL_MS` (default 300000; 10000 on
+   * the devnet).
+   */
+  reconciliation?: ReconciliationSettings;
   /**
    * Removal of never-paid requests: `GATEWAY_REQUEST_RETENTION_HOURS` after the refund window (default 168, 7
    * days; 1 on the devnet), checked every `GATEWAY_REQUEST_RETENTION_INTERVAL_MS` (default 600000).
@@ -221,6 +227,29 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/** The embedded devnet's settings (`npm start` without a config file), from `DEVNET_BASE_PORT` and `DEVNET_BLOCK_TIME`. */
+export interface DevnetSettings {
+  /** The first anvil port; the chains take it and the next ones. 0: free ports. */
+  basePort: number;
+  /** Seconds between blocks; undefined: a block on every transaction. */
+  blockTime: number | undefined;
+}
+
+/** Reads and checks the devnet's variables; throws a `ConfigError` naming each bad one. */
+export function devnetFromEnvironment(env: Env): DevnetSettings {
+  const problems: string[] = [];
+  const basePort = env.DEVNET_BASE_PORT === undefined ? 8545 : Number(env.DEVNET_BASE_PORT);
+  if (!Number.isInteger(basePort) || basePort < 0 || basePort > 65_000)
+    problems.push(`DEVNET_BASE_PORT must be an integer 0..65000 (0 = free ports), got '${env.DEVNET_BASE_PORT}'`);
+  const blockTime = env.DEVNET_BLOCK_TIME === undefined ? 1 : Number(env.DEVNET_BLOCK_TIME);
+  if (env.DEVNET_BLOCK_TIME?.trim() === '' || !Number.isFinite(blockTime) || blockTime < 0)
+    problems.push(
+      `DEVNET_BLOCK_TIME must be a number of seconds, 0 or more (0 = a block on every transaction), got '${env.DEVNET_BLOCK_TIME}'`,
+    );
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { basePort, blockTime: blockTime > 0 ? blockTime : undefined };
+}
+
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Settings that come only from the environment, shared by the devnet and config-file modes. */
@@ -270,6 +299,7 @@ function fromEnvironment(env: Env, problems: string[]) {
     trustProxy: parseTrustProxy(env.GATEWAY_TRUST_PROXY, problems),
     surfaces: surfaceLimitsFromEnvironment(env, problems),
     settlement: settlementFromEnvironment(env, problems),
+    reconciliation: reconciliationFromEnvironment(env, problems),
     requestRetention: requestRetentionFromEnvironment(env, problems),
     appFeeClaims: appFeeClaimsFromEnvironment(env, problems),
     depositAddressReindexBlocks: reindexBlocksFromEnvironment(env, problems),
@@ -408,6 +438,17 @@ function settlementFromEnvironment(
   if (!Number.isInteger(maxBatch) || maxBatch < 1 || maxBatch > 500)
     problems.push('GATEWAY_SETTLEMENT_MAX_BATCH must be an integer 1..500');
   return { intervalMs: interval, maxBatch };
+}
+
+function reconciliationFromEnvironment(
+  env: Env,
+  problems: string[],
+  intervalMs = defaultReconciliationSettings.intervalMs,
+): ReconciliationSettings {
+  const interval = env.GATEWAY_RECONCILIATION_INTERVAL_MS ? Number(env.GATEWAY_RECONCILIATION_INTERVAL_MS) : intervalMs;
+  if (!Number.isInteger(interval) || interval < 1000)
+    problems.push('GATEWAY_RECONCILIATION_INTERVAL_MS must be an integer of at least 1000');
+  return { intervalMs: interval };
 }
 
 function requestRetentionFromEnvironment(
@@ -651,7 +692,7 @@ type QuoteFile = Partial<
 };
 
 /** The quote settings of a config file over the defaults. */
-export function quoteSettingsFromFile(file: QuoteFile | undefined): QuoteSettings {
+function quoteSettingsFromFile(file: QuoteFile | undefined): QuoteSettings {
   const { swapFeeBps, defaultSlippageBps, minSameChainSwapUsd, ...rest } = file ?? {};
   return {
     ...defaultQuoteSettings,
@@ -687,7 +728,7 @@ function currencyFromFile(c: CurrencyFile, native: boolean): CurrencyConfig {
 }
 
 /** Fills the optional chain fields with the defaults a self-hosted deployment expects. */
-export function chainFromFile(c: ChainFile): ChainConfig {
+function chainFromFile(c: ChainFile): ChainConfig {
   const contracts = Object.fromEntries(
     Object.entries(c.contracts).map(([k, v]) => [k, getAddress(v)]),
   ) as unknown as ChainConfig['contracts'];
@@ -804,6 +845,8 @@ export function configFromEnvironment(env: Env, chains: ChainConfig[], solverPri
   const webhooksAllowPrivate = env.GATEWAY_WEBHOOKS_ALLOW_PRIVATE !== 'false';
   // The devnet settles every few seconds, so a demo sees its deposits come back to the solver.
   const settlement = settlementFromEnvironment(env, problems, 5_000);
+  // The devnet reconciles its ledger every ten seconds.
+  const reconciliation = reconciliationFromEnvironment(env, problems, 10_000);
   // The devnet keeps never-paid requests an hour after their refund window, so a long demo stays small.
   const requestRetention = requestRetentionFromEnvironment(env, problems, 1);
   // Devnet app fees are cents: a claim of one cent is allowed.
@@ -815,6 +858,7 @@ export function configFromEnvironment(env: Env, chains: ChainConfig[], solverPri
     chains,
     quote: defaultQuoteSettings,
     settlement,
+    reconciliation,
     requestRetention,
     appFeeClaims,
     devnet: true,

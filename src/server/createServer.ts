@@ -32,6 +32,7 @@ import { warnUnsignableWebhooks } from '../core/webhooks/warnUnsignableWebhooks.
 import { createRequestWriter } from '../store/requestWriter.js';
 import { defaultRateLimitConfig, defaultSurfaceLimits, type GatewayConfig } from './config.js';
 import { createEventFollower } from './events.js';
+import { createSolverSwitch } from '../core/solver/handle.js';
 import { registerExplorer } from './explorer.js';
 import { httpServerOptions } from './httpLimits.js';
 import { checkChainIdentities } from './chainIdentity.js';
@@ -95,27 +96,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   const clients = createChainClients(config.chains, { observeRpc: metrics.observeRpc });
   const chainMarket = createMarketData({ chains: config.chains, solverAddress: solver.address, clients });
   const market = options.wrapMarket ? options.wrapMarket(chainMarket) : chainMarket;
-  const core: CoreContext = {
-    config: {
-      chains: config.chains,
-      solverAddress: solver.address,
-      quote: config.quote,
-      crashAt: config.crashAt,
-      appFeeClaims: config.appFeeClaims,
-      depositAddressReindexBlocks: config.depositAddressReindexBlocks,
-      inventory: config.inventory,
-      gasless: config.gasless,
-    },
-    log: logger,
-    now: () => Date.now(),
-    db: database.db,
-    requestWriter: createRequestWriter(database.db),
-    market,
-    solver,
-    metrics,
-    permitChain: createPermitChain(config.chains, clients),
-  };
-
+  const now = () => Date.now();
   const webhookConfig = config.webhooks;
   const webhookSettings = {
     ...defaultWebhookSettings,
@@ -143,7 +124,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   const webhooks = createWebhookDispatcher({
     db: database.db,
     log: logger,
-    now: core.now,
+    now,
     settings: webhookSettings,
     metrics,
     ...(databaseUrl === undefined
@@ -165,7 +146,32 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
             }),
         }),
   });
-  core.webhooks = { settings: webhookSettings, wake: webhooks.wake };
+  const events = createEventFollower({ database, databaseUrl: config.databaseUrl, log: logger });
+  // The context is built once and never mutated: leadership changes only what `solving` points to.
+  const solving = createSolverSwitch();
+  const core: CoreContext = {
+    config: {
+      chains: config.chains,
+      solverAddress: solver.address,
+      quote: config.quote,
+      crashAt: config.crashAt,
+      appFeeClaims: config.appFeeClaims,
+      depositAddressReindexBlocks: config.depositAddressReindexBlocks,
+      inventory: config.inventory,
+      gasless: config.gasless,
+    },
+    log: logger,
+    now,
+    db: database.db,
+    requestWriter: createRequestWriter(database.db),
+    market,
+    solver,
+    metrics,
+    permitChain: createPermitChain(config.chains, clients),
+    webhooks: { settings: webhookSettings, wake: webhooks.wake },
+    events: events.bus,
+    solving,
+  };
 
   // Per-request access logs only at debug and below: at info they would drown the solver's own log lines.
   const requestLogging = config.logLevel === 'debug' || config.logLevel === 'trace';
@@ -185,25 +191,23 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     const runtime = createSolverRuntime(core, clients, solver, {
       settlement: config.settlement,
       retention: config.requestRetention,
+      reconciliation: config.reconciliation,
     });
     solverRuntime = runtime;
-    core.watchers = runtime.watchers;
-    core.depositAddressWatchers = runtime.addressWatchers;
-    core.fastFiller = runtime.solver;
-    core.claimPayer = runtime.claimPayer;
-    core.permitDepositor = runtime.permitDepositor;
-    core.gasless = runtime.gasless;
+    solving.attach({
+      watchers: runtime.watchers,
+      depositAddressWatchers: runtime.addressWatchers,
+      fastFiller: runtime.solver,
+      claimPayer: runtime.claimPayer,
+      permitDepositor: runtime.permitDepositor,
+      gasless: runtime.gasless,
+    });
     await runtime.start();
   };
   const stopSolving = async () => {
     const runtime = solverRuntime;
     solverRuntime = null;
-    delete core.watchers;
-    delete core.depositAddressWatchers;
-    delete core.fastFiller;
-    delete core.claimPayer;
-    delete core.permitDepositor;
-    delete core.gasless;
+    solving.detach();
     await runtime?.stop();
   };
   const leadership =
@@ -243,12 +247,15 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   registerRest(app, createHandlers(), (request) => ({ ...restContext, caller: request.caller }));
   registerDocumentation(app);
   registerExplorer(app);
-  const graphql = createGraphQL({ core, graphiql: config.graphiql, maxRequestBodySize: config.bodyLimit });
+  const graphql = createGraphQL({
+    core,
+    graphiql: config.graphiql,
+    maxRequestBodySize: config.bodyLimit,
+    adminToken: config.adminToken,
+  });
   const socketGuard = createSocketGuard(core, rateLimiter, config.surfaces ?? defaultSurfaceLimits);
   const disposeGraphQL = await registerGraphQL(app, graphql, { guard: socketGuard });
   // One outbox follower per process feeds the GraphQL subscriptions and the reference's `/ws` stream.
-  const events = createEventFollower({ database, databaseUrl: config.databaseUrl, log: logger });
-  core.events = events.bus;
   const disposeStatusWebSocket = await registerStatusWebSocket(app, core, { guard: socketGuard });
   metrics.register(app, {
     chains: config.chains,

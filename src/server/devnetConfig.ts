@@ -30,8 +30,9 @@ export function devnetChainConfigs(descriptor: DevnetDescriptor): ChainConfig[] 
         address: token.address,
         decimals: token.decimals,
         supportsPermit: token.supportsPermit,
-        // The minor token is listed but not featured, like a long-tail token on a real chain.
-        featured: token.id !== 'mnr',
+        // The minor token is listed but not featured, like a long-tail token on a real chain; so is PUSD, the
+        // EIP-2612-only stable that is there to run `eip2612` permit deposits.
+        featured: token.id !== 'mnr' && token.id !== 'pusd',
         price: { kind: 'aggregatorV3', feed: token.priceFeed, maxAgeSeconds: DEVNET_PRICE_MAX_AGE_SECONDS },
       }),
     );

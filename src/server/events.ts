@@ -1,7 +1,7 @@
-import pg from 'pg';
 import type { Logger } from '../core/logger.js';
 import { createRequestEventBus, type RequestEventBus } from '../core/events/requestEventBus.js';
 import type { Database } from '../store/database.js';
+import { listenWithReconnect } from '../store/listen.js';
 import { REQUEST_EVENTS_CHANNEL } from '../store/requestEvents.repository.js';
 
 export interface EventFollowerOptions {
@@ -33,56 +33,28 @@ export function createEventFollower(options: EventFollowerOptions): EventFollowe
   const { database, log } = options;
   const usesListen = database.dialect === 'postgres' && options.databaseUrl !== undefined;
   const bus = createRequestEventBus({ db: database.db, log, pollIntervalMs: options.pollIntervalMs ?? 1_000 });
-  let stopListening: (() => void) | undefined;
-  let listener: pg.Client | null = null;
+  let stopListening: (() => void | Promise<void>) | undefined;
   let stopped = false;
-  let retry: NodeJS.Timeout | null = null;
 
-  async function listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: options.databaseUrl, connectionTimeoutMillis: 10_000 });
-    const reconnect = (error?: Error): void => {
-      if (listener !== client) return;
-      listener = null;
-      client.end().catch(() => {});
-      if (stopped) return;
-      log.warn({ err: error }, 'request event listener lost its connection; reconnecting in 1 s');
-      scheduleRetry();
-    };
-    client.on('error', reconnect);
-    client.on('end', () => reconnect());
-    client.on('notification', (message) => {
+  async function listen(databaseUrl: string): Promise<void> {
+    stopListening = await listenWithReconnect({
+      databaseUrl,
+      channel: REQUEST_EVENTS_CHANNEL,
       // Several gateways may share a database in different schemas: only our own outbox wakes us.
-      if (
-        message.channel === REQUEST_EVENTS_CHANNEL &&
-        (database.schema === undefined || message.payload === database.schema)
-      )
-        bus.wake();
+      onNotification: (payload) => {
+        if (database.schema === undefined || payload === database.schema) bus.wake();
+      },
+      // Anything committed while we were not listening.
+      onListening: () => bus.wake(),
+      onError: (error) => log.warn({ err: error }, 'request event listener lost its connection; reconnecting in 1 s'),
     });
-    listener = client;
-    await client.connect();
-    await client.query(`LISTEN ${REQUEST_EVENTS_CHANNEL}`);
-    // Anything committed while we were not listening.
-    bus.wake();
-  }
-
-  /** One pending retry at most; meanwhile the bus's timer still polls. */
-  function scheduleRetry(): void {
-    if (stopped || retry !== null) return;
-    retry = setTimeout(() => {
-      retry = null;
-      listen().catch((error: unknown) => {
-        log.warn({ err: error }, 'request event listener failed to connect; retrying in 1 s');
-        scheduleRetry();
-      });
-    }, 1_000);
-    retry.unref();
   }
 
   return {
     bus,
     async start() {
       await bus.start();
-      if (usesListen) await listen();
+      if (usesListen) await listen(options.databaseUrl!);
       else if (database.listen !== undefined) {
         stopListening = await database.listen(REQUEST_EVENTS_CHANNEL, () => bus.wake());
         // Anything committed before the LISTEN.
@@ -92,11 +64,7 @@ export function createEventFollower(options: EventFollowerOptions): EventFollowe
     async stop() {
       if (stopped) return;
       stopped = true;
-      if (retry !== null) clearTimeout(retry);
-      stopListening?.();
-      const client = listener;
-      listener = null;
-      await client?.end().catch(() => {});
+      await stopListening?.();
       await bus.stop();
     },
   };

@@ -9,6 +9,7 @@ import { formatInventory, type InventoryReport } from '../core/inventory/invento
 interface WireReport {
   inventory: Array<Record<string, unknown>>;
   short: Array<Record<string, unknown>>;
+  reconciliation: Array<Record<string, unknown>>;
   plan: Array<{
     group: string;
     from: { chainId: number; currency: Address };
@@ -55,6 +56,17 @@ async function main(): Promise<number> {
       shortBy: big(entry.shortBy),
     })),
     plan: body.plan.map((move) => ({ ...move, amount: big(move.amount) })),
+    reconciliation: body.reconciliation.map((check) => ({
+      chainId: Number(check.chainId),
+      currency: String(check.currency),
+      blockNumber: big(check.blockNumber),
+      onChain: big(check.onChain),
+      ledger: big(check.ledger),
+      incoming: big(check.incoming),
+      drift: big(check.drift),
+      checkedAt: Number(check.checkedAt),
+      inFlightAt: check.inFlightAt === null ? null : Number(check.inFlightAt),
+    })),
   };
   process.stdout.write(`${formatInventory(report).join('\n')}\n`);
   return 0;

@@ -29,6 +29,9 @@ Commands:
 Settings:
   --name <name>                     Label of the key
   --sponsorship / --no-sponsorship  Fee sponsorship enabled or not
+  --sponsorship-allowance-usd-micros <n>
+                                    Fee sponsorship allowed to the key in total, micro-USD (1000000 = USD 1);
+                                    sponsored gasless batches draw from it (spent is kept: raise it to top up)
   --webhook <url>                   Webhook URL (http/https; private addresses need GATEWAY_WEBHOOKS_ALLOW_PRIVATE=true)
   --webhook-header <Name=value>     Header sent with every delivery (repeatable)
   --no-webhook                      Remove the webhook (update)
@@ -69,6 +72,7 @@ function describe(apiKey: ApiKey): string {
   const parts = [
     `${apiKey.id}  ${JSON.stringify(apiKey.name)}  ${state}`,
     `  created ${new Date(apiKey.createdAt).toISOString()}; sponsorship ${apiKey.sponsorshipEnabled ? 'on' : 'off'}; limits ${JSON.stringify(apiKey.limits)}`,
+    `  sponsorship allowance ${apiKey.sponsorshipAllowanceUsdMicros} micro-USD, spent ${apiKey.sponsorshipSpentUsdMicros}, remaining ${apiKey.sponsorshipRemainingUsdMicros}`,
     `  webhook ${apiKey.webhook === null ? 'none' : `${apiKey.webhook.url}${apiKey.webhook.enabled ? '' : ' (disabled)'} [${signingText[apiKey.webhookSigning]}]`}` +
       `; business verified ${apiKey.businessVerified ? 'yes' : 'no'}; payout ${apiKey.payoutAddress ?? 'none'}`,
   ];
@@ -83,6 +87,7 @@ async function run(argv: string[]): Promise<void> {
       name: { type: 'string' },
       sponsorship: { type: 'boolean' },
       'no-sponsorship': { type: 'boolean' },
+      'sponsorship-allowance-usd-micros': { type: 'string' },
       webhook: { type: 'string' },
       'no-webhook': { type: 'boolean' },
       'webhook-header': { type: 'string', multiple: true },
@@ -121,6 +126,9 @@ async function run(argv: string[]): Promise<void> {
     return {
       ...(values.name === undefined ? {} : { name: values.name }),
       ...(sponsorship === undefined ? {} : { sponsorshipEnabled: sponsorship }),
+      ...(values['sponsorship-allowance-usd-micros'] === undefined
+        ? {}
+        : { sponsorshipAllowanceUsdMicros: values['sponsorship-allowance-usd-micros'] }),
       ...(Object.keys(limits).length === 0 ? {} : { limits }),
       ...(url !== undefined ? { webhook: { url, headers } } : values['no-webhook'] === true ? { webhook: null } : {}),
       ...(values['business-verified'] === undefined ? {} : { businessVerified: values['business-verified'] }),

@@ -10,7 +10,7 @@ const urlPattern = /\b(https?|wss?):\/\/(?:[^\s"'@/\\]*@)?([^\s"'/?#\\]+)([^\s"'
  * RPC providers put their API keys in exactly those parts (`/v3/<key>`, `?apikey=`, `user:pass@`), and viem's
  * errors quote the URL of the failed request in their message and fields.
  */
-export function redactUrls(text: string): string {
+function redactUrls(text: string): string {
   return text.replace(urlPattern, (_match, scheme: string, host: string, rest: string) =>
     rest === '' || rest === '/' ? `${scheme}://${host}${rest}` : `${scheme}://${host}/[redacted]`,
   );

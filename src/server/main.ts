@@ -9,6 +9,7 @@ import {
   ConfigError,
   configFilePath,
   configFromEnvironment,
+  devnetFromEnvironment,
   listenAddressFromEnvironment,
   loadConfigFile,
   type GatewayConfig,
@@ -39,8 +40,11 @@ async function main(): Promise<void> {
   });
 
   const file = configFilePath(process.argv.slice(2), process.env);
-  const devnetBasePort = process.env.DEVNET_BASE_PORT === undefined ? 8545 : Number(process.env.DEVNET_BASE_PORT);
-  await checkPortsFree({ ...listenAddressFromEnvironment(process.env), devnetBasePort: file ? null : devnetBasePort });
+  const devnetSettings = file ? null : devnetFromEnvironment(process.env);
+  await checkPortsFree({
+    ...listenAddressFromEnvironment(process.env),
+    devnetBasePort: devnetSettings === null ? null : devnetSettings.basePort,
+  });
   let config: GatewayConfig;
   let descriptorPath: string | null = null;
   if (file) {
@@ -48,10 +52,10 @@ async function main(): Promise<void> {
     say(`Serving ${config.chains.length} configured chain(s) from ${file}`);
   } else {
     say('No configuration given: starting the embedded devnet (three anvil chains).');
-    const blockTime = process.env.DEVNET_BLOCK_TIME === undefined ? 1 : Number(process.env.DEVNET_BLOCK_TIME);
+    const { basePort, blockTime } = devnetSettings ?? devnetFromEnvironment(process.env);
     devnet = await startDevnet({
-      basePort: devnetBasePort,
-      blockTime: blockTime > 0 ? blockTime : undefined,
+      basePort,
+      blockTime,
       onProgress: (m) => say(`  ${m}`),
     });
     if (stopping) return;

@@ -12,6 +12,7 @@ import type { MarketData } from '../core/market.js';
 import { GatewayError } from '../core/errors.js';
 import type { GatewayMetrics } from '../core/metrics.js';
 import { getCursor } from '../store/cursors.repository.js';
+import { listReconciliations } from '../store/reconciliations.repository.js';
 import type { Tables } from '../store/tables.js';
 
 /** What `/metrics` reads at scrape time. */
@@ -194,6 +195,30 @@ function registerScrapedGauges(registry: Registry, sources: MetricSources): void
           }),
         ),
       );
+    },
+  });
+  new Gauge({
+    name: 'gateway_ledger_drift',
+    help:
+      "The solver's balance on chain less the ledger's (and what is incoming), per chain and currency, in whole " +
+      'units, at the latest settled reconciliation (0 when the ledger and the chain agree).',
+    labelNames: ['chain_id', 'currency'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      try {
+        for (const check of await listReconciliations(db)) {
+          const chain = chains.find((candidate) => candidate.id === check.chainId);
+          const currency =
+            chain === undefined
+              ? undefined
+              : chainCurrencies(chain).find((candidate) => candidate.address.toLowerCase() === check.currency);
+          if (currency === undefined) continue;
+          this.labels(String(check.chainId), currency.symbol).set(Number(formatUnits(check.drift, currency.decimals)));
+        }
+      } catch (error) {
+        log.debug({ err: error }, 'metrics: ledger drift not read');
+      }
     },
   });
   new Gauge({

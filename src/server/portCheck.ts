@@ -3,7 +3,7 @@ import { DEFAULT_DEVNET_CHAIN_IDS } from '../chain/devnet.js';
 import { ConfigError } from './config.js';
 
 /** Whether something already listens on `host:port` (tried by listening on it and closing at once). */
-export function isPortBusy(host: string, port: number): Promise<boolean> {
+function isPortBusy(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const probe = createServer();
     probe.once('error', (error: NodeJS.ErrnoException) =>

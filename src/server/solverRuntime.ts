@@ -15,6 +15,13 @@ import {
   type Settler,
 } from '../core/settlement/settler.js';
 import { createClaimPayer, type ClaimPayer } from '../core/appFees/claimPayer.js';
+import {
+  createReconciler,
+  defaultReconciliationSettings,
+  type ReconciliationSettings,
+  type Reconciler,
+} from '../core/ledger/reconciler.js';
+import { createSolverStateReader } from '../chain/solverState.js';
 import { createSolver, type Solver } from '../core/solver/solver.js';
 import { createPermitDepositor, type RunningPermitDepositor } from '../core/permits/depositor.js';
 import { createGaslessRunner } from '../core/gasless/gaslessRunner.js';
@@ -37,6 +44,8 @@ export interface SolverRuntime {
   settler: Settler;
   /** Pays authorized app-fee claims (`src/core/appFees/claimPayer.ts`), on the settlement interval or when woken. */
   claimPayer: ClaimPayer;
+  /** Compares the ledger's solver holdings with the chains (`src/core/ledger/reconciler.ts`). */
+  reconciler: Reconciler;
   /**
    * Removes never-paid requests after their refund window and the retention (`src/core/requests/retention.ts`).
    * It runs with the solver, which refunds a deposit that still arrives for a removed request as unknown, and
@@ -61,7 +70,11 @@ export function createSolverRuntime(
   ctx: CoreContext,
   clients: ChainClients,
   account: LocalAccount,
-  options: { settlement?: SettlementSettings | undefined; retention?: RequestRetentionSettings | undefined } = {},
+  options: {
+    settlement?: SettlementSettings | undefined;
+    retention?: RequestRetentionSettings | undefined;
+    reconciliation?: ReconciliationSettings | undefined;
+  } = {},
 ): SolverRuntime {
   const client = (chainId: number) => {
     const found = clients.get(chainId);
@@ -86,6 +99,7 @@ export function createSolverRuntime(
         now: ctx.now,
         crashAt: ctx.config.crashAt,
         heads: heads.get(chain.id),
+        nativeUsdPrice: () => ctx.market.usdPrice(chain.id, chain.nativeCurrency),
       }),
     ]),
   );
@@ -96,6 +110,11 @@ export function createSolverRuntime(
     ctx,
     senders,
     intervalMs: (options.settlement ?? defaultSettlementSettings).intervalMs,
+  });
+  const reconciler = createReconciler({
+    ctx,
+    reader: createSolverStateReader(clients, account.address),
+    settings: options.reconciliation ?? defaultReconciliationSettings,
   });
   const retention = createRequestRetention(ctx, options.retention ?? defaultRequestRetentionSettings);
   const watchers = new Map<number, DepositWatcher>(
@@ -150,6 +169,7 @@ export function createSolverRuntime(
     senders,
     settler,
     claimPayer,
+    reconciler,
     retention,
     permitDepositor,
     gasless,
@@ -160,6 +180,8 @@ export function createSolverRuntime(
       await gasless.recover();
       await solver.recover();
       await permitDepositor.recover();
+      // The opening balances (a chain the ledger has not followed yet) before new money moves.
+      await reconciler.start();
       await settler.start();
       claimPayer.start();
       retention.start();
@@ -179,6 +201,7 @@ export function createSolverRuntime(
       await gasless.stop();
       await settler.stop();
       await claimPayer.stop();
+      await reconciler.stop();
       await retention.stop();
       await sendersStopped;
       await Promise.all([...heads.values()].map((feed) => feed.stop()));

@@ -1,5 +1,5 @@
-import type { Kysely, Selectable } from 'kysely';
-import { toJson, toNumber, toNumberOrNull } from './mappers.js';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { toBigInt, toJson, toNumber, toNumberOrNull } from './mappers.js';
 import type { ApiKeysTable, JsonObject, Tables } from './tables.js';
 
 /** The webhook of an API key (one per key, as in the reference). */
@@ -30,6 +30,10 @@ export interface ApiKeyRecord {
    * keeps none (the key was made where no webhook encryption key was known). Never shown as such.
    */
   webhookSecret: string | null;
+  /** Fee sponsorship the administrator allows the key (micro-USD); nothing is sponsored beyond it. */
+  sponsorshipAllowanceUsdMicros: bigint;
+  /** Fee sponsorship the key has drawn so far (micro-USD). */
+  sponsorshipSpentUsdMicros: bigint;
 }
 
 export interface InsertApiKeyParameters {
@@ -46,6 +50,8 @@ export interface InsertApiKeyParameters {
    * the only moment the key is known, so that a webhook can be configured later.
    */
   webhookSecret?: string | null;
+  /** Default 0: nothing is sponsored until the administrator sets an allowance. */
+  sponsorshipAllowanceUsdMicros?: bigint;
   now: number;
 }
 
@@ -63,6 +69,7 @@ export async function insertApiKey(db: Kysely<Tables>, params: InsertApiKeyParam
       business_verified: params.businessVerified ?? false,
       payout_address: params.payoutAddress ?? null,
       webhook_secret: params.webhookSecret ?? null,
+      sponsorship_allowance_usd_micros: (params.sponsorshipAllowanceUsdMicros ?? 0n).toString(),
       created_at: params.now,
     })
     .returningAll()
@@ -143,6 +150,7 @@ export interface UpdateApiKeyParameters {
   webhook?: ApiKeyWebhook | null;
   businessVerified?: boolean;
   payoutAddress?: string | null;
+  sponsorshipAllowanceUsdMicros?: bigint;
 }
 
 /** Change a key's settings (revoked keys too). Undefined when there is no such key. */
@@ -158,6 +166,9 @@ export async function updateApiKey(
     ...(params.webhook === undefined ? {} : { webhook: params.webhook === null ? null : toJson(params.webhook) }),
     ...(params.businessVerified === undefined ? {} : { business_verified: params.businessVerified }),
     ...(params.payoutAddress === undefined ? {} : { payout_address: params.payoutAddress }),
+    ...(params.sponsorshipAllowanceUsdMicros === undefined
+      ? {}
+      : { sponsorship_allowance_usd_micros: params.sponsorshipAllowanceUsdMicros.toString() }),
   };
   if (Object.keys(values).length === 0) return getApiKey(db, id);
   const row = await db.updateTable('api_keys').set(values).where('id', '=', id).returningAll().executeTakeFirst();
@@ -187,7 +198,7 @@ export async function replaceApiKeyHash(
   return row === undefined ? undefined : toApiKeyRecord(row);
 }
 
-export function toApiKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
+function toApiKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
   return {
     id: row.id,
     name: row.name,
@@ -201,5 +212,39 @@ export function toApiKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     businessVerified: row.business_verified,
     payoutAddress: row.payout_address,
     webhookSecret: row.webhook_secret,
+    sponsorshipAllowanceUsdMicros: toBigInt(row.sponsorship_allowance_usd_micros),
+    sponsorshipSpentUsdMicros: toBigInt(row.sponsorship_spent_usd_micros),
   };
+}
+
+/**
+ * Draws `usdMicros` of fee sponsorship from a live key with sponsorship enabled, in one statement that checks
+ * and adds (`spent + usdMicros <= allowance`): concurrent draws are serialized by the row lock and cannot
+ * overdraw. Returns the key's remaining allowance after the draw, or null when the key cannot pay it (missing,
+ * revoked, sponsorship off, or the allowance would be exceeded); then nothing changed.
+ */
+export async function drawSponsorship(db: Kysely<Tables>, id: string, usdMicros: bigint): Promise<bigint | null> {
+  const amount = usdMicros.toString();
+  const row = await db
+    .updateTable('api_keys')
+    .set({ sponsorship_spent_usd_micros: sql<string>`sponsorship_spent_usd_micros + ${amount}::numeric` })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .where('sponsorship_enabled', '=', true)
+    .where(sql<boolean>`sponsorship_spent_usd_micros + ${amount}::numeric <= sponsorship_allowance_usd_micros`)
+    .returning(['sponsorship_allowance_usd_micros', 'sponsorship_spent_usd_micros'])
+    .executeTakeFirst();
+  if (row === undefined) return null;
+  return toBigInt(row.sponsorship_allowance_usd_micros) - toBigInt(row.sponsorship_spent_usd_micros);
+}
+
+/** Gives back a draw whose batch never reached the chain (never below 0). */
+export async function returnSponsorship(db: Kysely<Tables>, id: string, usdMicros: bigint): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({
+      sponsorship_spent_usd_micros: sql<string>`greatest(sponsorship_spent_usd_micros - ${usdMicros.toString()}::numeric, 0)`,
+    })
+    .where('id', '=', id)
+    .execute();
 }

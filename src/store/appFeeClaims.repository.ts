@@ -217,6 +217,19 @@ export async function finishClaim(
   return claim;
 }
 
+/**
+ * Deletes the claims never signed (`authorizing`) whose signature window ended before `expiredBefore` (Unix ms);
+ * returns how many. They hold nothing (only an authorized claim holds value), so nothing else changes.
+ */
+export async function deleteExpiredClaims(db: Kysely<Tables>, expiredBefore: number): Promise<number> {
+  const result = await db
+    .deleteFrom('app_fee_claims')
+    .where('status', '=', 'authorizing')
+    .where('expires_at', '<', expiredBefore)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** A wallet's claims, newest first, after the `beforeSeq` continuation when given. */
 export async function listClaims(
   db: Kysely<Tables>,

@@ -58,7 +58,7 @@ export async function setCursor(db: Kysely<Tables>, params: SetCursorParameters)
   return toChainCursor(row);
 }
 
-export function toChainCursor(row: Selectable<ChainCursorsTable>): ChainCursor {
+function toChainCursor(row: Selectable<ChainCursorsTable>): ChainCursor {
   return {
     chainId: toNumber(row.chain_id),
     name: row.name,

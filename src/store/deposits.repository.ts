@@ -92,7 +92,7 @@ export async function getDeposit(db: Kysely<Tables>, id: number): Promise<Deposi
 }
 
 /** The deposit recorded for one log, if any. */
-export async function getDepositByLog(
+async function getDepositByLog(
   db: Kysely<Tables>,
   chainId: number,
   txHash: string,

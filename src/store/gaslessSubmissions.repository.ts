@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import { normalizeHex, toJson, toNumber } from './mappers.js';
+import type { ColumnType, Kysely, Selectable } from 'kysely';
+import { normalizeHex, toBigInt, toJson, toNumber } from './mappers.js';
 import type { JsonObject, Tables } from './tables.js';
 
 /** `gasless_submissions` (migration 1100); declared here because only this module touches it. */
@@ -9,6 +9,8 @@ interface GaslessSubmissionsTable {
   user_address: string;
   api_key_id: string | null;
   payload: JsonObject;
+  /** Fee sponsorship drawn from `api_key_id` for this batch, micro-USD (migration 1400; 0 when not sponsored). */
+  sponsored_usd_micros: ColumnType<string, string | undefined, string>;
   created_at: string | number | bigint;
 }
 
@@ -19,6 +21,8 @@ export interface GaslessSubmissionRecord {
   user: string;
   apiKeyId: string | null;
   payload: JsonObject;
+  /** Fee sponsorship drawn from `apiKeyId` for this batch (micro-USD); 0 when the request's output pays. */
+  sponsoredUsdMicros: bigint;
   createdAt: number;
 }
 
@@ -27,7 +31,10 @@ const withSubmissions = (db: Kysely<Tables>) => db.withTables<{ gasless_submissi
 /** Records an accepted batch (inside the transaction that moves its request to `depositing`). */
 export async function insertGaslessSubmission(
   db: Kysely<Tables>,
-  params: Omit<GaslessSubmissionRecord, 'createdAt'> & { now: number },
+  params: Omit<GaslessSubmissionRecord, 'createdAt' | 'sponsoredUsdMicros'> & {
+    sponsoredUsdMicros?: bigint;
+    now: number;
+  },
 ): Promise<void> {
   await withSubmissions(db)
     .insertInto('gasless_submissions')
@@ -37,6 +44,7 @@ export async function insertGaslessSubmission(
       user_address: params.user.toLowerCase(),
       api_key_id: params.apiKeyId,
       payload: toJson(params.payload) as unknown as JsonObject,
+      sponsored_usd_micros: (params.sponsoredUsdMicros ?? 0n).toString(),
       created_at: params.now,
     })
     .execute();
@@ -74,13 +82,14 @@ export async function listDepositingGaslessSubmissions(db: Kysely<Tables>): Prom
   return rows.map(toRecord);
 }
 
-function toRecord(row: GaslessSubmissionsTable): GaslessSubmissionRecord {
+function toRecord(row: Selectable<GaslessSubmissionsTable>): GaslessSubmissionRecord {
   return {
     requestId: row.request_id,
     chainId: toNumber(row.chain_id),
     user: row.user_address,
     apiKeyId: row.api_key_id,
     payload: row.payload,
+    sponsoredUsdMicros: toBigInt(row.sponsored_usd_micros),
     createdAt: toNumber(row.created_at),
   };
 }

@@ -20,7 +20,8 @@ export async function insertLedgerMovements(
   now: number,
 ): Promise<number> {
   const rows = movements.flatMap((movement) => {
-    if (movement.amount <= 0n) throw new RangeError(`ledger movement ${movement.key} has a non-positive amount`);
+    if (movement.amount < 0n || (movement.amount === 0n && movement.kind !== 'opening'))
+      throw new RangeError(`ledger movement ${movement.key} has a non-positive amount`);
     if (movement.debit === movement.credit)
       throw new RangeError(`ledger movement ${movement.key} debits and credits one account`);
     const common = {
@@ -131,7 +132,8 @@ export async function ledgerBalances(
 
 /**
  * The ledger's invariant, checked: every (chain, currency) whose entries do not sum to zero, and every movement
- * that is not exactly two opposite entries. Empty when the ledger balances.
+ * that is not exactly two opposite entries (in amount and in USD value: both valued, opposite, or neither).
+ * Empty when the ledger balances.
  */
 export async function ledgerImbalances(
   db: Kysely<Tables>,
@@ -147,7 +149,7 @@ export async function ledgerImbalances(
     .select('movement_key')
     .groupBy('movement_key')
     .having(
-      sql<boolean>`count(*) <> 2 or sum(amount) <> 0 or count(distinct chain_id) <> 1 or count(distinct currency) <> 1`,
+      sql<boolean>`count(*) <> 2 or sum(amount) <> 0 or count(distinct chain_id) <> 1 or count(distinct currency) <> 1 or count(usd_micros) = 1 or coalesce(sum(usd_micros), 0) <> 0`,
     )
     .execute();
   return {

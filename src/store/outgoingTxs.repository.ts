@@ -1,8 +1,15 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { gasSpent, refundPaid, settlementPaid, type LedgerMovement } from '../core/ledger/movements.js';
+import {
+  gasSpent,
+  refundedRequestId,
+  refundPaid,
+  settledRequestIds,
+  settlementPaid,
+  type LedgerMovement,
+} from '../core/ledger/movements.js';
 import { finishClaim } from './appFeeClaims.repository.js';
 import { insertLedgerMovements } from './ledger.repository.js';
-import { getRequest } from './requests.repository.js';
+import { getRequest, type RequestRecord } from './requests.repository.js';
 import { appendUnique } from './fragments.js';
 import { normalizeHex, toBigInt, toJson, toNumber } from './mappers.js';
 import type { JsonObject, OutgoingTxsTable, Tables } from './tables.js';
@@ -157,8 +164,15 @@ export async function updateOutgoingTx(
     const gas = gasSpent(record, receipt, receipt.gasUsdMicros ?? null);
     if (gas !== null) movements.push(gas);
     if (record.kind === 'refund' && record.status === 'confirmed')
-      movements.push(...refundPaid(record, await getRequest(db, record.requestId)));
-    if (record.kind === 'settle' && record.status === 'confirmed') movements.push(...settlementPaid(record));
+      movements.push(...refundPaid(record, await getRequest(db, refundedRequestId(record))));
+    if (record.kind === 'settle' && record.status === 'confirmed') {
+      const requests = new Map<string, RequestRecord>();
+      for (const requestId of settledRequestIds(record)) {
+        const request = await getRequest(db, requestId);
+        if (request !== undefined) requests.set(requestId, request);
+      }
+      movements.push(...settlementPaid(record, requests));
+    }
     await insertLedgerMovements(db, movements, params.now);
     // A claim's payout ends its claim (and writes the claim's movements) with the receipt.
     if (record.kind === 'claim')
@@ -172,7 +186,7 @@ export async function updateOutgoingTx(
   return record;
 }
 
-export function toOutgoingTxRecord(row: Selectable<OutgoingTxsTable>): OutgoingTxRecord {
+function toOutgoingTxRecord(row: Selectable<OutgoingTxsTable>): OutgoingTxRecord {
   return {
     id: toNumber(row.id),
     chainId: toNumber(row.chain_id),

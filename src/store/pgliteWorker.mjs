@@ -11,8 +11,14 @@ import { PGlite } from '@electric-sql/pglite';
  * seconds, and each zero fill stopped every query for 20–40 ms (p99.9 of `/quote/v2` at 16 clients fell from
  * 33–41 ms to 17–20 ms without it). The zeros only reserve disk space ahead of time; PGlite runs without fsync,
  * so they bought no durability here.
+ *
+ * `shared_buffers=16MB` instead of PostgreSQL's 128 MB: the buffer pool lives in the WASM heap, so every page it
+ * ever touched stays in this process's RSS. The gateway's working set is far smaller (the devnet's whole
+ * database is a few MB), and a page evicted from the pool is still in the OS page cache under the data directory.
+ * Measured with `npm run bench:idle` on the devnet: gateway RSS 616 → 496 MiB; at the end of `npm run bench`
+ * 660–732 → 531–542 MiB, with no change in quote throughput beyond the run-to-run noise (issue #14's note).
  */
-const settings = ['-c', 'wal_init_zero=off'];
+const settings = ['-c', 'wal_init_zero=off', '-c', 'shared_buffers=16MB'];
 
 /** @type {import('@electric-sql/pglite').PGlite} */
 let pglite;

@@ -91,7 +91,7 @@ export async function listEventsForRequest(db: Kysely<Tables>, requestId: string
   return rows.map(toRequestEvent);
 }
 
-export function toRequestEvent(row: Selectable<RequestEventsTable>): RequestEvent {
+function toRequestEvent(row: Selectable<RequestEventsTable>): RequestEvent {
   return {
     id: toNumber(row.id),
     requestId: row.request_id,

@@ -581,7 +581,7 @@ function decodeContinuation(
   return { key: c.k, id: c.i };
 }
 
-export function toRequestRecord(row: Selectable<RequestsTable>): RequestRecord {
+function toRequestRecord(row: Selectable<RequestsTable>): RequestRecord {
   return {
     id: row.id,
     status: row.status as RequestStatus,

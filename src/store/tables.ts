@@ -134,6 +134,10 @@ export interface ApiKeysTable {
   payout_address: string | null;
   /** The API key sealed with the webhook encryption key (the HMAC secret of its webhooks); null when not kept. */
   webhook_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Fee sponsorship the administrator allows the key, micro-USD (migration 1400; default 0). */
+  sponsorship_allowance_usd_micros: ColumnType<string, string | undefined, string>;
+  /** Fee sponsorship the key has drawn, micro-USD (gasless batches with `subsidizeFees`). */
+  sponsorship_spent_usd_micros: ColumnType<string, string | undefined, string>;
 }
 
 export interface WebhookDeliveriesTable {
@@ -163,6 +167,19 @@ export interface LedgerEntriesTable {
   usd_micros: string | null;
   request_id: string | null;
   created_at: Int8;
+}
+
+export interface LedgerReconciliationsTable {
+  chain_id: Int8;
+  currency: string;
+  block_number: Int8;
+  /** numeric(78,0) (the signed ones may be negative), read and written as decimal strings. */
+  on_chain: string;
+  ledger: string;
+  incoming: string;
+  drift: string;
+  checked_at: Int8;
+  in_flight_at: NullableInt8;
 }
 
 export interface SettlementItemsTable {
@@ -248,6 +265,7 @@ export interface Tables {
   api_keys: ApiKeysTable;
   webhook_deliveries: WebhookDeliveriesTable;
   ledger_entries: LedgerEntriesTable;
+  ledger_reconciliations: LedgerReconciliationsTable;
   settlement_items: SettlementItemsTable;
   app_fee_claims: AppFeeClaimsTable;
   permits: PermitsTable;

@@ -3,6 +3,7 @@ import { normalizeHex, toJson, toNumber, toNumberOrNull } from './mappers.js';
 import type { ApiKeyWebhook } from './apiKeys.repository.js';
 import { readStatusSnapshot, type RequestStatusSnapshot } from './requestStatus.js';
 import type { JsonValue, Tables, WebhookDeliveriesTable } from './tables.js';
+import { listenWithReconnect } from './listen.js';
 
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
 
@@ -264,7 +265,7 @@ export async function insertWebhookReplay(
   return toWebhookDelivery(row);
 }
 
-export function toWebhookDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDelivery {
+function toWebhookDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDelivery {
   const status = row.status as WebhookDeliveryStatus;
   return {
     id: toNumber(row.id),
@@ -294,34 +295,19 @@ export interface ListenWebhookDeliveriesParameters {
 /**
  * PostgreSQL only: LISTEN for enqueued deliveries on a dedicated connection. Notifications arrive when the
  * enqueuing transaction commits, on every instance sharing the database, so a dispatcher can start the first
- * attempt right away. A lost connection is re-opened after a second (the dispatcher's poll covers the gap).
- * Returns a function that closes the connection.
+ * attempt right away. A lost connection is re-opened every second until it works (`listenWithReconnect`; the
+ * dispatcher's poll covers the gap). Returns a function that closes the connection.
  */
 export async function listenWebhookDeliveries(params: ListenWebhookDeliveriesParameters): Promise<() => Promise<void>> {
-  const { default: pg } = await import('pg');
   const schema = params.schema ?? 'public';
-  let closed = false;
-  let client: InstanceType<typeof pg.Client> | undefined;
-  let retry: NodeJS.Timeout | undefined;
-  const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: params.databaseUrl, connectionTimeoutMillis: 10_000 });
-    next.on('notification', (message) => {
-      if (message.channel === webhookNotifyChannel && message.payload === schema) params.onDelivery();
-    });
-    next.on('error', (error) => {
-      params.onError(error);
-      void next.end().catch(() => undefined);
-      if (!closed && client === next) retry = setTimeout(() => void connect().catch(params.onError), 1_000);
-    });
-    await next.connect();
-    await next.query(`listen ${webhookNotifyChannel}`);
-    client = next;
-    if (closed) await next.end();
-  };
-  await connect();
-  return async () => {
-    closed = true;
-    clearTimeout(retry);
-    await client?.end().catch(() => undefined);
-  };
+  return listenWithReconnect({
+    databaseUrl: params.databaseUrl,
+    channel: webhookNotifyChannel,
+    onNotification: (payload) => {
+      if (payload === schema) params.onDelivery();
+    },
+    // Deliveries enqueued while no connection listened: the dispatcher looks at once.
+    onListening: params.onDelivery,
+    onError: (error) => params.onError(error ?? new Error('the LISTEN connection ended')),
+  });
 }

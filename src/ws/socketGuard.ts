@@ -6,7 +6,7 @@ import type { CoreContext } from '../core/context.js';
 import type { Caller } from '../core/quote/types.js';
 
 /** Close code for a connection refused or dropped by a limit (RFC 6455 policy violation). */
-export const policyViolation = 1008;
+const policyViolation = 1008;
 
 /**
  * What both websocket endpoints (graphql-ws on `/graphql`, the status stream on `/ws`) share to stay bounded:

@@ -13,7 +13,7 @@ import type { SocketGuard } from './socketGuard.js';
 import { rawDataText } from './rawData.js';
 
 /** The only event of the reference's stream. */
-export const STATUS_EVENT = 'request.status.updated';
+const STATUS_EVENT = 'request.status.updated';
 
 /** Close codes this endpoint uses (RFC 6455). */
 export enum WsCloseCode {

@@ -113,6 +113,34 @@ describe('npm run keys', () => {
     expect((await keys(dataDir, 'list', '--all')).stdout).toContain(apiKey.id);
   }, 120_000);
 
+  it('sets and shows the sponsorship allowance (micro-USD), refusing a malformed one', async () => {
+    const created = await keys(
+      dataDir,
+      'create',
+      '--name',
+      'Sponsor',
+      '--sponsorship',
+      '--sponsorship-allowance-usd-micros',
+      '2500000',
+      '--json',
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const { apiKey } = JSON.parse(created.stdout);
+    expect(apiKey).toMatchObject({
+      sponsorshipEnabled: true,
+      sponsorshipAllowanceUsdMicros: '2500000',
+      sponsorshipSpentUsdMicros: '0',
+      sponsorshipRemainingUsdMicros: '2500000',
+    });
+    const raised = await keys(dataDir, 'update', apiKey.id, '--sponsorship-allowance-usd-micros', '7000000');
+    expect(raised.code, raised.stderr).toBe(0);
+    expect(raised.stdout).toContain('sponsorship allowance 7000000 micro-USD, spent 0, remaining 7000000');
+    const bad = await keys(dataDir, 'update', apiKey.id, '--sponsorship-allowance-usd-micros', '1.5');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('sponsorshipAllowanceUsdMicros');
+    expect((await keys(dataDir, 'get', apiKey.id)).stdout).toContain('sponsorship allowance 7000000 micro-USD');
+  }, 120_000);
+
   it('refuses bad input with exit status 2 and a message', async () => {
     // With the encryption key known, so the URL itself is what is refused.
     const privateHook = await keysWith(

@@ -24,7 +24,6 @@ let usdcB: Address;
 const appAccount = privateKeyToAccount(generatePrivateKey());
 const stranger = privateKeyToAccount(generatePrivateKey());
 const recipient = '0x00000000000000000000000000000000c1a1e001' as Address;
-let solverUsdcBBefore: bigint;
 /** The claim paid in the race, and the wallet's signature that authorized it. */
 let raced: { claimId: string; signature: Hex };
 
@@ -65,7 +64,6 @@ beforeAll(async () => {
   [alice] = gateway.devnet.descriptor.accounts as [DevnetAccount];
   usdcA = tokenOf(chainA, 'USDC');
   usdcB = tokenOf(chainB, 'USDC');
-  solverUsdcBBefore = await usdcBalance(chainB, usdcB, gateway.devnet.descriptor.solver.address);
   for (let i = 0; i < 2; i++) {
     const quote = await requestQuote(gateway, alice, {
       originCurrency: usdcA,
@@ -186,8 +184,35 @@ describe('app-fee claims', () => {
         .filter((b) => b.account === account && b.chainId === chainId && b.currency === token.toLowerCase())
         .reduce((sum, b) => sum + b.amount, 0n);
     expect(of(`app:${appAccount.address.toLowerCase()}`, chainA.chainId, usdcA)).toBe(0n);
+    // The solver's account: its opening balance (what it held when it started) and every movement since.
     expect(of('solver', chainB.chainId, usdcB)).toBe(
-      (await usdcBalance(chainB, usdcB, gateway.devnet.descriptor.solver.address)) - solverUsdcBBefore,
+      await usdcBalance(chainB, usdcB, gateway.devnet.descriptor.solver.address),
     );
+  });
+
+  it('lists the claims never signed as expired, then the payer’s sweep deletes them an hour later', async () => {
+    // The forged claim and the one that lost the race were never authorized.
+    const unsigned = (await claims()).filter((c) => c.status === 'waiting').map((c) => c.claimId);
+    expect(unsigned).toHaveLength(2);
+    const core = gateway.server.core;
+    const realNow = core.now;
+    try {
+      // The gateway's clock (injectable for tests) 11 minutes on: the 10-minute windows are over.
+      core.now = () => realNow() + 11 * 60_000;
+      expect((await claims()).filter((c) => unsigned.includes(c.claimId)).map((c) => c.status)).toEqual([
+        'expired',
+        'expired',
+      ]);
+      await payClaims();
+      expect((await claims()).filter((c) => unsigned.includes(c.claimId))).toHaveLength(2);
+      // An hour after the window: the sweep of the next pass deletes them; the paid claims stay.
+      core.now = () => realNow() + 71 * 60_000;
+      await payClaims();
+      const left = await claims();
+      expect(left.filter((c) => unsigned.includes(c.claimId))).toEqual([]);
+      expect(left.map((c) => c.status)).toEqual(['success', 'success']);
+    } finally {
+      core.now = realNow;
+    }
   });
 });

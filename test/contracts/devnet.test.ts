@@ -77,6 +77,7 @@ describe('startDevnet', () => {
       ['usdt', 'USDT', 6, true],
       ['weth', 'WETH', 18, false],
       ['mnr', 'MNR', 18, false],
+      ['pusd', 'PUSD', 6, true],
     ]);
 
     for (const chain of descriptor.chains) {
@@ -101,6 +102,9 @@ describe('startDevnet', () => {
         maxUint256,
         parseEther('10000000'),
         parseEther('1000000'),
+        maxUint256,
+        parseUnits('10000000', 6),
+        parseUnits('100000', 6),
         maxUint256,
       ]);
       for (const account of descriptor.accounts) {

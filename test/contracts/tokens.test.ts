@@ -19,6 +19,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import {
   attestationVerifierAbi,
   minorTokenAbi,
+  permitTokenAbi,
   priceFeedAbi,
   stableTokenAbi,
   wrappedNativeAbi,
@@ -160,6 +161,64 @@ describe('StableToken', () => {
     const before = await devnet.balanceOf(tokenInfo('usdc').address, user(0).address);
     await devnet.mined(usdc(devnet.descriptor.deployer).write.mint([user(0).address, 5n]));
     expect(await devnet.balanceOf(tokenInfo('usdc').address, user(0).address)).toBe(before + 5n);
+  });
+});
+
+describe('PermitToken (EIP-2612 without EIP-3009)', () => {
+  const pusd = (account?: DevnetAccount) => contract(tokenInfo('pusd').address, permitTokenAbi, account);
+  const domain = () => ({
+    name: 'Permit USD',
+    version: '2',
+    chainId: devnet.chain.chainId,
+    verifyingContract: tokenInfo('pusd').address,
+  });
+
+  it('has 6 decimals, a version-2 domain read from name() and version(), and no 3009 or 5267 functions', async () => {
+    expect(await pusd().read.decimals()).toBe(6);
+    expect(await pusd().read.symbol()).toBe('PUSD');
+    expect(await pusd().read.version()).toBe('2');
+    expect(await pusd().read.DOMAIN_SEPARATOR()).toBe(domainSeparator({ domain: domain() }));
+    const address = tokenInfo('pusd').address;
+    const authorizationState = devnet.publicClient.readContract({
+      address,
+      abi: stableTokenAbi,
+      functionName: 'authorizationState',
+      args: [user(0).address, pad('0x00')],
+    });
+    await expect(authorizationState).rejects.toThrow();
+    await expect(devnet.publicClient.getEip712Domain({ address })).rejects.toThrow();
+  });
+
+  it('accepts an EIP-2612 permit once, refuses an expired or tampered one, lets only the owner mint', async () => {
+    const [owner, spender] = [user(0), user(2)];
+    const value = parseUnits('12', 6);
+    const nonce = await pusd().read.nonces([owner.address]);
+    const deadline = (await latestTimestamp()) + 3_600n;
+    const signature = await privateKeyToAccount(owner.privateKey).signTypedData({
+      domain: domain(),
+      types: {
+        Permit: [
+          { name: 'owner', type: 'address' },
+          { name: 'spender', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'nonce', type: 'uint256' },
+          { name: 'deadline', type: 'uint256' },
+        ],
+      },
+      primaryType: 'Permit',
+      message: { owner: owner.address, spender: spender.address, value, nonce, deadline },
+    });
+    const { v, r, s } = parseSignature(signature);
+    const permit = (permitValue = value, permitDeadline = deadline) =>
+      pusd(spender).write.permit([owner.address, spender.address, permitValue, permitDeadline, Number(v), r, s]);
+
+    await expectRevert(permit(value + 1n), 'InvalidSignature');
+    await expectRevert(permit(value, 1n), 'PermitExpired');
+    await devnet.mined(permit());
+    expect(await pusd().read.allowance([owner.address, spender.address])).toBe(value);
+    expect(await pusd().read.nonces([owner.address])).toBe(nonce + 1n);
+    await expectRevert(permit(), 'InvalidSignature'); // replay: the nonce has moved on
+    await expectRevert(pusd(user(0)).write.mint([user(0).address, 1n]), 'Unauthorized');
   });
 });
 

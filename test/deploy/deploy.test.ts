@@ -6,12 +6,22 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { createPublicClient, http, parseAbi, type Address } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  encodeAbiParameters,
+  http,
+  pad,
+  parseAbi,
+  type Address,
+  type Hex,
+} from 'viem';
+import { createCaliburExecutor } from '@relayprotocol/relay-sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnvil, type AnvilInstance } from '../../src/chain/anvil.js';
 import { ANVIL_MNEMONIC } from '../../src/chain/devnet.js';
 import { loadConfigFile, parseConfigFile } from '../../src/server/config.js';
-import { mnemonicToAccount } from 'viem/accounts';
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 
 const run = promisify(execFile);
 let anvil: AnvilInstance;
@@ -40,6 +50,7 @@ it('deploys every contract to a fresh chain and prints the config block', async 
   expect(Object.keys(contracts).sort()).toEqual([
     'approvalProxy',
     'attestationVerifier',
+    'batchExecutor',
     'depositAddressFactory',
     'depository',
     'erc20Router',
@@ -68,6 +79,80 @@ it('deploys every contract to a fresh chain and prints the config block', async 
   example.chains[0].contracts = contracts;
   const config = parseConfigFile(JSON.stringify(example), { GATEWAY_SOLVER_PRIVATE_KEY: solverKey }, 'deployed.json');
   expect(config.chains[0]!.contracts.depository).toBe(contracts.depository);
+  expect(config.chains[0]!.contracts.batchExecutor).toBe(contracts.batchExecutor);
+  deployedExecutor = contracts.batchExecutor!;
+});
+
+let deployedExecutor: Address;
+
+it("the deployed batch executor runs a gasless batch at its own address, signed as the SDK signs for it (its address as the domain's salt); the SDK's default salt is refused", async () => {
+  const client = createPublicClient({ transport: http(anvil.rpcUrl) });
+  const chainId = await client.getChainId();
+  const user = privateKeyToAccount(
+    `0x${Buffer.from(mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: 7 }).getHdKey().privateKey!).toString('hex')}`,
+  );
+  const relayer = createWalletClient({
+    account: mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: 8 }),
+    transport: http(anvil.rpcUrl),
+  });
+  const recipient: Address = '0x00000000000000000000000000000000005e0001';
+  const calibur = createCaliburExecutor();
+  // What docs/real-networks.md tells integrators to pass as `executeGaslessBatch({ executor })`.
+  const executor = {
+    ...calibur,
+    address: deployedExecutor,
+    salt: pad(deployedExecutor, { size: 32 }),
+    buildSignDomain: (id: number, verifyingContract: Address) => ({
+      ...calibur.buildSignDomain(id, verifyingContract),
+      salt: pad(deployedExecutor, { size: 32 }),
+    }),
+  };
+  const message = executor.buildSignMessage(
+    [{ to: recipient, value: 12_345n, data: '0x' }],
+    await executor.getNonce(client, user.address),
+  );
+  const signWith = async (domain: ReturnType<typeof executor.buildSignDomain>): Promise<Hex> =>
+    executor.encodeExecute(
+      message,
+      encodeAbiParameters(
+        [{ type: 'bytes' }, { type: 'bytes' }],
+        [
+          await user.signTypedData({
+            domain,
+            types: executor.eip712Types as any,
+            primaryType: 'SignedBatchedCall',
+            message,
+          }),
+          '0x',
+        ],
+      ),
+    );
+  const authorization = await user.signAuthorization({
+    address: deployedExecutor,
+    chainId,
+    nonce: await client.getTransactionCount({ address: user.address }),
+  });
+  const send = (data: Hex) =>
+    relayer.sendTransaction({ chain: null, to: user.address, data, authorizationList: [authorization] });
+
+  // Signed over the SDK's default domain (Calibur's address as salt): the executor refuses it.
+  await expect(
+    client.estimateGas({
+      account: relayer.account,
+      to: user.address,
+      data: await signWith(calibur.buildSignDomain(chainId, user.address)),
+      authorizationList: [authorization],
+    }),
+  ).rejects.toThrow();
+
+  const before = await client.getBalance({ address: recipient });
+  const hash = await send(await signWith(executor.buildSignDomain(chainId, user.address)));
+  const receipt = await client.waitForTransactionReceipt({ hash });
+  expect(receipt.status).toBe('success');
+  expect((await client.getBalance({ address: recipient })) - before).toBe(12_345n);
+  expect((await client.getCode({ address: user.address }))?.toLowerCase()).toBe(
+    `0xef0100${deployedExecutor.slice(2).toLowerCase()}`,
+  );
 });
 
 it('refuses to run without a key, naming what is missing', async () => {

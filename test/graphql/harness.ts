@@ -11,6 +11,7 @@ import type { Logger } from '../../src/core/logger.js';
 import { defaultQuoteSettings } from '../../src/core/settings.js';
 import { createGraphQL, type GatewayGraphQL } from '../../src/graphql/createGraphQL.js';
 import { registerGraphQL, type DisposeGraphQL } from '../../src/graphql/registerGraphQL.js';
+import { createSolverSwitch } from '../../src/core/solver/handle.js';
 
 export interface LogEntry {
   level: keyof Logger;
@@ -47,6 +48,7 @@ export function makeCore(chains: ChainConfig[]): { core: CoreContext; entries: L
     db: absent<CoreContext['db']>('database'),
     requestWriter: absent<CoreContext['requestWriter']>('request writer'),
     solver,
+    solving: createSolverSwitch(),
   };
   return { core, entries };
 }

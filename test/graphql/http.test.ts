@@ -115,37 +115,23 @@ describe('errors', () => {
     tradeType: 'EXACT_INPUT',
   };
 
-  it('reports an unimplemented operation as NOT_IMPLEMENTED in extensions, with HTTP 200', async () => {
-    const { status, body } = await post(
-      server.url,
-      'mutation { claimAppFees(input: { wallet: "0x1111111111111111111111111111111111111111", chainId: 10, currency: "0x0000000000000000000000000000000000000000", recipient: "0x1111111111111111111111111111111111111111" }) { __typename } }',
-    );
-    expect(status).toBe(200);
-    // claimAppFees is non-null, so the error nulls the whole `data`.
-    expect(body.data).toBeNull();
-    expect(body.errors).toEqual([
-      {
-        message: 'Operation claimAppFees is declared but not implemented yet',
-        locations: [{ line: 1, column: 12 }],
-        path: ['claimAppFees'],
-        extensions: { code: 'NOT_IMPLEMENTED', status: 501, retriable: false },
-      },
-    ]);
-  });
-
   it('keeps sibling fields when one field fails, for queries and mutations', async () => {
     const { status, body } = await post(server.url, '{ chains { id } requestStatus(requestId: "0x01") { status } }');
     expect(status).toBe(200);
     expect(body.data).toEqual({ chains: [{ id: 10 }], requestStatus: null });
     expect(body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['requestStatus'], 'INVALID_INPUT']]);
 
+    // A mutation that fails (a claim on a chain that is not configured) reports its gateway error the same way.
     const mutation = await post(
       server.url,
-      'mutation { claimAppFees(input: { wallet: "0x1111111111111111111111111111111111111111", chainId: 10, currency: "0x0000000000000000000000000000000000000000", recipient: "0x1111111111111111111111111111111111111111" }) { __typename } }',
+      'mutation { claimAppFees(input: { wallet: "0x1111111111111111111111111111111111111111", chainId: 999, currency: "0x0000000000000000000000000000000000000000", recipient: "0x1111111111111111111111111111111111111111" }) { __typename } }',
     );
     expect(mutation.status).toBe(200);
-    expect(mutation.body.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_IMPLEMENTED' });
-    expect(mutation.body.errors?.[0]?.message).toContain('claimAppFees');
+    expect(mutation.body.data).toBeNull();
+    expect(mutation.body.errors?.[0]).toMatchObject({
+      path: ['claimAppFees'],
+      extensions: { code: 'UNSUPPORTED_CHAIN', status: 400 },
+    });
   });
 
   it('masks an unexpected error as "Unexpected error." and logs it', async () => {
@@ -287,6 +273,9 @@ describe('the HTTP surface', () => {
       'requestSignature',
       'tokenPrice',
       'currencies',
+      'appFeeBalances',
+      'appFeeClaims',
+      'inventory',
     ]);
     expect(body.data.subscription.fields.map((f: { name: string }) => f.name)).toEqual([
       'requestStatus',

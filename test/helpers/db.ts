@@ -65,6 +65,6 @@ export function useTestDatabase(kind: TestDatabaseKind, options: { migrate?: boo
 /** Empty every gateway table, so each test starts clean without paying for a new database. */
 export async function truncateAll(database: Database): Promise<void> {
   await sql`
-    truncate table requests, request_events, chain_cursors, chain_genesis, deposits, outgoing_txs, api_keys, ledger_entries, settlement_items
+    truncate table requests, request_events, chain_cursors, chain_genesis, deposits, outgoing_txs, api_keys, ledger_entries, ledger_reconciliations, settlement_items
     restart identity cascade`.execute(database.db);
 }

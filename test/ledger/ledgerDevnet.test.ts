@@ -9,7 +9,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { depositoryAbi } from '../../generated/contracts/index.js';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import { listDepositsForRequest } from '../../src/store/deposits.repository.js';
-import { ledgerBalances, ledgerImbalances } from '../../src/store/ledger.repository.js';
+import { ledgerBalances, ledgerImbalances, listLedgerEntries } from '../../src/store/ledger.repository.js';
+import { toUsdMicros } from '../../src/core/market.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
@@ -115,18 +116,41 @@ describe('ledger on the devnet', () => {
     await settled(nativeId, 2);
     await settled(shortId, 1);
 
+    // The filled deposits go back to the solver (settlement), so its entries are in the ledger too.
+    await gateway.server.solver!.settler.settleNow();
     const db = gateway.server.database.db;
     expect(await ledgerImbalances(db)).toEqual({ currencies: [], movements: [] });
+    // Every entry carries its USD value when written: gas at the native price of the moment, settlement at the
+    // deposit's input price, everything else at the quote's.
+    const all = await listLedgerEntries(db);
+    expect(all.filter((e) => e.usdMicros === null).map((e) => `${e.kind} ${e.movementKey}`)).toEqual([]);
+    expect(all.some((e) => e.kind === 'settlement')).toBe(true);
+    for (const chain of [chainA, chainB]) {
+      const config = gateway.config.chains.find((c) => c.id === chain.chainId)!;
+      const price = await gateway.server.core.market.usdPrice(chain.chainId, config.nativeCurrency);
+      for (const gas of all.filter((e) => e.kind === 'gas_spent' && e.chainId === chain.chainId && e.amount > 0n))
+        expect(gas.usdMicros, gas.movementKey).toBe(toUsdMicros(gas.amount, 18, price));
+    }
+    for (const settled of all.filter((e) => e.kind === 'settlement' && e.account === 'solver'))
+      expect(settled.usdMicros, settled.movementKey).toBeGreaterThan(0n);
 
     const balances = await ledgerBalances(db);
     const ledger = (account: string, chain: DevnetChain, token: Address) =>
       balances
         .filter((b) => b.account === account && b.chainId === chain.chainId && b.currency === token.toLowerCase())
         .reduce((sum, b) => sum + b.amount, 0n);
+    const entries = await listLedgerEntries(db, { account: 'solver' });
+    const openings = (chain: DevnetChain, token: Address) =>
+      entries
+        .filter((e) => e.kind === 'opening' && e.chainId === chain.chainId && e.currency === token.toLowerCase())
+        .reduce((sum, e) => sum + e.amount, 0n);
     const after = await onChain();
     holdings.forEach(({ chain, token }, i) => {
       const where = `${chain.chainId} ${token}`;
-      expect(ledger('solver', chain, token), `solver ${where}`).toBe(after[i]!.solver - before[i]!.solver);
+      // The solver's account holds its opening balance (the chain's when the solver started) and every movement
+      // since: the balance on chain.
+      expect(ledger('solver', chain, token), `solver ${where}`).toBe(after[i]!.solver);
+      expect(openings(chain, token), `opening ${where}`).toBe(before[i]!.solver);
       expect(
         ledger('depository', chain, token) + ledger('depository:unallocated', chain, token),
         `depository ${where}`,

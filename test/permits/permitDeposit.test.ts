@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, erc20Abi, http, parseUnits, zeroAddress, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { devnetViemChain, type DevnetChain } from '../../src/chain/devnet.js';
+import { permitTokenAbi } from '../../generated/contracts/index.js';
 import { PERMIT_DEPOSIT_GAS } from '../../src/core/permits/typedData.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -210,7 +211,7 @@ describe('usePermit quotes', () => {
     const flags = Object.fromEntries(
       chain.erc20Currencies.map((c: { symbol: string; supportsPermit: boolean }) => [c.symbol, c.supportsPermit]),
     );
-    expect(flags).toMatchObject({ USDC: true, USDT: true, WETH: false, MNR: false });
+    expect(flags).toMatchObject({ USDC: true, USDT: true, WETH: false, MNR: false, PUSD: true });
   });
 });
 
@@ -454,6 +455,192 @@ describe('GraphQL submitPermit', () => {
     expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
     expect(body.data!.submitPermit.message).toMatch(/accepted/i);
     await waitForStatus(gateway, requestId, ['success']);
+  });
+});
+
+describe('EIP-2612 permits (PUSD: permit without EIP-3009)', () => {
+  const pusdA = () => tokenOf(chainA, 'PUSD');
+  const erc2612Abi = [
+    ...erc20Abi,
+    {
+      type: 'function',
+      name: 'nonces',
+      stateMutability: 'view',
+      inputs: [{ name: 'owner', type: 'address' }],
+      outputs: [{ name: '', type: 'uint256' }],
+    },
+  ] as const;
+  const read = (functionName: 'balanceOf' | 'nonces', owner: Address) =>
+    publicClientOf(chainA).readContract({ address: pusdA(), abi: erc2612Abi, functionName, args: [owner] });
+
+  /** A fresh key holding 30 PUSD on chain A and no ETH. */
+  async function freshPusdUser(): Promise<PrivateKeyAccount> {
+    const user = privateKeyToAccount(generatePrivateKey());
+    const hash = await walletOf(funder().privateKey).writeContract({
+      address: pusdA(),
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [user.address, parseUnits('30', 6)],
+    });
+    await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+    return user;
+  }
+
+  async function pusdQuote(user: Address, extra: Record<string, unknown> = {}) {
+    return permitQuote(user, { originCurrency: pusdA(), destinationCurrency: tokenOf(chainB, 'PUSD'), ...extra });
+  }
+
+  /** What a refused 2612 permit must leave as it was, on chain and in the gateway. */
+  async function state(user: Address, requestId: Hex) {
+    const db = gateway.server.core.db;
+    const [permits, outgoing] = await Promise.all([
+      db.selectFrom('permits').select('request_id').where('request_id', '=', requestId.toLowerCase()).execute(),
+      db.selectFrom('outgoing_txs').select('id').where('request_id', '=', requestId.toLowerCase()).execute(),
+    ]);
+    return {
+      permits: permits.length,
+      outgoing: outgoing.length,
+      solverNonce: await publicClientOf(chainA).getTransactionCount({
+        address: gateway.devnet.descriptor.solver.address,
+        blockTag: 'pending',
+      }),
+      pusd: await read('balanceOf', user),
+      permitNonce: await read('nonces', user),
+      allowance: await publicClientOf(chainA).readContract({
+        address: pusdA(),
+        abi: erc20Abi,
+        functionName: 'allowance',
+        args: [user, chainA.contracts.approvalProxy],
+      }),
+      status: await statusOf(requestId),
+    };
+  }
+
+  async function expect2612Refused(
+    user: Address,
+    requestId: Hex,
+    attempt: () => Promise<{ status: number; body: any }>,
+    errorData: string,
+  ) {
+    const before = await state(user, requestId);
+    const { status, body } = await attempt();
+    expect(status, JSON.stringify(body)).toBe(400);
+    expect(body).toMatchObject({ errorCode: 'PERMIT_FAILED', errorData });
+    expect(typeof body.message).toBe('string');
+    expect(await state(user, requestId)).toEqual(before);
+    expect(before.status).toBe('waiting');
+  }
+
+  it('quotes a Permit to the approval proxy (on-chain nonce, deadline) and deposits it once; the deposit costs at most the priced gas', async () => {
+    const user = await freshPusdUser();
+    const { quote, requestId, item } = await pusdQuote(user.address);
+    expect(quote.steps).toHaveLength(1);
+    expect(item.data.sign).toMatchObject({
+      signatureKind: 'eip712',
+      primaryType: 'Permit',
+      domain: { name: 'Permit USD', version: '2', chainId: chainA.chainId, verifyingContract: pusdA() },
+      value: {
+        owner: user.address,
+        spender: chainA.contracts.approvalProxy,
+        value: quote.details.currencyIn.amount,
+        nonce: '0',
+      },
+    });
+    expect(item.data.post.body).toEqual({ kind: 'eip2612', requestId, api: 'bridge' });
+
+    const signature = await sign(user, item);
+    expect((await post(item, signature)).status).toBe(200);
+    expect((await post(item, signature)).status).toBe(200);
+    await waitForStatus(gateway, requestId, ['success']);
+
+    const deposits = await gateway.server.core.db
+      .selectFrom('outgoing_txs')
+      .selectAll()
+      .where('request_id', '=', requestId.toLowerCase())
+      .where('kind', '=', 'deposit')
+      .execute();
+    expect(deposits).toHaveLength(1);
+    expect(await read('nonces', user.address)).toBe(1n);
+    expect(await read('balanceOf', user.address)).toBe(parseUnits('20', 6));
+    expect(await publicClientOf(chainA).getBalance({ address: user.address })).toBe(0n);
+    const { body: status } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
+    const receipt = await publicClientOf(chainA).getTransactionReceipt({ hash: status.inTxHashes[0] });
+    expect(receipt.from.toLowerCase()).toBe(gateway.devnet.descriptor.solver.address.toLowerCase());
+    expect(receipt.gasUsed).toBeLessThanOrEqual(PERMIT_DEPOSIT_GAS.eip2612);
+  });
+
+  it('refuses an expired deadline (PERMIT_FAILED EXPIRED, nothing sent)', async () => {
+    const user = await freshPusdUser();
+    const { requestId, item } = await pusdQuote(user.address, { permitExpiry: 60 });
+    const signature = await sign(user, item);
+    const core = gateway.server.core;
+    const realNow = core.now;
+    core.now = () => realNow() + 120_000;
+    try {
+      await expect2612Refused(user.address, requestId, () => post(item, signature), 'EXPIRED');
+    } finally {
+      core.now = realNow;
+    }
+  });
+
+  it('refuses a permit signed by another key (PERMIT_FAILED INVALID_SIGNATURE, nothing sent)', async () => {
+    const user = await freshPusdUser();
+    const { requestId, item } = await pusdQuote(user.address);
+    const signature = await sign(privateKeyToAccount(generatePrivateKey()), item);
+    await expect2612Refused(user.address, requestId, () => post(item, signature), 'INVALID_SIGNATURE');
+  });
+
+  it('refuses a permit for another amount, spender or deadline than the order (PERMIT_FAILED, nothing sent)', async () => {
+    const user = await freshPusdUser();
+    const { requestId, item } = await pusdQuote(user.address);
+    const value = BigInt(item.data.sign.value.value!);
+    for (const change of <Array<Record<string, string>>>[
+      { value: (value - 1n).toString() },
+      { value: (value + 1n).toString() },
+      { spender: funder().address },
+      { deadline: (BigInt(item.data.sign.value.deadline!) + 1n).toString() },
+    ]) {
+      const signature = await sign(user, item, change);
+      await expect2612Refused(user.address, requestId, () => post(item, signature), 'INVALID_SIGNATURE');
+    }
+    // The right signature still works afterwards: the refusals used up nothing.
+    expect((await post(item, await sign(user, item))).status).toBe(200);
+    await waitForStatus(gateway, requestId, ['success']);
+  });
+
+  it('accepts a permit someone submitted to the token first (its nonce used, the allowance set): deposited once from that allowance', async () => {
+    const user = await freshPusdUser();
+    const { quote, requestId, item } = await pusdQuote(user.address);
+    const signature = await sign(user, item);
+    const { r, s, v } = parseSig(signature);
+    const value = BigInt(item.data.sign.value.value!);
+    // A third party front-runs the gateway with the user's permit, straight to the token.
+    const hash = await walletOf(funder().privateKey).writeContract({
+      address: pusdA(),
+      abi: permitTokenAbi,
+      functionName: 'permit',
+      args: [user.address, chainA.contracts.approvalProxy, value, BigInt(item.data.sign.value.deadline!), v, r, s],
+    });
+    await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+    expect(await read('nonces', user.address)).toBe(1n);
+
+    const accepted = await post(item, signature);
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    await waitForStatus(gateway, requestId, ['success']);
+    expect(await read('balanceOf', user.address)).toBe(parseUnits('30', 6) - BigInt(quote.details.currencyIn.amount));
+    expect(await read('nonces', user.address)).toBe(1n);
+  });
+
+  it('refuses a permit whose nonce was used on chain since the quote (PERMIT_FAILED NONCE_USED, nothing sent)', async () => {
+    const user = await freshPusdUser();
+    const first = await pusdQuote(user.address);
+    const second = await pusdQuote(user.address);
+    // Both quotes were given the user's current nonce; the first permit spends it.
+    expect(second.item.data.sign.value.nonce).toBe(first.item.data.sign.value.nonce);
+    expect((await post(first.item, await sign(user, first.item))).status).toBe(200);
+    await waitForStatus(gateway, first.requestId, ['success']);
+    const signature = await sign(user, second.item);
+    await expect2612Refused(user.address, second.requestId, () => post(second.item, signature), 'NONCE_USED');
   });
 });
 

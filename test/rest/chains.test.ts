@@ -52,7 +52,7 @@ describe('GET /chains', () => {
         address: devnetChain.tokens.find((t) => t.symbol === 'USDC')!.address,
       });
       expect(chain.solverCurrencies.map((c: { symbol: string }) => c.symbol)).toEqual(
-        expect.arrayContaining(['ETH', 'USDC', 'USDT', 'WETH', 'MNR']),
+        expect.arrayContaining(['ETH', 'USDC', 'USDT', 'WETH', 'MNR', 'PUSD']),
       );
       expect(chain.partialDisableLimit).toBe(0);
     }

@@ -116,14 +116,14 @@ describe('POST /currencies/v2', () => {
   });
 
   it('looks at the whole list with defaultList false or when searching, and at the default list with defaultList true', async () => {
-    expect(ids(await v2({ defaultList: false }))).toEqual(each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR']));
+    expect(ids(await v2({ defaultList: false }))).toEqual(each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR', 'PUSD']));
     expect(ids(await v2({ term: 'mnr' }))).toEqual(each(['MNR']));
     expect(await v2({ term: 'mnr', defaultList: true })).toEqual([]);
   });
 
   it('limits the answer (default 20, at most 100)', async () => {
-    expect(ids(await v2({ defaultList: false, limit: 6 }))).toEqual([
-      ...each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR'], [31337]),
+    expect(ids(await v2({ defaultList: false, limit: 7 }))).toEqual([
+      ...each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR', 'PUSD'], [31337]),
       '31338:ETH',
     ]);
     for (const limit of [0, 101, 2.5]) {
@@ -135,13 +135,14 @@ describe('POST /currencies/v2', () => {
 
   it('filters by chainIds; unknown chains match nothing', async () => {
     expect(ids(await v2({ defaultList: false, chainIds: [31339] }))).toEqual(
-      each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR'], [31339]),
+      each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR', 'PUSD'], [31339]),
     );
     expect(await v2({ chainIds: [999] })).toEqual([]);
   });
 
   it('searches symbol and name case-insensitively, exact symbol matches first', async () => {
-    expect(ids(await v2({ term: 'USD' }))).toEqual(each(['USDC', 'USDT']));
+    // "usd" is inside the symbols USDC, USDT and PUSD (and the names "USD Coin", "Tether USD", "Permit USD").
+    expect(ids(await v2({ term: 'USD' }))).toEqual(each(['USDC', 'USDT', 'PUSD']));
     expect(ids(await v2({ term: 'minor' }))).toEqual(each(['MNR']));
     // "eth" is ETH's symbol, inside WETH, and inside the names "Ether", "Wrapped Ether" and "Tether USD".
     expect(ids(await v2({ term: ' eth ' }))).toEqual([...each(['ETH']), ...each(['USDT', 'WETH'])]);
@@ -179,7 +180,7 @@ describe('POST /currencies/v2', () => {
     // The expansion crosses chainIds and reaches non-featured currencies: that is the point of the flag.
     expect(ids(await v2({ term: 'mnr', chainIds: [31338], includeAllChains: true }))).toEqual(each(['MNR']));
     expect(ids(await v2({ chainIds: [31337], includeAllChains: true, defaultList: false }))).toEqual(
-      each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR']),
+      each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR', 'PUSD']),
     );
   });
 
@@ -198,7 +199,7 @@ describe('POST /currencies/v2', () => {
 
   it('leaves hidden chains out and filters on verified (variant gateway)', async () => {
     expect(ids(await v2({ defaultList: false }, variantUrl))).toEqual(
-      each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR'], [31337, 31338]),
+      each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR', 'PUSD'], [31337, 31338]),
     );
     expect(await v2({ chainIds: [31339] }, variantUrl)).toEqual([]);
     const mnr = await v2({ term: 'mnr' }, variantUrl);

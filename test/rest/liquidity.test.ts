@@ -67,6 +67,7 @@ const priceMicros: Record<string, bigint> = {
   USDC: 1_000_000n,
   USDT: 1_000_000n,
   MNR: 500_000n,
+  PUSD: 1_000_000n,
 };
 
 /** The solver's balance read on chain: `eth_getBalance` for the native currency, `balanceOf` otherwise. */
@@ -114,7 +115,7 @@ describe('GET /chains/liquidity', () => {
     for (const chainId of [31337, 31338, 31339]) {
       const entries = await liquidity(chainId);
       expect(entries.map((e) => [e.chainId, e.currencyId, e.symbol])).toEqual(
-        ['ETH', 'USDC', 'USDT', 'WETH', 'MNR'].map((symbol) => [chainId, symbol.toLowerCase(), symbol]),
+        ['ETH', 'USDC', 'USDT', 'WETH', 'MNR', 'PUSD'].map((symbol) => [chainId, symbol.toLowerCase(), symbol]),
       );
       expect(entries[0]).toMatchObject({ address: zeroAddress, decimals: 18 });
       for (const entry of entries) {
@@ -164,22 +165,29 @@ describe('GET /chains/liquidity', () => {
       expect(body).toMatchObject({ errorCode: 'PRICE_FETCH_FAILED', statusCode: 503 });
       expect(body.message).toContain('MNR');
       // The other chains have their own feeds and are unaffected.
-      expect(await liquidity(31338)).toHaveLength(5);
+      expect(await liquidity(31338)).toHaveLength(6);
       // A solver with no MNR does not need MNR's price: a zero balance is worth zero at any price.
       const empty = await liquidity(31337, variantUrl);
       expect(empty.map((e) => [e.symbol, e.balance, e.amountUsd])).toEqual(
-        ['ETH', 'USDC', 'USDT', 'WETH', 'MNR'].map((s) => [s, '0', '0']),
+        ['ETH', 'USDC', 'USDT', 'WETH', 'MNR', 'PUSD'].map((s) => [s, '0', '0']),
       );
     } finally {
       await setPrice(31337, mnrFeed, '0.5');
       await afterCacheLifetime(31337);
     }
-    expect(await liquidity(31337)).toHaveLength(5);
+    expect(await liquidity(31337)).toHaveLength(6);
   });
 
   it('leaves out currencies that are not solver currencies, and answers for hidden chains', async () => {
-    expect((await liquidity(31338, variantUrl)).map((e) => e.symbol)).toEqual(['ETH', 'USDC', 'USDT', 'WETH']);
-    expect((await liquidity(31339, variantUrl)).map((e) => e.symbol)).toEqual(['ETH', 'USDC', 'USDT', 'WETH', 'MNR']);
+    expect((await liquidity(31338, variantUrl)).map((e) => e.symbol)).toEqual(['ETH', 'USDC', 'USDT', 'WETH', 'PUSD']);
+    expect((await liquidity(31339, variantUrl)).map((e) => e.symbol)).toEqual([
+      'ETH',
+      'USDC',
+      'USDT',
+      'WETH',
+      'MNR',
+      'PUSD',
+    ]);
   });
 
   it('answers the reference error codes for bad requests', async () => {

@@ -25,6 +25,7 @@ import { listDepositsForRequest, type DepositRecord } from '../../src/store/depo
 import { post } from '../graphql/harness.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import type { SolverParts, SolverSwitch } from '../../src/core/solver/handle.js';
 
 let gateway: TestGateway;
 let watchers: Map<number, DepositWatcher>;
@@ -34,7 +35,7 @@ beforeAll(async () => {
   // The gateway's own solver is off, so the watchers below are its only deposit intake and nothing consumes
   // what they hand on.
   gateway = await startTestGateway({ solverEnabled: false });
-  expect(gateway.server.core.watchers).toBeUndefined();
+  expect(gateway.server.core.solving.running).toBeUndefined();
   const clients = createChainClients(gateway.config.chains);
   // 31337 and 31338 are watched; 31339 is configured but not watched. The watchers are not started: indexing a
   // transaction does not need the polling loop, so every deposit seen here was found by the operation under test.
@@ -57,8 +58,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.stop();
 });
+/**
+ * The composition root's switch behind `core.solving`: these tests lend it watchers of their own as a running
+ * solver would (only the watchers: indexing uses nothing else).
+ */
+const solverSwitch = () => gateway.server.core.solving as SolverSwitch;
 beforeEach(() => {
-  gateway.server.core.watchers = watchers;
+  solverSwitch().attach({ watchers } as unknown as SolverParts);
 });
 
 let idCounter = 0;
@@ -134,7 +140,7 @@ describe('POST /transactions/index', () => {
   });
 
   it('answers 503 SERVICE_UNAVAILABLE when the gateway runs no watchers', async () => {
-    gateway.server.core.watchers = undefined;
+    solverSwitch().detach();
     const response = await call(gateway.url, 'indexTransaction', { body: { chainId: '31337', txHash: unknownHash } });
     expect(response.status).toBe(503);
     expect(response.body).toMatchObject({

@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  createTestClient,
   createWalletClient,
   encodeAbiParameters,
   erc20Abi,
@@ -29,6 +30,7 @@ import {
 } from '@relayprotocol/relay-sdk';
 import { devnetViemChain, SDK_BATCH_EXECUTOR, type DevnetChain } from '../../src/chain/devnet.js';
 import { stableTokenAbi } from '../../generated/contracts/index.js';
+import { getGaslessSubmission } from '../../src/store/gaslessSubmissions.repository.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { publicClientOf, tokenOf } from '../helpers/quote.js';
@@ -189,13 +191,55 @@ async function expectNothingSent(rowsBefore: number, eoa: Address, requestId?: s
   }
 }
 
-async function createKey(sponsorshipEnabled: boolean): Promise<string> {
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+/** A new API key; `allowance` is its sponsorship allowance in micro-USD (default 0: nothing sponsored). */
+async function createKeyWithId(sponsorshipEnabled: boolean, allowance?: string): Promise<{ key: string; id: string }> {
   const created = await call(gateway.url, 'createApiKey', {
-    body: { name: `gasless-${sponsorshipEnabled}`, sponsorshipEnabled },
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    body: {
+      name: `gasless-${sponsorshipEnabled}`,
+      sponsorshipEnabled,
+      ...(allowance === undefined ? {} : { sponsorshipAllowanceUsdMicros: allowance }),
+    },
+    headers: admin,
   });
   expect(created.status).toBe(201);
-  return created.body.key as string;
+  return { key: created.body.key as string, id: created.body.apiKey.id as string };
+}
+
+async function createKey(sponsorshipEnabled: boolean, allowance?: string): Promise<string> {
+  return (await createKeyWithId(sponsorshipEnabled, allowance)).key;
+}
+
+/** The key as the administrator sees it (`GET /admin/api-keys/{id}`). */
+async function adminKey(id: string) {
+  const { status, body } = await call(gateway.url, 'getApiKey', { path: `/admin/api-keys/${id}`, headers: admin });
+  expect(status).toBe(200);
+  return body.apiKey as {
+    sponsorshipAllowanceUsdMicros: string;
+    sponsorshipSpentUsdMicros: string;
+    sponsorshipRemainingUsdMicros: string;
+  };
+}
+
+/** The origin gas recorded on a gasless request (`fees_actual.originGas`). */
+async function originGasOf(requestId: string) {
+  const request = await gateway.server.core.db
+    .selectFrom('requests')
+    .select(['fees_actual', 'amount_out', 'status'])
+    .where('id', '=', requestId.toLowerCase())
+    .executeTakeFirstOrThrow();
+  return (request.fees_actual as any)?.originGas as
+    { usdMicros: string; sponsored: boolean; recoveredFromOutput: string; sponsorApiKeyId: string | null } | undefined;
+}
+
+async function waitForSuccess(requestId: string): Promise<void> {
+  for (;;) {
+    const { body: status } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
+    if (status.status === 'success') return;
+    expect(['depositing', 'pending', 'submitted', 'success']).toContain(status.status);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 let paidRequestId: string;
@@ -250,8 +294,8 @@ describe('gasless batches (POST /execute) with the unmodified SDK', () => {
     expect((await usdcBalance(chainB, recipient)) - before).toBe(quoted - recovered);
   });
 
-  it('sponsored by an API key with sponsorship (x-api-key added with an interceptor on the SDK axios): the output is not reduced', async () => {
-    const key = await createKey(true);
+  it('sponsored by an API key with sponsorship (x-api-key added with an interceptor on the SDK axios): the output is not reduced, the allowance is drawn', async () => {
+    const { key, id } = await createKeyWithId(true, '1000000000');
     const axios = getClient().utils.axios;
     const interceptor = axios.interceptors.request.use((config) => {
       config.headers['x-api-key'] = key;
@@ -274,9 +318,109 @@ describe('gasless batches (POST /execute) with the unmodified SDK', () => {
         .select(['fees_actual'])
         .where('id', '=', requestId.toLowerCase())
         .executeTakeFirstOrThrow();
-      expect((request.fees_actual as any).originGas).toMatchObject({ sponsored: true, recoveredFromOutput: '0' });
+      const originGas = (request.fees_actual as any).originGas;
+      expect(originGas).toMatchObject({ sponsored: true, recoveredFromOutput: '0', sponsorApiKeyId: id });
+      // The key's allowance paid the origin gas's USD value.
+      expect(BigInt(originGas.usdMicros)).toBeGreaterThan(0n);
+      expect(await adminKey(id)).toMatchObject({
+        sponsorshipAllowanceUsdMicros: '1000000000',
+        sponsorshipSpentUsdMicros: originGas.usdMicros,
+        sponsorshipRemainingUsdMicros: (1_000_000_000n - BigInt(originGas.usdMicros)).toString(),
+      });
     } finally {
       axios.interceptors.request.eject(interceptor);
+    }
+  });
+});
+
+describe('metered sponsorship: subsidizeFees draws on the API key allowance', () => {
+  /** What one sponsored batch drew (micro-USD), measured by the first case; sizes the race's allowance. */
+  let oneBatchUsdMicros: bigint;
+
+  async function sponsoredSetup() {
+    const user = await userWithOnlyUsdc(30_000_000n);
+    const quote = await quoteFor(user.wallet, fresh(0x6a5_2000));
+    const requestId = quote.steps.at(-1)!.requestId!;
+    const body = await batchBody({ eoa: user.account, calls: callsOf(quote), subsidizeFees: true });
+    return { ...user, requestId, body };
+  }
+
+  it('a batch the remaining allowance cannot pay is 400 SPONSOR_BALANCE_TOO_LOW, nothing drawn or sent; after the admin raises it, it goes through', async () => {
+    const { key, id } = await createKeyWithId(true, '1');
+    const { account, requestId, body } = await sponsoredSetup();
+    const rows = await gaslessRows();
+    const refused = await execute(body, { 'x-api-key': key });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(refused.body).toMatchObject({
+      errorCode: 'SPONSOR_BALANCE_TOO_LOW',
+      errorData: 'remainingUsdMicros=1',
+      statusCode: 400,
+    });
+    await expectNothingSent(rows, account.address, requestId);
+    expect(await adminKey(id)).toMatchObject({ sponsorshipSpentUsdMicros: '0', sponsorshipRemainingUsdMicros: '1' });
+    expect(await originGasOf(requestId)).toBeUndefined();
+
+    // The administrator tops the key up over real HTTP; the same signed batch is then accepted and paid for.
+    const patched = await call(gateway.url, 'updateApiKey', {
+      path: `/admin/api-keys/${id}`,
+      headers: admin,
+      body: { sponsorshipAllowanceUsdMicros: '50000000' },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.apiKey).toMatchObject({ sponsorshipAllowanceUsdMicros: '50000000' });
+    const accepted = await execute(body, { 'x-api-key': key });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    await waitForSuccess(requestId);
+    const originGas = (await originGasOf(requestId))!;
+    expect(originGas).toMatchObject({ sponsored: true, recoveredFromOutput: '0', sponsorApiKeyId: id });
+    oneBatchUsdMicros = BigInt(originGas.usdMicros);
+    expect(await adminKey(id)).toMatchObject({
+      sponsorshipSpentUsdMicros: originGas.usdMicros,
+      sponsorshipRemainingUsdMicros: (50_000_000n - oneBatchUsdMicros).toString(),
+    });
+    expect(await publicClientOf(chainA).getBalance({ address: account.address })).toBe(0n);
+  });
+
+  it('refuses a malformed allowance (400, the key unchanged)', async () => {
+    const { id } = await createKeyWithId(true, '10');
+    for (const sponsorshipAllowanceUsdMicros of ['-1', '1.5', 'lots']) {
+      const { status, body } = await call(gateway.url, 'updateApiKey', {
+        path: `/admin/api-keys/${id}`,
+        headers: admin,
+        body: { sponsorshipAllowanceUsdMicros },
+      });
+      expect(status).toBe(400);
+      expect(body).toMatchObject({ errorCode: 'INVALID_INPUT' });
+    }
+    expect(await adminKey(id)).toMatchObject({ sponsorshipAllowanceUsdMicros: '10' });
+  });
+
+  it('racing sponsored batches cannot overdraw: the allowance holds about one and a half batches, three race for it', async () => {
+    const allowance = (oneBatchUsdMicros * 3n) / 2n;
+    const { key, id } = await createKeyWithId(true, allowance.toString());
+    // One after the other: the deployer mints each user's USDC.
+    const users = [await sponsoredSetup(), await sponsoredSetup(), await sponsoredSetup()];
+    const rows = await gaslessRows();
+    const answers = await Promise.all(users.map((user) => execute(user.body, { 'x-api-key': key })));
+    const accepted = users.filter((_, i) => answers[i]!.status === 200);
+    const refused = users.filter((_, i) => answers[i]!.status !== 200);
+    for (const answer of answers.filter((a) => a.status !== 200))
+      expect(answer.body, JSON.stringify(answer.body)).toMatchObject({ errorCode: 'SPONSOR_BALANCE_TOO_LOW' });
+    expect(accepted.length).toBeGreaterThanOrEqual(1);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    for (const user of accepted) await waitForSuccess(user.requestId);
+
+    // What was drawn is exactly what the accepted batches cost, and never more than the allowance.
+    let drawn = 0n;
+    for (const user of accepted) drawn += BigInt((await originGasOf(user.requestId))!.usdMicros);
+    const after = await adminKey(id);
+    expect(BigInt(after.sponsorshipSpentUsdMicros)).toBe(drawn);
+    expect(drawn).toBeLessThanOrEqual(allowance);
+    expect(await gaslessRows()).toBe(rows + accepted.length);
+    for (const user of refused) {
+      expect(await publicClientOf(chainA).getCode({ address: user.account.address })).toBeUndefined();
+      const { body } = await call(gateway.url, 'getIntentStatus', { query: { requestId: user.requestId } });
+      expect(body.status).toBe('waiting');
     }
   });
 });
@@ -433,5 +577,150 @@ describe('POST /execute refusals: a 4xx, and nothing is sent', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(await publicClientOf(chainA).getBalance({ address: account.address })).toBe(0n);
+  });
+});
+
+describe('a batch that passes simulation and reverts on chain', () => {
+  it("the user's USDC moves away before the batch is mined: it reverts, its gas is recorded, nothing is filled, and the request stays payable", async () => {
+    const { account, wallet } = await userWithOnlyUsdc(30_000_000n);
+    const recipient = fresh(0x6a5_3001);
+    const quote = await quoteFor(wallet, recipient);
+    const requestId = quote.steps.at(-1)!.requestId!;
+    const quoted = BigInt(quote.details!.currencyOut!.amount!);
+    const body = await batchBody({ eoa: account, calls: callsOf(quote) });
+    const client = publicClientOf(chainA);
+    const testClient = createTestClient({
+      mode: 'anvil',
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
+    });
+    const funder = gateway.devnet.descriptor.accounts[1]!;
+    const usdcA = tokenOf(chainA, 'USDC');
+
+    // Blocks are mined on demand from here: the batch passes simulation and waits in the pool.
+    await testClient.setAutomine(false);
+    let batchHash: Hex;
+    try {
+      const accepted = await execute(body);
+      expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+      const row = await gateway.server.core.db
+        .selectFrom('outgoing_txs')
+        .selectAll()
+        .where('request_id', '=', requestId.toLowerCase())
+        .where('kind', '=', 'gasless')
+        .executeTakeFirstOrThrow();
+      batchHash = row.hashes.at(-1) as Hex;
+
+      // Meanwhile the user signs an EIP-3009 transfer of all their USDC elsewhere; a funded account relays it
+      // with a higher tip, so it is mined first, in the same block.
+      const nonce = keccak256(toHex(`away-${account.address}`));
+      const validBefore = BigInt(Math.floor(Date.now() / 1000) + 3_600);
+      const signature = await account.signTypedData({
+        domain: { name: 'USD Coin', version: '1', chainId: chainA.chainId, verifyingContract: usdcA },
+        types: {
+          TransferWithAuthorization: [
+            { name: 'from', type: 'address' },
+            { name: 'to', type: 'address' },
+            { name: 'value', type: 'uint256' },
+            { name: 'validAfter', type: 'uint256' },
+            { name: 'validBefore', type: 'uint256' },
+            { name: 'nonce', type: 'bytes32' },
+          ],
+        },
+        primaryType: 'TransferWithAuthorization',
+        message: { from: account.address, to: funder.address, value: 30_000_000n, validAfter: 0n, validBefore, nonce },
+      });
+      const r: Hex = `0x${signature.slice(2, 66)}`;
+      const sPart: Hex = `0x${signature.slice(66, 130)}`;
+      const v = parseInt(signature.slice(130, 132), 16);
+      const away = await createWalletClient({
+        account: privateKeyToAccount(funder.privateKey),
+        chain: devnetViemChain(chainA),
+        transport: http(chainA.rpcUrl),
+      }).writeContract({
+        address: usdcA,
+        abi: stableTokenAbi,
+        functionName: 'transferWithAuthorization',
+        args: [account.address, funder.address, 30_000_000n, 0n, validBefore, nonce, v, r, sPart],
+        gas: 200_000n,
+        maxFeePerGas: 200_000_000_000n,
+        maxPriorityFeePerGas: 100_000_000_000n,
+      });
+      await testClient.mine({ blocks: 1 });
+      const [awayReceipt, batchReceipt] = await Promise.all([
+        client.getTransactionReceipt({ hash: away }),
+        client.getTransactionReceipt({ hash: batchHash }),
+      ]);
+      expect(awayReceipt.status).toBe('success');
+      expect(batchReceipt.blockNumber).toBe(awayReceipt.blockNumber);
+      expect(batchReceipt.transactionIndex).toBeGreaterThan(awayReceipt.transactionIndex);
+      expect(batchReceipt.status).toBe('reverted');
+    } finally {
+      await testClient.setAutomine(true);
+    }
+
+    // The request is not lost or stuck: it is waiting for its deposit again, with its output restored.
+    for (;;) {
+      const { body: status } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
+      if (status.status === 'waiting') break;
+      expect(status.status).toBe('depositing');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const db = gateway.server.core.db;
+    const request = await db
+      .selectFrom('requests')
+      .select(['amount_out', 'fees_actual'])
+      .where('id', '=', requestId.toLowerCase())
+      .executeTakeFirstOrThrow();
+    expect(BigInt(String(request.amount_out))).toBe(quoted);
+    expect(request.fees_actual).toBeNull();
+    expect(await getGaslessSubmission(db, requestId)).toBeUndefined();
+
+    // The gas the solver spent on the reverted batch is recorded: its outgoing row keeps the hash, and the ledger
+    // holds the receipt's gas for this request.
+    const receipt = await client.getTransactionReceipt({ hash: batchHash! });
+    expect(receipt.from.toLowerCase()).toBe(gateway.devnet.descriptor.solver.address.toLowerCase());
+    const rows = await db
+      .selectFrom('outgoing_txs')
+      .select(['kind', 'status', 'hashes'])
+      .where('request_id', '=', requestId.toLowerCase())
+      .execute();
+    expect(rows).toEqual([{ kind: 'gasless', status: 'replaced', hashes: [batchHash!.toLowerCase()] }]);
+    const gas = await db
+      .selectFrom('ledger_entries')
+      .select(['kind', 'amount', 'request_id', 'account'])
+      .where('movement_key', '=', `gas:${chainA.chainId}:${batchHash!.toLowerCase()}`)
+      .orderBy('id')
+      .execute();
+    expect(gas.length).toBeGreaterThan(0);
+    for (const entry of gas) {
+      expect(entry.kind).toBe('gas_spent');
+      expect(entry.request_id).toBe(requestId.toLowerCase());
+      expect(BigInt(entry.amount) * (BigInt(entry.amount) < 0n ? -1n : 1n)).toBe(
+        receipt.gasUsed * receipt.effectiveGasPrice,
+      );
+    }
+
+    // Nothing was filled.
+    expect(await usdcBalance(chainB, recipient)).toBe(0n);
+    expect(await client.getBalance({ address: account.address })).toBe(0n);
+
+    // Still payable: with USDC again, the SDK pays the same quote gaslessly and the request succeeds.
+    const deployer = createWalletClient({
+      account: privateKeyToAccount(gateway.devnet.descriptor.deployer.privateKey),
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
+    });
+    const minted = await deployer.writeContract({
+      address: usdcA,
+      abi: stableTokenAbi,
+      functionName: 'mint',
+      args: [account.address, 30_000_000n],
+    });
+    await client.waitForTransactionReceipt({ hash: minted });
+    await getClient().actions.executeGaslessBatch({ quote, walletClient: wallet });
+    await waitForSuccess(requestId);
+    expect(await usdcBalance(chainB, recipient)).toBeGreaterThan(0n);
+    expect(await client.getBalance({ address: account.address })).toBe(0n);
   });
 });

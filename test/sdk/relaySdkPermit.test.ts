@@ -2,7 +2,8 @@
  * Paying without gas through a permit, driven by the unmodified `@relayprotocol/relay-sdk` (only `baseApiUrl` and
  * the local chains differ from production): a fresh account that holds USDC and not one wei of ETH asks for a
  * quote with `usePermit: true`, the SDK signs the EIP-3009 authorization, posts it to `/execute/permits` and polls
- * the item's `check` until the gateway has deposited (its own transaction, its own gas) and filled.
+ * the item's `check` until the gateway has deposited (its own transaction, its own gas) and filled. The same again
+ * with PUSD, the devnet's EIP-2612-only token (no EIP-3009): the SDK signs a `Permit` to the approval proxy.
  *
  * The SDK client is a process-wide singleton, configured once for the file; its websocket stays disabled (in
  * Node the SDK's stub socket never fails, so it would never fall back to polling).
@@ -103,6 +104,76 @@ describe('@relayprotocol/relay-sdk with usePermit against the gateway', () => {
     const { body } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
     expect(body).toMatchObject({ status: 'success' });
     // The deposit was sent by the solver (the gateway paid its gas), through the approval proxy.
+    const depositTx = await publicClientOf(chainA).getTransaction({ hash: body.inTxHashes![0] as Hex });
+    expect(depositTx.from.toLowerCase()).toBe(gateway.devnet.descriptor.solver.address.toLowerCase());
+    expect(depositTx.to?.toLowerCase()).toBe(chainA.contracts.approvalProxy.toLowerCase());
+  });
+
+  it('bridges PUSD (EIP-2612 only) 31337 → 31338 from an account with zero ETH: one permit signature, the gateway deposits', async () => {
+    const pusdA = tokenOf(chainA, 'PUSD');
+    const pusdB = tokenOf(chainB, 'PUSD');
+    const user = privateKeyToAccount(generatePrivateKey());
+    const recipient: Address = '0x00000000000000000000000000000000005d1e04';
+    const funder = gateway.devnet.descriptor.accounts[1]!;
+    const funding = await createWalletClient({
+      account: privateKeyToAccount(funder.privateKey),
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
+    }).writeContract({
+      address: pusdA,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [user.address, parseUnits('25', 6)],
+    });
+    await publicClientOf(chainA).waitForTransactionReceipt({ hash: funding });
+    expect(await publicClientOf(chainA).getBalance({ address: user.address })).toBe(0n);
+    const recipientBefore = await tokenBalance(chainB, pusdB, recipient);
+
+    const wallet = createWalletClient({
+      account: user,
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
+    });
+    const quote = await getClient().actions.getQuote(
+      {
+        chainId: chainA.chainId,
+        toChainId: chainB.chainId,
+        currency: pusdA,
+        toCurrency: pusdB,
+        amount: parseUnits('20', 6).toString(),
+        tradeType: 'EXACT_INPUT',
+        wallet,
+        recipient,
+        options: { usePermit: true },
+      },
+      true,
+    );
+    expect(quote.steps.map((step) => [step.id, step.kind])).toEqual([['authorize1', 'signature']]);
+    const item = quote.steps[0]!.items[0]!;
+    // EIP-2612: a Permit to the approval proxy, in the token's own domain (version "2", read from the token).
+    expect(item.data.sign).toMatchObject({
+      signatureKind: 'eip712',
+      primaryType: 'Permit',
+      domain: { name: 'Permit USD', version: '2', chainId: chainA.chainId },
+      value: { owner: user.address, spender: chainA.contracts.approvalProxy, value: parseUnits('20', 6).toString() },
+    });
+    expect(item.data.post).toMatchObject({ endpoint: '/execute/permits', method: 'POST', body: { kind: 'eip2612' } });
+    expect(quote.fees!.gas!.amount).toBe('0');
+
+    const { data: result } = await getClient().actions.execute({ quote, wallet, onProgress: () => undefined });
+    const done = result.steps[0]!.items[0]!;
+    expect(done.status).toBe('complete');
+    expect(done.checkStatus).toBe('success');
+
+    expect((await tokenBalance(chainB, pusdB, recipient)) - recipientBefore).toBe(
+      BigInt(quote.details!.currencyOut!.amount!),
+    );
+    expect(await publicClientOf(chainA).getBalance({ address: user.address })).toBe(0n);
+    expect(await tokenBalance(chainA, pusdA, user.address)).toBe(parseUnits('5', 6));
+
+    const requestId = quote.steps[0]!.requestId! as Hex;
+    const { body } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
+    expect(body).toMatchObject({ status: 'success' });
     const depositTx = await publicClientOf(chainA).getTransaction({ hash: body.inTxHashes![0] as Hex });
     expect(depositTx.from.toLowerCase()).toBe(gateway.devnet.descriptor.solver.address.toLowerCase());
     expect(depositTx.to?.toLowerCase()).toBe(chainA.contracts.approvalProxy.toLowerCase());

@@ -55,4 +55,13 @@ describe('npm start with a busy port', () => {
     expect(output).not.toMatch(/^\s+at /m);
     expect(output).not.toMatch(/starting chain/);
   }, 90_000);
+
+  it('a devnet variable that is not a number is refused by name before anything starts', async () => {
+    const { code, output } = await start({ PORT: '0', DEVNET_BASE_PORT: 'eighty', DEVNET_BLOCK_TIME: '-1' });
+    expect(code).toBe(1);
+    expect(output).toContain("DEVNET_BASE_PORT must be an integer 0..65000 (0 = free ports), got 'eighty'");
+    expect(output).toContain('DEVNET_BLOCK_TIME must be a number of seconds, 0 or more');
+    expect(output).not.toMatch(/^\s+at /m);
+    expect(output).not.toMatch(/starting chain/);
+  }, 90_000);
 });

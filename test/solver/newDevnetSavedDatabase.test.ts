@@ -17,6 +17,7 @@ import { ChainIdentityError } from '../../src/server/chainIdentity.js';
 import { createServer } from '../../src/server/createServer.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import { getCursor } from '../../src/store/cursors.repository.js';
+import { listLedgerEntries } from '../../src/store/ledger.repository.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
 
@@ -227,6 +228,19 @@ describe('a saved database on a fresh devnet', () => {
       // Quoted on the old devnet: it can never be filled from the old records, so it failed.
       const old = await waitForStatus(gateway, openRequestId, ['failure']);
       expect(old.failReason).toBe('UNKNOWN');
+
+      // The ledger opened each chain again for its new genesis (the old history stays), so it reconciles.
+      const openings = (await listLedgerEntries(gateway.server.database.db, { account: 'solver' })).filter(
+        (entry) => entry.kind === 'opening' && entry.chainId === chainA!.chainId && entry.currency === zeroAddress,
+      );
+      expect(openings).toHaveLength(2);
+      expect(new Set(openings.map((entry) => entry.movementKey.split(':').at(-1))).size).toBe(2);
+      await gateway.server.solver!.solver.idle();
+      const results = await gateway.server.solver!.reconciler.reconcileNow();
+      for (const result of results) {
+        expect(result.outcome, `chain ${result.chainId}`).toBe('settled');
+        if (result.outcome === 'settled') for (const record of result.records) expect(record.drift).toBe(0n);
+      }
     } finally {
       await gateway.stop();
     }

@@ -6,7 +6,7 @@
 import { encodeFunctionData, zeroAddress, type Address, type Hex } from 'viem';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { depositoryAbi } from '../../src/core/abi.js';
-import { requestFilled } from '../../src/core/ledger/movements.js';
+import { openingBalance, requestFilled } from '../../src/core/ledger/movements.js';
 import { insertDeposit, updateDepositStatus } from '../../src/store/deposits.repository.js';
 import {
   insertLedgerMovements,
@@ -216,7 +216,26 @@ describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
     expect(await balance(db, 'expense:gas', 31337, zeroAddress)).toBe(60_000n * 1_000_000_000n);
   });
 
-  it('the invariant check reports a currency that does not sum to zero and a movement that is not a pair', async () => {
+  it('an opening balance is written once per chain genesis, in either direction, and even when it is zero', async () => {
+    const { db } = database();
+    const opening = (difference: bigint, genesisHash = '0xaa') =>
+      openingBalance({ chainId: 31337, currency: usdc, genesisHash, difference, usdMicros: difference });
+    expect(await insertLedgerMovements(db, [opening(0n)], 1)).toBe(1);
+    // Taken: a later (different) difference with the same genesis writes nothing.
+    expect(await insertLedgerMovements(db, [opening(700n)], 2)).toBe(0);
+    expect(await balance(db, 'solver', 31337, usdc)).toBe(0n);
+    // A new genesis (a devnet reset) opens again; a ledger ahead of the chain credits the solver.
+    expect(await insertLedgerMovements(db, [opening(-300n, '0xbb')], 3)).toBe(1);
+    expect(await balance(db, 'solver', 31337, usdc)).toBe(-300n);
+    expect(await balance(db, 'equity:opening', 31337, usdc)).toBe(300n);
+    expect(await ledgerImbalances(db)).toEqual({ currencies: [], movements: [] });
+    // Zero is allowed for an opening only.
+    await expect(insertLedgerMovements(db, [{ ...opening(0n, '0xcc'), kind: 'deposit_received' }], 4)).rejects.toThrow(
+      /non-positive/,
+    );
+  });
+
+  it('the invariant check reports a currency that does not sum to zero and a movement that is not a pair (in amount or USD)', async () => {
     const { db } = database();
     await db
       .insertInto('ledger_entries')
@@ -236,5 +255,22 @@ describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
       currencies: [{ chainId: 1, currency: usdc, sum: 5n }],
       movements: ['broken'],
     });
+    // A pair whose amounts balance but whose USD values do not (one side unvalued) is reported too.
+    const entry = {
+      movement_key: 'usd-broken',
+      kind: 'gas_spent',
+      chain_id: 1,
+      currency: zeroAddress,
+      request_id: null,
+      created_at: 1,
+    };
+    await db
+      .insertInto('ledger_entries')
+      .values([
+        { ...entry, account: 'expense:gas', amount: '7', usd_micros: '3' },
+        { ...entry, account: 'solver', amount: '-7', usd_micros: null },
+      ])
+      .execute();
+    expect((await ledgerImbalances(db)).movements.sort()).toEqual(['broken', 'usd-broken']);
   });
 });

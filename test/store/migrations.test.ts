@@ -14,6 +14,7 @@ const gatewayTables = [
   'deposits',
   'gasless_submissions',
   'ledger_entries',
+  'ledger_reconciliations',
   'outgoing_txs',
   'permits',
   'rate_limit_counters',

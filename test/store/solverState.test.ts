@@ -1,5 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { getApiKey, getApiKeyByHash, insertApiKey, revokeApiKey } from '../../src/store/apiKeys.repository.js';
+import {
+  drawSponsorship,
+  getApiKey,
+  getApiKeyByHash,
+  insertApiKey,
+  returnSponsorship,
+  revokeApiKey,
+  updateApiKey,
+} from '../../src/store/apiKeys.repository.js';
 import { getCursor, setCursor } from '../../src/store/cursors.repository.js';
 import {
   getDeposit,
@@ -264,6 +272,9 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
         payoutAddress: '0x00000000000000000000000000000000000000aa',
         // No secret was given: the key's webhook cannot be signed until one is sealed (`webhookSigning`).
         webhookSecret: null,
+        // Nothing is sponsored until the administrator sets an allowance.
+        sponsorshipAllowanceUsdMicros: 0n,
+        sponsorshipSpentUsdMicros: 0n,
       });
       expect(await getApiKeyByHash(db, 'sha256:abc')).toEqual(key);
       expect(await getApiKey(db, 'key-1')).toEqual(key);
@@ -286,6 +297,43 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
       expect((await revokeApiKey(db, 'key-1', 200))?.revokedAt).toBe(200);
       expect((await revokeApiKey(db, 'key-1', 300))?.revokedAt).toBe(200);
       expect(await revokeApiKey(db, 'missing', 300)).toBeUndefined();
+    });
+
+    it('draws sponsorship atomically: concurrent draws never take a key past its allowance', async () => {
+      const { db } = database();
+      await insertApiKey(db, {
+        id: 'sponsor',
+        name: 'Sponsor',
+        keyHash: 'sha256:sponsor',
+        sponsorshipEnabled: true,
+        sponsorshipAllowanceUsdMicros: 1_000n,
+        now: 100,
+      });
+      // Ten draws of 300 at once (on PostgreSQL each on its own pooled connection): three fit in 1000.
+      const draws = await Promise.all(
+        Array.from({ length: 10 }, () => db.transaction().execute((trx) => drawSponsorship(trx, 'sponsor', 300n))),
+      );
+      expect(draws.filter((left) => left !== null).sort()).toEqual([100n, 400n, 700n]);
+      expect(await getApiKey(db, 'sponsor')).toMatchObject({
+        sponsorshipAllowanceUsdMicros: 1_000n,
+        sponsorshipSpentUsdMicros: 900n,
+      });
+      // Exactly the rest still fits; one more micro-USD does not.
+      expect(await drawSponsorship(db, 'sponsor', 101n)).toBeNull();
+      expect(await drawSponsorship(db, 'sponsor', 100n)).toBe(0n);
+      // A returned draw is available again; raising the allowance tops the key up.
+      await returnSponsorship(db, 'sponsor', 300n);
+      expect(await drawSponsorship(db, 'sponsor', 300n)).toBe(0n);
+      await updateApiKey(db, 'sponsor', { sponsorshipAllowanceUsdMicros: 1_500n });
+      expect(await drawSponsorship(db, 'sponsor', 500n)).toBe(0n);
+      // Keys with sponsorship off, revoked keys and unknown keys pay nothing.
+      await updateApiKey(db, 'sponsor', { sponsorshipAllowanceUsdMicros: 10_000n, sponsorshipEnabled: false });
+      expect(await drawSponsorship(db, 'sponsor', 1n)).toBeNull();
+      await updateApiKey(db, 'sponsor', { sponsorshipEnabled: true });
+      await revokeApiKey(db, 'sponsor', 200);
+      expect(await drawSponsorship(db, 'sponsor', 1n)).toBeNull();
+      expect(await drawSponsorship(db, 'missing', 1n)).toBeNull();
+      expect((await getApiKey(db, 'sponsor'))!.sponsorshipSpentUsdMicros).toBe(1_500n);
     });
   });
 });

@@ -37,6 +37,13 @@ export interface ApiKey {
   id: string;
   name: string;
   sponsorshipEnabled: boolean;
+  /**
+   * Metered fee sponsorship, micro-USD as decimal strings: what the administrator allows the key, what its
+   * sponsored gasless batches have drawn, and what is left (allowance less spent, never below 0).
+   */
+  sponsorshipAllowanceUsdMicros: string;
+  sponsorshipSpentUsdMicros: string;
+  sponsorshipRemainingUsdMicros: string;
   limits: ApiKeyLimits;
   webhook: ApiKeyWebhook | null;
   /** Whether the gateway can sign this key's webhook deliveries (see `WebhookSigning`). */
@@ -64,7 +71,7 @@ export interface ApiKeyWithSecret {
 export type SealWebhookSecret = (apiKeyId: string, key: string) => string;
 
 /** Prefix of every key the gateway issues, so a leaked key is recognisable (secret scanners, logs). */
-export const apiKeyPrefix = 'igw_';
+const apiKeyPrefix = 'igw_';
 
 /** A fresh key (32 random bytes, base64url) and the hash that is stored in its place. */
 export function generateApiKey(): { key: string; keyHash: string } {
@@ -75,7 +82,7 @@ export function generateApiKey(): { key: string; keyHash: string } {
 export const newApiKeyId = (): string => `key_${randomUUID().replace(/-/g, '')}`;
 
 /** Whether the key's webhook deliveries can be signed here (see `WebhookSigning`). */
-export function webhookSigning(ctx: Pick<ApiKeysContext, 'webhooks'>, record: ApiKeyRecord): WebhookSigning {
+function webhookSigning(ctx: Pick<ApiKeysContext, 'webhooks'>, record: ApiKeyRecord): WebhookSigning {
   if (record.webhookSecret === null) return 'noSecret';
   const encryptionKey = ctx.webhooks?.settings.encryptionKey;
   if (encryptionKey === undefined) return 'unchecked';
@@ -92,6 +99,12 @@ export function toApiKey(ctx: Pick<ApiKeysContext, 'webhooks'>, record: ApiKeyRe
     id: record.id,
     name: record.name,
     sponsorshipEnabled: record.sponsorshipEnabled,
+    sponsorshipAllowanceUsdMicros: record.sponsorshipAllowanceUsdMicros.toString(),
+    sponsorshipSpentUsdMicros: record.sponsorshipSpentUsdMicros.toString(),
+    sponsorshipRemainingUsdMicros: (record.sponsorshipAllowanceUsdMicros > record.sponsorshipSpentUsdMicros
+      ? record.sponsorshipAllowanceUsdMicros - record.sponsorshipSpentUsdMicros
+      : 0n
+    ).toString(),
     limits: record.limits,
     webhook: record.webhook,
     webhookSigning: webhookSigning(ctx, record),

@@ -29,3 +29,15 @@ export function normalizePayoutAddress(address: string | null | undefined): stri
     throw new GatewayError('INVALID_ADDRESS', 'payoutAddress must be an EVM address');
   return address.toLowerCase();
 }
+
+/** A sponsorship allowance in micro-USD: a decimal integer string (`"5000000"` = USD 5). Throws `INVALID_INPUT`. */
+export function parseSponsorshipAllowance(value: string): bigint {
+  if (!/^[0-9]{1,30}$/.test(value)) {
+    throw new GatewayError(
+      'INVALID_INPUT',
+      'sponsorshipAllowanceUsdMicros must be a non-negative integer of micro-USD ("1000000" = USD 1)',
+      { data: 'sponsorshipAllowanceUsdMicros' },
+    );
+  }
+  return BigInt(value);
+}

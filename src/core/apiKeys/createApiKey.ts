@@ -2,7 +2,7 @@ import { insertApiKey } from '../../store/apiKeys.repository.js';
 import { GatewayError } from '../errors.js';
 import type { ApiKeyLimits, ApiKeysContext, ApiKeyWithSecret, SealWebhookSecret } from './apiKey.js';
 import { generateApiKey, newApiKeyId, toApiKey } from './apiKey.js';
-import { checkLimits, checkName, normalizePayoutAddress } from './checkSettings.js';
+import { checkLimits, checkName, normalizePayoutAddress, parseSponsorshipAllowance } from './checkSettings.js';
 import { validateWebhook, type ValidateWebhookParameters } from './validateWebhook.js';
 
 export interface CreateApiKeyParameters {
@@ -12,6 +12,8 @@ export interface CreateApiKeyParameters {
   webhook?: ValidateWebhookParameters | null | undefined;
   businessVerified?: boolean | undefined;
   payoutAddress?: string | null | undefined;
+  /** Fee sponsorship allowed to the key, micro-USD as a decimal integer string (see `ApiKey`). */
+  sponsorshipAllowanceUsdMicros?: string | undefined;
 }
 
 export interface CreateApiKeyOptions {
@@ -52,6 +54,9 @@ export async function createApiKey(
     webhook,
     businessVerified: params.businessVerified ?? false,
     payoutAddress: normalizePayoutAddress(params.payoutAddress),
+    ...(params.sponsorshipAllowanceUsdMicros === undefined
+      ? {}
+      : { sponsorshipAllowanceUsdMicros: parseSponsorshipAllowance(params.sponsorshipAllowanceUsdMicros) }),
     now: ctx.now(),
   });
   return { apiKey: toApiKey(ctx, record), key };

@@ -6,7 +6,7 @@ import {
 import { GatewayError } from '../errors.js';
 import type { ApiKey, ApiKeyLimits, ApiKeysContext } from './apiKey.js';
 import { toApiKey } from './apiKey.js';
-import { checkLimits, checkName, normalizePayoutAddress } from './checkSettings.js';
+import { checkLimits, checkName, normalizePayoutAddress, parseSponsorshipAllowance } from './checkSettings.js';
 import { apiKeyNotFound } from './getApiKey.js';
 import { validateWebhook, type ValidateWebhookParameters } from './validateWebhook.js';
 
@@ -21,6 +21,8 @@ export interface UpdateApiKeyParameters {
   webhook?: Partial<ValidateWebhookParameters> | null | undefined;
   businessVerified?: boolean | undefined;
   payoutAddress?: string | null | undefined;
+  /** Fee sponsorship allowed to the key, micro-USD as a decimal integer string (see `ApiKey`). */
+  sponsorshipAllowanceUsdMicros?: string | undefined;
 }
 
 /**
@@ -50,6 +52,9 @@ export async function updateApiKey(
         }),
     ...(params.businessVerified === undefined ? {} : { businessVerified: params.businessVerified }),
     ...(params.payoutAddress === undefined ? {} : { payoutAddress: normalizePayoutAddress(params.payoutAddress) }),
+    ...(params.sponsorshipAllowanceUsdMicros === undefined
+      ? {}
+      : { sponsorshipAllowanceUsdMicros: parseSponsorshipAllowance(params.sponsorshipAllowanceUsdMicros) }),
   });
   if (record === undefined) throw apiKeyNotFound(id);
   return toApiKey(ctx, record);

@@ -55,7 +55,7 @@ export function validateWebhook(params: ValidateWebhookParameters, options: Vali
 }
 
 /** A host name that is an IP literal in a non-public range, or a name that only means something locally. */
-export function isPrivateHost(hostname: string): boolean {
+function isPrivateHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (isIP(host) !== 0) return isPrivateAddress(host);
   return (

@@ -212,7 +212,7 @@ export async function authorizeClaimSignature(
     );
   }
   crashPoint(ctx.config.crashAt, 'claim-authorized');
-  ctx.claimPayer?.wake();
+  ctx.solving.running?.claimPayer.wake();
   return { message: 'Claim authorized' };
 }
 

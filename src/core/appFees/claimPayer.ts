@@ -1,8 +1,19 @@
 import { encodeFunctionData, erc20Abi, zeroAddress, type Address, type Hex } from 'viem';
-import { finishClaim, listPendingClaims, type ClaimRecord } from '../../store/appFeeClaims.repository.js';
+import {
+  deleteExpiredClaims,
+  finishClaim,
+  listPendingClaims,
+  type ClaimRecord,
+} from '../../store/appFeeClaims.repository.js';
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import type { CoreContext } from '../context.js';
 import type { TransactionSender } from '../solver/ports.js';
+
+/**
+ * How long a claim that was never signed stays listed (`expired`) after its signature window before the payer's
+ * sweep deletes it.
+ */
+export const expiredClaimRetentionMs = 60 * 60 * 1000;
 
 export interface ClaimPayer {
   /** Pays what a previous run left pending, then every claim authorized later, until `stop`. */
@@ -23,6 +34,8 @@ export interface ClaimPayer {
  * transaction (`updateOutgoingTx` → `finishClaim`). A restart finds the claim still `pending`: a recorded
  * payout is awaited (the sender rebroadcasts it), a claim without one is sent. A payout the node refuses or that
  * reverts fails the claim, which gives its value back to the wallet's available balance.
+ *
+ * Each pass first sweeps the claims never signed: an hour after their signature window they are deleted.
  */
 export function createClaimPayer({
   ctx,
@@ -70,8 +83,27 @@ export function createClaimPayer({
     else log.error({ claimId: claim.id, hash: receipt.hash }, 'app-fee claim payout reverted; the claim failed');
   }
 
+  /** Deletes the claims never signed whose window ended more than `expiredClaimRetentionMs` ago. */
+  async function sweep(): Promise<void> {
+    try {
+      const deleted = await deleteExpiredClaims(db, ctx.now() - expiredClaimRetentionMs);
+      if (deleted > 0) log.info({ deleted }, 'app-fee claims never signed deleted');
+    } catch (error) {
+      log.error({ err: error }, 'expired claims not swept; retried at the next pass');
+    }
+  }
+
   async function pass(): Promise<void> {
-    for (const claim of await listPendingClaims(db)) {
+    await sweep();
+    let pending: ClaimRecord[];
+    try {
+      pending = await listPendingClaims(db);
+    } catch (error) {
+      // A pass is scheduled work: a database that fails (or went away at shutdown) is logged, never unhandled.
+      log.error({ err: error }, 'pending claims not read; retried at the next pass');
+      return;
+    }
+    for (const claim of pending) {
       if (stopped) return;
       try {
         await pay(claim);

@@ -41,8 +41,8 @@ export interface CurrencyFilter {
   useExternalSearch?: boolean | null | undefined;
 }
 
-export const DEFAULT_CURRENCY_LIMIT = 20;
-export const MAX_CURRENCY_LIMIT = 100;
+const DEFAULT_CURRENCY_LIMIT = 20;
+const MAX_CURRENCY_LIMIT = 100;
 
 interface Listed {
   item: CurrencyListItem;

@@ -15,7 +15,7 @@ import { computeDepositAddress } from './address.js';
 /** Seconds between two reindexes of one address (the reference answers 429 inside its cooldown). */
 export const REINDEX_COOLDOWN_MS = 60_000;
 /** Blocks a reindex rescans when the configuration does not say (`GATEWAY_DEPOSIT_ADDRESS_REINDEX_BLOCKS`). */
-export const DEFAULT_REINDEX_BLOCKS = 1_000;
+const DEFAULT_REINDEX_BLOCKS = 1_000;
 
 export interface DepositAddressLookup {
   depositAddress: string;
@@ -105,7 +105,7 @@ export async function reindexDepositAddress(
       `${body.depositAddress} is not a deposit address of this gateway on chain ${target.id}: funds there cannot be swept`,
       { data: 'targetChainId' },
     );
-  const watcher = ctx.depositAddressWatchers?.get(target.id);
+  const watcher = ctx.solving.running?.depositAddressWatchers.get(target.id);
   if (watcher === undefined)
     throw new GatewayError('SERVICE_UNAVAILABLE', 'The deposit-address watcher is not running on this instance');
   // One rescan at a time per chain: reindexing many addresses at once cannot pile up RPC work.

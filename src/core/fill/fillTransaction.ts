@@ -71,5 +71,19 @@ export function fillTransaction(params: FillTransactionParameters): FillTransact
   };
 }
 
+/**
+ * Whom the fill pays: the recipient for a plain payment; with calls, the public multicaller, which receives
+ * the whole output and runs the calls (what they pay, and to whom, is in the calls). The quote's
+ * `details.recipient`, its order's output payment and the attestation's `destinationUser` all name this
+ * address, so each agrees with what the fill transaction does on chain.
+ */
+export function fillPayee(
+  contracts: Pick<ChainContracts, 'multicaller'>,
+  recipient: Address,
+  calls: ReadonlyArray<DestinationCall> | undefined,
+): Address {
+  return calls === undefined || calls.length === 0 ? recipient : contracts.multicaller;
+}
+
 const transferFrom = (from: Address, to: Address, amount: bigint): Hex =>
   encodeFunctionData({ abi: erc20Abi, functionName: 'transferFrom', args: [from, to, amount] });

@@ -1,5 +1,6 @@
 import { BaseError, decodeFunctionData, getAddress, isAddress, isHex, zeroAddress, type Address, type Hex } from 'viem';
 import { recoverAuthorizationAddress } from 'viem/utils';
+import { drawSponsorship, getApiKey } from '../../store/apiKeys.repository.js';
 import { insertGaslessSubmission, getGaslessSubmission } from '../../store/gaslessSubmissions.repository.js';
 import { incrementRateLimitCounter } from '../../store/rateLimitCounters.repository.js';
 import { getRequest, updateRequestStatus } from '../../store/requests.repository.js';
@@ -16,6 +17,7 @@ import { parseRequestId } from '../requests/requestId.js';
 import type { SignedAuthorizationInput } from '../solver/ports.js';
 import { decodeRevert } from './decodeRevert.js';
 import { defaultGaslessSettings } from './settings.js';
+import { withGasMargin } from '../gasMargin.js';
 
 export interface ExecuteGaslessParameters {
   executionKind: 'rawCalls';
@@ -36,8 +38,6 @@ export interface ExecuteGaslessReturnType {
   requestId: string;
 }
 
-/** The extra gas on top of the simulation's estimate (state can move before inclusion). */
-const GAS_MARGIN_PERCENT = 20n;
 const MINUTE_MS = 60_000;
 
 /** What the accepted batch is stored as (`gasless_submissions.payload`): everything needed to send it again. */
@@ -60,7 +60,10 @@ export interface GaslessPayload {
  *   customers' deposits). The origin gas (the simulation's estimate plus margin, plus `originGasOverhead`, at the
  *   current gas price) is recovered from that request: converted to the output currency and taken from its output
  *   before the fill, and shown in the request's actual fees (`originGas`). With `subsidizeFees` the caller's API key
- *   sponsors it instead (the key must have sponsorship enabled) and the output is untouched.
+ *   sponsors it instead (the key must have sponsorship enabled) and the output is untouched: the origin gas's USD
+ *   value is drawn from the key's sponsorship allowance by the statement that checks it, in the transaction that
+ *   accepts the batch (two racing batches cannot overdraw); a batch the remaining allowance cannot pay is
+ *   `SPONSOR_BALANCE_TOO_LOW` and nothing is drawn or sent.
  * - Refused with a 4xx and nothing sent: a batch that is not a call of the executor's `execute`, an authorization for
  *   another contract or signed by someone else, a native `value`, no deposit in the calls, a deposit for an unknown,
  *   already paid or non-matching request, gas over `maxGas`, output too small to pay the gas, per-key and per-user
@@ -75,7 +78,7 @@ export async function executeGasless(
   params: ExecuteGaslessParameters,
   caller: Caller,
 ): Promise<ExecuteGaslessReturnType> {
-  const lifecycle = ctx.gasless;
+  const lifecycle = ctx.solving.running?.gasless;
   if (lifecycle === undefined)
     throw new GatewayError('SERVICE_UNAVAILABLE', 'The solver is not running on this gateway');
   const settings = ctx.config.gasless ?? defaultGaslessSettings;
@@ -168,7 +171,7 @@ export async function executeGasless(
     requestId,
     ...(authorizationList === undefined ? {} : { authorizationList }),
   });
-  const gas = (estimate * (100n + GAS_MARGIN_PERCENT) + 99n) / 100n;
+  const gas = withGasMargin(estimate);
   if (gas + overhead > settings.maxGas) {
     throw new GatewayError(
       'INVALID_INPUT',
@@ -225,12 +228,29 @@ export async function executeGasless(
       now: ctx.now(),
     });
     if (moved === null) return false;
+    if (sponsored) {
+      // Checked and drawn in one statement, in this transaction: a refusal rolls the request's move back.
+      const remaining = await drawSponsorship(trx, key!.id, usdMicros);
+      if (remaining === null) {
+        const record = await getApiKey(trx, key!.id);
+        const left =
+          record === undefined || record.sponsorshipSpentUsdMicros >= record.sponsorshipAllowanceUsdMicros
+            ? 0n
+            : record.sponsorshipAllowanceUsdMicros - record.sponsorshipSpentUsdMicros;
+        throw new GatewayError(
+          'SPONSOR_BALANCE_TOO_LOW',
+          `The origin gas of the batch (USD micros ${usdMicros}) is more than this API key's remaining sponsorship allowance (USD micros ${left}); nothing was sent`,
+          { data: `remainingUsdMicros=${left}` },
+        );
+      }
+    }
     await insertGaslessSubmission(trx, {
       requestId,
       chainId: chain.id,
       user,
       apiKeyId: key?.id ?? null,
       payload: payload as unknown as JsonObject,
+      sponsoredUsdMicros: sponsored ? usdMicros : 0n,
       now: ctx.now(),
     });
     return true;

@@ -4,6 +4,7 @@ import {
   getGaslessSubmission,
   listDepositingGaslessSubmissions,
 } from '../../store/gaslessSubmissions.repository.js';
+import { returnSponsorship } from '../../store/apiKeys.repository.js';
 import { getLiveOutgoingTx, updateOutgoingTx, type OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
 import { updateRequestStatus } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
@@ -19,8 +20,10 @@ import type { GaslessPayload } from './executeGasless.js';
  *   broadcast) puts the request back to `waiting` with its output restored and forgets the submission, so the
  *   user can try again; the refusal is answered to the caller.
  * - Once mined, the receipt is indexed at once (the deposit watcher would find it too), which moves the request
- *   `depositing -> pending` and on to the fill. A batch that reverts on chain deposited nothing: the request goes
- *   back to `waiting` (the solver paid that gas).
+ *   `depositing -> pending` and on to the fill. A batch that passed simulation but reverts on chain (state moved
+ *   before it was mined) deposited nothing and is never filled: the request goes back to `waiting`, payable again,
+ *   with its output restored; the solver paid that gas, which the sender wrote to the ledger (`gas_spent`, naming
+ *   the request) with the receipt, and the outgoing row keeps its hash. A sponsor's draw for it is kept.
  * - `recover` (at start, after the senders rebroadcast what they recorded and before the watchers run) sends
  *   every accepted batch whose request is still `depositing` and has no live row: a crash between accepting and
  *   sending sends it once.
@@ -35,20 +38,6 @@ export function createGaslessRunner({
   const { db, log } = ctx;
   const follows = new Map<string, Promise<void>>();
   let stopped = false;
-
-  async function restore(requestId: string, payload: GaslessPayload, why: string): Promise<void> {
-    await db.transaction().execute(async (trx) => {
-      await updateRequestStatus(trx, requestId, {
-        status: 'waiting',
-        fromStatus: 'depositing',
-        amountOut: BigInt(payload.quotedAmountOut),
-        feesActual: null,
-        now: ctx.now(),
-      });
-      await deleteGaslessSubmission(trx, requestId);
-    });
-    log.warn({ requestId, why }, 'gasless batch not deposited; the request is waiting again');
-  }
 
   async function send(requestId: Hex): Promise<OutgoingTxRecord> {
     const submission = await getGaslessSubmission(db, requestId);
@@ -73,25 +62,49 @@ export function createGaslessRunner({
           isGatewayError(error) &&
           (error.code === 'DESTINATION_TX_FAILED' || error.code === 'INSUFFICIENT_LIQUIDITY')
         ) {
-          await retire(requestId, payload, error.message);
+          await retire(requestId, payload, error.message, false);
         }
         throw error;
       }
     }
     if (record.status === 'failed' && record.nonce === null) {
-      await retire(requestId, payload, 'the node refused the batch');
+      await retire(requestId, payload, 'the node refused the batch', false);
       throw new GatewayError('SERVICE_UNAVAILABLE', 'The node refused the gasless batch; nothing was sent');
     }
     follow(requestId, submission.chainId, record.id);
     return record;
   }
 
-  /** A batch that never reached the chain, or reverted there: its row stops being live, the request waits again. */
-  async function retire(requestId: string, payload: GaslessPayload, why: string): Promise<void> {
-    const row = await getLiveOutgoingTx(db, requestId, 'gasless');
-    if (row !== undefined && (row.status === 'failed' || row.status === 'confirmed'))
-      await updateOutgoingTx(db, row.id, { status: 'replaced', now: ctx.now() });
-    await restore(requestId, payload, why);
+  /**
+   * A batch that never reached the chain (`mined` false), or was mined and reverted there: in one transaction its
+   * outgoing row stops being live (it keeps its hashes; the sender already wrote the gas of a mined one to the
+   * ledger), the request waits for its deposit again with its output restored and no actual fees, and the
+   * submission is forgotten, so the user can pay again. A sponsored batch that never reached the chain gives its
+   * draw back to the key; a mined one keeps it (its gas was spent).
+   */
+  async function retire(requestId: string, payload: GaslessPayload, why: string, mined: boolean): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      const row = await getLiveOutgoingTx(trx, requestId, 'gasless');
+      if (row !== undefined && (row.status === 'failed' || row.status === 'confirmed'))
+        await updateOutgoingTx(trx, row.id, { status: 'replaced', now: ctx.now() });
+      const submission = await getGaslessSubmission(trx, requestId);
+      if (!mined && submission?.apiKeyId != null && submission.sponsoredUsdMicros > 0n)
+        await returnSponsorship(trx, submission.apiKeyId, submission.sponsoredUsdMicros);
+      await updateRequestStatus(trx, requestId, {
+        status: 'waiting',
+        fromStatus: 'depositing',
+        amountOut: BigInt(payload.quotedAmountOut),
+        feesActual: null,
+        now: ctx.now(),
+      });
+      await deleteGaslessSubmission(trx, requestId);
+    });
+    log.warn(
+      { requestId, why },
+      mined
+        ? 'gasless batch reverted on chain (the solver paid its gas, recorded in the ledger); the request is waiting again'
+        : 'gasless batch not sent; the request is waiting again',
+    );
   }
 
   function follow(requestId: string, chainId: number, outgoingTxId: number): void {
@@ -102,12 +115,17 @@ export function createGaslessRunner({
       if (receipt.status !== 'success') {
         const submission = await getGaslessSubmission(db, requestId);
         if (submission !== undefined)
-          await retire(requestId, submission.payload as unknown as GaslessPayload, 'the batch reverted on chain');
+          await retire(
+            requestId,
+            submission.payload as unknown as GaslessPayload,
+            `the batch reverted on chain (${receipt.hash})`,
+            true,
+          );
         return;
       }
       log.info({ requestId, chainId, hash: receipt.hash }, 'gasless batch mined');
-      await ctx.watchers
-        ?.get(chainId)
+      await ctx.solving.running?.watchers
+        .get(chainId)
         ?.indexTransaction(receipt.hash)
         .catch((error: unknown) =>
           log.warn({ err: error, requestId }, 'indexing the gasless batch failed; the deposit watcher will find it'),

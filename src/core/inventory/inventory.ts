@@ -1,5 +1,6 @@
 import { formatUnits, type Address } from 'viem';
 import { ledgerBalances } from '../../store/ledger.repository.js';
+import { listReconciliations, type ReconciliationRecord } from '../../store/reconciliations.repository.js';
 import { sumCommittedFills, sumPendingSettlement } from '../../store/settlements.repository.js';
 import { createTtlCache, type TtlCache } from '../cache.js';
 import { chainCurrencies } from '../chains/requireChain.js';
@@ -22,7 +23,10 @@ export interface InventoryLine {
   available: bigint;
   /** Deposits filled and due to the solver, still in the depository. */
   pendingSettlement: bigint;
-  /** The ledger's `solver` account for this chain and currency (movements since the ledger began). */
+  /**
+   * The ledger's `solver` account for this chain and currency: its opening balance and every movement since
+   * (equal to `onChain` when nothing is in flight and nothing drifted).
+   */
   ledger: bigint;
 }
 
@@ -39,6 +43,8 @@ export interface InventoryReport {
   /** Chains below their threshold, per currency group, by how much (smallest units) to reach the target. */
   short: Array<{ group: string; chainId: number; currency: Address; target: bigint; shortBy: bigint }>;
   plan: RebalanceMove[];
+  /** The ledger's latest reconciliation with the chains (`src/core/ledger/reconciler.ts`), per chain and currency. */
+  reconciliation: ReconciliationRecord[];
 }
 
 const committedCaches = new WeakMap<object, TtlCache<'all', Map<string, bigint>>>();
@@ -131,10 +137,11 @@ export function planRebalance(
 
 /** Every chain and currency's inventory, and the rebalancing plan (`GET /admin/inventory`, `npm run inventory`). */
 export async function getInventory(ctx: CoreContext, settings: InventorySettings): Promise<InventoryReport> {
-  const [committed, pending, ledger] = await Promise.all([
+  const [committed, pending, ledger, reconciliation] = await Promise.all([
     sumCommittedFills(ctx.db),
     sumPendingSettlement(ctx.db),
     ledgerBalances(ctx.db, { accountPrefix: accounts.solver }),
+    listReconciliations(ctx.db),
   ]);
   const sumOf = (rows: Array<{ chainId: number; currency: string; amount: bigint }>, chainId: number, c: string) =>
     rows
@@ -161,7 +168,7 @@ export async function getInventory(ctx: CoreContext, settings: InventorySettings
       }),
     ),
   );
-  return { lines, ...planRebalance(lines, settings) };
+  return { lines, ...planRebalance(lines, settings), reconciliation };
 }
 
 /** The report as text lines, for the CLI and logs. */
@@ -183,5 +190,14 @@ export function formatInventory(report: InventoryReport): string[] {
     out.push(
       `move: ${formatUnits(move.amount, decimalsOf(move.from.chainId, move.from.currency))} ${move.group} from ${move.from.chainId} to ${move.to.chainId}`,
     );
+  for (const check of report.reconciliation) {
+    const line = report.lines.find((l) => l.chainId === check.chainId && l.currency.toLowerCase() === check.currency);
+    const decimals = line?.decimals ?? 18;
+    const when = new Date(check.checkedAt).toISOString();
+    out.push(
+      `reconciliation: ${line?.symbol ?? check.currency} on ${check.chainId} at block ${check.blockNumber} (${when}): ` +
+        `drift ${formatUnits(check.drift, decimals)}${check.inFlightAt === null ? '' : ' (since then: in flight)'}`,
+    );
+  }
   return out;
 }

@@ -26,6 +26,8 @@ import { parseStoredFees } from '../requests/storedFees.js';
  * - `sponsor`: what sponsors (API keys that subsidize fees) owe for the components they took over.
  * - `expense:gas`: native currency the solver spent on gas.
  * - `revenue:claim`: claim fees kept from app-fee claims, in the payout currency.
+ * - `equity:opening`: the other side of the opening balances: what the solver held on a chain when the ledger
+ *   first followed it (`openingBalance`).
  */
 export type LedgerAccount = string;
 
@@ -37,6 +39,7 @@ export const accounts = {
   trade: 'trade',
   sponsor: 'sponsor',
   gas: 'expense:gas',
+  opening: 'equity:opening',
   revenue: (kind: 'execution' | 'swap' | 'platform' | 'refund' | 'claim') => `revenue:${kind}`,
   app: (wallet: string) => `app:${wallet.toLowerCase()}`,
 } as const;
@@ -53,7 +56,8 @@ export type MovementKind =
   | 'gas_spent'
   | 'settlement'
   | 'app_fee_claimed'
-  | 'claim_paid';
+  | 'claim_paid'
+  | 'opening';
 
 /** One movement: `amount` moves into `debit` from `credit`, on one chain in one currency. */
 export interface LedgerMovement {
@@ -63,7 +67,7 @@ export interface LedgerMovement {
   chainId: number;
   /** Token address, lower case; the zero address for the native currency. */
   currency: string;
-  /** Smallest units, > 0. */
+  /** Smallest units, > 0 (an `opening` may be 0: it still records that the opening was taken). */
   amount: bigint;
   debit: LedgerAccount;
   credit: LedgerAccount;
@@ -202,8 +206,21 @@ export function gasSpent(
     debit: accounts.gas,
     credit: accounts.solver,
     usdMicros,
-    requestId: tx.kind === 'fill' || tx.kind === 'refund' ? tx.requestId : null,
+    // Gas spent for one request (its fill, refund, or the origin deposit the gateway sent for it: permit deposits
+    // and gasless batches, a reverted one included) names it.
+    requestId: ['fill', 'refund', 'deposit', 'gasless'].includes(tx.kind) ? tx.requestId : null,
   };
+}
+
+/**
+ * The request a refund transaction pays back: the one a depository `release` names (a refund keyed by its deposit,
+ * such as a second deposit to a request already paid, names its request there), else the transaction's own key.
+ */
+export function refundedRequestId(tx: OutgoingTxRecord): string {
+  const data = ((tx.payload as { data?: string }).data ?? '0x') as Hex;
+  if (data === '0x') return tx.requestId;
+  const { functionName, args } = decodeFunctionData({ abi: depositoryAbi, data });
+  return functionName === 'release' ? args[1].toLowerCase() : tx.requestId;
 }
 
 /**
@@ -281,24 +298,37 @@ export function refundPaid(tx: OutgoingTxRecord, request: RequestRecord | undefi
   return movements;
 }
 
+/** The request ids a settlement batch releases deposits of (`settlementPaid` values them by their requests). */
+export function settledRequestIds(tx: OutgoingTxRecord): string[] {
+  const payload = tx.payload as { data?: string };
+  const { functionName, args } = decodeFunctionData({ abi: depositoryAbi, data: (payload.data ?? '0x') as Hex });
+  if (functionName !== 'releaseBatch') return [];
+  return [...new Set(args[0].map((release) => release.id.toLowerCase()))];
+}
+
 /**
  * A settlement batch that succeeded: each released deposit leaves the depository for the solver's wallet (what
  * a release leaves behind, none when settled in full, stays as `unallocated`). Keyed by the deposit's index, so
- * a deposit is settled in the ledger at most once, as on chain.
+ * a deposit is settled in the ledger at most once, as on chain. Valued like the deposit and the request it
+ * paid: at the quote's input price (`requests`, by id), when the deposit is in the request's input currency.
  */
-export function settlementPaid(tx: OutgoingTxRecord): LedgerMovement[] {
+export function settlementPaid(
+  tx: OutgoingTxRecord,
+  requests: ReadonlyMap<string, RequestRecord> = new Map(),
+): LedgerMovement[] {
   const payload = tx.payload as { data?: string };
   const { functionName, args } = decodeFunctionData({ abi: depositoryAbi, data: (payload.data ?? '0x') as Hex });
   if (functionName !== 'releaseBatch') return [];
   return args[0].flatMap((release) => {
     const currency = release.token.toLowerCase();
-    const base = {
-      kind: 'settlement' as const,
-      chainId: tx.chainId,
-      currency,
-      usdMicros: null,
-      requestId: release.id.toLowerCase(),
-    };
+    const requestId = release.id.toLowerCase();
+    const request = requests.get(requestId);
+    const inputUsd =
+      request !== undefined && request.originChainId === tx.chainId && request.originCurrency.toLowerCase() === currency
+        ? parseStoredFees(request.feesQuoted)?.usdMicros.in
+        : undefined;
+    const value = (amount: bigint) => (request === undefined ? null : usdAt(amount, request.amountIn, inputUsd));
+    const base = { kind: 'settlement' as const, chainId: tx.chainId, currency, requestId };
     const movements: LedgerMovement[] = [];
     if (release.amount > 0n) {
       movements.push({
@@ -307,6 +337,7 @@ export function settlementPaid(tx: OutgoingTxRecord): LedgerMovement[] {
         amount: release.amount,
         debit: accounts.solver,
         credit: accounts.depository,
+        usdMicros: value(release.amount),
       });
     }
     const kept = release.depositAmount - release.amount;
@@ -317,6 +348,7 @@ export function settlementPaid(tx: OutgoingTxRecord): LedgerMovement[] {
         amount: kept,
         debit: accounts.depositoryUnallocated,
         credit: accounts.depository,
+        usdMicros: value(kept),
       });
     }
     return movements;
@@ -399,3 +431,36 @@ export function claimPaid(
   }
   return movements;
 }
+
+/**
+ * The opening balance of the solver's wallet on a chain in a currency: what the chain held that the ledger did
+ * not know of when the reconciliation job first compared them (`src/core/ledger/reconciler.ts`), against
+ * `equity:opening`. `difference` is signed (on chain less the ledger); a negative one credits the solver. Keyed by
+ * the chain's genesis hash, so it is written once per chain (a devnet reset, a new genesis, opens again), and
+ * written even when 0, so the opening is taken once.
+ */
+export function openingBalance(params: {
+  chainId: number;
+  currency: string;
+  genesisHash: string;
+  difference: bigint;
+  usdMicros: bigint | null;
+}): LedgerMovement {
+  const negative = params.difference < 0n;
+  const usd = params.usdMicros === null ? null : params.usdMicros < 0n ? -params.usdMicros : params.usdMicros;
+  return {
+    key: openingKey(params.chainId, params.currency, params.genesisHash),
+    kind: 'opening',
+    chainId: params.chainId,
+    currency: params.currency.toLowerCase(),
+    amount: negative ? -params.difference : params.difference,
+    debit: negative ? accounts.opening : accounts.solver,
+    credit: negative ? accounts.solver : accounts.opening,
+    usdMicros: usd,
+    requestId: null,
+  };
+}
+
+/** The movement key of a chain's opening balance in a currency (one per chain genesis). */
+export const openingKey = (chainId: number, currency: string, genesisHash: string): string =>
+  `opening:${chainId}:${currency.toLowerCase()}:${genesisHash.toLowerCase()}`;

@@ -14,7 +14,7 @@ import type { ResolvedRoute } from '../quote/resolve.js';
  */
 
 /** The largest order (micro-USD of its input) on a route: the first matching `routes` entry, else the default. */
-export function maxOrderUsdMicros(
+function maxOrderUsdMicros(
   limits: ExposureLimits,
   route: Pick<ResolvedRoute, 'origin' | 'destination' | 'currencyIn' | 'currencyOut'>,
 ): bigint {

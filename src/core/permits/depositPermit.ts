@@ -8,9 +8,7 @@ import { GatewayError, isGatewayError } from '../errors.js';
 import type { PermitStandard } from './ports.js';
 import { permitDepositCalldata, permitTypedData, type StoredPermit } from './typedData.js';
 import type { PermitKind, SubmitPermitInput, SubmitPermitResult } from './types.js';
-
-/** Extra gas on top of the simulation's estimate for the gateway's deposit transaction. */
-const GAS_MARGIN_PERCENT = 20n;
+import { withGasMargin } from '../gasMargin.js';
 
 const refused = (reason: string, message: string) => new GatewayError('PERMIT_FAILED', message, { data: reason });
 
@@ -52,7 +50,7 @@ export function depositPermitKind(kind: PermitStandard): PermitKind {
           { data: 'REQUEST_NOT_WAITING' },
         );
       }
-      const depositor = ctx.permitDepositor;
+      const depositor = ctx.solving.running?.permitDepositor;
       if (depositor === undefined) {
         throw new GatewayError('SERVICE_UNAVAILABLE', 'The solver is not running on this instance; try again later');
       }
@@ -88,7 +86,7 @@ export function depositPermitKind(kind: PermitStandard): PermitKind {
         }
         throw error;
       }
-      const gas = estimate + (estimate * GAS_MARGIN_PERCENT) / 100n;
+      const gas = withGasMargin(estimate);
 
       const accepted = await ctx.db
         .transaction()
@@ -185,14 +183,20 @@ async function recoverSigner(permit: StoredPermit, signature: Hex): Promise<Addr
   }
 }
 
-/** The permit's nonce must still be unused on chain (a replay, or a cancelled authorization, is refused). */
+/**
+ * The permit's nonce must still be unused on chain (a replay, or a cancelled authorization, is refused). One
+ * exception: an EIP-2612 permit anyone can submit to the token itself, which uses its nonce and sets the allowance
+ * it grants; when the proxy already has that allowance, the deposit can still be made (the proxy falls back to the
+ * allowance), so the permit is not refused for its nonce and the simulation decides.
+ */
 async function checkNonceUnused(ctx: CoreContext, permit: StoredPermit): Promise<void> {
   const chain = ctx.permitChain;
   if (chain === undefined) throw new GatewayError('SERVICE_UNAVAILABLE', 'Permits are not available on this instance');
   const used =
     permit.kind === 'eip3009'
       ? await chain.authorizationUsed(permit.chainId, permit.token, permit.owner, permit.nonce as Hex)
-      : (await chain.permitNonce(permit.chainId, permit.token, permit.owner)) !== BigInt(permit.nonce);
+      : (await chain.permitNonce(permit.chainId, permit.token, permit.owner)) !== BigInt(permit.nonce) &&
+        (await chain.allowance(permit.chainId, permit.token, permit.owner, permit.spender)) < BigInt(permit.value);
   if (used) {
     throw refused('NONCE_USED', `The permit's nonce ${permit.nonce} is already used on chain ${permit.chainId}`);
   }

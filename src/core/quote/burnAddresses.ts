@@ -13,7 +13,7 @@ import { GatewayError } from '../errors.js';
  * - `0x000000000000000000000000000000000000dEaD`, the conventional burn address;
  * - `0xdEAD000000000000000042069420694206942069`, the other widely used burn address.
  */
-export const BURN_ADDRESSES: readonly Address[] = [
+const BURN_ADDRESSES: readonly Address[] = [
   '0x000000000000000000000000000000000000dEaD',
   '0xdEAD000000000000000042069420694206942069',
 ];
@@ -22,7 +22,7 @@ export const BURN_ADDRESSES: readonly Address[] = [
 const LOW_RANGE_END = 0x1_0000n;
 
 /** Whether value sent to `address` can never be spent again (see {@link BURN_ADDRESSES}). */
-export function isBurnAddress(address: Address): boolean {
+function isBurnAddress(address: Address): boolean {
   if (BigInt(address) < LOW_RANGE_END) return true;
   const lower = address.toLowerCase();
   return BURN_ADDRESSES.some((burn) => burn.toLowerCase() === lower);

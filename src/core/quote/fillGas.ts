@@ -3,6 +3,7 @@ import { createTtlCache, type TtlCache } from '../cache.js';
 import type { ChainConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
+import { callsRevert } from '../fill/callsRevert.js';
 import { fillTransaction } from '../fill/fillTransaction.js';
 import { convert, type MarketData } from '../market.js';
 import { rescale, type MarketSnapshot } from './pricing.js';
@@ -83,25 +84,6 @@ export function callsFillGas(
     calls: route.calls,
   });
   return ctx.market.estimateGas(route.destination.id, { from: ctx.solver.address, ...fill }).catch((error: unknown) => {
-    throw callsRevert(route, error);
+    throw callsRevert(route.calls, route.destination.displayName, error);
   });
-}
-
-/**
- * A simulated fill that reverts because of the user's calls: the chain names the transaction's target (the
- * solver's fill contract), which tells the user nothing. Name the calls' targets instead (the multicaller
- * passes the failing call's revert data up unchanged, so the reason is the call's own), keeping the decoded
- * reason in `errorData`.
- */
-function callsRevert(route: ResolvedRoute, error: unknown): unknown {
-  if (!(error instanceof GatewayError) || error.code !== 'DESTINATION_TX_FAILED' || route.calls.length === 0)
-    return error;
-  const reason = typeof error.data === 'string' ? error.data : error.message;
-  const targets = [...new Set(route.calls.map((call) => call.to))];
-  const which = targets.length === 1 ? `The call to ${targets[0]}` : `One of the calls (to ${targets.join(', ')})`;
-  return new GatewayError(
-    'DESTINATION_TX_FAILED',
-    `${which} would revert on ${route.destination.displayName}: ${reason}`,
-    { data: reason, cause: error },
-  );
 }

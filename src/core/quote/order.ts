@@ -1,6 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import type { Address, Hex } from 'viem';
 import type { ChainConfig } from '../chains/types.js';
+import { fillPayee } from '../fill/fillTransaction.js';
 import type { Pricing } from './pricing.js';
 import type { ResolvedRoute } from './resolve.js';
 import { encodeCall, orderIdOf, requestIdOf } from './orderEncoding.js';
@@ -83,7 +84,8 @@ export function buildOrder(params: BuildOrderParameters): { order: ProtocolOrder
       chainId: destinationId,
       payments: [
         {
-          recipient: route.recipient,
+          // Whom the fill pays: with calls, the multicaller that runs them (listed in `calls`).
+          recipient: fillPayee(route.destination.contracts, route.recipient, route.calls),
           currency: route.currencyOut.address,
           minimumAmount: pricing.minimumAmountOut,
           expectedAmount: pricing.amountOut,

@@ -1,5 +1,6 @@
 import { formatUnits, zeroAddress } from 'viem';
 import type { CurrencyConfig } from '../chains/types.js';
+import { fillPayee } from '../fill/fillTransaction.js';
 import { FEE_COMPONENTS, type FeeComponent } from '../fees/sponsorship.js';
 import { toUsdMicros, type UsdPrice } from '../market.js';
 import { SWAP_SOURCE } from '../settings.js';
@@ -17,7 +18,7 @@ import type {
 } from './types.js';
 
 /** `part / whole` as a percentage with two decimals, truncated toward zero (`-1.25`); `0` when `whole` is 0. */
-export function formatPercent(part: bigint, whole: bigint): string {
+function formatPercent(part: bigint, whole: bigint): string {
   if (whole === 0n) return '0';
   return formatUnits((part * 10_000n) / whole, 2);
 }
@@ -34,12 +35,7 @@ export function quoteCurrency(chainId: number, currency: CurrencyConfig): QuoteC
 }
 
 /** An Amount object: exact smallest units, whole units and USD for display. */
-export function amountOf(
-  currency: QuoteCurrency,
-  price: UsdPrice,
-  amount: bigint,
-  minimumAmount: bigint = amount,
-): Amount {
+function amountOf(currency: QuoteCurrency, price: UsdPrice, amount: bigint, minimumAmount: bigint = amount): Amount {
   return {
     currency,
     amount,
@@ -84,7 +80,9 @@ export function presentDetails(p: PresentParameters): QuoteDetails {
   return {
     operation: route.operation,
     sender: route.user,
-    recipient: route.recipient,
+    // What the fill pays: with calls, the multicaller receives `currencyOut` and runs the calls (the order's
+    // `output.calls` lists them); the quote's `recipient` then only gets leftover native.
+    recipient: fillPayee(route.destination.contracts, route.recipient, route.calls),
     currencyIn,
     currencyOut,
     refundCurrency: currencyIn,

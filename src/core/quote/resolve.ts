@@ -274,7 +274,7 @@ function findChain(ctx: CoreContext, chainId: number, side: 'origin' | 'destinat
 }
 
 /** A currency of `chain` by address (any casing; zero = native) or by symbol / currency id (any casing). */
-export function findCurrency(
+function findCurrency(
   chain: ChainConfig,
   value: string,
   code: 'INVALID_INPUT_CURRENCY' | 'INVALID_OUTPUT_CURRENCY',

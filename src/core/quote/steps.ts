@@ -55,7 +55,7 @@ export const stepCalldata = {
 };
 
 /** The status endpoint a step item's `check` points at (the reference SDK polls it). */
-export const statusEndpoint = (requestId: Hex): string => `/intents/status/v3?requestId=${requestId}`;
+const statusEndpoint = (requestId: Hex): string => `/intents/status/v3?requestId=${requestId}`;
 
 export interface BuildStepsParameters {
   route: ResolvedRoute;

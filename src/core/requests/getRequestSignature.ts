@@ -2,6 +2,7 @@ import { encodeAbiParameters, keccak256, pad, parseAbiParameters, type Address, 
 import { getRequest } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
+import { paidRecipientOf } from './paidRecipient.js';
 
 export interface GetRequestSignatureParameters {
   /** bytes32 hex request id, any letter case. */
@@ -24,7 +25,10 @@ export interface SignedRequestData {
    */
   originTransferDestination?: Address;
   destinationChainId: number;
-  /** The recipient on the destination chain. */
+  /**
+   * Whom the fill pays on the destination chain: the recipient, or for a request with calls the multicaller
+   * that runs them (`paidRecipientOf`).
+   */
   destinationUser: Address;
 }
 
@@ -99,7 +103,7 @@ export async function getRequestSignature(
     originAmount: request.amountIn,
     ...(originTransferDestination === undefined ? {} : { originTransferDestination }),
     destinationChainId: request.destinationChainId,
-    destinationUser: request.recipient as Address,
+    destinationUser: paidRecipientOf(request),
   };
   const signature = await ctx.solver.signMessage({ message: { raw: attestationHash(requestId, requestData) } });
   return { requestId, requestData, signature };

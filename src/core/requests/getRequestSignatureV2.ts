@@ -1,6 +1,7 @@
 import { encodeAbiParameters, keccak256, pad, parseAbiParameters, type Address, type Hex } from 'viem';
 import type { CoreContext } from '../context.js';
 import { requireRequest } from './getIntentStatus.js';
+import { paidRecipientOf } from './paidRecipient.js';
 
 export interface GetRequestSignatureV2Parameters {
   /** bytes32 hex request id, any letter case. */
@@ -15,7 +16,10 @@ export interface SignedRequestDataV2 {
   /** The deposited currency; the zero address is the native currency. */
   originCurrency: Address;
   destinationChainId: number;
-  /** The recipient on the destination chain. */
+  /**
+   * Whom the fill pays on the destination chain: the recipient, or for a request with calls the multicaller
+   * that runs them (`paidRecipientOf`).
+   */
   destinationUser: Address;
   /** The currency delivered; the zero address is the native currency. */
   destinationCurrency: Address;
@@ -69,7 +73,7 @@ export async function getRequestSignatureV2(
     originUser: request.user as Address,
     originCurrency: request.originCurrency as Address,
     destinationChainId: request.destinationChainId,
-    destinationUser: request.recipient as Address,
+    destinationUser: paidRecipientOf(request),
     destinationCurrency: request.destinationCurrency as Address,
   };
   const signature = await ctx.solver.signMessage({ message: { raw: attestationHashV2(requestId, requestData) } });

@@ -130,7 +130,7 @@ async function prepare(
 }
 
 /** Presents each request of a page (its transactions are read per request that has hashes). */
-export async function presentAll(ctx: CoreContext, records: RequestRecord[], scope: KeyScope): Promise<RequestView[]> {
+async function presentAll(ctx: CoreContext, records: RequestRecord[], scope: KeyScope): Promise<RequestView[]> {
   const addresses = await depositAddressesOfRequests(
     ctx.db,
     records.filter((record) => record.depositAddress !== null).map((record) => record.id),

@@ -8,6 +8,7 @@ import { quoteCurrency, rateOf } from '../quote/present.js';
 import type { Amount, FeeSponsorshipPhase, QuoteCurrency } from '../quote/types.js';
 import { SWAP_SOURCE } from '../settings.js';
 import type { KeyScope } from './access.js';
+import { paidRecipientOf } from './paidRecipient.js';
 import { failReasonOf, orNoReason, refundFailReasonOf, statusV2 } from './statusRules.js';
 import { parseStoredFees, type StoredFees } from './storedFees.js';
 import { asObject, parseSponsorshipPhase, toPhaseV3 } from './storedSponsorship.js';
@@ -170,7 +171,8 @@ export function presentRequestV2(ctx: CoreContext, record: RequestRecord, presen
     platformFee: owner?.platformFee ?? null,
     metadata: {
       sender: record.sender,
-      recipient: record.recipient,
+      // As the quote's `details.recipient`: whom the fill pays (the multicaller when the request has calls).
+      recipient: paidRecipientOf(record),
       currencyIn,
       currencyOut,
       rate: rateOf(record.amountIn, currencyIn.currency.decimals, record.amountOut, currencyOut.currency.decimals),

@@ -12,7 +12,7 @@ import { InvalidContinuationError } from '../../store/errors.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 
-export const defaultPageSize = 20;
+const defaultPageSize = 20;
 
 /** Where a page starts: after a REST `continuation` (the store's keyset cursor) or after a GraphQL edge. */
 export type PageStart = { continuation?: string | undefined; after?: string | undefined };
@@ -108,7 +108,7 @@ export async function fetchPage(ctx: CoreContext, query: PageQuery, start: PageS
 }
 
 /** The most requests a total counts: a larger total is reported as this number (`includeTotal`, `totalCount`). */
-export const maxCountedRequests = 10_000;
+const maxCountedRequests = 10_000;
 
 /**
  * How many requests match, over all pages: one bounded SQL count in the store (it visits at most

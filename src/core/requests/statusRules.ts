@@ -5,7 +5,7 @@ import type { IntentStatusV1Status, RequestStatusV2 } from './types.js';
 /** What the status operation, v2 and webhooks say when there is no reason (`/requests/v3` says null). */
 export const NO_REASON = 'N/A';
 /** The fail reason of a failed request that recorded none. */
-export const UNKNOWN_REASON = 'UNKNOWN';
+const UNKNOWN_REASON = 'UNKNOWN';
 
 /** Statuses on which a fill has failed, so a fail reason applies. */
 const failedStatuses: ReadonlySet<RequestStatus> = new Set(['failure', 'fallback', 'refund']);

@@ -32,6 +32,6 @@ export function judgeDeposit(request: RequestRecord, deposit: DepositRecord): De
 }
 
 /** Whether the order's user sent the deposit's transaction (the chain's `from`, not the caller-chosen depositor). */
-export function sentByUser(request: RequestRecord, deposit: DepositRecord): boolean {
+function sentByUser(request: RequestRecord, deposit: DepositRecord): boolean {
   return deposit.sender !== null && deposit.sender.toLowerCase() === request.user.toLowerCase();
 }

@@ -33,7 +33,7 @@ export async function fastFill(
   if (key === null) throw new GatewayError('UNAUTHORIZED', 'Unauthorized: fast fill needs an x-api-key');
   if (key.fastFillLimitUsdMicros === null)
     throw new GatewayError('FORBIDDEN', 'Fast fill is not enabled for this API key');
-  const lifecycle = ctx.fastFiller;
+  const lifecycle = ctx.solving.running?.fastFiller;
   if (lifecycle === undefined)
     throw new GatewayError('SERVICE_UNAVAILABLE', 'The solver is not running on this gateway');
 

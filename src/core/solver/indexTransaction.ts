@@ -70,11 +70,12 @@ export async function indexSingleTransaction(
 
 function requireWatcher(ctx: CoreContext, chainId: number): DepositWatcher {
   const chain = requireChain(ctx, chainId);
-  const watcher = ctx.watchers?.get(chainId);
+  const watchers = ctx.solving.running?.watchers;
+  const watcher = watchers?.get(chainId);
   if (watcher === undefined) {
     throw new GatewayError(
       'SERVICE_UNAVAILABLE',
-      ctx.watchers === undefined || ctx.watchers.size === 0
+      watchers === undefined || watchers.size === 0
         ? 'This gateway does not index deposits (no deposit watchers are running)'
         : `Deposits on chain ${chainId} (${chain.displayName}) are not being indexed by this gateway`,
     );

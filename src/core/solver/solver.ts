@@ -30,6 +30,7 @@ import type { ChainConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
+import { callsRevert } from '../fill/callsRevert.js';
 import { fillTransaction, type DestinationCall } from '../fill/fillTransaction.js';
 import { convert } from '../market.js';
 import { judgeDeposit } from './depositMatch.js';
@@ -38,6 +39,7 @@ import type { SentReceipt, TransactionSender } from './ports.js';
 import { defaultRetryPolicy, retryDelayMs, type RetryPolicy } from './retry.js';
 
 import { statusMoves, type FailReason, type StatusMove } from '../requests/statusMachine.js';
+import { withGasMargin } from '../gasMargin.js';
 
 export type { FailReason };
 
@@ -64,9 +66,6 @@ export interface CreateSolverParameters {
   /** How work that failed (an RPC error) is retried; `defaultRetryPolicy` when absent. */
   retry?: RetryPolicy;
 }
-
-/** Extra gas on top of an estimate for the solver's own transactions. */
-const GAS_MARGIN_PERCENT = 20n;
 
 /**
  * The request lifecycle after the deposit: decide, fill or refund, and record every status change.
@@ -311,11 +310,24 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     await fill(request, deposit);
   }
 
+  /** The user's calls a request's fill runs (none for a plain payment). */
+  const callsOf = (request: RequestRecord): DestinationCall[] =>
+    ((request.quote.calls ?? []) as Array<{ to: Address; data: Hex; value: string }>).map((call): DestinationCall => ({
+      to: call.to,
+      data: call.data,
+      value: BigInt(call.value),
+    }));
+
+  /**
+   * A fill's revert as the user needs it: when the request has calls, the message names the calls' target
+   * and the call's decoded revert (as the quote's simulation does), not the solver's fill contract.
+   */
+  const fillRevert = (request: RequestRecord, error: unknown): unknown =>
+    callsRevert(callsOf(request), chainOf(request.destinationChainId).displayName, error);
+
   function fillOf(request: RequestRecord) {
     const destination = chainOf(request.destinationChainId);
-    const calls = ((request.quote.calls ?? []) as Array<{ to: Address; data: Hex; value: string }>).map(
-      (call): DestinationCall => ({ to: call.to, data: call.data, value: BigInt(call.value) }),
-    );
+    const calls = callsOf(request);
     return fillTransaction({
       requestId: request.id as Hex,
       contracts: destination.contracts,
@@ -352,7 +364,7 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
       ctx.market.balanceOf(request.destinationChainId, ctx.solver.address, request.destinationCurrency as Address),
       ctx.market.estimateGas(request.destinationChainId, { from: ctx.solver.address, ...fillOf(request) }).then(
         (gas) => ({ gas }),
-        (error: unknown) => ({ error }),
+        (error: unknown) => ({ error: fillRevert(request, error) }),
       ),
     ]);
     if (balance < request.amountOut) return { failReason: 'SOLVER_BALANCE_TOO_LOW' };
@@ -364,7 +376,7 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
       throw error;
     }
     // The simulation's estimate is the fill's gas limit (plus a margin): no second estimate before sending.
-    simulatedGas.set(request.id, (simulation.gas * (100n + GAS_MARGIN_PERCENT)) / 100n);
+    simulatedGas.set(request.id, withGasMargin(simulation.gas));
     return null;
   }
 
@@ -384,8 +396,9 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
           ...(gas === undefined ? {} : { gas }),
         });
         if (deposit !== null) ctx.metrics?.fillBroadcast((ctx.now() - deposit.createdAt) / 1000);
-      } catch (error) {
+      } catch (sendError) {
         // The node refused the fill outright (nothing was broadcast, the nonce was released): refund.
+        const error = fillRevert(request, sendError);
         const reason = rejectedFillReason(error);
         if (reason === null) throw error;
         await refundOrFail(
@@ -507,7 +520,7 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     let record = await getLiveOutgoingTx(db, target.key, 'refund');
     if (record === undefined) {
       const gasUnits = await ctx.market.estimateGas(deposit.chainId, { from: ctx.solver.address, ...build(1n) });
-      const gasCost = ((gasUnits * (100n + GAS_MARGIN_PERCENT)) / 100n) * (await ctx.market.gasPrice(deposit.chainId));
+      const gasCost = withGasMargin(gasUnits) * (await ctx.market.gasPrice(deposit.chainId));
       const gasInToken = native
         ? gasCost
         : convert(
@@ -528,7 +541,7 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
         requestId: target.key,
         kind: 'refund',
         ...build(amount),
-        gas: (gasUnits * (100n + GAS_MARGIN_PERCENT)) / 100n,
+        gas: withGasMargin(gasUnits),
       });
     }
     const receipt = await sender.waitForReceipt(record.id);

@@ -82,7 +82,7 @@ export interface WebhookDispatcher {
 }
 
 /** Wait before retry `retry` (1-based). */
-export const retryDelay = (settings: Pick<WebhookSettings, 'retryBaseMs' | 'retryMaxMs'>, retry: number): number =>
+const retryDelay = (settings: Pick<WebhookSettings, 'retryBaseMs' | 'retryMaxMs'>, retry: number): number =>
   Math.min(settings.retryBaseMs * 2 ** (retry - 1), settings.retryMaxMs);
 
 /**

@@ -2,7 +2,7 @@ import type { RequestStatusSnapshot, StatusDepositAddress } from '../../store/re
 import type { JsonObject } from '../../store/tables.js';
 import { statusFieldsOf } from '../requests/statusRules.js';
 
-export const webhookEventName = 'request.status.updated';
+const webhookEventName = 'request.status.updated';
 
 /** The deposit address object of the webhook and `/ws` forms (api-facts §5.3): `type` is `depositAddressType`. */
 export type WebhookDepositAddress = {
@@ -37,7 +37,7 @@ export interface WebhookBody {
 }
 
 /** The webhook form of a status record (the payload of a request event). */
-export function toWebhookStatusData(snapshot: RequestStatusSnapshot): WebhookStatusData {
+function toWebhookStatusData(snapshot: RequestStatusSnapshot): WebhookStatusData {
   return {
     ...statusFieldsOf(snapshot),
     depositAddress: toWebhookDepositAddress(snapshot.depositAddress),

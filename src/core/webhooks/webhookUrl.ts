@@ -2,8 +2,6 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { isPrivateAddress, validateWebhook } from '../apiKeys/validateWebhook.js';
 
-export { isPrivateAddress };
-
 /**
  * Check a webhook URL before a delivery connects, with the rules of configuration time (`validateWebhook`:
  * http(s), no credentials, no literal private address or local name unless `allowPrivate`); the settings

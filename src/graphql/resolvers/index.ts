@@ -2,10 +2,11 @@ import type { Resolvers } from '../../../generated/graphql/resolvers.js';
 import { enumResolvers } from '../enums.js';
 import { scalarResolvers } from '../scalars.js';
 import { currencies, tokenPrice } from './catalogue.js';
+import { appFeeBalances, appFeeClaims, claimAppFees } from './appFees.js';
 import { chain, chains } from './chains.js';
 import { executeGasless } from './executeGasless.js';
 import { fastFill } from './fastFill.js';
-import { pendingMutations, pendingQueries } from './notImplemented.js';
+import { inventory } from './inventory.js';
 import { submitPermit } from './permits.js';
 import { price, quote, quoteTypeResolvers } from './quote.js';
 import { request, requests, requestStatus, requestTypeResolvers } from './requests.js';
@@ -32,9 +33,11 @@ export function createResolvers(): Resolvers {
       requestStatus,
       requests,
       requestSignature,
-      ...pendingQueries,
+      appFeeBalances,
+      appFeeClaims,
+      inventory,
     },
-    Mutation: { indexTransaction, indexSingleTransaction, fastFill, submitPermit, executeGasless, ...pendingMutations },
+    Mutation: { indexTransaction, indexSingleTransaction, fastFill, submitPermit, executeGasless, claimAppFees },
     Subscription: { requestStatus: requestStatusStream, requestUpdates },
     ...quoteTypeResolvers,
     ...requestTypeResolvers,

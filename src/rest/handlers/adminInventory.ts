@@ -14,6 +14,11 @@ export async function getInventory(
   const report = await getInventoryCore(context.core, context.core.config.inventory ?? defaultInventorySettings);
   return {
     status: 200,
-    body: { inventory: toWire(report.lines), short: toWire(report.short), plan: toWire(report.plan) },
+    body: {
+      inventory: toWire(report.lines),
+      short: toWire(report.short),
+      plan: toWire(report.plan),
+      reconciliation: toWire(report.reconciliation),
+    },
   };
 }

@@ -6,7 +6,7 @@ import type { RestContext } from '../context.js';
 type WireChain = Extract<OperationOutput<'getChains'>, { status: 200 }>['body']['chains'][number];
 
 /** The wire form of a catalogue entry: only `partialDisableLimit` changes type (bigint -> number). */
-export function toWireChain(chain: Chain): WireChain {
+function toWireChain(chain: Chain): WireChain {
   return { ...chain, partialDisableLimit: Number(chain.partialDisableLimit) };
 }
 

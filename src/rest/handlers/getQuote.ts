@@ -8,7 +8,7 @@ type QuoteBody = OperationInput<'getQuote'>['body'];
 type PriceBody = OperationInput<'getPrice'>['body'];
 
 /** The core's quote parameters from a validated `/quote/v2`, `/quote` or `/price` body (amounts to bigint). */
-export function toQuoteParameters(body: QuoteBody | PriceBody): QuoteParameters {
+function toQuoteParameters(body: QuoteBody | PriceBody): QuoteParameters {
   const quote = body as QuoteBody;
   return {
     ...quote,

@@ -1,4 +1,5 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
+import { requireChain } from '../../core/chains/requireChain.js';
 import type { RestContext } from '../context.js';
 
 /** GET /health: the process is up and serving. */
@@ -18,4 +19,19 @@ export async function getReadiness(
   return report.ready
     ? { status: 200, body: { status: 'ready', checks: report.checks } }
     : { status: 503, body: { status: 'not_ready', checks: report.checks } };
+}
+
+/**
+ * GET /chains/health: the readiness check of the chain's RPC (it answers, with the configured chain id), and
+ * the chain not disabled; every chain when no `chainId` is given.
+ */
+export async function getChainHealth(
+  input: OperationInput<'getChainHealth'>,
+  context: RestContext,
+): Promise<OperationOutput<'getChainHealth'>> {
+  const chains =
+    input.query.chainId === undefined ? context.core.config.chains : [requireChain(context.core, input.query.chainId)];
+  const report = await context.readiness();
+  const healthy = chains.every((chain) => !chain.disabled && report.checks[`chain:${chain.id}`]?.ok === true);
+  return { status: 200, body: { healthy } };
 }

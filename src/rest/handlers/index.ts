@@ -24,7 +24,7 @@ import { executeGasless } from './executeGasless.js';
 import { fastFill } from './fastFill.js';
 import { getConfig } from './getConfig.js';
 import { getPrice, getQuote, getQuoteV1 } from './getQuote.js';
-import { getHealth, getReadiness } from './health.js';
+import { getChainHealth, getHealth, getReadiness } from './health.js';
 import { getIntentStatus } from './getIntentStatus.js';
 import { getIntentStatusV1 } from './getIntentStatusV1.js';
 import { getRequests } from './getRequests.js';
@@ -33,13 +33,10 @@ import { getRequestSignature } from './getRequestSignature.js';
 import { indexSingleTransaction } from './indexSingleTransaction.js';
 import { indexTransaction } from './indexTransaction.js';
 import { submitPermit } from './submitPermit.js';
-import {
-  getChainHealth,
-  getIntentStatusV2,
-  getRequestSignatureV2,
-  getTokenPriceV2,
-  getTrendingCurrencies,
-} from './parityOperations.js';
+import { getIntentStatusV2 } from './getIntentStatusV2.js';
+import { getRequestSignatureV2 } from './getRequestSignatureV2.js';
+import { getTokenPriceV2 } from './getTokenPriceV2.js';
+import { getTrendingCurrencies } from './getTrendingCurrencies.js';
 
 /** Every operation of the contract must appear here; a missing one is a compile error. */
 export function createHandlers(): OperationHandlers<RestContext> {

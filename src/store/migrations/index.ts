@@ -15,7 +15,9 @@ import * as createLedgerEntries from './2026_11_23_2330_create_ledger_entries.js
 import * as createSettlementItems from './2026_11_23_2331_create_settlement_items.js';
 import * as createChainGenesis from './2026_11_24_0100_create_chain_genesis.js';
 import * as createAppFeeClaims from './2026_11_24_1300_create_app_fee_claims.js';
-import * as indexDepositAddressesCreated from './2026_11_24_1400_index_deposit_addresses_created.js';
+import * as addSponsorshipAllowance from './2026_11_24_1400_add_sponsorship_allowance.js';
+import * as createLedgerReconciliations from './2026_11_24_1500_create_ledger_reconciliations.js';
+import * as indexDepositAddressesCreated from './2026_11_24_1600_index_deposit_addresses_created.js';
 import * as createPermits from './2026_11_24_1000_create_permits.js';
 import * as createGaslessSubmissions from './2026_11_24_1100_create_gasless_submissions.js';
 import * as createDepositAddresses from './2026_11_24_1200_create_deposit_addresses.js';
@@ -44,5 +46,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_1100_create_gasless_submissions': createGaslessSubmissions,
   '2026_11_24_1200_create_deposit_addresses': createDepositAddresses,
   '2026_11_24_1300_create_app_fee_claims': createAppFeeClaims,
-  '2026_11_24_1400_index_deposit_addresses_created': indexDepositAddressesCreated,
+  '2026_11_24_1400_add_sponsorship_allowance': addSponsorshipAllowance,
+  '2026_11_24_1500_create_ledger_reconciliations': createLedgerReconciliations,
+  '2026_11_24_1600_index_deposit_addresses_created': indexDepositAddressesCreated,
 };

@@ -1,0 +1,348 @@
+import {
+  createPublicClient,
+  createTestClient,
+  encodeDeployData,
+  encodeFunctionData,
+  getContractAddress,
+  http,
+  maxUint256,
+  parseGwei,
+  parseUnits,
+  type Abi,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import {
+  approvalProxyAbi,
+  approvalProxyBytecode,
+  attestationVerifierAbi,
+  attestationVerifierBytecode,
+  batchExecutorAbi,
+  batchExecutorBytecode,
+  depositAddressFactoryAbi,
+  depositAddressFactoryBytecode,
+  depositoryAbi,
+  depositoryBytecode,
+  erc20RouterAbi,
+  erc20RouterBytecode,
+  minorTokenAbi,
+  minorTokenBytecode,
+  multicall3Abi,
+  multicall3Bytecode,
+  multicallerAbi,
+  multicallerBytecode,
+  onlyOwnerMulticallerAbi,
+  onlyOwnerMulticallerBytecode,
+  permitTokenAbi,
+  permitTokenBytecode,
+  priceFeedAbi,
+  priceFeedBytecode,
+  receiverAbi,
+  receiverBytecode,
+  stableTokenAbi,
+  stableTokenBytecode,
+  wrappedNativeAbi,
+  wrappedNativeBytecode,
+} from '../../generated/contracts/index.js';
+import type { AnvilInstance } from './anvil.js';
+import type { DevnetAccount, DevnetChain, DevnetToken } from './devnetDescriptor.js';
+
+/**
+ * The devnet's contract deployment: the gateway's contracts, test tokens and price feeds on one started anvil
+ * node, sent as nonce-ordered batches (`TransactionBatch`). Node control (starting and stopping the nodes, the
+ * accounts, the descriptor) is in `devnet.ts`.
+ */
+
+/**
+ * Where the reference SDK's `executeGaslessBatch` delegates EOAs by default (Uniswap's Calibur address, the same
+ * on every chain); the devnet installs `contracts/BatchExecutor.sol` there.
+ */
+export const SDK_BATCH_EXECUTOR: Address = '0x000000009B1D0aF20D8C6d0A44e162d11F9b8f00';
+
+const PRICE_FEED_DECIMALS = 8;
+const NATIVE_USD = '3000';
+// Anvil starts at a 1 gwei base fee; a generous cap keeps a batch valid even if the base fee climbs.
+const MAX_FEE_PER_GAS = parseGwei('100');
+const MAX_PRIORITY_FEE_PER_GAS = parseGwei('1');
+/** Enough for any mint, approve, transfer or deposit on the devnet tokens. */
+const CALL_GAS = 200_000n;
+
+interface TokenSpec {
+  id: string;
+  symbol: string;
+  name: string;
+  /** `stable`: EIP-2612 and EIP-3009; `permit`: EIP-2612 only; `wrapped` and `minor`: neither. */
+  kind: 'stable' | 'permit' | 'wrapped' | 'minor';
+  /** USD price of its feed; the wrapped token has none, it uses the native feed. */
+  usd?: string;
+  /** Whole tokens minted to the solver (its inventory). */
+  solver: string;
+  /** Whole tokens minted to each test account. */
+  account: string;
+}
+
+const TOKEN_SPECS: readonly TokenSpec[] = [
+  { id: 'usdc', symbol: 'USDC', name: 'USD Coin', kind: 'stable', usd: '1', solver: '10000000', account: '100000' },
+  { id: 'usdt', symbol: 'USDT', name: 'Tether USD', kind: 'stable', usd: '1', solver: '10000000', account: '100000' },
+  { id: 'weth', symbol: 'WETH', name: 'Wrapped Ether', kind: 'wrapped', solver: '10000', account: '100' },
+  { id: 'mnr', symbol: 'MNR', name: 'Minor Token', kind: 'minor', usd: '0.5', solver: '10000000', account: '1000000' },
+  // Last, so the tokens above keep their addresses.
+  { id: 'pusd', symbol: 'PUSD', name: 'Permit USD', kind: 'permit', usd: '1', solver: '10000000', account: '100000' },
+];
+
+interface Participants {
+  deployer: DevnetAccount;
+  solver: DevnetAccount;
+  accounts: DevnetAccount[];
+}
+
+export async function deployChain(
+  instance: AnvilInstance,
+  index: number,
+  blockTime: number | null,
+  { deployer, solver, accounts }: Participants,
+): Promise<DevnetChain> {
+  const client = createPublicClient({ transport: http(instance.rpcUrl, { batch: true }), pollingInterval: 100 });
+  const fromDeployer = await TransactionBatch.create(client, deployer, instance.chainId);
+
+  // Deployments first: their addresses follow from the deployer's nonces, so later calls can use them
+  // before anything is mined.
+  const deploy = (abi: Abi, bytecode: Hex, args: readonly unknown[] = []): Promise<Address> =>
+    fromDeployer.deploy(encodeDeployData({ abi, bytecode, args }));
+  const [depository, receiver, multicaller, onlyOwnerMulticaller, multicall3, attestationVerifier, executorTemplate] =
+    await Promise.all([
+      deploy(depositoryAbi, depositoryBytecode, [solver.address]),
+      deploy(receiverAbi, receiverBytecode, [solver.address, solver.address]),
+      deploy(multicallerAbi, multicallerBytecode),
+      deploy(onlyOwnerMulticallerAbi, onlyOwnerMulticallerBytecode, [solver.address]),
+      deploy(multicall3Abi, multicall3Bytecode),
+      deploy(attestationVerifierAbi, attestationVerifierBytecode, [solver.address, solver.address]),
+      deploy(batchExecutorAbi, batchExecutorBytecode),
+    ]);
+  const [approvalProxy, erc20Router, depositAddressFactory] = await Promise.all([
+    deploy(approvalProxyAbi, approvalProxyBytecode, [multicaller, depository, solver.address]),
+    deploy(erc20RouterAbi, erc20RouterBytecode, [multicaller]),
+    deploy(depositAddressFactoryAbi, depositAddressFactoryBytecode, [solver.address, depository]),
+  ]);
+  const nativePriceFeed = await deploy(priceFeedAbi, priceFeedBytecode, [
+    PRICE_FEED_DECIMALS,
+    'ETH / USD',
+    parseUnits(NATIVE_USD, PRICE_FEED_DECIMALS),
+    deployer.address,
+  ]);
+
+  const tokens: DevnetToken[] = [];
+  for (const spec of TOKEN_SPECS) {
+    const address = await deploy(...tokenDeployment(spec, deployer.address));
+    const priceFeed =
+      spec.usd === undefined
+        ? nativePriceFeed
+        : await deploy(priceFeedAbi, priceFeedBytecode, [
+            PRICE_FEED_DECIMALS,
+            `${spec.symbol} / USD`,
+            parseUnits(spec.usd, PRICE_FEED_DECIMALS),
+            deployer.address,
+          ]);
+    tokens.push({
+      id: spec.id,
+      symbol: spec.symbol,
+      name: spec.name,
+      address,
+      decimals: spec.kind === 'stable' || spec.kind === 'permit' ? 6 : 18,
+      priceFeed,
+      supportsPermit: spec.kind === 'stable' || spec.kind === 'permit',
+    });
+  }
+
+  // Fund the solver's inventory and the test accounts. Wrapped native must be backed by real native, so
+  // the deployer is given the ETH to wrap and hands the tokens out; everyone else keeps anvil's 10,000 ETH.
+  const grants = tokens.flatMap((token, i) => {
+    const spec = TOKEN_SPECS[i]!;
+    return [solver, ...accounts].map((account) => ({
+      token: token.address,
+      wrapped: spec.kind === 'wrapped',
+      to: account.address,
+      amount: parseUnits(account === solver ? spec.solver : spec.account, token.decimals),
+    }));
+  });
+  const toWrap = grants.reduce((sum, grant) => (grant.wrapped ? sum + grant.amount : sum), 0n);
+  if (toWrap > 0n) {
+    const testClient = createTestClient({ mode: 'anvil', transport: http(instance.rpcUrl) });
+    const balance = await client.getBalance({ address: deployer.address });
+    await testClient.setBalance({ address: deployer.address, value: balance + toWrap });
+  }
+  const wrap = encodeFunctionData({ abi: wrappedNativeAbi, functionName: 'deposit' });
+  const transfer = (to: Address, amount: bigint): Hex =>
+    encodeFunctionData({ abi: wrappedNativeAbi, functionName: 'transfer', args: [to, amount] });
+  const mint = (to: Address, amount: bigint): Hex =>
+    encodeFunctionData({ abi: stableTokenAbi, functionName: 'mint', args: [to, amount] });
+  await Promise.all(
+    grants.flatMap(({ token, wrapped, to, amount }) =>
+      wrapped
+        ? [fromDeployer.call(token, wrap, amount), fromDeployer.call(token, transfer(to, amount))]
+        : [fromDeployer.call(token, mint(to, amount))],
+    ),
+  );
+  await fromDeployer.confirm();
+
+  // The solver's ERC-20 fills are `transferFrom(solver, recipient, amount)` run by the fill contract.
+  const fromSolver = await TransactionBatch.create(client, solver, instance.chainId);
+  const approve = encodeFunctionData({
+    abi: stableTokenAbi,
+    functionName: 'approve',
+    args: [onlyOwnerMulticaller, maxUint256],
+  });
+  await Promise.all(tokens.map((token) => fromSolver.call(token.address, approve)));
+  await fromSolver.confirm();
+
+  // The batch executor goes where the reference SDK's `executeGaslessBatch` expects it (Calibur's address on
+  // every chain): its runtime code is copied there from the deployment above (the code reads its own address
+  // from the EOA's delegation designator, so it needs no constructor state).
+  const executorCode = await client.getCode({ address: executorTemplate });
+  if (executorCode === undefined || executorCode === '0x') throw new Error('the batch executor was not deployed');
+  await createTestClient({ mode: 'anvil', transport: http(instance.rpcUrl) }).setCode({
+    address: SDK_BATCH_EXECUTOR,
+    bytecode: executorCode,
+  });
+
+  return {
+    chainId: instance.chainId,
+    name: `devnet-${String.fromCharCode(97 + index)}`,
+    rpcUrl: instance.rpcUrl,
+    wsUrl: instance.wsUrl,
+    blockTime,
+    contracts: {
+      depository,
+      receiver,
+      multicaller,
+      onlyOwnerMulticaller,
+      approvalProxy,
+      erc20Router,
+      multicall3,
+      attestationVerifier,
+      batchExecutor: SDK_BATCH_EXECUTOR,
+      depositAddressFactory,
+    },
+    tokens,
+    nativePriceFeed,
+  };
+}
+
+function tokenDeployment(spec: TokenSpec, owner: Address): [Abi, Hex, readonly unknown[]] {
+  switch (spec.kind) {
+    case 'stable':
+      return [stableTokenAbi, stableTokenBytecode, [spec.name, spec.symbol, owner]];
+    case 'permit':
+      return [permitTokenAbi, permitTokenBytecode, [spec.name, spec.symbol, owner]];
+    case 'wrapped':
+      return [wrappedNativeAbi, wrappedNativeBytecode, [spec.name, spec.symbol]];
+    case 'minor':
+      return [minorTokenAbi, minorTokenBytecode, [spec.name, spec.symbol, owner]];
+  }
+}
+
+/** A nonce of a `TransactionBatch` and its place in the sending order. */
+interface Turn {
+  nonce: number;
+  /** Settles once the previous nonce's transaction has been sent. */
+  previous: Promise<void>;
+  /** Marks this nonce's transaction sent (or failed), letting the next one go. */
+  done: () => void;
+}
+
+/**
+ * Signs and sends one account's transactions with consecutive nonces, in nonce order, without waiting for
+ * each to be mined; `confirm()` then waits for the last one and checks every receipt. Nonces are taken
+ * synchronously, so calls may be started concurrently and still land in call order.
+ */
+class TransactionBatch {
+  private readonly sent: Array<{ hash: Hex; label: string }> = [];
+  private nextNonce: number;
+  /** Settles once the transaction of the last nonce handed out has been sent (or failed to be). */
+  private lastTurn: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly client: PublicClient,
+    private readonly account: PrivateKeyAccount,
+    private readonly chainId: number,
+    private readonly firstNonce: number,
+  ) {
+    this.nextNonce = firstNonce;
+  }
+
+  static async create(client: PublicClient, from: DevnetAccount, chainId: number): Promise<TransactionBatch> {
+    const nonce = await client.getTransactionCount({ address: from.address, blockTag: 'pending' });
+    return new TransactionBatch(client, privateKeyToAccount(from.privateKey), chainId, nonce);
+  }
+
+  /** Sends a contract creation and returns the address it will have. */
+  async deploy(data: Hex): Promise<Address> {
+    const turn = this.take();
+    const address = getContractAddress({ from: this.account.address, nonce: BigInt(turn.nonce) });
+    try {
+      // Constructors here touch no other contract, so estimating against the latest block is exact.
+      const estimate = await this.client.estimateGas({ account: this.account.address, data });
+      await this.send(turn, { data, gas: (estimate * 5n) / 4n }, `deploy (nonce ${turn.nonce})`);
+    } finally {
+      turn.done();
+    }
+    return address;
+  }
+
+  /** Sends a call with a fixed gas limit (its target may not be mined yet, so it cannot be estimated). */
+  async call(to: Address, data: Hex, value = 0n): Promise<void> {
+    const turn = this.take();
+    try {
+      await this.send(turn, { to, data, value, gas: CALL_GAS }, `call to ${to} (nonce ${turn.nonce})`);
+    } finally {
+      turn.done();
+    }
+  }
+
+  /**
+   * The next nonce, and its turn to be sent: after the previous nonce's transaction reached the node. Sent out
+   * of order (the estimates of concurrent deployments finish in any order), a transaction would wait in the
+   * node's pool behind a nonce gap, and anvil's automine does not always mine it once the gap is filled: a
+   * setup would then wait for a receipt that never comes.
+   */
+  private take(): Turn {
+    const nonce = this.nextNonce++;
+    const previous = this.lastTurn;
+    let done!: () => void;
+    this.lastTurn = new Promise<void>((resolve) => (done = resolve));
+    return { nonce, previous, done };
+  }
+
+  /** Waits until every sent transaction is mined and throws if any reverted. */
+  async confirm(): Promise<void> {
+    const last = this.sent.at(-1);
+    if (!last) return;
+    // One sender's transactions are mined in nonce order: once the last is in, all are.
+    await this.client.waitForTransactionReceipt({ hash: last.hash, pollingInterval: 100, timeout: 60_000 });
+    const receipts = await Promise.all(this.sent.map(({ hash }) => this.client.getTransactionReceipt({ hash })));
+    const failed = receipts.flatMap((receipt, i) => (receipt.status === 'success' ? [] : [this.sent[i]!.label]));
+    if (failed.length > 0) {
+      throw new Error(`devnet setup on chain ${this.chainId}: transaction(s) reverted: ${failed.join(', ')}`);
+    }
+  }
+
+  private async send(
+    { nonce, previous }: Turn,
+    tx: { to?: Address; data: Hex; value?: bigint; gas: bigint },
+    label: string,
+  ): Promise<void> {
+    const serializedTransaction = await this.account.signTransaction({
+      type: 'eip1559',
+      chainId: this.chainId,
+      nonce,
+      maxFeePerGas: MAX_FEE_PER_GAS,
+      maxPriorityFeePerGas: MAX_PRIORITY_FEE_PER_GAS,
+      ...tx,
+    });
+    await previous;
+    const hash = await this.client.sendRawTransaction({ serializedTransaction });
+    this.sent[nonce - this.firstNonce] = { hash, label };
+  }
+}

@@ -1,0 +1,270 @@
+/**
+ * Call quotes (`txs`) say what the calls receive (#20 item 6), checked against what the fill does on the
+ * devnet: the quote's `details.recipient` and its order's output payment name the multicaller that the fill
+ * pays and that runs the calls, `details.currencyOut` is what it receives, and the balances that move on chain
+ * match; the solver's attestation of a call request signs that payee and the deployed AttestationVerifier
+ * accepts it; a call that reverts only at fill time is refunded with a status naming the call's target and its
+ * decoded revert, not the solver's fill contract. Plain payments keep naming the recipient.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createWalletClient,
+  encodeFunctionData,
+  erc20Abi,
+  http,
+  pad,
+  parseEther,
+  parseEventLogs,
+  parseUnits,
+  zeroAddress,
+  type Address,
+  type Hex,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { attestationVerifierAbi } from '../../generated/contracts/index.js';
+import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
+import { call } from '../helpers/conformance.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { executeSteps, publicClientOf, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
+
+let gateway: TestGateway;
+let chainA: DevnetChain;
+let chainB: DevnetChain;
+let alice: DevnetAccount;
+let bob: DevnetAccount;
+
+beforeAll(async () => {
+  gateway = await startTestGateway();
+  [chainA, chainB] = gateway.devnet.descriptor.chains as [DevnetChain, DevnetChain];
+  [alice, bob] = gateway.devnet.descriptor.accounts as [DevnetAccount, DevnetAccount];
+}, 120_000);
+afterAll(async () => {
+  await gateway?.stop();
+});
+
+// Fresh addresses above 0xffff: the gateway refuses the low range (precompiles, placeholders) as a recipient.
+const fresh = (n: number): Address => `0x${n.toString(16).padStart(40, '0')}`;
+const lower = (value: string) => value.toLowerCase();
+
+const balanceOf = (chain: DevnetChain, token: Address, owner: Address): Promise<bigint> =>
+  token === zeroAddress
+    ? publicClientOf(chain).getBalance({ address: owner })
+    : publicClientOf(chain).readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+
+/** The quote's claims about the output, in one place. */
+function claims(q: { details: any; protocol: any }) {
+  const payments = q.protocol.v2.orderData.output.payments as Array<{ recipient: string; expectedAmount: string }>;
+  expect(payments).toHaveLength(1);
+  return {
+    recipient: lower(q.details.recipient),
+    amountOut: BigInt(q.details.currencyOut.amount),
+    paymentRecipient: lower(payments[0]!.recipient),
+    paymentAmount: BigInt(payments[0]!.expectedAmount),
+  };
+}
+
+describe('call quotes describe what the calls receive, and the fill agrees', () => {
+  it('native value to a third party: the multicaller is paid exactly currencyOut and passes it to the merchant', async () => {
+    const merchant = fresh(0x3e7c4a01);
+    const leftoverTo = fresh(0x3e7c4a02);
+    const value = parseEther('0.012');
+    const q = await requestQuote(gateway, alice, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: value.toString(),
+      tradeType: 'EXACT_OUTPUT',
+      recipient: leftoverTo,
+      txs: [{ to: merchant, value: value.toString(), data: '0x' }],
+    });
+    const multicaller = lower(chainB.contracts.multicaller);
+    expect(claims(q)).toEqual({
+      recipient: multicaller,
+      amountOut: value,
+      paymentRecipient: multicaller,
+      paymentAmount: value,
+    });
+    expect(q.details.operation).toBe('call');
+    expect(q.protocol.v2.orderData.output.calls).toHaveLength(1);
+    // EXACT_OUTPUT delivers exactly the amount: no output slippage, in value or percent (#20 item 6).
+    expect(q.details.slippageTolerance.destination).toMatchObject({ value: '0', percent: '0' });
+
+    await executeSteps(gateway, q.steps, alice);
+    const status = await waitForStatus(gateway, q.steps.at(-1)!.requestId, ['success', 'refund', 'failure']);
+    expect(status.status).toBe('success');
+    // The fill sends the native output along (to the fill contract, which forwards it to the multicaller).
+    const fillTx = await publicClientOf(chainB).getTransaction({ hash: status.txHashes[0] as Hex });
+    expect(fillTx.value).toBe(value);
+    expect(await balanceOf(chainB, zeroAddress, merchant)).toBe(value);
+    expect(await balanceOf(chainB, zeroAddress, leftoverTo)).toBe(0n);
+    expect(await balanceOf(chainB, zeroAddress, chainB.contracts.multicaller)).toBe(0n);
+
+    // The deprecated listing's metadata (the quote's details) says the same; the request's own `recipient`
+    // (what the `recipient` filter matches) stays the quote's, which gets leftover native.
+    const listed = await call(gateway.url, 'getRequestsV2', { query: { id: q.steps.at(-1)!.requestId } });
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    const [request] = listed.body.requests;
+    expect(lower(request.data.metadata.recipient)).toBe(multicaller);
+    expect(BigInt(request.data.metadata.currencyOut.amount)).toBe(value);
+    expect(lower(request.recipient)).toBe(lower(leftoverTo));
+  });
+
+  it('an ERC-20 transfer to a merchant: Transfer(solver → multicaller, currencyOut) then (multicaller → merchant)', async () => {
+    const merchant = fresh(0x3e7c4a03);
+    const usdcA = tokenOf(chainA, 'USDC');
+    const usdcB = tokenOf(chainB, 'USDC');
+    const amount = parseUnits('7.5', 6);
+    const q = await requestQuote(gateway, alice, {
+      originCurrency: usdcA,
+      destinationCurrency: usdcB,
+      amount: amount.toString(),
+      tradeType: 'EXACT_OUTPUT',
+      txs: [
+        {
+          to: usdcB,
+          value: '0',
+          data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [merchant, amount] }),
+        },
+      ],
+    });
+    const multicaller = lower(chainB.contracts.multicaller);
+    expect(claims(q)).toEqual({
+      recipient: multicaller,
+      amountOut: amount,
+      paymentRecipient: multicaller,
+      paymentAmount: amount,
+    });
+    expect(q.details.currencyOut.currency.address.toLowerCase()).toBe(lower(usdcB));
+    expect(q.details.slippageTolerance.destination).toMatchObject({ value: '0', percent: '0' });
+
+    await executeSteps(gateway, q.steps, alice);
+    const status = await waitForStatus(gateway, q.steps.at(-1)!.requestId, ['success', 'refund', 'failure']);
+    expect(status.status).toBe('success');
+    const receipt = await publicClientOf(chainB).getTransactionReceipt({ hash: status.txHashes[0] as Hex });
+    const transfers = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs })
+      .filter((log) => lower(log.address) === lower(usdcB))
+      .map((log) => ({ from: lower(log.args.from), to: lower(log.args.to), value: log.args.value }));
+    expect(transfers).toEqual([
+      { from: lower(gateway.devnet.descriptor.solver.address), to: claims(q).recipient, value: claims(q).amountOut },
+      { from: multicaller, to: lower(merchant), value: amount },
+    ]);
+    expect(await balanceOf(chainB, usdcB, merchant)).toBe(amount);
+    expect(await balanceOf(chainB, usdcB, chainB.contracts.multicaller)).toBe(0n);
+  });
+
+  it('a plain bridge still names its recipient in details, order and attestation', async () => {
+    const recipient = fresh(0x3e7c4a04);
+    const q = await requestQuote(gateway, alice, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.01').toString(),
+      recipient,
+    });
+    expect(claims(q)).toMatchObject({ recipient: lower(recipient), paymentRecipient: lower(recipient) });
+    const requestId = q.steps.at(-1)!.requestId;
+    const { body } = await call(gateway.url, 'getRequestSignature', { path: `/requests/${requestId}/signature` });
+    expect(body.requestData.destinationUser).toBe(lower(recipient));
+    const listed = await call(gateway.url, 'getRequestsV2', { query: { id: requestId } });
+    expect(lower(listed.body.requests[0].data.metadata.recipient)).toBe(lower(recipient));
+  });
+});
+
+describe('the attestation of a call request', () => {
+  it('signs the multicaller the fill pays as destinationUser, and the AttestationVerifier accepts it on chain', async () => {
+    const recipient = fresh(0x3e7c4a05);
+    const value = parseEther('0.005');
+    const q = await requestQuote(gateway, alice, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: value.toString(),
+      tradeType: 'EXACT_OUTPUT',
+      recipient,
+      txs: [{ to: fresh(0x3e7c4a06), value: value.toString(), data: '0x' }],
+    });
+    const requestId = q.steps.at(-1)!.requestId;
+    const { status, body } = await call(gateway.url, 'getRequestSignature', {
+      path: `/requests/${requestId}/signature`,
+    });
+    expect(status, JSON.stringify(body)).toBe(200);
+    const multicaller = lower(chainB.contracts.multicaller);
+    expect(body.requestData.destinationUser).toBe(multicaller);
+    expect(body.requestData.destinationUser).toBe(claims(q).paymentRecipient);
+
+    const d = body.requestData;
+    const args = (destinationUser: Address) =>
+      [
+        requestId,
+        BigInt(d.originChainId),
+        pad(d.originUser as Hex),
+        pad(d.originCurrency as Hex),
+        BigInt(d.originAmount),
+        BigInt(d.destinationChainId),
+        pad(destinationUser),
+        body.signature as Hex,
+      ] as const;
+    const verify = (destinationUser: Address) =>
+      publicClientOf(chainB).readContract({
+        address: chainB.contracts.attestationVerifier,
+        abi: attestationVerifierAbi,
+        functionName: 'verify',
+        args: args(destinationUser),
+      });
+    expect(await verify(chainB.contracts.multicaller)).toBe(true);
+    // The quote's `recipient` (which only gets leftover native) is not what was attested.
+    expect(await verify(recipient)).toBe(false);
+
+    const v2 = await call(gateway.url, 'getRequestSignatureV2', { path: `/requests/${requestId}/signature/v2` });
+    expect(v2.status, JSON.stringify(v2.body)).toBe(200);
+    expect(v2.body.requestData).toMatchObject({ destinationUser: multicaller, destinationCurrency: zeroAddress });
+  });
+});
+
+describe('a call that reverts only at fill time', () => {
+  it("is refunded (EXECUTION_REVERTED) with details naming the call's target and its decoded revert", async () => {
+    // The call pulls tokens an account approved to the multicaller; that account revokes the approval between
+    // the quote (whose simulation passes) and the deposit, so the solver's simulation before the fill reverts.
+    const owner = gateway.devnet.descriptor.accounts[3]!;
+    const usdcB = tokenOf(chainB, 'USDC');
+    const ownerWallet = createWalletClient({
+      account: privateKeyToAccount(owner.privateKey),
+      chain: devnetViemChain(chainB),
+      transport: http(chainB.rpcUrl),
+    });
+    const approve = async (amount: bigint) =>
+      publicClientOf(chainB).waitForTransactionReceipt({
+        hash: await ownerWallet.writeContract({
+          address: usdcB,
+          abi: erc20Abi,
+          functionName: 'approve',
+          args: [chainB.contracts.multicaller, amount],
+        }),
+      });
+    await approve(10n ** 9n);
+    const txs = [
+      {
+        to: usdcB,
+        value: '0',
+        data: encodeFunctionData({
+          abi: erc20Abi,
+          functionName: 'transferFrom',
+          args: [owner.address, fresh(0x3e7c4a07), 1_000_000n],
+        }),
+      },
+    ];
+    const q = await requestQuote(gateway, bob, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.01').toString(),
+      txs,
+    });
+    await approve(0n);
+    await executeSteps(gateway, q.steps, bob);
+    const record = await waitForStatus(gateway, q.steps.at(-1)!.requestId, ['refund', 'failure', 'success']);
+    expect(record).toMatchObject({ status: 'refund', failReason: 'EXECUTION_REVERTED' });
+    // The status carries the details as JSON text: the message and the call's decoded revert.
+    const details = JSON.parse(record.details as string) as { message: string; revert: string };
+    expect(details.message.toLowerCase()).toContain(`the call to ${lower(usdcB)} would revert on`);
+    expect(details.message).toContain(details.revert);
+    expect(details.revert).toMatch(/^InsufficientAllowance\(/);
+    expect(details.message.toLowerCase()).not.toContain(lower(chainB.contracts.onlyOwnerMulticaller));
+  });
+});
