@@ -295,6 +295,8 @@ export type DepositAddress = {
   depositTxHash?: Maybe<Scalars['Hex']['output']>;
   /** Who sent funds to the address, when known. */
   depositor?: Maybe<Scalars['Address']['output']>;
+  /** Who may recover funds left at the address (part of its salt); null when none was given. */
+  recoveryAddress?: Maybe<Scalars['Address']['output']>;
   type: DepositAddressType;
 };
 
@@ -1307,6 +1309,8 @@ export type Request = {
   /** Slippage tolerance in basis points. */
   slippageTolerance?: Maybe<Scalars['Int']['output']>;
   status: RequestStatus;
+  /** The request that replaced this one (an open deposit address's re-quote of a transfer); null when none. */
+  supersededByRequestId?: Maybe<Scalars['ID']['output']>;
   /** Estimated time to fill, in seconds. */
   timeEstimate?: Maybe<Scalars['Int']['output']>;
   updatedAt: Scalars['DateTime']['output'];
@@ -1397,6 +1401,8 @@ export type RequestStatus =
 /** The status of a request (the body of `GET /intents/status/v3`, plus the request id). */
 export type RequestStatusRecord = {
   __typename?: 'RequestStatusRecord';
+  /** The request's deposit address (a quote with `useDepositAddress`) and the transfer that paid it; null when none. */
+  depositAddress?: Maybe<DepositAddress>;
   destinationChainId: Scalars['Int']['output'];
   /** Extra status context, such as decoded revert data on failures; null when none. */
   details?: Maybe<Scalars['JSONObject']['output']>;
@@ -2129,6 +2135,7 @@ export type DepositAddressResolvers<ContextType = GraphQLContext, ParentType ext
   address?: Resolver<ResolversTypes['Address'], ParentType, ContextType>;
   depositTxHash?: Resolver<Maybe<ResolversTypes['Hex']>, ParentType, ContextType>;
   depositor?: Resolver<Maybe<ResolversTypes['Address']>, ParentType, ContextType>;
+  recoveryAddress?: Resolver<Maybe<ResolversTypes['Address']>, ParentType, ContextType>;
   type?: Resolver<ResolversTypes['DepositAddressType'], ParentType, ContextType>;
 }>;
 
@@ -2447,6 +2454,7 @@ export type RequestResolvers<ContextType = GraphQLContext, ParentType extends Re
   sender?: Resolver<Maybe<ResolversTypes['Address']>, ParentType, ContextType>;
   slippageTolerance?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['RequestStatus'], ParentType, ContextType>;
+  supersededByRequestId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   timeEstimate?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   user?: Resolver<ResolversTypes['Address'], ParentType, ContextType>;
@@ -2478,6 +2486,7 @@ export type RequestSignatureResolvers<ContextType = GraphQLContext, ParentType e
 export type RequestStatusResolvers = { DEPOSITING: 'depositing', FAILURE: 'failure', FALLBACK: 'fallback', PENDING: 'pending', REFUND: 'refund', SUBMITTED: 'submitted', SUCCESS: 'success', WAITING: 'waiting' };
 
 export type RequestStatusRecordResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestStatusRecord'] = ResolversParentTypes['RequestStatusRecord']> = ResolversObject<{
+  depositAddress?: Resolver<Maybe<ResolversTypes['DepositAddress']>, ParentType, ContextType>;
   destinationChainId?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   details?: Resolver<Maybe<ResolversTypes['JSONObject']>, ParentType, ContextType>;
   failReason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;

@@ -1,11 +1,20 @@
 import type { Kysely } from 'kysely';
-import { BlockNotFoundError, erc20Abi, getAbiItem, zeroAddress, type Address, type PublicClient } from 'viem';
+import {
+  BlockNotFoundError,
+  erc20Abi,
+  getAbiItem,
+  numberToHex,
+  zeroAddress,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
 import { chainCurrencies } from '../core/chains/requireChain.js';
 import type { ChainConfig } from '../core/chains/types.js';
 import type { Logger } from '../core/logger.js';
 import { getCursor, setCursor, type ChainCursor } from '../store/cursors.repository.js';
 import {
-  listChainDepositAddresses,
+  listDepositAddressesSince,
   listTransfers,
   recordTransfer,
   updateTransfer,
@@ -16,6 +25,91 @@ import { normalizeHex } from '../store/mappers.js';
 import type { Tables } from '../store/tables.js';
 import type { HeadFeed } from './heads.js';
 
+/** One entry of `trace_block` (the parity/OpenEthereum form anvil, reth and erigon answer). */
+interface BlockTrace {
+  type: string;
+  action: {
+    from?: Address;
+    to?: Address;
+    value?: Hex;
+    callType?: string;
+    address?: Address;
+    refundAddress?: Address;
+    balance?: Hex;
+  };
+  blockHash: Hex;
+  transactionHash: Hex | null;
+  traceAddress: number[];
+  error?: string;
+}
+
+const isMethodUnsupported = (error: unknown): boolean => {
+  const code = (error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return (
+    code === -32601 ||
+    code === -32004 ||
+    /method .*(not found|not supported|not available|does not exist)|unsupported method/i.test(message)
+  );
+};
+
+/**
+ * Native value moved to a matching address in one block's traces: calls with value (top-level or internal) and
+ * self-destructs. A frame that reverted, or below one that did, moved nothing. Each transfer's `logIndex` is -1 for
+ * the transaction's own call (as when read from the block's transactions) and -(2 + its position among the
+ * transaction's frames) for an internal one: stable across reads.
+ */
+function nativeFromTraces(
+  chainId: number,
+  blockNumber: bigint,
+  traced: readonly BlockTrace[],
+  matches: (to: string) => boolean,
+): Omit<InsertTransferParameters, 'now'>[] {
+  const byTx = new Map<string, BlockTrace[]>();
+  for (const frame of traced) {
+    if (frame.transactionHash === null) continue; // block rewards
+    const list = byTx.get(frame.transactionHash) ?? [];
+    list.push(frame);
+    byTx.set(frame.transactionHash, list);
+  }
+  const found: Omit<InsertTransferParameters, 'now'>[] = [];
+  for (const [txHash, frames] of byTx) {
+    const failed = frames.filter((frame) => frame.error !== undefined).map((frame) => frame.traceAddress.join('.'));
+    const reverted = (frame: BlockTrace) =>
+      failed.some((path) => {
+        const own = frame.traceAddress.join('.');
+        return path === '' || own === path || own.startsWith(`${path}.`);
+      });
+    frames.forEach((frame, position) => {
+      const call = frame.type === 'call' && (frame.action.callType === undefined || frame.action.callType === 'call');
+      const to = call ? frame.action.to : frame.type === 'suicide' ? frame.action.refundAddress : undefined;
+      const value = call ? frame.action.value : frame.type === 'suicide' ? frame.action.balance : undefined;
+      const from = call ? frame.action.from : frame.action.address;
+      if (to === undefined || value === undefined || from === undefined || BigInt(value) === 0n) return;
+      if (!matches(to.toLowerCase()) || reverted(frame)) return;
+      found.push({
+        chainId,
+        address: to,
+        txHash,
+        logIndex: frame.traceAddress.length === 0 ? -1 : -(2 + position),
+        blockNumber,
+        blockHash: frame.blockHash,
+        token: zeroAddress,
+        amount: BigInt(value),
+        depositor: from,
+        status: 'seen',
+      });
+    });
+  }
+  return found;
+}
+
+/** Failed `trace_block` probes (other than an unknown method) after which a node is taken as one without traces. */
+const PROBE_ATTEMPTS = 3;
+
+/** How far back each read of new addresses looks before the latest creation already read (slow commits, clocks). */
+const TRACK_MARGIN_MS = 5 * 60_000;
+
 /** The `chain_cursors` name of the deposit-address watcher. */
 export const DEPOSIT_ADDRESSES_CURSOR = 'deposit-addresses';
 
@@ -25,8 +119,16 @@ export interface DepositAddressWatcher {
   readonly chainId: number;
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** Reads the chain now (the reindex endpoint); resolves when the pass is done. */
+  /** Reads the chain now; resolves when the pass is done. */
   pollNow(): Promise<void>;
+  /**
+   * The reindex endpoint: reads the last `blocks` blocks again for transfers to `address` (native, and `Transfer`
+   * logs of any token: an unlisted one is recorded `unsupported`), records the ones not yet recorded, then runs a
+   * pass (which confirms them as usual). Resolves with how many were new.
+   */
+  rescan(address: string, blocks: bigint): Promise<number>;
+  /** Whether a rescan runs now (one at a time per chain; the reindex endpoint answers 429 meanwhile). */
+  rescanning(): boolean;
 }
 
 export interface CreateDepositAddressWatcherParameters {
@@ -40,6 +142,8 @@ export interface CreateDepositAddressWatcherParameters {
   pollIntervalMs?: number;
   /** Most blocks read per pass (each block is one `eth_getBlockByNumber` with its transactions). Default 200. */
   maxBlockRange?: bigint;
+  /** Most blocks of one `eth_getLogs` of a rescan. Default 1000. */
+  maxLogRange?: bigint;
   reorgWindow?: bigint;
   /**
    * The chain's pushed heads, as for the deposit watcher: each one starts a pass at once, and while the feed is live
@@ -54,9 +158,13 @@ export interface CreateDepositAddressWatcherParameters {
  * - Native: a transfer to an address that has no code yet emits no log, so every block's transactions are read
  *   (`eth_getBlockByNumber` with transactions; a transaction that reverted moved nothing and is skipped by its
  *   receipt). Native sent by a contract's internal call is not seen this way; the reindex endpoint checks balances.
- * - ERC-20: `Transfer` logs whose `to` is a deposit address (one `eth_getLogs` per range, any token). A listed
- *   solver currency is recorded `seen`; any other token is recorded `unsupported`: left at the address and
- *   reported (logged, and listed by the reindex answer).
+ * - ERC-20: one `eth_getLogs` per range for the `Transfer` events of the chain's listed solver currencies, whatever
+ *   their recipient, matched in memory against the set of deposit addresses; the cost does not grow with the
+ *   number of addresses. A token that is not listed is not read here: the reindex endpoint (`rescan`) reads an
+ *   address's logs of any token and records such a transfer `unsupported` (left at the address, logged).
+ * - The addresses are a `Set` kept in memory: each range adds the addresses created since the last read (an
+ *   indexed query by creation time, with a margin for slow commits and clocks), after the head was read, so an
+ *   address handed out before a transfer is always in the set when that transfer's block is read.
  * - A transfer in block b is confirmed once `head - b + 1 >= max(1, confirmations)` and b's hash is still the one
  *   recorded; a transfer whose block changed is `removed` and never swept. When the cursor's own block is reorged
  *   away the cursor moves back `reorgWindow` blocks and reads them again. The cursor moves in the same database
@@ -71,11 +179,16 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
   const backupIntervalMs = Math.max(pollIntervalMs, chain.blockTime * 2_000);
   const heads = params.heads;
   const depth = BigInt(Math.max(1, chain.confirmations));
+  const maxLogRange = params.maxLogRange ?? 1_000n;
   const listed = new Set(
     chainCurrencies(chain)
       .filter((currency) => currency.solver && currency.address !== zeroAddress)
       .map((currency) => currency.address.toLowerCase()),
   );
+  const listedTokens = [...listed] as Address[];
+  /** The chain's deposit addresses (lowercase), and the latest creation time read into the set. */
+  const tracked = new Set<string>();
+  let trackedUntil: number | undefined;
   const context = { chainId, watcher: 'deposit-addresses' };
 
   let cursor: ChainCursor | undefined;
@@ -108,6 +221,14 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
     }
   }
 
+  /** Adds the addresses created since the last read (the margin re-reads the last few minutes; the set dedups). */
+  async function refreshTracked(): Promise<void> {
+    const since = trackedUntil === undefined ? 0 : trackedUntil - TRACK_MARGIN_MS;
+    const { addresses, latest } = await listDepositAddressesSince(db, chainId, since);
+    for (const address of addresses) tracked.add(address.toLowerCase());
+    if (latest !== undefined && (trackedUntil === undefined || latest > trackedUntil)) trackedUntil = latest;
+  }
+
   async function loadCursor(head: bigint): Promise<ChainCursor> {
     const stored = await getCursor(db, chainId, DEPOSIT_ADDRESSES_CURSOR);
     if (stored !== undefined) return stored;
@@ -117,13 +238,58 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
     return setCursor(db, { chainId, name: DEPOSIT_ADDRESSES_CURSOR, blockNumber, blockHash, now: now() });
   }
 
-  /** The transfers to `addresses` in blocks `fromBlock..toBlock`. */
-  async function read(addresses: Set<string>, fromBlock: bigint, toBlock: bigint) {
+  /**
+   * Whether the node answers `trace_block` (probed once: a node without it says the method is unknown). With it,
+   * native value moved by a contract's internal call (or a self-destruct) is found too; without it, only
+   * transactions sent to the address are.
+   */
+  let traces: boolean | undefined;
+  let probeFailures = 0;
+  let rescanning = false;
+  /** The running rescan, awaited by `stop`. */
+  let rescan: Promise<void> = Promise.resolve();
+
+  /** The block's traces, or undefined when the node has no `trace_block`. */
+  async function blockTraces(number: bigint): Promise<BlockTrace[] | undefined> {
+    if (traces === false) return undefined;
+    try {
+      const result = await client.request<{
+        Parameters: [Hex];
+        ReturnType: BlockTrace[] | null;
+        Method: 'trace_block';
+      }>({ method: 'trace_block', params: [numberToHex(number)] });
+      if (traces === undefined) log.info(context, 'the node answers trace_block: internal native transfers are read');
+      traces = true;
+      return result ?? [];
+    } catch (error) {
+      if (traces !== undefined) throw error;
+      // An unknown method ends the probe at once; any other failure is retried by the next passes, and after
+      // PROBE_ATTEMPTS of them the node is taken as one without traces (a watcher must not stall on the probe).
+      probeFailures++;
+      if (isMethodUnsupported(error) || probeFailures >= PROBE_ATTEMPTS) {
+        traces = false;
+        log.info(
+          { ...context, err: error },
+          'no trace_block on this node: only native transactions sent to an address are read',
+        );
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  /** Native transfers to an address `matches` accepts in blocks `fromBlock..toBlock` (one block read each). */
+  async function readNative(matches: (to: string) => boolean, fromBlock: bigint, toBlock: bigint) {
     const found: Omit<InsertTransferParameters, 'now'>[] = [];
-    for (let number = fromBlock; number <= toBlock; number++) {
+    for (let number = fromBlock; number <= toBlock && !stopping; number++) {
+      const traced = await blockTraces(number);
+      if (traced !== undefined) {
+        found.push(...nativeFromTraces(chainId, number, traced, matches));
+        continue;
+      }
       const block = await client.getBlock({ blockNumber: number, includeTransactions: true });
       for (const tx of block.transactions) {
-        if (tx.to == null || tx.value === 0n || !addresses.has(tx.to.toLowerCase())) continue;
+        if (tx.to == null || tx.value === 0n || !matches(tx.to.toLowerCase())) continue;
         const receipt = await client.getTransactionReceipt({ hash: tx.hash });
         if (receipt.status !== 'success') continue;
         found.push({
@@ -140,17 +306,16 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
         });
       }
     }
-    const logs = await client.getLogs({
-      event: transferEvent,
-      args: { to: [...addresses] as Address[] },
-      fromBlock,
-      toBlock,
-      strict: true,
-    });
+    return found;
+  }
+
+  /** `Transfer` logs (strict decoding) as transfers, kept when `matches` accepts their recipient. */
+  function fromLogs(logs: Awaited<ReturnType<typeof readTransferLogs>>, matches: (to: string) => boolean) {
+    const found: Omit<InsertTransferParameters, 'now'>[] = [];
     for (const entry of logs) {
       if (entry.removed || entry.blockHash === null || entry.logIndex === null || entry.transactionHash === null)
         continue;
-      if (entry.args.value === 0n) continue;
+      if (entry.args.value === 0n || !matches(entry.args.to.toLowerCase())) continue;
       const token = entry.address.toLowerCase();
       found.push({
         chainId,
@@ -166,6 +331,65 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       });
     }
     return found;
+  }
+
+  function readTransferLogs(filter: { tokens?: Address[]; to?: Address }, fromBlock: bigint, toBlock: bigint) {
+    return client.getLogs({
+      ...(filter.tokens === undefined ? {} : { address: filter.tokens }),
+      event: transferEvent,
+      ...(filter.to === undefined ? {} : { args: { to: filter.to } }),
+      fromBlock,
+      toBlock,
+      strict: true,
+    });
+  }
+
+  /** The transfers to the tracked addresses in blocks `fromBlock..toBlock`. */
+  async function read(fromBlock: bigint, toBlock: bigint) {
+    const matches = (to: string) => tracked.has(to);
+    const found = await readNative(matches, fromBlock, toBlock);
+    if (listedTokens.length > 0)
+      found.push(...fromLogs(await readTransferLogs({ tokens: listedTokens }, fromBlock, toBlock), matches));
+    return found;
+  }
+
+  /** Records transfers (the ones already recorded are left as they are); returns how many were new. */
+  async function record(trx: Kysely<Tables>, found: readonly Omit<InsertTransferParameters, 'now'>[]): Promise<number> {
+    let added = 0;
+    for (const entry of found) {
+      const { transfer, inserted } = await recordTransfer(trx, { ...entry, now: now() });
+      if (!inserted) continue;
+      added++;
+      if (transfer.status === 'unsupported')
+        log.warn(
+          { ...context, address: transfer.address, token: transfer.token, amount: transfer.amount.toString() },
+          'transfer of a token that is not a listed solver currency: left at the deposit address',
+        );
+      else
+        log.info(
+          { ...context, address: transfer.address, txHash: transfer.txHash, amount: transfer.amount.toString() },
+          'deposit-address transfer seen',
+        );
+    }
+    return added;
+  }
+
+  async function rescanPass(address: string, blocks: bigint): Promise<number> {
+    const target = address.toLowerCase();
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    const start = head + 1n > blocks ? head + 1n - blocks : 0n;
+    const matches = (to: string) => to === target;
+    let added = 0;
+    for (let fromBlock = start; fromBlock <= head && !stopping; fromBlock += maxLogRange) {
+      const toBlock = fromBlock + maxLogRange - 1n < head ? fromBlock + maxLogRange - 1n : head;
+      const found = [
+        ...(await readNative(matches, fromBlock, toBlock)),
+        ...fromLogs(await readTransferLogs({ to: target as Address }, fromBlock, toBlock), matches),
+      ];
+      added += await db.transaction().execute((trx) => record(trx, found));
+    }
+    log.info({ ...context, address: target, fromBlock: start, toBlock: head, added }, 'deposit address rescanned');
+    return added;
   }
 
   async function poll(force: boolean): Promise<void> {
@@ -193,23 +417,11 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       const toBlock: bigint = head < fromBlock + maxBlockRange - 1n ? head : fromBlock + maxBlockRange - 1n;
       const toHash = await canonicalHash(toBlock);
       if (toHash === null) throw new Error(`block ${toBlock} of chain ${chainId} not found below head ${head}`);
-      const addresses = new Set(await listChainDepositAddresses(db, chainId));
-      const found = addresses.size === 0 ? [] : await read(addresses, fromBlock, toBlock);
+      // After the head was read: every address handed out before a transfer in these blocks is in the set.
+      await refreshTracked();
+      const found = tracked.size === 0 ? [] : await read(fromBlock, toBlock);
       cursor = await db.transaction().execute(async (trx): Promise<ChainCursor> => {
-        for (const entry of found) {
-          const { transfer, inserted } = await recordTransfer(trx, { ...entry, now: now() });
-          if (!inserted) continue;
-          if (transfer.status === 'unsupported')
-            log.warn(
-              { ...context, address: transfer.address, token: transfer.token, amount: transfer.amount.toString() },
-              'transfer of a token that is not a listed solver currency: left at the deposit address',
-            );
-          else
-            log.info(
-              { ...context, address: transfer.address, txHash: transfer.txHash, amount: transfer.amount.toString() },
-              'deposit-address transfer seen',
-            );
-        }
+        await record(trx, found);
         return setCursor(trx, {
           chainId,
           name: DEPOSIT_ADDRESSES_CURSOR,
@@ -305,7 +517,28 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       wake?.();
       await inFlight;
       await loop;
+      await rescan;
     },
     pollNow: () => pollSafely(true),
+    rescanning: () => rescanning,
+    async rescan(address, blocks) {
+      // Beside the passes, not queued behind them (nor they behind it): recording a transfer twice is a no-op,
+      // the cursor is not touched, and the pass run after it confirms what it found.
+      if (rescanning) throw new Error(`a rescan is already running on chain ${chainId}`);
+      rescanning = true;
+      const pass = rescanPass(address, blocks);
+      rescan = pass.then(
+        () => undefined,
+        () => undefined,
+      );
+      let added: number;
+      try {
+        added = await pass;
+      } finally {
+        rescanning = false;
+      }
+      await pollSafely(true);
+      return added;
+    },
   };
 }

@@ -75,7 +75,7 @@ export async function checkChainIdentities(params: CheckChainIdentitiesParameter
     const result = await resetChainState(params.db, chain.id, genesisHash, params.now());
     params.log.warn(
       { chainId: chain.id, chain: chain.name, ...result },
-      `chain ${chain.id} (${chain.name}) is a new devnet chain (${reason}): its cursor, deposits and solver transactions were reset, ${result.failedRequests} open request(s) and ${result.failedClaims} unpaid app-fee claim(s) of it failed`,
+      `chain ${chain.id} (${chain.name}) is a new devnet chain (${reason}): its cursors, deposits, deposit-address transfers and solver transactions were reset, ${result.failedRequests} open request(s) and ${result.failedClaims} unpaid app-fee claim(s) of it failed`,
     );
   }
 }

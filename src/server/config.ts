@@ -102,6 +102,12 @@ export interface GatewayConfig {
    */
   appFeeClaims?: AppFeeClaimSettings;
   /**
+   * Blocks back from the head that `POST /transactions/deposit-address/reindex` rescans for transfers the watcher
+   * missed (`GATEWAY_DEPOSIT_ADDRESS_REINDEX_BLOCKS`, default 1000): each block is one block read (native
+   * transfers), the logs one filtered `eth_getLogs` per 1000 blocks.
+   */
+  depositAddressReindexBlocks?: number;
+  /**
    * Rebalancing targets: each chain's share of a currency's inventory in bps (`GATEWAY_INVENTORY_TARGET_BPS`,
    * `"1=5000,8453=5000"`; default equal shares) and the share of its target below which a chain is short
    * (`GATEWAY_INVENTORY_THRESHOLD_BPS`, default 5000).
@@ -296,6 +302,7 @@ function fromEnvironment(env: Env, problems: string[]) {
     reconciliation: reconciliationFromEnvironment(env, problems),
     requestRetention: requestRetentionFromEnvironment(env, problems),
     appFeeClaims: appFeeClaimsFromEnvironment(env, problems),
+    depositAddressReindexBlocks: reindexBlocksFromEnvironment(env, problems),
     inventory: inventoryFromEnvironment(env, problems),
   };
 }
@@ -407,6 +414,14 @@ function surfaceLimitsFromEnvironment(env: Env, problems: string[]): SurfaceLimi
     wsMaxSubscriptions: integer('GATEWAY_WS_MAX_SUBSCRIPTIONS', d.wsMaxSubscriptions, 1),
     wsMaxBufferedBytes: integer('GATEWAY_WS_MAX_BUFFERED_BYTES', d.wsMaxBufferedBytes, 1024),
   };
+}
+
+function reindexBlocksFromEnvironment(env: Env, problems: string[]): number {
+  const raw = env.GATEWAY_DEPOSIT_ADDRESS_REINDEX_BLOCKS;
+  const blocks = raw ? Number(raw) : 1_000;
+  if (!Number.isInteger(blocks) || blocks < 1 || blocks > 100_000)
+    problems.push('GATEWAY_DEPOSIT_ADDRESS_REINDEX_BLOCKS must be an integer 1..100000');
+  return blocks;
 }
 
 function settlementFromEnvironment(

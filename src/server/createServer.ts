@@ -156,6 +156,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       quote: config.quote,
       crashAt: config.crashAt,
       appFeeClaims: config.appFeeClaims,
+      depositAddressReindexBlocks: config.depositAddressReindexBlocks,
       inventory: config.inventory,
       gasless: config.gasless,
     },

@@ -56,15 +56,19 @@ export interface ChainResetResult {
   failedRequests: number;
   deposits: number;
   outgoingTxs: number;
+  /** Transfers to deposit addresses seen on the old chain (their sweeps are among `outgoingTxs`). */
+  depositAddressTransfers: number;
   /** App-fee claims authorized on the chain and not paid, now `failed` (their value is the wallet's again). */
   failedClaims: number;
 }
 
 /**
  * Forget what the database knows of `chainId`'s blocks, for a chain that is not the one it was recorded on (a new
- * devnet): its watchers' cursors, its deposits (and their settlement items), the solver's transactions and so
- * its nonces there; its app-fee claims not paid yet (deleted when unsigned, failed when authorized); every request
- * of the chain still open becomes `failure` (`UNKNOWN`), with its event,
+ * devnet): its watchers' cursors (the deposit-address watcher's too), its deposits (and their settlement items),
+ * the transfers seen at its deposit addresses, the solver's transactions (sweeps included) and so its nonces there;
+ * the deposit addresses themselves stay (they belong to requests of the history); its app-fee claims not paid yet
+ * (deleted when unsigned, failed when authorized); every request of the chain still open becomes `failure`
+ * (`UNKNOWN`), with its event,
  * so nothing is ever filled or refunded from a record of the old chain. Finished requests, their events and the
  * ledger stay as history (the reconciliation takes a new opening balance for the new genesis). One transaction: all of it or none.
  */
@@ -116,6 +120,11 @@ export async function resetChainState(
       .executeTakeFirst();
     const deposits = await trx.deleteFrom('deposits').where('chain_id', '=', chainId).executeTakeFirst();
     const outgoing = await trx.deleteFrom('outgoing_txs').where('chain_id', '=', chainId).executeTakeFirst();
+    const transfers = await trx
+      .deleteFrom('deposit_address_transfers')
+      .where('chain_id', '=', chainId)
+      .executeTakeFirst();
+    await trx.updateTable('deposit_addresses').set({ reindexed_at: null }).where('chain_id', '=', chainId).execute();
     await trx.deleteFrom('chain_cursors').where('chain_id', '=', chainId).execute();
     // The reconciliation's numbers were the old chain's; the new genesis opens the ledger there again.
     await trx.deleteFrom('ledger_reconciliations').where('chain_id', '=', chainId).execute();
@@ -124,6 +133,7 @@ export async function resetChainState(
       failedRequests,
       deposits: Number(deposits.numDeletedRows),
       outgoingTxs: Number(outgoing.numDeletedRows),
+      depositAddressTransfers: Number(transfers.numDeletedRows),
       failedClaims: Number(claims.numUpdatedRows),
     };
   });

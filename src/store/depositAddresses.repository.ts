@@ -114,9 +114,27 @@ export async function findDepositAddress(
   return row === undefined ? undefined : toAddressRecord(row);
 }
 
-export async function listChainDepositAddresses(db: Kysely<Tables>, chainId: number): Promise<string[]> {
-  const rows = await db.selectFrom('deposit_addresses').select('address').where('chain_id', '=', chainId).execute();
-  return rows.map((row) => row.address);
+/**
+ * The addresses of `chainId` created at or after `since` (Unix ms), with the latest creation time among them: what
+ * the watcher adds to the set it keeps (`deposit_addresses_chain_created_idx`).
+ */
+export async function listDepositAddressesSince(
+  db: Kysely<Tables>,
+  chainId: number,
+  since: number,
+): Promise<{ addresses: string[]; latest: number | undefined }> {
+  const rows = await db
+    .selectFrom('deposit_addresses')
+    .select(['address', 'created_at'])
+    .where('chain_id', '=', chainId)
+    .where('created_at', '>=', since)
+    .execute();
+  let latest: number | undefined;
+  for (const row of rows) {
+    const at = toNumber(row.created_at);
+    if (latest === undefined || at > latest) latest = at;
+  }
+  return { addresses: rows.map((row) => row.address), latest };
 }
 
 /** Claims the reindex cooldown: true when the address was not reindexed within `cooldownMs`. */

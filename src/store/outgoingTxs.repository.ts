@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import {
   gasSpent,
   refundedRequestId,
@@ -91,6 +91,17 @@ export async function insertOutgoingTx(
 
 export async function getOutgoingTx(db: Kysely<Tables>, id: number): Promise<OutgoingTxRecord | undefined> {
   const row = await db.selectFrom('outgoing_txs').selectAll().where('id', '=', id).executeTakeFirst();
+  return row === undefined ? undefined : toOutgoingTxRecord(row);
+}
+
+/** The transaction that was broadcast under `hash` (any of its hashes), if this gateway sent it. */
+export async function findOutgoingTxByHash(db: Kysely<Tables>, hash: string): Promise<OutgoingTxRecord | undefined> {
+  const row = await db
+    .selectFrom('outgoing_txs')
+    .selectAll()
+    .where(sql<boolean>`hashes @> ${JSON.stringify([normalizeHex(hash)])}::jsonb`)
+    .orderBy('id')
+    .executeTakeFirst();
   return row === undefined ? undefined : toOutgoingTxRecord(row);
 }
 

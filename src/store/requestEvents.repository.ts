@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { normalizeHex, toJson, toNumber } from './mappers.js';
-import type { RequestStatus, RequestStatusSnapshot } from './requestStatus.js';
+import { readStatusSnapshot, type RequestStatus, type RequestStatusSnapshot } from './requestStatus.js';
 import type { RequestEventsTable, Tables } from './tables.js';
 
 /** One row of a request's status history; also an outbox entry for webhooks and event fan-out. */
@@ -96,8 +96,8 @@ function toRequestEvent(row: Selectable<RequestEventsTable>): RequestEvent {
     id: toNumber(row.id),
     requestId: row.request_id,
     status: row.status as RequestStatus,
-    // Written only by insertRequestEvent, from a RequestStatusSnapshot.
-    payload: row.payload as unknown as RequestStatusSnapshot,
+    // Written only by insertRequestEvent, from a RequestStatusSnapshot (or its earlier form).
+    payload: readStatusSnapshot(row.payload),
     createdAt: toNumber(row.created_at),
   };
 }

@@ -30,5 +30,32 @@ export interface RequestStatusSnapshot {
   failReason: string | null;
   refundFailReason: string | null;
   referrer: string | null;
-  depositAddress: string | null;
+  /** The request's deposit address when it has one, with the transfer that paid it once one did. */
+  depositAddress: StatusDepositAddress | null;
+}
+
+/** The deposit address a status record carries (`depositAddress` of webhooks, `/ws` and GraphQL). */
+export interface StatusDepositAddress {
+  address: string;
+  type: 'open' | 'strict';
+  /** Who sent the transfer that paid the request; null until one did. */
+  depositor: string | null;
+  /** The hash of that transfer. */
+  depositTxHash: string | null;
+  recoveryAddress: string | null;
+}
+
+/**
+ * A stored event payload as a snapshot. Events written before the deposit-address object carried the address
+ * alone (a string): read as an address of unknown type with no transfer known (`open`, the reference's default).
+ */
+export function readStatusSnapshot(payload: unknown): RequestStatusSnapshot {
+  const snapshot = payload as Omit<RequestStatusSnapshot, 'depositAddress'> & { depositAddress?: unknown };
+  const stored = snapshot.depositAddress;
+  if (typeof stored === 'string')
+    return {
+      ...snapshot,
+      depositAddress: { address: stored, type: 'open', depositor: null, depositTxHash: null, recoveryAddress: null },
+    };
+  return { ...snapshot, depositAddress: (stored ?? null) as StatusDepositAddress | null };
 }

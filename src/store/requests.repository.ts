@@ -5,13 +5,19 @@ import { insertLedgerMovements } from './ledger.repository.js';
 import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toUint256 } from './mappers.js';
 import { InvalidContinuationError } from './errors.js';
 import { appendUnique } from './fragments.js';
-import type { RequestStatus, RequestStatusSnapshot } from './requestStatus.js';
+import type { RequestStatus, RequestStatusSnapshot, StatusDepositAddress } from './requestStatus.js';
+import { depositAddressesOfRequests } from './depositAddresses.repository.js';
 import { applySearchFilters, type SearchRequestFilters } from './requestFilters.js';
 import { insertRequestEvent, lockOutbox } from './requestEvents.repository.js';
 import type { JsonObject, JsonValue, RequestsTable, Tables } from './tables.js';
 import { enqueueWebhookDelivery } from './webhookDeliveries.repository.js';
 
-export { requestStatuses, type RequestStatus, type RequestStatusSnapshot } from './requestStatus.js';
+export {
+  requestStatuses,
+  type RequestStatus,
+  type RequestStatusSnapshot,
+  type StatusDepositAddress,
+} from './requestStatus.js';
 
 export type TradeType = 'EXACT_INPUT' | 'EXPECTED_OUTPUT' | 'EXACT_OUTPUT';
 
@@ -261,7 +267,7 @@ export async function updateRequestStatus(
   const event = await insertRequestEvent(db, {
     requestId: record.id,
     status: record.status,
-    payload: toStatusSnapshot(record),
+    payload: await statusSnapshotOf(db, record),
     now: params.now,
   });
   // The webhook delivery is part of the outbox: committed with the change, or not at all.
@@ -615,8 +621,41 @@ function toRequestRecord(row: Selectable<RequestsTable>): RequestRecord {
   };
 }
 
+/**
+ * Adds a transaction hash of the request's own to `txHashes` without a status change (no event): the refund of
+ * an excess leg that a strict deposit address swept beside the order's amount. Idempotent.
+ */
+export async function appendRequestTxHash(db: Kysely<Tables>, id: string, txHash: string): Promise<void> {
+  await db
+    .updateTable('requests')
+    .set({ tx_hashes: appendUnique('tx_hashes', normalizeHex(txHash)) })
+    .where('id', '=', normalizeHex(id))
+    .execute();
+}
+
+/** The status record of a request, as stored in its events, with its deposit address read from `db`. */
+export async function statusSnapshotOf(db: Kysely<Tables>, record: RequestRecord): Promise<RequestStatusSnapshot> {
+  if (record.depositAddress === null) return toStatusSnapshot(record, null);
+  const stored = (await depositAddressesOfRequests(db, [record.id])).get(record.id);
+  return toStatusSnapshot(
+    record,
+    stored === undefined
+      ? { address: record.depositAddress, type: 'open', depositor: null, depositTxHash: null, recoveryAddress: null }
+      : {
+          address: stored.address,
+          type: stored.type,
+          depositor: stored.depositor,
+          depositTxHash: stored.depositTxHash,
+          recoveryAddress: stored.recoveryAddress,
+        },
+  );
+}
+
 /** The status record of a request, as stored in its events. */
-export function toStatusSnapshot(record: RequestRecord): RequestStatusSnapshot {
+export function toStatusSnapshot(
+  record: RequestRecord,
+  depositAddress: StatusDepositAddress | null,
+): RequestStatusSnapshot {
   return {
     requestId: record.id,
     status: record.status,
@@ -629,7 +668,7 @@ export function toStatusSnapshot(record: RequestRecord): RequestStatusSnapshot {
     failReason: record.failReason,
     refundFailReason: record.refundFailReason,
     referrer: record.referrer,
-    depositAddress: record.depositAddress,
+    depositAddress,
   };
 }
 

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { normalizeHex, toJson, toNumber, toNumberOrNull } from './mappers.js';
 import type { ApiKeyWebhook } from './apiKeys.repository.js';
-import type { RequestStatusSnapshot } from './requestStatus.js';
+import { readStatusSnapshot, type RequestStatusSnapshot } from './requestStatus.js';
 import type { JsonValue, Tables, WebhookDeliveriesTable } from './tables.js';
 import { listenWithReconnect } from './listen.js';
 
@@ -147,7 +147,7 @@ export async function claimDueWebhookDeliveries(
   return rows.map((row) => ({
     delivery: toWebhookDelivery(row),
     event: {
-      payload: row.event_payload as unknown as RequestStatusSnapshot,
+      payload: readStatusSnapshot(row.event_payload),
       createdAt: toNumber(row.event_created_at),
     },
     webhook: row.webhook as unknown as ApiKeyWebhook | null,

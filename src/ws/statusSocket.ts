@@ -7,6 +7,7 @@ import type { CoreContext } from '../core/context.js';
 import { isGatewayError } from '../core/errors.js';
 import type { RequestStatusUpdate } from '../core/events/statusStream.js';
 import { subscribeRequestStatus } from '../core/events/subscribeRequestStatus.js';
+import { toWebhookDepositAddress } from '../core/webhooks/webhookPayload.js';
 import type { Caller } from '../core/quote/types.js';
 import type { SocketGuard } from './socketGuard.js';
 import { rawDataText } from './rawData.js';
@@ -293,14 +294,6 @@ function toEventData(update: RequestStatusUpdate): object {
     failReason: update.failReason,
     refundFailReason: update.refundFailReason,
     referrer: update.referrer,
-    depositAddress:
-      update.depositAddress === null
-        ? null
-        : {
-            address: update.depositAddress,
-            depositAddressType: 'strict',
-            depositor: null,
-            depositTxHash: update.inTxHashes[0] ?? null,
-          },
+    depositAddress: toWebhookDepositAddress(update.depositAddress),
   };
 }

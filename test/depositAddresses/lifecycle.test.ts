@@ -3,24 +3,43 @@
  * transfers (a wallet's native send, an ERC-20 `transfer`) to the address the quote gave. The gateway finds
  * the transfer, sweeps it into the depository and fills or refunds; balances are read on chain.
  */
+import { randomBytes } from 'node:crypto';
+import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, erc20Abi, http, parseEther, zeroAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
+import { hashApiKey } from '../../src/core/apiKeys/authenticate.js';
+import { configureWebhook } from '../../src/core/webhooks/configureWebhook.js';
+import { insertApiKey } from '../../src/store/apiKeys.repository.js';
+import { collectSubscription, connectGraphQL, connectRaw, wsUrlOf } from '../events/clients.js';
+import { post } from '../graphql/harness.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { publicClientOf, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
+import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 
 let gateway: TestGateway;
 let chainA: DevnetChain;
 let chainB: DevnetChain;
 let alice: DevnetAccount;
 let bob: DevnetAccount;
+let receiver: Receiver;
+const apiKey = `igw_${randomBytes(24).toString('base64url')}`;
 
 beforeAll(async () => {
   // MNR is taken off chain A's list: a transfer of it to a deposit address is of an unlisted token.
   gateway = await startTestGateway(
-    {},
+    {
+      webhooks: {
+        secretKey: undefined,
+        timeoutMs: 1_000,
+        retryBaseMs: 150,
+        retryMaxMs: 1_000,
+        pollIntervalMs: undefined,
+        retentionDays: 30,
+      },
+    },
     {
       configure: (config) => ({
         ...config,
@@ -32,9 +51,23 @@ beforeAll(async () => {
   );
   [chainA, chainB] = gateway.devnet.descriptor.chains as [DevnetChain, DevnetChain];
   [alice, bob] = gateway.devnet.descriptor.accounts as [DevnetAccount, DevnetAccount];
+  receiver = await startReceiver(apiKey);
+  const db = gateway.server.database.db;
+  await insertApiKey(db, {
+    id: 'depaddr-key',
+    name: 'Deposit addresses',
+    keyHash: hashApiKey(apiKey),
+    now: Date.now(),
+  });
+  await configureWebhook(gateway.server.core, {
+    apiKeyId: 'depaddr-key',
+    webhook: { url: receiver.url },
+    apiKey,
+  });
 });
 afterAll(async () => {
   await gateway?.stop();
+  await receiver?.close();
 });
 
 const fresh = (n: number): Address => `0x${(n * 0x10000).toString(16).padStart(40, '0')}`;
@@ -43,23 +76,29 @@ const balanceOf = (chain: DevnetChain, token: Address, owner: Address): Promise<
     ? publicClientOf(chain).getBalance({ address: owner })
     : publicClientOf(chain).readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
 
-function wallet(account: DevnetAccount) {
+function wallet(account: DevnetAccount, chain = chainA) {
   return createWalletClient({
     account: privateKeyToAccount(account.privateKey),
-    chain: devnetViemChain(chainA),
-    transport: http(chainA.rpcUrl),
+    chain: devnetViemChain(chain),
+    transport: http(chain.rpcUrl),
   });
 }
 
 /** A plain ERC-20 transfer (what an exchange withdrawal is), mined. */
-async function sendToken(from: DevnetAccount, token: Address, to: Address, amount: bigint): Promise<Hex> {
-  const hash = await wallet(from).writeContract({
+async function sendToken(
+  from: DevnetAccount,
+  token: Address,
+  to: Address,
+  amount: bigint,
+  chain: DevnetChain = chainA,
+): Promise<Hex> {
+  const hash = await wallet(from, chain).writeContract({
     address: token,
     abi: erc20Abi,
     functionName: 'transfer',
     args: [to, amount],
   });
-  await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+  await publicClientOf(chain).waitForTransactionReceipt({ hash });
   return hash;
 }
 async function sendNative(from: DevnetAccount, to: Address, value: bigint): Promise<Hex> {
@@ -78,16 +117,22 @@ async function waitFor<T>(what: string, read: () => Promise<T | undefined>, time
   }
 }
 
-async function strictUsdc(refundTo: Address, recipient: Address, amount = '20000000') {
-  const q = await requestQuote(gateway, alice, {
-    originCurrency: tokenOf(chainA, 'USDC'),
-    destinationCurrency: tokenOf(chainB, 'USDC'),
-    amount,
-    recipient,
-    refundTo,
-    useDepositAddress: true,
-    strict: true,
-  });
+async function strictUsdc(refundTo: Address, recipient: Address, amount = '20000000', extra = {}, headers = {}) {
+  const q = await requestQuote(
+    gateway,
+    alice,
+    {
+      originCurrency: tokenOf(chainA, 'USDC'),
+      destinationCurrency: tokenOf(chainB, 'USDC'),
+      amount,
+      recipient,
+      refundTo,
+      useDepositAddress: true,
+      strict: true,
+      ...extra,
+    },
+    headers,
+  );
   const step = q.steps[0] as unknown as { requestId: Hex; depositAddress: Address };
   return { q, requestId: step.requestId, address: step.depositAddress, amountIn: BigInt(q.details.currencyIn.amount) };
 }
@@ -183,6 +228,20 @@ describe('strict deposit addresses', () => {
     });
     expect(refunded).toBeLessThan(excess);
     expect(refunded).toBeGreaterThan(excess - 1_000_000n);
+    // Both legs show on the request: the fill on the destination, the excess refund (to refundTo) on the origin.
+    await waitFor('the refund leg in txHashes', async () => {
+      const { body } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
+      return (body as { txHashes: Hex[] }).txHashes.length === 2 ? true : undefined;
+    });
+    const v3 = await call(gateway.url, 'getRequests', { query: { id: requestId } });
+    const outTxs = (v3.body as { requests: any[] }).requests[0].data.outTxs as Array<{ txHash: Hex; chainId: number }>;
+    expect(outTxs.map((tx) => tx.chainId).sort()).toEqual([chainA.chainId, chainB.chainId].sort());
+    const fill = outTxs.find((tx) => tx.chainId === chainB.chainId)!;
+    const refund = outTxs.find((tx) => tx.chainId === chainA.chainId)!;
+    expect((await publicClientOf(chainB).getTransactionReceipt({ hash: fill.txHash })).status).toBe('success');
+    const refundReceipt = await publicClientOf(chainA).getTransactionReceipt({ hash: refund.txHash });
+    expect(refundReceipt.status).toBe('success');
+    expect(refundReceipt.to?.toLowerCase()).toBe(chainA.contracts.depository.toLowerCase());
   });
 
   it('a listed currency other than the quoted one is refunded to refundTo; the order still waits', async () => {
@@ -209,6 +268,171 @@ describe('strict deposit addresses', () => {
     await sendToken(bob, tokenOf(chainA, 'USDC'), later.address, later.amountIn);
     expect((await waitForStatus(gateway, later.requestId, ['success', 'refund', 'failure'])).status).toBe('success');
     expect(await balanceOf(chainA, mnr, address)).toBe(1_000n);
+  });
+});
+
+describe('reindex', () => {
+  it('with targetChainId: a transfer sent on the wrong chain is found there, swept and refunded to refundTo', async () => {
+    const refundTo = fresh(0xd5);
+    const { requestId, address, amountIn } = await strictUsdc(refundTo, fresh(0xd6));
+    const usdcB = tokenOf(chainB, 'USDC');
+    await sendToken(bob, usdcB, address, amountIn, chainB);
+    // Chain B's watcher does not follow an address quoted on chain A: the funds wait there.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await balanceOf(chainB, usdcB, address)).toBe(amountIn);
+
+    const reindex = await call(gateway.url, 'reindexDepositAddress', {
+      body: { chainId: chainA.chainId, depositAddress: address, targetChainId: chainB.chainId },
+    });
+    expect(reindex.status, JSON.stringify(reindex.body)).toBe(200);
+    const triggered = (reindex.body as { triggeredCurrencies: Array<{ currency: string; symbol: string }> })
+      .triggeredCurrencies;
+    expect(triggered.map((t) => ({ ...t, currency: t.currency.toLowerCase() }))).toContainEqual({
+      currency: usdcB.toLowerCase(),
+      symbol: 'USDC',
+      balance: amountIn.toString(),
+    });
+    const refunded = await waitFor('the wrong-chain refund', async () => {
+      const balance = await balanceOf(chainB, usdcB, refundTo);
+      return balance > 0n ? balance : undefined;
+    });
+    expect(refunded).toBeLessThan(amountIn);
+    expect(refunded).toBeGreaterThan(amountIn - 1_000_000n);
+    expect(await balanceOf(chainB, usdcB, address)).toBe(0n);
+    // The order is left as it was: it still waits for its transfer on chain A.
+    const { body } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
+    expect((body as { status: string }).status).toBe('waiting');
+
+    const again = await call(gateway.url, 'reindexDepositAddress', {
+      body: { chainId: chainA.chainId, depositAddress: address, targetChainId: chainB.chainId },
+    });
+    expect(again.status).toBe(429);
+    const unknownChain = await call(gateway.url, 'reindexDepositAddress', {
+      body: { chainId: chainA.chainId, depositAddress: address, targetChainId: 999_999 },
+    });
+    expect(unknownChain.status).toBe(400);
+  });
+});
+
+describe('tracking a deposit address', () => {
+  it('webhooks, /ws, graphql-ws and GraphQL carry the depositAddress object with the depositor and the transfer', async () => {
+    const recoveryAddress = fresh(0xd3);
+    const { requestId, address, amountIn } = await strictUsdc(
+      fresh(0xd1),
+      fresh(0xd2),
+      '20000000',
+      { recoveryAddress },
+      { 'x-api-key': apiKey },
+    );
+    const clients: Client[] = [];
+    const graphqlWs = connectGraphQL(wsUrlOf(gateway.url, '/graphql'));
+    clients.push(graphqlWs);
+    const gql = collectSubscription(
+      graphqlWs,
+      'subscription($id: ID!) { requestStatus(requestId: $id) { status depositAddress { address type depositor depositTxHash recoveryAddress } } }',
+      { id: requestId },
+    );
+    const ws = await connectRaw(wsUrlOf(gateway.url, '/ws'));
+    try {
+      await ws.next((m) => m.type === 'connection');
+      ws.send({ type: 'subscribe', event: 'request.status.updated', filters: { id: requestId } });
+      await ws.next((m) => m.type === 'subscribe');
+      const isStatus = (m: Record<string, any>) => m.event === 'request.status.updated';
+      const waiting = await ws.next(isStatus);
+      // Before any transfer: the address and its type, nobody has paid yet.
+      expect(waiting.data.depositAddress).toEqual({
+        address: address.toLowerCase(),
+        depositAddressType: 'strict',
+        depositor: null,
+        depositTxHash: null,
+      });
+
+      const hash = await sendToken(bob, tokenOf(chainA, 'USDC'), address, amountIn);
+      await waitForStatus(gateway, requestId, ['success']);
+      const paid = {
+        address: address.toLowerCase(),
+        depositAddressType: 'strict',
+        depositor: bob.address.toLowerCase(),
+        depositTxHash: hash,
+      };
+      const success = await ws.next((m) => isStatus(m) && m.data.status === 'success', 30_000);
+      expect(success.data.depositAddress).toEqual(paid);
+
+      await gql.done;
+      const statusRecords = gql.results.map((r) => r.data?.requestStatus);
+      expect(statusRecords.at(-1)).toEqual({
+        status: 'SUCCESS',
+        depositAddress: {
+          address: address.toLowerCase(),
+          type: 'STRICT',
+          depositor: bob.address.toLowerCase(),
+          depositTxHash: hash,
+          recoveryAddress: recoveryAddress.toLowerCase(),
+        },
+      });
+
+      await receiver.waitFor((all) => all.some((w) => w.json?.data?.status === 'success'), 15_000);
+      const hooks = receiver.received.filter((w) => w.verified && w.json?.data?.requestId === requestId);
+      expect(hooks.map((w) => w.json.data.status)).toContain('success');
+      for (const hook of hooks) expect(hook.json.data.depositAddress).toEqual(paid);
+
+      const query = await post(
+        gateway.url,
+        `query($id: ID!) {
+          request(id: $id) { supersededByRequestId depositAddress { address type depositor depositTxHash recoveryAddress } }
+          requestStatus(requestId: $id) { depositAddress { type depositor depositTxHash } }
+        }`,
+        { id: requestId },
+      );
+      expect(query.body.errors).toBeUndefined();
+      expect(query.body.data).toEqual({
+        request: {
+          supersededByRequestId: null,
+          depositAddress: {
+            address: address.toLowerCase(),
+            type: 'STRICT',
+            depositor: bob.address.toLowerCase(),
+            depositTxHash: hash,
+            recoveryAddress: recoveryAddress.toLowerCase(),
+          },
+        },
+        requestStatus: {
+          depositAddress: { type: 'STRICT', depositor: bob.address.toLowerCase(), depositTxHash: hash },
+        },
+      });
+    } finally {
+      await ws.close();
+      await Promise.all(clients.map(async (client) => client.dispose()));
+    }
+  });
+
+  it('an open address paid another amount while its quote waits: the re-quote supersedes it (supersededByRequestId)', async () => {
+    const recipient = fresh(0xd4);
+    const q = await requestQuote(gateway, alice, {
+      originCurrency: tokenOf(chainA, 'USDC'),
+      destinationCurrency: tokenOf(chainB, 'USDC'),
+      amount: '20000000',
+      recipient,
+      useDepositAddress: true,
+    });
+    const step = q.steps[0] as unknown as { requestId: Hex; depositAddress: Address };
+    await sendToken(bob, tokenOf(chainA, 'USDC'), step.depositAddress, 15_000_000n);
+    const requote = await waitFor('the re-quote filled', async () => {
+      const done = (await requestsAt(step.depositAddress)).filter((r) => r.status === 'success');
+      return done[0];
+    });
+    expect(requote.id).not.toBe(step.requestId);
+    const v3 = await call(gateway.url, 'getRequests', { query: { depositAddress: step.depositAddress } });
+    const byId = new Map((v3.body as { requests: any[] }).requests.map((r) => [r.id, r]));
+    expect(byId.get(step.requestId)).toMatchObject({ status: 'waiting', supersededByRequestId: requote.id });
+    expect(byId.get(requote.id)).toMatchObject({ status: 'success', supersededByRequestId: null });
+    const v2 = new Map((await requestsAt(step.depositAddress)).map((r) => [r.id, r]));
+    expect(v2.get(step.requestId).data.supersededByRequestId).toBe(requote.id);
+    expect(v2.get(requote.id).data.supersededByRequestId).toBeNull();
+    const gql = await post(gateway.url, 'query($id: ID!) { request(id: $id) { supersededByRequestId } }', {
+      id: step.requestId,
+    });
+    expect(gql.body.data).toEqual({ request: { supersededByRequestId: requote.id } });
   });
 });
 

@@ -8,7 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestClient, http, parseEther, zeroAddress } from 'viem';
+import { createTestClient, createWalletClient, erc20Abi, http, parseEther, zeroAddress, type Address } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { DEPOSIT_ADDRESSES_CURSOR } from '../../src/chain/depositAddressWatcher.js';
 import { devnetViemChain, startDevnet, type Devnet } from '../../src/chain/devnet.js';
 import { configFromEnvironment, type GatewayConfig } from '../../src/server/config.js';
 import { ChainIdentityError } from '../../src/server/chainIdentity.js';
@@ -17,7 +19,7 @@ import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import { getCursor } from '../../src/store/cursors.repository.js';
 import { listLedgerEntries } from '../../src/store/ledger.repository.js';
 import type { TestGateway } from '../helpers/gateway.js';
-import { executeSteps, publicClientOf, requestQuote, waitForStatus } from '../helpers/quote.js';
+import { executeSteps, publicClientOf, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
 
 /** Blocks the first devnet's chains grow past the second's, so the old cursors are above the new heads too. */
 const EXTRA_BLOCKS = 200;
@@ -52,6 +54,45 @@ async function gatewayOn(devnet: Devnet, logs: any[], overrides: Partial<Gateway
   }
 }
 
+/**
+ * A strict USDC deposit address quoted on `devnet`'s chain A, paid by a plain `transfer` from the second account;
+ * resolves once the request is filled.
+ */
+async function payByDepositAddress(gateway: TestGateway, devnet: Devnet): Promise<void> {
+  const [chainA, chainB] = devnet.descriptor.chains;
+  const [alice, bob] = devnet.descriptor.accounts;
+  const quote = await requestQuote(gateway, alice!, {
+    originCurrency: tokenOf(chainA!, 'USDC'),
+    destinationCurrency: tokenOf(chainB!, 'USDC'),
+    amount: '20000000',
+    recipient: '0x00000000000000000000000000000000000d0a11',
+    refundTo: '0x00000000000000000000000000000000000d0a12',
+    useDepositAddress: true,
+    strict: true,
+  });
+  const step = quote.steps[0] as unknown as { requestId: string; depositAddress: Address };
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(bob!.privateKey),
+    chain: devnetViemChain(chainA!),
+    transport: http(chainA!.rpcUrl),
+  });
+  const hash = await wallet.writeContract({
+    address: tokenOf(chainA!, 'USDC'),
+    abi: erc20Abi,
+    functionName: 'transfer',
+    args: [step.depositAddress, BigInt(quote.details.currencyIn.amount)],
+  });
+  await publicClientOf(chainA!).waitForTransactionReceipt({ hash });
+  expect((await waitForStatus(gateway, step.requestId, ['success', 'failure', 'refund'])).status).toBe('success');
+}
+
+const transfersOn = (gateway: TestGateway, chainId: number) =>
+  gateway.server.database.db
+    .selectFrom('deposit_address_transfers')
+    .select('id')
+    .where('chain_id', '=', chainId)
+    .execute();
+
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-new-devnet-'));
 });
@@ -85,6 +126,8 @@ describe('a saved database on a fresh devnet', () => {
         amount: parseEther('0.01').toString(),
       });
       openRequestId = open.steps.at(-1)!.requestId;
+      await payByDepositAddress(gateway, devnet);
+      expect(await transfersOn(gateway, devnet.descriptor.chains[0]!.chainId)).toHaveLength(1);
 
       for (const chain of devnet.descriptor.chains) {
         await createTestClient({ mode: 'anvil', chain: devnetViemChain(chain), transport: http(chain.rpcUrl) }).mine({
@@ -152,6 +195,10 @@ describe('a saved database on a fresh devnet', () => {
     const gateway = await gatewayOn(devnet, logs);
     try {
       const [chainA] = devnet.descriptor.chains;
+      // The old chain's deposit-address transfers and cursor are gone with it.
+      expect(await transfersOn(gateway, chainA!.chainId)).toHaveLength(0);
+      const cursor = await getCursor(gateway.server.database.db, chainA!.chainId, DEPOSIT_ADDRESSES_CURSOR);
+      expect(cursor?.blockNumber ?? 0n).toBeLessThan(BigInt(EXTRA_BLOCKS));
       const alice = devnet.descriptor.accounts[0]!;
       const quote = await requestQuote(gateway, alice, {
         originCurrency: zeroAddress,
@@ -175,6 +222,9 @@ describe('a saved database on a fresh devnet', () => {
           ),
         ).toBe(true);
       }
+      // A deposit address paid on the new chain, at a low block, is seen, swept and filled.
+      await payByDepositAddress(gateway, devnet);
+      expect(await transfersOn(gateway, chainA!.chainId)).toHaveLength(1);
       // Quoted on the old devnet: it can never be filled from the old records, so it failed.
       const old = await waitForStatus(gateway, openRequestId, ['failure']);
       expect(old.failReason).toBe('UNKNOWN');

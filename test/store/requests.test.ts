@@ -19,6 +19,29 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
   const database = useTestDatabase(kind);
   beforeEach(() => truncateAll(database()));
 
+  it('a status change of a request with a deposit address carries the address object; an older string payload reads as one', async () => {
+    const { db } = database();
+    const request = await insertRequest(
+      db,
+      newRequest({ depositAddress: '0xDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDd' }),
+    );
+    await updateRequestStatus(db, request.id, { status: 'pending', now: request.createdAt + 1 });
+    // No deposit_addresses row (a request from before them): the address, type unknown (open), no transfer.
+    const legacyObject = {
+      address: '0xdddddddddddddddddddddddddddddddddddddddd',
+      type: 'open',
+      depositor: null,
+      depositTxHash: null,
+      recoveryAddress: null,
+    };
+    expect((await listEventsForRequest(db, request.id))[0]!.payload.depositAddress).toEqual(legacyObject);
+    // An event written before the object existed held the address string.
+    await sql`update request_events set payload = jsonb_set(payload, '{depositAddress}', to_jsonb(${'0xdddddddddddddddddddddddddddddddddddddddd'}::text))`.execute(
+      db,
+    );
+    expect((await listEventsForRequest(db, request.id))[0]!.payload.depositAddress).toEqual(legacyObject);
+  });
+
   it('round-trips a request, with amounts beyond 2^64 as exact bigints', async () => {
     const { db } = database();
     const params = newRequest({
@@ -145,8 +168,8 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
     const events = await listEventsForRequest(db, id);
     expect(events.map((e) => e.status)).toEqual(['pending', 'pending', 'submitted', 'success']);
     expect(events.map((e) => e.createdAt)).toEqual([createdAt + 10, createdAt + 20, createdAt + 30, createdAt + 40]);
-    expect(events[2]?.payload).toEqual(toStatusSnapshot(submitted!));
-    expect(events[3]?.payload).toEqual(toStatusSnapshot(success!));
+    expect(events[2]?.payload).toEqual(toStatusSnapshot(submitted!, null));
+    expect(events[3]?.payload).toEqual(toStatusSnapshot(success!, null));
     expect(events[3]?.payload).toMatchObject({
       requestId: id,
       status: 'success',

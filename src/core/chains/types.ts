@@ -172,6 +172,8 @@ export interface CoreConfig {
   crashAt?: CrashPoint | undefined;
   /** App-fee claim minimum and fee per chain; `defaultAppFeeClaimSettings` when absent. */
   appFeeClaims?: AppFeeClaimSettings | undefined;
+  /** Blocks a deposit-address reindex rescans (`GATEWAY_DEPOSIT_ADDRESS_REINDEX_BLOCKS`); 1000 when absent. */
+  depositAddressReindexBlocks?: number | undefined;
   /** Rebalancing targets of the inventory; `defaultInventorySettings` when absent. */
   inventory?: InventorySettings | undefined;
   /** Limits of gasless execution (`POST /execute`); defaults when absent. */

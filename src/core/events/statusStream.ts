@@ -1,4 +1,4 @@
-import type { RequestRecord, RequestStatusSnapshot } from '../../store/requests.repository.js';
+import type { RequestRecord, RequestStatusSnapshot, StatusDepositAddress } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Caller } from '../quote/types.js';
@@ -12,7 +12,7 @@ import type { RequestEventBus } from './requestEventBus.js';
  */
 export interface RequestStatusUpdate extends IntentStatus {
   referrer: string | null;
-  depositAddress: string | null;
+  depositAddress: StatusDepositAddress | null;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { lastEventId } from '../../store/requestEvents.repository.js';
-import { getRequest, toStatusSnapshot } from '../../store/requests.repository.js';
+import { getRequest, statusSnapshotOf } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
 import type { Caller } from '../quote/types.js';
 import { parseRequestId, requestNotFound } from '../requests/requestId.js';
@@ -41,10 +41,17 @@ export async function subscribeRequestStatus(
     const snapshot = await ctx.db
       .transaction()
       .setIsolationLevel('repeatable read')
-      .execute(async (trx) => ({ record: await getRequest(trx, requestId), afterId: await lastEventId(trx) }));
-    if (snapshot.record === undefined) throw requestNotFound(requestId);
+      .execute(async (trx) => {
+        const record = await getRequest(trx, requestId);
+        return {
+          record,
+          current: record === undefined ? undefined : await statusSnapshotOf(trx, record),
+          afterId: await lastEventId(trx),
+        };
+      });
+    if (snapshot.record === undefined || snapshot.current === undefined) throw requestNotFound(requestId);
     request = snapshot.record;
-    const current = toStatusSnapshot(snapshot.record);
+    const current = snapshot.current;
     queue.push(toStatusUpdate(current, request, params.caller));
     if (isFinalStatus(current)) queue.end();
     else subscription.start(snapshot.afterId);

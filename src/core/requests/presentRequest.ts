@@ -72,6 +72,7 @@ export function presentRequest(ctx: CoreContext, record: RequestRecord, present:
               depositTxHash: null,
               recoveryAddress: null,
             },
+    supersededByRequestId: present.depositAddress?.supersededByRequestId ?? null,
     orderId: record.orderId,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
@@ -122,6 +123,7 @@ export function presentRequestV2(ctx: CoreContext, record: RequestRecord, presen
         : record.depositAddress === null
           ? null
           : { address: record.depositAddress, depositAddressType: 'open', depositor: null, depositTxHash: null },
+    supersededByRequestId: present.depositAddress?.supersededByRequestId ?? null,
     slippageToleranceBps: parts.slippageBps,
     failReason: orNoReason(failReasonOf(record)),
     refundFailReason: orNoReason(refundFailReasonOf(record)),

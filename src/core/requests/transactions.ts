@@ -1,5 +1,5 @@
 import { listDepositsForRequest } from '../../store/deposits.repository.js';
-import { getLiveOutgoingTx, type OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
+import { findOutgoingTxByHash, getLiveOutgoingTx, type OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
 import { listEventsForRequest } from '../../store/requestEvents.repository.js';
 import type { RequestRecord } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
@@ -61,7 +61,9 @@ export async function loadRequestTransactions(ctx: CoreContext, record: RequestR
   const outgoing = [fill, refund].filter((tx): tx is OutgoingTxRecord => tx !== undefined);
   const outTxs: RequestTransaction[] = [];
   for (const hash of record.txHashes) {
-    const tx = outgoing.find((candidate) => candidate.hashes.includes(hash));
+    // Not the request's fill or refund: the refund of an excess leg (keyed by its deposit), on the origin chain.
+    const tx =
+      outgoing.find((candidate) => candidate.hashes.includes(hash)) ?? (await findOutgoingTxByHash(ctx.db, hash));
     const status = tx === undefined ? statusWithoutRecord(record) : statusOfOutgoing(tx);
     if (status === null) continue;
     outTxs.push({

@@ -194,6 +194,8 @@ export interface RequestView {
   /** What the recipient gets, as quoted (`minimumAmount` after slippage). */
   currencyOut: Amount;
   depositAddress: RequestDepositAddress | null;
+  /** The request that replaced this one (an open deposit address's re-quote of a transfer); null when none. */
+  supersededByRequestId: string | null;
   orderId: string;
   /** Unix milliseconds. */
   createdAt: number;
@@ -258,6 +260,8 @@ export interface RequestViewV2 {
     depositor: string | null;
     depositTxHash: string | null;
   } | null;
+  /** The request that replaced this one (an open deposit address's re-quote of a transfer); null when none. */
+  supersededByRequestId: string | null;
   slippageToleranceBps: number | null;
   /** Rendered like the status operation: `N/A` when none. */
   failReason: string;

@@ -9,7 +9,11 @@ import type { DepositWatcher, FastFillLifecycle, GaslessLifecycle } from './port
  */
 export interface SolverParts {
   watchers: ReadonlyMap<number, DepositWatcher>;
-  depositAddressWatchers: ReadonlyMap<number, { pollNow(): Promise<void> }>;
+  /** Rescans a chain for one deposit address's transfers (`POST /transactions/deposit-address/reindex`). */
+  depositAddressWatchers: ReadonlyMap<
+    number,
+    { rescan(address: string, blocks: bigint): Promise<number>; rescanning(): boolean }
+  >;
   fastFiller: FastFillLifecycle;
   gasless: GaslessLifecycle;
   /** Woken when a claim is authorized; without it the payer finds the claim at its next pass. */

@@ -15,6 +15,7 @@ import {
 } from '../../store/deposits.repository.js';
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import {
+  appendRequestTxHash,
   attachDepositToFastFill,
   getRequest,
   listRequests,
@@ -243,13 +244,16 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
       queueStrayRefund(deposit, deposit.depositor as Address);
       return;
     }
+    // A swept deposit refunded on its own beside a request already paid is a leg of the address's transfer (a strict
+    // over-payment's excess, a second transfer): its refund is shown in the request's `txHashes` beside the fill.
+    const shownOn = swept && request.status !== 'waiting' ? request.id : null;
     if (claim === 'stray') {
       const why = verdict?.kind === 'stray' ? verdict.why : 'short-not-from-user';
       log.warn(
         { requestId: request.id, txHash: deposit.txHash, chainId: deposit.chainId, why },
         'deposit that cannot pay for its order: refunding it on its own; the request is left as it was',
       );
-      queueStrayRefund(deposit, deposit.depositor as Address);
+      queueStrayRefund(deposit, deposit.depositor as Address, shownOn);
       return;
     }
     if (claim === 'extra') {
@@ -259,21 +263,26 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
       );
       // A swept deposit names its refund target as depositor (the transfer's own sender, or the address's
       // refundTo): a second transfer to a strict address goes back to whoever sent it, not to the first sender.
-      queueStrayRefund(deposit, (swept ? deposit.depositor : request.refundTo) as Address);
+      queueStrayRefund(deposit, (swept ? deposit.depositor : request.refundTo) as Address, shownOn);
       return;
     }
     await decideAndFill((await getRequest(db, request.id))!, deposit);
   }
 
-  function queueStrayRefund(deposit: DepositRecord, refundTo: Address): void {
-    void enqueue(`deposit:${deposit.id}`, () => refundStrayDeposit(deposit, refundTo));
+  function queueStrayRefund(deposit: DepositRecord, refundTo: Address, shownOn: string | null = null): void {
+    void enqueue(`deposit:${deposit.id}`, () => refundStrayDeposit(deposit, refundTo, shownOn));
   }
 
-  /** Refunds a deposit that is not its request's own (keyed by the deposit), then consumes it. */
-  async function refundStrayDeposit(deposit: DepositRecord, refundTo: Address): Promise<void> {
+  /**
+   * Refunds a deposit that is not its request's own (keyed by the deposit), then consumes it. With `shownOn`, the
+   * mined refund's hash is added to that request's `txHashes` first (before the deposit is consumed, so a restart
+   * in between adds it then).
+   */
+  async function refundStrayDeposit(deposit: DepositRecord, refundTo: Address, shownOn: string | null): Promise<void> {
     // Handed on twice (a retry, a restart): the first one refunded and consumed it.
     if ((await getDeposit(db, deposit.id))?.status !== 'confirmed') return;
     const outcome = await refundDeposit(deposit, { refundTo, key: depositKey(deposit) });
+    if (outcome.kind === 'refunded' && shownOn !== null) await appendRequestTxHash(db, shownOn, outcome.receipt.hash);
     if (outcome.kind === 'unrefundable' && outcome.refundFailReason === 'AMOUNT_TOO_LOW_TO_REFUND') {
       // Dust (less than the refund's gas): nothing to send back; it stays in the depository.
       log.warn(

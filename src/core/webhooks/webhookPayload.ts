@@ -1,10 +1,10 @@
-import type { RequestStatusSnapshot } from '../../store/requests.repository.js';
+import type { RequestStatusSnapshot, StatusDepositAddress } from '../../store/requests.repository.js';
 import type { JsonObject } from '../../store/tables.js';
 import { statusFieldsOf } from '../requests/statusRules.js';
 
 const webhookEventName = 'request.status.updated';
 
-/** The deposit address object of the webhook form; the gateway has no deposit addresses, so it is always null. */
+/** The deposit address object of the webhook and `/ws` forms (api-facts §5.3): `type` is `depositAddressType`. */
 export type WebhookDepositAddress = {
   address: string;
   depositAddressType: 'open' | 'strict';
@@ -40,9 +40,20 @@ export interface WebhookBody {
 function toWebhookStatusData(snapshot: RequestStatusSnapshot): WebhookStatusData {
   return {
     ...statusFieldsOf(snapshot),
-    depositAddress: null,
+    depositAddress: toWebhookDepositAddress(snapshot.depositAddress),
     requestId: snapshot.requestId,
     referrer: snapshot.referrer,
+  };
+}
+
+/** A status record's deposit address in the webhook form. */
+export function toWebhookDepositAddress(stored: StatusDepositAddress | null): WebhookDepositAddress {
+  if (stored === null) return null;
+  return {
+    address: stored.address,
+    depositAddressType: stored.type,
+    depositor: stored.depositor,
+    depositTxHash: stored.depositTxHash,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { QueryResolvers, RequestFilterInput, Resolvers } from '../../../generated/graphql/resolvers.js';
+import { statusDepositAddressOf } from '../../core/depositAddresses/lookup.js';
 import { isGatewayError } from '../../core/errors.js';
 import { getIntentStatus } from '../../core/requests/getIntentStatus.js';
 import { countMatchingRequests, getRequests, type GetRequestsParameters } from '../../core/requests/getRequests.js';
@@ -33,8 +34,10 @@ function toFilterParameters(filter: RequestFilterInput | null | undefined): GetR
 }
 
 /** `Query.requestStatus` (operation `getIntentStatus`): null for an unknown id. */
-export const requestStatus: QueryResolvers['requestStatus'] = (_parent, { requestId }, { core }) =>
-  nullIfNotFound(getIntentStatus(core, { requestId }));
+export const requestStatus: QueryResolvers['requestStatus'] = async (_parent, { requestId }, { core }) => {
+  const status = await nullIfNotFound(getIntentStatus(core, { requestId }));
+  return status === null ? null : { ...status, depositAddress: await statusDepositAddressOf(core, status.requestId) };
+};
 
 /** `Query.request` (operation `getRequests` with `id`): null for an unknown id. */
 export const request: QueryResolvers['request'] = async (_parent, { id }, { core, caller: resolveCaller }) => {

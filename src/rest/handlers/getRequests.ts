@@ -72,6 +72,7 @@ function toRequestV3(view: RequestView): Schemas['RequestV3'] {
     recipient: view.recipient,
     sender: view.sender,
     refundTo: view.refundTo,
+    supersededByRequestId: view.supersededByRequestId,
     depositAddress: view.depositAddress,
     requestType: view.requestType,
     features: view.features,

@@ -23,6 +23,7 @@ function toRequestV2(view: RequestViewV2 & { orderData?: unknown }): Schemas['Re
     // Reasons are plain strings in the core, recorded from the contract's enums.
     failReason: view.failReason as Schemas['RequestV2Data']['failReason'],
     refundFailReason: view.refundFailReason as Schemas['RequestV2Data']['refundFailReason'],
+    supersededByRequestId: view.supersededByRequestId,
     fees: toWire(view.fees),
     ...(view.feesUsd === null ? {} : { feesUsd: view.feesUsd }),
     inTxs: view.inTxs.map(wireTransactionV2),

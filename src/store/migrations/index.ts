@@ -17,6 +17,7 @@ import * as createChainGenesis from './2026_11_24_0100_create_chain_genesis.js';
 import * as createAppFeeClaims from './2026_11_24_1300_create_app_fee_claims.js';
 import * as addSponsorshipAllowance from './2026_11_24_1400_add_sponsorship_allowance.js';
 import * as createLedgerReconciliations from './2026_11_24_1500_create_ledger_reconciliations.js';
+import * as indexDepositAddressesCreated from './2026_11_24_1600_index_deposit_addresses_created.js';
 import * as searchIndexes from './2026_11_25_0100_search_indexes.js';
 import * as createPermits from './2026_11_24_1000_create_permits.js';
 import * as createGaslessSubmissions from './2026_11_24_1100_create_gasless_submissions.js';
@@ -48,5 +49,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_1300_create_app_fee_claims': createAppFeeClaims,
   '2026_11_24_1400_add_sponsorship_allowance': addSponsorshipAllowance,
   '2026_11_24_1500_create_ledger_reconciliations': createLedgerReconciliations,
+  '2026_11_24_1600_index_deposit_addresses_created': indexDepositAddressesCreated,
   '2026_11_25_0100_search_indexes': searchIndexes,
 };
