@@ -2,8 +2,9 @@
  * Currency search (`POST /currencies/v2`, `/v1`, GraphQL `currencies`) and token prices
  * (`GET /currencies/token/price`, GraphQL `tokenPrice`) on a real devnet: every filter, v1 grouping, the
  * devnet feeds' prices, a feed update seen after the cache lifetime, a broken feed as 503, and the GraphQL
- * fields answering what REST answers. A second gateway on the same devnet, with chain 31339 hidden and MNR on
- * 31338 unverified, covers what the devnet configuration does not exercise.
+ * fields answering what REST answers. A second gateway on the same devnet, with chain 31339 hidden, MNR on 31338
+ * unverified and not a solver currency, and no deposit-address factory on 31337, covers what the devnet
+ * configuration does not exercise.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, zeroAddress, type Address } from 'viem';
@@ -25,8 +26,11 @@ beforeAll(async () => {
     chain.id === 31339
       ? { ...chain, hidden: true }
       : chain.id === 31338
-        ? { ...chain, currencies: chain.currencies.map((c) => (c.id === 'mnr' ? { ...c, verified: false } : c)) }
-        : chain,
+        ? {
+            ...chain,
+            currencies: chain.currencies.map((c) => (c.id === 'mnr' ? { ...c, verified: false, solver: false } : c)),
+          }
+        : { ...chain, contracts: { ...chain.contracts, depositAddressFactory: undefined } },
   );
   // Its own solver key: listing currencies needs none, and it must not share nonces with the main gateway.
   variant = await createServer(
@@ -184,8 +188,16 @@ describe('POST /currencies/v2', () => {
     );
   });
 
-  it('returns nothing for depositAddressOnly (no deposit addresses yet) and ignores useExternalSearch', async () => {
-    expect(await v2({ depositAddressOnly: true })).toEqual([]);
+  it('depositAddressOnly keeps the solver currencies of chains with a deposit-address factory; useExternalSearch is ignored', async () => {
+    // The devnet: every chain has a factory and every listed currency is a solver currency.
+    expect(ids(await v2({ depositAddressOnly: true, defaultList: false, limit: 100 }))).toEqual(
+      ids(await v2({ defaultList: false, limit: 100 })),
+    );
+    // The variant: 31337 has no factory, 31339 is hidden, MNR on 31338 is not accepted as input.
+    expect(ids(await v2({ depositAddressOnly: true, defaultList: false, limit: 100 }, variantUrl))).toEqual(
+      each(['ETH', 'USDC', 'USDT', 'WETH', 'PUSD'], [31338]),
+    );
+    expect(await v2({ depositAddressOnly: true, term: 'mnr' }, variantUrl)).toEqual([]);
     expect(await v2({ useExternalSearch: true })).toEqual(await v2());
   });
 
@@ -230,8 +242,14 @@ describe('POST /currencies/v1', () => {
     expect(body.map((group: any[]) => ids(group))).toEqual([each(['ETH']), each(['USDC'])]);
     const search = await call(gateway.url, 'getCurrenciesV1', { body: { term: 'eth', chainIds: [31338] } });
     expect(search.body.map((group: any[]) => ids(group))).toEqual([['31338:ETH'], ['31338:USDT'], ['31338:WETH']]);
-    const none = await call(gateway.url, 'getCurrenciesV1', { body: { depositAddressOnly: true } });
-    expect(none.body).toEqual([]);
+    const depositable = await call(gateway.url, 'getCurrenciesV1', {
+      body: { limit: 2, defaultList: false, depositAddressOnly: true },
+    });
+    expect(depositable.body).toEqual(body);
+    const variantOnly = await call(variantUrl, 'getCurrenciesV1', {
+      body: { term: 'mnr', defaultList: false, depositAddressOnly: true },
+    });
+    expect(variantOnly.body).toEqual([]);
   });
 });
 

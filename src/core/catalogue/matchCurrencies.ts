@@ -35,7 +35,10 @@ export interface CurrencyFilter {
   verified?: boolean | null | undefined;
   /** Also return every currency of a matched group, on every chain. */
   includeAllChains?: boolean | null | undefined;
-  /** Only currencies a deposit address can take: none until deposit addresses exist, so the answer is empty. */
+  /**
+   * Only currencies a deposit address can take: solver currencies (accepted as input) of chains with a
+   * deposit-address factory (`docs/deposit-addresses.md`).
+   */
   depositAddressOnly?: boolean | null | undefined;
   /** External search does not exist in this gateway; ignored. */
   useExternalSearch?: boolean | null | undefined;
@@ -47,6 +50,8 @@ const MAX_CURRENCY_LIMIT = 100;
 interface Listed {
   item: CurrencyListItem;
   featured: boolean;
+  /** A deposit address on its chain can take it: a solver currency on a chain with a deposit-address factory. */
+  depositAddress: boolean;
 }
 
 /**
@@ -60,8 +65,6 @@ interface Listed {
  */
 export function matchCurrencies(ctx: CoreContext, filter: CurrencyFilter): CurrencyListItem[] {
   const tokens = parseTokens(filter.tokens);
-  // No currency can be used with a deposit address yet (docs/api-notes.md).
-  if (filter.depositAddressOnly) return [];
 
   const term = normalize(filter.term);
   const address = normalize(filter.address);
@@ -70,7 +73,10 @@ export function matchCurrencies(ctx: CoreContext, filter: CurrencyFilter): Curre
   const searching = term !== undefined || address !== undefined || currencyId !== undefined || tokens !== undefined;
   const defaultOnly = filter.defaultList ?? !searching;
 
-  const pool = curatedList(ctx).filter(({ item }) => !filter.verified || item.metadata.verified);
+  const pool = curatedList(ctx).filter(
+    (entry) =>
+      (!filter.verified || entry.item.metadata.verified) && (!filter.depositAddressOnly || entry.depositAddress),
+  );
   const matches = (item: CurrencyListItem): boolean =>
     (chainIds === undefined || chainIds.has(item.chainId)) &&
     (address === undefined || item.address.toLowerCase() === address) &&
@@ -110,11 +116,14 @@ function curatedList(ctx: CoreContext): Listed[] {
   return ctx.config.chains
     .filter((chain) => !chain.hidden)
     .flatMap((chain) =>
-      chainCurrencies(chain).map((currency) => toListed(chain.id, currency, currency === chain.nativeCurrency)),
+      chainCurrencies(chain).map((currency) => ({
+        ...toListed(chain.id, currency, currency === chain.nativeCurrency),
+        depositAddress: currency.solver && chain.contracts.depositAddressFactory !== undefined,
+      })),
     );
 }
 
-function toListed(chainId: number, currency: CurrencyConfig, isNative: boolean): Listed {
+function toListed(chainId: number, currency: CurrencyConfig, isNative: boolean): Omit<Listed, 'depositAddress'> {
   return {
     featured: currency.featured,
     item: {
