@@ -7,13 +7,12 @@ import path from 'node:path';
 import { startDevnet, writeDevnetDescriptor, type Devnet } from '../chain/devnet.js';
 import {
   ConfigError,
-  configFilePath,
   configFromEnvironment,
   devnetFromEnvironment,
   listenAddressFromEnvironment,
-  loadConfigFile,
   type GatewayConfig,
 } from './config.js';
+import { configFilePath, loadConfigFile } from './configFile.js';
 import { ChainIdentityError } from './chainIdentity.js';
 import { createServer, type GatewayServer } from './createServer.js';
 import { devnetChainConfigs } from './devnetConfig.js';

@@ -22,7 +22,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { priceFeedAbi } from '../../generated/contracts/index.js';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import type { ChainConfig } from '../../src/core/chains/types.js';
-import { parseConfigFile } from '../../src/server/config.js';
+import { parseConfigFile } from '../../src/server/configFile.js';
 import { call } from '../helpers/conformance.js';
 import { startConfiguredGateway } from '../helpers/configuredGateway.js';
 import type { TestGateway } from '../helpers/gateway.js';

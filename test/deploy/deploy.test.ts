@@ -20,7 +20,7 @@ import { createCaliburExecutor } from '@relayprotocol/relay-sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startAnvil, type AnvilInstance } from '../../src/chain/anvil.js';
 import { ANVIL_MNEMONIC } from '../../src/chain/devnet.js';
-import { loadConfigFile, parseConfigFile } from '../../src/server/config.js';
+import { loadConfigFile, parseConfigFile } from '../../src/server/configFile.js';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 
 const run = promisify(execFile);

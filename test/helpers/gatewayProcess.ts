@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { startDevnet, type Devnet } from '../../src/chain/devnet.js';
 import type { ChainConfig } from '../../src/core/chains/types.js';
 import type { CrashPoint } from '../../src/core/faults.js';
-import { parseConfigFile } from '../../src/server/config.js';
+import { parseConfigFile } from '../../src/server/configFile.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

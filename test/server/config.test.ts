@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfigFile } from '../../src/server/config.js';
+import { ConfigError } from '../../src/server/config.js';
+import { parseConfigFile } from '../../src/server/configFile.js';
 
 const key = `0x${'11'.repeat(32)}`;
 const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
