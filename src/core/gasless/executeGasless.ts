@@ -18,6 +18,7 @@ import type { SignedAuthorizationInput } from '../solver/ports.js';
 import { decodeRevert } from './decodeRevert.js';
 import { defaultGaslessSettings } from './settings.js';
 import { withGasMargin } from '../gasMargin.js';
+import { moveOf } from '../requests/statusMachine.js';
 
 export interface ExecuteGaslessParameters {
   executionKind: 'rawCalls';
@@ -221,8 +222,7 @@ export async function executeGasless(
   };
   const accepted = await ctx.db.transaction().execute(async (trx) => {
     const moved = await updateRequestStatus(trx, requestId, {
-      status: 'depositing',
-      fromStatus: 'waiting',
+      ...moveOf('startDeposit'),
       amountOut: request.amountOut - recovered,
       feesActual,
       now: ctx.now(),

@@ -11,6 +11,7 @@ import type { CoreContext } from '../context.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import type { GaslessLifecycle, TransactionSender } from '../solver/ports.js';
 import type { GaslessPayload } from './executeGasless.js';
+import { moveOf } from '../requests/statusMachine.js';
 
 /**
  * Sends accepted gasless batches (`executeGasless`) from the solver's sender of their chain and follows them:
@@ -91,8 +92,7 @@ export function createGaslessRunner({
       if (!mined && submission?.apiKeyId != null && submission.sponsoredUsdMicros > 0n)
         await returnSponsorship(trx, submission.apiKeyId, submission.sponsoredUsdMicros);
       await updateRequestStatus(trx, requestId, {
-        status: 'waiting',
-        fromStatus: 'depositing',
+        ...moveOf('abandonDeposit'),
         amountOut: BigInt(payload.quotedAmountOut),
         feesActual: null,
         now: ctx.now(),

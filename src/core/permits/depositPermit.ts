@@ -9,6 +9,7 @@ import type { PermitStandard } from './ports.js';
 import { permitDepositCalldata, permitTypedData, type StoredPermit } from './typedData.js';
 import type { PermitKind, SubmitPermitInput, SubmitPermitResult } from './types.js';
 import { withGasMargin } from '../gasMargin.js';
+import { moveOf } from '../requests/statusMachine.js';
 
 const refused = (reason: string, message: string) => new GatewayError('PERMIT_FAILED', message, { data: reason });
 
@@ -91,11 +92,7 @@ export function depositPermitKind(kind: PermitStandard): PermitKind {
       const accepted = await ctx.db
         .transaction()
         .execute(async (trx) => {
-          const moved = await updateRequestStatus(trx, request.id, {
-            status: 'depositing',
-            fromStatus: 'waiting',
-            now: ctx.now(),
-          });
+          const moved = await updateRequestStatus(trx, request.id, { ...moveOf('startDeposit'), now: ctx.now() });
           if (moved === null) return null;
           return insertPermit(trx, {
             requestId: request.id,

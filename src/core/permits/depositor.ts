@@ -7,6 +7,7 @@ import { isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
 import type { DepositWatcher, TransactionSender } from '../solver/ports.js';
 import type { PermitDepositor } from './ports.js';
+import { moveOf } from '../requests/statusMachine.js';
 
 export interface CreatePermitDepositorParameters {
   ctx: CoreContext;
@@ -94,7 +95,7 @@ export function createPermitDepositor({
     }
     await db.transaction().execute(async (trx) => {
       await finishPermit(trx, requestId, 'failed', ctx.now());
-      await updateRequestStatus(trx, requestId, { status: 'waiting', fromStatus: 'depositing', now: ctx.now() });
+      await updateRequestStatus(trx, requestId, { ...moveOf('abandonDeposit'), now: ctx.now() });
     });
     log.warn({ requestId, txHash: receipt.hash }, 'permit deposit reverted; the request is waiting again');
   }

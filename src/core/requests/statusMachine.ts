@@ -10,8 +10,15 @@ import type { RequestStatus } from '../../store/requestStatus.js';
  *                         +------- fail -------+--> failure --refund--> refund
  *                         +------ refund (before or after a fill was sent) ----^
  *   refundFail: a refund that cannot be made leaves (or keeps) `failure`, with its `refundFailReason`.
+ *
+ *   waiting --startDeposit--> depositing --claim--> pending ...   (the gateway sends the user's deposit itself)
+ *   depositing --abandonDeposit--> waiting                        (that deposit reverted, or was never sent)
  */
 export const statusMoves = {
+  /** The gateway accepted a signed permit or gasless batch and will send the user's deposit itself. */
+  startDeposit: { from: ['waiting'], to: 'depositing' },
+  /** The deposit the gateway sent reverted, or was never sent: the request can be paid again. */
+  abandonDeposit: { from: ['depositing'], to: 'waiting' },
   /**
    * A matching deposit pays for the request (claimed with the deposit, in one transaction); from `depositing` when
    * the gateway sent the deposit itself (a permit, a gasless batch).
@@ -48,4 +55,10 @@ export function canMove(from: RequestStatus, to: RequestStatus): boolean {
   return Object.values(statusMoves).some(
     (move) => move.to === to && (move.from as readonly RequestStatus[]).includes(from),
   );
+}
+
+/** The status a move sets and the statuses it may start from, as `updateRequestStatus` takes them. */
+export function moveOf(move: StatusMove): { status: RequestStatus; fromStatus: readonly RequestStatus[] } {
+  const { to, from } = statusMoves[move];
+  return { status: to, fromStatus: from };
 }

@@ -9,8 +9,11 @@ import { requestStatuses, type RequestStatus } from '../../../src/store/requestS
 /** Every allowed transition; any pair not listed must be refused. */
 const allowed: ReadonlyArray<[from: RequestStatus, to: RequestStatus]> = [
   ['waiting', 'pending'],
-  // A deposit the gateway sent itself (a permit or a gasless batch) is claimed from `depositing`.
+  // The gateway sends the user's deposit itself (a permit or a gasless batch): `depositing`, then claimed from
+  // there, or back to `waiting` when that deposit reverts or is never sent.
+  ['waiting', 'depositing'],
   ['depositing', 'pending'],
+  ['depositing', 'waiting'],
   ['pending', 'submitted'],
   ['pending', 'success'],
   ['submitted', 'success'],
@@ -40,5 +43,7 @@ describe('request status machine', () => {
     expect(statusMoves.fail.from).not.toContain('failure');
     expect(statusMoves.refundFail.from).toContain('failure');
     expect(statusMoves.claim).toEqual({ from: ['waiting', 'depositing'], to: 'pending' });
+    // Only a deposit the gateway itself started can be abandoned: a paid request never goes back to waiting.
+    expect(statusMoves.abandonDeposit.from).toEqual(['depositing']);
   });
 });
