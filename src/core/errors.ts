@@ -113,3 +113,8 @@ export const isGatewayError = (error: unknown): error is GatewayError => error i
 /** The error for an operation declared in the contract whose implementation has not landed yet. */
 export const notImplemented = (operationId: string): GatewayError =>
   new GatewayError('NOT_IMPLEMENTED', `Operation ${operationId} is declared but not implemented yet`);
+
+/** An error's message for a log line that does not need its stack (`String(error)` for a non-Error). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

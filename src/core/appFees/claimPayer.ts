@@ -8,6 +8,7 @@ import {
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import type { CoreContext } from '../context.js';
 import type { TransactionSender } from '../solver/ports.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * How long a claim that was never signed stays listed (`expired`) after its signature window before the payer's
@@ -108,7 +109,12 @@ export function createClaimPayer({
       try {
         await pay(claim);
       } catch (error) {
-        log.error({ err: error, claimId: claim.id }, 'claim payout failed; retried at the next pass');
+        if (stopped)
+          log.info(
+            { claimId: claim.id, reason: errorMessage(error) },
+            'claim payer stopping: resumed at the next start',
+          );
+        else log.error({ err: error, claimId: claim.id }, 'claim payout failed; retried at the next pass');
       }
     }
   }

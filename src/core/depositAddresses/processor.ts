@@ -15,7 +15,7 @@ import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import { getRequest } from '../../store/requests.repository.js';
 import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
-import { isGatewayError } from '../errors.js';
+import { errorMessage, isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
 import { getQuote } from '../quote/getQuote.js';
 import type { TransactionSender } from '../solver/ports.js';
@@ -66,9 +66,14 @@ export function createDepositAddressProcessor({
       .then(async () => {
         if (!stopped) await work();
       })
-      .catch((error: unknown) =>
-        log.error({ err: error, lane: key }, 'deposit-address work failed; it is resumed after a restart'),
-      );
+      .catch((error: unknown) => {
+        if (stopped)
+          log.info(
+            { lane: key, reason: errorMessage(error) },
+            'deposit-address work stopping: resumed at the next start',
+          );
+        else log.error({ err: error, lane: key }, 'deposit-address work failed; it is resumed after a restart');
+      });
     lanes.set(key, next);
     void next.finally(() => {
       if (lanes.get(key) === next) lanes.delete(key);

@@ -13,6 +13,7 @@ import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { crashPoint } from '../faults.js';
 import type { TransactionSender } from '../solver/ports.js';
+import { errorMessage } from '../errors.js';
 
 export interface SettlementSettings {
   /** How often each origin chain's filled deposits are released to the solver, ms. */
@@ -120,7 +121,10 @@ export function createSettler({ ctx, senders, settings }: CreateSettlerParameter
       try {
         await settleChain(chainId);
       } catch (error) {
-        log.error({ err: error, chainId }, 'settlement pass failed; retried at the next interval');
+        // At shutdown the sender stops under the pass: the batch is resumed from its records at the next start.
+        if (stopped)
+          log.info({ chainId, reason: errorMessage(error) }, 'settlement stopping: resumed at the next start');
+        else log.error({ err: error, chainId }, 'settlement pass failed; retried at the next interval');
       }
     }
   }

@@ -28,7 +28,7 @@ import { depositoryAbi } from '../abi.js';
 import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import type { ChainConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
-import { isGatewayError } from '../errors.js';
+import { errorMessage, isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
 import { callsRevert } from '../fill/callsRevert.js';
 import { fillTransaction, type DestinationCall } from '../fill/fillTransaction.js';
@@ -123,7 +123,12 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
         await (attempt === 1 ? work() : resume());
         return;
       } catch (error) {
-        if (attempt >= retry.attempts || stopped) {
+        if (stopped) {
+          // Shutting down: the sender and the chains stop under the work; recovery picks it up at the next start.
+          log.info({ lane: key, reason: errorMessage(error) }, 'solver stopping: this work resumes at the next start');
+          return;
+        }
+        if (attempt >= retry.attempts) {
           log.error({ err: error, lane: key, attempts: attempt }, 'solver work failed; it is retried after a restart');
           return;
         }
