@@ -9,6 +9,7 @@ import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import type { CoreContext } from '../context.js';
 import type { TransactionSender } from '../solver/ports.js';
 import { errorMessage } from '../errors.js';
+import { createPeriodicJob } from '../periodicJob.js';
 
 /**
  * How long a claim that was never signed stays listed (`expired`) after its signature window before the payer's
@@ -48,9 +49,7 @@ export function createClaimPayer({
   intervalMs: number;
 }): ClaimPayer {
   const { db, log } = ctx;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  let stopped = false;
+  const job = createPeriodicJob(intervalMs, pass);
 
   async function pay(claim: ClaimRecord): Promise<void> {
     const sender = senders.get(claim.chainId);
@@ -105,11 +104,11 @@ export function createClaimPayer({
       return;
     }
     for (const claim of pending) {
-      if (stopped) return;
+      if (job.stopped) return;
       try {
         await pay(claim);
       } catch (error) {
-        if (stopped)
+        if (job.stopped)
           log.info(
             { claimId: claim.id, reason: errorMessage(error) },
             'claim payer stopping: resumed at the next start',
@@ -119,31 +118,12 @@ export function createClaimPayer({
     }
   }
 
-  function schedule(): void {
-    clearTimeout(timer);
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = running.then(pass).finally(schedule);
-    }, intervalMs);
-  }
-
   return {
     start() {
-      running = running.then(pass).finally(schedule);
+      void job.start();
     },
-    wake() {
-      if (stopped) return;
-      clearTimeout(timer);
-      running = running.then(pass).finally(schedule);
-    },
-    payNow() {
-      running = running.then(pass);
-      return running;
-    },
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
+    wake: () => job.wake(),
+    payNow: () => job.runNow(),
+    stop: () => job.stop(),
   };
 }

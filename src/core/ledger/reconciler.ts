@@ -12,6 +12,7 @@ import type { CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { toUsdMicros } from '../market.js';
 import { openingBalance, openingKey } from './movements.js';
+import { createPeriodicJob } from '../periodicJob.js';
 
 /** The solver's state on a chain at one block: what the reconciliation compares the ledger with. */
 export interface SolverChainState {
@@ -81,9 +82,7 @@ export function createReconciler({
   settings: ReconciliationSettings;
 }): Reconciler {
   const { db, log } = ctx;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-  let stopped = false;
+  const job = createPeriodicJob(settings.intervalMs, pass);
 
   async function usdOf(chainId: number, currency: CurrencyConfig, amount: bigint): Promise<bigint | null> {
     try {
@@ -159,7 +158,7 @@ export function createReconciler({
 
   async function reconcileChain(chainId: number): Promise<ChainReconciliation> {
     let result: ChainReconciliation | undefined;
-    for (let attempt = 0; attempt < attempts && !stopped; attempt += 1) {
+    for (let attempt = 0; attempt < attempts && !job.stopped; attempt += 1) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, retryDelayMs));
       result = await checkOnce(chainId);
       if (result.outcome === 'settled') break;
@@ -196,7 +195,7 @@ export function createReconciler({
   async function pass(): Promise<ChainReconciliation[]> {
     const results: ChainReconciliation[] = [];
     for (const chain of ctx.config.chains) {
-      if (stopped) break;
+      if (job.stopped) break;
       try {
         results.push(await reconcileChain(chain.id));
       } catch (error) {
@@ -206,30 +205,10 @@ export function createReconciler({
     return results;
   }
 
-  function schedule(): void {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = running.then(pass).finally(schedule);
-    }, settings.intervalMs);
-  }
-
   return {
-    async start() {
-      // The first pass (the opening balances) before the solver follows the chains.
-      const first = running.then(pass);
-      running = first;
-      await first;
-      schedule();
-    },
-    reconcileNow() {
-      const next = running.then(pass);
-      running = next;
-      return next;
-    },
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running.catch(() => undefined);
-    },
+    // The first pass (the opening balances) before the solver follows the chains.
+    start: () => job.start(),
+    reconcileNow: () => job.runNow(),
+    stop: () => job.stop(),
   };
 }

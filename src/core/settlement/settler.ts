@@ -14,6 +14,7 @@ import type { CoreContext } from '../context.js';
 import { crashPoint } from '../faults.js';
 import type { TransactionSender } from '../solver/ports.js';
 import { errorMessage } from '../errors.js';
+import { createPeriodicJob } from '../periodicJob.js';
 
 export interface SettlementSettings {
   /** How often each origin chain's filled deposits are released to the solver, ms. */
@@ -52,9 +53,9 @@ export interface CreateSettlerParameters {
  */
 export function createSettler({ ctx, senders, settings }: CreateSettlerParameters): Settler {
   const { db, log } = ctx;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  let stopped = false;
+  const job = createPeriodicJob(settings.intervalMs, pass);
+  /** Passes check it between pieces of work. */
+  const stopped = (): boolean => job.stopped;
 
   async function finish(batch: SettlementBatch): Promise<void> {
     const sender = senders.get(batch.chainId);
@@ -103,7 +104,7 @@ export function createSettler({ ctx, senders, settings }: CreateSettlerParameter
   async function settleChain(chainId: number): Promise<void> {
     for (const batch of await listPendingSettlementBatches(db, chainId)) await finish(batch);
     const deposits = await listSettleableDeposits(db, { chainId, limit: settings.maxBatch });
-    if (deposits.length === 0 || stopped) return;
+    if (deposits.length === 0 || stopped()) return;
     const batchKey = `0x${randomBytes(32).toString('hex')}`;
     await insertSettlementBatch(db, {
       chainId,
@@ -117,38 +118,24 @@ export function createSettler({ ctx, senders, settings }: CreateSettlerParameter
 
   async function pass(): Promise<void> {
     for (const chainId of senders.keys()) {
-      if (stopped) return;
+      if (stopped()) return;
       try {
         await settleChain(chainId);
       } catch (error) {
         // At shutdown the sender stops under the pass: the batch is resumed from its records at the next start.
-        if (stopped)
+        if (stopped())
           log.info({ chainId, reason: errorMessage(error) }, 'settlement stopping: resumed at the next start');
         else log.error({ err: error, chainId }, 'settlement pass failed; retried at the next interval');
       }
     }
   }
 
-  function schedule(): void {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = running.then(pass).finally(schedule);
-    }, settings.intervalMs);
-  }
-
   return {
     async start() {
       // Not awaited: pending batches from a previous run are finished in the background, like new ones.
-      running = running.then(pass).finally(schedule);
+      void job.start();
     },
-    settleNow() {
-      running = running.then(pass);
-      return running;
-    },
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
+    settleNow: () => job.runNow(),
+    stop: () => job.stop(),
   };
 }
