@@ -23,7 +23,7 @@ import {
 } from '../store/depositAddresses.repository.js';
 import { normalizeHex } from '../store/mappers.js';
 import type { Tables } from '../store/tables.js';
-import type { HeadFeed } from './heads.js';
+import { createHeadLoop, type HeadFeed } from './heads.js';
 
 /** One entry of `trace_block` (the parity/OpenEthereum form anvil, reth and erigon answer). */
 interface BlockTrace {
@@ -173,10 +173,8 @@ export interface CreateDepositAddressWatcherParameters {
 export function createDepositAddressWatcher(params: CreateDepositAddressWatcherParameters): DepositAddressWatcher {
   const { chain, client, db, log, now, onConfirmed } = params;
   const chainId = chain.id;
-  const pollIntervalMs = params.pollIntervalMs ?? Math.min(1_000, Math.max(1, (chain.blockTime * 1_000) / 4));
   const maxBlockRange = params.maxBlockRange ?? 200n;
   const reorgWindow = params.reorgWindow ?? 64n;
-  const backupIntervalMs = Math.max(pollIntervalMs, chain.blockTime * 2_000);
   const heads = params.heads;
   const depth = BigInt(Math.max(1, chain.confirmations));
   const maxLogRange = params.maxLogRange ?? 1_000n;
@@ -195,12 +193,12 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
   let stopping = false;
   let failing = false;
   let inFlight: Promise<void> = Promise.resolve();
-  let loop: Promise<void> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let wake: (() => void) | undefined;
-  /** A head was pushed while a pass was running: run another pass at once instead of sleeping. */
-  let headPending = false;
-  let unsubscribe: (() => void) | undefined;
+  const loop = createHeadLoop({
+    heads,
+    blockTime: chain.blockTime,
+    pollIntervalMs: params.pollIntervalMs,
+    pass: () => pollSafely(),
+  });
   /** The head the last completed pass processed: a poll that sees it again has nothing to do. */
   let processedHead: bigint | undefined;
 
@@ -479,44 +477,20 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
     return inFlight;
   }
 
-  async function run(): Promise<void> {
-    while (!stopping) {
-      if (!headPending) {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          timer = setTimeout(resolve, heads?.live() ? backupIntervalMs : pollIntervalMs);
-        });
-        wake = undefined;
-        clearTimeout(timer);
-      }
-      headPending = false;
-      if (stopping) break;
-      await pollSafely();
-    }
-  }
-
-  function onHead(): void {
-    if (wake !== undefined) wake();
-    else headPending = true;
-  }
-
   return {
     chainId,
     async start() {
       // Left by a crash: decided or swept halfway. The consumer resumes each from its records.
       for (const transfer of await listTransfers(db, { chainId, status: ['confirmed', 'sweeping'] })) handOn(transfer);
       if (stopping) return;
-      unsubscribe = heads?.onHead(onHead);
+      loop.listen();
       await pollSafely(true);
-      if (!stopping) loop = run();
+      if (!stopping) loop.run();
     },
     async stop() {
       stopping = true;
-      unsubscribe?.();
-      clearTimeout(timer);
-      wake?.();
+      await loop.stop();
       await inFlight;
-      await loop;
       await rescan;
     },
     pollNow: () => pollSafely(true),

@@ -15,7 +15,7 @@ import type { ChainConfig } from '../core/chains/types.js';
 import type { Logger } from '../core/logger.js';
 import { GatewayError } from '../core/errors.js';
 import type { DepositWatcher, DepositWatcherOptions } from '../core/solver/ports.js';
-import type { Head, HeadFeed } from './heads.js';
+import { createHeadLoop, type Head, type HeadFeed } from './heads.js';
 import { getCursor, setCursor, type ChainCursor } from '../store/cursors.repository.js';
 import {
   insertDeposit,
@@ -102,8 +102,6 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
   const chainId = chain.id;
   const depository = chain.contracts.depository;
   const receiver = chain.contracts.receiver;
-  const pollIntervalMs = params.pollIntervalMs ?? Math.min(1_000, Math.max(1, (chain.blockTime * 1_000) / 4));
-  const backupIntervalMs = Math.max(pollIntervalMs, chain.blockTime * 2_000);
   const heads = params.heads;
   const maxBlockRange = params.maxBlockRange ?? 2_000n;
   const reorgWindow = params.reorgWindow ?? 64n;
@@ -118,14 +116,17 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
   let stopping = false;
   let failing = false;
   let inFlight: Promise<void> = Promise.resolve();
-  let loop: Promise<void> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let wake: (() => void) | undefined;
-  /** A head was pushed while a pass was running: run another pass at once instead of sleeping. */
-  let headPending = false;
   /** The newest head pushed and not yet processed: a pass starting from it needs no head or hash reads. */
   let pushed: Head | undefined;
-  let unsubscribe: (() => void) | undefined;
+  const loop = createHeadLoop({
+    heads,
+    blockTime: chain.blockTime,
+    pollIntervalMs: params.pollIntervalMs,
+    pass: () => pollSafely(),
+    onHead(head) {
+      if (pushed === undefined || head.number >= pushed.number) pushed = head;
+    },
+  });
 
   const context = { chainId };
 
@@ -408,28 +409,6 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
     return inFlight;
   }
 
-  async function run(): Promise<void> {
-    while (!stopping) {
-      if (!headPending) {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          timer = setTimeout(resolve, heads?.live() ? backupIntervalMs : pollIntervalMs);
-        });
-        wake = undefined;
-        clearTimeout(timer);
-      }
-      headPending = false;
-      if (stopping) break;
-      await pollSafely();
-    }
-  }
-
-  function onHead(head: Head): void {
-    if (pushed === undefined || head.number >= pushed.number) pushed = head;
-    if (wake !== undefined) wake();
-    else headPending = true;
-  }
-
   return {
     chainId,
 
@@ -442,18 +421,15 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
       if (unprocessed.length > 0)
         log.info({ ...context, count: unprocessed.length }, 'confirmed deposits handed on again after a restart');
       if (stopping) return;
-      unsubscribe = heads?.onHead(onHead);
+      loop.listen();
       await pollSafely();
-      if (!stopping) loop = run();
+      if (!stopping) loop.run();
     },
 
     async stop() {
       stopping = true;
-      unsubscribe?.();
-      clearTimeout(timer);
-      wake?.();
+      await loop.stop();
       await inFlight;
-      await loop;
     },
 
     async indexTransaction(txHash) {

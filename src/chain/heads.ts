@@ -149,3 +149,81 @@ function textOf(raw: WebSocket.RawData): string {
   if (Array.isArray(raw)) return Buffer.concat(raw).toString('utf8');
   return Buffer.isBuffer(raw) ? raw.toString('utf8') : Buffer.from(raw).toString('utf8');
 }
+
+export interface CreateHeadLoopParameters {
+  /** The chain's pushed heads, if it has them. */
+  heads: HeadFeed | undefined;
+  /** Seconds between the chain's blocks. */
+  blockTime: number;
+  /** Polling while no head is pushed; default a quarter of the block time, at most 1 s. */
+  pollIntervalMs?: number | undefined;
+  /** One pass of the follower (it reports its own failures). */
+  pass: () => Promise<void>;
+  /** Sees each pushed head before the pass it starts. */
+  onHead?: (head: Head) => void;
+}
+
+export interface HeadLoop {
+  /** Listens for pushed heads; called before the follower's first pass, so a head during it starts another. */
+  listen(): void;
+  /** Runs `pass` at each pushed head, or at each poll: every two block times while the feed is live, else often. */
+  run(): void;
+  /** Stops listening and the loop; resolves once the pass in progress has ended. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The loop of a follower of one chain's blocks (the deposit watcher, the deposit-address watcher): each pushed head
+ * runs a pass at once (one after the running pass when it arrives meanwhile), and polling stays as the fallback:
+ * every two block times while the feed is live, every `pollIntervalMs` while it is down or absent.
+ */
+export function createHeadLoop(params: CreateHeadLoopParameters): HeadLoop {
+  const { heads, pass } = params;
+  const pollIntervalMs = params.pollIntervalMs ?? Math.min(1_000, Math.max(1, (params.blockTime * 1_000) / 4));
+  const backupIntervalMs = Math.max(pollIntervalMs, params.blockTime * 2_000);
+  let stopped = false;
+  let loop: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let wake: (() => void) | undefined;
+  /** A head was pushed while a pass was running: run another pass at once instead of sleeping. */
+  let headPending = false;
+  let unsubscribe: (() => void) | undefined;
+
+  function onHead(head: Head): void {
+    params.onHead?.(head);
+    if (wake !== undefined) wake();
+    else headPending = true;
+  }
+
+  async function run(): Promise<void> {
+    while (!stopped) {
+      if (!headPending) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          timer = setTimeout(resolve, heads?.live() ? backupIntervalMs : pollIntervalMs);
+        });
+        wake = undefined;
+        clearTimeout(timer);
+      }
+      headPending = false;
+      if (stopped) break;
+      await pass();
+    }
+  }
+
+  return {
+    listen() {
+      if (!stopped) unsubscribe ??= heads?.onHead(onHead);
+    },
+    run() {
+      if (!stopped) loop ??= run();
+    },
+    async stop() {
+      stopped = true;
+      unsubscribe?.();
+      clearTimeout(timer);
+      wake?.();
+      await loop;
+    },
+  };
+}
