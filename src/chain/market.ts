@@ -7,7 +7,6 @@ import {
   erc20Abi,
   formatUnits,
   isAddressEqual,
-  isHex,
   recoverMessageAddress,
   zeroAddress,
   type Abi,
@@ -23,6 +22,7 @@ import { createTtlCache, type TtlCache } from '../core/cache.js';
 import { DEFAULT_PEG_DEVIATION_BPS } from '../core/settings.js';
 import type { ChainClients } from './clients.js';
 import { describeChain, rpcFailure, transportFailure } from './rpcErrors.js';
+import { revertDataOf } from '../core/gasless/decodeRevert.js';
 
 export interface CreateMarketDataParameters {
   chains: ChainConfig[];
@@ -277,7 +277,7 @@ async function estimate(market: ChainMarket, tx: TransactionRequest): Promise<bi
     const transport = transportFailure(error, config, 'estimating gas');
     if (transport) throw transport;
     // Anything else the node answered (rate limits, unknown methods, ...) is the RPC's failure, not the transaction's.
-    if (!(error instanceof BaseError) || (revertData(error) === undefined && !error.walk(isExecutionFailure))) {
+    if (!(error instanceof BaseError) || (revertDataOf(error) === undefined && !error.walk(isExecutionFailure))) {
       throw rpcFailure(error, config, 'estimating gas');
     }
     const reason = describeExecutionFailure(error);
@@ -308,12 +308,12 @@ function describeCallFailure(error: unknown): string {
   if (!(error instanceof BaseError)) return String(error);
   if (error.walk((e) => e instanceof ContractFunctionZeroDataError))
     return 'returned no data (no contract at that address?)';
-  const data = revertData(error);
+  const data = revertDataOf(error);
   return data === undefined ? error.shortMessage : `reverted with ${describeRevert(data)}`;
 }
 
 function describeExecutionFailure(error: BaseError): string {
-  const data = revertData(error);
+  const data = revertDataOf(error);
   if (data !== undefined && data !== '0x') return describeRevert(data);
   const node = error.walk(isExecutionFailure);
   return node instanceof BaseError ? node.shortMessage : error.shortMessage;
@@ -322,17 +322,6 @@ function describeExecutionFailure(error: BaseError): string {
 /** Node errors caused by the transaction itself: a revert, or a value the sender cannot pay. */
 const isExecutionFailure = (error: unknown): boolean =>
   error instanceof ExecutionRevertedError || error instanceof InsufficientFundsError;
-
-/** The revert data a node returned, anywhere in viem's error chain. */
-function revertData(error: BaseError): Hex | undefined {
-  let found: Hex | undefined;
-  error.walk((e) => {
-    const { raw, data } = e as { raw?: unknown; data?: unknown };
-    found = isHex(raw) ? raw : isHex(data) ? data : undefined;
-    return found !== undefined;
-  });
-  return found;
-}
 
 /** Every custom error of our contracts: inner reverts bubble up through the multicallers unchanged. */
 type AbiError = Extract<Abi[number], { type: 'error' }>;

@@ -1,4 +1,4 @@
-import { decodeErrorResult, sliceHex, type Abi, type Hex } from 'viem';
+import { BaseError, decodeErrorResult, isHex, sliceHex, type Abi, type Hex } from 'viem';
 import { batchExecutorAbi, knownErrorsAbi } from '../abi.js';
 
 /** A decoded revert, in the reference's `details.revert` shape (api-facts §6.2). */
@@ -59,4 +59,16 @@ export function decodeRevert(data: Hex | undefined): DecodedRevert {
       rawArgsHex: data.length > 10 ? `0x${data.slice(10)}` : '0x',
     };
   }
+}
+
+/** The revert data a node returned, anywhere in viem's error chain (`raw` or `data`); undefined when none. */
+export function revertDataOf(error: unknown): Hex | undefined {
+  if (!(error instanceof BaseError)) return undefined;
+  let found: Hex | undefined;
+  error.walk((e) => {
+    const { raw, data } = e as { raw?: unknown; data?: unknown };
+    found = isHex(raw) ? raw : isHex(data) ? data : undefined;
+    return found !== undefined;
+  });
+  return found;
 }

@@ -1,4 +1,4 @@
-import { BaseError, decodeFunctionData, getAddress, isAddress, isHex, zeroAddress, type Address, type Hex } from 'viem';
+import { decodeFunctionData, getAddress, isAddress, isHex, zeroAddress, type Address, type Hex } from 'viem';
 import { recoverAuthorizationAddress } from 'viem/utils';
 import { drawSponsorship, getApiKey } from '../../store/apiKeys.repository.js';
 import { insertGaslessSubmission, getGaslessSubmission } from '../../store/gaslessSubmissions.repository.js';
@@ -15,7 +15,7 @@ import { convert, toUsdMicros } from '../market.js';
 import type { Caller } from '../quote/types.js';
 import { parseRequestId } from '../requests/requestId.js';
 import type { SignedAuthorizationInput } from '../solver/ports.js';
-import { decodeRevert } from './decodeRevert.js';
+import { decodeRevert, revertDataOf } from './decodeRevert.js';
 import { defaultGaslessSettings } from './settings.js';
 import { withGasMargin } from '../gasMargin.js';
 import { moveOf } from '../requests/statusMachine.js';
@@ -410,17 +410,6 @@ async function simulate(
       body: { error: revert.label, requestId: tx.requestId, details: { revert } },
     });
   }
-}
-
-function revertDataOf(error: unknown): Hex | undefined {
-  if (!(error instanceof BaseError)) return undefined;
-  let found: Hex | undefined;
-  error.walk((e) => {
-    const { raw, data } = e as { raw?: unknown; data?: unknown };
-    found = isHex(raw) ? raw : isHex(data) ? data : undefined;
-    return found !== undefined;
-  });
-  return found;
 }
 
 /** The actual fees of a gasless request: the quoted ones with the origin gas added to execution (unless sponsored). */
