@@ -3,15 +3,11 @@
  * a stack trace. `npm start` (the real entry point, as a child process) now checks both first and names the
  * variable to change, without starting a chain.
  */
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main, tsx, useChildProcesses } from '../helpers/childProcess.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
-const main = path.join(root, 'src/server/main.ts');
+const spawnWatched = useChildProcesses();
 
 let busy: Server;
 let busyPort: number;
@@ -26,16 +22,8 @@ afterAll(async () => {
 });
 
 async function start(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [tsx, main], {
-    cwd: root,
-    env: { ...process.env, GATEWAY_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return { code, output };
+  const run = spawnWatched(process.execPath, [tsx, main], { env: { GATEWAY_LOG_LEVEL: 'warn', ...env } });
+  return { code: await run.exited, output: run.output() };
 }
 
 describe('npm start with a busy port', () => {

@@ -6,42 +6,18 @@
  * The hanging stop is a script around the real `installShutdown` (a real gateway cannot be made to hang its stop
  * on demand); `npm start` is the real package script in this checkout.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { root, tsx, useChildProcesses } from '../helpers/childProcess.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
-const children: ChildProcess[] = [];
+const run = useChildProcesses();
 const dirs: string[] = [];
 
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
-
-function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
-  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const waitFor = async (pattern: RegExp, ms: number) => {
-    const deadline = Date.now() + ms;
-    while (Date.now() < deadline) {
-      const match = output.match(pattern);
-      if (match) return match;
-      if (child.exitCode !== null) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`did not see ${pattern} in:\n${output}`);
-  };
-  return { child, exited, waitFor, output: () => output };
-}
 
 const isAlive = (pid: number) => {
   try {
@@ -81,11 +57,8 @@ async function scratch(prefix: string): Promise<string> {
 describe('npm start and signals', () => {
   it('kill <pid of npm> stops the gateway and every chain', async () => {
     // The real `npm start` in this checkout (its .devnet/devnet.json is rewritten, as by any `npm start`).
-    const npm = run('npm', ['start'], root, {
-      PORT: '0',
-      DEVNET_BASE_PORT: '0',
-      DEVNET_BLOCK_TIME: '1',
-      GATEWAY_LOG_LEVEL: 'warn',
+    const npm = run('npm', ['start'], {
+      env: { PORT: '0', DEVNET_BASE_PORT: '0', DEVNET_BLOCK_TIME: '1', GATEWAY_LOG_LEVEL: 'warn' },
     });
     const [, url] = await npm.waitFor(/Gateway ready at (http:\/\/\S+)/, 240_000);
     const rpcUrls = [...npm.output().matchAll(/deploying contracts on \d+ \((http:\/\/[^)]+)\)/g)].map(
@@ -133,7 +106,7 @@ setInterval(() => undefined, 1000);
 
   it('a second SIGINT exits at once while the first stop hangs', async () => {
     const script = await hangingStopScript();
-    const child = run(process.execPath, [tsx, script], root, { LIMIT_MS: '600000' });
+    const child = run(process.execPath, [tsx, script], { env: { LIMIT_MS: '600000' } });
     // Signals go to the script's own process (tsx runs it in a child and exits with its status).
     const pid = Number((await child.waitFor(/ready (\d+)/, 60_000))[1]);
     process.kill(pid, 'SIGINT');
@@ -145,7 +118,7 @@ setInterval(() => undefined, 1000);
 
   it('one signal exits with status 1 when the stop outlasts the time limit', async () => {
     const script = await hangingStopScript();
-    const child = run(process.execPath, [tsx, script], root, { LIMIT_MS: '500' });
+    const child = run(process.execPath, [tsx, script], { env: { LIMIT_MS: '500' } });
     const pid = Number((await child.waitFor(/ready (\d+)/, 60_000))[1]);
     process.kill(pid, 'SIGTERM');
     expect(await child.exited).toBe(1);
@@ -154,7 +127,7 @@ setInterval(() => undefined, 1000);
 
   it('stops when the process that started it dies without passing a signal on', async () => {
     const script = await hangingStopScript();
-    const child = run(process.execPath, [tsx, script], root, { LIMIT_MS: '600000', STOP: 'fast' });
+    const child = run(process.execPath, [tsx, script], { env: { LIMIT_MS: '600000', STOP: 'fast' } });
     await child.waitFor(/ready \d+/, 60_000);
     const pid = Number(child.output().match(/ready (\d+)/)![1]);
     // tsx runs the script in a child of its own; SIGKILL on tsx relays nothing, leaving the script orphaned.

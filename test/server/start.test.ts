@@ -3,47 +3,21 @@
  * is written, the gateway serves it, and SIGTERM stops the gateway and every anvil child. An invalid config
  * file is reported all at once with a non-zero exit.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { main, tsx, useChildProcesses } from '../helpers/childProcess.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
-const main = path.join(root, 'src/server/main.ts');
-const children: ChildProcess[] = [];
+const spawnWatched = useChildProcesses();
 const dirs: string[] = [];
 
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
-function start(cwd: string, env: Record<string, string>, args: string[] = []) {
-  const child = spawn(process.execPath, [tsx, main, ...args], {
-    cwd,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const waitFor = async (pattern: RegExp, ms: number) => {
-    const deadline = Date.now() + ms;
-    while (Date.now() < deadline) {
-      const match = output.match(pattern);
-      if (match) return match;
-      if (child.exitCode !== null) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`did not see ${pattern} in:\n${output}`);
-  };
-  return { child, exited, waitFor, output: () => output };
-}
+const start = (cwd: string, env: Record<string, string>, args: string[] = []) =>
+  spawnWatched(process.execPath, [tsx, main, ...args], { cwd, env });
 
 const answers = async (rpcUrl: string) =>
   fetch(rpcUrl, {
