@@ -247,3 +247,25 @@ export function toDepositRecord(row: Selectable<DepositsTable>): DepositRecord {
     updatedAt: toNumber(row.updated_at),
   };
 }
+
+/** The deposits of several requests (a listing's page), oldest first, by request id (lower-case hex). */
+export async function listDepositsForRequests(
+  db: Kysely<Tables>,
+  requestIds: readonly string[],
+): Promise<Map<string, DepositRecord[]>> {
+  const byRequest = new Map<string, DepositRecord[]>();
+  if (requestIds.length === 0) return byRequest;
+  const rows = await db
+    .selectFrom('deposits')
+    .selectAll()
+    .where('request_id', 'in', requestIds.map(normalizeHex))
+    .orderBy('id', 'asc')
+    .execute();
+  for (const row of rows) {
+    const deposit = toDepositRecord(row);
+    const list = byRequest.get(deposit.requestId);
+    if (list === undefined) byRequest.set(deposit.requestId, [deposit]);
+    else list.push(deposit);
+  }
+  return byRequest;
+}

@@ -94,17 +94,6 @@ export async function getOutgoingTx(db: Kysely<Tables>, id: number): Promise<Out
   return row === undefined ? undefined : toOutgoingTxRecord(row);
 }
 
-/** The transaction that was broadcast under `hash` (any of its hashes), if this gateway sent it. */
-export async function findOutgoingTxByHash(db: Kysely<Tables>, hash: string): Promise<OutgoingTxRecord | undefined> {
-  const row = await db
-    .selectFrom('outgoing_txs')
-    .selectAll()
-    .where(sql<boolean>`hashes @> ${JSON.stringify([normalizeHex(hash)])}::jsonb`)
-    .orderBy('id')
-    .executeTakeFirst();
-  return row === undefined ? undefined : toOutgoingTxRecord(row);
-}
-
 /** The live (not replaced) transaction of this kind for a request: what recovery looks at after a restart. */
 export async function getLiveOutgoingTx(
   db: Kysely<Tables>,
@@ -296,4 +285,45 @@ export async function releaseOutgoingTxNonce(
     .returningAll()
     .executeTakeFirst();
   return row === undefined ? null : toOutgoingTxRecord(row);
+}
+
+/**
+ * The live (not replaced) transactions of these kinds for several requests (a listing's page): at most one per
+ * request and kind.
+ */
+export async function listLiveOutgoingTxs(
+  db: Kysely<Tables>,
+  requestIds: readonly string[],
+  kinds: readonly OutgoingTxKind[],
+): Promise<OutgoingTxRecord[]> {
+  if (requestIds.length === 0 || kinds.length === 0) return [];
+  const rows = await db
+    .selectFrom('outgoing_txs')
+    .selectAll()
+    .where('request_id', 'in', requestIds.map(normalizeHex))
+    .where('kind', 'in', kinds)
+    .where('status', '<>', 'replaced')
+    .execute();
+  return rows.map(toOutgoingTxRecord);
+}
+
+/** For each of these hashes that an outgoing transaction broadcast, the first such transaction (by id). */
+export async function findOutgoingTxsByHashes(
+  db: Kysely<Tables>,
+  hashes: readonly string[],
+): Promise<Map<string, OutgoingTxRecord>> {
+  const byHash = new Map<string, OutgoingTxRecord>();
+  if (hashes.length === 0) return byHash;
+  const wanted = [...new Set(hashes.map(normalizeHex))];
+  const rows = await db
+    .selectFrom('outgoing_txs')
+    .selectAll()
+    .where(sql<boolean>`hashes ?| ${sql.val(wanted)}::text[]`)
+    .orderBy('id')
+    .execute();
+  for (const row of rows) {
+    const tx = toOutgoingTxRecord(row);
+    for (const hash of tx.hashes) if (wanted.includes(hash) && !byHash.has(hash)) byHash.set(hash, tx);
+  }
+  return byHash;
 }

@@ -101,3 +101,25 @@ function toRequestEvent(row: Selectable<RequestEventsTable>): RequestEvent {
     createdAt: toNumber(row.created_at),
   };
 }
+
+/** The events of several requests (a listing's page), oldest first, by request id (lower-case hex). */
+export async function listEventsForRequests(
+  db: Kysely<Tables>,
+  requestIds: readonly string[],
+): Promise<Map<string, RequestEvent[]>> {
+  const byRequest = new Map<string, RequestEvent[]>();
+  if (requestIds.length === 0) return byRequest;
+  const rows = await db
+    .selectFrom('request_events')
+    .selectAll()
+    .where('request_id', 'in', requestIds.map(normalizeHex))
+    .orderBy('id', 'asc')
+    .execute();
+  for (const row of rows) {
+    const event = toRequestEvent(row);
+    const list = byRequest.get(event.requestId);
+    if (list === undefined) byRequest.set(event.requestId, [event]);
+    else list.push(event);
+  }
+  return byRequest;
+}

@@ -81,7 +81,16 @@ describe.each(testDatabaseKinds)('migrations (%s)', (kind) => {
         'requests_refund_to_idx',
         'requests_in_tx_hashes_idx',
         'requests_tx_hashes_idx',
+        // The retention job's never-paid requests: partial, a request leaves it once paid (2026_11_26_0100).
+        'requests_waiting_expires_idx',
       ]),
     );
+  });
+
+  it('indexes the outgoing transactions by hash (a history page looks several up at once)', async () => {
+    const { rows } = await sql<{ name: string }>`
+      select indexname as name from pg_indexes
+      where schemaname = current_schema() and tablename = 'outgoing_txs' order by indexname`.execute(database.db);
+    expect(rows.map((r) => r.name)).toContain('outgoing_txs_hashes_idx');
   });
 });

@@ -19,8 +19,10 @@ import {
 import { isUniqueViolation } from '../../src/store/errors.js';
 import {
   getLiveOutgoingTx,
+  findOutgoingTxsByHashes,
   getOutgoingTx,
   insertOutgoingTx,
+  listLiveOutgoingTxs,
   outgoingTxRequestKindKey,
   outgoingTxSignerNonceKey,
   updateOutgoingTx,
@@ -242,6 +244,36 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
       const otherSigner = '0x5015e00000000000000000000000000000000006';
       await insertOutgoingTx(db, fill({ requestId: hex32(9), signer: otherSigner, nonce: 5n }));
       await insertOutgoingTx(db, fill({ requestId: hex32(10), chainId: 1, nonce: 5n }));
+    });
+
+    it('reads a page of requests at once: live fills and refunds, and the first transaction of each hash', async () => {
+      const { db } = database();
+      const broadcast = async (params: InsertOutgoingTxParameters, hashes: string[]) => {
+        const tx = await insertOutgoingTx(db, params);
+        for (const hash of hashes) await updateOutgoingTx(db, tx.id, { status: 'broadcast', hash, now: 150 });
+        return (await getOutgoingTx(db, tx.id))!;
+      };
+      const replaced = await broadcast(fill({ requestId: hex32(21) }), [hex32(101)]);
+      await updateOutgoingTx(db, replaced.id, { status: 'replaced', now: 200 });
+      const live = await broadcast(fill({ requestId: hex32(21), now: 300 }), [hex32(101), hex32(102)]);
+      const refund = await broadcast(fill({ requestId: hex32(22), kind: 'refund', chainId: 31337 }), [hex32(0xab)]);
+      await broadcast(fill({ requestId: hex32(23) }), [hex32(104)]);
+
+      const page = await listLiveOutgoingTxs(db, [hex32(21), hex32(22), hex32(24)], ['fill', 'refund']);
+      expect(page.map((tx) => tx.id).sort()).toEqual([live.id, refund.id].sort());
+      expect(await listLiveOutgoingTxs(db, [hex32(21)], ['refund'])).toEqual([]);
+      expect(await listLiveOutgoingTxs(db, [], ['fill'])).toEqual([]);
+
+      // A hash both the replaced and the live fill broadcast belongs to the first; upper case is found too.
+      const byHash = await findOutgoingTxsByHashes(db, [
+        hex32(101),
+        hex32(0xab).toUpperCase().replace('0X', '0x'),
+        hex32(199),
+      ]);
+      expect([...byHash.keys()].sort()).toEqual([hex32(101), hex32(0xab)]);
+      expect(byHash.get(hex32(101))!.id).toBe(replaced.id);
+      expect(byHash.get(hex32(0xab))!.id).toBe(refund.id);
+      expect(await findOutgoingTxsByHashes(db, [])).toEqual(new Map());
     });
   });
 

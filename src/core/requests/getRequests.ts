@@ -129,20 +129,21 @@ async function prepare(
   return { query, scope };
 }
 
-/** Presents each request of a page (its transactions are read per request that has hashes). */
+/** Presents each request of a page (its transactions read for the whole page at once). */
 async function presentAll(ctx: CoreContext, records: RequestRecord[], scope: KeyScope): Promise<RequestView[]> {
-  const addresses = await depositAddressesOfRequests(
-    ctx.db,
-    records.filter((record) => record.depositAddress !== null).map((record) => record.id),
-  );
-  return Promise.all(
-    records.map(async (record) =>
-      presentRequest(ctx, record, {
-        transactions: await loadRequestTransactions(ctx, record),
-        scope,
-        depositAddress: addresses.get(record.id),
-      }),
+  const [addresses, transactions] = await Promise.all([
+    depositAddressesOfRequests(
+      ctx.db,
+      records.filter((record) => record.depositAddress !== null).map((record) => record.id),
     ),
+    loadRequestTransactions(ctx, records),
+  ]);
+  return records.map((record) =>
+    presentRequest(ctx, record, {
+      transactions: transactions.get(record.id)!,
+      scope,
+      depositAddress: addresses.get(record.id),
+    }),
   );
 }
 

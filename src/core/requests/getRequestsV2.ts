@@ -92,27 +92,28 @@ export async function getRequestsV2(
     },
     { continuation: params.continuation },
   );
-  const addresses = await depositAddressesOfRequests(
-    ctx.db,
-    page.records.filter((record) => record.depositAddress !== null).map((record) => record.id),
-  );
-  const requests = await Promise.all(
-    page.records.map(async (record) => {
-      const view = presentRequestV2(ctx, record, {
-        transactions: await loadRequestTransactions(ctx, record),
-        scope,
-        depositAddress: addresses.get(record.id),
-      });
-      if (params.includeOrderData !== true) return view;
-      // The order as stored with the quote: already its JSON wire form (amounts as decimal strings).
-      const order = record.quote.order;
-      const orderData =
-        typeof order === 'object' && order !== null && !Array.isArray(order) ? order.orderData : undefined;
-      return {
-        ...view,
-        orderData: typeof orderData === 'object' && orderData !== null && !Array.isArray(orderData) ? orderData : null,
-      };
-    }),
-  );
+  const [addresses, transactions] = await Promise.all([
+    depositAddressesOfRequests(
+      ctx.db,
+      page.records.filter((record) => record.depositAddress !== null).map((record) => record.id),
+    ),
+    loadRequestTransactions(ctx, page.records),
+  ]);
+  const requests = page.records.map((record) => {
+    const view = presentRequestV2(ctx, record, {
+      transactions: transactions.get(record.id)!,
+      scope,
+      depositAddress: addresses.get(record.id),
+    });
+    if (params.includeOrderData !== true) return view;
+    // The order as stored with the quote: already its JSON wire form (amounts as decimal strings).
+    const order = record.quote.order;
+    const orderData =
+      typeof order === 'object' && order !== null && !Array.isArray(order) ? order.orderData : undefined;
+    return {
+      ...view,
+      orderData: typeof orderData === 'object' && orderData !== null && !Array.isArray(orderData) ? orderData : null,
+    };
+  });
   return { requests, continuation: page.continuation, deprecation: requestsV2Deprecation };
 }

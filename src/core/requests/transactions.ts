@@ -1,6 +1,10 @@
-import { listDepositsForRequest } from '../../store/deposits.repository.js';
-import { findOutgoingTxByHash, getLiveOutgoingTx, type OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
-import { listEventsForRequest } from '../../store/requestEvents.repository.js';
+import { listDepositsForRequests, type DepositRecord } from '../../store/deposits.repository.js';
+import {
+  findOutgoingTxsByHashes,
+  listLiveOutgoingTxs,
+  type OutgoingTxRecord,
+} from '../../store/outgoingTxs.repository.js';
+import { listEventsForRequests, type RequestEvent } from '../../store/requestEvents.repository.js';
 import type { RequestRecord } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
 import type { RequestTransaction } from './types.js';
@@ -13,8 +17,8 @@ export interface RequestTransactions {
 }
 
 /**
- * The transactions of a request, built from its recorded hashes (`inTxHashes`, `txHashes`) and what the solver
- * stored beside them:
+ * The transactions of each request of a page (by request id), built from its recorded hashes (`inTxHashes`,
+ * `txHashes`) and what the solver stored beside them:
  *
  * - chain: deposits are on the origin chain; an out hash is on the chain of the outgoing transaction (fill or
  *   refund) that broadcast it, the destination chain when the gateway has no such record;
@@ -26,19 +30,64 @@ export interface RequestTransactions {
  * - block: the deposit's block when recorded; timestamp: when the gateway first recorded the hash (the first
  *   status event that carried it; the request's last update when no event did).
  *
- * Costs nothing for a request without hashes (most quotes are never deposited).
+ * One query per table for the whole page (at most four), none for a page without hashes (most quotes are never
+ * deposited).
  */
-export async function loadRequestTransactions(ctx: CoreContext, record: RequestRecord): Promise<RequestTransactions> {
-  if (record.inTxHashes.length === 0 && record.txHashes.length === 0) return { inTxs: [], outTxs: [] };
-  const [events, deposits, fill, refund] = await Promise.all([
-    listEventsForRequest(ctx.db, record.id),
-    record.inTxHashes.length === 0 ? Promise.resolve([]) : listDepositsForRequest(ctx.db, record.id),
-    record.txHashes.length === 0 ? Promise.resolve(undefined) : getLiveOutgoingTx(ctx.db, record.id, 'fill'),
-    record.txHashes.length === 0 ? Promise.resolve(undefined) : getLiveOutgoingTx(ctx.db, record.id, 'refund'),
+export async function loadRequestTransactions(
+  ctx: CoreContext,
+  records: readonly RequestRecord[],
+): Promise<Map<string, RequestTransactions>> {
+  const result = new Map<string, RequestTransactions>(records.map((record) => [record.id, { inTxs: [], outTxs: [] }]));
+  const paid = records.filter((record) => record.inTxHashes.length > 0 || record.txHashes.length > 0);
+  if (paid.length === 0) return result;
+  const idsWith = (hashes: (record: RequestRecord) => string[]) =>
+    paid.filter((record) => hashes(record).length > 0).map((record) => record.id);
+  const filled = idsWith((record) => record.txHashes);
+  const [events, deposits, outgoing] = await Promise.all([
+    listEventsForRequests(
+      ctx.db,
+      paid.map((record) => record.id),
+    ),
+    listDepositsForRequests(
+      ctx.db,
+      idsWith((record) => record.inTxHashes),
+    ),
+    listLiveOutgoingTxs(ctx.db, filled, ['fill', 'refund']),
   ]);
+  const ownOutgoing = (record: RequestRecord) => outgoing.filter((tx) => tx.requestId === record.id);
+  // Out hashes that are not the request's fill or refund: refunds of excess legs (keyed by their deposit).
+  const others = await findOutgoingTxsByHashes(
+    ctx.db,
+    paid.flatMap((record) => {
+      const own = ownOutgoing(record);
+      return record.txHashes.filter((hash) => !own.some((tx) => tx.hashes.includes(hash)));
+    }),
+  );
+  for (const record of paid) {
+    result.set(
+      record.id,
+      transactionsOf(record, {
+        events: events.get(record.id) ?? [],
+        deposits: deposits.get(record.id) ?? [],
+        outgoing: ownOutgoing(record),
+        others,
+      }),
+    );
+  }
+  return result;
+}
 
+function transactionsOf(
+  record: RequestRecord,
+  stored: {
+    events: RequestEvent[];
+    deposits: DepositRecord[];
+    outgoing: OutgoingTxRecord[];
+    others: ReadonlyMap<string, OutgoingTxRecord>;
+  },
+): RequestTransactions {
   const firstSeen = new Map<string, number>();
-  for (const event of events) {
+  for (const event of stored.events) {
     for (const hash of [...event.payload.inTxHashes, ...event.payload.txHashes]) {
       if (!firstSeen.has(hash)) firstSeen.set(hash, event.createdAt);
     }
@@ -46,7 +95,7 @@ export async function loadRequestTransactions(ctx: CoreContext, record: RequestR
   const timestampOf = (hash: string): number => Math.floor((firstSeen.get(hash) ?? record.updatedAt) / 1000);
 
   const inTxs = record.inTxHashes.map((hash): RequestTransaction => {
-    const deposit = deposits.find(
+    const deposit = stored.deposits.find(
       (candidate) => candidate.txHash === hash && candidate.chainId === record.originChainId,
     );
     return {
@@ -58,12 +107,10 @@ export async function loadRequestTransactions(ctx: CoreContext, record: RequestR
     };
   });
 
-  const outgoing = [fill, refund].filter((tx): tx is OutgoingTxRecord => tx !== undefined);
   const outTxs: RequestTransaction[] = [];
   for (const hash of record.txHashes) {
-    // Not the request's fill or refund: the refund of an excess leg (keyed by its deposit), on the origin chain.
     const tx =
-      outgoing.find((candidate) => candidate.hashes.includes(hash)) ?? (await findOutgoingTxByHash(ctx.db, hash));
+      stored.outgoing.find((candidate) => candidate.hashes.includes(hash)) ?? stored.others.get(hash.toLowerCase());
     const status = tx === undefined ? statusWithoutRecord(record) : statusOfOutgoing(tx);
     if (status === null) continue;
     outTxs.push({
