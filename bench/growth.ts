@@ -10,14 +10,14 @@
  *                           [--concurrency 1,16] [--list-concurrency 1] [--explain]
  *
  * The filled database is prepared before its gateway starts (the gateway owns PGlite once it runs): a fresh data
- * directory (PGlite) or schema (PostgreSQL, when `DATABASE_URL` is set), migrated, then filled by
- * `insert … select … from generate_series` in batches, each row a copy of a real quote's row taken from the empty
- * run with a new id, order id and hashes, a terminal status (success, 1 in 20 refund, 1 in 20 failure: the solver
+ * directory (PGlite) or schema (PostgreSQL, when `DATABASE_URL` is set), migrated, then filled by `insert … select …
+ * from generate_series` in batches, each row a copy of a real quote's row taken from the empty run with a new id,
+ * order id and hashes, a terminal status (success, 1 in 20 refund, 1 in 20 failure whose refund failed too: the solver
  * never picks them up), one of `--users` users (1 row in 1,000 is the benchmark's own user, the one the listing asks
- * for) and a `created_at` spread over the last 90 days. Only `requests` is filled: the history's other tables
- * (events, deposits, outgoing transactions) stay empty. `VACUUM ANALYZE` runs after the fill, as PostgreSQL's
- * autovacuum would (and so that it does not run during the measurements); PGlite has no autovacuum. Both gateways run on a fresh devnet. Everything the run made is removed at the
- * end (directories, schemas).
+ * for) and a `created_at` spread over the last 90 days. Only `requests` is filled: the history's other tables (events,
+ * deposits, outgoing transactions) stay empty. `VACUUM ANALYZE` runs after the fill, as PostgreSQL's autovacuum would
+ * (and so that it does not run during the measurements); PGlite has no autovacuum. Both gateways run on a fresh
+ * devnet. Everything the run made is removed at the end (directories, schemas).
  *
  * `--explain` prints the plan of each listing's query against the filled table (EXPLAIN ANALYZE, as the gateway
  * sends it: the statement logged by the filled run is not available, so the plans are of equivalent SQL).
@@ -265,6 +265,10 @@ async function fillStore(store: Store, template: string, options: GrowthOptions)
       id: hex64('id'),
       order_id: hex64('order'),
       status: `case s.g % 20 when 0 then 'refund' when 1 then 'failure' else 'success' end`,
+      // A failure is final only when its refund failed too; otherwise the solver's recovery would try to refund it
+      // at the next start (and find no deposit recorded).
+      fail_reason: `case s.g % 20 when 0 then 'ORDER_EXPIRED' when 1 then 'TRANSACTION_REVERTED' else null end`,
+      refund_fail_reason: `case s.g % 20 when 1 then 'TRANSACTION_REVERTED' else null end`,
       user_address: address,
       sender: address,
       recipient: address,
