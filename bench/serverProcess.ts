@@ -73,6 +73,15 @@ export interface StartBenchServerOptions {
   name?: string;
 }
 
+/**
+ * Node flags for the server process only, from `BENCH_SERVER_NODE_FLAGS` (space-separated), e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the gateway under a benchmark's load: node refuses `--cpu-prof`
+ * in `NODE_OPTIONS`, and there it would profile the load generator too.
+ */
+function profilingFlags(): string[] {
+  return (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
+}
+
 /** Starts `bench/server.ts` in a child node process and waits for its ready line. */
 export async function startBenchServer(options: StartBenchServerOptions = {}): Promise<BenchServer> {
   const script = fileURLToPath(new URL('./server.ts', import.meta.url));
@@ -80,7 +89,7 @@ export async function startBenchServer(options: StartBenchServerOptions = {}): P
   // Node itself (not the tsx CLI, which adds a wrapper process) so the child's pid is the gateway's.
   const child = spawn(
     process.execPath,
-    [...(options.nodeFlags ?? []), '--import', import.meta.resolve('tsx'), script],
+    [...(options.nodeFlags ?? []), ...profilingFlags(), '--import', import.meta.resolve('tsx'), script],
     {
       stdio: ['pipe', 'pipe', 'inherit'],
       env: { ...process.env, ...runSchema.env, ...options.env },
