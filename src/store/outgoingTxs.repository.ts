@@ -9,7 +9,8 @@ import {
 } from '../core/ledger/movements.js';
 import { finishClaim } from './appFeeClaims.repository.js';
 import { insertLedgerMovements } from './ledger.repository.js';
-import { getRequest, type RequestRecord } from './requests.repository.js';
+import type { RequestRecord } from './requestRecord.js';
+import { getRequest } from './requests.repository.js';
 import { appendUnique } from './fragments.js';
 import { normalizeHex, toBigInt, toJson, toNumber } from './mappers.js';
 import type { JsonObject, OutgoingTxsTable, Tables } from './tables.js';

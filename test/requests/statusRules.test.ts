@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { detailsObject, failReasonOf, statusesOfV2, statusV1, statusV2 } from '../../src/core/requests/statusRules.js';
 import { parseStoredFees } from '../../src/core/requests/storedFees.js';
-import { requestStatuses, type RequestStatus } from '../../src/store/requests.repository.js';
+import { requestStatuses, type RequestStatus } from '../../src/store/requestStatus.js';
 
 describe('failReasonOf', () => {
   const failed: RequestStatus[] = ['failure', 'fallback', 'refund'];

@@ -1,7 +1,7 @@
 import { decodeFunctionData, zeroAddress, type Hex } from 'viem';
 import type { DepositRecord } from '../../store/deposits.repository.js';
 import type { OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
-import type { RequestRecord } from '../../store/requests.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
 import { depositoryAbi } from '../abi.js';
 import { parseStoredFees } from '../requests/storedFees.js';
 

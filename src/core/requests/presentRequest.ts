@@ -1,6 +1,6 @@
 import type { RequestDepositAddress as StoredDepositAddress } from '../../store/depositAddresses.repository.js';
 import { formatUnits, getAddress, isAddress, zeroAddress, type Address } from 'viem';
-import type { RequestRecord } from '../../store/requests.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
 import { formatUsdMicros } from '../usd.js';
 import { chainCurrencies } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';

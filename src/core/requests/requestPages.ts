@@ -1,13 +1,13 @@
+import type { RequestRecord } from '../../store/requestRecord.js';
 import {
   countRequests as countStoredRequests,
   listRequests,
   maxListRequestsLimit,
   type ListRequestsFilters,
   type ListRequestsOptions,
-  type RequestRecord,
   type RequestSortBy,
   type SortDirection,
-} from '../../store/requests.repository.js';
+} from '../../store/listRequests.repository.js';
 import { InvalidContinuationError } from '../../store/errors.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';

@@ -1,7 +1,7 @@
 import { listDepositsForRequest } from '../../store/deposits.repository.js';
 import { findOutgoingTxByHash, getLiveOutgoingTx, type OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
 import { listEventsForRequest } from '../../store/requestEvents.repository.js';
-import type { RequestRecord } from '../../store/requests.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
 import type { CoreContext } from '../context.js';
 import type { RequestTransaction } from './types.js';
 
