@@ -6,7 +6,7 @@ import {
   settledRequestIds,
   settlementPaid,
   type LedgerMovement,
-} from '../core/ledger/movements.js';
+} from './ledgerMovements.js';
 import { finishClaim } from './appFeeClaims.repository.js';
 import { insertLedgerMovements } from './ledger.repository.js';
 import type { RequestRecord } from './requestRecord.js';

@@ -4,7 +4,7 @@
  * subscriptions read; a key's webhook delivery and a fill's ledger movements are written beside it.
  */
 import type { Kysely } from 'kysely';
-import { requestFilled } from '../core/ledger/movements.js';
+import { requestFilled } from './ledgerMovements.js';
 import { depositAddressesOfRequests } from './depositAddresses.repository.js';
 import { insertLedgerMovements } from './ledger.repository.js';
 import { insertRequestEvent } from './requestEvents.repository.js';
