@@ -182,20 +182,14 @@ interface Continuation {
   i: string;
 }
 
-const encodeContinuation = (c: Continuation): string => Buffer.from(JSON.stringify(c)).toString('base64url');
+const encodeContinuation = (c: Continuation): string => encodeCursor(c);
 
 function decodeContinuation(
   value: string,
   sortBy: RequestSortBy,
   direction: SortDirection,
 ): { key: number; id: string } {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-  } catch {
-    parsed = undefined;
-  }
-  const c = parsed as Partial<Continuation> | undefined;
+  const c = decodeCursor(value) as Partial<Continuation> | undefined;
   if (
     typeof c !== 'object' ||
     c === null ||
@@ -209,4 +203,16 @@ function decodeContinuation(
     throw new InvalidContinuationError('The continuation was made for another sortBy or sortDirection');
   }
   return { key: c.k, id: c.i };
+}
+
+/** A cursor as clients get it: JSON in base64url, opaque to them (the listing's `continuation`, GraphQL's edges). */
+export const encodeCursor = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/** What `encodeCursor` encoded, or undefined when `value` is not base64url JSON; the caller checks its shape. */
+export function decodeCursor(value: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
 }
