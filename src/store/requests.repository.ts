@@ -1,3 +1,8 @@
+/**
+ * The request records: a quote's insert (one row, or the group commit's batch), the reads by id and a key's
+ * volume, the status writes (each with its outbox, `requestOutbox.ts`) and the retention job's deletes. The record
+ * itself is `requestRecord.ts`; the history's lists are `listRequests.repository.ts`.
+ */
 import { CompiledQuery, sql, type Insertable, type Kysely } from 'kysely';
 import { appendUnique } from './fragments.js';
 import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toUint256 } from './mappers.js';
