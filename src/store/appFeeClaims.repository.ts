@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { accounts, claimPaid } from '../core/ledger/movements.js';
+import { accounts, claimPaid } from './ledgerMovements.js';
 import { accountOwed, insertLedgerMovements } from './ledger.repository.js';
 import { normalizeHex, toBigInt, toNumber } from './mappers.js';
 import type { AppFeeClaimsTable, Tables } from './tables.js';

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { depositReceived } from '../core/ledger/movements.js';
+import { depositReceived } from './ledgerMovements.js';
 import { insertLedgerMovements } from './ledger.repository.js';
 import { getRequest } from './requests.repository.js';
 import { normalizeHex, toBigInt, toNumber, toUint256 } from './mappers.js';

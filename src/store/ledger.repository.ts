@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
-import type { LedgerMovement } from '../core/ledger/movements.js';
+import type { LedgerMovement } from './ledgerMovements.js';
 import { normalizeHex, toBigInt, toNumber } from './mappers.js';
 import type { Tables } from './tables.js';
 
 /**
- * The ledger's storage: append-only rows, two per movement (see `src/core/ledger/movements.ts`). Writers run in
+ * The ledger's storage: append-only rows, two per movement (see `ledgerMovements.ts`). Writers run in
  * the transaction of the status change that causes the movement: `updateRequestStatus` (a fill),
  * `updateDepositStatusAtBlock` (a deposit confirmed), `updateOutgoingTx` (a transaction mined: its gas, a
  * refund), so the change and its entries commit together or not at all.

@@ -6,10 +6,11 @@ import {
   settledRequestIds,
   settlementPaid,
   type LedgerMovement,
-} from '../core/ledger/movements.js';
+} from './ledgerMovements.js';
 import { finishClaim } from './appFeeClaims.repository.js';
 import { insertLedgerMovements } from './ledger.repository.js';
-import { getRequest, type RequestRecord } from './requests.repository.js';
+import type { RequestRecord } from './requestRecord.js';
+import { getRequest } from './requests.repository.js';
 import { appendUnique } from './fragments.js';
 import { normalizeHex, toBigInt, toJson, toNumber } from './mappers.js';
 import type { JsonObject, OutgoingTxsTable, Tables } from './tables.js';

@@ -1,8 +1,8 @@
 /** The pure rules behind the status and history operations, table-driven. */
 import { describe, expect, it } from 'vitest';
 import { detailsObject, failReasonOf, statusesOfV2, statusV1, statusV2 } from '../../src/core/requests/statusRules.js';
-import { parseStoredFees } from '../../src/core/requests/storedFees.js';
-import { requestStatuses, type RequestStatus } from '../../src/store/requests.repository.js';
+import { parseStoredFees } from '../../src/store/storedFees.js';
+import { requestStatuses, type RequestStatus } from '../../src/store/requestStatus.js';
 
 describe('failReasonOf', () => {
   const failed: RequestStatus[] = ['failure', 'fallback', 'refund'];

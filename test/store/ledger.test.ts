@@ -6,7 +6,7 @@
 import { encodeFunctionData, zeroAddress, type Address, type Hex } from 'viem';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { depositoryAbi } from '../../src/core/abi.js';
-import { openingBalance, requestFilled } from '../../src/core/ledger/movements.js';
+import { openingBalance, requestFilled } from '../../src/store/ledgerMovements.js';
 import { insertDeposit, updateDepositStatus } from '../../src/store/deposits.repository.js';
 import {
   insertLedgerMovements,

@@ -1,15 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { InvalidContinuationError } from '../../src/store/errors.js';
+import type { RequestRecord } from '../../src/store/requestRecord.js';
+import { getRequest, insertRequest, updateRequestStatus } from '../../src/store/requests.repository.js';
 import {
-  getRequest,
-  insertRequest,
   listRequests,
-  updateRequestStatus,
   type ListRequestsFilters,
-  type RequestRecord,
   type RequestSortBy,
   type SortDirection,
-} from '../../src/store/requests.repository.js';
+} from '../../src/store/listRequests.repository.js';
 import { testDatabaseKinds, truncateAll, useTestDatabase } from '../helpers/db.js';
 import { hex32, newRequest } from './requestFixture.js';
 

@@ -1,13 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { insertDeposit } from '../../src/store/deposits.repository.js';
 import {
-  countRequests,
   deleteExpiredUnpaidRequests,
   getRequest,
   insertRequests,
-  listRequests,
   updateRequestStatus,
 } from '../../src/store/requests.repository.js';
+import { countRequests, listRequests } from '../../src/store/listRequests.repository.js';
 import { testDatabaseKinds, truncateAll, useTestDatabase } from '../helpers/db.js';
 import { newRequest } from './requestFixture.js';
 

@@ -2,13 +2,8 @@ import { sql } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isUniqueViolation } from '../../src/store/errors.js';
 import { listEventsAfter, listEventsForRequest } from '../../src/store/requestEvents.repository.js';
-import {
-  getRequest,
-  insertRequest,
-  insertRequests,
-  toStatusSnapshot,
-  updateRequestStatus,
-} from '../../src/store/requests.repository.js';
+import { getRequest, insertRequest, insertRequests, updateRequestStatus } from '../../src/store/requests.repository.js';
+import { toStatusSnapshot } from '../../src/store/requestOutbox.js';
 import { testDatabaseKinds, truncateAll, useTestDatabase } from '../helpers/db.js';
 import { hex32, newRequest } from './requestFixture.js';
 

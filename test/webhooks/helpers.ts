@@ -10,7 +10,8 @@ import {
 import { sealWebhookSecret } from '../../src/core/webhooks/webhookSecret.js';
 import { insertApiKey, type ApiKeyWebhook } from '../../src/store/apiKeys.repository.js';
 import type { Database } from '../../src/store/database.js';
-import { insertRequest, updateRequestStatus, type RequestRecord } from '../../src/store/requests.repository.js';
+import type { RequestRecord } from '../../src/store/requestRecord.js';
+import { insertRequest, updateRequestStatus } from '../../src/store/requests.repository.js';
 import {
   listenWebhookDeliveries,
   listWebhookDeliveries,

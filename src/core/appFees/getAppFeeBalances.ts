@@ -1,10 +1,10 @@
 import { formatUnits, isAddress } from 'viem';
 import { availableAppBalanceUsd, fastFillHoldsUsd, pendingClaimsUsd } from '../../store/appFeeClaims.repository.js';
 import { accountOwed } from '../../store/ledger.repository.js';
+import { accounts } from '../../store/ledgerMovements.js';
 import { chainCurrencies } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import { accounts } from '../ledger/movements.js';
 import { quoteCurrency } from '../quote/present.js';
 import type { Amount } from '../quote/types.js';
 import { formatUsdMicros } from '../usd.js';

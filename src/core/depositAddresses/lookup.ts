@@ -6,7 +6,7 @@ import {
   getDepositAddress,
   insertDepositAddress,
 } from '../../store/depositAddresses.repository.js';
-import type { StatusDepositAddress } from '../../store/requests.repository.js';
+import type { StatusDepositAddress } from '../../store/requestStatus.js';
 import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { lastEventId, listEventsAfter, type RequestEvent } from '../../store/requestEvents.repository.js';
-import { getRequest, type RequestRecord } from '../../store/requests.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
+import { getRequest } from '../../store/requests.repository.js';
 import type { Tables } from '../../store/tables.js';
 import type { Logger } from '../logger.js';
 

@@ -1,4 +1,5 @@
-import type { RequestRecord, RequestStatusSnapshot, StatusDepositAddress } from '../../store/requests.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestStatusSnapshot, StatusDepositAddress } from '../../store/requestStatus.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Caller } from '../quote/types.js';

@@ -1,5 +1,6 @@
 import { lastEventId } from '../../store/requestEvents.repository.js';
-import { getRequest, statusSnapshotOf } from '../../store/requests.repository.js';
+import { getRequest } from '../../store/requests.repository.js';
+import { statusSnapshotOf } from '../../store/requestOutbox.js';
 import type { CoreContext } from '../context.js';
 import type { Caller } from '../quote/types.js';
 import { parseRequestId, requestNotFound } from '../requests/requestId.js';

@@ -1,6 +1,7 @@
 import { normalizeHex } from '../../store/mappers.js';
 import { lastEventId, type RequestEvent } from '../../store/requestEvents.repository.js';
-import type { RequestRecord, RequestStatus } from '../../store/requests.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestStatus } from '../../store/requestStatus.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Caller } from '../quote/types.js';

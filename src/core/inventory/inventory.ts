@@ -1,11 +1,11 @@
 import { formatUnits, type Address } from 'viem';
 import { ledgerBalances } from '../../store/ledger.repository.js';
+import { accounts } from '../../store/ledgerMovements.js';
 import { listReconciliations, type ReconciliationRecord } from '../../store/reconciliations.repository.js';
 import { sumCommittedFills, sumPendingSettlement } from '../../store/settlements.repository.js';
 import { createTtlCache, type TtlCache } from '../cache.js';
 import { chainCurrencies } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
-import { accounts } from '../ledger/movements.js';
 import type { InventorySettings } from './settings.js';
 
 export interface InventoryLine {

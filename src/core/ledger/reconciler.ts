@@ -1,6 +1,7 @@
 import type { Address } from 'viem';
 import { getGenesisHash } from '../../store/chainGenesis.repository.js';
 import { insertLedgerMovements } from '../../store/ledger.repository.js';
+import { openingBalance, openingKey } from '../../store/ledgerMovements.js';
 import {
   markReconciliationInFlight,
   readSolverLedgerSnapshot,
@@ -11,7 +12,6 @@ import { chainCurrencies } from '../chains/requireChain.js';
 import type { CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { toUsdMicros } from '../market.js';
-import { openingBalance, openingKey } from './movements.js';
 import { createPeriodicJob } from '../periodicJob.js';
 
 /** The solver's state on a chain at one block: what the reconciliation compares the ledger with. */

@@ -1,6 +1,7 @@
 import { isAddressEqual, recoverTypedDataAddress, type Address, type Hex } from 'viem';
 import { getPermit, insertPermit, type PermitRecord } from '../../store/permits.repository.js';
-import { getRequest, updateRequestStatus, type RequestRecord } from '../../store/requests.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
+import { getRequest, updateRequestStatus } from '../../store/requests.repository.js';
 import { isUniqueViolation } from '../../store/errors.js';
 import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';

@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem';
-import type { TradeType } from '../../store/requests.repository.js';
+import type { TradeType } from '../../store/requestRecord.js';
 import type { RouteClass, RouteOperation } from '../fees/classifyRoute.js';
 
 export type { TradeType };

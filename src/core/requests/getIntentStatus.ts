@@ -1,4 +1,5 @@
-import { getRequest, type RequestRecord } from '../../store/requests.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
+import { getRequest } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
 import { parseRequestId, requestNotFound } from './requestId.js';
 import { statusFieldsOf } from './statusRules.js';

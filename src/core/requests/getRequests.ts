@@ -1,12 +1,7 @@
 import { depositAddressesOfRequests } from '../../store/depositAddresses.repository.js';
-import {
-  requestStatuses,
-  type ListRequestsFilters,
-  type RequestRecord,
-  type RequestSortBy,
-  type RequestStatus,
-  type SortDirection,
-} from '../../store/requests.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
+import type { ListRequestsFilters, RequestSortBy, SortDirection } from '../../store/listRequests.repository.js';
+import { requestStatuses, type RequestStatus } from '../../store/requestStatus.js';
 import type { CoreContext } from '../context.js';
 import type { Caller } from '../quote/types.js';
 import { scopeForCaller, type KeyScope } from './access.js';

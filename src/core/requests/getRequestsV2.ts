@@ -1,5 +1,5 @@
 import { depositAddressesOfRequests } from '../../store/depositAddresses.repository.js';
-import type { RequestSortBy, SortDirection } from '../../store/requests.repository.js';
+import type { RequestSortBy, SortDirection } from '../../store/listRequests.repository.js';
 import type { JsonObject } from '../../store/tables.js';
 import type { CoreContext } from '../context.js';
 import { scopeForApiKeys } from './access.js';

@@ -1,6 +1,7 @@
 import type { RequestDepositAddress as StoredDepositAddress } from '../../store/depositAddresses.repository.js';
 import { formatUnits, getAddress, isAddress, zeroAddress, type Address } from 'viem';
-import type { RequestRecord } from '../../store/requests.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
+import { parseStoredFees, type StoredFees } from '../../store/storedFees.js';
 import { formatUsdMicros } from '../usd.js';
 import { chainCurrencies } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
@@ -10,7 +11,6 @@ import { SWAP_SOURCE } from '../settings.js';
 import type { KeyScope } from './access.js';
 import { paidRecipientOf } from './paidRecipient.js';
 import { failReasonOf, orNoReason, refundFailReasonOf, statusV2 } from './statusRules.js';
-import { parseStoredFees, type StoredFees } from './storedFees.js';
 import { asObject, parseSponsorshipPhase, toPhaseV3 } from './storedSponsorship.js';
 import type { RequestTransactions } from './transactions.js';
 import type {

@@ -1,13 +1,15 @@
+import type { RequestRecord } from '../../store/requestRecord.js';
 import {
   countRequests as countStoredRequests,
+  decodeCursor,
+  encodeCursor,
   listRequests,
   maxListRequestsLimit,
   type ListRequestsFilters,
   type ListRequestsOptions,
-  type RequestRecord,
   type RequestSortBy,
   type SortDirection,
-} from '../../store/requests.repository.js';
+} from '../../store/listRequests.repository.js';
 import { InvalidContinuationError } from '../../store/errors.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
@@ -134,16 +136,10 @@ interface EdgeCursor {
   o: number;
 }
 
-const encodeEdgeCursor = (cursor: EdgeCursor): string => Buffer.from(JSON.stringify(cursor)).toString('base64url');
+const encodeEdgeCursor = (cursor: EdgeCursor): string => encodeCursor(cursor);
 
 function decodeEdgeCursor(value: string): EdgeCursor {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-  } catch {
-    parsed = undefined;
-  }
-  const cursor = parsed as Partial<EdgeCursor> | undefined;
+  const cursor = decodeCursor(value) as Partial<EdgeCursor> | undefined;
   if (
     typeof cursor !== 'object' ||
     cursor === null ||

@@ -1,4 +1,5 @@
-import type { RequestRecord, RequestStatus } from '../../store/requests.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestStatus } from '../../store/requestStatus.js';
 import type { JsonObject, JsonValue } from '../../store/tables.js';
 import type { IntentStatusV1Status, RequestStatusV2 } from './types.js';
 

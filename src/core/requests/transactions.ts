@@ -5,7 +5,7 @@ import {
   type OutgoingTxRecord,
 } from '../../store/outgoingTxs.repository.js';
 import { listEventsForRequests, type RequestEvent } from '../../store/requestEvents.repository.js';
-import type { RequestRecord } from '../../store/requests.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
 import type { CoreContext } from '../context.js';
 import type { RequestTransaction } from './types.js';
 

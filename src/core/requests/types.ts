@@ -1,4 +1,4 @@
-import type { RequestStatus } from '../../store/requests.repository.js';
+import type { RequestStatus } from '../../store/requestStatus.js';
 import type { JsonObject } from '../../store/tables.js';
 import type { Amount, FeeSponsorshipPhase, QuoteCurrency } from '../quote/types.js';
 

@@ -1,5 +1,6 @@
 import { parseUnits, type Hex } from 'viem';
-import { claimForFastFill, getRequest } from '../../store/requests.repository.js';
+import { getRequest } from '../../store/requests.repository.js';
+import { claimForFastFill } from '../../store/fastFills.repository.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Caller } from '../quote/types.js';

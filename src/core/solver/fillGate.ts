@@ -1,6 +1,6 @@
 import { formatUnits } from 'viem';
 import { listFillOutflow } from '../../store/outflow.repository.js';
-import type { RequestRecord } from '../../store/requests.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
 import type { JsonObject } from '../../store/tables.js';
 import { storedAmount } from '../json.js';
 import type { CoreContext } from '../context.js';

@@ -1,5 +1,5 @@
 import type { Address } from 'viem';
-import type { RequestRecord } from '../../store/requests.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
 import type { JsonObject } from '../../store/tables.js';
 import { storedAmount } from '../json.js';
 import { chainCurrencies, requireChain } from '../chains/requireChain.js';

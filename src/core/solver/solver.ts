@@ -14,15 +14,15 @@ import {
   type DepositRecord,
 } from '../../store/deposits.repository.js';
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
 import {
   appendRequestTxHash,
-  attachDepositToFastFill,
   getRequest,
-  listRequests,
   recordRequestFailReason,
   updateRequestStatus,
-  type RequestRecord,
 } from '../../store/requests.repository.js';
+import { listRequests } from '../../store/listRequests.repository.js';
+import { attachDepositToFastFill } from '../../store/fastFills.repository.js';
 import type { JsonObject } from '../../store/tables.js';
 import { depositoryAbi } from '../abi.js';
 import { chainCurrencies, requireChain } from '../chains/requireChain.js';

@@ -1,4 +1,4 @@
-import type { RequestStatusSnapshot, StatusDepositAddress } from '../../store/requests.repository.js';
+import type { RequestStatusSnapshot, StatusDepositAddress } from '../../store/requestStatus.js';
 import type { JsonObject } from '../../store/tables.js';
 import { statusFieldsOf } from '../requests/statusRules.js';
 

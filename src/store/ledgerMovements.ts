@@ -1,14 +1,14 @@
 import { decodeFunctionData, zeroAddress, type Hex } from 'viem';
-import type { DepositRecord } from '../../store/deposits.repository.js';
-import type { OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
-import type { RequestRecord } from '../../store/requests.repository.js';
-import { depositoryAbi } from '../abi.js';
-import { parseStoredFees } from '../requests/storedFees.js';
+import { depositoryReleaseAbi } from './depositoryReleases.js';
+import type { RequestRecord } from './requestRecord.js';
+import { parseStoredFees } from './storedFees.js';
+import type { JsonObject } from './tables.js';
 
 /**
  * The ledger's movements: what each money event of the solver writes, as pure functions of the records whose
  * status change causes it. The store writes them in the same transaction as that change (see
- * `src/store/ledger.repository.ts`), keyed so that writing one twice is a no-op.
+ * `ledger.repository.ts`), keyed so that writing one twice is a no-op; so they live here, below the core, which
+ * reads the accounts and writes the opening balances.
  *
  * Double entry, per chain and currency, in smallest units: a movement debits one account (+amount) and credits
  * another (-amount), so every currency sums to zero. The accounts:
@@ -76,6 +76,31 @@ export interface LedgerMovement {
   requestId: string | null;
 }
 
+/**
+ * What the movements read of a deposit: a `DepositRecord` (`deposits.repository.ts`), which writes them and so is
+ * not imported here.
+ */
+export interface ReceivedDeposit {
+  chainId: number;
+  txHash: string;
+  logIndex: number;
+  /** Token address; the zero address for native deposits. */
+  token: string;
+  amount: bigint;
+  /** Null for a deposit the receiver forwarded to the solver's wallet. */
+  depositIndex: bigint | null;
+}
+
+/** What the movements read of a mined transaction: an `OutgoingTxRecord` (`outgoingTxs.repository.ts`). */
+export interface MinedTx {
+  id: number;
+  chainId: number;
+  requestId: string;
+  kind: string;
+  /** The transaction as built (to, data, value). */
+  payload: JsonObject;
+}
+
 /** USD of `amount` at the rate of `usd` for `reference` units (the quote's own valuation), or null. */
 function usdAt(amount: bigint, reference: bigint, usd: bigint | undefined): bigint | null {
   if (usd === undefined || reference <= 0n) return null;
@@ -87,7 +112,7 @@ function usdAt(amount: bigint, reference: bigint, usd: bigint | undefined): bigi
  * and is owed to the user until the request is filled or refunded. Valued at the quote's input price when the
  * deposit pays a known request in its own currency.
  */
-export function depositReceived(deposit: DepositRecord, request: RequestRecord | undefined): LedgerMovement {
+export function depositReceived(deposit: ReceivedDeposit, request: RequestRecord | undefined): LedgerMovement {
   const fees = request === undefined ? null : parseStoredFees(request.feesQuoted);
   const sameCurrency =
     request !== undefined &&
@@ -191,7 +216,7 @@ export function requestFilled(request: RequestRecord): LedgerMovement[] {
 
 /** A mined transaction's gas, paid in the native currency from the solver's wallet. */
 export function gasSpent(
-  tx: OutgoingTxRecord,
+  tx: MinedTx,
   receipt: { hash: string; gasUsed: bigint; effectiveGasPrice: bigint },
   usdMicros: bigint | null = null,
 ): LedgerMovement | null {
@@ -216,10 +241,10 @@ export function gasSpent(
  * The request a refund transaction pays back: the one a depository `release` names (a refund keyed by its deposit,
  * such as a second deposit to a request already paid, names its request there), else the transaction's own key.
  */
-export function refundedRequestId(tx: OutgoingTxRecord): string {
+export function refundedRequestId(tx: MinedTx): string {
   const data = ((tx.payload as { data?: string }).data ?? '0x') as Hex;
   if (data === '0x') return tx.requestId;
-  const { functionName, args } = decodeFunctionData({ abi: depositoryAbi, data });
+  const { functionName, args } = decodeFunctionData({ abi: depositoryReleaseAbi, data });
   return functionName === 'release' ? args[1].toLowerCase() : tx.requestId;
 }
 
@@ -228,7 +253,7 @@ export function refundedRequestId(tx: OutgoingTxRecord): string {
  * rest (the refund's gas) unallocated for the solver; a plain transfer (a deposit the receiver forwarded) pays
  * the native value from the solver's wallet. `request` values it at the quote's input price when it matches.
  */
-export function refundPaid(tx: OutgoingTxRecord, request: RequestRecord | undefined): LedgerMovement[] {
+export function refundPaid(tx: MinedTx, request: RequestRecord | undefined): LedgerMovement[] {
   const payload = tx.payload as { to?: string; data?: string; value?: string };
   const data = (payload.data ?? '0x') as Hex;
   const base = { chainId: tx.chainId, requestId: request?.id ?? null };
@@ -253,7 +278,7 @@ export function refundPaid(tx: OutgoingTxRecord, request: RequestRecord | undefi
       },
     ];
   }
-  const { functionName, args } = decodeFunctionData({ abi: depositoryAbi, data });
+  const { functionName, args } = decodeFunctionData({ abi: depositoryReleaseAbi, data });
   if (functionName !== 'release') return [];
   const [, , , token, depositAmount, , amount] = args;
   const currency = token.toLowerCase();
@@ -299,9 +324,9 @@ export function refundPaid(tx: OutgoingTxRecord, request: RequestRecord | undefi
 }
 
 /** The request ids a settlement batch releases deposits of (`settlementPaid` values them by their requests). */
-export function settledRequestIds(tx: OutgoingTxRecord): string[] {
+export function settledRequestIds(tx: MinedTx): string[] {
   const payload = tx.payload as { data?: string };
-  const { functionName, args } = decodeFunctionData({ abi: depositoryAbi, data: (payload.data ?? '0x') as Hex });
+  const { functionName, args } = decodeFunctionData({ abi: depositoryReleaseAbi, data: (payload.data ?? '0x') as Hex });
   if (functionName !== 'releaseBatch') return [];
   return [...new Set(args[0].map((release) => release.id.toLowerCase()))];
 }
@@ -313,11 +338,11 @@ export function settledRequestIds(tx: OutgoingTxRecord): string[] {
  * paid: at the quote's input price (`requests`, by id), when the deposit is in the request's input currency.
  */
 export function settlementPaid(
-  tx: OutgoingTxRecord,
+  tx: MinedTx,
   requests: ReadonlyMap<string, RequestRecord> = new Map(),
 ): LedgerMovement[] {
   const payload = tx.payload as { data?: string };
-  const { functionName, args } = decodeFunctionData({ abi: depositoryAbi, data: (payload.data ?? '0x') as Hex });
+  const { functionName, args } = decodeFunctionData({ abi: depositoryReleaseAbi, data: (payload.data ?? '0x') as Hex });
   if (functionName !== 'releaseBatch') return [];
   return args[0].flatMap((release) => {
     const currency = release.token.toLowerCase();

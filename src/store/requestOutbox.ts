@@ -1,0 +1,72 @@
+/**
+ * The status outbox: what commits with each status change of a request, in its transaction (`updateRequestStatus`
+ * takes the outbox lock first). The `request_events` row carries the status record that webhooks, `/ws` and
+ * subscriptions read; a key's webhook delivery and a fill's ledger movements are written beside it.
+ */
+import type { Kysely } from 'kysely';
+import { requestFilled } from './ledgerMovements.js';
+import { depositAddressesOfRequests } from './depositAddresses.repository.js';
+import { insertLedgerMovements } from './ledger.repository.js';
+import { insertRequestEvent } from './requestEvents.repository.js';
+import type { RequestRecord } from './requestRecord.js';
+import type { RequestStatusSnapshot, StatusDepositAddress } from './requestStatus.js';
+import type { Tables } from './tables.js';
+import { enqueueWebhookDelivery } from './webhookDeliveries.repository.js';
+
+/**
+ * Write the outbox of a status change that `record` is the result of: its event, its webhook delivery when an API
+ * key quoted it, and its ledger movements when it became `success`. `db` is the transaction of the change, holding
+ * the outbox lock (`lockOutbox`), so all of it commits with the change or not at all.
+ */
+export async function writeStatusOutbox(db: Kysely<Tables>, record: RequestRecord, now: number): Promise<void> {
+  const event = await insertRequestEvent(db, {
+    requestId: record.id,
+    status: record.status,
+    payload: await statusSnapshotOf(db, record),
+    now,
+  });
+  if (record.apiKeyId !== null) {
+    await enqueueWebhookDelivery(db, { requestId: record.id, apiKeyId: record.apiKeyId, eventId: event.id, now });
+  }
+  // A fill's fees, exchange and payout commit with its `success`.
+  if (record.status === 'success') await insertLedgerMovements(db, requestFilled(record), now);
+}
+
+/** The status record of a request, as stored in its events, with its deposit address read from `db`. */
+export async function statusSnapshotOf(db: Kysely<Tables>, record: RequestRecord): Promise<RequestStatusSnapshot> {
+  if (record.depositAddress === null) return toStatusSnapshot(record, null);
+  const stored = (await depositAddressesOfRequests(db, [record.id])).get(record.id);
+  return toStatusSnapshot(
+    record,
+    stored === undefined
+      ? { address: record.depositAddress, type: 'open', depositor: null, depositTxHash: null, recoveryAddress: null }
+      : {
+          address: stored.address,
+          type: stored.type,
+          depositor: stored.depositor,
+          depositTxHash: stored.depositTxHash,
+          recoveryAddress: stored.recoveryAddress,
+        },
+  );
+}
+
+/** The status record of a request, as stored in its events. */
+export function toStatusSnapshot(
+  record: RequestRecord,
+  depositAddress: StatusDepositAddress | null,
+): RequestStatusSnapshot {
+  return {
+    requestId: record.id,
+    status: record.status,
+    inTxHashes: record.inTxHashes,
+    txHashes: record.txHashes,
+    updatedAt: record.updatedAt,
+    originChainId: record.originChainId,
+    destinationChainId: record.destinationChainId,
+    details: record.details,
+    failReason: record.failReason,
+    refundFailReason: record.refundFailReason,
+    referrer: record.referrer,
+    depositAddress,
+  };
+}
