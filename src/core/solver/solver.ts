@@ -2,7 +2,6 @@ import type { Hex } from 'viem';
 import type { DepositRecord } from '../../store/deposits.repository.js';
 import { getRequest } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
-import type { FailReason } from '../requests/statusMachine.js';
 import { validateFill } from './decide.js';
 import { fill } from './fill.js';
 import { createFillGate, type FillPause } from './fillGate.js';
@@ -12,8 +11,6 @@ import { processDeposit } from './processDeposit.js';
 import { recoverAll, recoverIfStill, resumeRequest } from './recovery.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
 import type { SolverScope } from './scope.js';
-
-export type { FailReason };
 
 export interface Solver {
   /** Takes a confirmed deposit (from a watcher). Work for one request is serialized; never throws. */
