@@ -1,0 +1,113 @@
+import type { Address } from 'viem';
+import { updateDepositStatus, type DepositRecord } from '../../store/deposits.repository.js';
+import { attachDepositToFastFill } from '../../store/fastFills.repository.js';
+import { getRequest, updateRequestStatus } from '../../store/requests.repository.js';
+import { crashPoint } from '../faults.js';
+import { statusMoves, type FailReason } from '../requests/statusMachine.js';
+import { decideAndFill } from './decide.js';
+import { judgeDeposit } from './depositMatch.js';
+import { queueStrayRefund, refundRequest } from './refund.js';
+import type { SolverScope } from './scope.js';
+
+/**
+ * Takes a confirmed deposit: claims it for its request when it is the order's own (`depositMatch.ts`) and decides
+ * the request, records it on a fast-filled request, or refunds it on its own (stray, double spend, unknown
+ * request).
+ */
+export async function processDeposit(scope: SolverScope, deposit: DepositRecord): Promise<void> {
+  const { ctx } = scope;
+  const { db, log } = ctx;
+  const request = await getRequest(db, deposit.requestId);
+  // A sweep of a deposit address is sent by the solver itself, under the request the gateway decided the transfer
+  // pays (`src/core/depositAddresses/processor.ts`): it is the order's own deposit, as if its user had sent it.
+  const swept = deposit.sender !== null && deposit.sender.toLowerCase() === ctx.solver.address.toLowerCase();
+  const verdict =
+    request === undefined ? undefined : judgeDeposit(request, swept ? { ...deposit, sender: request.user } : deposit);
+  // The request's own deposit is consumed together with the request's move. Any other deposit (a double spend,
+  // an unknown request) is consumed only once its refund is done: a crash before that leaves it `confirmed`,
+  // and the watcher hands it on again at start, so it cannot be lost. Consuming first and rolling back keeps
+  // the conditional update of the deposit as the one decision between two instances.
+  const claim = await db
+    .transaction()
+    .execute(async (trx) => {
+      const consumed = await updateDepositStatus(trx, deposit.id, {
+        status: 'consumed',
+        fromStatus: 'confirmed',
+        now: ctx.now(),
+      });
+      if (consumed === null) return 'taken' as const;
+      if (request !== undefined && verdict !== undefined && verdict.kind !== 'stray') {
+        // `depositing`: the gateway sent this deposit itself for the user's permit (`src/core/permits`) or
+        // gasless batch (`POST /execute`).
+        const moved = await updateRequestStatus(trx, request.id, {
+          status: statusMoves.claim.to,
+          fromStatus: statusMoves.claim.from,
+          inTxHash: deposit.txHash,
+          now: ctx.now(),
+        });
+        if (moved !== null) return 'primary' as const;
+        // The first matching deposit of a fast-filled request pays for the fill (and releases the key's hold).
+        if (verdict.kind === 'pays') {
+          const attached = await attachDepositToFastFill(trx, request.id, deposit.txHash, ctx.now());
+          if (attached !== null) return 'fast' as const;
+        }
+      }
+      throw new NotOwnDeposit(request === undefined ? 'orphan' : verdict?.kind === 'pays' ? 'extra' : 'stray');
+    })
+    .catch((error: unknown) => {
+      if (error instanceof NotOwnDeposit) return error.claim;
+      throw error;
+    });
+  if (claim === 'taken') return;
+  if (claim === 'primary') ctx.metrics?.statusChanged('pending', null);
+  if (claim === 'fast') {
+    // The fast fill failed before its deposit arrived: the deposit is the order's own and is refunded.
+    const paid = await getRequest(db, deposit.requestId);
+    if (paid !== undefined && paid.status === 'failure' && paid.refundFailReason === null) {
+      log.warn({ requestId: paid.id, txHash: deposit.txHash }, 'deposit for a fast fill that failed: refunding it');
+      await refundRequest(scope, paid, deposit, (paid.failReason as FailReason | null) ?? 'EXECUTION_REVERTED');
+    }
+    return;
+  }
+  crashPoint(ctx.config.crashAt, 'deposit-claimed');
+  // A deposit that is not the request's own is refunded in a lane of its own, so refunding it does not hold up
+  // the request's work (its proper deposit may be right behind).
+  if (claim === 'orphan' || request === undefined) {
+    log.warn(
+      { requestId: deposit.requestId, txHash: deposit.txHash },
+      'deposit for an unknown request: refunding the depositor',
+    );
+    queueStrayRefund(scope, deposit, deposit.depositor as Address);
+    return;
+  }
+  // A swept deposit refunded on its own beside a request already paid is a leg of the address's transfer (a strict
+  // over-payment's excess, a second transfer): its refund is shown in the request's `txHashes` beside the fill.
+  const shownOn = swept && request.status !== 'waiting' ? request.id : null;
+  if (claim === 'stray') {
+    const why = verdict?.kind === 'stray' ? verdict.why : 'short-not-from-user';
+    log.warn(
+      { requestId: request.id, txHash: deposit.txHash, chainId: deposit.chainId, why },
+      'deposit that cannot pay for its order: refunding it on its own; the request is left as it was',
+    );
+    queueStrayRefund(scope, deposit, deposit.depositor as Address, shownOn);
+    return;
+  }
+  if (claim === 'extra') {
+    log.warn(
+      { requestId: request.id, txHash: deposit.txHash, status: request.status },
+      'second deposit for a paid request: refunding it (DOUBLE_SPEND)',
+    );
+    // A swept deposit names its refund target as depositor (the transfer's own sender, or the address's
+    // refundTo): a second transfer to a strict address goes back to whoever sent it, not to the first sender.
+    queueStrayRefund(scope, deposit, (swept ? deposit.depositor : request.refundTo) as Address, shownOn);
+    return;
+  }
+  await decideAndFill(scope, (await getRequest(db, request.id))!, deposit);
+}
+
+/** Rolls back a claim that found the deposit is not its request's own: it stays `confirmed` until refunded. */
+class NotOwnDeposit extends Error {
+  constructor(readonly claim: 'orphan' | 'stray' | 'extra') {
+    super(`not the request's own deposit (${claim})`);
+  }
+}

@@ -1,0 +1,114 @@
+import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
+import { listRequests } from '../../store/listRequests.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
+import { getRequest } from '../../store/requests.repository.js';
+import type { FailReason } from '../requests/statusMachine.js';
+import { decideAndFill } from './decide.js';
+import { fill, finishFill } from './fill.js';
+import { attachedDeposit, refundRequest } from './refund.js';
+import type { SolverScope } from './scope.js';
+import { setStatus } from './setStatus.js';
+
+/**
+ * After a restart: queues every request left in flight (`pending`, `submitted`, or `failure` with its refund not
+ * done) to be picked up from its records.
+ */
+export async function recoverAll(scope: SolverScope): Promise<void> {
+  for (const status of ['pending', 'submitted', 'failure'] as const) {
+    let continuation: string | undefined;
+    do {
+      const page = await listRequests(
+        scope.ctx.db,
+        { status },
+        { limit: 50, ...(continuation === undefined ? {} : { continuation }) },
+      );
+      for (const request of page.requests) {
+        if (status === 'failure' && request.refundFailReason !== null) continue;
+        void scope.enqueue(
+          request.id,
+          () => recoverIfStill(scope, request.id, status),
+          () => resumeRequest(scope, request.id),
+        );
+      }
+      continuation = page.continuation;
+    } while (continuation !== undefined);
+  }
+}
+
+/** Picks a request up from its records, as a restart would, when it is still in `status` (it may have moved on). */
+export async function recoverIfStill(
+  scope: SolverScope,
+  requestId: string,
+  status: RequestRecord['status'],
+): Promise<void> {
+  const fresh = await getRequest(scope.ctx.db, requestId);
+  if (fresh !== undefined && fresh.status === status) await recoverRequest(scope, fresh);
+}
+
+/**
+ * A retry: picks a request's work up from what is recorded, as a restart would, when the request is in flight
+ * (and, given `depositTxHash`, only when that deposit is the request's own).
+ */
+export async function resumeRequest(scope: SolverScope, requestId: string, depositTxHash?: string): Promise<void> {
+  const fresh = await getRequest(scope.ctx.db, requestId);
+  if (fresh === undefined) return;
+  const inFlight =
+    fresh.status === 'pending' ||
+    fresh.status === 'submitted' ||
+    (fresh.status === 'failure' && fresh.refundFailReason === null);
+  if (!inFlight) return;
+  if (depositTxHash !== undefined && !fresh.inTxHashes.includes(depositTxHash.toLowerCase())) return;
+  await recoverRequest(scope, fresh);
+}
+
+/**
+ * Finishes what a request in flight had started, from its recorded transactions: a refund's or a fill's receipt,
+ * the refund of a fill that reverted or was rejected, or the decision when nothing was sent yet.
+ */
+async function recoverRequest(scope: SolverScope, request: RequestRecord): Promise<void> {
+  const { ctx } = scope;
+  const deposit = await attachedDeposit(ctx.db, request);
+  if (deposit === null && request.fastFill !== null) {
+    const fastFillTx = await getLiveOutgoingTx(ctx.db, request.id, 'fill');
+    if (fastFillTx !== undefined) await finishFill(scope, request, null, fastFillTx.id);
+    else if (request.status === 'pending') await fill(scope, request, null);
+    return;
+  }
+  if (deposit === null) {
+    ctx.log.error(
+      { requestId: request.id },
+      'request is past waiting but its deposit is not recorded; leaving it for an operator',
+    );
+    return;
+  }
+  const refund = await getLiveOutgoingTx(ctx.db, request.id, 'refund');
+  if (refund !== undefined) {
+    const receipt = await scope.senderOf(deposit.chainId).waitForReceipt(refund.id);
+    const failReason = request.failReason ?? 'UNKNOWN';
+    if (receipt.status === 'success') await setStatus(ctx, request, 'refund', { failReason, txHash: receipt.hash });
+    else
+      await setStatus(ctx, request, 'refundFail', {
+        failReason,
+        refundFailReason: 'MANUAL_REFUND_REQUIRED',
+      });
+    return;
+  }
+  // `failure` with no refund fail reason: the fill reverted and the refund was never recorded. Checked before
+  // the fill's branch, which would only find the reverted receipt again and leave the deposit unrefunded.
+  if (request.status === 'failure') {
+    await refundRequest(scope, request, deposit, (request.failReason as FailReason | null) ?? 'TRANSACTION_REVERTED');
+    return;
+  }
+  const fillTx = await getLiveOutgoingTx(ctx.db, request.id, 'fill');
+  if (fillTx !== undefined && fillTx.status === 'failed' && fillTx.nonce === null) {
+    await refundRequest(scope, request, deposit, 'EXECUTION_REVERTED');
+    return;
+  }
+  if (fillTx !== undefined) {
+    if (request.status === 'pending' && fillTx.hashes.length > 0)
+      await setStatus(ctx, request, 'submit', { txHash: fillTx.hashes.at(-1)! });
+    await finishFill(scope, request, deposit, fillTx.id);
+    return;
+  }
+  await decideAndFill(scope, request, deposit);
+}

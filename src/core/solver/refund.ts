@@ -1,0 +1,218 @@
+import {
+  encodeAbiParameters,
+  encodeFunctionData,
+  keccak256,
+  parseAbiParameters,
+  zeroAddress,
+  type Address,
+  type Hex,
+} from 'viem';
+import type { Kysely } from 'kysely';
+import {
+  getDeposit,
+  listDepositsForRequest,
+  updateDepositStatus,
+  type DepositRecord,
+} from '../../store/deposits.repository.js';
+import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
+import { appendRequestTxHash, getRequest, recordRequestFailReason } from '../../store/requests.repository.js';
+import type { JsonObject, Tables } from '../../store/tables.js';
+import { depositoryAbi } from '../abi.js';
+import { chainCurrencies, requireChain } from '../chains/requireChain.js';
+import type { ChainConfig } from '../chains/types.js';
+import { withGasMargin } from '../gasMargin.js';
+import { convert } from '../market.js';
+import type { FailReason } from '../requests/statusMachine.js';
+import type { SentReceipt } from './ports.js';
+import type { SolverScope } from './scope.js';
+import { setStatus } from './setStatus.js';
+
+/** A request that cannot be filled: its deposit is refunded, or without one (a fast fill) it simply fails. */
+export async function refundOrFail(
+  scope: SolverScope,
+  request: RequestRecord,
+  deposit: DepositRecord | null,
+  failReason: FailReason,
+  details?: JsonObject,
+): Promise<void> {
+  const { db } = scope.ctx;
+  // A fast fill's deposit may have arrived meanwhile (attached to the request): it is refunded, never kept.
+  const fresh = deposit === null ? await getRequest(db, request.id) : undefined;
+  const paid = deposit ?? (fresh === undefined ? null : await attachedDeposit(db, fresh));
+  if (paid !== null) await refundRequest(scope, fresh ?? request, paid, failReason, details);
+  else await setStatus(scope.ctx, request, 'fail', { failReason, details: details ?? null });
+}
+
+/** Refund of the request's own deposit; the request ends in `refund` (or `failure` when the refund cannot be made). */
+export async function refundRequest(
+  scope: SolverScope,
+  request: RequestRecord,
+  deposit: DepositRecord,
+  failReason: FailReason,
+  details?: JsonObject,
+): Promise<void> {
+  // Recorded before the refund is sent: a restart that finds the refund in flight ends it with this reason.
+  await recordRequestFailReason(scope.ctx.db, request.id, { failReason, details: details ?? null });
+  const outcome = await refundDeposit(scope, deposit, {
+    refundTo: request.refundTo as Address,
+    key: request.id as Hex,
+  });
+  if (outcome.kind === 'refunded') {
+    // The refund's hash goes with the request's transaction hashes, as the reference shows refunds.
+    await setStatus(scope.ctx, request, 'refund', {
+      failReason,
+      details: details ?? null,
+      txHash: outcome.receipt.hash,
+    });
+  } else {
+    await setStatus(scope.ctx, request, 'refundFail', {
+      failReason,
+      refundFailReason: outcome.refundFailReason,
+      details: details ?? null,
+    });
+  }
+}
+
+/**
+ * Queues the refund of a deposit that is not its request's own in a lane of its own (keyed by the deposit), so
+ * refunding it does not hold up the request's work. With `shownOn`, the refund's hash is shown in that request's
+ * `txHashes`.
+ */
+export function queueStrayRefund(
+  scope: SolverScope,
+  deposit: DepositRecord,
+  refundTo: Address,
+  shownOn: string | null = null,
+): void {
+  void scope.enqueue(`deposit:${deposit.id}`, () => refundStrayDeposit(scope, deposit, refundTo, shownOn));
+}
+
+/** The request's own deposit: consumed, and its hash among the request's `inTxHashes`. */
+export async function attachedDeposit(db: Kysely<Tables>, request: RequestRecord): Promise<DepositRecord | null> {
+  if (request.inTxHashes.length === 0) return null;
+  const deposits = await listDepositsForRequest(db, request.id);
+  return (
+    deposits.find((candidate) => candidate.status === 'consumed' && request.inTxHashes.includes(candidate.txHash)) ??
+    null
+  );
+}
+
+/**
+ * Refunds a deposit that is not its request's own (keyed by the deposit), then consumes it. With `shownOn`, the
+ * mined refund's hash is added to that request's `txHashes` first (before the deposit is consumed, so a restart
+ * in between adds it then).
+ */
+async function refundStrayDeposit(
+  scope: SolverScope,
+  deposit: DepositRecord,
+  refundTo: Address,
+  shownOn: string | null,
+): Promise<void> {
+  const { db, log } = scope.ctx;
+  // Handed on twice (a retry, a restart): the first one refunded and consumed it.
+  if ((await getDeposit(db, deposit.id))?.status !== 'confirmed') return;
+  const outcome = await refundDeposit(scope, deposit, { refundTo, key: depositKey(deposit) });
+  if (outcome.kind === 'refunded' && shownOn !== null) await appendRequestTxHash(db, shownOn, outcome.receipt.hash);
+  if (outcome.kind === 'unrefundable' && outcome.refundFailReason === 'AMOUNT_TOO_LOW_TO_REFUND') {
+    // Dust (less than the refund's gas): nothing to send back; it stays in the depository.
+    log.warn(
+      { requestId: deposit.requestId, txHash: deposit.txHash, amount: deposit.amount.toString() },
+      'deposit too small to refund; left in the depository',
+    );
+  } else if (outcome.kind === 'unrefundable') {
+    log.error(
+      { requestId: deposit.requestId, txHash: deposit.txHash, refundFailReason: outcome.refundFailReason },
+      'deposit not refunded; an operator must look',
+    );
+  }
+  await updateDepositStatus(db, deposit.id, { status: 'consumed', fromStatus: 'confirmed', now: scope.ctx.now() });
+}
+
+/**
+ * Pays a deposit back on its chain: the depository releases it (`release` checks the deposit's fields and
+ * pays out at most once) or, for a deposit forwarded to the solver by the receiver, the solver sends it back.
+ * The refund's gas is deducted (converted to the token at oracle prices for ERC-20 deposits).
+ */
+async function refundDeposit(
+  scope: SolverScope,
+  deposit: DepositRecord,
+  target: { refundTo: Address; key: Hex },
+): Promise<{ kind: 'refunded'; receipt: SentReceipt } | { kind: 'unrefundable'; refundFailReason: string }> {
+  const { ctx } = scope;
+  const chain = requireChain(ctx, deposit.chainId);
+  const sender = scope.senderOf(deposit.chainId);
+  const native = deposit.token.toLowerCase() === zeroAddress;
+  const build = (amount: bigint) =>
+    deposit.depositIndex === null
+      ? { to: target.refundTo, data: '0x' as Hex, value: amount }
+      : {
+          to: chain.contracts.depository,
+          data: encodeFunctionData({
+            abi: depositoryAbi,
+            functionName: 'release',
+            args: [
+              deposit.depositIndex,
+              deposit.requestId as Hex,
+              deposit.depositor as Address,
+              deposit.token as Address,
+              deposit.amount,
+              target.refundTo,
+              amount,
+            ],
+          }),
+          value: 0n,
+        };
+  let record = await getLiveOutgoingTx(ctx.db, target.key, 'refund');
+  if (record === undefined) {
+    const gasUnits = await ctx.market.estimateGas(deposit.chainId, { from: ctx.solver.address, ...build(1n) });
+    const gasCost = withGasMargin(gasUnits) * (await ctx.market.gasPrice(deposit.chainId));
+    const gasInToken = native
+      ? gasCost
+      : convert(
+          gasCost,
+          {
+            decimals: chain.nativeCurrency.decimals,
+            price: await ctx.market.usdPrice(chain.id, chain.nativeCurrency),
+          },
+          {
+            decimals: tokenDecimals(chain, deposit.token),
+            price: await ctx.market.usdPrice(chain.id, tokenConfig(chain, deposit.token)),
+          },
+          'up',
+        );
+    const amount = deposit.amount - gasInToken;
+    if (amount <= 0n) return { kind: 'unrefundable', refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND' };
+    record = await sender.send({
+      requestId: target.key,
+      kind: 'refund',
+      ...build(amount),
+      gas: withGasMargin(gasUnits),
+    });
+  }
+  const receipt = await sender.waitForReceipt(record.id);
+  ctx.market.invalidateSolverBalances(deposit.chainId);
+  if (receipt.status !== 'success') return { kind: 'unrefundable', refundFailReason: 'MANUAL_REFUND_REQUIRED' };
+  return { kind: 'refunded', receipt };
+}
+
+const DEPOSIT_KEY_ABI = parseAbiParameters('bytes32 requestId, uint256 chainId, bytes32 txHash, uint256 logIndex');
+
+/** The key of a refund of one particular deposit (an orphan or a double spend), distinct from the request's. */
+function depositKey(deposit: DepositRecord): Hex {
+  return keccak256(
+    encodeAbiParameters(DEPOSIT_KEY_ABI, [
+      deposit.requestId as Hex,
+      BigInt(deposit.chainId),
+      deposit.txHash as Hex,
+      BigInt(deposit.logIndex),
+    ]),
+  );
+}
+
+function tokenConfig(chain: ChainConfig, token: string) {
+  const currency = chainCurrencies(chain).find((candidate) => candidate.address.toLowerCase() === token.toLowerCase());
+  if (currency === undefined) throw new Error(`token ${token} is not configured on chain ${chain.id}`);
+  return currency;
+}
+const tokenDecimals = (chain: ChainConfig, token: string): number => tokenConfig(chain, token).decimals;

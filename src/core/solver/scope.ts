@@ -1,0 +1,20 @@
+import type { CoreContext } from '../context.js';
+import type { FillGate } from './fillGate.js';
+import type { Lanes } from './lanes.js';
+import type { TransactionSender } from './ports.js';
+
+/**
+ * What the solver's parts (`processDeposit.ts`, `decide.ts`, `fill.ts`, `refund.ts`, `recovery.ts`) share, built
+ * once by `createSolver` and passed to each of them: nothing of the solver's is kept in module state.
+ */
+export interface SolverScope {
+  ctx: CoreContext;
+  /** The solver's sender on a chain; throws for a chain it has none on. */
+  senderOf(chainId: number): TransactionSender;
+  /** The last check before a fill: the circuit breaker (`fillGate.ts`). */
+  gate: Pick<FillGate, 'check'>;
+  /** Runs work in the lane of its key, after the work queued before it (`lanes.ts`). */
+  enqueue: Lanes['enqueue'];
+  /** Gas limits from each request's latest fill simulation, used by the fill that follows it. */
+  simulatedGas: Map<string, bigint>;
+}
