@@ -2,6 +2,7 @@ import type { Address, Hex } from 'viem';
 import type { SignedAuthorizationInput } from '../../core/solver/ports.js';
 import type { OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
 import type { JsonObject } from '../../store/tables.js';
+import type { SenderState } from './state.js';
 
 /** The stored `payload`: everything needed to rebroadcast or re-sign without the caller (decimal strings). */
 export interface TxPayload {
@@ -51,3 +52,12 @@ export function readPayload(row: OutgoingTxRecord): TxPayload {
 }
 
 export const toJson = (payload: TxPayload): JsonObject => ({ ...payload }) as unknown as JsonObject;
+
+/** The log fields that name one signed version of a row: chain, signer, request, row, nonce and hash. */
+export const versionFields = (state: SenderState, row: OutgoingTxRecord, payload: TxPayload) => ({
+  ...state.scope,
+  requestId: row.requestId,
+  outgoingTxId: row.id,
+  nonce: payload.nonce,
+  hash: payload.hash,
+});

@@ -1,6 +1,6 @@
 import { getOutgoingTx, reviseOutgoingTx, type OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
 import { broadcast, estimateFees, markBroadcast, sign } from './broadcast.js';
-import { toJson, type TxPayload } from './payload.js';
+import { toJson, versionFields, type TxPayload } from './payload.js';
 import type { SenderState } from './state.js';
 
 /** How far a stuck transaction's fees are raised (validated by `createTransactionSender`). */
@@ -105,13 +105,7 @@ export async function rebroadcastPrepared(
 ): Promise<OutgoingTxRecord> {
   const outcome = await broadcast(state, payload.raw, payload.hash);
   if (outcome.kind === 'accepted') return markBroadcast(state, row, payload.hash);
-  const fields = {
-    ...state.scope,
-    requestId: row.requestId,
-    outgoingTxId: row.id,
-    nonce: payload.nonce,
-    hash: payload.hash,
-  };
+  const fields = versionFields(state, row, payload);
   if (outcome.kind === 'unknown')
     state.log.warn({ ...fields, err: outcome.error }, 'rebroadcast failed in transit; retrying');
   else if (outcome.kind === 'rejected')

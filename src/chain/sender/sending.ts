@@ -26,7 +26,7 @@ import {
   toViemAuthorization,
 } from './broadcast.js';
 import type { GasValue } from './gasValue.js';
-import { readPayload, toJson, type Fees, type TxPayload } from './payload.js';
+import { readPayload, toJson, versionFields, type Fees, type TxPayload } from './payload.js';
 import { assertRunning, crash, type SenderState } from './state.js';
 
 /** Attempts at finding a free nonce (another instance or a foreign transaction took it) before giving up. */
@@ -115,29 +115,12 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
       switch (outcome.kind) {
         case 'accepted':
           crash(state, 'broadcast', row.kind);
-          log.info(
-            {
-              ...scope,
-              requestId: row.requestId,
-              outgoingTxId: row.id,
-              nonce: payload.nonce,
-              hash: payload.hash,
-              kind: row.kind,
-            },
-            'transaction broadcast',
-          );
+          log.info({ ...versionFields(state, row, payload), kind: row.kind }, 'transaction broadcast');
           return markBroadcast(state, row, payload.hash);
         case 'unknown':
           // It may have reached the node: keep the nonce; waitForReceipt and recover rebroadcast it.
           log.warn(
-            {
-              ...scope,
-              requestId: row.requestId,
-              outgoingTxId: row.id,
-              nonce: payload.nonce,
-              hash: payload.hash,
-              err: outcome.error,
-            },
+            { ...versionFields(state, row, payload), err: outcome.error },
             'broadcast failed in transit; the recorded transaction is rebroadcast while waiting for its receipt',
           );
           return row;
@@ -275,17 +258,7 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
       for (const row of rows) {
         const payload = readPayload(row);
         const outcome = await broadcast(state, payload.raw, payload.hash);
-        log.info(
-          {
-            ...scope,
-            requestId: row.requestId,
-            outgoingTxId: row.id,
-            nonce: payload.nonce,
-            hash: payload.hash,
-            outcome: outcome.kind,
-          },
-          'recovered transaction rebroadcast',
-        );
+        log.info({ ...versionFields(state, row, payload), outcome: outcome.kind }, 'recovered transaction rebroadcast');
         recovered.push(
           outcome.kind === 'accepted' && row.status === 'prepared'
             ? await markBroadcast(state, row, payload.hash)
