@@ -127,6 +127,10 @@ export function rejection(
       );
 }
 
+/**
+ * A failed RPC call of the sender as `RPC_HTTP_ERROR`, worded `Chain <id>: <what> failed: <the node's words>`
+ * (`waitForReceipt` rides it out). Reads elsewhere in `src/chain` word theirs with `rpcErrors.ts`.
+ */
 export const rpcFailure = (state: SenderState, what: string, cause: unknown) =>
   new GatewayError('RPC_HTTP_ERROR', `Chain ${state.chainId}: ${what} failed: ${messageOf(cause)}`, { cause });
 
