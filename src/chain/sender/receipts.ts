@@ -1,0 +1,200 @@
+import { BaseError, TransactionReceiptNotFoundError, type Hex } from 'viem';
+import { GatewayError } from '../../core/errors.js';
+import type { SentReceipt } from '../../core/solver/ports.js';
+import {
+  getOutgoingTx,
+  reviseOutgoingTx,
+  updateOutgoingTx,
+  type OutgoingTxRecord,
+} from '../../store/outgoingTxs.repository.js';
+import type { HeadFeed } from '../heads.js';
+import { rejection } from './broadcast.js';
+import type { GasValue } from './gasValue.js';
+import { readPayload, toJson, type TxPayload } from './payload.js';
+import { bump, rebroadcastPrepared, type ReplacementSettings } from './replacement.js';
+import { assertRunning, crash, type SenderState } from './state.js';
+
+/**
+ * Polls in a row that must see the nonce used on chain with no receipt for any of our hashes before the
+ * transaction counts as displaced (a lagging RPC backend can answer the count before the receipt).
+ */
+const DISPLACED_POLLS = 3;
+
+export interface ReceiptWaiterSettings {
+  blockTimeMs: number;
+  /** A transaction not mined this long after its last broadcast is re-sent with higher fees. */
+  stuckAfterMs: number;
+  /** How often a wait looks at the chain while no head feed is live. */
+  pollIntervalMs: number;
+  /** The chain's pushed heads: each one wakes every wait at once. */
+  heads: HeadFeed | undefined;
+  replacement: ReplacementSettings;
+}
+
+export interface ReceiptWaiter {
+  waitForReceipt: (outgoingTxId: number) => Promise<SentReceipt>;
+  /** Unsubscribes from the heads and wakes every sleeping wait (`state.stopped` is already set). */
+  stop(): void;
+  /** The waits under way. */
+  running(): Promise<SentReceipt>[];
+}
+
+/**
+ * Waiting for receipts: one wait per outgoing row (a second caller shares it) polls every recorded hash once the
+ * nonce is used, rebroadcasts a row no node acknowledged yet once a block, and after `stuckAfterMs` without a
+ * receipt replaces it with higher fees (`replacement.ts`). A nonce used with no receipt for any of our hashes
+ * fails the row. Mined rows are marked `confirmed` or `failed` with their receipt and the USD value of their gas.
+ */
+export function createReceiptWaiter(
+  state: SenderState,
+  gasValue: GasValue,
+  settings: ReceiptWaiterSettings,
+): ReceiptWaiter {
+  const { chainId, client, address, signer, db, log, now, scope } = state;
+  const { blockTimeMs, stuckAfterMs, pollIntervalMs, heads } = settings;
+  const waits = new Map<number, Promise<SentReceipt>>();
+  const sleepers = new Set<() => void>();
+  const wakeAll = () => {
+    for (const wake of [...sleepers]) wake();
+  };
+  /** Heads pushed so far: a wait that saw a head arrive while it was busy looks again without sleeping. */
+  let headCount = 0;
+  const unsubscribe = heads?.onHead(() => {
+    headCount++;
+    wakeAll();
+  });
+  const receiptPollMs = () => (heads?.live() ? Math.max(pollIntervalMs, blockTimeMs) : pollIntervalMs);
+
+  /** Waits `ms`, or less when the sender stops. */
+  function sleep(ms: number): Promise<void> {
+    if (state.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        sleepers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      sleepers.add(wake);
+    });
+  }
+
+  async function findReceipt(row: OutgoingTxRecord, payload: TxPayload): Promise<SentReceipt | undefined> {
+    const hashes = [...new Set([payload.hash.toLowerCase(), ...[...row.hashes].reverse()])] as Hex[];
+    for (const hash of hashes) {
+      try {
+        const receipt = await client.getTransactionReceipt({ hash });
+        return {
+          status: receipt.status,
+          hash: receipt.transactionHash,
+          blockNumber: receipt.blockNumber,
+          gasUsed: receipt.gasUsed,
+          effectiveGasPrice: receipt.effectiveGasPrice,
+        };
+      } catch (error) {
+        if (!(error instanceof TransactionReceiptNotFoundError)) throw error;
+      }
+    }
+    return undefined;
+  }
+
+  async function finish(row: OutgoingTxRecord, receipt: SentReceipt): Promise<SentReceipt> {
+    const status = receipt.status === 'success' ? 'confirmed' : 'failed';
+    await updateOutgoingTx(db, row.id, {
+      status,
+      hash: receipt.hash,
+      receipt: { ...receipt, gasUsdMicros: await gasValue.usdMicros(receipt) },
+      now: now(),
+    });
+    crash(state, 'mined', row.kind);
+    log.info(
+      {
+        ...scope,
+        requestId: row.requestId,
+        outgoingTxId: row.id,
+        hash: receipt.hash,
+        status: receipt.status,
+        block: receipt.blockNumber.toString(),
+      },
+      'transaction mined',
+    );
+    return receipt;
+  }
+
+  async function follow(id: number): Promise<SentReceipt> {
+    let row = await getOutgoingTx(db, id);
+    if (row === undefined || row.chainId !== chainId || row.signer !== signer) {
+      throw new GatewayError('NOT_FOUND', `Chain ${chainId}: no outgoing transaction ${id} of signer ${signer}`);
+    }
+    let payload = readPayload(row);
+    if (row.status === 'replaced')
+      throw new GatewayError('CONFLICT', `Outgoing transaction ${id} was replaced by another one`);
+    if (row.nonce === null) throw rejection(state, row, payload.error ?? 'it was never broadcast', false);
+    if (row.status === 'confirmed' || row.status === 'failed') {
+      const receipt = await findReceipt(row, payload);
+      if (receipt === undefined)
+        throw rejection(state, row, payload.error ?? 'no receipt for any of its hashes', false);
+      return receipt;
+    }
+    const nonce = row.nonce;
+    let lastAttemptAt = row.updatedAt;
+    let lastRebroadcastAt = 0;
+    let displacedPolls = 0;
+    for (;;) {
+      assertRunning(state);
+      const headsBefore = headCount;
+      try {
+        // One cheap call per poll; receipts are fetched only once the nonce is used.
+        const used = BigInt(await client.getTransactionCount({ address, blockTag: 'latest' })) > nonce;
+        if (used) {
+          const receipt = await findReceipt(row, payload);
+          if (receipt !== undefined) return await finish(row, receipt);
+          if (++displacedPolls >= DISPLACED_POLLS) {
+            const message = `nonce ${nonce} was used by a transaction this sender did not record`;
+            await reviseOutgoingTx(db, row.id, {
+              payload: toJson({ ...payload, error: message }),
+              fromStatuses: ['prepared', 'broadcast'],
+              now: now(),
+            });
+            await updateOutgoingTx(db, row.id, { status: 'failed', now: now() });
+            log.error({ ...scope, requestId: row.requestId, outgoingTxId: row.id }, message);
+            throw rejection(state, row, message, false);
+          }
+        } else {
+          displacedPolls = 0;
+          if (now() - lastAttemptAt >= stuckAfterMs) {
+            ({ row, payload } = await bump(state, settings.replacement, row, payload));
+            lastAttemptAt = now();
+          } else if (row.status === 'prepared' && now() - lastRebroadcastAt >= blockTimeMs) {
+            // Not acknowledged by any node yet: at once, then once a block.
+            lastRebroadcastAt = now();
+            row = await rebroadcastPrepared(state, row, payload);
+          }
+        }
+      } catch (error) {
+        if (!isTransient(error)) throw error;
+        log.warn({ ...scope, outgoingTxId: id, err: error }, 'RPC failed while waiting for a receipt; retrying');
+      }
+      if (headCount === headsBefore) await sleep(receiptPollMs());
+    }
+  }
+
+  return {
+    waitForReceipt(id) {
+      const running = waits.get(id);
+      if (running !== undefined) return running;
+      const wait = follow(id).finally(() => waits.delete(id));
+      waits.set(id, wait);
+      return wait;
+    },
+    stop() {
+      unsubscribe?.();
+      wakeAll();
+    },
+    running: () => [...waits.values()],
+  };
+}
+
+/** Failures a wait rides out (RPC trouble); anything else (database, our own verdicts) ends the wait. */
+const isTransient = (error: unknown): boolean =>
+  error instanceof BaseError || (error instanceof GatewayError && error.code === 'RPC_HTTP_ERROR');

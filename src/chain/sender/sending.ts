@@ -1,0 +1,273 @@
+import { BaseError, ExecutionRevertedError } from 'viem';
+import { GatewayError } from '../../core/errors.js';
+import { withGasMargin } from '../../core/gasMargin.js';
+import type { SendParameters } from '../../core/solver/ports.js';
+import { isUniqueViolation } from '../../store/errors.js';
+import {
+  getLiveOutgoingTx,
+  getMaxOutgoingTxNonce,
+  insertOutgoingTx,
+  listUnminedOutgoingTxs,
+  outgoingTxRequestKindKey,
+  outgoingTxSignerNonceKey,
+  releaseOutgoingTxNonce,
+  reviseOutgoingTx,
+  type OutgoingTxRecord,
+} from '../../store/outgoingTxs.repository.js';
+import { mayHaveReachedNode } from '../rpcErrors.js';
+import {
+  broadcast,
+  estimateFees,
+  markBroadcast,
+  messageOf,
+  rejection,
+  rpcFailure,
+  sign,
+  toViemAuthorization,
+} from './broadcast.js';
+import type { GasValue } from './gasValue.js';
+import { readPayload, toJson, versionFields, type Fees, type TxPayload } from './payload.js';
+import { assertRunning, crash, type SenderState } from './state.js';
+
+/** Attempts at finding a free nonce (another instance or a foreign transaction took it) before giving up. */
+const NONCE_ATTEMPTS = 5;
+
+export interface Sending {
+  send: (tx: SendParameters) => Promise<OutgoingTxRecord>;
+  recover: () => Promise<OutgoingTxRecord[]>;
+  /** The send queue's tail: settles once the sends and the recovery queued so far have. */
+  idle(): Promise<unknown>;
+}
+
+/**
+ * Sending and restart recovery: the owner of the signer's nonce on the chain.
+ *
+ * `send` and `recover` run one at a time in a queue. A send takes the next nonce, signs, records the row
+ * (`prepared`, signed bytes included) and only then broadcasts it; the first nonce is the larger of the chain's
+ * pending count and the highest nonce recorded for this signer + 1. A node's outright rejection of that first
+ * broadcast marks the row `failed` with its nonce released, which the next send reuses; a nonce taken by a
+ * transaction this sender did not make is skipped by re-signing the same row on the next free nonce. `recover`
+ * rebroadcasts every unmined row in nonce order and reads the next nonce afresh.
+ */
+export function createSending(state: SenderState, gasValue: GasValue): Sending {
+  const { chainId, client, address, db, log, now, scope } = state;
+  /** The next nonce to hand out; undefined = read it again from the chain and the database. */
+  let nextNonce: bigint | undefined;
+  /** Tail of the send queue (the per-sender mutex). */
+  let queue: Promise<unknown> = Promise.resolve();
+
+  function serialized<T>(work: () => Promise<T>): Promise<T> {
+    const run = queue.then(work);
+    queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The larger of the chain's pending count and the highest recorded nonce + 1: never reuses a live nonce. */
+  async function freshNonce(): Promise<bigint> {
+    const [pending, recorded] = await Promise.all([
+      client.getTransactionCount({ address, blockTag: 'pending' }).catch((error: unknown) => {
+        throw rpcFailure(state, 'reading the pending nonce', error);
+      }),
+      getMaxOutgoingTxNonce(db, scope),
+    ]);
+    const fromChain = BigInt(pending);
+    return recorded === undefined || recorded < fromChain ? fromChain : recorded + 1n;
+  }
+
+  async function estimateGas(tx: SendParameters): Promise<bigint> {
+    try {
+      const estimate = await client.estimateGas({
+        account: address,
+        to: tx.to,
+        data: tx.data,
+        value: tx.value,
+        ...(tx.authorizationList === undefined
+          ? {}
+          : { authorizationList: tx.authorizationList.map(toViemAuthorization) }),
+      });
+      return withGasMargin(estimate);
+    } catch (error) {
+      const reverted = error instanceof BaseError && error.walk((e) => e instanceof ExecutionRevertedError) !== null;
+      if (!reverted && mayHaveReachedNode(error)) throw rpcFailure(state, 'estimating gas', error);
+      throw new GatewayError(
+        'DESTINATION_TX_FAILED',
+        `Chain ${chainId}: the ${tx.kind} transaction would fail: ${messageOf(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+
+  /**
+   * Releases the nonce of a row whose one and only signed version a node refused (inside the send queue, so the
+   * released nonce is the highest handed out and no gap remains), and forgets the cached nonce.
+   */
+  async function release(row: OutgoingTxRecord, payload: TxPayload, message: string): Promise<void> {
+    await releaseOutgoingTxNonce(db, row.id, { payload: toJson({ ...payload, error: message }), now: now() });
+    nextNonce = undefined;
+  }
+
+  /** First broadcast of a freshly recorded row, inside the queue. */
+  async function broadcastNew(row: OutgoingTxRecord, payload: TxPayload, tx: SendParameters & { gas: bigint } & Fees) {
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await broadcast(state, payload.raw, payload.hash);
+      switch (outcome.kind) {
+        case 'accepted':
+          crash(state, 'broadcast', row.kind);
+          log.info({ ...versionFields(state, row, payload), kind: row.kind }, 'transaction broadcast');
+          return markBroadcast(state, row, payload.hash);
+        case 'unknown':
+          // It may have reached the node: keep the nonce; waitForReceipt and recover rebroadcast it.
+          log.warn(
+            { ...versionFields(state, row, payload), err: outcome.error },
+            'broadcast failed in transit; the recorded transaction is rebroadcast while waiting for its receipt',
+          );
+          return row;
+        case 'rejected':
+          await release(row, payload, outcome.message);
+          log.error(
+            {
+              ...scope,
+              requestId: row.requestId,
+              outgoingTxId: row.id,
+              nonce: payload.nonce,
+              reason: outcome.message,
+            },
+            'node rejected the transaction; nonce released',
+          );
+          throw rejection(state, row, outcome.message, outcome.insufficientFunds);
+        case 'nonce-taken':
+          // Something other than this sender used the key (the nonce is spent there, so moving on leaves no
+          // gap): re-sign this same row on the next free nonce. Nothing but this one version was ever sent.
+          if (attempt >= NONCE_ATTEMPTS) {
+            await release(row, payload, outcome.message);
+            throw new GatewayError(
+              'SERVICE_UNAVAILABLE',
+              `Chain ${chainId}: no free nonce after ${attempt} attempts: ${outcome.message}`,
+              {
+                data: `outgoingTxId=${row.id}`,
+              },
+            );
+          }
+          log.warn(
+            { ...scope, requestId: row.requestId, outgoingTxId: row.id, taken: payload.nonce },
+            'nonce already used elsewhere; re-signing',
+          );
+          ({ row, payload } = await resign(row, payload, tx));
+      }
+    }
+  }
+
+  /** Re-signs a `prepared` row on a fresh nonce, recording it before anything is broadcast. */
+  async function resign(row: OutgoingTxRecord, payload: TxPayload, tx: SendParameters & { gas: bigint } & Fees) {
+    for (let attempt = 1; ; attempt++) {
+      const nonce = await freshNonce();
+      const signed = await sign(state, { ...tx, nonce });
+      const next: TxPayload = { ...payload, nonce: nonce.toString(), raw: signed.raw, hash: signed.hash };
+      try {
+        const revised = await reviseOutgoingTx(db, row.id, {
+          payload: toJson(next),
+          nonce,
+          fromStatuses: ['prepared'],
+          now: now(),
+        });
+        if (revised === null) throw new Error(`outgoing tx ${row.id} left 'prepared' while it was being sent`);
+        nextNonce = nonce + 1n;
+        return { row: revised, payload: next };
+      } catch (error) {
+        // Another instance with this key recorded that nonce meanwhile; `freshNonce` moves past it.
+        if (!isUniqueViolation(error, outgoingTxSignerNonceKey) || attempt >= NONCE_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async function send(tx: SendParameters): Promise<OutgoingTxRecord> {
+    // The receipt will want the native price: read it while the transaction is on its way.
+    gasValue.readAhead();
+    assertRunning(state);
+    // The gas and fee reads start at once, beside the cheap early answer on a live transaction (the unique index
+    // below is what guarantees it); a conflict still wins over an estimate's failure.
+    const gasRead = tx.gas === undefined ? estimateGas(tx) : Promise.resolve(tx.gas);
+    const feesRead = estimateFees(state);
+    gasRead.catch(() => undefined);
+    feesRead.catch(() => undefined);
+    const live = await getLiveOutgoingTx(db, tx.requestId, tx.kind);
+    if (live !== undefined) throw conflict(tx, live.id);
+    const gas = await gasRead;
+    const fees = await feesRead;
+    return serialized(async () => {
+      assertRunning(state);
+      for (let attempt = 1; ; attempt++) {
+        const nonce = nextNonce ?? (await freshNonce());
+        const signed = await sign(state, { ...tx, gas, nonce, ...fees });
+        const payload: TxPayload = {
+          to: tx.to,
+          data: tx.data,
+          value: tx.value.toString(),
+          gas: gas.toString(),
+          nonce: nonce.toString(),
+          maxFeePerGas: fees.maxFeePerGas.toString(),
+          maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
+          raw: signed.raw,
+          hash: signed.hash,
+          initialMaxFeePerGas: fees.maxFeePerGas.toString(),
+          bumps: 0,
+          ...(tx.authorizationList === undefined ? {} : { authorizationList: tx.authorizationList }),
+        };
+        let row: OutgoingTxRecord;
+        try {
+          row = await insertOutgoingTx(db, {
+            chainId,
+            requestId: tx.requestId,
+            kind: tx.kind,
+            signer: state.signer,
+            nonce,
+            status: 'prepared',
+            payload: toJson(payload),
+            now: now(),
+          });
+        } catch (error) {
+          // The nonce was not consumed: `nextNonce` is untouched.
+          if (isUniqueViolation(error, outgoingTxRequestKindKey)) throw conflict(tx, undefined, error);
+          if (isUniqueViolation(error, outgoingTxSignerNonceKey) && attempt < NONCE_ATTEMPTS) {
+            nextNonce = undefined; // another instance with this key recorded it; move past
+            continue;
+          }
+          throw error;
+        }
+        nextNonce = nonce + 1n;
+        crash(state, 'recorded', row.kind);
+        return broadcastNew(row, payload, { ...tx, gas, ...fees });
+      }
+    });
+  }
+
+  const conflict = (tx: SendParameters, existingId?: number, cause?: unknown) =>
+    new GatewayError('CONFLICT', `A live ${tx.kind} transaction already exists for request ${tx.requestId}`, {
+      ...(existingId === undefined ? {} : { data: `outgoingTxId=${existingId}` }),
+      cause,
+    });
+
+  const recover = () =>
+    serialized(async () => {
+      assertRunning(state);
+      const rows = await listUnminedOutgoingTxs(db, scope);
+      const recovered: OutgoingTxRecord[] = [];
+      // Nonce order, so the node never sees a gap it would have to queue behind.
+      for (const row of rows) {
+        const payload = readPayload(row);
+        const outcome = await broadcast(state, payload.raw, payload.hash);
+        log.info({ ...versionFields(state, row, payload), outcome: outcome.kind }, 'recovered transaction rebroadcast');
+        recovered.push(
+          outcome.kind === 'accepted' && row.status === 'prepared'
+            ? await markBroadcast(state, row, payload.hash)
+            : row,
+        );
+      }
+      nextNonce = undefined; // read the chain and the table again before the next send
+      return recovered;
+    });
+
+  return { send, recover, idle: () => queue };
+}
