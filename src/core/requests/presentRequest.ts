@@ -1,5 +1,6 @@
 import type { RequestDepositAddress as StoredDepositAddress } from '../../store/depositAddresses.repository.js';
 import { formatUnits, getAddress, isAddress, zeroAddress, type Address } from 'viem';
+import { addressOnlyDepositAddress, toStatusDepositAddress } from '../../store/requestStatus.js';
 import type { RequestRecord } from '../../store/requests.repository.js';
 import { formatUsdMicros } from '../usd.js';
 import { chainCurrencies } from '../chains/requireChain.js';
@@ -7,6 +8,7 @@ import type { CoreContext } from '../context.js';
 import { quoteCurrency, rateOf } from '../quote/present.js';
 import type { Amount, FeeSponsorshipPhase, QuoteCurrency } from '../quote/types.js';
 import { SWAP_SOURCE } from '../settings.js';
+import { toWebhookDepositAddress } from '../webhooks/webhookPayload.js';
 import type { KeyScope } from './access.js';
 import { paidRecipientOf } from './paidRecipient.js';
 import { failReasonOf, orNoReason, refundFailReasonOf, statusV2 } from './statusRules.js';
@@ -20,6 +22,7 @@ import type {
   LegacyRequestFees,
   PlatformFeeInfo,
   RequestFeature,
+  RequestDepositAddress,
   RequestOwnerData,
   RequestProtocol,
   RequestRoute,
@@ -54,24 +57,7 @@ export function presentRequest(ctx: CoreContext, record: RequestRecord, present:
     destinationChainId: record.destinationChainId,
     currencyIn,
     currencyOut,
-    depositAddress:
-      present.depositAddress !== undefined
-        ? {
-            address: present.depositAddress.address,
-            type: present.depositAddress.type,
-            depositor: present.depositAddress.depositor,
-            depositTxHash: present.depositAddress.depositTxHash,
-            recoveryAddress: present.depositAddress.recoveryAddress,
-          }
-        : record.depositAddress === null
-          ? null
-          : {
-              address: record.depositAddress,
-              type: 'open',
-              depositor: null,
-              depositTxHash: null,
-              recoveryAddress: null,
-            },
+    depositAddress: depositAddressOf(record, present),
     supersededByRequestId: present.depositAddress?.supersededByRequestId ?? null,
     orderId: record.orderId,
     createdAt: record.createdAt,
@@ -112,17 +98,7 @@ export function presentRequestV2(ctx: CoreContext, record: RequestRecord, presen
     status: statusV2[record.status],
     user: record.user,
     recipient: record.recipient,
-    depositAddress:
-      present.depositAddress !== undefined
-        ? {
-            address: present.depositAddress.address,
-            depositAddressType: present.depositAddress.type,
-            depositor: present.depositAddress.depositor,
-            depositTxHash: present.depositAddress.depositTxHash,
-          }
-        : record.depositAddress === null
-          ? null
-          : { address: record.depositAddress, depositAddressType: 'open', depositor: null, depositTxHash: null },
+    depositAddress: toWebhookDepositAddress(depositAddressOf(record, present)),
     supersededByRequestId: present.depositAddress?.supersededByRequestId ?? null,
     slippageToleranceBps: parts.slippageBps,
     failReason: orNoReason(failReasonOf(record)),
@@ -185,6 +161,12 @@ export function presentRequestV2(ctx: CoreContext, record: RequestRecord, presen
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };
+}
+
+/** The request's deposit address as recorded, or known by its address alone when it was not read; null when none. */
+function depositAddressOf(record: RequestRecord, present: PresentContext): RequestDepositAddress | null {
+  if (present.depositAddress !== undefined) return toStatusDepositAddress(present.depositAddress);
+  return record.depositAddress === null ? null : addressOnlyDepositAddress(record.depositAddress);
 }
 
 interface Parts {

@@ -1,32 +1,33 @@
-import type { RequestStatus } from '../../store/requests.repository.js';
+import type { RequestStatus, RequestStatusSnapshot, StatusDepositAddress } from '../../store/requestStatus.js';
 import type { JsonObject } from '../../store/tables.js';
 import type { Amount, FeeSponsorshipPhase, QuoteCurrency } from '../quote/types.js';
 
 export type { RequestStatus };
 
-/**
- * The status record of a request (`GET /intents/status/v3`, GraphQL `requestStatus`, the webhook's `data`).
- * Fail reasons are already rendered by the status rules: `N/A` when none applies.
- */
-export interface IntentStatus {
-  requestId: string;
-  status: RequestStatus;
-  /** Origin-chain transaction hashes (deposits), in the order they were recorded. */
-  inTxHashes: string[];
-  /** Destination-chain transaction hashes (fills, and refunds); empty when none. */
-  txHashes: string[];
-  /** Unix milliseconds of the last status change. */
-  updatedAt: number;
-  originChainId: number;
-  destinationChainId: number;
-  /** Unix milliseconds of the quote that created the request. */
-  quoteCreatedAt: number;
+/** The fields of a status snapshot that the status rules render (`statusFieldsOf`), in their rendered types. */
+interface RenderedStatusFields {
   details: JsonObject | null;
   /** `N/A` on non-failure statuses; on `failure`, `fallback` and `refund` the recorded reason or `UNKNOWN`. */
   failReason: string;
   /** The recorded reason a refund leg failed, or `N/A`. */
   refundFailReason: string;
 }
+
+/** A status snapshot (`RequestStatusSnapshot`, the source shape) with the status rules applied. */
+export type RenderedStatus = Omit<RequestStatusSnapshot, keyof RenderedStatusFields> & RenderedStatusFields;
+
+/** What every form of the status record (status operation, streams, webhooks) shares, with the rules applied. */
+export type StatusFields = Omit<RenderedStatus, 'requestId' | 'referrer' | 'depositAddress'>;
+
+/**
+ * The status record of a request (`GET /intents/status/v3`, GraphQL `requestStatus`): the shared fields with the
+ * request id and when the request was quoted. Fail reasons are already rendered by the status rules.
+ */
+export type IntentStatus = Pick<RenderedStatus, 'requestId'> &
+  StatusFields & {
+    /** Unix milliseconds of the quote that created the request. */
+    quoteCreatedAt: number;
+  };
 
 /** Statuses of the earlier status operation (`GET /intents/status`). */
 export type IntentStatusV1Status = 'waiting' | 'pending' | 'received' | 'success' | 'failure' | 'fallback';
@@ -147,13 +148,8 @@ export interface RequestRoute {
   actual: { origin: RouteLeg | null; destination: RouteLeg | null };
 }
 
-export interface RequestDepositAddress {
-  address: string;
-  type: 'open' | 'strict';
-  depositor: string | null;
-  depositTxHash: string | null;
-  recoveryAddress: string | null;
-}
+/** A request's deposit address: the one a status record carries. */
+export type RequestDepositAddress = StatusDepositAddress;
 
 export interface RequestProtocol {
   orderId: string;
