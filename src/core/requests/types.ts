@@ -1,6 +1,6 @@
 import type { RequestStatus, RequestStatusSnapshot, StatusDepositAddress } from '../../store/requestStatus.js';
 import type { JsonObject } from '../../store/tables.js';
-import type { Amount, FeeSponsorshipPhase, QuoteCurrency } from '../quote/types.js';
+import type { Amount, FeeSponsorshipPhase, QuoteCurrency, QuoteDetails } from '../quote/types.js';
 
 export type { RequestStatus };
 
@@ -234,15 +234,8 @@ export interface LegacyRequestFees {
   gateway: bigint;
 }
 
-export interface ExpandedPriceImpactView {
-  swap: { usd: string };
-  execution: { usd: string };
-  service: { usd: string };
-  /** The same as `service`, under the reference's name. */
-  relay: { usd: string };
-  app: { usd: string };
-  sponsored: { usd: string };
-}
+/** The quote's `details.expandedPriceImpact`, which the earlier history repeats for the request. */
+export type ExpandedPriceImpactView = QuoteDetails['expandedPriceImpact'];
 
 /** A request in the earlier shape (`GET /requests/v2`). */
 export interface RequestViewV2 {
