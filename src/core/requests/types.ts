@@ -32,18 +32,19 @@ export type IntentStatus = Pick<RenderedStatus, 'requestId'> &
 /** Statuses of the earlier status operation (`GET /intents/status`). */
 export type IntentStatusV1Status = 'waiting' | 'pending' | 'received' | 'success' | 'failure' | 'fallback';
 
-/** The status record in the earlier shape (`GET /intents/status`). */
-export interface IntentStatusV1 {
-  status: IntentStatusV1Status;
-  /** `details` as JSON text, or null. */
+/** What the earlier status operations (`GET /intents/status`, `/intents/status/v2`) carry of the status record. */
+export type EarlierStatusFields = Pick<
+  StatusFields,
+  'inTxHashes' | 'txHashes' | 'originChainId' | 'destinationChainId'
+> & {
+  /** `details` as text, or null. */
   details: string | null;
-  inTxHashes: string[];
-  txHashes: string[];
-  /** Unix milliseconds of the last status change. */
+  /** Unix milliseconds of the last status change (`updatedAt`). */
   time: number;
-  originChainId: number;
-  destinationChainId: number;
-}
+};
+
+/** The status record in the earlier shape (`GET /intents/status`). */
+export type IntentStatusV1 = { status: IntentStatusV1Status } & EarlierStatusFields;
 
 /** Request types of the history (`requestType`). */
 export type RequestType = 'Bridge' | 'Crosschain Swap' | 'Same-chain Swap' | 'Send' | 'Wrap' | 'Unwrap' | 'Call';
