@@ -1,14 +1,7 @@
 import { formatUnits } from 'viem';
 import type { Amount, QuoteCurrency, QuoteDetails } from '../quote/types.js';
 import type { StoredFees } from '../requests/storedFees.js';
-import type {
-  AppFeeEntry,
-  FeeBuckets,
-  LegacyRequestFees,
-  PlatformFeeInfo,
-  RequestAppFees,
-  RequestViewV2,
-} from '../requests/types.js';
+import type { AppFeeEntry, FeeBuckets, PlatformFeeInfo, RequestAppFees, RequestViewV2 } from '../requests/types.js';
 import { formatUsdMicros } from '../usd.js';
 
 /*
@@ -120,20 +113,32 @@ export function legacyAppFees(fees: StoredFees | null): RequestViewV2['appFees']
 }
 
 /**
- * A request's deprecated fee object (`fees` / `feesUsd` of `GET /requests/v2`), split as the quote's `fees` is
- * (`relayerSplit`). The reference's own keys beside it: `gas` the destination gas, `fixed` the rest of the
- * execution fee (the flat fee), `price` the fees priced in bps of the input (swap and platform), `gateway` nothing
- * here.
+ * A request's deprecated fee object (`fees`, and `feesUsd` its members in USD, of `GET /requests/v2`), split as
+ * the quote's `fees` is (`relayerSplit`). The reference's own keys beside it: `gas` the destination gas, `fixed`
+ * the rest of the execution fee (the flat fee), `price` the fees priced in bps of the input (swap and platform),
+ * `gateway` nothing here. Without a stored breakdown: zeros (the contract requires the object), no USD.
  */
-export function legacyRequestFees(fees: StoredFees): {
-  amounts: LegacyRequestFees;
-  usd: Record<keyof LegacyRequestFees, string>;
-} {
+export function legacyRequestFees(fees: StoredFees | null): Pick<RequestViewV2, 'fees' | 'feesUsd'> {
+  if (fees === null)
+    return {
+      fees: {
+        relayer: 0n,
+        relayerGas: 0n,
+        relayerService: 0n,
+        app: 0n,
+        subsidized: 0n,
+        gas: 0n,
+        fixed: 0n,
+        price: 0n,
+        gateway: 0n,
+      },
+      feesUsd: null,
+    };
   const usd = fees.usdMicros;
   const { relayerGas, relayerService } = relayerSplit(fees, fees.destinationGasMicros, usd.execution);
   const relayerServiceUsd = usd.execution - fees.destinationGasMicros + usd.swap + usd.platform;
   return {
-    amounts: {
+    fees: {
       relayer: relayerGas + relayerService,
       relayerGas,
       relayerService,
@@ -144,7 +149,7 @@ export function legacyRequestFees(fees: StoredFees): {
       price: fees.swap + fees.platform,
       gateway: 0n,
     },
-    usd: {
+    feesUsd: {
       relayer: formatUsdMicros(usd.execution + usd.swap + usd.platform),
       relayerGas: formatUsdMicros(fees.destinationGasMicros),
       relayerService: formatUsdMicros(relayerServiceUsd),

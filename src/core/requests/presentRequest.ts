@@ -24,8 +24,8 @@ import { parseStoredFees, type StoredFees } from './storedFees.js';
 import { asObject, parseSponsorshipPhase, toPhaseV3 } from './storedSponsorship.js';
 import type { RequestTransactions } from './transactions.js';
 import type {
-  RequestFeature,
   RequestDepositAddress,
+  RequestFeature,
   RequestOwnerData,
   RequestProtocol,
   RequestRoute,
@@ -105,21 +105,7 @@ export function presentRequestV2(ctx: CoreContext, record: RequestRecord, presen
     slippageToleranceBps: parts.slippageBps,
     failReason: orNoReason(failReasonOf(record)),
     refundFailReason: orNoReason(refundFailReasonOf(record)),
-    fees:
-      fees === null
-        ? {
-            relayer: 0n,
-            relayerGas: 0n,
-            relayerService: 0n,
-            app: 0n,
-            subsidized: 0n,
-            gas: 0n,
-            fixed: 0n,
-            price: 0n,
-            gateway: 0n,
-          }
-        : legacyRequestFees(fees).amounts,
-    feesUsd: fees === null ? null : legacyRequestFees(fees).usd,
+    ...legacyRequestFees(fees),
     subsidizedRequest: fees !== null && fees.sponsored > 0n,
     inTxs: present.transactions.inTxs,
     outTxs: present.transactions.outTxs,
