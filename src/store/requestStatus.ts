@@ -17,18 +17,29 @@ export const requestStatuses = [
 ] as const;
 export type RequestStatus = (typeof requestStatuses)[number];
 
-/** The status record at one moment: the payload of each request event (core shape; transports map it). */
+/**
+ * The status record at one moment: the payload of each request event, and the source of every form of the
+ * status record (the status operation's, the stream message, the webhook's `data`), which the core derives from
+ * it. A new status field is added here, then where the compiler asks for it.
+ */
 export interface RequestStatusSnapshot {
   requestId: string;
   status: RequestStatus;
+  /** Origin-chain transaction hashes (deposits), in the order they were recorded. */
   inTxHashes: string[];
+  /** Destination-chain transaction hashes (fills, and refunds); empty when none. */
   txHashes: string[];
+  /** Unix milliseconds of the last status change. */
   updatedAt: number;
   originChainId: number;
   destinationChainId: number;
+  /** As recorded: the status rules render it as an object (`detailsObject`). */
   details: JsonValue | null;
+  /** As recorded: the status rules decide when it applies and render none as `N/A`. */
   failReason: string | null;
+  /** As recorded, or null. */
   refundFailReason: string | null;
+  /** The quote's referrer: owner-only data, which the stream hides from other keys. */
   referrer: string | null;
   /** The request's deposit address when it has one, with the transfer that paid it once one did. */
   depositAddress: StatusDepositAddress | null;
@@ -45,17 +56,31 @@ export interface StatusDepositAddress {
   recoveryAddress: string | null;
 }
 
+/** The status record's form of a recorded deposit address: its other members (refund address, ...) left out. */
+export const toStatusDepositAddress = (recorded: StatusDepositAddress): StatusDepositAddress => ({
+  address: recorded.address,
+  type: recorded.type,
+  depositor: recorded.depositor,
+  depositTxHash: recorded.depositTxHash,
+  recoveryAddress: recorded.recoveryAddress,
+});
+
+/** A deposit address known by its address alone: of unknown type (`open`, the reference's default), no transfer. */
+export const addressOnlyDepositAddress = (address: string): StatusDepositAddress => ({
+  address,
+  type: 'open',
+  depositor: null,
+  depositTxHash: null,
+  recoveryAddress: null,
+});
+
 /**
  * A stored event payload as a snapshot. Events written before the deposit-address object carried the address
- * alone (a string): read as an address of unknown type with no transfer known (`open`, the reference's default).
+ * alone (a string): read as `addressOnlyDepositAddress`.
  */
 export function readStatusSnapshot(payload: unknown): RequestStatusSnapshot {
   const snapshot = payload as Omit<RequestStatusSnapshot, 'depositAddress'> & { depositAddress?: unknown };
   const stored = snapshot.depositAddress;
-  if (typeof stored === 'string')
-    return {
-      ...snapshot,
-      depositAddress: { address: stored, type: 'open', depositor: null, depositTxHash: null, recoveryAddress: null },
-    };
+  if (typeof stored === 'string') return { ...snapshot, depositAddress: addressOnlyDepositAddress(stored) };
   return { ...snapshot, depositAddress: (stored ?? null) as StatusDepositAddress | null };
 }

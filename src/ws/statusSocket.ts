@@ -7,7 +7,7 @@ import type { CoreContext } from '../core/context.js';
 import { isGatewayError } from '../core/errors.js';
 import type { RequestStatusUpdate } from '../core/events/statusStream.js';
 import { subscribeRequestStatus } from '../core/events/subscribeRequestStatus.js';
-import { toWebhookDepositAddress } from '../core/webhooks/webhookPayload.js';
+import { toWebhookDepositAddress, type WebhookStatusData } from '../core/webhooks/webhookPayload.js';
 import type { Caller } from '../core/quote/types.js';
 import type { SocketGuard } from './socketGuard.js';
 import { rawDataText } from './rawData.js';
@@ -280,8 +280,11 @@ class Connection {
   }
 }
 
-/** The event's `data`: the webhook form of the status record (api-facts §5.2/5.3). */
-function toEventData(update: RequestStatusUpdate): object {
+/**
+ * The event's `data`: the webhook form of the status record (api-facts §5.2/5.3), from the stream message (whose
+ * `referrer` is already the subscriber's to see). Its members keep the order this stream has always sent.
+ */
+function toEventData(update: RequestStatusUpdate): WebhookStatusData {
   return {
     requestId: update.requestId,
     status: update.status,

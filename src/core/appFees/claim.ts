@@ -10,6 +10,7 @@ import {
 import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
+import { amountOf } from '../fees/presentFees.js';
 import { crashPoint } from '../faults.js';
 import { fromUsdMicros, toUsdMicros } from '../market.js';
 import { refuseBurnAddress } from '../quote/burnAddresses.js';
@@ -268,13 +269,7 @@ export async function listAppFeeClaims(
       claimId: claim.id,
       wallet: getAddress(claim.wallet),
       recipient: getAddress(claim.recipient),
-      currency: {
-        currency: quoteCurrency(chain.id, currency),
-        amount: claim.amount,
-        amountFormatted: formatUnits(claim.amount, currency.decimals),
-        amountUsd: formatUsdMicros(claim.usdMicros - claim.feeUsdMicros),
-        minimumAmount: claim.amount,
-      },
+      currency: amountOf(quoteCurrency(chain.id, currency), claim.amount, claim.usdMicros - claim.feeUsdMicros),
       txHash: claim.txHash,
       status: wireStatus(claim, now),
       createdAt: new Date(claim.createdAt).toISOString(),

@@ -1,10 +1,11 @@
-import { formatUnits, isAddress } from 'viem';
+import { isAddress } from 'viem';
 import { availableAppBalanceUsd, fastFillHoldsUsd, pendingClaimsUsd } from '../../store/appFeeClaims.repository.js';
 import { accountOwed } from '../../store/ledger.repository.js';
 import { accounts } from '../../store/ledgerMovements.js';
 import { chainCurrencies } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
+import { amountOf } from '../fees/presentFees.js';
 import { quoteCurrency } from '../quote/present.js';
 import type { Amount } from '../quote/types.js';
 import { formatUsdMicros } from '../usd.js';
@@ -36,13 +37,7 @@ export async function getAppFeeBalances(ctx: CoreContext, params: { wallet: stri
       chain === undefined ? undefined : chainCurrencies(chain).find((c) => c.address.toLowerCase() === owed.currency);
     if (owed.amount === 0n || chain === undefined || currency === undefined) continue;
     totalMicros += owed.usdMicros;
-    balances.push({
-      currency: quoteCurrency(chain.id, currency),
-      amount: owed.amount,
-      amountFormatted: formatUnits(owed.amount, currency.decimals),
-      amountUsd: formatUsdMicros(owed.usdMicros),
-      minimumAmount: owed.amount,
-    });
+    balances.push(amountOf(quoteCurrency(chain.id, currency), owed.amount, owed.usdMicros));
   }
   // A claim the wallet authorized and that is not paid yet has left the balance already.
   totalMicros -= await pendingClaimsUsd(ctx.db, params.wallet);

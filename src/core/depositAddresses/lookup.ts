@@ -6,7 +6,7 @@ import {
   getDepositAddress,
   insertDepositAddress,
 } from '../../store/depositAddresses.repository.js';
-import type { StatusDepositAddress } from '../../store/requestStatus.js';
+import { toStatusDepositAddress, type StatusDepositAddress } from '../../store/requestStatus.js';
 import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
@@ -33,14 +33,7 @@ export async function statusDepositAddressOf(
   requestId: string,
 ): Promise<StatusDepositAddress | null> {
   const stored = (await depositAddressesOfRequests(ctx.db, [requestId])).get(requestId.toLowerCase());
-  if (stored === undefined) return null;
-  return {
-    address: stored.address,
-    type: stored.type,
-    depositor: stored.depositor,
-    depositTxHash: stored.depositTxHash,
-    recoveryAddress: stored.recoveryAddress,
-  };
+  return stored === undefined ? null : toStatusDepositAddress(stored);
 }
 
 /** `GET /deposit-addresses/v1`: by `address` or by `requestId`. */

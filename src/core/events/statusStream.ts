@@ -1,20 +1,18 @@
 import type { RequestRecord } from '../../store/requestRecord.js';
-import type { RequestStatusSnapshot, StatusDepositAddress } from '../../store/requestStatus.js';
+import type { RequestStatusSnapshot } from '../../store/requestStatus.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Caller } from '../quote/types.js';
 import { statusFieldsOf } from '../requests/statusRules.js';
-import type { IntentStatus } from '../requests/types.js';
+import type { IntentStatus, RenderedStatus } from '../requests/types.js';
 import type { RequestEventBus } from './requestEventBus.js';
 
 /**
- * One message of a status stream: the status record of `GET /intents/status/v3` plus what the `/ws` and webhook
- * form adds. `referrer` is owner-only data: set only when the subscriber's API key quoted the request.
+ * One message of a status stream: the whole rendered snapshot, with when the request was quoted (as the status
+ * record of `GET /intents/status/v3` has it). `referrer` is owner-only data: set only when the subscriber's API
+ * key quoted the request.
  */
-export interface RequestStatusUpdate extends IntentStatus {
-  referrer: string | null;
-  depositAddress: StatusDepositAddress | null;
-}
+export type RequestStatusUpdate = RenderedStatus & Pick<IntentStatus, 'quoteCreatedAt'>;
 
 /**
  * Whether a stream of this request ends here. `success` and `refund` (`fallback`) end it. `failure` ends it only

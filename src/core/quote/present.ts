@@ -1,6 +1,7 @@
 import { formatUnits, zeroAddress } from 'viem';
 import type { CurrencyConfig } from '../chains/types.js';
 import { fillPayee } from '../fill/fillTransaction.js';
+import { amountOf, expandedPriceImpact, relayerSplit } from '../fees/presentFees.js';
 import { FEE_COMPONENTS, type FeeComponent } from '../fees/sponsorship.js';
 import { toUsdMicros, type UsdPrice } from '../market.js';
 import { SWAP_SOURCE } from '../settings.js';
@@ -34,16 +35,13 @@ export function quoteCurrency(chainId: number, currency: CurrencyConfig): QuoteC
   };
 }
 
-/** An Amount object: exact smallest units, whole units and USD for display. */
-function amountOf(currency: QuoteCurrency, price: UsdPrice, amount: bigint, minimumAmount: bigint = amount): Amount {
-  return {
-    currency,
-    amount,
-    amountFormatted: formatUnits(amount, currency.decimals),
-    amountUsd: formatUsdMicros(toUsdMicros(amount, currency.decimals, price)),
-    minimumAmount,
-  };
-}
+/** An Amount object priced at `price`: exact smallest units, whole units and USD for display. */
+const pricedAmount = (
+  currency: QuoteCurrency,
+  price: UsdPrice,
+  amount: bigint,
+  minimumAmount: bigint = amount,
+): Amount => amountOf(currency, amount, toUsdMicros(amount, currency.decimals, price), minimumAmount);
 
 const impact = (usdMicros: bigint, inUsdMicros: bigint): Impact => ({
   usd: formatUsdMicros(usdMicros),
@@ -72,8 +70,8 @@ export function presentDetails(p: PresentParameters): QuoteDetails {
   const { route, pricing } = p;
   const inCurrency = quoteCurrency(route.origin.id, route.currencyIn);
   const outCurrency = quoteCurrency(route.destination.id, route.currencyOut);
-  const currencyIn = amountOf(inCurrency, p.priceIn, pricing.amountIn);
-  const currencyOut = amountOf(outCurrency, p.priceOut, pricing.amountOut, pricing.minimumAmountOut);
+  const currencyIn = pricedAmount(inCurrency, p.priceIn, pricing.amountIn);
+  const currencyOut = pricedAmount(outCurrency, p.priceOut, pricing.amountOut, pricing.minimumAmountOut);
   const slippageValue = pricing.amountOut - pricing.minimumAmountOut;
   const sources = route.sameAsset ? [] : [SWAP_SOURCE];
   const { usd } = pricing;
@@ -88,14 +86,7 @@ export function presentDetails(p: PresentParameters): QuoteDetails {
     refundCurrency: currencyIn,
     totalImpact: impact(usd.out - usd.in, usd.in),
     swapImpact: impact(-usd.swap, usd.in),
-    expandedPriceImpact: {
-      swap: { usd: formatUsdMicros(-usd.swap) },
-      execution: { usd: formatUsdMicros(-usd.execution) },
-      service: { usd: formatUsdMicros(-usd.platform) },
-      relay: { usd: formatUsdMicros(-usd.platform) },
-      app: { usd: formatUsdMicros(-usd.app) },
-      sponsored: { usd: formatUsdMicros(usd.sponsored) },
-    },
+    expandedPriceImpact: expandedPriceImpact(usd),
     rate: rateOf(pricing.amountIn, inCurrency.decimals, pricing.amountOut, outCurrency.decimals),
     slippageTolerance: {
       total: route.slippageBps,
@@ -141,16 +132,14 @@ export function presentLegacyFees(p: PresentParameters): LegacyFees {
   const { route, pricing } = p;
   const inCurrency = quoteCurrency(route.origin.id, route.currencyIn);
   const fees = pricing.fees;
-  const executionGasShare =
-    fees.executionUsdMicros === 0n
-      ? 0n
-      : (fees.execution * (fees.executionParts.destinationGasMicros + fees.executionParts.originGasMicros)) /
-        fees.executionUsdMicros;
-  const relayerGas = executionGasShare;
-  const relayerService = fees.execution - executionGasShare + fees.swap + fees.platform;
-  const at = (amount: bigint) => amountOf(inCurrency, p.priceIn, amount);
+  const { relayerGas, relayerService } = relayerSplit(
+    fees,
+    fees.executionParts.destinationGasMicros + fees.executionParts.originGasMicros,
+    fees.executionUsdMicros,
+  );
+  const at = (amount: bigint) => pricedAmount(inCurrency, p.priceIn, amount);
   return {
-    gas: amountOf(
+    gas: pricedAmount(
       quoteCurrency(route.origin.id, route.origin.nativeCurrency),
       p.originGas.nativePrice,
       p.originGas.amount,
@@ -173,7 +162,7 @@ export function presentSponsorship(
 ): FeeSponsorshipPhase {
   const { route, pricing } = p;
   const inCurrency = quoteCurrency(route.origin.id, route.currencyIn);
-  const at = (amount: bigint) => amountOf(inCurrency, p.priceIn, amount);
+  const at = (amount: bigint) => pricedAmount(inCurrency, p.priceIn, amount);
   const components = Object.fromEntries(
     FEE_COMPONENTS.map((component) => {
       const split = pricing.sponsorship.perComponent[component];

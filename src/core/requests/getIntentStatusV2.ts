@@ -2,26 +2,18 @@ import type { CoreContext } from '../context.js';
 import { detailsText } from './detailsText.js';
 import { requireRequest, toIntentStatus } from './getIntentStatus.js';
 import { statusV2 } from './statusRules.js';
-import type { RequestStatusV2 } from './types.js';
+import type { EarlierStatusFields, IntentStatus, RequestStatusV2 } from './types.js';
 
 export interface GetIntentStatusV2Parameters {
   requestId: string;
 }
 
 /** The status record in the reference's v2 shape. */
-export interface GetIntentStatusV2ReturnType {
+export type GetIntentStatusV2ReturnType = {
   /** `submitted` is reported as `pending`, `fallback` as `refund` (the v2 set has neither). */
   status: RequestStatusV2;
-  details: string | null;
-  inTxHashes: string[];
-  txHashes: string[];
-  /** Unix milliseconds of the last status change. */
-  time: number;
-  originChainId: number;
-  destinationChainId: number;
-  /** Unix milliseconds of the quote that created the request. */
-  quoteCreatedAt: number;
-}
+} & EarlierStatusFields &
+  Pick<IntentStatus, 'quoteCreatedAt'>;
 
 /**
  * The status of one request in the reference's v2 shape (`GET /intents/status/v2`, which the reference's React

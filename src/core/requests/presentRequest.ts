@@ -1,24 +1,30 @@
 import type { RequestDepositAddress as StoredDepositAddress } from '../../store/depositAddresses.repository.js';
-import { formatUnits, getAddress, isAddress, zeroAddress, type Address } from 'viem';
+import { getAddress, isAddress, zeroAddress, type Address } from 'viem';
 import type { RequestRecord } from '../../store/requestRecord.js';
 import { parseStoredFees, type StoredFees } from '../../store/storedFees.js';
-import { formatUsdMicros } from '../usd.js';
+import { addressOnlyDepositAddress, toStatusDepositAddress } from '../../store/requestStatus.js';
 import { chainCurrencies } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
+import {
+  amountOf,
+  expandedPriceImpact,
+  feeBuckets,
+  legacyAppFees,
+  legacyRequestFees,
+  platformFeeInfo,
+  requestAppFees,
+} from '../fees/presentFees.js';
 import { quoteCurrency, rateOf } from '../quote/present.js';
 import type { Amount, FeeSponsorshipPhase, QuoteCurrency } from '../quote/types.js';
 import { SWAP_SOURCE } from '../settings.js';
+import { toWebhookDepositAddress } from '../webhooks/webhookPayload.js';
 import type { KeyScope } from './access.js';
 import { paidRecipientOf } from './paidRecipient.js';
 import { failReasonOf, orNoReason, refundFailReasonOf, statusV2 } from './statusRules.js';
 import { asObject, parseSponsorshipPhase, toPhaseV3 } from './storedSponsorship.js';
 import type { RequestTransactions } from './transactions.js';
 import type {
-  AppFeeEntry,
-  ExpandedPriceImpactView,
-  FeeBuckets,
-  LegacyRequestFees,
-  PlatformFeeInfo,
+  RequestDepositAddress,
   RequestFeature,
   RequestOwnerData,
   RequestProtocol,
@@ -54,24 +60,7 @@ export function presentRequest(ctx: CoreContext, record: RequestRecord, present:
     destinationChainId: record.destinationChainId,
     currencyIn,
     currencyOut,
-    depositAddress:
-      present.depositAddress !== undefined
-        ? {
-            address: present.depositAddress.address,
-            type: present.depositAddress.type,
-            depositor: present.depositAddress.depositor,
-            depositTxHash: present.depositAddress.depositTxHash,
-            recoveryAddress: present.depositAddress.recoveryAddress,
-          }
-        : record.depositAddress === null
-          ? null
-          : {
-              address: record.depositAddress,
-              type: 'open',
-              depositor: null,
-              depositTxHash: null,
-              recoveryAddress: null,
-            },
+    depositAddress: depositAddressOf(record, present),
     supersededByRequestId: present.depositAddress?.supersededByRequestId ?? null,
     orderId: record.orderId,
     createdAt: record.createdAt,
@@ -91,7 +80,7 @@ export function presentRequest(ctx: CoreContext, record: RequestRecord, present:
             actual: parts.actual === null ? null : feeBuckets(parts.actual, feeCurrency),
             currency: feeCurrency,
           },
-    appFees: fees === null || fees.appFees.length === 0 ? null : appFeesOf(fees, parts.actual, feeCurrency),
+    appFees: fees === null || fees.appFees.length === 0 ? null : requestAppFees(fees, parts.actual, feeCurrency),
     feeSponsorship:
       parts.sponsorship === null ? null : { quoted: toPhaseV3(parts.sponsorship), actual: null, currency: feeCurrency },
     route: routeOf(record, currencyIn, currencyOut),
@@ -106,42 +95,17 @@ export function presentRequestV2(ctx: CoreContext, record: RequestRecord, presen
   const parts = partsOf(ctx, record);
   const { fees, feeCurrency, currencyIn, currencyOut } = parts;
   const owner = ownerData(record, present.scope, fees, feeCurrency);
-  const usdOf = (amount: bigint, micros: bigint) => ({ amount, amountUsd: formatUsdMicros(micros) });
   return {
     id: record.id,
     status: statusV2[record.status],
     user: record.user,
     recipient: record.recipient,
-    depositAddress:
-      present.depositAddress !== undefined
-        ? {
-            address: present.depositAddress.address,
-            depositAddressType: present.depositAddress.type,
-            depositor: present.depositAddress.depositor,
-            depositTxHash: present.depositAddress.depositTxHash,
-          }
-        : record.depositAddress === null
-          ? null
-          : { address: record.depositAddress, depositAddressType: 'open', depositor: null, depositTxHash: null },
+    depositAddress: toWebhookDepositAddress(depositAddressOf(record, present)),
     supersededByRequestId: present.depositAddress?.supersededByRequestId ?? null,
     slippageToleranceBps: parts.slippageBps,
     failReason: orNoReason(failReasonOf(record)),
     refundFailReason: orNoReason(refundFailReasonOf(record)),
-    fees:
-      fees === null
-        ? {
-            relayer: 0n,
-            relayerGas: 0n,
-            relayerService: 0n,
-            app: 0n,
-            subsidized: 0n,
-            gas: 0n,
-            fixed: 0n,
-            price: 0n,
-            gateway: 0n,
-          }
-        : legacyFees(fees).amounts,
-    feesUsd: fees === null ? null : legacyFees(fees).usd,
+    ...legacyRequestFees(fees),
     subsidizedRequest: fees !== null && fees.sponsored > 0n,
     inTxs: present.transactions.inTxs,
     outTxs: present.transactions.outTxs,
@@ -150,23 +114,15 @@ export function presentRequestV2(ctx: CoreContext, record: RequestRecord, presen
     feeCurrency: fees === null ? null : (currencyConfig(ctx, fees.currency.chainId, fees.currency.address)?.id ?? null),
     feeCurrencyObject: fees === null ? null : feeCurrency,
     refundCurrencyData: currencyIn,
-    appFees: (fees?.appFees ?? []).map((fee) => ({
-      recipient: fee.recipient,
-      bps: fee.feeBps,
-      ...usdOf(fee.amount, usdShare(fees!, fee.amount)),
-    })),
-    paidAppFees: (parts.actual?.appFees ?? []).map((fee) => ({
-      recipient: fee.recipient,
-      bps: fee.feeBps,
-      ...usdOf(fee.amount, usdShare(parts.actual!, fee.amount)),
-    })),
+    appFees: legacyAppFees(fees),
+    paidAppFees: legacyAppFees(parts.actual),
     feeSponsorship: parts.sponsorship === null ? null : { quoted: parts.sponsorship },
     expandedPriceImpact:
       fees === null
         ? null
         : {
-            quoted: expandedPriceImpact(fees),
-            actual: parts.actual === null ? null : expandedPriceImpact(parts.actual),
+            quoted: expandedPriceImpact(fees.usdMicros),
+            actual: parts.actual === null ? null : expandedPriceImpact(parts.actual.usdMicros),
           },
     platformFee: owner?.platformFee ?? null,
     metadata: {
@@ -185,6 +141,12 @@ export function presentRequestV2(ctx: CoreContext, record: RequestRecord, presen
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };
+}
+
+/** The request's deposit address as recorded, or known by its address alone when it was not read; null when none. */
+function depositAddressOf(record: RequestRecord, present: PresentContext): RequestDepositAddress | null {
+  if (present.depositAddress !== undefined) return toStatusDepositAddress(present.depositAddress);
+  return record.depositAddress === null ? null : addressOnlyDepositAddress(record.depositAddress);
 }
 
 interface Parts {
@@ -213,8 +175,8 @@ function partsOf(ctx: CoreContext, record: RequestRecord): Parts {
     actual,
     feeCurrency:
       fees === null ? inCurrency : currencyOf(ctx, fees.currency.chainId, fees.currency.address, fees.currency),
-    currencyIn: amountOf(inCurrency, record.amountIn, fees?.usdMicros.in, record.amountIn),
-    currencyOut: amountOf(outCurrency, record.amountOut, fees?.usdMicros.out, record.minAmountOut),
+    currencyIn: amountOf(inCurrency, record.amountIn, fees?.usdMicros.in ?? 0n),
+    currencyOut: amountOf(outCurrency, record.amountOut, fees?.usdMicros.out ?? 0n, record.minAmountOut),
     slippageBps: typeof quote.slippageBps === 'number' ? quote.slippageBps : null,
     timeEstimate: typeof quote.timeEstimate === 'number' ? quote.timeEstimate : null,
     sponsorship: parseSponsorshipPhase(asObject(asObject(quote.feeSponsorship)?.quoted)),
@@ -279,111 +241,6 @@ function currencyOf(
   };
 }
 
-/** An Amount; `usdMicros` is the USD value computed at quote time ("0" when the row has none). */
-function amountOf(
-  currency: QuoteCurrency,
-  amount: bigint,
-  usdMicros: bigint | undefined,
-  minimumAmount: bigint,
-): Amount {
-  return {
-    currency,
-    amount,
-    amountFormatted: formatUnits(amount, currency.decimals),
-    amountUsd: formatUsdMicros(usdMicros ?? 0n),
-    minimumAmount,
-  };
-}
-
-/**
- * `usd` is signed as the reference signs it (and as `expandedPriceImpact` is): costs negative, the sponsored
- * part positive, so a client's sum of the components is the change in the user's value. `amount` stays the
- * positive size of the component.
- */
-function feeBuckets(fees: StoredFees, currency: QuoteCurrency): FeeBuckets {
-  const bucket = (amount: bigint, usdMicros: bigint) => ({
-    usd: formatUsdMicros(usdMicros),
-    amount,
-    amountFormatted: formatUnits(amount, currency.decimals),
-  });
-  const usd = fees.usdMicros;
-  return {
-    execution: bucket(fees.execution, -usd.execution),
-    swap: bucket(fees.swap, -usd.swap),
-    platform: bucket(fees.platform, -usd.platform),
-    app: bucket(fees.app, -usd.app),
-    sponsored: bucket(fees.sponsored, usd.sponsored),
-  };
-}
-
-/** USD (micro) of a part of the app fees: its share of the app fees' USD value. */
-const usdShare = (fees: StoredFees, amount: bigint): bigint =>
-  fees.app === 0n ? 0n : (fees.usdMicros.app * amount) / fees.app;
-
-function appFeesOf(quoted: StoredFees, actual: StoredFees | null, currency: QuoteCurrency) {
-  const entries = (fees: StoredFees): AppFeeEntry[] =>
-    fees.appFees.map((fee) => ({
-      recipient: fee.recipient,
-      bps: fee.feeBps,
-      amount: fee.amount,
-      amountFormatted: formatUnits(fee.amount, currency.decimals),
-      amountUsd: formatUsdMicros(usdShare(fees, fee.amount)),
-    }));
-  return { quoted: entries(quoted), actual: actual === null ? [] : entries(actual), currency };
-}
-
-/**
- * The deprecated fee object, split as the quote's `fees` is (see `presentLegacyFees`): `relayerGas` is the
- * destination-gas share of the execution fee, `relayerService` the rest of what the solver earns (flat fee,
- * swap and platform fees), `relayer` their sum.
- */
-function legacyFees(fees: StoredFees): { amounts: LegacyRequestFees; usd: Record<keyof LegacyRequestFees, string> } {
-  const usd = fees.usdMicros;
-  const relayerGas = usd.execution === 0n ? 0n : (fees.execution * fees.destinationGasMicros) / usd.execution;
-  const relayerService = fees.execution - relayerGas + fees.swap + fees.platform;
-  const relayerServiceUsd = usd.execution - fees.destinationGasMicros + usd.swap + usd.platform;
-  // The reference's own split: `gas` the destination gas, `fixed` the rest of the execution fee (the flat
-  // fee), `price` the fees priced in bps of the input (swap and platform), `gateway` nothing here.
-  const fixed = fees.execution - relayerGas;
-  return {
-    amounts: {
-      relayer: relayerGas + relayerService,
-      relayerGas,
-      relayerService,
-      app: fees.app,
-      subsidized: fees.sponsored,
-      gas: relayerGas,
-      fixed,
-      price: fees.swap + fees.platform,
-      gateway: 0n,
-    },
-    usd: {
-      relayer: formatUsdMicros(usd.execution + usd.swap + usd.platform),
-      relayerGas: formatUsdMicros(fees.destinationGasMicros),
-      relayerService: formatUsdMicros(relayerServiceUsd),
-      app: formatUsdMicros(usd.app),
-      subsidized: formatUsdMicros(usd.sponsored),
-      gas: formatUsdMicros(fees.destinationGasMicros),
-      fixed: formatUsdMicros(usd.execution - fees.destinationGasMicros),
-      price: formatUsdMicros(usd.swap + usd.platform),
-      gateway: '0',
-    },
-  };
-}
-
-/** The quote's `details.expandedPriceImpact` convention: costs negative, the sponsored part positive. */
-function expandedPriceImpact(fees: StoredFees): ExpandedPriceImpactView {
-  const usd = fees.usdMicros;
-  return {
-    swap: { usd: formatUsdMicros(-usd.swap) },
-    execution: { usd: formatUsdMicros(-usd.execution) },
-    service: { usd: formatUsdMicros(-usd.platform) },
-    relay: { usd: formatUsdMicros(-usd.platform) },
-    app: { usd: formatUsdMicros(-usd.app) },
-    sponsored: { usd: formatUsdMicros(usd.sponsored) },
-  };
-}
-
 /**
  * Route legs: the quote's (origin: the input in and out of the origin leg; destination: the quoted output).
  * The actual route falls back to the quoted one until the fill; a request that ended without a fill
@@ -423,14 +280,6 @@ function ownerData(
 ): RequestOwnerData | null {
   const owner = record.apiKeyId === null ? undefined : scope.owners.get(record.apiKeyId);
   if (owner === undefined) return null;
-  const platformFee: PlatformFeeInfo | null =
-    fees === null
-      ? null
-      : {
-          bucket: fees.routeClass,
-          totalFeeBps: fees.platformBps,
-          totalPlatformFee: amountOf(feeCurrency, fees.platform, fees.usdMicros.platform, fees.platform),
-          revenueShare: fees.revenueShare,
-        };
+  const platformFee = fees === null ? null : platformFeeInfo(fees, feeCurrency);
   return { referrer: record.referrer, apiKeyName: owner.name, platformFee };
 }

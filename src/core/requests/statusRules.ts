@@ -1,7 +1,6 @@
-import type { RequestRecord } from '../../store/requestRecord.js';
-import type { RequestStatus } from '../../store/requestStatus.js';
+import type { RequestStatus, RequestStatusSnapshot } from '../../store/requestStatus.js';
 import type { JsonObject, JsonValue } from '../../store/tables.js';
-import type { IntentStatusV1Status, RequestStatusV2 } from './types.js';
+import type { IntentStatusV1Status, RequestStatusV2, StatusFields } from './types.js';
 
 /** What the status operation, v2 and webhooks say when there is no reason (`/requests/v3` says null). */
 export const NO_REASON = 'N/A';
@@ -16,13 +15,13 @@ const failedStatuses: ReadonlySet<RequestStatus> = new Set(['failure', 'fallback
  * recorded; null on every other status, even when a reason was recorded earlier (`pending → failure →
  * pending` keeps its old reason in the row, but the request is not failed any more).
  */
-export function failReasonOf(record: Pick<RequestRecord, 'status' | 'failReason'>): string | null {
+export function failReasonOf(record: Pick<RequestStatusSnapshot, 'status' | 'failReason'>): string | null {
   if (!failedStatuses.has(record.status)) return null;
   return record.failReason ?? UNKNOWN_REASON;
 }
 
 /** Why the refund leg failed, as recorded (whatever the status), or null. */
-export const refundFailReasonOf = (record: Pick<RequestRecord, 'refundFailReason'>): string | null =>
+export const refundFailReasonOf = (record: Pick<RequestStatusSnapshot, 'refundFailReason'>): string | null =>
   record.refundFailReason;
 
 /** A reason as the status operation renders it: `N/A` for none. */
@@ -67,34 +66,11 @@ export function detailsObject(details: JsonValue | null): JsonObject | null {
   return typeof details === 'string' ? { message: details } : { value: details };
 }
 
-/** What every form of the status record (status operation, streams, webhooks) shares, with the rules applied. */
-export interface StatusFields {
-  status: RequestRecord['status'];
-  inTxHashes: string[];
-  txHashes: string[];
-  updatedAt: number;
-  originChainId: number;
-  destinationChainId: number;
-  details: JsonObject | null;
-  failReason: string;
-  refundFailReason: string;
-}
-
-/** The shared status fields of a stored request or of an outbox snapshot of it. */
-export function statusFieldsOf(
-  source: Pick<
-    RequestRecord,
-    | 'status'
-    | 'inTxHashes'
-    | 'txHashes'
-    | 'updatedAt'
-    | 'originChainId'
-    | 'destinationChainId'
-    | 'details'
-    | 'failReason'
-    | 'refundFailReason'
-  >,
-): StatusFields {
+/**
+ * The shared status fields of a stored request or of an outbox snapshot of it: the one place the status rules
+ * render a snapshot's fields (`details` as an object, reasons with `N/A` for none).
+ */
+export function statusFieldsOf(source: Pick<RequestStatusSnapshot, keyof StatusFields>): StatusFields {
   return {
     status: source.status,
     inTxHashes: source.inTxHashes,

@@ -1,26 +1,11 @@
-import type { RequestStatus } from '../../store/requestStatus.js';
+import type { RequestStatus, RequestStatusSnapshot, StatusDepositAddress } from '../../store/requestStatus.js';
 import type { JsonObject } from '../../store/tables.js';
-import type { Amount, FeeSponsorshipPhase, QuoteCurrency } from '../quote/types.js';
+import type { Amount, FeeSponsorshipPhase, QuoteCurrency, QuoteDetails } from '../quote/types.js';
 
 export type { RequestStatus };
 
-/**
- * The status record of a request (`GET /intents/status/v3`, GraphQL `requestStatus`, the webhook's `data`).
- * Fail reasons are already rendered by the status rules: `N/A` when none applies.
- */
-export interface IntentStatus {
-  requestId: string;
-  status: RequestStatus;
-  /** Origin-chain transaction hashes (deposits), in the order they were recorded. */
-  inTxHashes: string[];
-  /** Destination-chain transaction hashes (fills, and refunds); empty when none. */
-  txHashes: string[];
-  /** Unix milliseconds of the last status change. */
-  updatedAt: number;
-  originChainId: number;
-  destinationChainId: number;
-  /** Unix milliseconds of the quote that created the request. */
-  quoteCreatedAt: number;
+/** The fields of a status snapshot that the status rules render (`statusFieldsOf`), in their rendered types. */
+interface RenderedStatusFields {
   details: JsonObject | null;
   /** `N/A` on non-failure statuses; on `failure`, `fallback` and `refund` the recorded reason or `UNKNOWN`. */
   failReason: string;
@@ -28,21 +13,38 @@ export interface IntentStatus {
   refundFailReason: string;
 }
 
+/** A status snapshot (`RequestStatusSnapshot`, the source shape) with the status rules applied. */
+export type RenderedStatus = Omit<RequestStatusSnapshot, keyof RenderedStatusFields> & RenderedStatusFields;
+
+/** What every form of the status record (status operation, streams, webhooks) shares, with the rules applied. */
+export type StatusFields = Omit<RenderedStatus, 'requestId' | 'referrer' | 'depositAddress'>;
+
+/**
+ * The status record of a request (`GET /intents/status/v3`, GraphQL `requestStatus`): the shared fields with the
+ * request id and when the request was quoted. Fail reasons are already rendered by the status rules.
+ */
+export type IntentStatus = Pick<RenderedStatus, 'requestId'> &
+  StatusFields & {
+    /** Unix milliseconds of the quote that created the request. */
+    quoteCreatedAt: number;
+  };
+
 /** Statuses of the earlier status operation (`GET /intents/status`). */
 export type IntentStatusV1Status = 'waiting' | 'pending' | 'received' | 'success' | 'failure' | 'fallback';
 
-/** The status record in the earlier shape (`GET /intents/status`). */
-export interface IntentStatusV1 {
-  status: IntentStatusV1Status;
-  /** `details` as JSON text, or null. */
+/** What the earlier status operations (`GET /intents/status`, `/intents/status/v2`) carry of the status record. */
+export type EarlierStatusFields = Pick<
+  StatusFields,
+  'inTxHashes' | 'txHashes' | 'originChainId' | 'destinationChainId'
+> & {
+  /** `details` as text, or null. */
   details: string | null;
-  inTxHashes: string[];
-  txHashes: string[];
-  /** Unix milliseconds of the last status change. */
+  /** Unix milliseconds of the last status change (`updatedAt`). */
   time: number;
-  originChainId: number;
-  destinationChainId: number;
-}
+};
+
+/** The status record in the earlier shape (`GET /intents/status`). */
+export type IntentStatusV1 = { status: IntentStatusV1Status } & EarlierStatusFields;
 
 /** Request types of the history (`requestType`). */
 export type RequestType = 'Bridge' | 'Crosschain Swap' | 'Same-chain Swap' | 'Send' | 'Wrap' | 'Unwrap' | 'Call';
@@ -147,13 +149,8 @@ export interface RequestRoute {
   actual: { origin: RouteLeg | null; destination: RouteLeg | null };
 }
 
-export interface RequestDepositAddress {
-  address: string;
-  type: 'open' | 'strict';
-  depositor: string | null;
-  depositTxHash: string | null;
-  recoveryAddress: string | null;
-}
+/** A request's deposit address: the one a status record carries. */
+export type RequestDepositAddress = StatusDepositAddress;
 
 export interface RequestProtocol {
   orderId: string;
@@ -238,15 +235,8 @@ export interface LegacyRequestFees {
   gateway: bigint;
 }
 
-export interface ExpandedPriceImpactView {
-  swap: { usd: string };
-  execution: { usd: string };
-  service: { usd: string };
-  /** The same as `service`, under the reference's name. */
-  relay: { usd: string };
-  app: { usd: string };
-  sponsored: { usd: string };
-}
+/** The quote's `details.expandedPriceImpact`, which the earlier history repeats for the request. */
+export type ExpandedPriceImpactView = QuoteDetails['expandedPriceImpact'];
 
 /** A request in the earlier shape (`GET /requests/v2`). */
 export interface RequestViewV2 {

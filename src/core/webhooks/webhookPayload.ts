@@ -1,6 +1,6 @@
 import type { RequestStatusSnapshot, StatusDepositAddress } from '../../store/requestStatus.js';
-import type { JsonObject } from '../../store/tables.js';
 import { statusFieldsOf } from '../requests/statusRules.js';
+import type { RenderedStatus } from '../requests/types.js';
 
 const webhookEventName = 'request.status.updated';
 
@@ -12,22 +12,11 @@ export type WebhookDepositAddress = {
   depositTxHash: string | null;
 } | null;
 
-/** `data` of a `request.status.updated` webhook: the spec's webhook form of the status record. */
-export interface WebhookStatusData {
-  status: string;
-  inTxHashes: string[];
-  txHashes: string[];
-  updatedAt: number;
-  originChainId: number;
-  destinationChainId: number;
-  depositAddress: WebhookDepositAddress;
-  requestId: string;
-  referrer: string | null;
-  details: JsonObject | null;
-  /** `N/A` unless the status is `failure`, `fallback` or `refund` (the status operation's rules). */
-  failReason: string;
-  refundFailReason: string;
-}
+/**
+ * `data` of a `request.status.updated` webhook and of a `/ws` status event: the rendered snapshot with its deposit
+ * address in the webhook form. `failReason` is `N/A` unless the status is `failure`, `fallback` or `refund`.
+ */
+export type WebhookStatusData = Omit<RenderedStatus, 'depositAddress'> & { depositAddress: WebhookDepositAddress };
 
 export interface WebhookBody {
   event: typeof webhookEventName;
