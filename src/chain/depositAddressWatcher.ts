@@ -23,6 +23,7 @@ import {
 } from '../store/depositAddresses.repository.js';
 import { normalizeHex } from '../store/mappers.js';
 import type { Tables } from '../store/tables.js';
+import { CURSOR_WRITE_INTERVAL_MS, cursorWriteDue } from './cursorWrites.js';
 import { createHeadLoop, type HeadFeed } from './heads.js';
 
 /** One entry of `trace_block` (the parity/OpenEthereum form anvil, reth and erigon answer). */
@@ -118,7 +119,10 @@ const transferEvent = getAbiItem({ abi: erc20Abi, name: 'Transfer' });
 export interface DepositAddressWatcher {
   readonly chainId: number;
   start(): Promise<void>;
+  /** Ends the loop and stores the cursor where the watcher stopped. */
   stop(): Promise<void>;
+  /** The last block read, or undefined before the first pass (the stored cursor can be a few seconds behind). */
+  followedBlock(): bigint | undefined;
   /** Reads the chain now; resolves when the pass is done. */
   pollNow(): Promise<void>;
   /**
@@ -150,6 +154,8 @@ export interface CreateDepositAddressWatcherParameters {
    * the polling only backs it up (every two block times).
    */
   heads?: HeadFeed | undefined;
+  /** How long blocks without transfers may be read before the stored cursor moves (`cursorWrites.ts`). */
+  cursorWriteIntervalMs?: number;
 }
 
 /**
@@ -168,7 +174,8 @@ export interface CreateDepositAddressWatcherParameters {
  * - A transfer in block b is confirmed once `head - b + 1 >= max(1, confirmations)` and b's hash is still the one
  *   recorded; a transfer whose block changed is `removed` and never swept. When the cursor's own block is reorged
  *   away the cursor moves back `reorgWindow` blocks and reads them again. The cursor moves in the same database
- *   transaction as the transfers it read.
+ *   transaction as the transfers it read; ranges without transfers move the stored cursor only every
+ *   `cursorWriteIntervalMs` (and at `stop`), as the deposit watcher's.
  */
 export function createDepositAddressWatcher(params: CreateDepositAddressWatcherParameters): DepositAddressWatcher {
   const { chain, client, db, log, now, onConfirmed } = params;
@@ -189,7 +196,11 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
   let trackedUntil: number | undefined;
   const context = { chainId, watcher: 'deposit-addresses' };
 
+  const cursorWriteIntervalMs = params.cursorWriteIntervalMs ?? CURSOR_WRITE_INTERVAL_MS;
+  /** The last block read, with its hash: the stored cursor or ahead of it by blocks that held no transfer. */
   let cursor: ChainCursor | undefined;
+  /** The cursor as last stored. */
+  let stored: ChainCursor | undefined;
   let stopping = false;
   let failing = false;
   let inFlight: Promise<void> = Promise.resolve();
@@ -228,12 +239,13 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
   }
 
   async function loadCursor(head: bigint): Promise<ChainCursor> {
-    const stored = await getCursor(db, chainId, DEPOSIT_ADDRESSES_CURSOR);
+    stored = await getCursor(db, chainId, DEPOSIT_ADDRESSES_CURSOR);
     if (stored !== undefined) return stored;
     const blockNumber = head > 0n ? head - 1n : 0n;
     const blockHash = await canonicalHash(blockNumber);
     if (blockHash === null) throw new Error(`block ${blockNumber} of chain ${chainId} not found`);
-    return setCursor(db, { chainId, name: DEPOSIT_ADDRESSES_CURSOR, blockNumber, blockHash, now: now() });
+    stored = await setCursor(db, { chainId, name: DEPOSIT_ADDRESSES_CURSOR, blockNumber, blockHash, now: now() });
+    return stored;
   }
 
   /**
@@ -401,7 +413,7 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       const targetHash = await canonicalHash(target);
       if (targetHash === null) throw new Error(`block ${target} of chain ${chainId} not found while rewinding`);
       log.warn({ ...context, from: cursor.blockNumber, to: target }, 'deposit-address cursor reorged away; rereading');
-      cursor = await setCursor(db, {
+      cursor = stored = await setCursor(db, {
         chainId,
         name: DEPOSIT_ADDRESSES_CURSOR,
         blockNumber: target,
@@ -418,7 +430,11 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       // After the head was read: every address handed out before a transfer in these blocks is in the set.
       await refreshTracked();
       const found = tracked.size === 0 ? [] : await read(fromBlock, toBlock);
-      cursor = await db.transaction().execute(async (trx): Promise<ChainCursor> => {
+      if (!cursorWriteDue(stored, found.length, now(), cursorWriteIntervalMs)) {
+        cursor = { ...cursor, blockNumber: toBlock, blockHash: toHash };
+        continue;
+      }
+      cursor = stored = await db.transaction().execute(async (trx): Promise<ChainCursor> => {
         await record(trx, found);
         return setCursor(trx, {
           chainId,
@@ -462,6 +478,18 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
     }
   }
 
+  /** Stores the cursor when blocks without transfers moved it past the stored one (at `stop`). */
+  async function storeCursor(): Promise<void> {
+    if (cursor === undefined || cursor === stored) return;
+    try {
+      const { blockNumber, blockHash } = cursor;
+      stored = await setCursor(db, { chainId, name: DEPOSIT_ADDRESSES_CURSOR, blockNumber, blockHash, now: now() });
+    } catch (error) {
+      // The next start reads those blocks again.
+      log.warn({ ...context, err: error }, 'deposit-address watcher: the cursor could not be stored at stop');
+    }
+  }
+
   function pollSafely(force = false): Promise<void> {
     inFlight = inFlight.then(() =>
       poll(force).then(
@@ -492,7 +520,9 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       await loop.stop();
       await inFlight;
       await rescan;
+      await storeCursor();
     },
+    followedBlock: () => cursor?.blockNumber,
     pollNow: () => pollSafely(true),
     rescanning: () => rescanning,
     async rescan(address, blocks) {
