@@ -1,14 +1,5 @@
 import type { Kysely } from 'kysely';
-import {
-  BlockNotFoundError,
-  erc20Abi,
-  getAbiItem,
-  numberToHex,
-  zeroAddress,
-  type Address,
-  type Hex,
-  type PublicClient,
-} from 'viem';
+import { erc20Abi, getAbiItem, numberToHex, zeroAddress, type Address, type Hex, type PublicClient } from 'viem';
 import { chainCurrencies } from '../core/chains/requireChain.js';
 import type { ChainConfig } from '../core/chains/types.js';
 import type { Logger } from '../core/logger.js';
@@ -21,10 +12,9 @@ import {
   type InsertTransferParameters,
   type TransferRecord,
 } from '../store/depositAddresses.repository.js';
-import { normalizeHex } from '../store/mappers.js';
 import type { Tables } from '../store/tables.js';
 import { CURSOR_WRITE_INTERVAL_MS, cursorWriteDue } from './cursorWrites.js';
-import { createHeadLoop, type HeadFeed } from './heads.js';
+import { blockHashReader, createHeadLoop, type Head, type HeadFeed } from './heads.js';
 
 /** One entry of `trace_block` (the parity/OpenEthereum form anvil, reth and erigon answer). */
 interface BlockTrace {
@@ -150,8 +140,9 @@ export interface CreateDepositAddressWatcherParameters {
   maxLogRange?: bigint;
   reorgWindow?: bigint;
   /**
-   * The chain's pushed heads, as for the deposit watcher: each one starts a pass at once, and while the feed is live
-   * the polling only backs it up (every two block times).
+   * The chain's pushed heads, as for the deposit watcher: each one starts a pass at once (with the head's number and
+   * its and its parent's hashes from the push, no reads), and while the feed is live the polling only backs it up
+   * (every two block times).
    */
   heads?: HeadFeed | undefined;
   /** How long blocks without transfers may be read before the stored cursor moves (`cursorWrites.ts`). */
@@ -204,11 +195,16 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
   let stopping = false;
   let failing = false;
   let inFlight: Promise<void> = Promise.resolve();
+  /** The newest head pushed and not yet processed: a pass starting from it needs no head or hash reads. */
+  let pushed: Head | undefined;
   const loop = createHeadLoop({
     heads,
     blockTime: chain.blockTime,
     pollIntervalMs: params.pollIntervalMs,
     pass: () => pollSafely(),
+    onHead(head) {
+      if (pushed === undefined || head.number >= pushed.number) pushed = head;
+    },
   });
   /** The head the last completed pass processed: a poll that sees it again has nothing to do. */
   let processedHead: bigint | undefined;
@@ -221,15 +217,6 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
     }
   }
 
-  async function canonicalHash(blockNumber: bigint): Promise<string | null> {
-    try {
-      return normalizeHex((await client.getBlock({ blockNumber })).hash);
-    } catch (error) {
-      if (error instanceof BlockNotFoundError) return null;
-      throw error;
-    }
-  }
-
   /** Adds the addresses created since the last read (the margin re-reads the last few minutes; the set dedups). */
   async function refreshTracked(): Promise<void> {
     const since = trackedUntil === undefined ? 0 : trackedUntil - TRACK_MARGIN_MS;
@@ -238,7 +225,7 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
     if (latest !== undefined && (trackedUntil === undefined || latest > trackedUntil)) trackedUntil = latest;
   }
 
-  async function loadCursor(head: bigint): Promise<ChainCursor> {
+  async function loadCursor(head: bigint, canonicalHash: (n: bigint) => Promise<string | null>): Promise<ChainCursor> {
     stored = await getCursor(db, chainId, DEPOSIT_ADDRESSES_CURSOR);
     if (stored !== undefined) return stored;
     const blockNumber = head > 0n ? head - 1n : 0n;
@@ -403,9 +390,14 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
   }
 
   async function poll(force: boolean): Promise<void> {
-    const head = await client.getBlockNumber({ cacheTime: 0 });
+    // A pushed head newer than the last pass saves reading the head and the hashes of its block and its parent.
+    const fromPush = pushed !== undefined && (processedHead === undefined || pushed.number > processedHead);
+    const known = fromPush ? pushed : undefined;
+    pushed = undefined;
+    const head = known?.number ?? (await client.getBlockNumber({ cacheTime: 0 }));
     if (head === processedHead && !force) return;
-    cursor ??= await loadCursor(head);
+    const canonicalHash = blockHashReader(client, known);
+    cursor ??= await loadCursor(head, canonicalHash);
     if (head < cursor.blockNumber) return;
     let rewound = false;
     if ((await canonicalHash(cursor.blockNumber)) !== cursor.blockHash) {
@@ -455,6 +447,8 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       status: ['seen'],
       ...(all ? {} : { maxBlockNumber: head - depth + 1n }),
     });
+    // Fresh hashes: the ones read before the transfers may predate them.
+    const canonicalHash = blockHashReader(client);
     for (const transfer of candidates) {
       const hash = await canonicalHash(transfer.blockNumber);
       if (hash !== transfer.blockHash) {

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import {
   BaseError,
-  BlockNotFoundError,
   getAbiItem,
   isAddressEqual,
   parseEventLogs,
@@ -16,7 +15,7 @@ import type { Logger } from '../core/logger.js';
 import { GatewayError } from '../core/errors.js';
 import type { DepositWatcher, DepositWatcherOptions } from '../core/solver/ports.js';
 import { CURSOR_WRITE_INTERVAL_MS, cursorWriteDue } from './cursorWrites.js';
-import { createHeadLoop, type Head, type HeadFeed } from './heads.js';
+import { blockHashReader, createHeadLoop, type Head, type HeadFeed } from './heads.js';
 import { getCursor, setCursor, type ChainCursor } from '../store/cursors.repository.js';
 import {
   insertDeposit,
@@ -150,32 +149,6 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
     }
   }
 
-  /**
-   * Canonical block hashes, read once per pass (null: no such block now). `known` seeds it with what a pushed head
-   * told: its own hash and its parent's, as canonical as a read at the moment of the push.
-   */
-  function blockHashReader(known?: Head): (blockNumber: bigint) => Promise<string | null> {
-    const hashes = new Map<bigint, Promise<string | null>>();
-    if (known !== undefined) {
-      hashes.set(known.number, Promise.resolve(known.hash));
-      if (known.number > 0n) hashes.set(known.number - 1n, Promise.resolve(known.parentHash));
-    }
-    return (blockNumber) => {
-      let hash = hashes.get(blockNumber);
-      if (hash === undefined) {
-        hash = client.getBlock({ blockNumber }).then(
-          (block) => normalizeHex(block.hash),
-          (error: unknown) => {
-            if (error instanceof BlockNotFoundError) return null;
-            throw error;
-          },
-        );
-        hashes.set(blockNumber, hash);
-      }
-      return hash;
-    };
-  }
-
   /** Stores a log; a known log found in another block (or after its removal) becomes `seen` there. */
   async function record(trx: Kysely<Tables>, entry: DepositLog): Promise<DepositRecord> {
     const { deposit, inserted } = await insertDeposit(trx, { chainId, ...entry, now: now() });
@@ -297,7 +270,7 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
     pushed = undefined;
     const head = known?.number ?? (await client.getBlockNumber({ cacheTime: 0 }));
     if (head === processedHead) return;
-    const canonicalHash = blockHashReader(known);
+    const canonicalHash = blockHashReader(client, known);
     cursor ??= await loadCursor(head, canonicalHash);
     // A node behind the last block read (a lagging replica, or a chain rewound and not yet longer): wait.
     if (head < cursor.blockNumber) return;
@@ -355,7 +328,7 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
       status: 'seen',
       ...(rewoundTo === undefined ? { maxBlockNumber: head - depth + 1n } : {}),
     });
-    if (candidates.length > 0) await settle(head, candidates, blockHashReader());
+    if (candidates.length > 0) await settle(head, candidates, blockHashReader(client));
   }
 
   /**
@@ -481,7 +454,7 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
         const settled = await settle(
           head,
           recorded.filter((deposit) => deposit.status === 'seen'),
-          blockHashReader(),
+          blockHashReader(client),
         );
         return recorded.map((deposit) => settled.find((s) => s.id === deposit.id) ?? deposit);
       } catch (error) {
