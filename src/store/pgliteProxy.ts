@@ -294,8 +294,8 @@ export async function createPGliteProxy(options: CreatePGliteProxyOptions = {}):
  * (`pgliteInitialize.mjs`). PostgreSQL's initdb in PGlite runs two more WASM instances beside the database's own
  * and copies their memory: a process that runs it peaks at about 1.1 GB, and the gateway kept about 630 MiB after
  * it (V8 had not collected those instances). In a process of its own, all of that goes back to the OS when it
- * exits, before the serving thread starts: on the devnet, the gateway's peak went from 1,301 to 842 MiB and its
- * idle RSS from 631 to 388 MiB (`npm run bench:idle`, issue #14's note). It costs a second start of PGlite, once
+ * exits, before the serving thread starts: on the devnet, the gateway's peak went from 1,301 to 847 MiB and its
+ * idle RSS from 631 to 378 MiB (`npm run bench:idle`, docs/performance.md). It costs a second start of PGlite, once
  * per data directory. In memory there is no directory to hand over: PGlite creates the database in the serving
  * thread, as before (a tar archive moved to it cost tests ~1.5 s per database and saved ~80 MiB of peak).
  */
