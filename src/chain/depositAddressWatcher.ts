@@ -1,14 +1,5 @@
 import type { Kysely } from 'kysely';
-import {
-  BlockNotFoundError,
-  erc20Abi,
-  getAbiItem,
-  numberToHex,
-  zeroAddress,
-  type Address,
-  type Hex,
-  type PublicClient,
-} from 'viem';
+import { erc20Abi, getAbiItem, numberToHex, zeroAddress, type Address, type Hex, type PublicClient } from 'viem';
 import { chainCurrencies } from '../core/chains/requireChain.js';
 import type { ChainConfig } from '../core/chains/types.js';
 import type { Logger } from '../core/logger.js';
@@ -21,9 +12,9 @@ import {
   type InsertTransferParameters,
   type TransferRecord,
 } from '../store/depositAddresses.repository.js';
-import { normalizeHex } from '../store/mappers.js';
 import type { Tables } from '../store/tables.js';
-import { createHeadLoop, type HeadFeed } from './heads.js';
+import { CURSOR_WRITE_INTERVAL_MS, cursorWriteDue } from './cursorWrites.js';
+import { blockHashReader, createHeadLoop, type Head, type HeadFeed } from './heads.js';
 
 /** One entry of `trace_block` (the parity/OpenEthereum form anvil, reth and erigon answer). */
 interface BlockTrace {
@@ -118,7 +109,10 @@ const transferEvent = getAbiItem({ abi: erc20Abi, name: 'Transfer' });
 export interface DepositAddressWatcher {
   readonly chainId: number;
   start(): Promise<void>;
+  /** Ends the loop and stores the cursor where the watcher stopped. */
   stop(): Promise<void>;
+  /** The last block read, or undefined before the first pass (the stored cursor can be a few seconds behind). */
+  followedBlock(): bigint | undefined;
   /** Reads the chain now; resolves when the pass is done. */
   pollNow(): Promise<void>;
   /**
@@ -146,10 +140,13 @@ export interface CreateDepositAddressWatcherParameters {
   maxLogRange?: bigint;
   reorgWindow?: bigint;
   /**
-   * The chain's pushed heads, as for the deposit watcher: each one starts a pass at once, and while the feed is live
-   * the polling only backs it up (every two block times).
+   * The chain's pushed heads, as for the deposit watcher: each one starts a pass at once (with the head's number and
+   * its and its parent's hashes from the push, no reads), and while the feed is live the polling only backs it up
+   * (every two block times).
    */
   heads?: HeadFeed | undefined;
+  /** How long blocks without transfers may be read before the stored cursor moves (`cursorWrites.ts`). */
+  cursorWriteIntervalMs?: number;
 }
 
 /**
@@ -168,7 +165,8 @@ export interface CreateDepositAddressWatcherParameters {
  * - A transfer in block b is confirmed once `head - b + 1 >= max(1, confirmations)` and b's hash is still the one
  *   recorded; a transfer whose block changed is `removed` and never swept. When the cursor's own block is reorged
  *   away the cursor moves back `reorgWindow` blocks and reads them again. The cursor moves in the same database
- *   transaction as the transfers it read.
+ *   transaction as the transfers it read; ranges without transfers move the stored cursor only every
+ *   `cursorWriteIntervalMs` (and at `stop`), as the deposit watcher's.
  */
 export function createDepositAddressWatcher(params: CreateDepositAddressWatcherParameters): DepositAddressWatcher {
   const { chain, client, db, log, now, onConfirmed } = params;
@@ -189,15 +187,24 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
   let trackedUntil: number | undefined;
   const context = { chainId, watcher: 'deposit-addresses' };
 
+  const cursorWriteIntervalMs = params.cursorWriteIntervalMs ?? CURSOR_WRITE_INTERVAL_MS;
+  /** The last block read, with its hash: the stored cursor or ahead of it by blocks that held no transfer. */
   let cursor: ChainCursor | undefined;
+  /** The cursor as last stored. */
+  let stored: ChainCursor | undefined;
   let stopping = false;
   let failing = false;
   let inFlight: Promise<void> = Promise.resolve();
+  /** The newest head pushed and not yet processed: a pass starting from it needs no head or hash reads. */
+  let pushed: Head | undefined;
   const loop = createHeadLoop({
     heads,
     blockTime: chain.blockTime,
     pollIntervalMs: params.pollIntervalMs,
     pass: () => pollSafely(),
+    onHead(head) {
+      if (pushed === undefined || head.number >= pushed.number) pushed = head;
+    },
   });
   /** The head the last completed pass processed: a poll that sees it again has nothing to do. */
   let processedHead: bigint | undefined;
@@ -210,15 +217,6 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
     }
   }
 
-  async function canonicalHash(blockNumber: bigint): Promise<string | null> {
-    try {
-      return normalizeHex((await client.getBlock({ blockNumber })).hash);
-    } catch (error) {
-      if (error instanceof BlockNotFoundError) return null;
-      throw error;
-    }
-  }
-
   /** Adds the addresses created since the last read (the margin re-reads the last few minutes; the set dedups). */
   async function refreshTracked(): Promise<void> {
     const since = trackedUntil === undefined ? 0 : trackedUntil - TRACK_MARGIN_MS;
@@ -227,13 +225,14 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
     if (latest !== undefined && (trackedUntil === undefined || latest > trackedUntil)) trackedUntil = latest;
   }
 
-  async function loadCursor(head: bigint): Promise<ChainCursor> {
-    const stored = await getCursor(db, chainId, DEPOSIT_ADDRESSES_CURSOR);
+  async function loadCursor(head: bigint, canonicalHash: (n: bigint) => Promise<string | null>): Promise<ChainCursor> {
+    stored = await getCursor(db, chainId, DEPOSIT_ADDRESSES_CURSOR);
     if (stored !== undefined) return stored;
     const blockNumber = head > 0n ? head - 1n : 0n;
     const blockHash = await canonicalHash(blockNumber);
     if (blockHash === null) throw new Error(`block ${blockNumber} of chain ${chainId} not found`);
-    return setCursor(db, { chainId, name: DEPOSIT_ADDRESSES_CURSOR, blockNumber, blockHash, now: now() });
+    stored = await setCursor(db, { chainId, name: DEPOSIT_ADDRESSES_CURSOR, blockNumber, blockHash, now: now() });
+    return stored;
   }
 
   /**
@@ -391,9 +390,14 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
   }
 
   async function poll(force: boolean): Promise<void> {
-    const head = await client.getBlockNumber({ cacheTime: 0 });
+    // A pushed head newer than the last pass saves reading the head and the hashes of its block and its parent.
+    const fromPush = pushed !== undefined && (processedHead === undefined || pushed.number > processedHead);
+    const known = fromPush ? pushed : undefined;
+    pushed = undefined;
+    const head = known?.number ?? (await client.getBlockNumber({ cacheTime: 0 }));
     if (head === processedHead && !force) return;
-    cursor ??= await loadCursor(head);
+    const canonicalHash = blockHashReader(client, known);
+    cursor ??= await loadCursor(head, canonicalHash);
     if (head < cursor.blockNumber) return;
     let rewound = false;
     if ((await canonicalHash(cursor.blockNumber)) !== cursor.blockHash) {
@@ -401,7 +405,7 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       const targetHash = await canonicalHash(target);
       if (targetHash === null) throw new Error(`block ${target} of chain ${chainId} not found while rewinding`);
       log.warn({ ...context, from: cursor.blockNumber, to: target }, 'deposit-address cursor reorged away; rereading');
-      cursor = await setCursor(db, {
+      cursor = stored = await setCursor(db, {
         chainId,
         name: DEPOSIT_ADDRESSES_CURSOR,
         blockNumber: target,
@@ -418,7 +422,11 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       // After the head was read: every address handed out before a transfer in these blocks is in the set.
       await refreshTracked();
       const found = tracked.size === 0 ? [] : await read(fromBlock, toBlock);
-      cursor = await db.transaction().execute(async (trx): Promise<ChainCursor> => {
+      if (!cursorWriteDue(stored, found.length, now(), cursorWriteIntervalMs)) {
+        cursor = { ...cursor, blockNumber: toBlock, blockHash: toHash };
+        continue;
+      }
+      cursor = stored = await db.transaction().execute(async (trx): Promise<ChainCursor> => {
         await record(trx, found);
         return setCursor(trx, {
           chainId,
@@ -439,6 +447,8 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       status: ['seen'],
       ...(all ? {} : { maxBlockNumber: head - depth + 1n }),
     });
+    // Fresh hashes: the ones read before the transfers may predate them.
+    const canonicalHash = blockHashReader(client);
     for (const transfer of candidates) {
       const hash = await canonicalHash(transfer.blockNumber);
       if (hash !== transfer.blockHash) {
@@ -459,6 +469,18 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
         });
         if (confirmed !== null) handOn(confirmed);
       }
+    }
+  }
+
+  /** Stores the cursor when blocks without transfers moved it past the stored one (at `stop`). */
+  async function storeCursor(): Promise<void> {
+    if (cursor === undefined || cursor === stored) return;
+    try {
+      const { blockNumber, blockHash } = cursor;
+      stored = await setCursor(db, { chainId, name: DEPOSIT_ADDRESSES_CURSOR, blockNumber, blockHash, now: now() });
+    } catch (error) {
+      // The next start reads those blocks again.
+      log.warn({ ...context, err: error }, 'deposit-address watcher: the cursor could not be stored at stop');
     }
   }
 
@@ -492,7 +514,9 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       await loop.stop();
       await inFlight;
       await rescan;
+      await storeCursor();
     },
+    followedBlock: () => cursor?.blockNumber,
     pollNow: () => pollSafely(true),
     rescanning: () => rescanning,
     async rescan(address, blocks) {

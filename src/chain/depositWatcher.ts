@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import {
   BaseError,
-  BlockNotFoundError,
   getAbiItem,
   isAddressEqual,
   parseEventLogs,
@@ -15,7 +14,8 @@ import type { ChainConfig } from '../core/chains/types.js';
 import type { Logger } from '../core/logger.js';
 import { GatewayError } from '../core/errors.js';
 import type { DepositWatcher, DepositWatcherOptions } from '../core/solver/ports.js';
-import { createHeadLoop, type Head, type HeadFeed } from './heads.js';
+import { CURSOR_WRITE_INTERVAL_MS, cursorWriteDue } from './cursorWrites.js';
+import { blockHashReader, createHeadLoop, type Head, type HeadFeed } from './heads.js';
 import { getCursor, setCursor, type ChainCursor } from '../store/cursors.repository.js';
 import {
   insertDeposit,
@@ -58,6 +58,8 @@ export interface CreateDepositWatcherParameters extends DepositWatcherOptions {
    * (every two block times); while it is down the watcher polls every `pollIntervalMs` as without a feed.
    */
   heads?: HeadFeed | undefined;
+  /** How long blocks without deposits may be read before the stored cursor moves (`cursorWrites.ts`). */
+  cursorWriteIntervalMs?: number;
 }
 
 /** A deposit log decoded from `Deposit` (depository) or `FundsForwarded` (receiver, native, no index). */
@@ -80,7 +82,8 @@ interface DepositLog {
  * every `pollIntervalMs` (default a quarter of the block time, at most 1 s; every two block times while the head
  * feed is live), reads new blocks with one `eth_getLogs` over the depository and the receiver (ranges
  * of at most `maxBlockRange`), stores each log as a `seen` deposit and moves the `deposits` cursor in the same
- * transaction, so a restart resumes exactly where it stopped.
+ * transaction. Ranges without deposits move the stored cursor only every `cursorWriteIntervalMs` (and at `stop`),
+ * so a restart resumes from the last block whose deposits were stored, or a little before it.
  *
  * A deposit in block b is confirmed once `head - b + 1 >= max(1, confirmations)` and block b's hash is still
  * the one recorded (re-read from the chain); it is then `confirmed` and handed to `onConfirmed`, exactly once
@@ -109,7 +112,12 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
   if (maxBlockRange < 1n) throw new RangeError(`maxBlockRange must be at least 1, got ${maxBlockRange}`);
   if (reorgWindow < 1n) throw new RangeError(`reorgWindow must be at least 1, got ${reorgWindow}`);
 
+  const cursorWriteIntervalMs = params.cursorWriteIntervalMs ?? CURSOR_WRITE_INTERVAL_MS;
+
+  /** The last block read, with its hash: the stored cursor or ahead of it by blocks that held no deposit. */
   let cursor: ChainCursor | undefined;
+  /** The cursor as last stored. */
+  let stored: ChainCursor | undefined;
   /** The head the last successful poll processed: a poll that sees it again has nothing to do. */
   let processedHead: bigint | undefined;
   let started = false;
@@ -139,32 +147,6 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
         'onConfirmed threw; the deposit stays confirmed',
       );
     }
-  }
-
-  /**
-   * Canonical block hashes, read once per pass (null: no such block now). `known` seeds it with what a pushed head
-   * told: its own hash and its parent's, as canonical as a read at the moment of the push.
-   */
-  function blockHashReader(known?: Head): (blockNumber: bigint) => Promise<string | null> {
-    const hashes = new Map<bigint, Promise<string | null>>();
-    if (known !== undefined) {
-      hashes.set(known.number, Promise.resolve(known.hash));
-      if (known.number > 0n) hashes.set(known.number - 1n, Promise.resolve(known.parentHash));
-    }
-    return (blockNumber) => {
-      let hash = hashes.get(blockNumber);
-      if (hash === undefined) {
-        hash = client.getBlock({ blockNumber }).then(
-          (block) => normalizeHex(block.hash),
-          (error: unknown) => {
-            if (error instanceof BlockNotFoundError) return null;
-            throw error;
-          },
-        );
-        hashes.set(blockNumber, hash);
-      }
-      return hash;
-    };
   }
 
   /** Stores a log; a known log found in another block (or after its removal) becomes `seen` there. */
@@ -209,7 +191,7 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
       const recorded: DepositRecord[] = [];
       for (const entry of entries) recorded.push(await record(trx, entry));
       if (cursorAt !== undefined)
-        cursor = await setCursor(trx, { chainId, name: DEPOSITS_CURSOR, ...cursorAt, now: now() });
+        cursor = stored = await setCursor(trx, { chainId, name: DEPOSITS_CURSOR, ...cursorAt, now: now() });
       return recorded;
     });
   }
@@ -268,16 +250,16 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
   }
 
   async function loadCursor(head: bigint, canonicalHash: (n: bigint) => Promise<string | null>): Promise<ChainCursor> {
-    const stored = await getCursor(db, chainId, DEPOSITS_CURSOR);
+    stored = await getCursor(db, chainId, DEPOSITS_CURSOR);
     if (stored !== undefined) return stored;
     const first = params.startBlock ?? head;
     // The cursor is the last block read. Block 0 (genesis) holds no transactions, so starting at 0 reads from 1.
     const blockNumber = first > 0n ? first - 1n : 0n;
     const blockHash = await canonicalHash(blockNumber);
     if (blockHash === null) throw new Error(`start block ${first} of chain ${chainId} is beyond its head ${head}`);
-    const created = await setCursor(db, { chainId, name: DEPOSITS_CURSOR, blockNumber, blockHash, now: now() });
+    stored = await setCursor(db, { chainId, name: DEPOSITS_CURSOR, blockNumber, blockHash, now: now() });
     log.info({ ...context, fromBlock: blockNumber + 1n }, 'deposit watcher: first run, reading from this block');
-    return created;
+    return stored;
   }
 
   /** One pass: rewind on a reorg, read every new block up to the head, settle pending deposits. */
@@ -288,7 +270,7 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
     pushed = undefined;
     const head = known?.number ?? (await client.getBlockNumber({ cacheTime: 0 }));
     if (head === processedHead) return;
-    const canonicalHash = blockHashReader(known);
+    const canonicalHash = blockHashReader(client, known);
     cursor ??= await loadCursor(head, canonicalHash);
     // A node behind the last block read (a lagging replica, or a chain rewound and not yet longer): wait.
     if (head < cursor.blockNumber) return;
@@ -302,7 +284,7 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
         { ...context, from: cursor.blockNumber, to: target },
         'deposit cursor block was reorged away; reading the window again',
       );
-      cursor = await setCursor(db, {
+      cursor = stored = await setCursor(db, {
         chainId,
         name: DEPOSITS_CURSOR,
         blockNumber: target,
@@ -315,8 +297,8 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
     let scanned = false;
     while (cursor.blockNumber < head && !stopping) {
       scanned = true;
-      const fromBlock = cursor.blockNumber + 1n;
-      const toBlock = head < fromBlock + maxBlockRange - 1n ? head : fromBlock + maxBlockRange - 1n;
+      const fromBlock: bigint = cursor.blockNumber + 1n;
+      const toBlock: bigint = head < fromBlock + maxBlockRange - 1n ? head : fromBlock + maxBlockRange - 1n;
       // The range end's hash is read before the logs: a reorg after this read changes the cursor's block, so the
       // next poll notices it and reads the range again, whichever chain the logs came from.
       const toHash = await canonicalHash(toBlock);
@@ -328,7 +310,10 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
         toBlock,
         strict: true,
       });
-      await recordAll(await withSenders(decodeAll(logs)), { blockNumber: toBlock, blockHash: toHash });
+      const entries = await withSenders(decodeAll(logs));
+      if (cursorWriteDue(stored, entries.length, now(), cursorWriteIntervalMs))
+        await recordAll(entries, { blockNumber: toBlock, blockHash: toHash });
+      else cursor = { ...cursor, blockNumber: toBlock, blockHash: toHash };
       // Settle as each range lands, so a long backfill hands deposits on as it goes. Fresh hashes: the ones
       // read before the logs may predate them.
       await settlePending(head, rewoundTo);
@@ -343,7 +328,7 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
       status: 'seen',
       ...(rewoundTo === undefined ? { maxBlockNumber: head - depth + 1n } : {}),
     });
-    if (candidates.length > 0) await settle(head, candidates, blockHashReader());
+    if (candidates.length > 0) await settle(head, candidates, blockHashReader(client));
   }
 
   /**
@@ -393,6 +378,18 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
     return undefined;
   }
 
+  /** Stores the cursor when blocks without deposits moved it past the stored one (at `stop`). */
+  async function storeCursor(): Promise<void> {
+    if (cursor === undefined || cursor === stored) return;
+    try {
+      const { blockNumber, blockHash } = cursor;
+      stored = await setCursor(db, { chainId, name: DEPOSITS_CURSOR, blockNumber, blockHash, now: now() });
+    } catch (error) {
+      // The next start reads those blocks again.
+      log.warn({ ...context, err: error }, 'deposit watcher: the cursor could not be stored at stop');
+    }
+  }
+
   /** A poll whose failure is logged (once per outage, then at debug) and left for the next poll. */
   function pollSafely(): Promise<void> {
     inFlight = poll().then(
@@ -430,7 +427,10 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
       stopping = true;
       await loop.stop();
       await inFlight;
+      await storeCursor();
     },
+
+    followedBlock: () => cursor?.blockNumber,
 
     async indexTransaction(txHash) {
       let receipt;
@@ -454,7 +454,7 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
         const settled = await settle(
           head,
           recorded.filter((deposit) => deposit.status === 'seen'),
-          blockHashReader(),
+          blockHashReader(client),
         );
         return recorded.map((deposit) => settled.find((s) => s.id === deposit.id) ?? deposit);
       } catch (error) {

@@ -1,5 +1,7 @@
+import { BlockNotFoundError, type PublicClient } from 'viem';
 import WebSocket from 'ws';
 import type { Logger } from '../core/logger.js';
+import { normalizeHex } from '../store/mappers.js';
 
 /** A new block head, as the node announced it. */
 export interface Head {
@@ -23,6 +25,32 @@ export interface HeadFeed {
   onHead(listener: (head: Head) => void): () => void;
   start(): void;
   stop(): Promise<void>;
+}
+
+/**
+ * Canonical block hashes for one pass of a watcher, each read at most once (null: no such block now). `known` seeds
+ * it with what a pushed head told: its own hash and its parent's, as canonical as a read at the moment of the push.
+ */
+export function blockHashReader(client: PublicClient, known?: Head): (blockNumber: bigint) => Promise<string | null> {
+  const hashes = new Map<bigint, Promise<string | null>>();
+  if (known !== undefined) {
+    hashes.set(known.number, Promise.resolve(known.hash));
+    if (known.number > 0n) hashes.set(known.number - 1n, Promise.resolve(known.parentHash));
+  }
+  return (blockNumber) => {
+    let hash = hashes.get(blockNumber);
+    if (hash === undefined) {
+      hash = client.getBlock({ blockNumber }).then(
+        (block) => normalizeHex(block.hash),
+        (error: unknown) => {
+          if (error instanceof BlockNotFoundError) return null;
+          throw error;
+        },
+      );
+      hashes.set(blockNumber, hash);
+    }
+    return hash;
+  };
 }
 
 export interface CreateHeadFeedParameters {

@@ -264,6 +264,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     db: database.db,
     log: logger,
     subscriberCount: () => events.bus.subscriberCount,
+    followedBlock: (chainId) => solverRuntime?.watchers.get(chainId)?.followedBlock(),
     token: config.metricsToken,
   });
 

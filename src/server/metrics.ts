@@ -24,6 +24,12 @@ export interface MetricSources {
   log: Logger;
   /** Subscribers of the status stream (GraphQL subscriptions and `/ws`) in this process. */
   subscriberCount: () => number;
+  /**
+   * The last block this process's deposit watcher of a chain has read; undefined when none runs here (a gateway
+   * that does not lead), and then the stored cursor is read. The stored one lags behind it by up to
+   * `CURSOR_WRITE_INTERVAL_MS` of blocks without deposits.
+   */
+  followedBlock?: (chainId: number) => bigint | undefined;
   /** When set, a scrape must carry `Authorization: Bearer <token>` (`GATEWAY_METRICS_TOKEN`). */
   token?: string | undefined;
 }
@@ -223,7 +229,7 @@ function registerScrapedGauges(registry: Registry, sources: MetricSources): void
   });
   new Gauge({
     name: 'gateway_chain_head_lag_blocks',
-    help: "Blocks between a chain's head and the last block the deposit watchers have read (their stored cursor).",
+    help: "Blocks between a chain's head and the last block the deposit watchers have read.",
     labelNames: ['chain_id'] as const,
     registers: [registry],
     async collect() {
@@ -233,12 +239,13 @@ function registerScrapedGauges(registry: Registry, sources: MetricSources): void
           try {
             const client = clients.get(chain.id);
             if (client === undefined) return;
-            const [head, cursor] = await Promise.all([
+            const followed = sources.followedBlock?.(chain.id);
+            const [head, read] = await Promise.all([
               client.getBlockNumber({ cacheTime: 0 }),
-              getCursor(db, chain.id, DEPOSITS_CURSOR),
+              followed ?? getCursor(db, chain.id, DEPOSITS_CURSOR).then((cursor) => cursor?.blockNumber),
             ]);
-            if (cursor === undefined) return;
-            this.labels(String(chain.id)).set(Number(head > cursor.blockNumber ? head - cursor.blockNumber : 0n));
+            if (read === undefined) return;
+            this.labels(String(chain.id)).set(Number(head > read ? head - read : 0n));
           } catch (error) {
             log.debug({ err: error, chainId: chain.id }, 'metrics: head lag not read');
           }

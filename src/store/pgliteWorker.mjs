@@ -4,6 +4,7 @@
 // itself, outside tsx's and vitest's loaders, so this file must run as it is.
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+import { serializeError } from './pgliteErrors.mjs';
 
 /**
  * PostgreSQL settings on top of PGlite's own. `wal_init_zero=off`: a new 16 MB WAL segment is created by
@@ -199,27 +200,4 @@ async function end(commit) {
 function currentTransaction() {
   if (open?.tx === undefined) throw new Error('No PGlite transaction is open');
   return open.tx;
-}
-
-/**
- * An error as plain data: structured clone keeps only an Error's message and stack, and the store relies on
- * PGlite's DatabaseError fields (`code` '23505', `constraint`, ...). Every own primitive property crosses;
- * `query`, `params` and `queryOptions` do not (the main thread still has them).
- */
-function serializeError(error) {
-  if (!(error instanceof Error)) return { message: String(error), props: {} };
-  const props = {};
-  for (const [key, value] of Object.entries(error)) {
-    if (key === 'query' || key === 'params' || key === 'queryOptions') continue;
-    if (value === undefined || value === null || typeof value === 'object' || typeof value === 'function') continue;
-    if (typeof value === 'symbol') continue;
-    props[key] = value;
-  }
-  return {
-    message: error.message,
-    name: error.name,
-    stack: error.stack,
-    props,
-    hadQuery: 'query' in error,
-  };
 }

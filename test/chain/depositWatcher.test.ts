@@ -76,6 +76,7 @@ interface WatcherOptions {
   startBlock?: bigint;
   pollIntervalMs?: number;
   maxBlockRange?: bigint;
+  cursorWriteIntervalMs?: number;
   /** Mark each handed-on deposit `consumed`, as the solver does once it has acted on it. */
   consume?: boolean;
 }
@@ -110,6 +111,7 @@ function makeWatcher(options: WatcherOptions = {}): WatcherHarness {
     pollIntervalMs: options.pollIntervalMs ?? 20,
     ...(options.startBlock === undefined ? {} : { startBlock: options.startBlock }),
     ...(options.maxBlockRange === undefined ? {} : { maxBlockRange: options.maxBlockRange }),
+    ...(options.cursorWriteIntervalMs === undefined ? {} : { cursorWriteIntervalMs: options.cursorWriteIntervalMs }),
     onConfirmed: (deposit) => {
       handed.push(deposit);
       if (options.consume) {
@@ -151,13 +153,14 @@ const depositWith = (requestId: Hex, status: DepositRecord['status']) =>
     return deposit?.status === status ? deposit : undefined;
   });
 
-/** Lets the watcher catch up with the head (its cursor reaches it), plus a few polls. */
-async function caughtUp(chainId: number): Promise<void> {
+/**
+ * Lets the watcher made last catch up with the head (the last block it read reaches it; the stored cursor may be
+ * behind), plus a few polls.
+ */
+async function caughtUp(): Promise<void> {
   const head = await devnet.publicClient.getBlockNumber({ cacheTime: 0 });
-  await waitFor(
-    'the cursor to reach the head',
-    async () => ((await getCursor(database.db, chainId, DEPOSITS_CURSOR))?.blockNumber ?? -1n) >= head,
-  );
+  const watcher = running.at(-1)!;
+  await waitFor('the watcher to read up to the head', async () => (watcher.followedBlock() ?? -1n) >= head);
   await sleep(150);
 }
 
@@ -240,10 +243,10 @@ describe('following deposits', () => {
     expect(new Set(seen.map((deposit) => deposit.logIndex)).size).toBe(3);
 
     // Depth 1 and 2: not yet.
-    await caughtUp(devnet.chain.chainId);
+    await caughtUp();
     expect(handed).toEqual([]);
     await devnet.testClient.mine({ blocks: 1 });
-    await caughtUp(devnet.chain.chainId);
+    await caughtUp();
     expect(handed).toEqual([]);
     expect((await listDepositsForRequest(database.db, ids[0]))[0]!.status).toBe('seen');
 
@@ -254,7 +257,7 @@ describe('following deposits', () => {
       ...DepositRecord[],
     ];
     await devnet.testClient.mine({ blocks: 5 });
-    await caughtUp(devnet.chain.chainId);
+    await caughtUp();
     expect(handed.map((deposit) => deposit.id).sort()).toEqual(confirmed.map((deposit) => deposit.id).sort());
     expect(handed.find((deposit) => deposit.id === confirmed[0].id)).toEqual(confirmed[0]);
   });
@@ -290,8 +293,38 @@ describe('following deposits', () => {
     const later = newId();
     await depositNative(later);
     await depositWith(later, 'confirmed');
-    await caughtUp(devnet.chain.chainId);
+    await caughtUp();
     expect(third.handed.map((deposit) => deposit.requestId)).toEqual([...whileStopped, later]);
+  });
+
+  it('stores its cursor with the deposits it read, after empty blocks only now and then, and where it stopped', async () => {
+    // A minute: no empty block is stored during the test (the first pass may store one, for an older cursor).
+    const { watcher } = makeWatcher({ confirmations: 1, cursorWriteIntervalMs: 60_000 });
+    await watcher.start();
+    const storedBlock = async () => (await getCursor(database.db, devnet.chain.chainId, DEPOSITS_CURSOR))!.blockNumber;
+    const storedAtStart = await storedBlock();
+    const readAtStart = watcher.followedBlock()!;
+    expect(readAtStart).toBeGreaterThanOrEqual(storedAtStart);
+
+    // Empty blocks: read (the last block read moves), not stored.
+    await devnet.testClient.mine({ blocks: 5 });
+    await caughtUp();
+    expect(watcher.followedBlock()).toBe(readAtStart + 5n);
+    expect(await storedBlock()).toBe(storedAtStart);
+
+    // A block with a deposit: stored in the deposit's transaction.
+    const id = newId();
+    const receipt = await depositNative(id);
+    await depositWith(id, 'confirmed');
+    expect(await storedBlock()).toBeGreaterThanOrEqual(receipt.blockNumber);
+
+    // Empty blocks again, then a stop: the stored cursor is where the watcher stopped.
+    await devnet.testClient.mine({ blocks: 3 });
+    await caughtUp();
+    const followed = watcher.followedBlock()!;
+    expect(await storedBlock()).toBeLessThan(followed);
+    await watcher.stop();
+    expect(await storedBlock()).toBe(followed);
   });
 
   // Backfill in bounded ranges. anvil 1.7.1 mines ever more slowly as its chain grows (1,000 blocks take ~3 s,
@@ -420,7 +453,7 @@ describe('indexTransaction', () => {
     await watcher.start();
     await devnet.testClient.mine({ blocks: 2 });
     const confirmed = await depositWith(id, 'confirmed');
-    await caughtUp(devnet.chain.chainId);
+    await caughtUp();
     expect(handed).toEqual([confirmed]);
   });
 });
@@ -453,7 +486,7 @@ describe('reorgs', () => {
     const removed = await depositWith(id, 'removed');
     expect(removed.id).toBe(seen.id);
     await devnet.testClient.mine({ blocks: 3 });
-    await caughtUp(devnet.chain.chainId);
+    await caughtUp();
     expect(handed).toEqual([]);
     expect((await listDepositsForRequest(database.db, id))[0]!.status).toBe('removed');
     expect(logs.some((entry) => entry.level === 'warn' && entry.msg === 'deposit removed by a reorg')).toBe(true);
@@ -469,7 +502,7 @@ describe('reorgs', () => {
     expect(revived).toMatchObject({ id: seen.id, blockNumber: remined.blockNumber });
     await devnet.testClient.mine({ blocks: 2 });
     const confirmed = await depositWith(id, 'confirmed');
-    await caughtUp(devnet.chain.chainId);
+    await caughtUp();
     expect(handed).toEqual([confirmed]);
     expect(confirmed.blockHash).toBe(remined.blockHash);
   });

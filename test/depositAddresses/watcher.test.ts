@@ -23,14 +23,9 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { multicall3Abi } from '../../generated/contracts/index.js';
-import {
-  createDepositAddressWatcher,
-  DEPOSIT_ADDRESSES_CURSOR,
-  type DepositAddressWatcher,
-} from '../../src/chain/depositAddressWatcher.js';
+import { createDepositAddressWatcher, type DepositAddressWatcher } from '../../src/chain/depositAddressWatcher.js';
 import { devnetViemChain, startDevnet, type Devnet, type DevnetChain } from '../../src/chain/devnet.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
-import { getCursor } from '../../src/store/cursors.repository.js';
 import type { Database } from '../../src/store/database.js';
 import { listTransfers, type TransferRecord } from '../../src/store/depositAddresses.repository.js';
 import { toJson } from '../../src/store/mappers.js';
@@ -162,9 +157,9 @@ it('rescan finds a transfer made before its address was registered, and records 
   const missed = await sendToken('USDC', late, 3_000_000n);
   const unlisted = await sendToken('MNR', late, 1_000n);
   // The watcher reads past both blocks while the address is unknown.
-  await waitFor('the cursor past the transfers', async () => {
-    const cursor = await getCursor(database.db, chainA.chainId, DEPOSIT_ADDRESSES_CURSOR);
-    return cursor !== undefined && cursor.blockNumber >= unlisted.blockNumber ? cursor : undefined;
+  await waitFor('the watcher past the transfers', () => {
+    const read = watcher.followedBlock();
+    return read !== undefined && read >= unlisted.blockNumber ? read : undefined;
   });
   await register(database.db, [late]);
   await new Promise((resolve) => setTimeout(resolve, 300));

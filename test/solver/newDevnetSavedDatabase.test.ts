@@ -134,14 +134,11 @@ describe('a saved database on a fresh devnet', () => {
           blocks: EXTRA_BLOCKS,
         });
       }
-      // Wait until every chain's watcher has read past the extra blocks.
+      // Wait until every chain's watcher has read past the extra blocks (it stores its cursor there at the stop).
       for (const chain of devnet.descriptor.chains) {
         const head = await publicClientOf(chain).getBlockNumber({ cacheTime: 0 });
-        for (;;) {
-          const cursor = await getCursor(gateway.server.database.db, chain.chainId, 'deposits');
-          if (cursor !== undefined && cursor.blockNumber >= head) break;
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
+        const watcher = gateway.server.solver!.watchers.get(chain.chainId)!;
+        while ((watcher.followedBlock() ?? -1n) < head) await new Promise((resolve) => setTimeout(resolve, 100));
       }
     } finally {
       await gateway.stop();

@@ -12,7 +12,13 @@ export interface DepositWatcher {
   readonly chainId: number;
   /** Backfills from the stored cursor, then follows new blocks until `stop`. Resolves once following. */
   start(): Promise<void>;
+  /** Ends the loop and stores the cursor where the watcher stopped. */
   stop(): Promise<void>;
+  /**
+   * The last block read, or undefined before the first pass. The stored cursor can be a few seconds behind it:
+   * blocks without deposits move it only now and then (`chain/cursorWrites.ts`).
+   */
+  followedBlock(): bigint | undefined;
   /**
    * Reads one transaction's receipt now (`POST /transactions/index`) and records every deposit log in it,
    * including deposits made inside another contract's call (their events are in the receipt). Confirmed
