@@ -13,6 +13,7 @@ import type { GasValue } from './gasValue.js';
 import { readPayload, toJson, type TxPayload } from './payload.js';
 import { bump, rebroadcastPrepared, type ReplacementSettings } from './replacement.js';
 import { assertRunning, crash, type SenderState } from './state.js';
+import { createSleeper } from '../../core/sleeper.js';
 
 /**
  * Polls in a row that must see the nonce used on chain with no receipt for any of our hashes before the
@@ -53,10 +54,8 @@ export function createReceiptWaiter(
   const { chainId, client, address, signer, db, log, now, scope } = state;
   const { blockTimeMs, stuckAfterMs, pollIntervalMs, heads } = settings;
   const waits = new Map<number, Promise<SentReceipt>>();
-  const sleepers = new Set<() => void>();
-  const wakeAll = () => {
-    for (const wake of [...sleepers]) wake();
-  };
+  const sleeper = createSleeper();
+  const wakeAll = sleeper.wakeAll;
   /** Heads pushed so far: a wait that saw a head arrive while it was busy looks again without sleeping. */
   let headCount = 0;
   const unsubscribe = heads?.onHead(() => {
@@ -67,16 +66,7 @@ export function createReceiptWaiter(
 
   /** Waits `ms`, or less when the sender stops. */
   function sleep(ms: number): Promise<void> {
-    if (state.stopped) return Promise.resolve();
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        sleepers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      sleepers.add(wake);
-    });
+    return state.stopped ? Promise.resolve() : sleeper.sleep(ms);
   }
 
   async function findReceipt(row: OutgoingTxRecord, payload: TxPayload): Promise<SentReceipt | undefined> {

@@ -8,6 +8,7 @@ import { crashPoint } from '../faults.js';
 import type { DepositWatcher, TransactionSender } from '../solver/ports.js';
 import type { PermitDepositor } from './ports.js';
 import { moveOf } from '../requests/statusMachine.js';
+import { createSleeper } from '../sleeper.js';
 
 export interface CreatePermitDepositorParameters {
   ctx: CoreContext;
@@ -42,17 +43,7 @@ export function createPermitDepositor({
   const { db, log } = ctx;
   const lanes = new Map<string, Promise<void>>();
   let stopped = false;
-  const sleepers = new Set<() => void>();
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        sleepers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      sleepers.add(wake);
-    });
+  const { sleep, wakeAll } = createSleeper();
 
   async function deposit(requestId: Hex): Promise<void> {
     const permit = await getPermit(db, requestId);
@@ -136,7 +127,7 @@ export function createPermitDepositor({
     },
     async stop() {
       stopped = true;
-      for (const wake of [...sleepers]) wake();
+      wakeAll();
       await Promise.all([...lanes.values()]);
     },
   };

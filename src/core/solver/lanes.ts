@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js';
 import { errorMessage } from '../errors.js';
 import { retryDelayMs, type RetryPolicy } from './retry.js';
+import { createSleeper } from '../sleeper.js';
 
 /**
  * The solver's lanes: work for one key (a request id, or `deposit:<id>` for a stray deposit's refund) runs after
@@ -22,21 +23,12 @@ export interface CreateLanesParameters {
 
 export function createLanes({ log, retry }: CreateLanesParameters): Lanes {
   const lanes = new Map<string, Promise<void>>();
-  const sleepers = new Set<() => void>();
+  const sleeper = createSleeper();
   let stopped = false;
 
   /** Waits `ms`, or less when the solver stops. */
   function sleep(ms: number): Promise<void> {
-    if (stopped) return Promise.resolve();
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        sleepers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      sleepers.add(wake);
-    });
+    return stopped ? Promise.resolve() : sleeper.sleep(ms);
   }
 
   /**
@@ -84,7 +76,7 @@ export function createLanes({ log, retry }: CreateLanesParameters): Lanes {
     },
     async stop() {
       stopped = true;
-      for (const wake of [...sleepers]) wake();
+      sleeper.wakeAll();
       await Promise.all([...lanes.values()]);
     },
   };
