@@ -5,7 +5,7 @@
  * API key whose webhook posts to a receiver in this process. The requests are then deposited a few at a time and
  * the solver takes each through waiting → pending → submitted → success. For every change and every subscriber,
  * and for the first webhook attempt of every change: receipt − the record's `updatedAt`, as p50/p99/max against
- * the targets (p99 under 50 ms to subscribers, first webhook attempt under 100 ms). Also the gateway's memory
+ * the targets (p99 under 25 ms to subscribers, first webhook attempt under 100 ms). Also the gateway's memory
  * (RSS and V8 heap, after a full collection) before and after the connections, per connection, and how long
  * connecting took. The gateway runs in a child process (`bench/server.ts`), as for `npm run bench`; PGlite in
  * memory unless `DATABASE_URL` is set.
