@@ -32,7 +32,8 @@ export interface EventFollower {
 export function createEventFollower(options: EventFollowerOptions): EventFollower {
   const { database, log } = options;
   const usesListen = database.dialect === 'postgres' && options.databaseUrl !== undefined;
-  const bus = createRequestEventBus({ db: database.db, log, pollIntervalMs: options.pollIntervalMs ?? 1_000 });
+  // Its own query lane: a read woken by a commit does not queue behind the gateway's other queries.
+  const bus = createRequestEventBus({ db: database.followerDb, log, pollIntervalMs: options.pollIntervalMs ?? 1_000 });
   let stopListening: (() => void | Promise<void>) | undefined;
   let stopped = false;
 

@@ -22,6 +22,14 @@ export interface CreateDatabaseOptions {
 
 export interface Database {
   db: Kysely<Tables>;
+  /**
+   * For the outbox follower's reads (`createEventFollower`), which a commit wakes and subscribers wait on. On
+   * PGlite a second kysely over the same session: kysely runs one query at a time per instance, in arrival order,
+   * so a read woken by a commit would wait behind every query queued meanwhile (up to ~57 ms under
+   * `bench:stream`); this one waits only for an open transaction to end. Reads only: its queries are not
+   * ordered with `db`'s. On PostgreSQL, `db` itself (its pool runs queries side by side).
+   */
+  followerDb: Kysely<Tables>;
   dialect: 'pglite' | 'postgres';
   /** The schema every connection uses, when one was given. */
   schema: string | undefined;
@@ -57,6 +65,7 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
   }
 
   let db: Kysely<Tables>;
+  let followerDb: Kysely<Tables> | undefined;
   let dialect: Database['dialect'];
   let listen: Database['listen'];
   if (databaseUrl !== undefined) {
@@ -75,8 +84,8 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
     // In a worker thread, so the database's CPU runs on another core than the server (see pgliteProxy.ts).
     const pglite = await createPGliteProxy(dataDir === undefined ? {} : { dataDir });
     listen = (channel, onNotification) => pglite.listen(channel, onNotification);
-    db = new Kysely<Tables>({
-      dialect: new PGliteDialect({
+    const pgliteDialect = () =>
+      new PGliteDialect({
         pglite,
         // PGlite has a single connection, so setting the path once covers every query.
         ...(schema === undefined
@@ -87,8 +96,10 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
                 await connection.executeQuery(CompiledQuery.raw(`set search_path to "${schema}"`));
               },
             }),
-      }),
-    });
+      });
+    db = new Kysely<Tables>({ dialect: pgliteDialect() });
+    // Never destroyed: destroying it would close the PGlite that `db` owns.
+    followerDb = new Kysely<Tables>({ dialect: pgliteDialect() });
   }
 
   try {
@@ -111,6 +122,7 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
   let closed = false;
   return {
     db,
+    followerDb: followerDb ?? db,
     dialect,
     schema,
     ...(listen === undefined ? {} : { listen }),

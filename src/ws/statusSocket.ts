@@ -258,7 +258,7 @@ class Connection {
     this.send(ack);
     try {
       for await (const update of stream) {
-        this.send({ event: STATUS_EVENT, data: toEventData(update), publishedAt: Date.now() });
+        if (this.socket.readyState === this.socket.OPEN) this.socket.send(statusEventFrame(update, Date.now()));
       }
     } finally {
       if (this.streams.get(key) === stream) this.streams.delete(key);
@@ -280,11 +280,27 @@ class Connection {
   }
 }
 
+/** The JSON of each message's event data: the subscribers of a change share its message (`toStatusUpdate`). */
+const eventDataJson = new WeakMap<RequestStatusUpdate, string>();
+
+/**
+ * The status event frame, byte for byte `JSON.stringify({ event, data: toEventData(update), publishedAt })`, with
+ * `data` serialized once per message rather than once per subscriber.
+ */
+export function statusEventFrame(update: RequestStatusUpdate, publishedAt: number): string {
+  let data = eventDataJson.get(update);
+  if (data === undefined) {
+    data = JSON.stringify(toEventData(update));
+    eventDataJson.set(update, data);
+  }
+  return `{"event":"${STATUS_EVENT}","data":${data},"publishedAt":${publishedAt}}`;
+}
+
 /**
  * The event's `data`: the webhook form of the status record (api-facts §5.2/5.3), from the stream message (whose
  * `referrer` is already the subscriber's to see). Its members keep the order this stream has always sent.
  */
-function toEventData(update: RequestStatusUpdate): WebhookStatusData {
+export function toEventData(update: RequestStatusUpdate): WebhookStatusData {
   return {
     requestId: update.requestId,
     status: update.status,

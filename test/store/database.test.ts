@@ -48,3 +48,39 @@ describe.each(testDatabaseKinds)('persistence (%s)', (kind) => {
     }
   });
 });
+
+describe('followerDb (pglite)', () => {
+  it('reads beside the queue of db, after an open transaction ends, never inside it', async () => {
+    const database = await createDatabase({});
+    try {
+      expect(database.followerDb).not.toBe(database.db);
+      await sql`create table lane (x int)`.execute(database.db);
+
+      // Three slow queries queued on db: the follower's read does not wait for the last two.
+      const order: string[] = [];
+      const queued = [1, 2, 3].map(() => sql`select pg_sleep(0.1)`.execute(database.db).then(() => order.push('db')));
+      const read = sql`select 1`.execute(database.followerDb).then(() => order.push('follower'));
+      await Promise.all([...queued, read]);
+      expect(order.indexOf('follower')).toBeLessThanOrEqual(1);
+
+      // A read issued during a transaction runs after it: it sees neither the rolled-back row nor runs first.
+      let ended = false;
+      let during: Promise<{ n: number; afterEnd: boolean }> | undefined;
+      await database.db
+        .transaction()
+        .execute(async (trx) => {
+          await sql`insert into lane values (1)`.execute(trx);
+          during = sql<{ n: number }>`select count(*)::int as n from lane`
+            .execute(database.followerDb)
+            .then(({ rows }) => ({ n: rows[0]!.n, afterEnd: ended }));
+          await sql`select pg_sleep(0.05)`.execute(trx);
+          throw new Error('roll back');
+        })
+        .catch(() => undefined);
+      ended = true;
+      expect(await during).toEqual({ n: 0, afterEnd: true });
+    } finally {
+      await database.close();
+    }
+  });
+});

@@ -32,19 +32,37 @@ export function isFinalStatus(snapshot: Pick<RequestStatusSnapshot, 'status' | '
   }
 }
 
-/** The stream message of an outbox payload, with the fail-reason rules of the status operation. */
+/** The messages rendered from each outbox payload: one for the request's owner, one for everybody else. */
+const renderedUpdates = new WeakMap<
+  RequestStatusSnapshot,
+  { owner?: RequestStatusUpdate; other?: RequestStatusUpdate }
+>();
+
+/**
+ * The stream message of an outbox payload, with the fail-reason rules of the status operation. The bus hands the
+ * same payload object to every subscriber of a change, so it is rendered once per view (owner or not) and the
+ * subscribers share the message, which nobody may modify: transports serialize it once too (see statusSocket).
+ * `request` is the payload's request, whose `createdAt` and `apiKeyId` never change.
+ */
 export function toStatusUpdate(
   snapshot: RequestStatusSnapshot,
   request: Pick<RequestRecord, 'createdAt' | 'apiKeyId'>,
   caller: Caller,
 ): RequestStatusUpdate {
-  return {
+  const owner = ownsRequest(caller, request);
+  let views = renderedUpdates.get(snapshot);
+  if (views === undefined) {
+    views = {};
+    renderedUpdates.set(snapshot, views);
+  }
+  const view = owner ? 'owner' : 'other';
+  return (views[view] ??= {
     requestId: snapshot.requestId,
     ...statusFieldsOf(snapshot),
     quoteCreatedAt: request.createdAt,
-    referrer: ownsRequest(caller, request) ? snapshot.referrer : null,
+    referrer: owner ? snapshot.referrer : null,
     depositAddress: snapshot.depositAddress,
-  };
+  });
 }
 
 /** Whether the caller's API key quoted the request. */

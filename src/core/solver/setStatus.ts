@@ -19,7 +19,11 @@ export async function setStatus(
   }> = {},
 ) {
   const { to: status, from } = statusMoves[move];
-  const updated = await updateRequestStatus(ctx.db, request.id, { status, fromStatus: from, now: ctx.now(), ...extra });
+  // The clock is read once the transaction has begun, as the deposit's claim does: `updatedAt` is when the change
+  // was made, not when it started waiting for the database (on PGlite, behind every query already queued).
+  const updated = await ctx.db
+    .transaction()
+    .execute((trx) => updateRequestStatus(trx, request.id, { status, fromStatus: from, now: ctx.now(), ...extra }));
   if (updated === null)
     ctx.log.warn({ requestId: request.id, status, from }, 'status change skipped: the request moved on');
   else {
