@@ -18,8 +18,18 @@ import { serializeError } from './pgliteErrors.mjs';
  * database is a few MB), and a page evicted from the pool is still in the OS page cache under the data directory.
  * Measured with `npm run bench:idle` on the devnet: gateway RSS 616 → 496 MiB; at the end of `npm run bench`
  * 660–732 → 531–542 MiB, with no change in quote throughput beyond the run-to-run noise (issue #14's note).
+ *
+ * `plan_cache_mode=force_custom_plan`: statements run as named prepared statements (see `query`), and with
+ * PostgreSQL's default a statement run five times may switch to one generic plan for all values. Forced custom
+ * plans keep what the unnamed statements did before, and what the PostgreSQL path does: each execution planned
+ * with its own values (a `status = $1` can still use a partial index on `status = 'waiting'`). The schema has
+ * no PL/pgSQL functions, whose plans this setting would also reach.
  */
-const settings = ['-c', 'wal_init_zero=off', '-c', 'shared_buffers=16MB'];
+const settings = [
+  ...['-c', 'wal_init_zero=off'],
+  ...['-c', 'shared_buffers=16MB'],
+  ...['-c', 'plan_cache_mode=force_custom_plan'],
+];
 
 /** @type {import('@electric-sql/pglite').PGlite} */
 let pglite;
@@ -194,8 +204,8 @@ async function end(commit) {
   try {
     await current.finished;
   } catch (error) {
-    // Rolled back: parameter types read inside it may come from a schema change it undid.
-    parameterTypesByStatement.clear();
+    // Rolled back: statements prepared inside it may have been analysed against a schema change it undid.
+    forgetStatements();
     if (error !== rolledBack) throw error;
   } finally {
     open = undefined;
@@ -213,11 +223,13 @@ function checkTransactionOpen() {
  * One statement, as PGlite's `query()` (or the open transaction's `tx.query`) runs it, in one call into
  * PostgreSQL instead of six. `query()` sends Parse, Describe (statement), Bind, Describe (portal), Execute and
  * Sync each on its own, and parses each answer, only to learn the parameter types before it serializes the
- * parameters; that fixed cost was most of the worker's CPU per statement (issue #14: the request insert 0.43 →
- * 0.21 ms, `select 1` 0.14 → 0.07 ms in a plain PGlite). Here the parameter types are read once per statement
- * text (`parameterTypes`) and the parameters serialized with PGlite's own serializers by those types, so every
- * value reaches PostgreSQL as the same text as before; then Parse, Bind, Describe, Execute and Sync go as one
- * buffer, and the answer is read with PGlite's own `parseResults` (same rows, fields and affectedRows).
+ * parameters; that fixed cost was most of the worker's CPU per statement (issue #14). Here each statement text
+ * is prepared once as a named statement (`prepare`), which also gives its parameter types; the parameters are
+ * serialized with PGlite's own serializers by those types, so every value reaches PostgreSQL as the same text
+ * as before; then Bind, Describe, Execute and Sync go as one buffer, and the answer is read with PGlite's own
+ * `parseResults` (same rows, fields and affectedRows). A prepared statement also spares PostgreSQL parsing and
+ * analysing the text again; `plan_cache_mode=force_custom_plan` (see `settings`) keeps planning every execution
+ * with its own values, as the unnamed statements of `query()` and of the PostgreSQL path are.
  *
  * The locking is `query()`'s: outside a transaction the statement takes PGlite's transaction lock (so it waits
  * for an open transaction to end) and its query lock, and the filesystem is synced after it; inside, only the
@@ -245,54 +257,83 @@ async function query(sql, params, options, inTransaction) {
 const { serialize } = protocol;
 /** The messages that follow every statement's Bind: they never change. */
 const describeExecuteSync = concat([serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]);
-const describeStatementSync = concat([serialize.describe({ type: 'S' }), serialize.sync()]);
-/** Command tags after which the parameter types read so far still hold; any other statement may change them. */
-const keepsParameterTypes = new Set(['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+/** Command tags after which the prepared statements still hold; any other statement may change the schema. */
+const keepsStatements = new Set(['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 async function runStatement(sql, params, options) {
-  const parseMessage = serialize.parse({ text: sql, types: options?.paramTypes });
-  let values = [];
-  if (params.length > 0) {
-    const types = await parameterTypes(sql, options, parseMessage, params);
-    const { serializers } = pglite;
-    // What `query()` does with the types it has just described.
-    values = params.map((param, i) => {
-      if (param === null || param === undefined) return null;
-      const serializeParam = serializers[types[i]];
-      return serializeParam ? serializeParam(param) : param.toString();
-    });
-  }
+  const statement = await prepare(sql, params, options);
+  const { serializers } = pglite;
+  // What `query()` does with the types it has just described.
+  const values = params.map((param, i) => {
+    if (param === null || param === undefined) return null;
+    const serializeParam = serializers[statement.types[i]];
+    return serializeParam ? serializeParam(param) : param.toString();
+  });
   const messages = await exchange(
-    concat([parseMessage, serialize.bind({ values }), describeExecuteSync]),
+    concat([...closeForgotten(), serialize.bind({ statement: statement.name, values }), describeExecuteSync]),
     sql,
     params,
     options,
   );
   const result = parse.parseResults(messages, pglite.parsers, options)[0];
-  if (!keepsParameterTypes.has(result.command)) parameterTypesByStatement.clear();
+  if (!keepsStatements.has(result.command)) forgetStatements();
   return result;
 }
 
 /**
- * The parameter types PostgreSQL infers for a statement text (with the `paramTypes` given, if any), read with
- * Parse + Describe + Sync the first time the text runs. They depend only on the text and the schema, so the
- * cache is emptied after any statement other than plain DML (DDL, SET, savepoints, ...) and after a rollback.
- * Bounded, the oldest text going first: a group-commit insert has one text per batch size.
+ * Named statements by statement text (and the `paramTypes` given, if any): `{ name, types }`, prepared with
+ * Parse + Describe + Sync the first time the text runs. What PostgreSQL inferred depends on the text and the
+ * schema, so they are all forgotten after any statement other than plain DML (DDL, SET, savepoints, ...) and
+ * after a rollback (which may have undone DDL), and prepared again when next used. Bounded, the oldest text
+ * going first: a group-commit insert has one text per batch size.
  */
-const parameterTypesByStatement = new Map();
-const PARAMETER_TYPES_LIMIT = 256;
+const statements = new Map();
+const STATEMENTS_LIMIT = 256;
+let lastStatement = 0;
+/** Names of forgotten statements, closed at the front of the next buffer sent. */
+let forgotten = [];
 
-async function parameterTypes(sql, options, parseMessage, params) {
+async function prepare(sql, params, options) {
   const key = options?.paramTypes === undefined ? sql : `${options.paramTypes.join(',')}\0${sql}`;
-  let types = parameterTypesByStatement.get(key);
-  if (types === undefined) {
-    const messages = await exchange(concat([parseMessage, describeStatementSync]), sql, params, options);
-    types = parse.parseDescribeStatementResults(messages);
-    if (parameterTypesByStatement.size >= PARAMETER_TYPES_LIMIT)
-      parameterTypesByStatement.delete(parameterTypesByStatement.keys().next().value);
-    parameterTypesByStatement.set(key, types);
+  let statement = statements.get(key);
+  if (statement === undefined) {
+    const name = `gateway_${++lastStatement}`;
+    const messages = await exchange(
+      concat([
+        ...closeForgotten(),
+        serialize.parse({ name, text: sql, types: options?.paramTypes }),
+        serialize.describe({ type: 'S', name }),
+        serialize.sync(),
+      ]),
+      sql,
+      params,
+      options,
+    );
+    statement = { name, types: parse.parseDescribeStatementResults(messages) };
+    if (statements.size >= STATEMENTS_LIMIT) {
+      const [oldest] = statements.keys();
+      forgotten.push(statements.get(oldest).name);
+      statements.delete(oldest);
+    }
+    statements.set(key, statement);
   }
-  return types;
+  return statement;
+}
+
+function forgetStatements() {
+  for (const { name } of statements.values()) forgotten.push(name);
+  statements.clear();
+}
+
+/**
+ * Close messages for the forgotten statements. They go first in the buffer, so no error before them can make
+ * PostgreSQL skip them (it runs a Close even in an aborted transaction, and closing an unknown name is no error).
+ */
+function closeForgotten() {
+  if (forgotten.length === 0) return [];
+  const messages = forgotten.map((name) => serialize.close({ type: 'S', name }));
+  forgotten = [];
+  return messages;
 }
 
 /** Runs protocol messages ending in Sync; an ErrorResponse is thrown as `query()` throws it. */

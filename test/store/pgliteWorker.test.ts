@@ -213,12 +213,17 @@ describe('the worker’s one-call statements give what PGlite’s query() gives'
     return viaWorker;
   }
 
-  /** A database error's fields, or the message of another error. */
+  /**
+   * A database error's fields, or the message of another error. The worker's statements are named: a message
+   * that names the statement ("prepared statement \"gateway_4\" requires 1") is compared without the name.
+   */
   const outcome = (work: Promise<unknown>) =>
     work.then(
       (result) => ({ result }),
-      (error: Record<string, unknown>) =>
-        pick(error, ['message', 'code', 'severity', 'position', 'detail', 'constraint', 'table', 'column', 'query']),
+      (error: Record<string, unknown>) => ({
+        ...pick(error, ['code', 'severity', 'position', 'detail', 'constraint', 'table', 'column', 'query']),
+        message: String(error.message).replace(/prepared statement "[^"]*"/, 'prepared statement'),
+      }),
     );
 
   it('stores every kind of parameter as the same value', async () => {
@@ -317,6 +322,17 @@ describe('the worker’s one-call statements give what PGlite’s query() gives'
       await db.query('insert into changing (w) values ($1)', [at]);
       return (await db.query('select v::text as v, w from changing order by id')).rows;
     });
+  });
+
+  it('closes the statements it prepared once it forgets them: beyond 256 texts, and after a schema change', async () => {
+    const prepared = async () =>
+      (await proxy.query<{ n: number }>('select count(*)::int as n from pg_prepared_statements')).rows[0]!.n;
+    for (let i = 0; i < 300; i++) await proxy.query(`select ${i} as n`);
+    expect(await prepared()).toBeLessThanOrEqual(256);
+    await proxy.query('create table forgetting (id int)');
+    await proxy.query('select 1 as one');
+    // `select 1 as one` and the count itself.
+    expect(await prepared()).toBe(2);
   });
 
   it('keeps the transaction exclusive and aborted after an error inside it', async () => {
