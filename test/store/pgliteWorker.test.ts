@@ -324,15 +324,23 @@ describe('the worker’s one-call statements give what PGlite’s query() gives'
     });
   });
 
-  it('closes the statements it prepared once it forgets them: beyond 256 texts, and after a schema change', async () => {
+  it('closes the statements it prepared once it forgets them: beyond 256 or 128 KiB of text, after a schema change', async () => {
     const prepared = async () =>
-      (await proxy.query<{ n: number }>('select count(*)::int as n from pg_prepared_statements')).rows[0]!.n;
+      (
+        await proxy.query<{ count: number; text: number }>(
+          'select count(*)::int as count, coalesce(sum(length(statement)), 0)::int as text from pg_prepared_statements',
+        )
+      ).rows[0]!;
     for (let i = 0; i < 300; i++) await proxy.query(`select ${i} as n`);
-    expect(await prepared()).toBeLessThanOrEqual(256);
+    expect((await prepared()).count).toBeLessThanOrEqual(256);
+    const padding = '-'.repeat(40_000);
+    for (let i = 0; i < 6; i++) await proxy.query(`select ${i} as n -- ${padding}`);
+    // The limit, plus the statement that went over it until the next one is prepared.
+    expect((await prepared()).text).toBeLessThanOrEqual(128 * 1024 + 40_100);
     await proxy.query('create table forgetting (id int)');
     await proxy.query('select 1 as one');
     // `select 1 as one` and the count itself.
-    expect(await prepared()).toBe(2);
+    expect((await prepared()).count).toBe(2);
   });
 
   it('keeps the transaction exclusive and aborted after an error inside it', async () => {
