@@ -3,7 +3,7 @@
 // (pgliteProxy.ts), which documents the protocol. Plain JavaScript on purpose: a worker is started by Node
 // itself, outside tsx's and vitest's loaders, so this file must run as it is.
 import { parentPort, workerData } from 'node:worker_threads';
-import { PGlite } from '@electric-sql/pglite';
+import { parse, PGlite, protocol } from '@electric-sql/pglite';
 import { serializeError } from './pgliteErrors.mjs';
 
 /**
@@ -18,8 +18,18 @@ import { serializeError } from './pgliteErrors.mjs';
  * database is a few MB), and a page evicted from the pool is still in the OS page cache under the data directory.
  * Measured with `npm run bench:idle` on the devnet: gateway RSS 616 → 496 MiB; at the end of `npm run bench`
  * 660–732 → 531–542 MiB, with no change in quote throughput beyond the run-to-run noise (issue #14's note).
+ *
+ * `plan_cache_mode=force_custom_plan`: statements run as named prepared statements (see `query`), and with
+ * PostgreSQL's default a statement run five times may switch to one generic plan for all values. Forced custom
+ * plans keep what the unnamed statements did before, and what the PostgreSQL path does: each execution planned
+ * with its own values (a `status = $1` can still use a partial index on `status = 'waiting'`). The schema has
+ * no PL/pgSQL functions, whose plans this setting would also reach.
  */
-const settings = ['-c', 'wal_init_zero=off', '-c', 'shared_buffers=16MB'];
+const settings = [
+  ...['-c', 'wal_init_zero=off'],
+  ...['-c', 'shared_buffers=16MB'],
+  ...['-c', 'plan_cache_mode=force_custom_plan'],
+];
 
 /** @type {import('@electric-sql/pglite').PGlite} */
 let pglite;
@@ -114,8 +124,12 @@ function reply(message) {
 async function handle(request) {
   switch (request.op) {
     case 'query': {
-      const target = request.tx ? currentTransaction() : pglite;
-      const { rows, affectedRows, fields } = await target.query(request.sql, request.params, request.options);
+      const { rows, affectedRows, fields } = await query(
+        request.sql,
+        request.params ?? [],
+        request.options,
+        request.tx,
+      );
       return { rows, affectedRows, fields };
     }
     case 'listen': {
@@ -190,6 +204,8 @@ async function end(commit) {
   try {
     await current.finished;
   } catch (error) {
+    // Rolled back: statements prepared inside it may have been analysed against a schema change it undid.
+    forgetStatements();
     if (error !== rolledBack) throw error;
   } finally {
     open = undefined;
@@ -197,7 +213,162 @@ async function end(commit) {
   return undefined;
 }
 
-function currentTransaction() {
+/** Throws as PGlite's `tx.query` does once the transaction has ended or was never opened. */
+function checkTransactionOpen() {
   if (open?.tx === undefined) throw new Error('No PGlite transaction is open');
-  return open.tx;
+  if (open.tx.closed) throw new Error('Transaction is closed');
+}
+
+/**
+ * One statement, as PGlite's `query()` (or the open transaction's `tx.query`) runs it, in one call into
+ * PostgreSQL instead of six. `query()` sends Parse, Describe (statement), Bind, Describe (portal), Execute and
+ * Sync each on its own, and parses each answer, only to learn the parameter types before it serializes the
+ * parameters; that fixed cost was most of the worker's CPU per statement (issue #14). Here each statement text
+ * is prepared once as a named statement (`prepare`), which also gives its parameter types; the parameters are
+ * serialized with PGlite's own serializers by those types, so every value reaches PostgreSQL as the same text
+ * as before; then Bind, Describe, Execute and Sync go as one buffer, and the answer is read with PGlite's own
+ * `parseResults` (same rows, fields and affectedRows). A prepared statement also spares PostgreSQL parsing and
+ * analysing the text again; `plan_cache_mode=force_custom_plan` (see `settings`) keeps planning every execution
+ * with its own values, as the unnamed statements of `query()` and of the PostgreSQL path are.
+ *
+ * The locking is `query()`'s: outside a transaction the statement takes PGlite's transaction lock (so it waits
+ * for an open transaction to end) and its query lock, and the filesystem is synced after it; inside, only the
+ * query lock, and no sync until the transaction ends. An ErrorResponse is thrown as PGlite's DatabaseError with
+ * the `query`, `params` and `queryOptions` that `query()` adds. Sync is always in the buffer, so PostgreSQL
+ * has skipped to it after an error and the next statement starts clean (inside a transaction, the transaction
+ * is aborted, as before). Notifications in the answer reach `pglite.listen` callbacks through PGlite's
+ * `execProtocolStream`, which dispatches them as `query()` does.
+ */
+async function query(sql, params, options, inTransaction) {
+  if (inTransaction) {
+    checkTransactionOpen();
+    return await pglite._runExclusiveQuery(() => runStatement(sql, params, options));
+  }
+  await pglite._checkReady();
+  return await pglite._runExclusiveTransaction(() =>
+    pglite._runExclusiveQuery(async () => {
+      const result = await runStatement(sql, params, options);
+      await pglite.syncToFs();
+      return result;
+    }),
+  );
+}
+
+const { serialize } = protocol;
+/** The messages that follow every statement's Bind: they never change. */
+const describeExecuteSync = concat([serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]);
+/** Command tags after which the prepared statements still hold; any other statement may change the schema. */
+const keepsStatements = new Set(['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+
+async function runStatement(sql, params, options) {
+  const statement = await prepare(sql, params, options);
+  const { serializers } = pglite;
+  // What `query()` does with the types it has just described.
+  const values = params.map((param, i) => {
+    if (param === null || param === undefined) return null;
+    const serializeParam = serializers[statement.types[i]];
+    return serializeParam ? serializeParam(param) : param.toString();
+  });
+  const messages = await exchange(
+    concat([...closeForgotten(), serialize.bind({ statement: statement.name, values }), describeExecuteSync]),
+    sql,
+    params,
+    options,
+  );
+  const result = parse.parseResults(messages, pglite.parsers, options)[0];
+  if (!keepsStatements.has(result.command)) forgetStatements();
+  return result;
+}
+
+/**
+ * Named statements by statement text (and the `paramTypes` given, if any): `{ name, types }`, prepared with
+ * Parse + Describe + Sync the first time the text runs. What PostgreSQL inferred depends on the text and the
+ * schema, so they are all forgotten after any statement other than plain DML (DDL, SET, savepoints, ...) and
+ * after a rollback (which may have undone DDL), and prepared again when next used.
+ *
+ * Each one holds its parsed text in PostgreSQL's memory, inside the WASM heap, which never shrinks: about 26 bytes
+ * per character of text (measured: the group-commit inserts of 1 to 64 rows, 430,000 characters, took 10.8 MiB).
+ * So they are bounded by count and by total text, the least recently used closed first; a large group-commit
+ * insert, whose text has one size per batch size, may then be prepared again on its next use.
+ */
+const statements = new Map();
+const STATEMENTS_LIMIT = 256;
+const STATEMENTS_TEXT_LIMIT = 128 * 1024;
+let statementsText = 0;
+let lastStatement = 0;
+/** Names of forgotten statements, closed at the front of the next buffer sent. */
+let forgotten = [];
+
+async function prepare(sql, params, options) {
+  const key = options?.paramTypes === undefined ? sql : `${options.paramTypes.join(',')}\0${sql}`;
+  let statement = statements.get(key);
+  if (statement !== undefined) {
+    // Most recently used last.
+    statements.delete(key);
+    statements.set(key, statement);
+    return statement;
+  }
+  const name = `gateway_${++lastStatement}`;
+  const messages = await exchange(
+    concat([
+      ...closeForgotten(),
+      serialize.parse({ name, text: sql, types: options?.paramTypes }),
+      serialize.describe({ type: 'S', name }),
+      serialize.sync(),
+    ]),
+    sql,
+    params,
+    options,
+  );
+  statement = { name, types: parse.parseDescribeStatementResults(messages) };
+  statements.set(key, statement);
+  statementsText += key.length;
+  for (const [oldKey, old] of statements) {
+    // The new statement stays until its run, even when its text alone is over the limit.
+    if (oldKey === key || (statements.size <= STATEMENTS_LIMIT && statementsText <= STATEMENTS_TEXT_LIMIT)) break;
+    forgotten.push(old.name);
+    statements.delete(oldKey);
+    statementsText -= oldKey.length;
+  }
+  return statement;
+}
+
+function forgetStatements() {
+  for (const { name } of statements.values()) forgotten.push(name);
+  statements.clear();
+  statementsText = 0;
+}
+
+/**
+ * Close messages for the forgotten statements. They go first in the buffer, so no error before them can make
+ * PostgreSQL skip them (it runs a Close even in an aborted transaction, and closing an unknown name is no error).
+ */
+function closeForgotten() {
+  if (forgotten.length === 0) return [];
+  const messages = forgotten.map((name) => serialize.close({ type: 'S', name }));
+  forgotten = [];
+  return messages;
+}
+
+/** Runs protocol messages ending in Sync; an ErrorResponse is thrown as `query()` throws it. */
+async function exchange(message, sql, params, options) {
+  try {
+    return await pglite.execProtocolStream(message, { syncToFs: false });
+  } catch (error) {
+    if (error instanceof protocol.messages.DatabaseError)
+      Object.assign(error, { query: sql, params, queryOptions: options });
+    throw error;
+  }
+}
+
+function concat(parts) {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const buffer = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    buffer.set(part, offset);
+    offset += part.length;
+  }
+  return buffer;
 }

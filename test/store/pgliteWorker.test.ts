@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
 import { AbortedTransactionError, sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/store/database.js';
@@ -187,6 +188,183 @@ describe('PGlite in a worker thread', () => {
     expect((await pglite.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
   });
 });
+
+/** What the comparisons below need of both PGlite's own `query()` and the proxy. */
+interface Queryable {
+  query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+  transaction<T>(callback: (tx: { query: Queryable['query']; rollback(): Promise<void> }) => Promise<T>): Promise<T>;
+}
+
+describe('the worker’s one-call statements give what PGlite’s query() gives', () => {
+  let proxy: PGliteProxy;
+  let direct: PGlite;
+  beforeAll(async () => {
+    [proxy, direct] = await Promise.all([createPGliteProxy(), PGlite.create()]);
+  });
+  afterAll(async () => {
+    await Promise.all([proxy?.close(), direct?.close()]);
+  });
+
+  /** Runs `steps` on in-process PGlite and on the proxy, and expects the same outcome from both. */
+  async function expectSame(steps: (db: Queryable) => Promise<unknown>): Promise<unknown> {
+    const viaQuery = await steps(direct);
+    const viaWorker = await steps(proxy);
+    expect(viaWorker).toEqual(viaQuery);
+    return viaWorker;
+  }
+
+  /**
+   * A database error's fields, or the message of another error. The worker's statements are named: a message
+   * that names the statement ("prepared statement \"gateway_4\" requires 1") is compared without the name.
+   */
+  const outcome = (work: Promise<unknown>) =>
+    work.then(
+      (result) => ({ result }),
+      (error: Record<string, unknown>) => ({
+        ...pick(error, ['code', 'severity', 'position', 'detail', 'constraint', 'table', 'column', 'query']),
+        message: String(error.message).replace(/prepared statement "[^"]*"/, 'prepared statement'),
+      }),
+    );
+
+  it('stores every kind of parameter as the same value', async () => {
+    const stored = await expectSame(async (db) => {
+      await db.query(
+        `create table typed (id serial primary key, n int4, big int8, amount numeric, flag bool, label text,
+                             at timestamptz, local timestamp, day date, doc jsonb, raw bytea, nums int8[], words text[])`,
+      );
+      const insert = `insert into typed (n, big, amount, flag, label, at, local, day, doc, raw, nums, words)
+                      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`;
+      const at = new Date('2024-01-02T03:04:05.678Z');
+      const rows: unknown[][] = [
+        [
+          1,
+          2n ** 62n + 1n,
+          12345678901234567890n,
+          true,
+          'plain',
+          at,
+          at,
+          at,
+          { a: [1, 'x', null], big: 5n },
+          new Uint8Array([0, 1, 255]),
+          [1n, 2n],
+          ['a', 'b"c\\d'],
+        ],
+        [
+          null,
+          '7',
+          '1.5',
+          'yes',
+          42,
+          1_700_000_000_000,
+          '2024-01-02 03:04:05',
+          '2024-01-02',
+          '{"s":1}',
+          null,
+          [],
+          ['x,y', null],
+        ],
+        [
+          undefined,
+          -3,
+          0.25,
+          'false',
+          true,
+          '2024-01-02T03:04:05+02:00',
+          at,
+          at,
+          [1, 'two'],
+          new Uint8Array(),
+          ['3'],
+          [],
+        ],
+        [2, 0n, '-0.5', false, at, at, at, at, '"a JSON string"', new Uint8Array([7]), null, ['é ☃']],
+      ];
+      for (const params of rows) await db.query(insert, params);
+      const asText = await db.query('select typed::text as row from typed order by id');
+      const parsed = await db.query('select * from typed order by id');
+      return { asText: asText.rows, parsed: parsed.rows };
+    });
+    expect((stored as { asText: unknown[] }).asText).toHaveLength(4);
+  });
+
+  it('fails as PGlite fails (parse, bind, execute and serializer errors), and the next statement runs', async () => {
+    await expectSame(async (db) => {
+      await db.query('create table keyed (id int primary key, note text)');
+      await db.query('insert into keyed values ($1, $2)', [1, 'first']);
+      const failures = [
+        await outcome(db.query('selec $1', [1])),
+        await outcome(db.query('select $1::int4 as n', ['not a number'])),
+        await outcome(db.query('insert into keyed values ($1, $2)', [1, 'again'])),
+        await outcome(db.query('select 1/0')),
+        await outcome(db.query('select $1::bool as b', [2])),
+        await outcome(db.query('select $1::int4 as n', [1, 2])),
+      ];
+      const after = await db.query('select id, note from keyed where id = $1', [1]);
+      return { failures, after: after.rows };
+    });
+  });
+
+  it('reads parameter types again after a schema change, and after a rollback that undid one', async () => {
+    await expectSame(async (db) => {
+      const at = new Date('2024-05-06T07:08:09.010Z');
+      await db.query('create table changing (id serial primary key, v text, w text)');
+      await db.query('insert into changing (v) values ($1)', [at]);
+      await db.query('alter table changing alter column v type timestamptz using v::timestamptz');
+      // Typed as text, this number would not be a valid timestamptz.
+      await db.query('insert into changing (v) values ($1)', [at.getTime()]);
+      await db.transaction(async (tx) => {
+        await tx.query('alter table changing alter column w type jsonb using to_jsonb(w)');
+        await tx.query('insert into changing (w) values ($1)', [at]);
+        await tx.rollback();
+      });
+      // Typed as jsonb, the date would be stored in quotes.
+      await db.query('insert into changing (w) values ($1)', [at]);
+      return (await db.query('select v::text as v, w from changing order by id')).rows;
+    });
+  });
+
+  it('closes the statements it prepared once it forgets them: beyond 256 or 128 KiB of text, after a schema change', async () => {
+    const prepared = async () =>
+      (
+        await proxy.query<{ count: number; text: number }>(
+          'select count(*)::int as count, coalesce(sum(length(statement)), 0)::int as text from pg_prepared_statements',
+        )
+      ).rows[0]!;
+    for (let i = 0; i < 300; i++) await proxy.query(`select ${i} as n`);
+    expect((await prepared()).count).toBeLessThanOrEqual(256);
+    const padding = '-'.repeat(40_000);
+    for (let i = 0; i < 6; i++) await proxy.query(`select ${i} as n -- ${padding}`);
+    // The limit, plus the statement that went over it until the next one is prepared.
+    expect((await prepared()).text).toBeLessThanOrEqual(128 * 1024 + 40_100);
+    await proxy.query('create table forgetting (id int)');
+    await proxy.query('select 1 as one');
+    // `select 1 as one` and the count itself.
+    expect((await prepared()).count).toBe(2);
+  });
+
+  it('keeps the transaction exclusive and aborted after an error inside it', async () => {
+    await expectSame(async (db) => {
+      await db.query('create table counted (id int primary key)');
+      const aborted = await db
+        .transaction(async (tx) => {
+          await tx.query('insert into counted values ($1)', [1]);
+          const duplicate = await outcome(tx.query('insert into counted values ($1)', [1]));
+          const next = await outcome(tx.query('select count(*)::int as n from counted'));
+          return { duplicate, next };
+        })
+        .then(
+          (inside) => ({ inside }),
+          (error: Record<string, unknown>) => pick(error, ['code']),
+        );
+      return { aborted, rows: (await db.query('select count(*)::int as n from counted')).rows };
+    });
+  });
+});
+
+function pick(source: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((key) => source[key] !== undefined).map((key) => [key, source[key]]));
+}
 
 describe('createDatabase on PGlite (kysely through the worker)', () => {
   let database: Database;
