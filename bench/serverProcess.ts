@@ -97,7 +97,15 @@ export async function startBenchServer(options: StartBenchServerOptions = {}): P
   // Node itself (not the tsx CLI, which adds a wrapper process) so the child's pid is the gateway's.
   const child = spawn(
     process.execPath,
-    [...(options.nodeFlags ?? []), ...profilingFlags(), '--import', import.meta.resolve('tsx'), script],
+    [
+      // As `npm start` runs the gateway (see `tuneV8ForServing`); `BENCH_SERVER_NODE_FLAGS=--no-liftoff-only` undoes it.
+      '--liftoff-only',
+      ...(options.nodeFlags ?? []),
+      ...profilingFlags(),
+      '--import',
+      import.meta.resolve('tsx'),
+      script,
+    ],
     {
       stdio: ['pipe', 'pipe', 'inherit'],
       env: { ...benchDefaults, ...process.env, ...runSchema.env, ...options.env },

@@ -15,6 +15,7 @@ import {
 import type { Tables } from '../store/tables.js';
 import { CURSOR_WRITE_INTERVAL_MS, cursorWriteDue } from './cursorWrites.js';
 import { blockHashReader, createHeadLoop, type Head, type HeadFeed } from './heads.js';
+import { createUnsettledBlocks } from './unsettledBlocks.js';
 
 /** One entry of `trace_block` (the parity/OpenEthereum form anvil, reth and erigon answer). */
 interface BlockTrace {
@@ -147,6 +148,14 @@ export interface CreateDepositAddressWatcherParameters {
   heads?: HeadFeed | undefined;
   /** How long blocks without transfers may be read before the stored cursor moves (`cursorWrites.ts`). */
   cursorWriteIntervalMs?: number;
+  /**
+   * Calls `listener` at each commit of a new deposit address (`DEPOSIT_ADDRESSES_CHANNEL`), resolving once it
+   * listens; returns the function that stops it. Only where every address is written by this process and every
+   * notification arrives (PGlite: its worker posts a commit's notifications before the statement's answer). With
+   * it, a range reads the new addresses only after a notification; without it (PostgreSQL, where other gateways
+   * hand out addresses too), every range reads them.
+   */
+  onAddressCreated?: ((listener: () => void) => Promise<() => void>) | undefined;
 }
 
 /**
@@ -208,6 +217,11 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
   });
   /** The head the last completed pass processed: a poll that sees it again has nothing to do. */
   let processedHead: bigint | undefined;
+  const unsettled = createUnsettledBlocks(now);
+  /** Notes the `seen` transfers of `found` once they are committed (see `unsettledBlocks.ts`). */
+  const noteSeen = (found: readonly Omit<InsertTransferParameters, 'now'>[]) => {
+    for (const entry of found) if (entry.status === 'seen') unsettled.add(entry.blockNumber);
+  };
 
   function handOn(transfer: TransferRecord): void {
     try {
@@ -217,10 +231,24 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
     }
   }
 
+  /** Whether an address may have been created since the last read (always, without `onAddressCreated`). */
+  let addressCreated = true;
+  let stopListening: (() => void) | undefined;
+
   /** Adds the addresses created since the last read (the margin re-reads the last few minutes; the set dedups). */
   async function refreshTracked(): Promise<void> {
+    if (!addressCreated) return;
+    // Cleared before the read: a notification during it is for an address the read may have missed.
+    if (stopListening !== undefined) addressCreated = false;
     const since = trackedUntil === undefined ? 0 : trackedUntil - TRACK_MARGIN_MS;
-    const { addresses, latest } = await listDepositAddressesSince(db, chainId, since);
+    let found: Awaited<ReturnType<typeof listDepositAddressesSince>>;
+    try {
+      found = await listDepositAddressesSince(db, chainId, since);
+    } catch (error) {
+      addressCreated = true;
+      throw error;
+    }
+    const { addresses, latest } = found;
     for (const address of addresses) tracked.add(address.toLowerCase());
     if (latest !== undefined && (trackedUntil === undefined || latest > trackedUntil)) trackedUntil = latest;
   }
@@ -384,6 +412,7 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
         ...fromLogs(await readTransferLogs({ to: target as Address }, fromBlock, toBlock), matches),
       ];
       added += await db.transaction().execute((trx) => record(trx, found));
+      noteSeen(found);
     }
     log.info({ ...context, address: target, fromBlock: start, toBlock: head, added }, 'deposit address rescanned');
     return added;
@@ -397,7 +426,11 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
     const head = known?.number ?? (await client.getBlockNumber({ cacheTime: 0 }));
     if (head === processedHead && !force) return;
     const canonicalHash = blockHashReader(client, known);
-    cursor ??= await loadCursor(head, canonicalHash);
+    if (cursor === undefined) {
+      cursor = await loadCursor(head, canonicalHash);
+      // A previous run's `seen` transfers are at or below its stored cursor, or in the blocks read again after it.
+      unsettled.add(cursor.blockNumber);
+    }
     if (head < cursor.blockNumber) return;
     let rewound = false;
     if ((await canonicalHash(cursor.blockNumber)) !== cursor.blockHash) {
@@ -426,26 +459,29 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
         cursor = { ...cursor, blockNumber: toBlock, blockHash: toHash };
         continue;
       }
-      cursor = stored = await db.transaction().execute(async (trx): Promise<ChainCursor> => {
-        await record(trx, found);
-        return setCursor(trx, {
-          chainId,
-          name: DEPOSIT_ADDRESSES_CURSOR,
-          blockNumber: toBlock,
-          blockHash: toHash,
-          now: now(),
-        });
-      });
+      const at = { chainId, name: DEPOSIT_ADDRESSES_CURSOR, blockNumber: toBlock, blockHash: toHash };
+      // The cursor alone is one statement: no transaction around it (two more round trips to the database).
+      cursor = stored =
+        found.length === 0
+          ? await setCursor(db, { ...at, now: now() })
+          : await db.transaction().execute(async (trx): Promise<ChainCursor> => {
+              await record(trx, found);
+              return setCursor(trx, { ...at, now: now() });
+            });
+      noteSeen(found);
     }
     await settle(head, rewound);
     if (!stopping) processedHead = head;
   }
 
   async function settle(head: bigint, all: boolean): Promise<void> {
+    const tip = head - depth + 1n;
+    if (!all && !unsettled.due(tip)) return;
+    const settled = unsettled.reading();
     const candidates = await listTransfers(db, {
       chainId,
       status: ['seen'],
-      ...(all ? {} : { maxBlockNumber: head - depth + 1n }),
+      ...(all ? {} : { maxBlockNumber: tip }),
     });
     // Fresh hashes: the ones read before the transfers may predate them.
     const canonicalHash = blockHashReader(client);
@@ -470,6 +506,7 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
         if (confirmed !== null) handOn(confirmed);
       }
     }
+    settled(tip);
   }
 
   /** Stores the cursor when blocks without transfers moved it past the stored one (at `stop`). */
@@ -505,6 +542,9 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       // Left by a crash: decided or swept halfway. The consumer resumes each from its records.
       for (const transfer of await listTransfers(db, { chainId, status: ['confirmed', 'sweeping'] })) handOn(transfer);
       if (stopping) return;
+      // Before the first read of the addresses, so none created after it goes unannounced.
+      if (params.onAddressCreated !== undefined)
+        stopListening = await params.onAddressCreated(() => (addressCreated = true));
       loop.listen();
       await pollSafely(true);
       if (!stopping) loop.run();
@@ -514,6 +554,7 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       await loop.stop();
       await inFlight;
       await rescan;
+      stopListening?.();
       await storeCursor();
     },
     followedBlock: () => cursor?.blockNumber,

@@ -16,6 +16,7 @@ import { GatewayError } from '../core/errors.js';
 import type { DepositWatcher, DepositWatcherOptions } from '../core/solver/ports.js';
 import { CURSOR_WRITE_INTERVAL_MS, cursorWriteDue } from './cursorWrites.js';
 import { blockHashReader, createHeadLoop, type Head, type HeadFeed } from './heads.js';
+import { createUnsettledBlocks } from './unsettledBlocks.js';
 import { getCursor, setCursor, type ChainCursor } from '../store/cursors.repository.js';
 import {
   insertDeposit,
@@ -126,6 +127,7 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
   let inFlight: Promise<void> = Promise.resolve();
   /** The newest head pushed and not yet processed: a pass starting from it needs no head or hash reads. */
   let pushed: Head | undefined;
+  const unsettled = createUnsettledBlocks(now);
   const loop = createHeadLoop({
     heads,
     blockTime: chain.blockTime,
@@ -187,13 +189,21 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
     entries: DepositLog[],
     cursorAt?: { blockNumber: bigint; blockHash: string },
   ): Promise<DepositRecord[]> {
-    return db.transaction().execute(async (trx) => {
+    // The cursor alone is one statement: no transaction around it (two more round trips to the database).
+    if (entries.length === 0) {
+      if (cursorAt !== undefined)
+        cursor = stored = await setCursor(db, { chainId, name: DEPOSITS_CURSOR, ...cursorAt, now: now() });
+      return [];
+    }
+    const recorded = await db.transaction().execute(async (trx) => {
       const recorded: DepositRecord[] = [];
       for (const entry of entries) recorded.push(await record(trx, entry));
       if (cursorAt !== undefined)
         cursor = stored = await setCursor(trx, { chainId, name: DEPOSITS_CURSOR, ...cursorAt, now: now() });
       return recorded;
     });
+    for (const deposit of recorded) if (deposit.status === 'seen') unsettled.add(deposit.blockNumber);
+    return recorded;
   }
 
   /**
@@ -271,7 +281,11 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
     const head = known?.number ?? (await client.getBlockNumber({ cacheTime: 0 }));
     if (head === processedHead) return;
     const canonicalHash = blockHashReader(client, known);
-    cursor ??= await loadCursor(head, canonicalHash);
+    if (cursor === undefined) {
+      cursor = await loadCursor(head, canonicalHash);
+      // A previous run's `seen` deposits are at or below its stored cursor, or in the blocks read again after it.
+      unsettled.add(cursor.blockNumber);
+    }
     // A node behind the last block read (a lagging replica, or a chain rewound and not yet longer): wait.
     if (head < cursor.blockNumber) return;
 
@@ -323,12 +337,16 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
   }
 
   async function settlePending(head: bigint, rewoundTo: bigint | undefined): Promise<void> {
+    const tip = head - depth + 1n;
+    if (rewoundTo === undefined && !unsettled.due(tip)) return;
+    const settled = unsettled.reading();
     const candidates = await listChainDeposits(db, {
       chainId,
       status: 'seen',
-      ...(rewoundTo === undefined ? { maxBlockNumber: head - depth + 1n } : {}),
+      ...(rewoundTo === undefined ? { maxBlockNumber: tip } : {}),
     });
     if (candidates.length > 0) await settle(head, candidates, blockHashReader(client));
+    settled(tip);
   }
 
   /**

@@ -192,6 +192,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       settlement: config.settlement,
       retention: config.requestRetention,
       reconciliation: config.reconciliation,
+      listen: database.listen,
     });
     solverRuntime = runtime;
     solving.attach({

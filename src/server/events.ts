@@ -11,10 +11,17 @@ export interface EventFollowerOptions {
   log: Logger;
   /**
    * Poll interval, covering notifications lost while reconnecting (PostgreSQL) or anything missed, in ms.
-   * Default 1 000: notifications do the waking.
+   * Default 1 000 on PostgreSQL, `PGLITE_POLL_INTERVAL_MS` on PGlite: notifications do the waking.
    */
   pollIntervalMs?: number;
 }
+
+/**
+ * The outbox poll on PGlite. Every status change is committed by this process (PGlite has one), in the statement
+ * that notifies (`insertRequestEvent`), and the worker posts the notification before the statement's answer, on
+ * the same channel: none is lost, so the poll only backs them up. At 1 s it was a query a second on an idle gateway.
+ */
+export const PGLITE_POLL_INTERVAL_MS = 30_000;
 
 export interface EventFollower {
   readonly bus: RequestEventBus;
@@ -32,8 +39,13 @@ export interface EventFollower {
 export function createEventFollower(options: EventFollowerOptions): EventFollower {
   const { database, log } = options;
   const usesListen = database.dialect === 'postgres' && options.databaseUrl !== undefined;
-  // Its own query lane: a read woken by a commit does not queue behind the gateway's other queries.
-  const bus = createRequestEventBus({ db: database.followerDb, log, pollIntervalMs: options.pollIntervalMs ?? 1_000 });
+  const pglite = !usesListen && database.listen !== undefined;
+  const bus = createRequestEventBus({
+    // Its own query lane: a read woken by a commit does not queue behind the gateway's other queries.
+    db: database.followerDb,
+    log,
+    pollIntervalMs: options.pollIntervalMs ?? (pglite ? PGLITE_POLL_INTERVAL_MS : 1_000),
+  });
   let stopListening: (() => void | Promise<void>) | undefined;
   let stopped = false;
 

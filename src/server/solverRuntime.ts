@@ -2,6 +2,7 @@ import type { LocalAccount } from 'viem';
 import { depositAddressFactoryAbi } from '../../generated/contracts/index.js';
 import { createDepositAddressWatcher, type DepositAddressWatcher } from '../chain/depositAddressWatcher.js';
 import { createDepositWatcher } from '../chain/depositWatcher.js';
+import { DEPOSIT_ADDRESSES_CHANNEL } from '../store/depositAddresses.repository.js';
 import { createDepositAddressProcessor, type DepositAddressProcessor } from '../core/depositAddresses/processor.js';
 import type { ChainClients } from '../chain/clients.js';
 import { createHeadFeed, type HeadFeed } from '../chain/heads.js';
@@ -74,8 +75,14 @@ export function createSolverRuntime(
     settlement?: SettlementSettings | undefined;
     retention?: RequestRetentionSettings | undefined;
     reconciliation?: ReconciliationSettings | undefined;
+    /**
+     * PGlite's LISTEN on this process's own commits (`Database.listen`): the deposit-address watchers then read new
+     * addresses only when one is created (`onAddressCreated`). Absent on PostgreSQL.
+     */
+    listen?: ((channel: string, onNotification: (payload: string) => void) => Promise<() => void>) | undefined;
   } = {},
 ): SolverRuntime {
+  const listen = options.listen;
   const client = (chainId: number) => {
     const found = clients.get(chainId);
     if (found === undefined) throw new Error(`no client for chain ${chainId}`);
@@ -157,6 +164,8 @@ export function createSolverRuntime(
           log: ctx.log,
           now: ctx.now,
           heads: heads.get(chain.id),
+          onAddressCreated:
+            listen === undefined ? undefined : (listener) => listen(DEPOSIT_ADDRESSES_CHANNEL, () => listener()),
           onConfirmed: (transfer) => depositAddresses.handleTransfer(transfer),
         }),
       ]),

@@ -11,6 +11,15 @@ import { setFlagsFromString } from 'node:v8';
  * warm-up, `/quote/v2`'s p99 fell from 15–21 ms to 13–15 ms and p99.9 from 26–35 ms to 19–21 ms (interleaved
  * runs; issue #3's closing note has them). `NODE_OPTIONS` does not accept this flag, hence setting it here.
  */
+/*
+ * Not settable here: `--liftoff-only`, which `npm start` (package.json) and the benchmarks' server
+ * (bench/serverProcess.ts) put on node's command line (`setFlagsFromString` leaves WASM compilation as it was).
+ * It keeps PGlite's WASM in V8's baseline compiler. With the optimizing tier, V8 recompiled PGlite's hot functions
+ * in the background, and one of them took 2.7 s and 604 MB of compiler memory: the gateway's peak RSS (~930–990
+ * MiB during `npm run bench` and at start-up on a new data directory) and ~100 MiB of its idle RSS. Without it the
+ * peak was 455–477 MiB and the idle RSS 283 MiB, for the same CPU per statement (the gateway's statements cost
+ * their JS protocol handling more than WASM execution). docs/performance.md ("Idle") has the measurements.
+ */
 export function tuneV8ForServing(): void {
   setFlagsFromString('--no-allocation-site-pretenuring');
 }

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toNumberOrNull, toUint256 } from './mappers.js';
 import type { DepositAddressesTable, DepositAddressTransfersTable, JsonObject, JsonValue, Tables } from './tables.js';
 
@@ -53,25 +53,39 @@ export interface TransferRecord {
   updatedAt: number;
 }
 
+/**
+ * The notification channel `insertDepositAddress` notifies (payload: the schema), delivered at its commit: on PGlite,
+ * where this process writes every address, the deposit-address watchers read new addresses only after one.
+ */
+export const DEPOSIT_ADDRESSES_CHANNEL = 'gateway_deposit_addresses';
+
+/**
+ * Inserts the address (an existing one is left as it is) and notifies `DEPOSIT_ADDRESSES_CHANNEL` in the same
+ * statement, so an address the caller can hand out has always been announced.
+ */
 export async function insertDepositAddress(
   db: Kysely<Tables>,
   row: Omit<DepositAddressRecord, 'reindexedAt'>,
 ): Promise<DepositAddressRecord> {
   await db
-    .insertInto('deposit_addresses')
-    .values({
-      chain_id: row.chainId,
-      address: normalizeHex(row.address),
-      type: row.type,
-      salt_key: normalizeHex(row.saltKey),
-      recovery_address: normalizeHexOrNull(row.recoveryAddress),
-      request_id: normalizeHex(row.requestId),
-      currency: normalizeHex(row.currency),
-      refund_to: normalizeHexOrNull(row.refundTo),
-      params: toJson(row.params),
-      created_at: row.createdAt,
-    })
-    .onConflict((oc) => oc.columns(['chain_id', 'address']).doNothing())
+    .with('inserted', (qb) =>
+      qb
+        .insertInto('deposit_addresses')
+        .values({
+          chain_id: row.chainId,
+          address: normalizeHex(row.address),
+          type: row.type,
+          salt_key: normalizeHex(row.saltKey),
+          recovery_address: normalizeHexOrNull(row.recoveryAddress),
+          request_id: normalizeHex(row.requestId),
+          currency: normalizeHex(row.currency),
+          refund_to: normalizeHexOrNull(row.refundTo),
+          params: toJson(row.params),
+          created_at: row.createdAt,
+        })
+        .onConflict((oc) => oc.columns(['chain_id', 'address']).doNothing()),
+    )
+    .selectNoFrom(sql<string>`pg_notify(${DEPOSIT_ADDRESSES_CHANNEL}, current_schema())`.as('notified'))
     .execute();
   return (await getDepositAddress(db, row.chainId, row.address))!;
 }

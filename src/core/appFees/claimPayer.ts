@@ -17,6 +17,12 @@ import { createPeriodicJob } from '../periodicJob.js';
  */
 export const expiredClaimRetentionMs = 60 * 60 * 1000;
 
+/**
+ * How often a pass sweeps, at most. Passes run on the settlement interval (every 5 s on the devnet), and a claim
+ * kept an hour needs no sweep to the second: swept every pass, it was a delete a pass on an idle gateway.
+ */
+const sweepIntervalMs = 5 * 60 * 1000;
+
 export interface ClaimPayer {
   /** Pays what a previous run left pending, then every claim authorized later, until `stop`. */
   start(): void;
@@ -37,7 +43,8 @@ export interface ClaimPayer {
  * payout is awaited (the sender rebroadcasts it), a claim without one is sent. A payout the node refuses or that
  * reverts fails the claim, which gives its value back to the wallet's available balance.
  *
- * Each pass first sweeps the claims never signed: an hour after their signature window they are deleted.
+ * A pass first sweeps the claims never signed (at most every `sweepIntervalMs`): an hour after their signature
+ * window they are deleted.
  */
 export function createClaimPayer({
   ctx,
@@ -83,10 +90,15 @@ export function createClaimPayer({
     else log.error({ claimId: claim.id, hash: receipt.hash }, 'app-fee claim payout reverted; the claim failed');
   }
 
+  /** When the last sweep ran (the gateway's clock). */
+  let sweptAt: number | undefined;
+
   /** Deletes the claims never signed whose window ended more than `expiredClaimRetentionMs` ago. */
   async function sweep(): Promise<void> {
+    if (sweptAt !== undefined && ctx.now() - sweptAt < sweepIntervalMs) return;
     try {
       const deleted = await deleteExpiredClaims(db, ctx.now() - expiredClaimRetentionMs);
+      sweptAt = ctx.now();
       if (deleted > 0) log.info({ deleted }, 'app-fee claims never signed deleted');
     } catch (error) {
       log.error({ err: error }, 'expired claims not swept; retried at the next pass');
