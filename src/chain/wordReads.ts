@@ -1,6 +1,8 @@
 /**
- * Contract reads that answer one uint256 word (balances and allowances), batched into one Multicall3
- * `aggregate3` `eth_call` per turn of the event loop, with the call encoded and its answer decoded by hand.
+ * Contract reads that answer one uint256 word (balances and allowances), batched into Multicall3 `aggregate3`
+ * `eth_call`s, with the call encoded and its answer decoded by hand. With no batch of the chain in flight, the
+ * reads of one turn of the event loop go at once; while one is in flight, the next gathers reads until that one is
+ * answered or for at most 1 ms (viem's batches always waited 1 ms), so a busy gateway sends fewer, larger calls.
  *
  * Every quote reads the user's balance (and allowance). Through viem's `readContract` with multicall batching,
  * that one read cost more main-thread time than pricing, building and storing the whole quote: the generic ABI
@@ -18,6 +20,8 @@ import { noAnswer } from './rpcErrors.js';
 const AGGREGATE3_SELECTOR = '0x82ad56cb';
 /** A batch holds at most this many bytes of calldata, as viem's multicall batching (`batchSize`) does. */
 const DEFAULT_BATCH_BYTES = 4_096;
+/** While a batch is in flight, the next one gathers reads for up to this long (viem's batches always wait 1 ms). */
+const GATHER_MS = 1;
 
 export interface WordReads {
   /**
@@ -47,11 +51,40 @@ interface Pending extends Aggregate3Call {
 export function createWordReads(
   client: Pick<PublicClient, 'request'>,
   multicall3: Address,
-  { batchBytes = DEFAULT_BATCH_BYTES }: { batchBytes?: number } = {},
+  { batchBytes = DEFAULT_BATCH_BYTES, gatherMs = GATHER_MS }: { batchBytes?: number; gatherMs?: number } = {},
 ): WordReads {
   let queue: Pending[] = [];
+  let inFlight = 0;
+  /** The pending flush of `queue`: at the next turn of the event loop, or a gathering timer. */
+  let scheduled: { timer: NodeJS.Timeout } | 'immediate' | null = null;
+
+  function schedule(): void {
+    if (scheduled !== null) return;
+    // With nothing in flight the reads of this turn go at once (a quiet gateway's quote waits for no timer);
+    // while a batch is out, the next one gathers a little longer, or until that batch is answered.
+    if (inFlight === 0) {
+      scheduled = 'immediate';
+      setImmediate(flush);
+    } else {
+      scheduled = { timer: setTimeout(flush, gatherMs) };
+    }
+  }
 
   async function send(batch: Pending[]): Promise<void> {
+    inFlight++;
+    try {
+      await answer(batch);
+    } finally {
+      inFlight--;
+      if (inFlight === 0 && scheduled !== null && scheduled !== 'immediate') {
+        clearTimeout(scheduled.timer);
+        scheduled = 'immediate';
+        setImmediate(flush);
+      }
+    }
+  }
+
+  async function answer(batch: Pending[]): Promise<void> {
     let results: Aggregate3Result[] | null;
     try {
       const data = await client.request({
@@ -76,8 +109,11 @@ export function createWordReads(
   }
 
   function flush(): void {
+    if (scheduled !== null && scheduled !== 'immediate') clearTimeout(scheduled.timer);
+    scheduled = null;
     const pending = queue;
     queue = [];
+    if (pending.length === 0) return;
     let start = 0;
     let bytes = 0;
     for (let i = 0; i < pending.length; i++) {
@@ -95,9 +131,8 @@ export function createWordReads(
   return {
     read(target, callData) {
       return new Promise((resolve, reject) => {
-        // The reads a turn of the event loop asks for (the quotes parsed in it) share one request.
-        if (queue.length === 0) setImmediate(flush);
         queue.push({ target, callData, resolve, reject });
+        schedule();
       });
     },
   };

@@ -156,6 +156,49 @@ describe('createWordReads', () => {
     expect(batches).toHaveLength(2);
   });
 
+  it('gathers the reads of later turns while a call is in flight, until it is answered or for at most 1 ms', async () => {
+    let release = () => {};
+    let gate: Promise<void> | null = new Promise<void>((resolve) => (release = resolve));
+    const { client: inner, batches } = standIn((calls) =>
+      answerWith(calls.map((call) => ({ success: true, returnData: word(BigInt(call.target)) }))),
+    );
+    let sent = 0;
+    const held = {
+      request: async (args: unknown) => {
+        sent++;
+        const wait = gate;
+        gate = null;
+        if (wait !== null) await wait;
+        return (inner.request as (args: unknown) => Promise<unknown>)(args);
+      },
+    } as unknown as Parameters<typeof createWordReads>[0];
+    // No gathering deadline in this part: only the answer releases the next call.
+    const reads = createWordReads(held, MULTICALL3, { gatherMs: 60_000 });
+    const first = reads.read(target(0), '0x70a08231');
+    await new Promise((resolve) => setImmediate(resolve));
+    // The first call is out and held: reads of three later turns wait for it.
+    const later: Array<Promise<bigint | undefined>> = [];
+    for (let turn = 1; turn <= 3; turn++) {
+      later.push(reads.read(target(turn), '0x70a08231'));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(sent).toBe(1);
+    release();
+    expect(await first).toBe(BigInt(target(0)));
+    expect(await Promise.all(later)).toEqual([1, 2, 3].map((i) => BigInt(target(i))));
+    expect(batches.map((batch) => batch.length)).toEqual([1, 3]);
+
+    // With the default deadline, a call that stays out holds the next one back for about a millisecond only.
+    gate = new Promise<void>(() => {});
+    const prompt = createWordReads(held, MULTICALL3);
+    void prompt.read(target(4), '0x70a08231');
+    await new Promise((resolve) => setImmediate(resolve));
+    const started = performance.now();
+    expect(await prompt.read(target(5), '0x70a08231')).toBe(BigInt(target(5)));
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(sent).toBe(4);
+  });
+
   it('splits a turn into calls of at most batchBytes of call data', async () => {
     const { client, batches } = standIn((calls) =>
       answerWith(calls.map(() => ({ success: true, returnData: word(1n) }))),
