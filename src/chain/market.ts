@@ -23,6 +23,7 @@ import { DEFAULT_PEG_DEVIATION_BPS } from '../core/settings.js';
 import type { ChainClients } from './clients.js';
 import { describeChain, rpcFailure, transportFailure } from './rpcErrors.js';
 import { revertDataOf } from '../core/gasless/decodeRevert.js';
+import { createWordReads, type WordReads } from './wordReads.js';
 
 export interface CreateMarketDataParameters {
   chains: ChainConfig[];
@@ -49,14 +50,17 @@ interface ChainMarket {
   blockTimestamp: TtlCache<'latest', number>;
   gasPrice: TtlCache<'latest', bigint>;
   solverBalances: TtlCache<Address, bigint>;
+  /** Balances and allowances, batched through Multicall3 (`wordReads.ts`). */
+  words: WordReads;
 }
 
 /**
  * The chain-backed `MarketData` (see `src/core/market.ts`): prices from AggregatorV3 feeds or fixed prices,
- * gas prices, balances, allowances and gas estimates. Contract reads go through the clients' Multicall3
- * batching (the native balance too, via `getEthBalance`); prices, block timestamps, gas prices and the solver's
- * balances are cached for one block time (`ChainConfig.blockTime`) with a single read in flight per key, and
- * renewed in the background once half a block old, so a busy gateway's quotes do not wait for them.
+ * gas prices, balances, allowances and gas estimates. Contract reads are batched through Multicall3: balances
+ * (the native one too, via `getEthBalance`) and allowances by `wordReads.ts`, the feeds by the clients' batching.
+ * Prices, block timestamps, gas prices and the solver's balances are cached for one block time
+ * (`ChainConfig.blockTime`) with a single read in flight per key, and renewed in the background once half a block
+ * old, so a busy gateway's quotes do not wait for them.
  * Every failure is a `GatewayError`.
  *
  * @throws Error when a chain has no client (a wiring mistake, found at startup).
@@ -77,6 +81,7 @@ export function createMarketData({ chains, solverAddress, clients }: CreateMarke
         blockTimestamp: createTtlCache(oneBlock, perBlock),
         gasPrice: createTtlCache(oneBlock, perBlock),
         solverBalances: createTtlCache(oneBlock, perBlock),
+        words: createWordReads(client, config.contracts.multicall3),
       };
       return [config.id, market];
     }),
@@ -120,14 +125,18 @@ export function createMarketData({ chains, solverAddress, clients }: CreateMarke
 
     async allowance(chainId, owner, token, spender) {
       const market = marketOf(chainId);
-      return read(market, `the ${token} allowance of ${owner} for ${spender}`, () =>
-        market.client.readContract({
-          address: token,
-          abi: erc20Abi,
-          functionName: 'allowance',
-          args: [owner, spender],
-        }),
-      );
+      return read(market, `the ${token} allowance of ${owner} for ${spender}`, async () => {
+        const allowance = await market.words.read(token, `${ALLOWANCE}${addressWord(owner)}${addressWord(spender)}`);
+        return (
+          allowance ??
+          market.client.readContract({
+            address: token,
+            abi: erc20Abi,
+            functionName: 'allowance',
+            args: [owner, spender],
+          })
+        );
+      });
     },
 
     async estimateGas(chainId, tx) {
@@ -246,21 +255,38 @@ function latestBlockTimestamp(market: ChainMarket): Promise<number> {
   );
 }
 
-/** Native balances are read through Multicall3's `getEthBalance`, so they batch with ERC-20 reads. */
+/** Selectors of the word reads: `getEthBalance(address)` (Multicall3), `balanceOf(address)`, `allowance(address,address)`. */
+const GET_ETH_BALANCE = '0x4d2301cc';
+const BALANCE_OF = '0x70a08231';
+const ALLOWANCE = '0xdd62ed3e';
+/** An address as an ABI word (hex digits, no `0x`). */
+const addressWord = (address: Address): string => address.slice(2).toLowerCase().padStart(64, '0');
+
+/**
+ * Native balances are read through Multicall3's `getEthBalance`, so they batch with ERC-20 reads. A read the
+ * fast path could not decode is read again through viem, which reports why it failed.
+ */
 function readBalance(market: ChainMarket, owner: Address, token: Address): Promise<bigint> {
-  const { client, config } = market;
+  const { client, config, words } = market;
   return lower(token) === zeroAddress
-    ? read(market, `the native balance of ${owner}`, () =>
-        client.readContract({
-          address: config.contracts.multicall3,
-          abi: contracts.multicall3Abi,
-          functionName: 'getEthBalance',
-          args: [owner],
-        }),
-      )
-    : read(market, `the ${token} balance of ${owner}`, () =>
-        client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
-      );
+    ? read(market, `the native balance of ${owner}`, async () => {
+        const balance = await words.read(config.contracts.multicall3, `${GET_ETH_BALANCE}${addressWord(owner)}`);
+        return (
+          balance ??
+          client.readContract({
+            address: config.contracts.multicall3,
+            abi: contracts.multicall3Abi,
+            functionName: 'getEthBalance',
+            args: [owner],
+          })
+        );
+      })
+    : read(market, `the ${token} balance of ${owner}`, async () => {
+        const balance = await words.read(token, `${BALANCE_OF}${addressWord(owner)}`);
+        return (
+          balance ?? client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] })
+        );
+      });
 }
 
 async function estimate(market: ChainMarket, tx: TransactionRequest): Promise<bigint> {

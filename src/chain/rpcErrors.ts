@@ -17,7 +17,7 @@ import { GatewayError } from '../core/errors.js';
 export const describeChain = (chain: ChainConfig): string => `${chain.displayName} (chain ${chain.id})`;
 
 /** The call got no JSON-RPC answer: it timed out, or the HTTP request itself failed. */
-function noAnswer(error: unknown): boolean {
+export function noAnswer(error: unknown): boolean {
   return (
     error instanceof BaseError && error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError) !== null
   );

@@ -18,6 +18,8 @@ export interface StrippedBody {
   body: unknown;
   /** Dotted paths of the removed fields (`foo`, `appFees.0.note`), in the order found. */
   ignored: string[];
+  /** Whether `body` is valid: then the caller need not validate it again. */
+  valid: boolean;
 }
 
 /**
@@ -26,9 +28,10 @@ export interface StrippedBody {
  * of a `oneOf` / `anyOf` refuses may be what another branch needs, so those stay errors.
  */
 export function stripUnknownFields(validate: ValidateFunction, body: unknown): StrippedBody {
-  if (validate(body)) return { body, ignored: [] };
+  if (validate(body)) return { body, ignored: [], valid: true };
   let current: unknown = structuredClone(body);
   const ignored: string[] = [];
+  let valid = false;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const unknown = (validate.errors ?? []).filter(isStrippable);
     if (unknown.length === 0) break;
@@ -39,11 +42,11 @@ export function stripUnknownFields(validate: ValidateFunction, body: unknown): S
       delete parent[field];
       ignored.push([...pointerSegments(error.instancePath), field].join('.'));
     }
-    if (validate(current)) break;
+    if ((valid = validate(current))) break;
   }
   // Nothing removed: hand back the caller's body so the validator's errors describe exactly what was sent.
   if (ignored.length === 0) current = body;
-  return { body: current, ignored };
+  return { body: current, ignored, valid };
 }
 
 const isStrippable = (error: ErrorObject): boolean =>

@@ -59,12 +59,15 @@ export function createValidators(table: Record<OperationId, OperationSpec>): Rec
           if (parts.body === undefined || parts.body === null) {
             if (spec.body.required) problems.push({ sentence: 'body is required (a JSON object)', error: null });
           } else {
+            let valid = false;
             if (forwardCompatible && body) {
               const stripped = stripUnknownFields(body, parts.body);
               parts.body = stripped.body;
+              valid = stripped.valid;
               if (stripped.ignored.length > 0) onIgnored?.(stripped.ignored);
             }
-            collect(body, parts.body, 'body', problems);
+            // Stripping already validated the body it hands back: a valid one is not validated twice.
+            if (!valid) collect(body, parts.body, 'body', problems);
           }
         } else if (parts.body !== undefined && parts.body !== null && parts.body !== '') {
           problems.push({ sentence: `${spec.method} ${spec.path} takes no body`, error: null });

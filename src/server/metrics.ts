@@ -126,11 +126,22 @@ export function createServerMetrics(): ServerMetrics {
     return child;
   };
   const rpcChildren = new Map<number, Histogram.Internal<'chain_id'>>();
+  /**
+   * Quote counters by route and outcome (`origin:destination:outcome`), for the same reason. Chain ids come from
+   * the client, so only the first few hundred routes are kept here (prom-client keeps every series anyway).
+   */
+  const quoteChildren = new Map<string, Counter.Internal>();
 
   return {
     registry,
     quoteAnswered(originChainId, destinationChainId, outcome) {
-      quotes.labels(String(originChainId), String(destinationChainId), outcome).inc();
+      const key = `${originChainId}:${destinationChainId}:${outcome}`;
+      let child = quoteChildren.get(key);
+      if (child === undefined) {
+        child = quotes.labels(String(originChainId), String(destinationChainId), outcome);
+        if (quoteChildren.size < 512) quoteChildren.set(key, child);
+      }
+      child.inc();
     },
     statusChanged(to, failReason) {
       transitions.labels(to).inc();

@@ -6,7 +6,8 @@ import { isIPv6 } from 'node:net';
  * rotate through 2^64 of them. An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) counts as its IPv4 address.
  */
 export function clientBucket(address: string): string {
-  if (!isIPv6(address)) return `ip:${address}`;
+  // Every IPv6 address has a colon: the IPv4 addresses of every request skip the IPv6 parse.
+  if (!address.includes(':') || !isIPv6(address)) return `ip:${address}`;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return `ip:${mapped[1]}`;
   return `ip6:${expandIPv6(address).slice(0, 4).join(':')}::/64`;
