@@ -93,7 +93,14 @@ const benchDefaults = { GATEWAY_RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000000' };
 /** Starts `bench/server.ts` in a child node process and waits for its ready line. */
 export async function startBenchServer(options: StartBenchServerOptions = {}): Promise<BenchServer> {
   const script = fileURLToPath(new URL('./server.ts', import.meta.url));
-  const runSchema = benchSchema(options.name ?? 'run');
+  // A caller that names the schema owns it (bench:growth's stores): none of this run's own to create or drop. Both
+  // names are made from the same millisecond clock, so one made in the same millisecond was the same schema, and
+  // the server's stop dropped the caller's table.
+  const given = options.env?.GATEWAY_DATABASE_SCHEMA;
+  const runSchema: BenchSchema =
+    given === undefined
+      ? benchSchema(options.name ?? 'run')
+      : { env: {}, schema: given, note: `, schema ${given}`, drop: async () => undefined };
   // Node itself (not the tsx CLI, which adds a wrapper process) so the child's pid is the gateway's.
   const child = spawn(
     process.execPath,
