@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { depositReceived } from './ledgerMovements.js';
 import { insertLedgerMovements } from './ledger.repository.js';
 import { getRequest } from './requests.repository.js';
-import { normalizeHex, toBigInt, toNumber, toUint256 } from './mappers.js';
+import { groupByRequest, normalizeHex, toBigInt, toNumber, toUint256 } from './mappers.js';
 import type { DepositsTable, Tables } from './tables.js';
 
 /**
@@ -253,19 +253,12 @@ export async function listDepositsForRequests(
   db: Kysely<Tables>,
   requestIds: readonly string[],
 ): Promise<Map<string, DepositRecord[]>> {
-  const byRequest = new Map<string, DepositRecord[]>();
-  if (requestIds.length === 0) return byRequest;
+  if (requestIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('deposits')
     .selectAll()
     .where('request_id', 'in', requestIds.map(normalizeHex))
     .orderBy('id', 'asc')
     .execute();
-  for (const row of rows) {
-    const deposit = toDepositRecord(row);
-    const list = byRequest.get(deposit.requestId);
-    if (list === undefined) byRequest.set(deposit.requestId, [deposit]);
-    else list.push(deposit);
-  }
-  return byRequest;
+  return groupByRequest(rows.map(toDepositRecord));
 }

@@ -38,3 +38,14 @@ export const toUint256 = (value: bigint): string => {
 
 /** JSON text for a jsonb column (pg would send a JS array as a PostgreSQL array, not JSON). */
 export const toJson = (value: unknown): string => JSON.stringify(value);
+
+/** Records of several requests (a listing's page) by request id, each list in the order given. */
+export function groupByRequest<T extends { requestId: string }>(records: readonly T[]): Map<string, T[]> {
+  const byRequest = new Map<string, T[]>();
+  for (const record of records) {
+    const list = byRequest.get(record.requestId);
+    if (list === undefined) byRequest.set(record.requestId, [record]);
+    else list.push(record);
+  }
+  return byRequest;
+}

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { normalizeHex, toJson, toNumber } from './mappers.js';
+import { groupByRequest, normalizeHex, toJson, toNumber } from './mappers.js';
 import { readStatusSnapshot, type RequestStatus, type RequestStatusSnapshot } from './requestStatus.js';
 import type { RequestEventsTable, Tables } from './tables.js';
 
@@ -107,19 +107,12 @@ export async function listEventsForRequests(
   db: Kysely<Tables>,
   requestIds: readonly string[],
 ): Promise<Map<string, RequestEvent[]>> {
-  const byRequest = new Map<string, RequestEvent[]>();
-  if (requestIds.length === 0) return byRequest;
+  if (requestIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('request_events')
     .selectAll()
     .where('request_id', 'in', requestIds.map(normalizeHex))
     .orderBy('id', 'asc')
     .execute();
-  for (const row of rows) {
-    const event = toRequestEvent(row);
-    const list = byRequest.get(event.requestId);
-    if (list === undefined) byRequest.set(event.requestId, [event]);
-    else list.push(event);
-  }
-  return byRequest;
+  return groupByRequest(rows.map(toRequestEvent));
 }
