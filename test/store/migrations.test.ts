@@ -87,6 +87,15 @@ describe.each(testDatabaseKinds)('migrations (%s)', (kind) => {
     );
   });
 
+  it('indexes the order id with a hash index (a random key: a btree took a random leaf per quote, 2026_11_27_0100)', async () => {
+    const { rows } = await sql<{ method: string }>`
+      select am.amname as method from pg_class c
+      join pg_am am on am.oid = c.relam
+      join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = current_schema() and c.relname = 'requests_order_id_idx'`.execute(database.db);
+    expect(rows.map((r) => r.method)).toEqual(['hash']);
+  });
+
   it('indexes the outgoing transactions by hash (a history page looks several up at once)', async () => {
     const { rows } = await sql<{ name: string }>`
       select indexname as name from pg_indexes
