@@ -19,11 +19,14 @@
  * It fails (exit status 1) on any failed request (non-200 quote or status, a deposit that does not reach
  * `success`), on a lost, repeated or reordered event (every subscriber sees its request's changes pending,
  * submitted, success once each and in order, after `waiting`; every change gets exactly one signed webhook), or on
- * a growth trend in memory: the least-squares slope of the lowest RSS of each whole minute after the first third of
- * the run and after the subscriber pool is full (before that is warm-up: caches, JIT, PGlite's buffers, the
- * connections opening), above `--max-rss-slope` MiB per minute. Per-minute lows, because RSS moves in a sawtooth
- * (collections) that a leak raises and a collection does not. With fewer than 5 such minutes (a run under about
- * 9 minutes) it is not judged: a shorter run mistakes the climb back after an early drop for a trend.
+ * a growth trend in memory. It looks at the lowest RSS of each whole minute after the first third of the run and
+ * after the subscriber pool is full (before that is warm-up: caches, JIT, PGlite's buffers, the connections
+ * opening); per-minute lows, because RSS moves in a sawtooth (collections) that a leak raises and a collection does
+ * not. It fails when the last third of those minutes sits above the highest low before them by more than
+ * `--max-rss-slope` MiB per minute between the two (`lateRise`): a leak keeps raising the level, memory that returns
+ * to a level it already held does not. (A least-squares slope, printed for information, read the climb back to the
+ * plateau after an early drop as a trend in every quiet run.) With fewer than 5 such minutes (a run under about
+ * 9 minutes) it is not judged.
  *
  * PGlite on disk in a temporary directory (its size is what is sampled), or PostgreSQL in a schema of its own
  * when `DATABASE_URL` is set; both removed at the end.
@@ -385,6 +388,26 @@ interface Sample {
   deposits: number;
 }
 
+/**
+ * How fast the level of `lows` (per-minute lows, `[minute, MiB]`) rose at the end: the median of the last third's
+ * lows against the highest low before them, per minute between the two. A leak keeps raising the level, so the
+ * last third sits above everything before it by about its rate times the distance; memory that comes back to a
+ * level it already held (the allocator or V8 returned pages, then the load took them again) does not rise at all,
+ * where a least-squares line through the dip and the climb back reads as a steep trend.
+ */
+function lateRise(points: Array<[number, number]>): { rate: number; late: number; earlier: number; minute: number } {
+  const lateCount = Math.max(2, Math.ceil(points.length / 3));
+  const earlierPoints = points.slice(0, points.length - lateCount);
+  const latePoints = points.slice(points.length - lateCount);
+  if (earlierPoints.length === 0) return { rate: Number.NaN, late: Number.NaN, earlier: Number.NaN, minute: 0 };
+  const sorted = latePoints.map(([, low]) => low).sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const late = sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  const [minute, earlier] = earlierPoints.reduce((best, point) => (point[1] >= best[1] ? point : best));
+  const lateMinute = (latePoints[0]![0] + latePoints.at(-1)![0]) / 2;
+  return { rate: Math.max(0, late - earlier) / (lateMinute - minute), late, earlier, minute };
+}
+
 /** Least-squares slope of `y` over `x`. */
 function slope(points: Array<[number, number]>): number {
   const n = points.length;
@@ -610,12 +633,13 @@ function report(
   };
   const rssLows = lows((sample) => sample.rssMiB);
   const judged = rssLows.length >= MIN_TREND_MINUTES;
+  const rssRise = lateRise(rssLows);
   const rssSlope = slope(rssLows);
   const heapSlope = slope(lows((sample) => sample.heapMiB));
-  if (judged && rssSlope > options.maxRssSlopeMiBPerMinute)
+  if (judged && rssRise.rate > options.maxRssSlopeMiBPerMinute)
     problems.add(
       'memory: RSS grows',
-      `${fixed(rssSlope, 2)} MiB/min over ${rssLows.length} per-minute lows (limit ${options.maxRssSlopeMiBPerMinute})`,
+      `${fixed(rssRise.rate, 2)} MiB/min: the last third's per-minute lows at ${fixed(rssRise.late, 0)} MiB, above the highest earlier low (${fixed(rssRise.earlier, 0)} MiB) (limit ${options.maxRssSlopeMiBPerMinute})`,
     );
 
   const deposits = context.followed.length;
@@ -624,7 +648,7 @@ function report(
 deposits              ${succeeded} of ${deposits} reached success
 subscriptions         ${subscribers.length} opened over the run, each checked (waiting, then pending, submitted, success once each, in order)
 webhooks              ${context.receiver.received.length} received for ${requestIds.length} requests × ${EXPECTED.length} changes; ${webhooks.repeats} repeated
-memory trend          RSS ${fixed(rssSlope, 2)} MiB/min, heap ${fixed(heapSlope, 2)} MiB/min (least squares over the lows of ${rssLows.length} whole minute(s) after the first third of the run and once ${options.subscribers} subscribers were open; RSS limit ${options.maxRssSlopeMiBPerMinute} MiB/min)${judged ? '' : ` — fewer than ${MIN_TREND_MINUTES} such minutes: NOT JUDGED (run longer)`}
+memory trend          RSS rise ${fixed(rssRise.rate, 2)} MiB/min (the last third's median low ${fixed(rssRise.late, 0)} MiB against the highest earlier low ${fixed(rssRise.earlier, 0)} MiB; limit ${options.maxRssSlopeMiBPerMinute} MiB/min), over the lows of ${rssLows.length} whole minute(s) after the first third of the run and once ${options.subscribers} subscribers were open; least-squares slopes, for information: RSS ${fixed(rssSlope, 2)} MiB/min, heap ${fixed(heapSlope, 2)} MiB/min${judged ? '' : ` — fewer than ${MIN_TREND_MINUTES} such minutes: NOT JUDGED (run longer)`}
 `);
   if (problems.count === 0) {
     console.log(
