@@ -77,7 +77,7 @@ export async function startNpmStart(): Promise<NpmStartRun> {
   }
   const pid = gatewayProcesses(npm.pid ?? -1).at(-1);
   if (pid === undefined) throw new Error(`no process running ${SCRIPT} under npm (${npm.pid})`);
-  const database = /^Database: .*$/m.exec(output)?.[0] ?? 'PGlite (in memory: npm start printed no database line)';
+  const database = /^Database: (.*)$/m.exec(output)?.[1] ?? 'PGlite (in memory: npm start printed no database line)';
   return {
     pid,
     url,
