@@ -294,7 +294,7 @@ it('on the notification path, an address whose notification was lost is read aft
       info() {},
       error() {},
       warn: (_context: unknown, message: string) => void warnings.push(message),
-    } as never,
+    },
     now: () => Date.now() + skew,
     pollIntervalMs: 100,
     onConfirmed: (transfer) => void seen.push(transfer),
