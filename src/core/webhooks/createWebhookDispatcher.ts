@@ -184,12 +184,15 @@ export function createWebhookDispatcher(params: CreateWebhookDispatcherParameter
         // What is due next, from the database: an earlier run's retries and leases are known only there. One due
         // now and not claimed waits for a slot (an attempt in flight ends and wakes the dispatcher).
         dueRead = true;
+        let read = Infinity;
         try {
-          nextDue = (await nextWebhookAttemptAt(db, claimedAt)) ?? Infinity;
+          read = (await nextWebhookAttemptAt(db, claimedAt)) ?? Infinity;
         } catch (error) {
           log.warn({ err: error }, 'webhook: reading the next due delivery failed');
-          nextDue = Infinity;
         }
+        // A retry recorded during the read set `nextDue` itself: keep the earlier of the two (an older, past value
+        // was the one just reached).
+        nextDue = Math.min(read, nextDue > claimedAt ? nextDue : Infinity);
       }
       let filledKey = false;
       for (const attempt of claimed) {
