@@ -102,6 +102,12 @@ const PROBE_ATTEMPTS = 3;
 /** How far back each read of new addresses looks before the latest creation already read (slow commits, clocks). */
 const TRACK_MARGIN_MS = 5 * 60_000;
 
+/**
+ * With `onAddressCreated`, how often the new addresses are read even without a notification: the bound on an
+ * address whose notification was lost (see `refreshTracked`).
+ */
+export const ADDRESS_READ_FALLBACK_MS = 60_000;
+
 /** The `chain_cursors` name of the deposit-address watcher. */
 export const DEPOSIT_ADDRESSES_CURSOR = 'deposit-addresses';
 
@@ -156,6 +162,8 @@ export interface CreateDepositAddressWatcherParameters {
    * hand out addresses too), every range reads them.
    */
   onAddressCreated?: ((listener: () => void) => Promise<() => void>) | undefined;
+  /** With `onAddressCreated`, how often the addresses are read without a notification. Default 60 s. */
+  addressReadFallbackMs?: number;
 }
 
 /**
@@ -234,13 +242,24 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
   /** Whether an address may have been created since the last read (always, without `onAddressCreated`). */
   let addressCreated = true;
   let stopListening: (() => void) | undefined;
+  const addressReadFallbackMs = params.addressReadFallbackMs ?? ADDRESS_READ_FALLBACK_MS;
+  /** When the addresses were last read, and the watcher's cursor block then (every block after it was read since). */
+  let addressesRead: { at: number; cursorBlock: bigint } | undefined;
 
-  /** Adds the addresses created since the last read (the margin re-reads the last few minutes; the set dedups). */
-  async function refreshTracked(): Promise<void> {
-    if (!addressCreated) return;
+  /**
+   * Adds the addresses created since the last read (the margin re-reads the last few minutes; the set dedups).
+   * With `onAddressCreated` it reads after a notification, and every `addressReadFallbackMs` without one: an
+   * address that read finds unannounced (a lost notification) was missing from the set while the blocks after the
+   * previous read's cursor were read, so it is returned with those blocks to be read again for it.
+   */
+  async function refreshTracked(cursorBlock: bigint): Promise<{ unannounced: Set<string>; since: bigint } | undefined> {
+    const timed = addressesRead === undefined || now() - addressesRead.at >= addressReadFallbackMs;
+    if (!addressCreated && !timed) return undefined;
+    const announced = addressCreated || stopListening === undefined;
     // Cleared before the read: a notification during it is for an address the read may have missed.
     if (stopListening !== undefined) addressCreated = false;
     const since = trackedUntil === undefined ? 0 : trackedUntil - TRACK_MARGIN_MS;
+    const previous = addressesRead;
     let found: Awaited<ReturnType<typeof listDepositAddressesSince>>;
     try {
       found = await listDepositAddressesSince(db, chainId, since);
@@ -248,9 +267,35 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       addressCreated = true;
       throw error;
     }
+    addressesRead = { at: now(), cursorBlock };
     const { addresses, latest } = found;
-    for (const address of addresses) tracked.add(address.toLowerCase());
+    const fresh = new Set<string>();
+    for (const address of addresses) {
+      const lower = address.toLowerCase();
+      if (!tracked.has(lower)) fresh.add(lower);
+      tracked.add(lower);
+    }
     if (latest !== undefined && (trackedUntil === undefined || latest > trackedUntil)) trackedUntil = latest;
+    if (announced || fresh.size === 0 || previous === undefined) return undefined;
+    log.warn(
+      { ...context, addresses: [...fresh], fromBlock: previous.cursorBlock + 1n },
+      'deposit addresses found by the timed read, not announced: reading their blocks since the previous read again',
+    );
+    return { unannounced: fresh, since: previous.cursorBlock + 1n };
+  }
+
+  /** Reads blocks `fromBlock..toBlock` again for `addresses` only, and records what it finds (the cursor stays). */
+  async function catchUp(addresses: Set<string>, fromBlock: bigint, toBlock: bigint): Promise<void> {
+    const matches = (to: string) => addresses.has(to);
+    for (let from = fromBlock; from <= toBlock && !stopping; from += maxBlockRange) {
+      const to = from + maxBlockRange - 1n < toBlock ? from + maxBlockRange - 1n : toBlock;
+      const found = await readNative(matches, from, to);
+      if (listedTokens.length > 0)
+        found.push(...fromLogs(await readTransferLogs({ tokens: listedTokens }, from, to), matches));
+      if (found.length === 0) continue;
+      await db.transaction().execute((trx) => record(trx, found));
+      noteSeen(found);
+    }
   }
 
   async function loadCursor(head: bigint, canonicalHash: (n: bigint) => Promise<string | null>): Promise<ChainCursor> {
@@ -453,7 +498,8 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       const toHash = await canonicalHash(toBlock);
       if (toHash === null) throw new Error(`block ${toBlock} of chain ${chainId} not found below head ${head}`);
       // After the head was read: every address handed out before a transfer in these blocks is in the set.
-      await refreshTracked();
+      const missed = await refreshTracked(cursor.blockNumber);
+      if (missed !== undefined) await catchUp(missed.unannounced, missed.since, cursor.blockNumber);
       const found = tracked.size === 0 ? [] : await read(fromBlock, toBlock);
       if (!cursorWriteDue(stored, found.length, now(), cursorWriteIntervalMs)) {
         cursor = { ...cursor, blockNumber: toBlock, blockHash: toHash };

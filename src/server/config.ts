@@ -173,8 +173,9 @@ export interface WebhookDeliveryConfig {
   /** Longest retry delay, ms (`GATEWAY_WEBHOOK_RETRY_MAX_MS`, default 600000). */
   retryMaxMs: number;
   /**
-   * Look for due deliveries at least this often, ms (`GATEWAY_WEBHOOK_POLL_MS`, default 1000); a notification
-   * wakes the dispatcher at each commit that enqueues one (LISTEN on PostgreSQL, the worker's on PGlite).
+   * Look for due deliveries at least this often, ms (`GATEWAY_WEBHOOK_POLL_MS`, default 1000, 30000 on PGlite); a
+   * notification wakes the dispatcher at each commit that enqueues one (LISTEN on PostgreSQL, the worker's on
+   * PGlite), and it wakes at the due times it knows.
    */
   pollIntervalMs: number | undefined;
   /** Days a finished delivery and its log are kept (`GATEWAY_WEBHOOK_RETENTION_DAYS`, default 30). */

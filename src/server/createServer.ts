@@ -44,6 +44,12 @@ import { createSolverLeadership } from './solverLeadership.js';
 import { createSolverRuntime, type SolverRuntime } from './solverRuntime.js';
 import { registerStatusWebSocket } from '../ws/statusSocket.js';
 
+/**
+ * The webhook dispatcher's poll on PGlite, when `GATEWAY_WEBHOOK_POLL_MS` is not set: a fallback only (see where it
+ * is used). PostgreSQL keeps 1 s (other gateways enqueue and claim too; a LISTEN connection can drop).
+ */
+const PGLITE_WEBHOOK_POLL_INTERVAL_MS = 30_000;
+
 export interface GatewayServer {
   /** The Fastify instance (for in-process tests through `app.inject`). */
   readonly app: FastifyInstance;
@@ -116,8 +122,11 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
             ? {}
             : { perKeyConcurrency: webhookConfig.perKeyConcurrency }),
         }),
-    // A notification wakes the dispatcher at each commit that enqueues a delivery; the poll covers the rest.
-    pollIntervalMs: webhookConfig?.pollIntervalMs ?? 1_000,
+    // A notification wakes the dispatcher at each commit that enqueues a delivery, and it wakes at the due times it
+    // knows (its retries, the earliest pending delivery); the poll covers the rest. On PGlite every delivery is
+    // enqueued by this process and its notifications always arrive, so the poll is only a slow fallback.
+    pollIntervalMs:
+      webhookConfig?.pollIntervalMs ?? (config.databaseUrl === undefined ? PGLITE_WEBHOOK_POLL_INTERVAL_MS : 1_000),
   };
   const databaseUrl = config.databaseUrl;
   const pgliteListen = database.listen;

@@ -139,7 +139,7 @@ async function run(argv: string[]): Promise<void> {
   const config = keysCliConfigFromEnvironment(process.env);
   if (config.databaseUrl === undefined && config.dataDir === undefined) {
     throw new UsageError(
-      "No database configured: set DATABASE_URL or GATEWAY_DATA_DIR to the gateway's. (A gateway on in-memory PGlite cannot be reached from here; use POST /admin/api-keys.)",
+      "No database configured: set DATABASE_URL or GATEWAY_DATA_DIR to the gateway's. (A gateway on in-memory PGlite, or on npm start's temporary directory while it runs, cannot be reached from here; use POST /admin/api-keys.)",
     );
   }
   const database = await createDatabase({

@@ -2,6 +2,8 @@
  * `npm start`: with no configuration, starts the embedded devnet (three anvil chains with the contracts
  * deployed and accounts funded) and serves the gateway on it; with `--config <file>` or `GATEWAY_CONFIG`,
  * serves the configured networks. Ctrl-C or SIGTERM stops the server and every child process (see ./shutdown.ts).
+ * The devnet without `DATABASE_URL` or `GATEWAY_DATA_DIR` keeps PGlite in a fresh temporary directory, removed at
+ * the stop (see ./devnetDataDir.ts).
  */
 import path from 'node:path';
 import { startDevnet, writeDevnetDescriptor, type Devnet } from '../chain/devnet.js';
@@ -16,6 +18,7 @@ import { configFilePath, loadConfigFile } from './configFile.js';
 import { ChainIdentityError } from './chainIdentity.js';
 import { createServer, type GatewayServer } from './createServer.js';
 import { devnetChainConfigs } from './devnetConfig.js';
+import { createTemporaryDataDir, type TemporaryDataDir } from './devnetDataDir.js';
 import { checkPortsFree } from './portCheck.js';
 import { installShutdown, SHUTDOWN_LIMIT_MS } from './shutdown.js';
 import { tuneV8ForServing } from './v8Tuning.js';
@@ -24,6 +27,7 @@ const say = (message: string) => process.stdout.write(`${message}\n`);
 
 let devnet: Devnet | null = null;
 let server: GatewayServer | null = null;
+let dataDir: TemporaryDataDir | null = null;
 
 async function main(): Promise<void> {
   tuneV8ForServing();
@@ -35,6 +39,7 @@ async function main(): Promise<void> {
       stopping = true;
       await server?.stop().catch((error: unknown) => console.error('error stopping the server:', error));
       await devnet?.stop().catch((error: unknown) => console.error('error stopping the devnet:', error));
+      dataDir?.remove();
     },
   });
 
@@ -60,11 +65,13 @@ async function main(): Promise<void> {
     if (stopping) return;
     descriptorPath = path.resolve('.devnet/devnet.json');
     await writeDevnetDescriptor(descriptorPath, devnet.descriptor);
-    config = configFromEnvironment(
-      process.env,
-      devnetChainConfigs(devnet.descriptor),
-      devnet.descriptor.solver.privateKey,
-    );
+    const env = { ...process.env };
+    if (!env.DATABASE_URL && !env.GATEWAY_DATA_DIR) {
+      dataDir = createTemporaryDataDir();
+      env.GATEWAY_DATA_DIR = dataDir.path;
+      say(`Database: PGlite in ${dataDir.path} (new, removed at the stop; set GATEWAY_DATA_DIR to keep one)`);
+    }
+    config = configFromEnvironment(env, devnetChainConfigs(devnet.descriptor), devnet.descriptor.solver.privateKey);
   }
 
   say('Starting the gateway...');
@@ -93,5 +100,6 @@ main().catch(async (error: unknown) => {
   // Never leave anvil children behind when start-up fails half way.
   await server?.stop().catch(() => undefined);
   await devnet?.stop().catch(() => undefined);
+  dataDir?.remove();
   process.exit(1);
 });

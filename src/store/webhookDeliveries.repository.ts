@@ -156,6 +156,22 @@ export async function claimDueWebhookDeliveries(
   }));
 }
 
+/**
+ * When the earliest pending delivery due after `after` is due (a retry's time, or the end of a claim's lease), or
+ * undefined when there is none.
+ */
+export async function nextWebhookAttemptAt(db: Kysely<Tables>, after: number): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('next_attempt_at')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '>', after)
+    .orderBy('next_attempt_at')
+    .limit(1)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toNumber(row.next_attempt_at);
+}
+
 export interface RecordWebhookAttemptParameters {
   id: number;
   /** The attempt number the claim returned (`delivery.attempts`): the record applies only to that attempt. */

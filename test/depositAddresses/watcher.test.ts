@@ -5,6 +5,8 @@
  * Then the reindex's rescan: a transfer made before its address was registered (the watcher had read past its
  * block) is found by `rescan`, and a transfer of an unlisted token is recorded `unsupported`. Last, native value a
  * contract sends by an internal call (no transaction to the address, no log) is found through anvil's traces.
+ * And on PGlite's notification path, an address whose notification is lost (a fault injection: the listener never
+ * hears it) is still read by the timed fallback, and the blocks read without it are read again for it.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -23,7 +25,11 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { multicall3Abi } from '../../generated/contracts/index.js';
-import { createDepositAddressWatcher, type DepositAddressWatcher } from '../../src/chain/depositAddressWatcher.js';
+import {
+  ADDRESS_READ_FALLBACK_MS,
+  createDepositAddressWatcher,
+  type DepositAddressWatcher,
+} from '../../src/chain/depositAddressWatcher.js';
 import { devnetViemChain, startDevnet, type Devnet, type DevnetChain } from '../../src/chain/devnet.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import type { Database } from '../../src/store/database.js';
@@ -268,6 +274,59 @@ it('on a node without trace_block, still finds a native transaction sent to an a
     expect(probes).toEqual(['trace_block']);
   } finally {
     await plain.stop();
+    await disposeTestDatabase(own);
+  }
+});
+
+it('on the notification path, an address whose notification was lost is read after the fallback interval, with its earlier blocks', async () => {
+  const own = await openTestDatabase('pglite');
+  const to = randomAddress();
+  const warnings: string[] = [];
+  let skew = 0;
+  let listening = 0;
+  const seen: TransferRecord[] = [];
+  const announced = createDepositAddressWatcher({
+    chain: devnetChainConfigs(devnet.descriptor)[0]!,
+    client: publicClientOf(chainA),
+    db: own.db,
+    log: {
+      debug() {},
+      info() {},
+      error() {},
+      warn: (_context: unknown, message: string) => void warnings.push(message),
+    },
+    now: () => Date.now() + skew,
+    pollIntervalMs: 100,
+    onConfirmed: (transfer) => void seen.push(transfer),
+    // The fault: the watcher listens, and no notification ever reaches it (`register` inserts without one anyway).
+    onAddressCreated: async () => {
+      listening++;
+      return () => undefined;
+    },
+  });
+  try {
+    await announced.start();
+    expect(listening).toBe(1);
+    await register(own.db, [to]);
+    const usdc = await sendToken('USDC', to, 2_000_000n);
+    // The watcher reads the transfer's block while the address is not in its set.
+    await waitFor('the watcher past the transfer', () => {
+      const read = announced.followedBlock();
+      return read !== undefined && read >= usdc.blockNumber ? read : undefined;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await listTransfers(own.db, { chainId: chainA.chainId, address: to })).toEqual([]);
+
+    // The fallback interval passes (the watcher's clock), and the next block's pass reads the addresses.
+    skew += ADDRESS_READ_FALLBACK_MS;
+    await publicClientOf(chainA).request({ method: 'evm_mine' as never, params: [] as never });
+    const found = await waitFor('the transfer found after the fallback', () =>
+      seen.find((t) => t.txHash === usdc.hash),
+    );
+    expect(found).toMatchObject({ address: to.toLowerCase(), amount: 2_000_000n });
+    expect(warnings.some((message) => message.includes('not announced'))).toBe(true);
+  } finally {
+    await announced.stop();
     await disposeTestDatabase(own);
   }
 });

@@ -1,9 +1,11 @@
 /**
  * What `npm start` does, run as a real child process: the devnet comes up with progress shown, the descriptor
- * is written, the gateway serves it, and SIGTERM stops the gateway and every anvil child. An invalid config
- * file is reported all at once with a non-zero exit.
+ * is written, the gateway serves it on PGlite in a fresh temporary data directory, and SIGTERM stops the gateway
+ * and every anvil child and removes that directory. An invalid config file is reported all at once with a non-zero
+ * exit.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -36,6 +38,11 @@ describe('npm start', () => {
     const [, url] = await run.waitFor(/Gateway ready at (http:\/\/\S+)/, 90_000);
     expect(run.output()).toMatch(/deploying/i);
     expect(run.output()).toContain('curl');
+    // No GATEWAY_DATA_DIR: PGlite on disk in a new directory of the OS temp dir, not in memory.
+    const dataDir = /^Database: PGlite in (\S+) /m.exec(run.output())?.[1];
+    expect(dataDir, run.output()).toBeDefined();
+    expect(path.dirname(dataDir!)).toBe(tmpdir());
+    expect(await readdir(dataDir!)).toContain('PG_VERSION');
 
     const descriptor = JSON.parse(await readFile(path.join(cwd, '.devnet/devnet.json'), 'utf8'));
     expect(descriptor.chains.map((c: { chainId: number }) => c.chainId)).toEqual([31337, 31338, 31339]);
@@ -49,6 +56,7 @@ describe('npm start', () => {
 
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
+    expect(existsSync(dataDir!)).toBe(false);
     for (const chain of descriptor.chains) expect(await answers(chain.rpcUrl)).toBe(false);
     expect(
       await fetch(`${url}/health`).then(

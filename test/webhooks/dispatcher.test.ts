@@ -2,7 +2,8 @@
  * Webhook delivery against a real HTTP receiver, on both databases: every request verifies with the spec's
  * formula and the key, tampering is rejected, custom headers arrive, a 500 or a timeout is retried with growing
  * backoff up to 10 retries, private URLs are refused unless allowed, two instances on one PostgreSQL make each
- * attempt once, and the delivery log and replay work.
+ * attempt once, and the delivery log and replay work. A dispatcher with a slow poll still posts an earlier run's
+ * retry at its due time.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { configureWebhook } from '../../src/core/webhooks/configureWebhook.js';
@@ -155,6 +156,24 @@ describe.each(testDatabaseKinds)('webhook dispatcher (%s)', (kind) => {
     ]);
     await sleep(200);
     expect(r.received).toHaveLength(5);
+  });
+
+  it('with a slow poll, a retry left by an earlier run is posted at its due time (read from the database at start)', async () => {
+    const { id, key } = await createKeyWithWebhook(database(), null);
+    const r = await receiver(key);
+    r.script = [500];
+    await setApiKeyWebhook(database().db, id, { webhook: { url: r.url, headers: {}, enabled: true } });
+    const earlier = await dispatcher({ retryBaseMs: 1_500 });
+    await changeStatus(database(), id, 'submitted');
+    await r.waitFor((x) => x.length === 1);
+    await waitForDeliveries(database(), id, ([d]) => d?.attempts === 1 && d.log.length === 1);
+    await earlier.stop();
+    // The retry is due 1.5 s after the first attempt; this run would otherwise look only after its 60 s poll.
+    const started = Date.now();
+    await dispatcher({ pollIntervalMs: 60_000 });
+    await r.waitFor((x) => x.some((w) => w.answered === 200), 10_000);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r.received.map((w) => w.answered)).toEqual([500, 200]);
   });
 
   it('gives up after 10 retries (11 attempts); a timeout counts as a failed attempt', async () => {

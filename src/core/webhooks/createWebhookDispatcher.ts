@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../store/tables.js';
 import {
   claimDueWebhookDeliveries,
+  nextWebhookAttemptAt,
   deleteFinishedWebhookDeliveries,
   recordWebhookAttempt,
   type ClaimedWebhookAttempt,
@@ -28,7 +29,11 @@ export interface WebhookSettings {
   /** Wait before retry n (1-based) is `retryBaseMs * 2^(n-1)`, at most `retryMaxMs`. Defaults 1000 and 600000. */
   retryBaseMs: number;
   retryMaxMs: number;
-  /** Look for due deliveries at least this often (other instances' work, lost wake-ups). Default 1000. */
+  /**
+   * Look for due deliveries at least this often (other instances' work, lost wake-ups). Default 1000. Between
+   * polls the dispatcher also wakes at the earliest due time it knows: its own retries, and the earliest pending
+   * delivery read at start and whenever a known due time is reached (an earlier run's retries and leases).
+   */
   pollIntervalMs: number;
   /** Attempts in flight at once per instance. Default 16. */
   concurrency: number;
@@ -106,6 +111,8 @@ export function createWebhookDispatcher(params: CreateWebhookDispatcherParameter
   let again = false;
   let timer: NodeJS.Timeout | undefined;
   let nextDue = Infinity;
+  /** Whether the next due time was read from the database since start. */
+  let dueRead = false;
   let unsubscribe: (() => Promise<void>) | undefined;
   let stopped: Promise<void> | undefined;
   let pruneTimer: NodeJS.Timeout | undefined;
@@ -160,9 +167,10 @@ export function createWebhookDispatcher(params: CreateWebhookDispatcherParameter
       const room = settings.concurrency - inFlight.size;
       if (room <= 0 || stopping) return;
       let claimed: ClaimedWebhookAttempt[];
+      const claimedAt = now();
       try {
         claimed = await claimDueWebhookDeliveries(db, {
-          now: now(),
+          now: claimedAt,
           limit: room,
           leaseMs,
           perKeyLimit: settings.perKeyConcurrency,
@@ -172,7 +180,20 @@ export function createWebhookDispatcher(params: CreateWebhookDispatcherParameter
         log.warn({ err: error }, 'webhook: claiming due deliveries failed');
         return;
       }
-      if (nextDue <= now()) nextDue = Infinity;
+      if (nextDue <= claimedAt || !dueRead) {
+        // What is due next, from the database: an earlier run's retries and leases are known only there. One due
+        // now and not claimed waits for a slot (an attempt in flight ends and wakes the dispatcher).
+        dueRead = true;
+        let read = Infinity;
+        try {
+          read = (await nextWebhookAttemptAt(db, claimedAt)) ?? Infinity;
+        } catch (error) {
+          log.warn({ err: error }, 'webhook: reading the next due delivery failed');
+        }
+        // A retry recorded during the read set `nextDue` itself: keep the earlier of the two (an older, past value
+        // was the one just reached).
+        nextDue = Math.min(read, nextDue > claimedAt ? nextDue : Infinity);
+      }
       let filledKey = false;
       for (const attempt of claimed) {
         const key = attempt.delivery.apiKeyId;
