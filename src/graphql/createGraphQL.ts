@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { GraphQLScalarType, Kind, parse, type GraphQLSchema } from 'graphql';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createSchema, createYoga, type YogaLogger, type YogaServerInstance } from 'graphql-yoga';
 import type { CoreContext } from '../core/context.js';
 import type { Logger } from '../core/logger.js';
@@ -9,6 +8,15 @@ import { defaultDocumentLimits, documentLimitPlugins, type DocumentLimits } from
 import { toGraphQLError } from './errors.js';
 import { guardResolvers } from './guardResolvers.js';
 import { createResolvers } from './resolvers/index.js';
+
+/**
+ * GraphiQL's page, loaded on its first request. The package is one 18-million-character module (GraphiQL and
+ * Monaco inlined): loaded at start it held about 29 MiB of strings in the heap of every gateway, and tsx's import
+ * lexer grew a 32 MiB buffer to read it, about a sixth of an idle devnet gateway's RSS, for a page most
+ * deployments never serve.
+ */
+let graphiql: Promise<typeof import('@graphql-yoga/render-graphiql')> | undefined;
+const loadGraphiQL = () => (graphiql ??= import('@graphql-yoga/render-graphiql'));
 
 /** The contract, read when a server is created (not at import time). */
 const schemaFile = new URL('../../schema/schema.graphql', import.meta.url);
@@ -61,7 +69,7 @@ export function createGraphQL(options: CreateGraphQLOptions): GatewayGraphQL {
     landingPage: false,
     graphiql: options.graphiql ? { subscriptionsProtocol: 'WS', title: 'Intent gateway' } : false,
     // GraphiQL's code and styles inlined from the npm package (yoga's default page loads them from a CDN): works offline.
-    renderGraphiQL,
+    renderGraphiQL: async (graphiqlOptions) => (await loadGraphiQL()).renderGraphiQL(graphiqlOptions),
     logging: yogaLogger(log),
     // Errors thrown by resolvers were mapped by guardResolvers already; this catches the rest (context, plugins).
     maskedErrors: { maskError: (error) => toGraphQLError(error) },
