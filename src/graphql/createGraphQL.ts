@@ -9,6 +9,7 @@ import { defaultDocumentLimits, documentLimitPlugins, type DocumentLimits } from
 import { toGraphQLError } from './errors.js';
 import { guardResolvers } from './guardResolvers.js';
 import { createResolvers } from './resolvers/index.js';
+import { sharedSubscriptionEvents } from './sharedEvents.js';
 
 /** The contract, read when a server is created (not at import time). */
 const schemaFile = new URL('../../schema/schema.graphql', import.meta.url);
@@ -68,7 +69,11 @@ export function createGraphQL(options: CreateGraphQLOptions): GatewayGraphQL {
     maxRequestBodySize: options.maxRequestBodySize ?? 1_048_576,
     // One operation per HTTP request: a batch would multiply the work a single request (and its rate limit) admits.
     batching: false,
-    plugins: documentLimitPlugins({ ...defaultDocumentLimits, ...options.documentLimits }),
+    plugins: [
+      ...documentLimitPlugins({ ...defaultDocumentLimits, ...options.documentLimits }),
+      // A status change executes each subscription document once, not once per subscriber.
+      sharedSubscriptionEvents(),
+    ],
     context: (initial): GraphQLContext =>
       graphQLContext(
         core,
