@@ -3,6 +3,7 @@ import {
   execute,
   getOperationAST,
   getVariableValues,
+  OperationTypeNode,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
@@ -36,7 +37,7 @@ function resultsOf(event: object, schema: GraphQLSchema, document: DocumentNode)
   let byDocument = bySchema.get(schema);
   if (byDocument === undefined) bySchema.set(schema, (byDocument = new WeakMap()));
   let results = byDocument.get(document);
-  if (results === undefined) byDocument.set(document, (results = new Map()));
+  if (results === undefined) byDocument.set(document, (results = new Map<string, PromiseOrValue<ExecutionResult>>()));
   return results;
 }
 
@@ -59,9 +60,13 @@ export function sharedSubscriptionEvents(): Plugin {
   };
 }
 
-function subscribeShared(args: ExecutionArgs & { signal?: AbortSignal }, fallback: SubscribeFn): PromiseOrValue<unknown> {
+function subscribeShared(
+  args: ExecutionArgs & { signal?: AbortSignal },
+  fallback: SubscribeFn,
+): PromiseOrValue<unknown> {
   const operation = getOperationAST(args.document, args.operationName);
-  if (!operation || operation.operation !== 'subscription' || args.signal !== undefined) return fallback(args);
+  if (!operation || operation.operation !== OperationTypeNode.SUBSCRIPTION || args.signal !== undefined)
+    return fallback(args);
   const variables = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {});
   if (variables.errors !== undefined) return fallback(args);
   // Computed once per subscription: the variables are the client's own, fixed for its life.
