@@ -8,6 +8,7 @@ import { defaultDocumentLimits, documentLimitPlugins, type DocumentLimits } from
 import { toGraphQLError } from './errors.js';
 import { guardResolvers } from './guardResolvers.js';
 import { createResolvers } from './resolvers/index.js';
+import { sharedSubscriptionEvents } from './sharedEvents.js';
 
 /**
  * GraphiQL's page, loaded on its first request. The package is one 18-million-character module (GraphiQL and
@@ -76,7 +77,11 @@ export function createGraphQL(options: CreateGraphQLOptions): GatewayGraphQL {
     maxRequestBodySize: options.maxRequestBodySize ?? 1_048_576,
     // One operation per HTTP request: a batch would multiply the work a single request (and its rate limit) admits.
     batching: false,
-    plugins: documentLimitPlugins({ ...defaultDocumentLimits, ...options.documentLimits }),
+    plugins: [
+      ...documentLimitPlugins({ ...defaultDocumentLimits, ...options.documentLimits }),
+      // A status change executes each subscription document once, not once per subscriber.
+      sharedSubscriptionEvents(),
+    ],
     context: (initial): GraphQLContext =>
       graphQLContext(
         core,

@@ -6,11 +6,15 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseEther, zeroAddress } from 'viem';
+import { defaultFieldResolver, type GraphQLObjectType } from 'graphql';
 import type { Client } from 'graphql-ws';
+import WebSocket from 'ws';
 import { hashApiKey } from '../../src/core/apiKeys/authenticate.js';
 import { insertApiKey } from '../../src/store/apiKeys.repository.js';
 import { insertRequest, updateRequestStatus } from '../../src/store/requests.repository.js';
 import type { RequestStatus } from '../../src/store/requestStatus.js';
+import { rawDataText } from '../../src/ws/rawData.js';
+import { startGraphQLApp } from '../graphql/harness.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { executeSteps, requestQuote } from '../helpers/quote.js';
 import { newRequest } from '../store/requestFixture.js';
@@ -340,5 +344,116 @@ describe('/ws protocol', () => {
       `pglite commit->/ws subscriber: p50 ${latencies[20]!.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`,
     );
     expect(latencies[20]).toBeLessThan(50);
+  });
+});
+
+describe('one execution per status change, document, variables and view (graphql-ws)', () => {
+  /** graphql-transport-ws by hand over `ws`, to keep every frame's bytes. */
+  async function rawGraphQL(url: string, connectionParams: Record<string, unknown> = {}) {
+    const socket = new WebSocket(url, 'graphql-transport-ws');
+    const frames: string[] = [];
+    socket.on('message', (data) => frames.push(rawDataText(data)));
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+    socket.send(JSON.stringify({ type: 'connection_init', payload: connectionParams }));
+    await expect.poll(() => frames.some((f) => f.includes('"connection_ack"'))).toBe(true);
+    return {
+      frames,
+      subscribe: (id: string, query: string, variables: Record<string, unknown>) =>
+        socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables } })),
+      close: () => socket.close(),
+    };
+  }
+
+  it('executes each change once per (document, variables, view) and gives every subscriber exactly its own result', async () => {
+    // A GraphQL app of its own over the gateway's core (its bus and database), so the test can count resolutions.
+    const app = await startGraphQLApp(gateway.server.core);
+    const request = await storedRequest({ apiKeyId: 'stream-owner', referrer: 'my-app' });
+    const statusField = (app.graphql.schema.getType('RequestStatusRecord') as GraphQLObjectType).getFields()['status']!;
+    let resolutions = 0;
+    statusField.resolve = (source, args, context, info) => {
+      resolutions += 1;
+      return defaultFieldResolver(source, args, context, info);
+    };
+    const documents = {
+      hashes: { query: STATUS_SUBSCRIPTION, variables: { id: request.id } },
+      dates: {
+        query:
+          'subscription($id: ID!) { requestStatus(requestId: $id) { status updatedAt depositAddress { address } } }',
+        variables: { id: request.id },
+      },
+      withHashes: {
+        query:
+          'subscription($id: ID!, $h: Boolean!) { requestStatus(requestId: $id) { status txHashes @include(if: $h) } }',
+        variables: { id: request.id, h: true },
+      },
+      withoutHashes: {
+        query:
+          'subscription($id: ID!, $h: Boolean!) { requestStatus(requestId: $id) { status txHashes @include(if: $h) } }',
+        variables: { id: request.id, h: false },
+      },
+    };
+    const clients: Array<Awaited<ReturnType<typeof rawGraphQL>>> = [];
+    const subscribers: Array<{ client: (typeof clients)[number]; id: string; document: keyof typeof documents }> = [];
+    try {
+      // 2 views (the owner's key, no key; the GraphQL record has no owner-only field, but the views are rendered
+      // apart) x 4 (document, variables) x 2 subscribers, two operations per socket.
+      for (const params of [{ apiKey }, {}]) {
+        for (let copy = 0; copy < 4; copy++) {
+          const client = await rawGraphQL(app.wsUrl, params);
+          clients.push(client);
+          for (const [index, name] of (Object.keys(documents) as Array<keyof typeof documents>).entries()) {
+            if (index % 2 !== copy % 2) continue;
+            const id = `${name}-${subscribers.length}`;
+            client.subscribe(id, documents[name].query, documents[name].variables);
+            subscribers.push({ client, id, document: name });
+          }
+        }
+      }
+      const nexts = (s: (typeof subscribers)[number]): string[] =>
+        s.client.frames.filter((f) => f.startsWith(`{"id":"${s.id}","type":"next"`));
+      await expect.poll(() => subscribers.every((s) => nexts(s).length === 1)).toBe(true);
+      // The first message is each subscriber's own snapshot, executed for it alone.
+      expect(resolutions).toBe(subscribers.length);
+      const keys = new Set(subscribers.map((s) => s.document));
+      const views = 2;
+      const statuses: RequestStatus[] = ['pending', 'submitted', 'success'];
+      for (const [index, status] of statuses.entries()) {
+        const before = resolutions;
+        await request.move(status, {});
+        await expect.poll(() => subscribers.every((s) => nexts(s).length === index + 2)).toBe(true);
+        // Once per (document, variables) and view for the change, whatever the number of subscribers.
+        expect(resolutions - before).toBe(keys.size * views);
+      }
+      await expect
+        .poll(() => subscribers.every((s) => s.client.frames.includes(`{"id":"${s.id}","type":"complete"}`)))
+        .toBe(true);
+      // Every subscriber got its own document's result, byte for byte what a query of the same selection answers.
+      for (const s of subscribers) {
+        const { query, variables } = documents[s.document];
+        const response = await fetch(`${app.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: query.replace(/^subscription/, 'query'), variables }),
+        });
+        const body = await response.text();
+        expect(nexts(s).at(-1)).toBe(`{"id":"${s.id}","type":"next","payload":${body}}`);
+        const payloads = nexts(s).map((f) => JSON.parse(f).payload.data.requestStatus);
+        expect(payloads.map((p) => p.status)).toEqual(['WAITING', 'PENDING', 'SUBMITTED', 'SUCCESS']);
+        expect(Object.keys(payloads[0]).sort()).toEqual(
+          {
+            hashes: ['failReason', 'inTxHashes', 'requestId', 'status', 'txHashes'],
+            dates: ['depositAddress', 'status', 'updatedAt'],
+            withHashes: ['status', 'txHashes'],
+            withoutHashes: ['status'],
+          }[s.document],
+        );
+      }
+    } finally {
+      for (const client of clients) client.close();
+      await app.stop();
+    }
   });
 });

@@ -1,20 +1,39 @@
 import type { SubscriptionResolvers } from '../../../generated/graphql/resolvers.js';
 import { subscribeRequestStatus } from '../../core/events/subscribeRequestStatus.js';
 import { subscribeRequestUpdates } from '../../core/events/subscribeRequestUpdates.js';
+import { shareEvent } from '../sharedEvents.js';
+
+/** The source event wrapping each message, per field: one per message object, so its subscribers share it. */
+const wrappers = new Map<string, WeakMap<object, object>>();
 
 /**
  * Wraps each value as graphql-js expects a subscription's source to yield: `{ [field]: value }`. Not an async
  * generator: a generator's `return()` waits for the pending `next()`, so a client that completes while no event
  * is due would keep its bus subscription until the next event; this forwards `return()` at once.
+ *
+ * The streams hand one message object to every subscriber of a change that may see it (`toStatusUpdate`, per
+ * view), and no resolver under these fields reads the context: so the wrapper is one object per message too, and
+ * is shared (`shareEvent`): each document executes once per change, not once per subscriber.
  */
-function as<K extends string, T>(field: K, source: AsyncIterableIterator<T>): AsyncIterableIterator<{ [key in K]: T }> {
+function as<K extends string, T extends object>(
+  field: K,
+  source: AsyncIterableIterator<T>,
+): AsyncIterableIterator<{ [key in K]: T }> {
   type Wrapped = { [key in K]: T };
+  let byValue = wrappers.get(field);
+  if (byValue === undefined) wrappers.set(field, (byValue = new WeakMap()));
+  const wrap = (value: T): Wrapped => {
+    let wrapped = byValue.get(value) as Wrapped | undefined;
+    if (wrapped === undefined) {
+      wrapped = shareEvent({ [field]: value } as Wrapped);
+      byValue.set(value, wrapped);
+    }
+    return wrapped;
+  };
   const iterator: AsyncIterableIterator<Wrapped> = {
     next: async () => {
       const result = await source.next();
-      return result.done
-        ? { value: undefined, done: true }
-        : { value: { [field]: result.value } as Wrapped, done: false };
+      return result.done ? { value: undefined, done: true } : { value: wrap(result.value), done: false };
     },
     return: async () => {
       await source.return?.();
