@@ -34,7 +34,8 @@ import { createDatabase, type Database } from '../src/store/database.js';
 import { machineDescription, positiveInteger, positiveNumber, runBench, UsageError } from './cli.js';
 import { runLoad, type BenchRequest, type RequestFactory } from './load.js';
 import { countOf, errorReport, fixed, formatTable, progressLine, summarize, type ScenarioRow } from './report.js';
-import { processCpuSeconds, processMemoryMiB, startBenchServer, type BenchServer } from './serverProcess.js';
+import { processMemoryMiB, startBenchServer, type BenchServer } from './serverProcess.js';
+import { windowCpu } from './windowCpu.js';
 
 const ORIGIN_CHAIN_ID = 31337;
 const DESTINATION_CHAIN_ID = 31338;
@@ -175,24 +176,24 @@ async function measure(
   options: GrowthOptions,
 ): Promise<ScenarioRow> {
   const sample = request(0);
-  const before = processCpuSeconds(server.info.pid);
   const clientBefore = process.cpuUsage();
   const startedAt = process.hrtime.bigint();
+  const window = windowCpu(server.info.pid);
   const result = await runLoad({
     baseUrl: server.info.url,
     concurrency,
     warmupSeconds: options.warmupSeconds,
     durationSeconds: options.durationSeconds,
     nextRequest: request,
+    onWindow: window.onWindow,
   });
   const elapsed = Number(process.hrtime.bigint() - startedAt) / 1e9;
-  const after = processCpuSeconds(server.info.pid);
   const clientCpu = process.cpuUsage(clientBefore);
   const row: ScenarioRow = {
     scenario,
     endpoint: `${sample.method} ${sample.path}`,
     result,
-    serverCores: before === null || after === null ? null : (after - before) / elapsed,
+    serverCores: window.result()?.cores ?? null,
     clientCores: (clientCpu.user + clientCpu.system) / 1e6 / elapsed,
   };
   console.error(progressLine(summarize(row)));

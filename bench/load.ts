@@ -23,6 +23,11 @@ export interface LoadParameters {
   nextRequest: RequestFactory;
   /** A request still unanswered after this long counts as an error (a hung server must not hang the bench). */
   timeoutMs?: number;
+  /**
+   * Called when the measuring window opens and when it closes (from timers, so within a few ms of the edges):
+   * where a caller samples the server's CPU, so the warm-up's work (the first JIT compiles) stays out of it.
+   */
+  onWindow?: (edge: 'start' | 'end') => void;
 }
 
 /** Failures of one kind: an HTTP status or a network error code. */
@@ -56,7 +61,15 @@ const NS_PER_MS = 1_000_000;
 
 /** Runs one scenario at one concurrency: warm-up, then the measuring window. */
 export async function runLoad(parameters: LoadParameters): Promise<LoadResult> {
-  const { baseUrl, concurrency, warmupSeconds, durationSeconds, nextRequest, timeoutMs = 10_000 } = parameters;
+  const {
+    baseUrl,
+    concurrency,
+    warmupSeconds,
+    durationSeconds,
+    nextRequest,
+    timeoutMs = 10_000,
+    onWindow,
+  } = parameters;
   const url = new URL(baseUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies: number[] = [];
@@ -86,11 +99,27 @@ export async function runLoad(parameters: LoadParameters): Promise<LoadResult> {
     }
   };
 
+  // Timers, so the edges are within a few ms of the window's; the clients all stop after its end, so the
+  // wait for the end edge below is at most that long.
+  const windowEdges =
+    onWindow === undefined
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          setTimeout(() => onWindow('start'), warmupSeconds * 1000);
+          setTimeout(
+            () => {
+              onWindow('end');
+              resolve();
+            },
+            (warmupSeconds + durationSeconds) * 1000,
+          );
+        });
   try {
     await Promise.all(Array.from({ length: concurrency }, client));
   } finally {
     agent.destroy();
   }
+  await windowEdges;
   return {
     concurrency,
     requests,

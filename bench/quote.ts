@@ -13,9 +13,19 @@ import { parseArgs } from 'node:util';
 import { parseEther, parseUnits, zeroAddress, type Address } from 'viem';
 import { machineDescription, positiveNumber, runBench, UsageError } from './cli.js';
 import { runLoad, type BenchRequest, type RequestFactory } from './load.js';
-import { countOf, errorReport, progressLine, ratioTable, resultsTable, summarize, type ScenarioRow } from './report.js';
+import {
+  countOf,
+  errorReport,
+  progressLine,
+  ratioTable,
+  resultsTable,
+  summarize,
+  threadTable,
+  type ScenarioRow,
+} from './report.js';
 import type { BenchServerInfo } from './serverProcess.js';
 import { processCpuSeconds, processMemoryMiB, startBenchServer, type BenchServer } from './serverProcess.js';
+import { windowCpu } from './windowCpu.js';
 
 /** Issue #14's targets: at 16 clients ≥ 1,800 quotes/s and p99 < 25 ms; at 64 clients p99 < 50 ms. */
 const TARGETS: ReadonlyArray<{ concurrency: number; perSecond?: number; p99Ms: number }> = [
@@ -138,7 +148,10 @@ function usdcPair(info: BenchServerInfo): CurrencyPair {
   };
 }
 
-/** Runs one scenario and records how much CPU the server and this process spent on it. */
+/**
+ * Runs one scenario and records how much CPU the server and this process spent on it: the server's over the
+ * measuring window only (and by thread), with the warm-up's beside it.
+ */
 async function measure(
   server: BenchServer,
   scenario: string,
@@ -146,26 +159,32 @@ async function measure(
   concurrency: number,
   options: BenchOptions,
 ): Promise<ScenarioRow> {
+  const { pid } = server.info;
   const sample = request(0);
-  const serverCpuBefore = processCpuSeconds(server.info.pid);
+  const serverCpuBefore = processCpuSeconds(pid);
   const clientCpuBefore = process.cpuUsage();
   const startedAt = process.hrtime.bigint();
+  const window = windowCpu(pid);
   const result = await runLoad({
     baseUrl: server.info.url,
     concurrency,
     warmupSeconds: options.warmupSeconds,
     durationSeconds: options.durationSeconds,
     nextRequest: request,
+    onWindow: window.onWindow,
   });
   const elapsed = Number(process.hrtime.bigint() - startedAt) / 1e9;
-  const serverCpuAfter = processCpuSeconds(server.info.pid);
+  const serverCpuAfter = processCpuSeconds(pid);
   const clientCpu = process.cpuUsage(clientCpuBefore);
+  const serverCpu = window.result();
   return {
     scenario,
     endpoint: `${sample.method} ${sample.path}`,
     result,
-    serverCores:
-      serverCpuBefore === null || serverCpuAfter === null ? null : (serverCpuAfter - serverCpuBefore) / elapsed,
+    serverCores: serverCpu?.cores ?? null,
+    serverThreads: serverCpu?.threads ?? null,
+    serverCoresWithWarmup:
+      serverCpuAfter === null || serverCpuBefore === null ? null : (serverCpuAfter - serverCpuBefore) / elapsed,
     clientCores: (clientCpu.user + clientCpu.system) / 1e6 / elapsed,
   };
 }
@@ -193,7 +212,10 @@ function printReport(rows: ScenarioRow[], options: BenchOptions, memory: { rss: 
   const quote = rows.filter((row) => row.scenario === 'quote').map(summarize);
   const trivial = rows.filter((row) => row.scenario === 'trivial').map(summarize);
   console.log(
-    `\n${resultsTable(rows)}\n\nreq/s counts 200 responses only; p50/p99 are over 200 responses; CPU is in cores (100% = one core); server ms/req is the server's CPU time per 200 response.\n`,
+    `\n${resultsTable(rows)}\n\nreq/s counts 200 responses only; p50/p99 are over 200 responses; CPU is in cores (100% = one core); server CPU and ms/req are the server's CPU over the measuring window (not the warm-up), per 200 response.\n`,
+  );
+  console.log(
+    `Server CPU per 200 response over the window, ms, by thread (on PGlite the worker is the database):\n${threadTable(rows)}\n`,
   );
   console.log(`${ratioTable(quote, trivial)}\n`);
   if (memory) console.log(`server RSS at the end: ${memory.rss.toFixed(0)} MiB (peak ${memory.peak.toFixed(0)} MiB)`);

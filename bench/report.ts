@@ -1,5 +1,6 @@
 /** Turns load results into the benchmark's tables and verdicts (plain text, no colours: it is pasted into issues). */
 import { percentile, type ErrorTally, type LoadResult } from './load.js';
+import type { ThreadCpu } from './serverProcess.js';
 
 /** One measured scenario: a route at one concurrency, with the CPU both processes used meanwhile. */
 export interface ScenarioRow {
@@ -8,9 +9,13 @@ export interface ScenarioRow {
   /** What was requested, e.g. `POST /quote/v2`. */
   endpoint: string;
   result: LoadResult;
-  /** CPU used during the run (warm-up included), in cores; null when it cannot be read. */
+  /** The server's CPU over the measuring window (not the warm-up), in cores; null when it cannot be read. */
   serverCores: number | null;
   clientCores: number;
+  /** The server's CPU over the window by kind of thread, in cores (`bench/quote.ts` only). */
+  serverThreads?: ThreadCpu | null;
+  /** The server's CPU over warm-up and window together, in cores: how the bench measured it before. */
+  serverCoresWithWarmup?: number | null;
 }
 
 export interface Summary {
@@ -80,6 +85,31 @@ export function resultsTable(rows: ScenarioRow[]): string {
     ],
     body,
   );
+}
+
+/**
+ * The server's CPU per answered request over the window, split by thread (main, worker threads, V8's helpers,
+ * the rest), beside the whole process's per request over warm-up and window together (the first scenario's
+ * warm-up holds the gateway's first JIT compiles).
+ */
+export function threadTable(rows: ScenarioRow[]): string {
+  const body = rows.map((row) => {
+    const s = summarize(row);
+    const perRequest = (value: number | null | undefined) =>
+      value == null || !(s.perSecond > 0) ? 'n/a' : fixed((value * 1000) / s.perSecond, 3);
+    const threads = row.serverThreads;
+    return [
+      `${s.scenario} (${row.endpoint})`,
+      String(s.concurrency),
+      perRequest(threads?.main),
+      perRequest(threads?.worker),
+      perRequest(threads?.v8),
+      perRequest(threads?.other),
+      perRequest(row.serverCores),
+      perRequest(row.serverCoresWithWarmup),
+    ];
+  });
+  return formatTable(['route', 'clients', 'main', 'worker', 'V8 helpers', 'other', 'process', 'with warm-up'], body);
 }
 
 /** Per concurrency: quote over trivial, for throughput and for p99 (what the quote costs over bare HTTP). */

@@ -4,7 +4,7 @@
  * through the stdin probe), and stops it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { benchSchema, type BenchSchema } from './schema.js';
@@ -260,4 +260,45 @@ export function machineCpuSeconds(): { busy: number; total: number } | null {
   } catch {
     return null;
   }
+}
+
+/** CPU seconds of the gateway process's threads, by kind (see `threadCpuSeconds`). */
+export interface ThreadCpu {
+  /** The main thread: HTTP, the quote, kysely. */
+  main: number;
+  /** Node worker threads (`WorkerThread`): on PGlite, the database's worker. */
+  worker: number;
+  /** V8's helper threads (`V8Worker`): parallel scavenges, concurrent marking, optimizing compiles. */
+  v8: number;
+  /** Everything else (libuv's pool, node's platform and inspector threads). */
+  other: number;
+}
+
+/**
+ * CPU seconds per kind of thread of a process, from each thread's `/proc/<pid>/task/<tid>/schedstat` (time on
+ * a CPU, in nanoseconds); null off Linux. A thread that ended between two samples drops out of the later one,
+ * so a difference is only meaningful for threads that live through it (all of the gateway's do).
+ */
+export function threadCpuSeconds(pid: number): ThreadCpu | null {
+  const cpu: ThreadCpu = { main: 0, worker: 0, v8: 0, other: 0 };
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return null;
+  }
+  for (const tid of tids) {
+    let seconds: number;
+    let name: string;
+    try {
+      seconds = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ', 1)[0]) / 1e9;
+      name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+    } catch {
+      continue; // ended meanwhile
+    }
+    const kind: keyof ThreadCpu =
+      tid === String(pid) ? 'main' : name === 'WorkerThread' ? 'worker' : name.startsWith('V8') ? 'v8' : 'other';
+    cpu[kind] += seconds;
+  }
+  return cpu;
 }
