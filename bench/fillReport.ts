@@ -14,6 +14,14 @@ export const TARGET = {
   overheadP50Ms: 150,
 };
 
+/**
+ * The least time from the deposit's block to the fill's broadcast that the targets allow the gateway (seeing the
+ * deposit, then deciding and sending the fill): a destination block that arrives sooner after the deposit's block
+ * cannot hold the fill, so the floor is the first destination block at least this long after the deposit's block.
+ * (A floor of "the next destination block" would count a block a few ms after the deposit's as reachable.)
+ */
+export const REACTION_MS = TARGET.minedToObservedP50Ms + TARGET.observedToBroadcastP50Ms;
+
 /** The part of the time we own: deposit sent → success seen, less the floor of the two block waits. */
 export const OVERHEAD = 'overhead: (sent → success seen) − floor';
 
@@ -57,8 +65,16 @@ export function intervals(traces: FillTrace[]): Interval[] {
     interval('deposit mined → submitted seen', 'client', (t) => minus(submitted(t)?.seenAt, t.minedAt)),
     interval('submitted seen → success seen', 'client', (t) => minus(success(t)?.seenAt, submitted(t)?.seenAt)),
     interval('deposit sent → success seen', 'client', (t) => minus(success(t)?.seenAt, t.sentAt)),
-    interval('floor: sent → first destination block after the deposit block', 'client (heads)', (t) =>
-      minus(t.blocks?.firstDestinationAt, t.sentAt),
+    interval('next destination block after the deposit block − deposit block', 'client (heads)', (t) =>
+      minus(t.blocks?.nextDestinationAt, t.blocks?.originAt),
+    ),
+    interval('sent → next destination block after the deposit block', 'client (heads)', (t) =>
+      minus(t.blocks?.nextDestinationAt, t.sentAt),
+    ),
+    interval(
+      `floor: sent → first destination block ≥ ${REACTION_MS} ms after the deposit block`,
+      'client (heads)',
+      (t) => minus(t.blocks?.firstDestinationAt, t.sentAt),
     ),
     interval('fill block arrived − floor (destination blocks late × block time)', 'client (heads)', (t) =>
       minus(t.blocks?.fillAt, t.blocks?.firstDestinationAt),

@@ -48,9 +48,17 @@ export interface FillTrace {
   fillTxHash: Hex | null;
   /**
    * Client clock when blocks arrived (`bench/blockClock.ts`), filled in after the run: the deposit's origin block,
-   * the first destination block after it (the earliest a fill could land: the floor), and the fill's block.
+   * the first destination block after it (`nextDestinationAt`), the first destination block at least
+   * `REACTION_MS` after it (`firstDestinationAt`, the earliest a fill can land: the floor), and the fill's block;
+   * `blocksLate` counts from the floor's block.
    */
-  blocks?: { originAt: number; firstDestinationAt: number; fillAt: number; blocksLate: number };
+  blocks?: {
+    originAt: number;
+    nextDestinationAt: number;
+    firstDestinationAt: number;
+    fillAt: number;
+    blocksLate: number;
+  };
   statuses: Map<string, StatusSighting>;
   failure: { kind: string; detail: string } | null;
 }

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { defineChain, toHex, type Chain } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { startAnvil } from './anvil.js';
+import { startAnvil, type AnvilInstance } from './anvil.js';
 import { deployChain } from './devnetContracts.js';
 import type { DevnetAccount, DevnetChain, DevnetDescriptor } from './devnetDescriptor.js';
 
@@ -69,6 +69,14 @@ export async function startDevnet(parameters: StartDevnetParameters = {}): Promi
     }),
   );
   await throwFirstRejection(deployed, stop);
+  if (blockTime !== undefined) {
+    try {
+      await staggerBlockPhases(instances, blockTime);
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+  }
 
   const descriptor: DevnetDescriptor = {
     version: 1,
@@ -79,6 +87,43 @@ export async function startDevnet(parameters: StartDevnetParameters = {}): Promi
     chains: deployed.map((result) => (result as PromiseFulfilledResult<DevnetChain>).value),
   };
   return { descriptor, pids: instances.map((instance) => instance.pid), stop };
+}
+
+/**
+ * Sets each chain's block phase on purpose: chain i's interval-mining timer restarts i/n of a block after chain 0's
+ * (`evm_setIntervalMining` restarts anvil's timer when called). Left alone, every node's `--block-time` timer
+ * starts when its process starts, so all chains mine within a few ms of one another, and a fill sent after an
+ * origin block cannot make the destination block that follows it a few ms later: every bridge would then wait a
+ * whole extra block, or not, by the luck of the start. Staggered, any origin → destination pair is offset by 1/n
+ * or (n−1)/n of a block (⅓ or ⅔ with three chains). Nodes on one machine share its clock, so the phases stay put.
+ * A devnet property only: real chains have unrelated phases. Skipped for one chain and for a fractional block
+ * time (`evm_setIntervalMining` takes whole seconds).
+ */
+async function staggerBlockPhases(instances: AnvilInstance[], blockTime: number): Promise<void> {
+  if (instances.length < 2 || !Number.isInteger(blockTime)) return;
+  // A call first on each node, so the timed calls below do not also open connections.
+  await Promise.all(instances.map((instance) => anvilRpc(instance.rpcUrl, 'eth_chainId', [])));
+  const stepMs = (blockTime * 1_000) / instances.length;
+  const start = performance.now();
+  await Promise.all(
+    instances.map(async (instance, index) => {
+      const delay = start + index * stepMs - performance.now();
+      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+      await anvilRpc(instance.rpcUrl, 'evm_setIntervalMining', [blockTime]);
+    }),
+  );
+}
+
+async function anvilRpc(rpcUrl: string, method: string, params: unknown[]): Promise<unknown> {
+  const response = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    signal: AbortSignal.timeout(5_000),
+  });
+  const body = (await response.json()) as { result?: unknown; error?: { message?: string } };
+  if (body.error !== undefined) throw new Error(`${method} on ${rpcUrl} failed: ${body.error.message ?? 'error'}`);
+  return body.result;
 }
 
 /** Writes the descriptor as JSON (creating the directory) for the gateway and for humans. */

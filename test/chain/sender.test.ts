@@ -13,6 +13,7 @@ import {
   type Hex,
   type PublicClient,
 } from 'viem';
+import type { KyselyPlugin } from 'kysely';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createChainClients } from '../../src/chain/clients.js';
 import { createTransactionSender, type CreateTransactionSenderParameters } from '../../src/chain/sender.js';
@@ -141,6 +142,28 @@ async function until(condition: () => Promise<boolean>, timeoutMs = 5_000): Prom
   }
 }
 
+/** A kysely plugin that holds the result of every update until `open()`; `count()` = updates held so far. */
+function holdUpdates() {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const updates = new WeakSet<object>();
+  let count = 0;
+  const plugin: KyselyPlugin = {
+    transformQuery({ node, queryId }) {
+      if (node.kind === 'UpdateQueryNode') updates.add(queryId);
+      return node;
+    },
+    async transformResult({ result, queryId }) {
+      if (updates.has(queryId)) {
+        count++;
+        await gate;
+      }
+      return result;
+    },
+  };
+  return { plugin, open: () => open(), count: () => count };
+}
+
 async function expectNoReceipt(hash: Hex): Promise<void> {
   await expect(client.getTransactionReceipt({ hash })).rejects.toBeInstanceOf(TransactionReceiptNotFoundError);
 }
@@ -174,6 +197,29 @@ describe('createTransactionSender', () => {
       expect((await row(r.id)).status).toBe('confirmed');
     }
     expect(await minedNonce()).toBe(first + 6n);
+  });
+
+  it('broadcasts the next send while the previous row is still being marked broadcast', async () => {
+    const held = holdUpdates();
+    const sender = makeSender({ db: database.db.withPlugin(held.plugin) });
+    const first = await pendingNonce();
+    try {
+      const sends = [sender.send(payment({ value: 1n })), sender.send(payment({ value: 2n }))];
+      // Both reach the node while every row update (the marks as `broadcast`) is held: the queue does not wait
+      // for a mark, so the second send's nonce, signature, row and broadcast follow the first's broadcast at once.
+      await until(async () => (await pendingNonce()) === first + 2n, 3_000);
+      expect(held.count()).toBeGreaterThanOrEqual(1);
+      held.open();
+      const rows = await Promise.all(sends);
+      expect(rows.map((r) => [r.nonce, r.status])).toEqual([
+        [first, 'broadcast'],
+        [first + 1n, 'broadcast'],
+      ]);
+      const receipts = await Promise.all(rows.map((r) => sender.waitForReceipt(r.id)));
+      expect(receipts.map((receipt) => receipt.status)).toEqual(['success', 'success']);
+    } finally {
+      held.open();
+    }
   });
 
   it('refuses a second live transaction of one (request, kind) with CONFLICT without consuming its nonce', async () => {

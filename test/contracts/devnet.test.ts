@@ -7,6 +7,7 @@ import { createPublicClient, erc20Abi, http, maxUint256, parseEther, parseUnits 
 import { onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
 import { startAnvil, type AnvilInstance } from '../../src/chain/anvil.js';
 import { devnetViemChain, startDevnet, writeDevnetDescriptor, type Devnet } from '../../src/chain/devnet.js';
+import { createHeadFeed } from '../../src/chain/heads.js';
 import { isProcessAlive } from '../helpers/anvil.js';
 
 /** Everything a test starts is registered here, so a failing test still leaves no process behind. */
@@ -24,6 +25,21 @@ function listen(port: number): Promise<Server> {
 }
 const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 const portOf = (server: Server) => (server.address() as { port: number }).port;
+
+/** When each chain's new heads arrive here over its websocket, for `durationMs` (ms, `performance.now()`). */
+async function headArrivals(chains: Array<{ chainId: number; wsUrl: string }>, durationMs: number) {
+  const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+  const feeds = chains.map((chain) => createHeadFeed({ chainId: chain.chainId, url: chain.wsUrl, log: quiet }));
+  const arrivals = feeds.map((feed) => {
+    const times: number[] = [];
+    feed.onHead(() => times.push(performance.now()));
+    feed.start();
+    return times;
+  });
+  await new Promise((resolve) => setTimeout(resolve, durationMs));
+  await Promise.all(feeds.map((feed) => feed.stop()));
+  return arrivals;
+}
 
 describe('startAnvil', () => {
   it('picks a free port, answers eth_chainId, and stop() ends the process (twice is fine)', async () => {
@@ -114,6 +130,20 @@ describe('startDevnet', () => {
       const owner = await client.readContract({ address: filler, abi: onlyOwnerMulticallerAbi, functionName: 'owner' });
       expect(owner).toBe(solver);
     }
+  });
+
+  it('staggers the block phases: the second chain mines about half a block after the first', async () => {
+    // Unstaggered, both nodes' timers start with their processes, a few ms apart (the offset is then ~0 or ~1000).
+    const arrivals = await headArrivals(devnet!.descriptor.chains, 5_500);
+    const offsets = arrivals[1]!.map((at) => {
+      const before = arrivals[0]!.filter((origin) => origin <= at).at(-1);
+      return before === undefined ? undefined : at - before;
+    });
+    const measured = offsets.filter((offset): offset is number => offset !== undefined).sort((a, b) => a - b);
+    expect(measured.length).toBeGreaterThanOrEqual(3);
+    const median = measured[measured.length >> 1]!;
+    expect(median).toBeGreaterThan(300);
+    expect(median).toBeLessThan(700);
   });
 
   it('writes the descriptor as JSON, creating directories', async () => {

@@ -1,4 +1,4 @@
-import { BaseError, ExecutionRevertedError } from 'viem';
+import { BaseError, ExecutionRevertedError, type Hex } from 'viem';
 import { GatewayError } from '../../core/errors.js';
 import { withGasMargin } from '../../core/gasMargin.js';
 import type { SendParameters } from '../../core/solver/ports.js';
@@ -35,7 +35,7 @@ const NONCE_ATTEMPTS = 5;
 export interface Sending {
   send: (tx: SendParameters) => Promise<OutgoingTxRecord>;
   recover: () => Promise<OutgoingTxRecord[]>;
-  /** The send queue's tail: settles once the sends and the recovery queued so far have. */
+  /** Settles once the sends and the recovery queued so far have (their rows marked `broadcast` included). */
   idle(): Promise<unknown>;
 }
 
@@ -55,6 +55,8 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
   let nextNonce: bigint | undefined;
   /** Tail of the send queue (the per-sender mutex). */
   let queue: Promise<unknown> = Promise.resolve();
+  /** Rows being marked `broadcast` after the queue (`send`), which `idle` waits for too. */
+  const marks = new Set<Promise<OutgoingTxRecord>>();
 
   function serialized<T>(work: () => Promise<T>): Promise<T> {
     const run = queue.then(work);
@@ -108,22 +110,30 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
     nextNonce = undefined;
   }
 
-  /** First broadcast of a freshly recorded row, inside the queue. */
-  async function broadcastNew(row: OutgoingTxRecord, payload: TxPayload, tx: SendParameters & { gas: bigint } & Fees) {
+  /**
+   * First broadcast of a freshly recorded row, inside the queue. An accepted broadcast returns the hash to mark the
+   * row `broadcast` with after the queue: the next send need not wait for that write (until it lands the row stays
+   * `prepared`, which a restart's recovery rebroadcasts, exactly as after a crash right after the broadcast).
+   */
+  async function broadcastNew(
+    row: OutgoingTxRecord,
+    payload: TxPayload,
+    tx: SendParameters & { gas: bigint } & Fees,
+  ): Promise<{ row: OutgoingTxRecord; accepted?: Hex }> {
     for (let attempt = 1; ; attempt++) {
       const outcome = await broadcast(state, payload.raw, payload.hash);
       switch (outcome.kind) {
         case 'accepted':
           crash(state, 'broadcast', row.kind);
           log.info({ ...versionFields(state, row, payload), kind: row.kind }, 'transaction broadcast');
-          return markBroadcast(state, row, payload.hash);
+          return { row, accepted: payload.hash };
         case 'unknown':
           // It may have reached the node: keep the nonce; waitForReceipt and recover rebroadcast it.
           log.warn(
             { ...versionFields(state, row, payload), err: outcome.error },
             'broadcast failed in transit; the recorded transaction is rebroadcast while waiting for its receipt',
           );
-          return row;
+          return { row };
         case 'rejected':
           await release(row, payload, outcome.message);
           log.error(
@@ -196,7 +206,7 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
     if (live !== undefined) throw conflict(tx, live.id);
     const gas = await gasRead;
     const fees = await feesRead;
-    return serialized(async () => {
+    const sent = await serialized(async () => {
       assertRunning(state);
       for (let attempt = 1; ; attempt++) {
         const nonce = nextNonce ?? (await freshNonce());
@@ -241,6 +251,11 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
         return broadcastNew(row, payload, { ...tx, gas, ...fees });
       }
     });
+    if (sent.accepted === undefined) return sent.row;
+    const marking = markBroadcast(state, sent.row, sent.accepted);
+    marks.add(marking);
+    void marking.finally(() => marks.delete(marking)).catch(() => undefined);
+    return marking;
   }
 
   const conflict = (tx: SendParameters, existingId?: number, cause?: unknown) =>
@@ -269,5 +284,5 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
       return recovered;
     });
 
-  return { send, recover, idle: () => queue };
+  return { send, recover, idle: () => Promise.allSettled([queue, ...marks]) };
 }
