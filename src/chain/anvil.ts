@@ -89,6 +89,16 @@ export async function startAnvil(parameters: StartAnvilParameters): Promise<Anvi
     const rpcUrl = `http://${urlHost(host)}:${listeningPort}`;
     const wsUrl = `ws://${urlHost(host)}:${listeningPort}`;
     await waitForChainId(rpcUrl, chainId, child, () => output, describe, startTimeoutMs);
+    // The tail is only for start-up errors. Anvil logs a line per RPC request, so keeping it after start-up cost
+    // the gateway a string copy of the tail per request on the devnet; the pipes are still drained (flowing, no
+    // listener: chunks are dropped), and still forwarded when not silent.
+    child.stdout.off('data', remember);
+    child.stderr.off('data', remember);
+    output = '';
+    if (!silent) {
+      child.stdout.on('data', (chunk: Buffer) => process.stdout.write(chunk));
+      child.stderr.on('data', (chunk: Buffer) => process.stdout.write(chunk));
+    }
     return { chainId, rpcUrl, wsUrl, port: listeningPort, pid: child.pid!, stop };
   } catch (error) {
     await stop();

@@ -21,6 +21,11 @@ export interface HeadFeed {
   readonly chainId: number;
   /** Whether the subscription is established now: heads are being pushed. */
   live(): boolean;
+  /**
+   * Undefined while the feed is not live; else a number that changes at every pushed head and at every new
+   * subscription (a reconnect may have missed heads), so state read at one version is current while it holds.
+   */
+  version(): number | undefined;
   /** Calls `listener` on every pushed head (never for a head the polling found); returns the unsubscribe. */
   onHead(listener: (head: Head) => void): () => void;
   start(): void;
@@ -80,6 +85,7 @@ export function createHeadFeed(params: CreateHeadFeedParameters): HeadFeed {
   /** Whether the last connection failed: an outage is logged once at warn, then at debug until it ends. */
   let failing = false;
   let closed: Promise<void> = Promise.resolve();
+  let version = 0;
 
   function emit(head: Head): void {
     for (const listener of [...listeners]) {
@@ -116,6 +122,7 @@ export function createHeadFeed(params: CreateHeadFeedParameters): HeadFeed {
           return;
         }
         subscribed = true;
+        version++;
         backoffMs = MIN_BACKOFF_MS;
         if (failing) log.info(context, 'head feed: subscribed again');
         else log.debug(context, 'head feed: subscribed to new heads');
@@ -126,6 +133,7 @@ export function createHeadFeed(params: CreateHeadFeedParameters): HeadFeed {
       const head = message.params?.result as { number?: unknown; hash?: unknown; parentHash?: unknown } | undefined;
       if (typeof head?.number !== 'string' || typeof head.hash !== 'string' || typeof head.parentHash !== 'string')
         return;
+      version++;
       emit({ number: BigInt(head.number), hash: head.hash.toLowerCase(), parentHash: head.parentHash.toLowerCase() });
     });
     ws.on('error', (error) => {
@@ -150,6 +158,7 @@ export function createHeadFeed(params: CreateHeadFeedParameters): HeadFeed {
   return {
     chainId,
     live: () => subscribed,
+    version: () => (subscribed ? version : undefined),
     onHead(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -17,13 +17,20 @@ import {
 import * as contracts from '../../generated/contracts/index.js';
 import type { ChainConfig, CurrencyConfig, PriceSource } from '../core/chains/types.js';
 import { GatewayError } from '../core/errors.js';
-import { requirePriceSource, type MarketData, type TransactionRequest, type UsdPrice } from '../core/market.js';
+import {
+  requirePriceSource,
+  type MarketData,
+  type TransactionRequest,
+  type UsdPrice,
+  type WalletReadOptions,
+} from '../core/market.js';
 import { createTtlCache, type TtlCache } from '../core/cache.js';
 import { DEFAULT_PEG_DEVIATION_BPS } from '../core/settings.js';
 import type { ChainClients } from './clients.js';
 import { describeChain, rpcFailure, transportFailure } from './rpcErrors.js';
 import { revertDataOf } from '../core/gasless/decodeRevert.js';
 import { createWordReads, type WordReads } from './wordReads.js';
+import type { HeadFeed } from './heads.js';
 
 export interface CreateMarketDataParameters {
   chains: ChainConfig[];
@@ -52,7 +59,26 @@ interface ChainMarket {
   solverBalances: TtlCache<Address, bigint>;
   /** Balances and allowances, batched through Multicall3 (`wordReads.ts`). */
   words: WordReads;
+  /** The chain's head feed, while the solver runtime runs one (`followHeads`). */
+  heads: HeadFeed | undefined;
+  /**
+   * Users' balance and allowance reads (`sameHead`) of the feed's `version`, by owner, token (and spender), with
+   * the time each began.
+   */
+  sameHead: { version: number | undefined; reads: Map<string, { value: Promise<bigint>; at: number }> };
 }
+
+/** The chain-backed market, which also follows the chains' head feeds for the reads made with `sameHead`. */
+export interface ChainMarketData extends MarketData {
+  /** The head feeds to follow (by chain id), from the solver runtime; undefined when it stops. */
+  followHeads(feeds: ReadonlyMap<number, HeadFeed> | undefined): void;
+}
+
+/**
+ * At most this many user reads are shared per chain and head; beyond it a read is not kept (a burst of distinct
+ * users in one block), so the map stays bounded.
+ */
+const SAME_HEAD_READS_LIMIT = 10_000;
 
 /**
  * The chain-backed `MarketData` (see `src/core/market.ts`): prices from AggregatorV3 feeds or fixed prices,
@@ -65,7 +91,7 @@ interface ChainMarket {
  *
  * @throws Error when a chain has no client (a wiring mistake, found at startup).
  */
-export function createMarketData({ chains, solverAddress, clients }: CreateMarketDataParameters): MarketData {
+export function createMarketData({ chains, solverAddress, clients }: CreateMarketDataParameters): ChainMarketData {
   const markets = new Map<number, ChainMarket>(
     chains.map((config) => {
       const client = clients.get(config.id);
@@ -82,6 +108,8 @@ export function createMarketData({ chains, solverAddress, clients }: CreateMarke
         gasPrice: createTtlCache(oneBlock, perBlock),
         solverBalances: createTtlCache(oneBlock, perBlock),
         words: createWordReads(client, config.contracts.multicall3),
+        heads: undefined,
+        sameHead: { version: undefined, reads: new Map() },
       };
       return [config.id, market];
     }),
@@ -110,8 +138,10 @@ export function createMarketData({ chains, solverAddress, clients }: CreateMarke
       return market.gasPrice.get('latest', () => read(market, 'the gas price', () => market.client.getGasPrice()));
     },
 
-    async balanceOf(chainId, owner, token) {
-      return readBalance(marketOf(chainId), owner, token);
+    async balanceOf(chainId, owner, token, options?: WalletReadOptions) {
+      const market = marketOf(chainId);
+      const read = () => readBalance(market, owner, token);
+      return options?.sameHead === true ? sameHead(market, `${lower(owner)}:${lower(token)}`, read) : read();
     },
 
     async solverBalance(chainId, token) {
@@ -123,20 +153,32 @@ export function createMarketData({ chains, solverAddress, clients }: CreateMarke
       markets.get(chainId)?.solverBalances.clear();
     },
 
-    async allowance(chainId, owner, token, spender) {
+    async allowance(chainId, owner, token, spender, options?: WalletReadOptions) {
       const market = marketOf(chainId);
-      return read(market, `the ${token} allowance of ${owner} for ${spender}`, async () => {
-        const allowance = await market.words.read(token, `${ALLOWANCE}${addressWord(owner)}${addressWord(spender)}`);
-        return (
-          allowance ??
-          market.client.readContract({
-            address: token,
-            abi: erc20Abi,
-            functionName: 'allowance',
-            args: [owner, spender],
-          })
-        );
-      });
+      const readAllowance = () =>
+        read(market, `the ${token} allowance of ${owner} for ${spender}`, async () => {
+          const allowance = await market.words.read(token, `${ALLOWANCE}${addressWord(owner)}${addressWord(spender)}`);
+          return (
+            allowance ??
+            market.client.readContract({
+              address: token,
+              abi: erc20Abi,
+              functionName: 'allowance',
+              args: [owner, spender],
+            })
+          );
+        });
+      return options?.sameHead === true
+        ? sameHead(market, `${lower(owner)}:${lower(token)}:${lower(spender)}`, readAllowance)
+        : readAllowance();
+    },
+
+    followHeads(feeds) {
+      for (const market of markets.values()) {
+        market.heads = feeds?.get(market.config.id);
+        market.sameHead.reads.clear();
+        market.sameHead.version = undefined;
+      }
     },
 
     async estimateGas(chainId, tx) {
@@ -261,6 +303,34 @@ const BALANCE_OF = '0x70a08231';
 const ALLOWANCE = '0xdd62ed3e';
 /** An address as an ABI word (hex digits, no `0x`). */
 const addressWord = (address: Address): string => address.slice(2).toLowerCase().padStart(64, '0');
+
+/**
+ * A user's balance or allowance read with `sameHead`: the read made at the head feed's current version, else a new
+ * one, kept for that version. A new head or subscription (the version changes) drops every kept read; a read that
+ * fails is dropped too, so the next caller reads again. A kept read also expires one block time after it began, in
+ * case a subscription stays open but stops pushing heads. Without a live feed every call reads now.
+ */
+function sameHead(market: ChainMarket, key: string, read: () => Promise<bigint>): Promise<bigint> {
+  const version = market.heads?.version();
+  const shared = market.sameHead;
+  if (version !== shared.version) {
+    shared.reads.clear();
+    shared.version = version;
+  }
+  if (version === undefined) return read();
+  const now = Date.now();
+  const kept = shared.reads.get(key);
+  if (kept !== undefined && now - kept.at < market.config.blockTime * 1_000) return kept.value;
+  const value = read();
+  if (kept !== undefined || shared.reads.size < SAME_HEAD_READS_LIMIT) {
+    const entry = { value, at: now };
+    shared.reads.set(key, entry);
+    value.catch(() => {
+      if (shared.reads.get(key) === entry) shared.reads.delete(key);
+    });
+  }
+  return value;
+}
 
 /**
  * Native balances are read through Multicall3's `getEthBalance`, so they batch with ERC-20 reads. A read the

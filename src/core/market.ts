@@ -21,6 +21,17 @@ export interface TransactionRequest {
   authorizationList?: SignedAuthorizationInput[];
 }
 
+/** How a user's balance or allowance may be read. */
+export interface WalletReadOptions {
+  /**
+   * The value may come from a read made earlier at the same chain head: while the chain's head feed is live and
+   * has pushed no head since that read began, the chain's state at `latest` is the one that read saw. Without a
+   * live feed the value is read now. For what a quote shows the user (its balance, the approval step); never
+   * for the solver's own checks.
+   */
+  sameHead?: boolean;
+}
+
 /**
  * What the core reads from chains: prices, gas, balances, allowances and gas estimates. The implementation
  * (`src/chain/market.ts`) batches concurrent reads through Multicall3 and caches what is the same for every
@@ -36,14 +47,23 @@ export interface MarketData {
   usdPrice(chainId: number, currency: CurrencyConfig): Promise<UsdPrice>;
   /** Gas price (wei) a transaction sent now would pay on the chain; cached for about one block. */
   gasPrice(chainId: number): Promise<bigint>;
-  /** Balance of `owner` in `token` (the zero address is the native currency), read now. */
-  balanceOf(chainId: number, owner: Address, token: Address): Promise<bigint>;
+  /**
+   * Balance of `owner` in `token` (the zero address is the native currency), read now; with `sameHead`, possibly
+   * taken from a read of the same chain head (see `WalletReadOptions`).
+   */
+  balanceOf(chainId: number, owner: Address, token: Address, options?: WalletReadOptions): Promise<bigint>;
   /** The solver's balance of `token`; cached for about one block (see `invalidateSolverBalances`). */
   solverBalance(chainId: number, token: Address): Promise<bigint>;
   /** Forgets the cached solver balances of a chain (after the solver spends or receives). */
   invalidateSolverBalances(chainId: number): void;
-  /** ERC-20 allowance `owner` gave `spender`, read now. */
-  allowance(chainId: number, owner: Address, token: Address, spender: Address): Promise<bigint>;
+  /** ERC-20 allowance `owner` gave `spender`, read now; with `sameHead`, as `balanceOf`. */
+  allowance(
+    chainId: number,
+    owner: Address,
+    token: Address,
+    spender: Address,
+    options?: WalletReadOptions,
+  ): Promise<bigint>;
   /**
    * Whether `signature` is `signer`'s EIP-191 signature of the 32 bytes `hash`: an EOA's, or a contract wallet's
    * by EIP-1271 `isValidSignature` on chain `chainId`.

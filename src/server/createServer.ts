@@ -204,6 +204,8 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       listen: database.listen,
     });
     solverRuntime = runtime;
+    // A quote's balance and allowance reads are shared within one head while the chain's feed is live.
+    chainMarket.followHeads(runtime.heads);
     solving.attach({
       watchers: runtime.watchers,
       depositAddressWatchers: runtime.addressWatchers,
@@ -218,6 +220,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     const runtime = solverRuntime;
     solverRuntime = null;
     solving.detach();
+    chainMarket.followHeads(undefined);
     await runtime?.stop();
   };
   const leadership =

@@ -41,6 +41,8 @@ export interface SolverRuntime {
   /** Decides and sweeps deposit-address transfers into the depository. */
   depositAddresses: DepositAddressProcessor;
   senders: ReadonlyMap<number, TransactionSender>;
+  /** The pushed-head feed of each chain configured with `pushHeads`; started by `start`, stopped by `stop`. */
+  heads: ReadonlyMap<number, HeadFeed>;
   /** Releases filled deposits to the solver, batched (`src/core/settlement/settler.ts`). */
   settler: Settler;
   /** Pays authorized app-fee claims (`src/core/appFees/claimPayer.ts`), on the settlement interval or when woken. */
@@ -172,6 +174,7 @@ export function createSolverRuntime(
   );
   return {
     solver,
+    heads,
     watchers,
     addressWatchers,
     depositAddresses,

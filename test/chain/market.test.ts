@@ -18,6 +18,7 @@ import {
   priceFeedBytecode,
 } from '../../generated/contracts/index.js';
 import { createChainClients, type CreateChainClientsOptions } from '../../src/chain/clients.js';
+import { createHeadFeed, type Head } from '../../src/chain/heads.js';
 import { createMarketData } from '../../src/chain/market.js';
 import { currencyConfig } from '../../src/core/chains/currency.js';
 import type { ChainConfig, CurrencyConfig, PriceSource } from '../../src/core/chains/types.js';
@@ -228,6 +229,78 @@ describe('balances and allowances', () => {
       ),
     );
     expect(balances).toEqual(direct);
+  });
+
+  it("shares a quote's wallet reads (sameHead) within one pushed head, and reads again at the next", async () => {
+    const { market, requests } = createMarket();
+    const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+    const feed = createHeadFeed({ chainId: A, url: devnet.chain.wsUrl, log: silent, connectTimeoutMs: 1_000 });
+    const heads: Head[] = [];
+    feed.onHead((head) => heads.push(head));
+    try {
+      const owner = user(1).address;
+      const usdc = token('usdc');
+      const spender = '0x5ca1ab1e00000000000000000000000000000001' as Address;
+      const walletReads = () =>
+        Promise.all([
+          market.balanceOf(A, owner, zeroAddress, { sameHead: true }),
+          market.balanceOf(A, owner, usdc, { sameHead: true }),
+          market.allowance(A, owner, usdc, spender, { sameHead: true }),
+        ]);
+      const directReads = async () => [
+        await devnet.publicClient.getBalance({ address: owner }),
+        await devnet.balanceOf(usdc, owner),
+        await devnet.publicClient.readContract({
+          address: usdc,
+          abi: erc20Abi,
+          functionName: 'allowance',
+          args: [owner, spender],
+        }),
+      ];
+
+      // No feed followed yet: every call reads now.
+      await walletReads();
+      const unfollowed = requests();
+      await walletReads();
+      expect(requests()).toBeGreaterThan(unfollowed);
+
+      feed.start();
+      market.followHeads(new Map([[A, feed]]));
+      for (const deadline = Date.now() + 10_000; !feed.live();) {
+        if (Date.now() > deadline) throw new Error('the head feed did not subscribe');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // The devnet mines on demand, so no head arrives between these reads: the second set costs no request.
+      const first = await walletReads();
+      const afterFirst = requests();
+      expect(await walletReads()).toEqual(first);
+      expect(requests()).toBe(afterFirst);
+      expect(first).toEqual(await directReads());
+      // Without sameHead (the solver's own checks) a read is always made now.
+      await market.balanceOf(A, owner, zeroAddress);
+      expect(requests()).toBe(afterFirst + 1);
+
+      // A new block (the approval) is pushed: the next reads see it.
+      const headsBefore = heads.length;
+      await devnet.approve(user(1), usdc, spender, 777n);
+      for (const deadline = Date.now() + 10_000; heads.length === headsBefore;) {
+        if (Date.now() > deadline) throw new Error('no head was pushed');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const second = await walletReads();
+      expect(second[2]).toBe(777n);
+      expect(second).toEqual(await directReads());
+
+      // The feed stops: reads are made now again.
+      await feed.stop();
+      const stopped = requests();
+      await walletReads();
+      await walletReads();
+      expect(requests()).toBeGreaterThanOrEqual(stopped + 2);
+    } finally {
+      market.followHeads(undefined);
+      await feed.stop();
+    }
   });
 
   it('caches the solver balance until the chain is invalidated', async () => {

@@ -96,6 +96,14 @@ describe.each(testDatabaseKinds)('migrations (%s)', (kind) => {
     expect(rows.map((r) => r.method)).toEqual(['hash']);
   });
 
+  it('compresses a request row only past 8,160 bytes (a quote row did not compress, 2026_11_28_0100)', async () => {
+    const { rows } = await sql<{ options: string[] | null }>`
+      select c.reloptions as options from pg_class c
+      join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = current_schema() and c.relname = 'requests'`.execute(database.db);
+    expect(rows.map((r) => r.options)).toEqual([['toast_tuple_target=8160']]);
+  });
+
   it('indexes the outgoing transactions by hash (a history page looks several up at once)', async () => {
     const { rows } = await sql<{ name: string }>`
       select indexname as name from pg_indexes

@@ -193,9 +193,12 @@ async function prepare(
   permitSupport?.catch(() => undefined);
   const needsAllowance =
     mode === 'quote' && currencyIn.address !== zeroAddress && permitSupport === undefined && !route.depositAddress;
+  // What the quote shows of the user's wallet: a read of the same head serves every quote of it (`sameHead`).
   const wallet = Promise.all([
-    market.balanceOf(origin.id, route.user, currencyIn.address),
-    needsAllowance ? market.allowance(origin.id, route.user, currencyIn.address, origin.contracts.depository) : 0n,
+    market.balanceOf(origin.id, route.user, currencyIn.address, { sameHead: true }),
+    needsAllowance
+      ? market.allowance(origin.id, route.user, currencyIn.address, origin.contracts.depository, { sameHead: true })
+      : 0n,
   ]).then(([userBalance, allowance]): Wallet => ({ userBalance, allowance }));
   wallet.catch(() => undefined);
   const [
