@@ -4,7 +4,7 @@
  * the quote costs over bare HTTP on this machine. The gateway runs in a child process (`bench/server.ts`) so
  * this process, busy generating load, never shares its event loop.
  *
- *   npm run bench -- [--duration 8] [--warmup 2] [--concurrency 1,16,64] [--route eth|erc20]
+ *   npm run bench -- [--duration 8] [--warmup 2] [--concurrency 1,16,64] [--route eth|erc20] [--users 1]
  *                    [--quote-endpoint "GET /chains"]   (debugging only: measure another route as the "quote")
  *
  * Any non-200 response is an error: listed with its status and first body, and the exit status is 1.
@@ -43,13 +43,19 @@ interface BenchOptions {
   warmupSeconds: number;
   concurrencies: number[];
   route: 'eth' | 'erc20';
+  /**
+   * How many users the quotes rotate over. 1 (the default): every quote is the funded test account's, so quotes in
+   * one block share its balance read (`sameHead`). More: the i-th quote is user i mod n, an unfunded address of its
+   * own (a quote shows the user's balance, it does not need one), so up to n quotes in a row read a balance each.
+   */
+  users: number;
   /** The quote's method and path; only `--quote-endpoint` changes it. */
   quoteEndpoint: { method: BenchRequest['method']; path: string };
   /** True when `--quote-endpoint` replaced the real quote: the target verdict then means nothing. */
   standIn: boolean;
 }
 
-const USAGE = `usage: npm run bench -- [--duration <s>] [--warmup <s>] [--concurrency 1,16,64] [--route eth|erc20] [--quote-endpoint "GET /chains"]`;
+const USAGE = `usage: npm run bench -- [--duration <s>] [--warmup <s>] [--concurrency 1,16,64] [--route eth|erc20] [--users 1] [--quote-endpoint "GET /chains"]`;
 
 function parseOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -59,6 +65,7 @@ function parseOptions(argv: string[]): BenchOptions {
       warmup: { type: 'string', default: '2' },
       concurrency: { type: 'string', default: '1,16,64' },
       route: { type: 'string', default: 'eth' },
+      users: { type: 'string', default: '1' },
       'quote-endpoint': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -70,12 +77,15 @@ function parseOptions(argv: string[]): BenchOptions {
   if (!concurrencies.every(Number.isInteger)) throw new UsageError('--concurrency takes whole numbers, e.g. 1,16,64');
   if (values.route !== 'eth' && values.route !== 'erc20')
     throw new UsageError(`--route must be eth or erc20, got '${values.route}'`);
+  const users = positiveNumber('--users', values.users);
+  if (!Number.isInteger(users)) throw new UsageError(`--users takes a whole number, got '${values.users}'`);
   const endpoint = values['quote-endpoint'];
   return {
     durationSeconds,
     warmupSeconds,
     concurrencies,
     route: values.route,
+    users,
     quoteEndpoint: endpoint === undefined ? { method: 'POST', path: '/quote/v2' } : parseEndpoint(endpoint),
     standIn: endpoint !== undefined,
   };
@@ -98,14 +108,16 @@ const spread = (min: bigint, max: bigint, index: number) =>
  * of identical requests.
  */
 function quoteRequests(info: BenchServerInfo, options: BenchOptions): RequestFactory {
-  const user = info.descriptor.accounts[0]?.address;
-  if (!user) throw new Error('the devnet descriptor has no funded test account');
+  const funded = info.descriptor.accounts[0]?.address;
+  if (!funded) throw new Error('the devnet descriptor has no funded test account');
+  const userOf = (index: number): Address =>
+    options.users === 1 ? funded : `0x${(0xbe0c_0000_0000 + (index % options.users)).toString(16).padStart(40, '0')}`;
   const pair = options.route === 'eth' ? ethPair() : usdcPair(info);
   const { method, path } = options.quoteEndpoint;
   return (index) => {
     if (method === 'GET') return { method, path };
     const body = {
-      user,
+      user: userOf(index),
       originChainId: ORIGIN_CHAIN_ID,
       destinationChainId: DESTINATION_CHAIN_ID,
       originCurrency: pair.origin,
@@ -192,7 +204,7 @@ async function measure(
 function printHeader(info: BenchServerInfo, options: BenchOptions): void {
   const quote = options.standIn
     ? `${options.quoteEndpoint.method} ${options.quoteEndpoint.path}  (STAND-IN via --quote-endpoint: not the quote)`
-    : `${options.quoteEndpoint.method} ${options.quoteEndpoint.path}, ${options.route === 'eth' ? 'ETH 0.01–0.05' : 'USDC 10–50'} ${ORIGIN_CHAIN_ID} → ${DESTINATION_CHAIN_ID}, EXACT_INPUT, amount varies per request`;
+    : `${options.quoteEndpoint.method} ${options.quoteEndpoint.path}, ${options.route === 'eth' ? 'ETH 0.01–0.05' : 'USDC 10–50'} ${ORIGIN_CHAIN_ID} → ${DESTINATION_CHAIN_ID}, EXACT_INPUT, amount varies per request, ${options.users === 1 ? 'one funded user (its balance read is shared within a block)' : `${options.users} users in turn (unfunded: a balance read each)`}`;
   console.log(`
 Quote benchmark
   machine     ${machineDescription()}
