@@ -45,7 +45,7 @@ export async function processDeposit(scope: SolverScope, deposit: DepositRecord)
           inTxHash: deposit.txHash,
           now: ctx.now(),
         });
-        if (moved !== null) return 'primary' as const;
+        if (moved !== null) return moved;
         // The first matching deposit of a fast-filled request pays for the fill (and releases the key's hold).
         if (verdict.kind === 'pays') {
           const attached = await attachDepositToFastFill(trx, request.id, deposit.txHash, ctx.now());
@@ -59,7 +59,10 @@ export async function processDeposit(scope: SolverScope, deposit: DepositRecord)
       throw error;
     });
   if (claim === 'taken') return;
-  if (claim === 'primary') ctx.metrics?.statusChanged('pending', null);
+  // The claim returns the request as its move left it (`pending`): the decision starts from that row, with no
+  // second read.
+  const claimed = typeof claim === 'object' ? claim : undefined;
+  if (claimed !== undefined) ctx.metrics?.statusChanged('pending', null);
   if (claim === 'fast') {
     // The fast fill failed before its deposit arrived: the deposit is the order's own and is refunded.
     const paid = await getRequest(db, deposit.requestId);
@@ -102,7 +105,7 @@ export async function processDeposit(scope: SolverScope, deposit: DepositRecord)
     queueStrayRefund(scope, deposit, (swept ? deposit.depositor : request.refundTo) as Address, shownOn);
     return;
   }
-  await decideAndFill(scope, (await getRequest(db, request.id))!, deposit);
+  await decideAndFill(scope, claimed!, deposit);
 }
 
 /** Rolls back a claim that found the deposit is not its request's own: it stays `confirmed` until refunded. */
