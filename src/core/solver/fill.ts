@@ -1,6 +1,6 @@
 import type { Address, Hex } from 'viem';
 import type { DepositRecord } from '../../store/deposits.repository.js';
-import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
+import { getLiveOutgoingTx, type OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
 import type { RequestRecord } from '../../store/requestRecord.js';
 import type { JsonObject } from '../../store/tables.js';
 import { requireChain } from '../chains/requireChain.js';
@@ -22,19 +22,24 @@ export async function fill(scope: SolverScope, request: RequestRecord, deposit: 
   const { ctx } = scope;
   const sender = scope.senderOf(request.destinationChainId);
   const tx = fillOf(scope, request);
-  let record = await getLiveOutgoingTx(ctx.db, request.id, 'fill');
-  if (record === undefined) {
-    try {
-      const gas = scope.simulatedGas.get(request.id);
-      scope.simulatedGas.delete(request.id);
-      record = await sender.send({
-        requestId: request.id as Hex,
-        kind: 'fill',
-        ...tx,
-        ...(gas === undefined ? {} : { gas }),
-      });
-      if (deposit !== null) ctx.metrics?.fillBroadcast((ctx.now() - deposit.createdAt) / 1000);
-    } catch (sendError) {
+  // No read of the live fill first: the sender checks for one (its unique index decides) and answers CONFLICT,
+  // sending nothing; only then is the live fill read (a retry, a restart's recovery). A fill right after its claim
+  // saves that round trip.
+  let record: OutgoingTxRecord | undefined;
+  const gas = scope.simulatedGas.get(request.id);
+  scope.simulatedGas.delete(request.id);
+  try {
+    record = await sender.send({
+      requestId: request.id as Hex,
+      kind: 'fill',
+      ...tx,
+      ...(gas === undefined ? {} : { gas }),
+    });
+    if (deposit !== null) ctx.metrics?.fillBroadcast((ctx.now() - deposit.createdAt) / 1000);
+  } catch (sendError) {
+    if (isGatewayError(sendError) && sendError.code === 'CONFLICT')
+      record = await getLiveOutgoingTx(ctx.db, request.id, 'fill');
+    if (record === undefined) {
       // The node refused the fill outright (nothing was broadcast, the nonce was released): refund.
       const error = fillRevert(scope, request, sendError);
       const reason = rejectedFillReason(error);
