@@ -19,6 +19,7 @@ import { blockHashReader, createHeadLoop, type Head, type HeadFeed } from './hea
 import { createUnsettledBlocks } from './unsettledBlocks.js';
 import { getCursor, setCursor, type ChainCursor } from '../store/cursors.repository.js';
 import {
+  confirmDepositsAtBlocks,
   insertDeposit,
   listChainDeposits,
   reviveDeposit,
@@ -209,6 +210,8 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
   /**
    * Confirms the candidates that are deep enough and still in their block; removes those whose block changed
    * (whatever their depth: after a rewind every `seen` deposit is a candidate, so reorged ones leave at once).
+   * The confirmable ones are confirmed together, in one transaction (`confirmDepositsAtBlocks`: the same
+   * conditional update per deposit, its block hash and `seen`), and handed on together, in block and log order.
    */
   async function settle(
     head: bigint,
@@ -217,6 +220,7 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
   ) {
     const confirmableTip = head - depth + 1n;
     const settled: DepositRecord[] = [];
+    const confirmable: DepositRecord[] = [];
     for (const deposit of candidates) {
       const hash = await canonicalHash(deposit.blockNumber);
       if (hash !== deposit.blockHash) {
@@ -239,23 +243,17 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
           );
           settled.push(removed);
         }
-      } else if (deposit.blockNumber <= confirmableTip) {
-        const confirmed = await updateDepositStatusAtBlock(db, deposit.id, {
-          status: 'confirmed',
-          fromStatus: 'seen',
-          blockHash: deposit.blockHash,
-          now: now(),
-        });
-        if (confirmed !== null) {
-          log.info(
-            { ...context, depositId: deposit.id, requestId: confirmed.requestId, blockNumber: confirmed.blockNumber },
-            'deposit confirmed',
-          );
-          settled.push(confirmed);
-          handOn(confirmed);
-        }
-      }
+      } else if (deposit.blockNumber <= confirmableTip) confirmable.push(deposit);
     }
+    const confirmed = await confirmDepositsAtBlocks(db, confirmable, now());
+    for (const deposit of confirmed) {
+      log.info(
+        { ...context, depositId: deposit.id, requestId: deposit.requestId, blockNumber: deposit.blockNumber },
+        'deposit confirmed',
+      );
+      settled.push(deposit);
+    }
+    for (const deposit of confirmed) handOn(deposit);
     return settled;
   }
 

@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { depositReceived } from './ledgerMovements.js';
 import { insertLedgerMovements } from './ledger.repository.js';
 import { getRequest } from './requests.repository.js';
+import { toRequestRecord } from './requestRecord.js';
 import { groupByRequest, normalizeHex, toBigInt, toNumber, toUint256 } from './mappers.js';
 import type { DepositsTable, Tables } from './tables.js';
 
@@ -186,6 +187,59 @@ export async function updateDepositStatusAtBlock(
   if (params.fromStatus !== undefined) query = query.where('status', '=', params.fromStatus);
   const row = await query.returningAll().executeTakeFirst();
   return row === undefined ? null : recordIfConfirmed(db, toDepositRecord(row), params);
+}
+
+/** Most deposits one `confirmDepositsAtBlocks` statement confirms (longer lists are confirmed in several). */
+const CONFIRM_BATCH = 64;
+
+/**
+ * `updateDepositStatusAtBlock` to `confirmed` from `seen` for several deposits in one transaction: one conditional
+ * update for all of them (each still guarded by its own block hash and by `seen`), one read of their requests and
+ * one insert of their ledger movements, instead of a transaction per deposit. Returns the deposits it moved, in
+ * block and log order; a deposit that is no longer `seen` in that block is left out, as the single update
+ * returns null for it.
+ */
+export async function confirmDepositsAtBlocks(
+  db: Kysely<Tables>,
+  deposits: ReadonlyArray<{ id: number; blockHash: string }>,
+  now: number,
+): Promise<DepositRecord[]> {
+  if (deposits.length === 0) return [];
+  if (!db.isTransaction) return db.transaction().execute((trx) => confirmDepositsAtBlocks(trx, deposits, now));
+  const confirmed: DepositRecord[] = [];
+  for (let start = 0; start < deposits.length; start += CONFIRM_BATCH) {
+    const batch = deposits.slice(start, start + CONFIRM_BATCH);
+    const rows = await db
+      .updateTable('deposits')
+      .set({ status: 'confirmed', updated_at: now })
+      .where('status', '=', 'seen')
+      .where((eb) =>
+        eb.or(
+          batch.map((deposit) =>
+            eb.and([eb('id', '=', deposit.id), eb('block_hash', '=', normalizeHex(deposit.blockHash))]),
+          ),
+        ),
+      )
+      .returningAll()
+      .execute();
+    confirmed.push(...rows.map(toDepositRecord));
+  }
+  if (confirmed.length === 0) return [];
+  const requestIds = [...new Set(confirmed.map((deposit) => normalizeHex(deposit.requestId)))];
+  const requests = new Map(
+    (await db.selectFrom('requests').selectAll().where('id', 'in', requestIds).execute()).map((row) => {
+      const request = toRequestRecord(row);
+      return [request.id.toLowerCase(), request] as const;
+    }),
+  );
+  await insertLedgerMovements(
+    db,
+    confirmed.map((deposit) => depositReceived(deposit, requests.get(deposit.requestId.toLowerCase()))),
+    now,
+  );
+  return confirmed.sort((a, b) =>
+    a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
+  );
 }
 
 /** A deposit becoming `confirmed` is received: its ledger movement commits with the status (`db` is a transaction). */

@@ -260,6 +260,11 @@ describe('following deposits', () => {
     await caughtUp();
     expect(handed.map((deposit) => deposit.id).sort()).toEqual(confirmed.map((deposit) => deposit.id).sort());
     expect(handed.find((deposit) => deposit.id === confirmed[0].id)).toEqual(confirmed[0]);
+    // The block's three were confirmed together (one transaction, one clock reading) and handed on in log order.
+    expect(handed.map((deposit) => deposit.logIndex)).toEqual(
+      seen.map((deposit) => deposit.logIndex).sort((a, b) => a - b),
+    );
+    expect(new Set(handed.map((deposit) => deposit.updatedAt)).size).toBe(1);
   });
 
   it('keeps its cursor across restarts: nothing handed on twice, nothing missed while stopped', async () => {

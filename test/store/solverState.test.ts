@@ -10,6 +10,7 @@ import {
 } from '../../src/store/apiKeys.repository.js';
 import { getCursor, setCursor } from '../../src/store/cursors.repository.js';
 import {
+  confirmDepositsAtBlocks,
   getDeposit,
   insertDeposit,
   listDepositsForRequest,
@@ -17,6 +18,7 @@ import {
   type InsertDepositParameters,
 } from '../../src/store/deposits.repository.js';
 import { isUniqueViolation } from '../../src/store/errors.js';
+import { listLedgerEntries } from '../../src/store/ledger.repository.js';
 import {
   getLiveOutgoingTx,
   findOutgoingTxsByHashes,
@@ -163,6 +165,51 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
       await expect(updateDepositStatus(db, d.id, { status: 'bogus' as never, now: 180 })).rejects.toThrow(
         /deposits_status_check/,
       );
+    });
+
+    it('confirms several deposits in one transaction, each only while still seen in the block its caller checked', async () => {
+      const { db } = database();
+      const inserted = await Promise.all(
+        [5, 1, 2, 3].map(
+          async (logIndex) => (await insertDeposit(db, deposit({ logIndex, requestId: hex32(logIndex) }))).deposit,
+        ),
+      );
+      const [d5, d1, d2, d3] = inserted as [
+        (typeof inserted)[number],
+        (typeof inserted)[number],
+        (typeof inserted)[number],
+        (typeof inserted)[number],
+      ];
+      // d2 was confirmed already (by another pass), d3 is named with a block hash it no longer has.
+      await updateDepositStatus(db, d2.id, { status: 'confirmed', fromStatus: 'seen', now: 110 });
+      const confirmed = await confirmDepositsAtBlocks(
+        db,
+        [
+          { id: d5.id, blockHash: d5.blockHash },
+          { id: d2.id, blockHash: d2.blockHash },
+          { id: d3.id, blockHash: hex32(0xb99) },
+          { id: d1.id, blockHash: d1.blockHash.toUpperCase().replace('0X', '0x') },
+        ],
+        150,
+      );
+      // Block and log order, whatever the order asked.
+      expect(confirmed.map((d) => d.id)).toEqual([d1.id, d5.id]);
+      expect(confirmed.every((d) => d.status === 'confirmed' && d.updatedAt === 150)).toBe(true);
+      expect(await getDeposit(db, d3.id)).toMatchObject({ status: 'seen' });
+      expect(await getDeposit(db, d2.id)).toMatchObject({ status: 'confirmed', updatedAt: 110 });
+      // One received movement (two entries) per deposit confirmed, with the one confirmed before.
+      const keys = (await listLedgerEntries(db)).map((entry) => entry.movementKey);
+      for (const d of [d1, d2, d5]) expect(keys.filter((key) => key.endsWith(`:${d.logIndex}`))).toHaveLength(2);
+      expect(keys).toHaveLength(6);
+      // Nothing left to confirm: a second call (another pass, another instance) moves nothing.
+      expect(
+        await confirmDepositsAtBlocks(
+          db,
+          [d1, d5].map((d) => ({ id: d.id, blockHash: d.blockHash })),
+          160,
+        ),
+      ).toEqual([]);
+      expect(await confirmDepositsAtBlocks(db, [], 170)).toEqual([]);
     });
   });
 
