@@ -229,7 +229,7 @@ describe('createTransactionSender', () => {
     const first = await sender.send(payment({ requestId }));
     await expectGatewayError(sender.send(payment({ requestId })), 'CONFLICT');
 
-    // Racing sends both pass the early check; the unique index refuses the second one.
+    // Racing sends: the unique index refuses the second one.
     const raced = newRequestId();
     const outcomes = await Promise.allSettled([
       sender.send(payment({ requestId: raced })),
@@ -290,6 +290,17 @@ describe('createTransactionSender', () => {
     const receipt = await after.waitForReceipt(sent.id);
     expect(receipt).toMatchObject({ status: 'success', hash: sent.hashes[0] });
     expect(await after.recover()).toEqual([]);
+  });
+
+  it('answers CONFLICT, not the failed estimate, for a second send whose gas estimate fails', async () => {
+    const sender = makeSender();
+    const requestId = newRequestId();
+    const first = await sender.send(payment({ requestId }));
+    // No row is read before the estimate; when it fails, the live row is looked for and its conflict wins.
+    const error = await sender.send(payment({ requestId, to: chain.contracts.depository })).catch((e: unknown) => e);
+    expect((error as GatewayError).code).toBe('CONFLICT');
+    expect((error as GatewayError).data).toBe(`outgoingTxId=${first.id}`);
+    expect((await sender.waitForReceipt(first.id)).status).toBe('success');
   });
 
   it('releases the nonce of a transaction the node rejects and reuses it for the next send', async () => {

@@ -196,16 +196,23 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
     // The receipt will want the native price: read it while the transaction is on its way.
     gasValue.readAhead();
     assertRunning(state);
-    // The gas and fee reads start at once, beside the cheap early answer on a live transaction (the unique index
-    // below is what guarantees it); a conflict still wins over an estimate's failure.
+    // One live transaction per (request, kind): the unique index of the row's insert below decides (CONFLICT, the
+    // nonce untouched), so a send reads no row first. Only when the gas or fee read fails is the live row looked
+    // for, so that a conflict still wins over an estimate's failure (a fill already on chain no longer simulates).
     const gasRead = tx.gas === undefined ? estimateGas(tx) : Promise.resolve(tx.gas);
     const feesRead = estimateFees(state);
     gasRead.catch(() => undefined);
     feesRead.catch(() => undefined);
-    const live = await getLiveOutgoingTx(db, tx.requestId, tx.kind);
-    if (live !== undefined) throw conflict(tx, live.id);
-    const gas = await gasRead;
-    const fees = await feesRead;
+    let gas: bigint;
+    let fees: Fees;
+    try {
+      gas = await gasRead;
+      fees = await feesRead;
+    } catch (error) {
+      const live = await getLiveOutgoingTx(db, tx.requestId, tx.kind);
+      if (live !== undefined) throw conflict(tx, live.id);
+      throw error;
+    }
     const sent = await serialized(async () => {
       assertRunning(state);
       for (let attempt = 1; ; attempt++) {
