@@ -20,7 +20,7 @@ import { createUnsettledBlocks } from './unsettledBlocks.js';
 import { getCursor, setCursor, type ChainCursor } from '../store/cursors.repository.js';
 import {
   confirmDepositsAtBlocks,
-  insertDeposit,
+  insertDeposits,
   listChainDeposits,
   reviveDeposit,
   updateDepositStatusAtBlock,
@@ -152,9 +152,12 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
     }
   }
 
-  /** Stores a log; a known log found in another block (or after its removal) becomes `seen` there. */
-  async function record(trx: Kysely<Tables>, entry: DepositLog): Promise<DepositRecord> {
-    const { deposit, inserted } = await insertDeposit(trx, { chainId, ...entry, now: now() });
+  /** After a log's insert: a known log found in another block (or after its removal) becomes `seen` there. */
+  async function record(
+    trx: Kysely<Tables>,
+    entry: DepositLog,
+    { deposit, inserted }: { deposit: DepositRecord; inserted: boolean },
+  ): Promise<DepositRecord> {
     const logContext = {
       ...context,
       requestId: deposit.requestId,
@@ -197,8 +200,13 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
       return [];
     }
     const recorded = await db.transaction().execute(async (trx) => {
+      // One insert for the logs not yet recorded; a known one is read back and looked at on its own.
+      const results = await insertDeposits(
+        trx,
+        entries.map((entry) => ({ chainId, ...entry, now: now() })),
+      );
       const recorded: DepositRecord[] = [];
-      for (const entry of entries) recorded.push(await record(trx, entry));
+      for (const [index, entry] of entries.entries()) recorded.push(await record(trx, entry, results[index]!));
       if (cursorAt !== undefined)
         cursor = stored = await setCursor(trx, { chainId, name: DEPOSITS_CURSOR, ...cursorAt, now: now() });
       return recorded;

@@ -62,22 +62,7 @@ export async function insertDeposit(
   const key = { chainId: params.chainId, txHash: normalizeHex(params.txHash), logIndex: params.logIndex };
   const row = await db
     .insertInto('deposits')
-    .values({
-      chain_id: key.chainId,
-      tx_hash: key.txHash,
-      log_index: key.logIndex,
-      block_number: params.blockNumber.toString(),
-      block_hash: normalizeHex(params.blockHash),
-      request_id: normalizeHex(params.requestId),
-      depositor: normalizeHex(params.depositor),
-      token: normalizeHex(params.token),
-      amount: toUint256(params.amount),
-      deposit_index: params.depositIndex == null ? null : params.depositIndex.toString(),
-      sender: params.sender == null ? null : normalizeHex(params.sender),
-      status: params.status ?? 'seen',
-      created_at: params.now,
-      updated_at: params.now,
-    })
+    .values(depositRow(params))
     .onConflict((oc) => oc.columns(['chain_id', 'tx_hash', 'log_index']).doNothing())
     .returningAll()
     .executeTakeFirst();
@@ -85,6 +70,63 @@ export async function insertDeposit(
   const existing = await getDepositByLog(db, key.chainId, key.txHash, key.logIndex);
   if (existing === undefined) throw new Error('Deposit conflicted on insert but cannot be read back');
   return { deposit: existing, inserted: false };
+}
+
+/**
+ * `insertDeposit` for several logs in one statement: the ones not recorded yet are inserted (`inserted: true`);
+ * each one already recorded is read back as `insertDeposit` does. Results in the order given.
+ */
+export async function insertDeposits(
+  db: Kysely<Tables>,
+  params: readonly InsertDepositParameters[],
+): Promise<Array<{ deposit: DepositRecord; inserted: boolean }>> {
+  if (params.length === 0) return [];
+  if (params.length === 1) return [await insertDeposit(db, params[0]!)];
+  const rows = [];
+  // Chunks keep a long backfill range within PostgreSQL's 65,535 parameters per statement (14 per row).
+  for (let start = 0; start < params.length; start += INSERT_BATCH) {
+    rows.push(
+      ...(await db
+        .insertInto('deposits')
+        .values(params.slice(start, start + INSERT_BATCH).map(depositRow))
+        .onConflict((oc) => oc.columns(['chain_id', 'tx_hash', 'log_index']).doNothing())
+        .returningAll()
+        .execute()),
+    );
+  }
+  const fresh = new Map(
+    rows.map(toDepositRecord).map((deposit) => [logKey(deposit.chainId, deposit.txHash, deposit.logIndex), deposit]),
+  );
+  const results: Array<{ deposit: DepositRecord; inserted: boolean }> = [];
+  for (const one of params) {
+    const deposit = fresh.get(logKey(one.chainId, normalizeHex(one.txHash), one.logIndex));
+    results.push(deposit === undefined ? await insertDeposit(db, one) : { deposit, inserted: true });
+  }
+  return results;
+}
+
+/** Most deposits one `insertDeposits` statement inserts. */
+const INSERT_BATCH = 500;
+
+const logKey = (chainId: number, txHash: string, logIndex: number): string => `${chainId}:${txHash}:${logIndex}`;
+
+function depositRow(params: InsertDepositParameters) {
+  return {
+    chain_id: params.chainId,
+    tx_hash: normalizeHex(params.txHash),
+    log_index: params.logIndex,
+    block_number: params.blockNumber.toString(),
+    block_hash: normalizeHex(params.blockHash),
+    request_id: normalizeHex(params.requestId),
+    depositor: normalizeHex(params.depositor),
+    token: normalizeHex(params.token),
+    amount: toUint256(params.amount),
+    deposit_index: params.depositIndex == null ? null : params.depositIndex.toString(),
+    sender: params.sender == null ? null : normalizeHex(params.sender),
+    status: params.status ?? 'seen',
+    created_at: params.now,
+    updated_at: params.now,
+  };
 }
 
 export async function getDeposit(db: Kysely<Tables>, id: number): Promise<DepositRecord | undefined> {

@@ -13,6 +13,7 @@ import {
   confirmDepositsAtBlocks,
   getDeposit,
   insertDeposit,
+  insertDeposits,
   listDepositsForRequest,
   updateDepositStatus,
   type InsertDepositParameters,
@@ -165,6 +166,28 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
       await expect(updateDepositStatus(db, d.id, { status: 'bogus' as never, now: 180 })).rejects.toThrow(
         /deposits_status_check/,
       );
+    });
+
+    it('records several logs in one statement; the ones already recorded are returned as stored', async () => {
+      const { db } = database();
+      const known = (await insertDeposit(db, deposit({ logIndex: 2 }))).deposit;
+      const results = await insertDeposits(db, [
+        deposit({ logIndex: 1, requestId: hex32(11), now: 300 }),
+        deposit({ logIndex: 2, now: 300 }),
+        deposit({ logIndex: 3, requestId: hex32(13), depositIndex: null, now: 300 }),
+      ]);
+      expect(results.map((r) => r.inserted)).toEqual([true, false, true]);
+      expect(results[1]!.deposit).toEqual(known);
+      expect(results[0]!.deposit).toMatchObject({ logIndex: 1, requestId: hex32(11), status: 'seen', createdAt: 300 });
+      expect(results[2]!.deposit).toMatchObject({ logIndex: 3, requestId: hex32(13), depositIndex: null });
+      expect(await getDeposit(db, results[2]!.deposit.id)).toEqual(results[2]!.deposit);
+      // Read again (a range read twice): nothing new.
+      const again = await insertDeposits(db, [deposit({ logIndex: 1 }), deposit({ logIndex: 3 })]);
+      expect(again.map((r) => [r.inserted, r.deposit.id])).toEqual([
+        [false, results[0]!.deposit.id],
+        [false, results[2]!.deposit.id],
+      ]);
+      expect(await insertDeposits(db, [])).toEqual([]);
     });
 
     it('confirms several deposits in one transaction, each only while still seen in the block its caller checked', async () => {
