@@ -164,6 +164,25 @@ function holdUpdates() {
   return { plugin, open: () => open(), count: () => count };
 }
 
+/** A kysely plugin that holds the result of the first insert until `open()`; `inserts()` = inserts run so far. */
+function holdFirstInsert() {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const inserts = new WeakSet<object>();
+  let count = 0;
+  const plugin: KyselyPlugin = {
+    transformQuery({ node, queryId }) {
+      if (node.kind === 'InsertQueryNode') inserts.add(queryId);
+      return node;
+    },
+    async transformResult({ result, queryId }) {
+      if (inserts.has(queryId) && ++count === 1) await gate;
+      return result;
+    },
+  };
+  return { plugin, open: () => open(), inserts: () => count };
+}
+
 async function expectNoReceipt(hash: Hex): Promise<void> {
   await expect(client.getTransactionReceipt({ hash })).rejects.toBeInstanceOf(TransactionReceiptNotFoundError);
 }
@@ -218,6 +237,44 @@ describe('createTransactionSender', () => {
       ]);
       const receipts = await Promise.all(rows.map((r) => sender.waitForReceipt(r.id)));
       expect(receipts.map((receipt) => receipt.status)).toEqual(['success', 'success']);
+    } finally {
+      held.open();
+    }
+  });
+
+  it('records the sends waiting for the queue in one statement; a rejected one in the batch leaves no nonce gap', async () => {
+    const held = holdFirstInsert();
+    const sender = makeSender({ db: database.db.withPlugin(held.plugin) });
+    const first = await pendingNonce();
+    try {
+      // The first send holds the queue (its row's insert is held) while three more join it.
+      const head = sender.send(payment({ value: 1n }));
+      await until(async () => held.inserts() === 1, 3_000);
+      // More than the solver owns, with an explicit gas limit: the node refuses it at broadcast. It joins first, so
+      // the two behind it in the batch were signed on nonces above its own.
+      const rejected = newRequestId();
+      const refused = expectGatewayError(
+        sender.send(payment({ requestId: rejected, value: 10n ** 30n, gas: 21_000n })),
+        'INSUFFICIENT_LIQUIDITY',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const behind = [sender.send(payment({ value: 2n })), sender.send(payment({ value: 3n }))];
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      held.open();
+      await refused;
+      const rows = [await head, ...(await Promise.all(behind))];
+      // One insert for the head, one for the batch of three.
+      expect(held.inserts()).toBe(2);
+      expect((await getLiveOutgoingTx(database.db, rejected, 'fill'))!).toMatchObject({
+        status: 'failed',
+        nonce: null,
+      });
+      // The two behind the rejected one were re-signed one nonce down: consecutive, and all mine.
+      expect(rows.map((r) => r.nonce)).toEqual([first, first + 1n, first + 2n]);
+      for (const r of rows) expect(parseTransaction(payloadOf(await row(r.id)).raw).nonce).toBe(Number(r.nonce));
+      const receipts = await Promise.all(rows.map((r) => sender.waitForReceipt(r.id)));
+      expect(receipts.map((receipt) => receipt.status)).toEqual(['success', 'success', 'success']);
+      expect(await minedNonce()).toBe(first + 3n);
     } finally {
       held.open();
     }
