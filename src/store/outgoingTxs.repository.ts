@@ -253,19 +253,26 @@ export async function listUnminedOutgoingTxs(
   return rows.map(toOutgoingTxRecord);
 }
 
-/** The highest nonce a live (not replaced) transaction of this signer holds on a chain; undefined when none. */
-export async function getMaxOutgoingTxNonce(
+/**
+ * The nonces from `from` up that live (not replaced) transactions of this signer hold on a chain, ascending: the
+ * ones `outgoing_txs_signer_nonce_key` keeps unique. A released nonce (`releaseOutgoingTxNonce`) is held by none.
+ */
+export async function listHeldOutgoingTxNonces(
   db: Kysely<Tables>,
   params: OutgoingTxSignerParameters,
-): Promise<bigint | undefined> {
-  const row = await db
+  from: bigint,
+): Promise<bigint[]> {
+  const rows = await db
     .selectFrom('outgoing_txs')
-    .select((eb) => eb.fn.max('nonce').as('nonce'))
+    .select('nonce')
     .where('chain_id', '=', params.chainId)
     .where('signer', '=', normalizeHex(params.signer))
+    .where('nonce', 'is not', null)
     .where('status', '<>', 'replaced')
-    .executeTakeFirst();
-  return row?.nonce == null ? undefined : toBigInt(row.nonce);
+    .where('nonce', '>=', from.toString())
+    .orderBy('nonce', 'asc')
+    .execute();
+  return rows.flatMap((row) => (row.nonce == null ? [] : [toBigInt(row.nonce)]));
 }
 
 export interface ReviseOutgoingTxParameters {

@@ -13,7 +13,7 @@ import {
   type Hex,
   type PublicClient,
 } from 'viem';
-import type { KyselyPlugin } from 'kysely';
+import { ColumnNode, ValueNode, type KyselyPlugin } from 'kysely';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createChainClients } from '../../src/chain/clients.js';
 import { createTransactionSender, type CreateTransactionSenderParameters } from '../../src/chain/sender.js';
@@ -27,6 +27,7 @@ import { isUniqueViolation } from '../../src/store/errors.js';
 import {
   getLiveOutgoingTx,
   getOutgoingTx,
+  insertOutgoingTx,
   outgoingTxRequestKindKey,
   type OutgoingTxRecord,
 } from '../../src/store/outgoingTxs.repository.js';
@@ -183,6 +184,34 @@ function holdFirstInsert() {
   return { plugin, open: () => open(), inserts: () => count };
 }
 
+/**
+ * A kysely plugin that fails the first update writing a non-null `nonce` (a row re-signed on another nonce) before
+ * it runs, as a lost database connection would: nothing is written. Fault injection: the real database cannot be
+ * made to fail one chosen statement.
+ */
+function failFirstNonceRewrite() {
+  let failed = 0;
+  const plugin: KyselyPlugin = {
+    transformQuery({ node }) {
+      if (node.kind === 'UpdateQueryNode' && failed === 0) {
+        const rewritesNonce = (node.updates ?? []).some(
+          (update) =>
+            ColumnNode.is(update.column) &&
+            update.column.column.name === 'nonce' &&
+            !(ValueNode.is(update.value) && update.value.value === null),
+        );
+        if (rewritesNonce) {
+          failed++;
+          throw new Error('injected: the connection was lost');
+        }
+      }
+      return node;
+    },
+    transformResult: ({ result }) => Promise.resolve(result),
+  };
+  return { plugin, failed: () => failed };
+}
+
 async function expectNoReceipt(hash: Hex): Promise<void> {
   await expect(client.getTransactionReceipt({ hash })).rejects.toBeInstanceOf(TransactionReceiptNotFoundError);
 }
@@ -275,6 +304,81 @@ describe('createTransactionSender', () => {
       const receipts = await Promise.all(rows.map((r) => sender.waitForReceipt(r.id)));
       expect(receipts.map((receipt) => receipt.status)).toEqual(['success', 'success', 'success']);
       expect(await minedNonce()).toBe(first + 3n);
+    } finally {
+      held.open();
+    }
+  });
+
+  it('hands a nonce released below recorded ones to the next send: no gap is left for the rows above it', async () => {
+    const start = await pendingNonce();
+    // A live row one nonce above the chain's next (as a batch whose re-signature failed leaves one): the nonce
+    // below it is free.
+    const above = await insertOutgoingTx(database.db, {
+      chainId: chain.id,
+      requestId: newRequestId(),
+      kind: 'fill',
+      signer: solverAddress(),
+      nonce: start + 1n,
+      status: 'prepared',
+      payload: {},
+      now: Date.now(),
+    });
+    try {
+      const sender = makeSender();
+      const next = await sender.send(payment());
+      expect(next.nonce).toBe(start);
+      expect((await sender.waitForReceipt(next.id)).status).toBe('success');
+    } finally {
+      // The stand-in row never reaches the chain: take it out of the signer's live nonces for the tests after.
+      await database.db.updateTable('outgoing_txs').set({ status: 'replaced' }).where('id', '=', above.id).execute();
+    }
+  });
+
+  it('a batch whose re-signature fails leaves the row on its nonce, and the gap goes to the next send: all mine', async () => {
+    const held = holdFirstInsert();
+    const fault = failFirstNonceRewrite();
+    const sender = makeSender({ db: database.db.withPlugin(held.plugin).withPlugin(fault.plugin) });
+    const first = await pendingNonce();
+    try {
+      const head = sender.send(payment({ value: 1n }));
+      await until(async () => held.inserts() === 1, 3_000);
+      // Rejected at broadcast (more than the solver owns), first in the batch; the next one's re-signature onto
+      // the released nonce fails; the last goes on its own recorded nonce.
+      const refused = expectGatewayError(
+        sender.send(payment({ value: 10n ** 30n, gas: 21_000n })),
+        'INSUFFICIENT_LIQUIDITY',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const stranded = sender.send(payment({ value: 2n }));
+      stranded.catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const last = sender.send(payment({ value: 3n }));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      held.open();
+      await refused;
+      await expect(stranded).rejects.toThrow(/injected/);
+      expect(fault.failed()).toBe(1);
+      const headRow = await head;
+      const lastRow = await last;
+      expect(headRow.nonce).toBe(first);
+      expect(lastRow.nonce).toBe(first + 3n);
+      // The stranded row kept its recorded nonce, never broadcast; the released one below it is free.
+      const strandedRow = (await database.db
+        .selectFrom('outgoing_txs')
+        .select(['id', 'nonce', 'status'])
+        .where('chain_id', '=', chain.id)
+        .where('nonce', '=', (first + 2n).toString())
+        .where('status', '<>', 'replaced')
+        .executeTakeFirst())!;
+      expect(strandedRow.status).toBe('prepared');
+      // The next send takes the gap, and waiting for the stranded row broadcasts it: everything mines.
+      const filler = await sender.send(payment({ value: 4n }));
+      expect(filler.nonce).toBe(first + 1n);
+      const receipts = await Promise.all(
+        [headRow.id, filler.id, strandedRow.id, lastRow.id].map((id) => sender.waitForReceipt(Number(id))),
+      );
+      expect(receipts.map((receipt) => receipt.status)).toEqual(['success', 'success', 'success', 'success']);
+      expect(await minedNonce()).toBe(first + 4n);
     } finally {
       held.open();
     }

@@ -5,9 +5,9 @@ import type { SendParameters } from '../../core/solver/ports.js';
 import { isUniqueViolation } from '../../store/errors.js';
 import {
   getLiveOutgoingTx,
-  getMaxOutgoingTxNonce,
   insertOutgoingTx,
   insertOutgoingTxs,
+  listHeldOutgoingTxNonces,
   listUnminedOutgoingTxs,
   outgoingTxRequestKindKey,
   outgoingTxSignerNonceKey,
@@ -75,16 +75,21 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
     return run;
   }
 
-  /** The larger of the chain's pending count and the highest recorded nonce + 1: never reuses a live nonce. */
+  /**
+   * The lowest nonce from the chain's pending count up that no live recorded transaction holds: never a live
+   * nonce, and a nonce released below recorded ones is handed out again rather than left as a gap (the rows above
+   * it could not be mined until it is used). Usually that is the highest recorded + 1, or the pending count.
+   */
   async function freshNonce(): Promise<bigint> {
-    const [pending, recorded] = await Promise.all([
-      client.getTransactionCount({ address, blockTag: 'pending' }).catch((error: unknown) => {
-        throw rpcFailure(state, 'reading the pending nonce', error);
-      }),
-      getMaxOutgoingTxNonce(db, scope),
-    ]);
-    const fromChain = BigInt(pending);
-    return recorded === undefined || recorded < fromChain ? fromChain : recorded + 1n;
+    const pending = await client.getTransactionCount({ address, blockTag: 'pending' }).catch((error: unknown) => {
+      throw rpcFailure(state, 'reading the pending nonce', error);
+    });
+    let nonce = BigInt(pending);
+    for (const held of await listHeldOutgoingTxNonces(db, scope, nonce)) {
+      if (held !== nonce) break;
+      nonce += 1n;
+    }
+    return nonce;
   }
 
   async function estimateGas(tx: SendParameters): Promise<bigint> {
@@ -316,23 +321,36 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
   ): Promise<void> {
     /** The nonce the next row moves to, once a nonce below it was released. */
     let shiftTo: bigint | undefined;
+    let shifted = false;
     for (const [index, send] of batch.entries()) {
       let { row, payload } = recorded[index]!;
       const tx = { ...send.tx, gas: send.gas, ...send.fees };
       released = undefined;
+      let resignFailed = false;
       const outcome = (async () => {
         if (shiftTo !== undefined) {
           const nonce = shiftTo;
-          ({ row, payload } = await resignAt(row, payload, tx, nonce));
+          shifted = true;
+          try {
+            ({ row, payload } = await resignAt(row, payload, tx, nonce));
+          } catch (error) {
+            resignFailed = true;
+            throw error;
+          }
         }
         return broadcastNew(row, payload, tx);
       })();
       send.settle(outcome);
       await outcome.catch(() => undefined);
       if (released !== undefined) shiftTo = released;
-      else if (shiftTo !== undefined) shiftTo += 1n;
+      else if (resignFailed) {
+        // The row keeps its recorded nonce (`prepared`: its send failed, and resuming the request or a restart's
+        // recovery broadcasts it) and the rest go on their own; the nonce it did not move to stays free, and
+        // `freshNonce` hands that gap out to the next send.
+        shiftTo = undefined;
+      } else if (shiftTo !== undefined) shiftTo += 1n;
     }
-    if (shiftTo !== undefined) nextNonce = undefined; // read the chain and the table again
+    if (shifted || shiftTo !== undefined) nextNonce = undefined; // read the chain and the table again
   }
 
   /** Re-signs a `prepared` row, never broadcast, on the given nonce (a lower one, released just before). */
