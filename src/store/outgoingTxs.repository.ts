@@ -90,6 +90,42 @@ export async function insertOutgoingTx(
   return toOutgoingTxRecord(row);
 }
 
+/**
+ * `insertOutgoingTx` for several rows in one statement (all or none: one unique violation refuses them all), in
+ * the order given.
+ */
+export async function insertOutgoingTxs(
+  db: Kysely<Tables>,
+  params: readonly InsertOutgoingTxParameters[],
+): Promise<OutgoingTxRecord[]> {
+  if (params.length === 0) return [];
+  const rows = await db
+    .insertInto('outgoing_txs')
+    .values(
+      params.map((one) => ({
+        chain_id: one.chainId,
+        request_id: normalizeHex(one.requestId),
+        kind: one.kind,
+        signer: normalizeHex(one.signer),
+        nonce: one.nonce == null ? null : one.nonce.toString(),
+        status: one.status ?? 'prepared',
+        payload: toJson(one.payload),
+        created_at: one.now,
+        updated_at: one.now,
+      })),
+    )
+    .returningAll()
+    .execute();
+  const records = rows.map(toOutgoingTxRecord);
+  // RETURNING's order is not promised: match each row back by its (request, kind), unique among live rows.
+  return params.map((one) => {
+    const key = `${normalizeHex(one.requestId)}:${one.kind}`;
+    const record = records.find((r) => `${normalizeHex(r.requestId)}:${r.kind}` === key);
+    if (record === undefined) throw new Error(`outgoing tx for ${key} was not returned by its insert`);
+    return record;
+  });
+}
+
 export async function getOutgoingTx(db: Kysely<Tables>, id: number): Promise<OutgoingTxRecord | undefined> {
   const row = await db.selectFrom('outgoing_txs').selectAll().where('id', '=', id).executeTakeFirst();
   return row === undefined ? undefined : toOutgoingTxRecord(row);
@@ -217,19 +253,26 @@ export async function listUnminedOutgoingTxs(
   return rows.map(toOutgoingTxRecord);
 }
 
-/** The highest nonce a live (not replaced) transaction of this signer holds on a chain; undefined when none. */
-export async function getMaxOutgoingTxNonce(
+/**
+ * The nonces from `from` up that live (not replaced) transactions of this signer hold on a chain, ascending: the
+ * ones `outgoing_txs_signer_nonce_key` keeps unique. A released nonce (`releaseOutgoingTxNonce`) is held by none.
+ */
+export async function listHeldOutgoingTxNonces(
   db: Kysely<Tables>,
   params: OutgoingTxSignerParameters,
-): Promise<bigint | undefined> {
-  const row = await db
+  from: bigint,
+): Promise<bigint[]> {
+  const rows = await db
     .selectFrom('outgoing_txs')
-    .select((eb) => eb.fn.max('nonce').as('nonce'))
+    .select('nonce')
     .where('chain_id', '=', params.chainId)
     .where('signer', '=', normalizeHex(params.signer))
+    .where('nonce', 'is not', null)
     .where('status', '<>', 'replaced')
-    .executeTakeFirst();
-  return row?.nonce == null ? undefined : toBigInt(row.nonce);
+    .where('nonce', '>=', from.toString())
+    .orderBy('nonce', 'asc')
+    .execute();
+  return rows.flatMap((row) => (row.nonce == null ? [] : [toBigInt(row.nonce)]));
 }
 
 export interface ReviseOutgoingTxParameters {

@@ -13,7 +13,7 @@ import {
   type Hex,
   type PublicClient,
 } from 'viem';
-import type { KyselyPlugin } from 'kysely';
+import { ColumnNode, ValueNode, type KyselyPlugin } from 'kysely';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createChainClients } from '../../src/chain/clients.js';
 import { createTransactionSender, type CreateTransactionSenderParameters } from '../../src/chain/sender.js';
@@ -27,6 +27,7 @@ import { isUniqueViolation } from '../../src/store/errors.js';
 import {
   getLiveOutgoingTx,
   getOutgoingTx,
+  insertOutgoingTx,
   outgoingTxRequestKindKey,
   type OutgoingTxRecord,
 } from '../../src/store/outgoingTxs.repository.js';
@@ -164,6 +165,53 @@ function holdUpdates() {
   return { plugin, open: () => open(), count: () => count };
 }
 
+/** A kysely plugin that holds the result of the first insert until `open()`; `inserts()` = inserts run so far. */
+function holdFirstInsert() {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const inserts = new WeakSet<object>();
+  let count = 0;
+  const plugin: KyselyPlugin = {
+    transformQuery({ node, queryId }) {
+      if (node.kind === 'InsertQueryNode') inserts.add(queryId);
+      return node;
+    },
+    async transformResult({ result, queryId }) {
+      if (inserts.has(queryId) && ++count === 1) await gate;
+      return result;
+    },
+  };
+  return { plugin, open: () => open(), inserts: () => count };
+}
+
+/**
+ * A kysely plugin that fails the first update writing a non-null `nonce` (a row re-signed on another nonce) before
+ * it runs, as a lost database connection would: nothing is written. Fault injection: the real database cannot be
+ * made to fail one chosen statement.
+ */
+function failFirstNonceRewrite() {
+  let failed = 0;
+  const plugin: KyselyPlugin = {
+    transformQuery({ node }) {
+      if (node.kind === 'UpdateQueryNode' && failed === 0) {
+        const rewritesNonce = (node.updates ?? []).some(
+          (update) =>
+            ColumnNode.is(update.column) &&
+            update.column.column.name === 'nonce' &&
+            !(ValueNode.is(update.value) && update.value.value === null),
+        );
+        if (rewritesNonce) {
+          failed++;
+          throw new Error('injected: the connection was lost');
+        }
+      }
+      return node;
+    },
+    transformResult: ({ result }) => Promise.resolve(result),
+  };
+  return { plugin, failed: () => failed };
+}
+
 async function expectNoReceipt(hash: Hex): Promise<void> {
   await expect(client.getTransactionReceipt({ hash })).rejects.toBeInstanceOf(TransactionReceiptNotFoundError);
 }
@@ -218,6 +266,119 @@ describe('createTransactionSender', () => {
       ]);
       const receipts = await Promise.all(rows.map((r) => sender.waitForReceipt(r.id)));
       expect(receipts.map((receipt) => receipt.status)).toEqual(['success', 'success']);
+    } finally {
+      held.open();
+    }
+  });
+
+  it('records the sends waiting for the queue in one statement; a rejected one in the batch leaves no nonce gap', async () => {
+    const held = holdFirstInsert();
+    const sender = makeSender({ db: database.db.withPlugin(held.plugin) });
+    const first = await pendingNonce();
+    try {
+      // The first send holds the queue (its row's insert is held) while three more join it.
+      const head = sender.send(payment({ value: 1n }));
+      await until(async () => held.inserts() === 1, 3_000);
+      // More than the solver owns, with an explicit gas limit: the node refuses it at broadcast. It joins first, so
+      // the two behind it in the batch were signed on nonces above its own.
+      const rejected = newRequestId();
+      const refused = expectGatewayError(
+        sender.send(payment({ requestId: rejected, value: 10n ** 30n, gas: 21_000n })),
+        'INSUFFICIENT_LIQUIDITY',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const behind = [sender.send(payment({ value: 2n })), sender.send(payment({ value: 3n }))];
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      held.open();
+      await refused;
+      const rows = [await head, ...(await Promise.all(behind))];
+      // One insert for the head, one for the batch of three.
+      expect(held.inserts()).toBe(2);
+      expect((await getLiveOutgoingTx(database.db, rejected, 'fill'))!).toMatchObject({
+        status: 'failed',
+        nonce: null,
+      });
+      // The two behind the rejected one were re-signed one nonce down: consecutive, and all mine.
+      expect(rows.map((r) => r.nonce)).toEqual([first, first + 1n, first + 2n]);
+      for (const r of rows) expect(parseTransaction(payloadOf(await row(r.id)).raw).nonce).toBe(Number(r.nonce));
+      const receipts = await Promise.all(rows.map((r) => sender.waitForReceipt(r.id)));
+      expect(receipts.map((receipt) => receipt.status)).toEqual(['success', 'success', 'success']);
+      expect(await minedNonce()).toBe(first + 3n);
+    } finally {
+      held.open();
+    }
+  });
+
+  it('hands a nonce released below recorded ones to the next send: no gap is left for the rows above it', async () => {
+    const start = await pendingNonce();
+    // A live row one nonce above the chain's next (as a batch whose re-signature failed leaves one): the nonce
+    // below it is free.
+    const above = await insertOutgoingTx(database.db, {
+      chainId: chain.id,
+      requestId: newRequestId(),
+      kind: 'fill',
+      signer: solverAddress(),
+      nonce: start + 1n,
+      status: 'prepared',
+      payload: {},
+      now: Date.now(),
+    });
+    try {
+      const sender = makeSender();
+      const next = await sender.send(payment());
+      expect(next.nonce).toBe(start);
+      expect((await sender.waitForReceipt(next.id)).status).toBe('success');
+    } finally {
+      // The stand-in row never reaches the chain: take it out of the signer's live nonces for the tests after.
+      await database.db.updateTable('outgoing_txs').set({ status: 'replaced' }).where('id', '=', above.id).execute();
+    }
+  });
+
+  it('a batch whose re-signature fails leaves the row on its nonce, and the gap goes to the next send: all mine', async () => {
+    const held = holdFirstInsert();
+    const fault = failFirstNonceRewrite();
+    const sender = makeSender({ db: database.db.withPlugin(held.plugin).withPlugin(fault.plugin) });
+    const first = await pendingNonce();
+    try {
+      const head = sender.send(payment({ value: 1n }));
+      await until(async () => held.inserts() === 1, 3_000);
+      // Rejected at broadcast (more than the solver owns), first in the batch; the next one's re-signature onto
+      // the released nonce fails; the last goes on its own recorded nonce.
+      const refused = expectGatewayError(
+        sender.send(payment({ value: 10n ** 30n, gas: 21_000n })),
+        'INSUFFICIENT_LIQUIDITY',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const stranded = sender.send(payment({ value: 2n }));
+      stranded.catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const last = sender.send(payment({ value: 3n }));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      held.open();
+      await refused;
+      await expect(stranded).rejects.toThrow(/injected/);
+      expect(fault.failed()).toBe(1);
+      const headRow = await head;
+      const lastRow = await last;
+      expect(headRow.nonce).toBe(first);
+      expect(lastRow.nonce).toBe(first + 3n);
+      // The stranded row kept its recorded nonce, never broadcast; the released one below it is free.
+      const strandedRow = (await database.db
+        .selectFrom('outgoing_txs')
+        .select(['id', 'nonce', 'status'])
+        .where('chain_id', '=', chain.id)
+        .where('nonce', '=', (first + 2n).toString())
+        .where('status', '<>', 'replaced')
+        .executeTakeFirst())!;
+      expect(strandedRow.status).toBe('prepared');
+      // The next send takes the gap, and waiting for the stranded row broadcasts it: everything mines.
+      const filler = await sender.send(payment({ value: 4n }));
+      expect(filler.nonce).toBe(first + 1n);
+      const receipts = await Promise.all(
+        [headRow.id, filler.id, strandedRow.id, lastRow.id].map((id) => sender.waitForReceipt(Number(id))),
+      );
+      expect(receipts.map((receipt) => receipt.status)).toEqual(['success', 'success', 'success', 'success']);
+      expect(await minedNonce()).toBe(first + 4n);
     } finally {
       held.open();
     }

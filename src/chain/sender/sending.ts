@@ -5,8 +5,9 @@ import type { SendParameters } from '../../core/solver/ports.js';
 import { isUniqueViolation } from '../../store/errors.js';
 import {
   getLiveOutgoingTx,
-  getMaxOutgoingTxNonce,
   insertOutgoingTx,
+  insertOutgoingTxs,
+  listHeldOutgoingTxNonces,
   listUnminedOutgoingTxs,
   outgoingTxRequestKindKey,
   outgoingTxSignerNonceKey,
@@ -32,6 +33,9 @@ import { assertRunning, crash, type SenderState } from './state.js';
 /** Attempts at finding a free nonce (another instance or a foreign transaction took it) before giving up. */
 const NONCE_ATTEMPTS = 5;
 
+/** Most sends one turn of the queue records in one statement and broadcasts together. */
+const SEND_BATCH = 16;
+
 export interface Sending {
   send: (tx: SendParameters) => Promise<OutgoingTxRecord>;
   recover: () => Promise<OutgoingTxRecord[]>;
@@ -48,6 +52,11 @@ export interface Sending {
  * broadcast marks the row `failed` with its nonce released, which the next send reuses; a nonce taken by a
  * transaction this sender did not make is skipped by re-signing the same row on the next free nonce. `recover`
  * rebroadcasts every unmined row in nonce order and reads the next nonce afresh.
+ *
+ * Sends that wait for the queue together (the fills of one origin block) take one turn: consecutive nonces, one
+ * insert of all their rows, then their broadcasts in nonce order (`turn`). Every row is still recorded before
+ * any broadcast; a rejected one releases its nonce and the rows after it, never broadcast, are re-signed one
+ * nonce down, so no gap is left (as a single send reuses a released nonce).
  */
 export function createSending(state: SenderState, gasValue: GasValue): Sending {
   const { chainId, client, address, db, log, now, scope } = state;
@@ -55,6 +64,8 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
   let nextNonce: bigint | undefined;
   /** Tail of the send queue (the per-sender mutex). */
   let queue: Promise<unknown> = Promise.resolve();
+  /** The nonce `release` gave back last (a batch re-signs the rows after it one nonce down). */
+  let released: bigint | undefined;
   /** Rows being marked `broadcast` after the queue (`send`), which `idle` waits for too. */
   const marks = new Set<Promise<OutgoingTxRecord>>();
 
@@ -64,16 +75,21 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
     return run;
   }
 
-  /** The larger of the chain's pending count and the highest recorded nonce + 1: never reuses a live nonce. */
+  /**
+   * The lowest nonce from the chain's pending count up that no live recorded transaction holds: never a live
+   * nonce, and a nonce released below recorded ones is handed out again rather than left as a gap (the rows above
+   * it could not be mined until it is used). Usually that is the highest recorded + 1, or the pending count.
+   */
   async function freshNonce(): Promise<bigint> {
-    const [pending, recorded] = await Promise.all([
-      client.getTransactionCount({ address, blockTag: 'pending' }).catch((error: unknown) => {
-        throw rpcFailure(state, 'reading the pending nonce', error);
-      }),
-      getMaxOutgoingTxNonce(db, scope),
-    ]);
-    const fromChain = BigInt(pending);
-    return recorded === undefined || recorded < fromChain ? fromChain : recorded + 1n;
+    const pending = await client.getTransactionCount({ address, blockTag: 'pending' }).catch((error: unknown) => {
+      throw rpcFailure(state, 'reading the pending nonce', error);
+    });
+    let nonce = BigInt(pending);
+    for (const held of await listHeldOutgoingTxNonces(db, scope, nonce)) {
+      if (held !== nonce) break;
+      nonce += 1n;
+    }
+    return nonce;
   }
 
   async function estimateGas(tx: SendParameters): Promise<bigint> {
@@ -108,6 +124,7 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
   async function release(row: OutgoingTxRecord, payload: TxPayload, message: string): Promise<void> {
     await releaseOutgoingTxNonce(db, row.id, { payload: toJson({ ...payload, error: message }), now: now() });
     nextNonce = undefined;
+    released = BigInt(payload.nonce);
   }
 
   /**
@@ -192,6 +209,226 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
     }
   }
 
+  /** A send whose gas and fees are read, waiting for its turn in the queue. */
+  interface Waiting {
+    tx: SendParameters;
+    gas: bigint;
+    fees: Fees;
+  }
+  type Sent = { row: OutgoingTxRecord; accepted?: Hex };
+  /** How a waiting send's caller learns its outcome. */
+  interface Settles {
+    settle: (outcome: Promise<Sent>) => void;
+    fail: (error: unknown) => void;
+  }
+  /** Sends waiting for the queue; the next turn takes all of them (at most `SEND_BATCH`). */
+  const waiting: Array<Waiting & Settles> = [];
+  let turnQueued = false;
+
+  function queued(send: Waiting): Promise<Sent> {
+    return new Promise<Sent>((resolve, reject) => {
+      waiting.push({ ...send, settle: (outcome) => void outcome.then(resolve, reject), fail: reject });
+      if (!turnQueued) {
+        turnQueued = true;
+        void serialized(turn);
+      }
+    });
+  }
+
+  /**
+   * One turn of the queue: the sends waiting now. One alone goes as before (`sendOne`). Several get consecutive
+   * nonces, are signed, and are recorded `prepared` in one statement before any of them is broadcast; then they
+   * are broadcast one after the other in nonce order, without a round trip to the database between them.
+   */
+  async function turn(): Promise<void> {
+    turnQueued = false;
+    const batch = waiting.splice(0, SEND_BATCH);
+    if (waiting.length > 0) {
+      turnQueued = true;
+      void serialized(turn);
+    }
+    if (batch.length === 1) {
+      const [one] = batch as [(typeof batch)[number]];
+      const outcome = sendOne(one);
+      one.settle(outcome);
+      await outcome.catch(() => undefined);
+      return;
+    }
+    let recorded: Array<{ row: OutgoingTxRecord; payload: TxPayload }> | undefined;
+    try {
+      assertRunning(state);
+      recorded = await recordBatch(batch);
+    } catch (error) {
+      for (const send of batch) send.fail(error);
+      return;
+    }
+    if (recorded === undefined) {
+      // A unique index refused the batch (a conflict, or a nonce another instance took): nothing was recorded
+      // and no nonce consumed; each goes on its own, which sorts out which one conflicts.
+      for (const send of batch) {
+        const outcome = sendOne(send);
+        send.settle(outcome);
+        await outcome.catch(() => undefined);
+      }
+      return;
+    }
+    for (const { row } of recorded) crash(state, 'recorded', row.kind);
+    await broadcastBatch(batch, recorded);
+  }
+
+  /** Signs the batch on consecutive nonces and records it (`prepared`); undefined when a unique index refused it. */
+  async function recordBatch(
+    batch: Waiting[],
+  ): Promise<Array<{ row: OutgoingTxRecord; payload: TxPayload }> | undefined> {
+    const first = nextNonce ?? (await freshNonce());
+    const payloads: TxPayload[] = [];
+    for (const [index, { tx, gas, fees }] of batch.entries()) {
+      const nonce = first + BigInt(index);
+      payloads.push(payloadOf(tx, gas, fees, nonce, await sign(state, { ...tx, gas, nonce, ...fees })));
+    }
+    let rows: OutgoingTxRecord[];
+    try {
+      rows = await insertOutgoingTxs(
+        db,
+        batch.map(({ tx }, index) => ({
+          chainId,
+          requestId: tx.requestId,
+          kind: tx.kind,
+          signer: state.signer,
+          nonce: first + BigInt(index),
+          status: 'prepared' as const,
+          payload: toJson(payloads[index]!),
+          now: now(),
+        })),
+      );
+    } catch (error) {
+      if (isUniqueViolation(error, outgoingTxRequestKindKey) || isUniqueViolation(error, outgoingTxSignerNonceKey))
+        return undefined;
+      throw error;
+    }
+    nextNonce = first + BigInt(batch.length);
+    return rows.map((row, index) => ({ row, payload: payloads[index]! }));
+  }
+
+  /**
+   * Broadcasts a recorded batch in nonce order. When the node refuses one outright its nonce is released
+   * (`broadcastNew`), and the rows after it, recorded but never broadcast, are re-signed one nonce down each
+   * before their broadcast, so no gap is left; a nonce taken elsewhere moves its row on as for a single send.
+   */
+  async function broadcastBatch(
+    batch: Array<Waiting & Settles>,
+    recorded: Array<{ row: OutgoingTxRecord; payload: TxPayload }>,
+  ): Promise<void> {
+    /** The nonce the next row moves to, once a nonce below it was released. */
+    let shiftTo: bigint | undefined;
+    let shifted = false;
+    for (const [index, send] of batch.entries()) {
+      let { row, payload } = recorded[index]!;
+      const tx = { ...send.tx, gas: send.gas, ...send.fees };
+      released = undefined;
+      let resignFailed = false;
+      const outcome = (async () => {
+        if (shiftTo !== undefined) {
+          const nonce = shiftTo;
+          shifted = true;
+          try {
+            ({ row, payload } = await resignAt(row, payload, tx, nonce));
+          } catch (error) {
+            resignFailed = true;
+            throw error;
+          }
+        }
+        return broadcastNew(row, payload, tx);
+      })();
+      send.settle(outcome);
+      await outcome.catch(() => undefined);
+      if (released !== undefined) shiftTo = released;
+      else if (resignFailed) {
+        // The row keeps its recorded nonce (`prepared`: its send failed, and resuming the request or a restart's
+        // recovery broadcasts it) and the rest go on their own; the nonce it did not move to stays free, and
+        // `freshNonce` hands that gap out to the next send.
+        shiftTo = undefined;
+      } else if (shiftTo !== undefined) shiftTo += 1n;
+    }
+    if (shifted || shiftTo !== undefined) nextNonce = undefined; // read the chain and the table again
+  }
+
+  /** Re-signs a `prepared` row, never broadcast, on the given nonce (a lower one, released just before). */
+  async function resignAt(
+    row: OutgoingTxRecord,
+    payload: TxPayload,
+    tx: SendParameters & { gas: bigint } & Fees,
+    nonce: bigint,
+  ): Promise<{ row: OutgoingTxRecord; payload: TxPayload }> {
+    const signed = await sign(state, { ...tx, nonce });
+    const next: TxPayload = { ...payload, nonce: nonce.toString(), raw: signed.raw, hash: signed.hash };
+    const revised = await reviseOutgoingTx(db, row.id, {
+      payload: toJson(next),
+      nonce,
+      fromStatuses: ['prepared'],
+      now: now(),
+    });
+    if (revised === null) throw new Error(`outgoing tx ${row.id} left 'prepared' while it was being sent`);
+    return { row: revised, payload: next };
+  }
+
+  function payloadOf(
+    tx: SendParameters,
+    gas: bigint,
+    fees: Fees,
+    nonce: bigint,
+    signed: { raw: Hex; hash: Hex },
+  ): TxPayload {
+    return {
+      to: tx.to,
+      data: tx.data,
+      value: tx.value.toString(),
+      gas: gas.toString(),
+      nonce: nonce.toString(),
+      maxFeePerGas: fees.maxFeePerGas.toString(),
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
+      raw: signed.raw,
+      hash: signed.hash,
+      initialMaxFeePerGas: fees.maxFeePerGas.toString(),
+      bumps: 0,
+      ...(tx.authorizationList === undefined ? {} : { authorizationList: tx.authorizationList }),
+    };
+  }
+
+  /** One send alone in its turn: take the next nonce, sign, record, broadcast. */
+  async function sendOne({ tx, gas, fees }: Waiting): Promise<Sent> {
+    assertRunning(state);
+    for (let attempt = 1; ; attempt++) {
+      const nonce = nextNonce ?? (await freshNonce());
+      const signed = await sign(state, { ...tx, gas, nonce, ...fees });
+      const payload = payloadOf(tx, gas, fees, nonce, signed);
+      let row: OutgoingTxRecord;
+      try {
+        row = await insertOutgoingTx(db, {
+          chainId,
+          requestId: tx.requestId,
+          kind: tx.kind,
+          signer: state.signer,
+          nonce,
+          status: 'prepared',
+          payload: toJson(payload),
+          now: now(),
+        });
+      } catch (error) {
+        // The nonce was not consumed: `nextNonce` is untouched.
+        if (isUniqueViolation(error, outgoingTxRequestKindKey)) throw conflict(tx, undefined, error);
+        if (isUniqueViolation(error, outgoingTxSignerNonceKey) && attempt < NONCE_ATTEMPTS) {
+          nextNonce = undefined; // another instance with this key recorded it; move past
+          continue;
+        }
+        throw error;
+      }
+      nextNonce = nonce + 1n;
+      crash(state, 'recorded', row.kind);
+      return broadcastNew(row, payload, { ...tx, gas, ...fees });
+    }
+  }
+
   async function send(tx: SendParameters): Promise<OutgoingTxRecord> {
     // The receipt will want the native price: read it while the transaction is on its way.
     gasValue.readAhead();
@@ -213,51 +450,7 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
       if (live !== undefined) throw conflict(tx, live.id);
       throw error;
     }
-    const sent = await serialized(async () => {
-      assertRunning(state);
-      for (let attempt = 1; ; attempt++) {
-        const nonce = nextNonce ?? (await freshNonce());
-        const signed = await sign(state, { ...tx, gas, nonce, ...fees });
-        const payload: TxPayload = {
-          to: tx.to,
-          data: tx.data,
-          value: tx.value.toString(),
-          gas: gas.toString(),
-          nonce: nonce.toString(),
-          maxFeePerGas: fees.maxFeePerGas.toString(),
-          maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
-          raw: signed.raw,
-          hash: signed.hash,
-          initialMaxFeePerGas: fees.maxFeePerGas.toString(),
-          bumps: 0,
-          ...(tx.authorizationList === undefined ? {} : { authorizationList: tx.authorizationList }),
-        };
-        let row: OutgoingTxRecord;
-        try {
-          row = await insertOutgoingTx(db, {
-            chainId,
-            requestId: tx.requestId,
-            kind: tx.kind,
-            signer: state.signer,
-            nonce,
-            status: 'prepared',
-            payload: toJson(payload),
-            now: now(),
-          });
-        } catch (error) {
-          // The nonce was not consumed: `nextNonce` is untouched.
-          if (isUniqueViolation(error, outgoingTxRequestKindKey)) throw conflict(tx, undefined, error);
-          if (isUniqueViolation(error, outgoingTxSignerNonceKey) && attempt < NONCE_ATTEMPTS) {
-            nextNonce = undefined; // another instance with this key recorded it; move past
-            continue;
-          }
-          throw error;
-        }
-        nextNonce = nonce + 1n;
-        crash(state, 'recorded', row.kind);
-        return broadcastNew(row, payload, { ...tx, gas, ...fees });
-      }
-    });
+    const sent = await queued({ tx, gas, fees });
     if (sent.accepted === undefined) return sent.row;
     const marking = markBroadcast(state, sent.row, sent.accepted);
     marks.add(marking);
