@@ -37,6 +37,8 @@ describe('npm start', () => {
     const run = start(cwd, { PORT: '0', DEVNET_BASE_PORT: '0', DEVNET_BLOCK_TIME: '1', GATEWAY_LOG_LEVEL: 'warn' });
     const [, url] = await run.waitFor(/Gateway ready at (http:\/\/\S+)/, 90_000);
     expect(run.output()).toMatch(/deploying/i);
+    // The hints are written after the ready line, and may reach this process in a later chunk.
+    await run.waitFor(/Press Ctrl-C to stop/, 30_000);
     expect(run.output()).toContain('curl');
     // No GATEWAY_DATA_DIR: PGlite on disk in a new directory of the OS temp dir, not in memory.
     const dataDir = /^Database: PGlite in (\S+) /m.exec(run.output())?.[1];
