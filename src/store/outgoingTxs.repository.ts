@@ -74,20 +74,25 @@ export async function insertOutgoingTx(
 ): Promise<OutgoingTxRecord> {
   const row = await db
     .insertInto('outgoing_txs')
-    .values({
-      chain_id: params.chainId,
-      request_id: normalizeHex(params.requestId),
-      kind: params.kind,
-      signer: normalizeHex(params.signer),
-      nonce: params.nonce == null ? null : params.nonce.toString(),
-      status: params.status ?? 'prepared',
-      payload: toJson(params.payload),
-      created_at: params.now,
-      updated_at: params.now,
-    })
+    .values(outgoingTxRow(params))
     .returningAll()
     .executeTakeFirstOrThrow();
   return toOutgoingTxRecord(row);
+}
+
+/** The `outgoing_txs` row an insert writes. */
+function outgoingTxRow(params: InsertOutgoingTxParameters) {
+  return {
+    chain_id: params.chainId,
+    request_id: normalizeHex(params.requestId),
+    kind: params.kind,
+    signer: normalizeHex(params.signer),
+    nonce: params.nonce == null ? null : params.nonce.toString(),
+    status: params.status ?? ('prepared' as const),
+    payload: toJson(params.payload),
+    created_at: params.now,
+    updated_at: params.now,
+  };
 }
 
 /**
@@ -101,19 +106,7 @@ export async function insertOutgoingTxs(
   if (params.length === 0) return [];
   const rows = await db
     .insertInto('outgoing_txs')
-    .values(
-      params.map((one) => ({
-        chain_id: one.chainId,
-        request_id: normalizeHex(one.requestId),
-        kind: one.kind,
-        signer: normalizeHex(one.signer),
-        nonce: one.nonce == null ? null : one.nonce.toString(),
-        status: one.status ?? 'prepared',
-        payload: toJson(one.payload),
-        created_at: one.now,
-        updated_at: one.now,
-      })),
-    )
+    .values(params.map(outgoingTxRow))
     .returningAll()
     .execute();
   const records = rows.map(toOutgoingTxRecord);

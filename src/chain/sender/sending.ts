@@ -190,18 +190,10 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
   async function resign(row: OutgoingTxRecord, payload: TxPayload, tx: SendParameters & { gas: bigint } & Fees) {
     for (let attempt = 1; ; attempt++) {
       const nonce = await freshNonce();
-      const signed = await sign(state, { ...tx, nonce });
-      const next: TxPayload = { ...payload, nonce: nonce.toString(), raw: signed.raw, hash: signed.hash };
       try {
-        const revised = await reviseOutgoingTx(db, row.id, {
-          payload: toJson(next),
-          nonce,
-          fromStatuses: ['prepared'],
-          now: now(),
-        });
-        if (revised === null) throw new Error(`outgoing tx ${row.id} left 'prepared' while it was being sent`);
+        const revised = await resignAt(row, payload, tx, nonce);
         nextNonce = nonce + 1n;
-        return { row: revised, payload: next };
+        return revised;
       } catch (error) {
         // Another instance with this key recorded that nonce meanwhile; `freshNonce` moves past it.
         if (!isUniqueViolation(error, outgoingTxSignerNonceKey) || attempt >= NONCE_ATTEMPTS) throw error;
@@ -353,7 +345,7 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
     if (shifted || shiftTo !== undefined) nextNonce = undefined; // read the chain and the table again
   }
 
-  /** Re-signs a `prepared` row, never broadcast, on the given nonce (a lower one, released just before). */
+  /** Re-signs a `prepared` row, never broadcast, on the given nonce (a lower one just released, or a fresh one). */
   async function resignAt(
     row: OutgoingTxRecord,
     payload: TxPayload,
