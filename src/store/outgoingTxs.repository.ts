@@ -104,11 +104,7 @@ export async function insertOutgoingTxs(
   params: readonly InsertOutgoingTxParameters[],
 ): Promise<OutgoingTxRecord[]> {
   if (params.length === 0) return [];
-  const rows = await db
-    .insertInto('outgoing_txs')
-    .values(params.map(outgoingTxRow))
-    .returningAll()
-    .execute();
+  const rows = await db.insertInto('outgoing_txs').values(params.map(outgoingTxRow)).returningAll().execute();
   const records = rows.map(toOutgoingTxRecord);
   // RETURNING's order is not promised: match each row back by its (request, kind), unique among live rows.
   return params.map((one) => {
