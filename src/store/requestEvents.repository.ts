@@ -21,6 +21,9 @@ export interface InsertRequestEventParameters {
   now: number;
 }
 
+/** The call that takes the outbox lock (`lockOutbox`), for a statement that takes it itself (`updateRequestStatus`). */
+export const outboxLock = sql`pg_advisory_xact_lock(hashtext('request_events:' || current_schema()))`;
+
 /**
  * Take the outbox lock of this schema until the current transaction ends.
  *
@@ -30,7 +33,7 @@ export interface InsertRequestEventParameters {
  * order. Taken first in a status change (before any row lock), so it cannot deadlock with request row locks.
  */
 export async function lockOutbox(trx: Kysely<Tables>): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtext('request_events:' || current_schema()))`.execute(trx);
+  await sql`select ${outboxLock}`.execute(trx);
 }
 
 /**

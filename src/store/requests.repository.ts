@@ -3,11 +3,11 @@
  * volume, the status writes (each with its outbox, `requestOutbox.ts`) and the retention job's deletes. The record
  * itself is `requestRecord.ts`; the history's lists are `listRequests.repository.ts`.
  */
-import { CompiledQuery, sql, type Insertable, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { appendUnique } from './fragments.js';
 import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toUint256 } from './mappers.js';
-import { lockOutbox } from './requestEvents.repository.js';
-import { writeStatusOutbox } from './requestOutbox.js';
+import { outboxLock, REQUEST_EVENTS_CHANNEL } from './requestEvents.repository.js';
+import { outboxInStatement, statusSnapshotInStatement, writeStatusOutbox } from './requestOutbox.js';
 import { toRequestRecord, type RequestRecord } from './requestRecord.js';
 import type { RequestStatus } from './requestStatus.js';
 import type { JsonObject, JsonValue, RequestsTable, Tables } from './tables.js';
@@ -172,6 +172,10 @@ export interface UpdateRequestStatusParameters {
  * Change a request's status and append its event (the outbox row) in one transaction: both commit or neither
  * does. When `db` is already a transaction, it runs inside it. Returns the updated request, or null when the
  * request does not exist or its status did not match `fromStatus` (nothing is written then).
+ *
+ * One statement takes the outbox lock, updates the row and, for most rows, inserts the event and notifies
+ * (`moveRequestStatus`); the rest of an outbox (a deposit address's fields, a webhook delivery, a fill's ledger
+ * movements) follows in the same transaction (`writeStatusOutbox`).
  */
 export async function updateRequestStatus(
   db: Kysely<Tables>,
@@ -179,9 +183,56 @@ export async function updateRequestStatus(
   params: UpdateRequestStatusParameters,
 ): Promise<RequestRecord | null> {
   if (!db.isTransaction) return db.transaction().execute((trx) => updateRequestStatus(trx, id, params));
+  return (await moveRequestStatus(db, id, params, undefined)).moved;
+}
 
-  await lockOutbox(db);
-  let query = db
+/**
+ * A deposit's claim for its request, in the caller's transaction: the deposit's move from `confirmed` to
+ * `consumed` (the one decision between instances: only one claim consumes it) and, only when that happened, the
+ * request's status change with its outbox, as `updateRequestStatus`. One statement for both. `consumed` false:
+ * nothing was written. `consumed` with `moved` null: the request did not match `fromStatus`; the deposit's move
+ * stands in the transaction (the caller goes on or rolls back).
+ */
+export async function claimDepositForRequest(
+  trx: Kysely<Tables>,
+  depositId: number,
+  requestId: string,
+  params: UpdateRequestStatusParameters,
+): Promise<{ consumed: boolean; moved: RequestRecord | null }> {
+  if (!trx.isTransaction) throw new Error('claimDepositForRequest runs in a transaction');
+  return moveRequestStatus(trx, requestId, params, depositId);
+}
+
+/** The answer of `moveRequestStatus`: the moved row's columns (null when nothing moved), and what else it did. */
+type MovedRow = Omit<Selectable<RequestsTable>, 'id'> & {
+  id: string | null;
+  /** The event the statement inserted; null when `writeStatusOutbox` writes it (or nothing moved). */
+  outbox_event_id: unknown;
+  outbox_notified: unknown;
+  deposit_consumed: boolean;
+};
+
+/**
+ * The status change as one statement: the outbox lock (`outboxLock`) taken first, before the request's row is
+ * locked (the update's rows wait for it: `exists (select 1 from locked)`), so every event id is still drawn under
+ * the lock and the lock still comes before any request row lock. With `depositId`, the deposit's conditional
+ * update comes first and the lock is taken only for the row it returns, so nothing else happens when it returns
+ * none; the lock then follows the deposit's row lock, as when the claim ran these as separate statements.
+ */
+async function moveRequestStatus(
+  db: Kysely<Tables>,
+  id: string,
+  params: UpdateRequestStatusParameters,
+  depositId: number | undefined,
+): Promise<{ consumed: boolean; moved: RequestRecord | null }> {
+  const from: readonly RequestStatus[] | undefined =
+    params.fromStatus === undefined
+      ? undefined
+      : typeof params.fromStatus === 'string'
+        ? [params.fromStatus]
+        : params.fromStatus;
+  if (from !== undefined && from.length === 0 && depositId === undefined) return { consumed: false, moved: null };
+  let update = db
     .updateTable('requests')
     .set({
       status: params.status,
@@ -198,20 +249,38 @@ export async function updateRequestStatus(
         : { fees_actual: params.feesActual === null ? null : toJson(params.feesActual) }),
       ...(params.amountOut === undefined ? {} : { amount_out: toUint256(params.amountOut) }),
     })
-    .where('id', '=', normalizeHex(id));
-  if (params.fromStatus !== undefined) {
-    const from: readonly RequestStatus[] =
-      typeof params.fromStatus === 'string' ? [params.fromStatus] : params.fromStatus;
-    if (from.length === 0) return null;
-    query = query.where('status', 'in', from);
-  }
-  const row = await query.returningAll().executeTakeFirst();
-  if (row === undefined) return null;
-
-  const record = toRequestRecord(row);
-  // The outbox lock is held since the first statement of this transaction.
-  await writeStatusOutbox(db, record, params.now);
-  return record;
+    .where('id', '=', normalizeHex(id))
+    .where(sql<boolean>`exists (select 1 from locked)`);
+  if (from !== undefined) update = from.length === 0 ? update.where(sql<boolean>`false`) : update.where('status', 'in', from);
+  const consume =
+    depositId === undefined
+      ? sql``
+      : sql`consumed as (
+          update deposits set status = 'consumed', updated_at = ${params.now}
+          where id = ${depositId} and status = 'confirmed'
+          returning id
+        ), `;
+  const { rows } = await sql<MovedRow>`
+    with ${consume}locked as (select ${outboxLock} as locked${depositId === undefined ? sql`` : sql` from consumed`}),
+    moved as (${update.returningAll()}),
+    event as (
+      insert into request_events (request_id, status, payload, created_at)
+      select id, status, ${statusSnapshotInStatement}, ${params.now}::bigint from moved where ${outboxInStatement}
+      returning id
+    )
+    select moved.*, (select id from event) as outbox_event_id,
+      (select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) from event) as outbox_notified,
+      ${depositId === undefined ? sql`true` : sql`exists (select 1 from consumed)`} as deposit_consumed
+    from (select 1) as one left join moved on true`.execute(db);
+  const row = rows[0];
+  const consumed = row?.deposit_consumed === true;
+  // One row always (`from (select 1)`); its request columns are null when nothing moved.
+  if (row?.id == null) return { consumed, moved: null };
+  const { id: movedId, outbox_event_id: eventId, outbox_notified: _notified, deposit_consumed: _consumed, ...rest } = row;
+  const record = toRequestRecord({ ...rest, id: movedId });
+  // The lock is held since this statement (it took it before the update); the rest of the outbox goes beside.
+  if (eventId === null) await writeStatusOutbox(db, record, params.now);
+  return { consumed, moved: record };
 }
 
 /**

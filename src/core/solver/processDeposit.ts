@@ -1,7 +1,7 @@
 import type { Address } from 'viem';
 import { updateDepositStatus, type DepositRecord } from '../../store/deposits.repository.js';
 import { attachDepositToFastFill } from '../../store/fastFills.repository.js';
-import { getRequest, updateRequestStatus } from '../../store/requests.repository.js';
+import { claimDepositForRequest, getRequest } from '../../store/requests.repository.js';
 import { crashPoint } from '../faults.js';
 import { statusMoves, type FailReason } from '../requests/statusMachine.js';
 import { decideAndFill } from './decide.js';
@@ -30,27 +30,26 @@ export async function processDeposit(scope: SolverScope, deposit: DepositRecord)
   const claim = await db
     .transaction()
     .execute(async (trx) => {
-      const consumed = await updateDepositStatus(trx, deposit.id, {
-        status: 'consumed',
-        fromStatus: 'confirmed',
-        now: ctx.now(),
-      });
-      if (consumed === null) return 'taken' as const;
+      const now = ctx.now();
       if (request !== undefined && verdict !== undefined && verdict.kind !== 'stray') {
         // `depositing`: the gateway sent this deposit itself for the user's permit (`src/core/permits`) or
-        // gasless batch (`POST /execute`).
-        const moved = await updateRequestStatus(trx, request.id, {
+        // gasless batch (`POST /execute`). The deposit's consumption and the request's move are one statement.
+        const { consumed, moved } = await claimDepositForRequest(trx, deposit.id, request.id, {
           status: statusMoves.claim.to,
           fromStatus: statusMoves.claim.from,
           inTxHash: deposit.txHash,
-          now: ctx.now(),
+          now,
         });
+        if (!consumed) return 'taken' as const;
         if (moved !== null) return moved;
         // The first matching deposit of a fast-filled request pays for the fill (and releases the key's hold).
         if (verdict.kind === 'pays') {
-          const attached = await attachDepositToFastFill(trx, request.id, deposit.txHash, ctx.now());
+          const attached = await attachDepositToFastFill(trx, request.id, deposit.txHash, now);
           if (attached !== null) return 'fast' as const;
         }
+      } else {
+        const consumed = await updateDepositStatus(trx, deposit.id, { status: 'consumed', fromStatus: 'confirmed', now });
+        if (consumed === null) return 'taken' as const;
       }
       throw new NotOwnDeposit(request === undefined ? 'orphan' : verdict?.kind === 'pays' ? 'extra' : 'stray');
     })
