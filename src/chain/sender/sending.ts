@@ -39,7 +39,10 @@ const SEND_BATCH = 16;
 export interface Sending {
   send: (tx: SendParameters) => Promise<OutgoingTxRecord>;
   recover: () => Promise<OutgoingTxRecord[]>;
-  /** Settles once the sends and the recovery queued so far have (their rows marked `broadcast` included). */
+  /**
+   * Settles once the sends and the recovery queued so far have, their rows' moves to `broadcast` included (a send
+   * returns before its row's move lands).
+   */
   idle(): Promise<unknown>;
 }
 
@@ -66,7 +69,7 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
   let queue: Promise<unknown> = Promise.resolve();
   /** The nonce `release` gave back last (a batch re-signs the rows after it one nonce down). */
   let released: bigint | undefined;
-  /** Rows being marked `broadcast` after the queue (`send`), which `idle` waits for too. */
+  /** Rows being marked `broadcast` beside their senders (`send` returns first), which `idle` waits for too. */
   const marks = new Set<Promise<OutgoingTxRecord>>();
 
   function serialized<T>(work: () => Promise<T>): Promise<T> {
@@ -444,11 +447,34 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
     }
     const sent = await queued({ tx, gas, fees });
     if (sent.accepted === undefined) return sent.row;
-    const marking = markBroadcast(state, sent.row, sent.accepted);
+    // The caller goes on once the node has the transaction (a fill writes `submitted` next), its row's move to
+    // `broadcast` going on beside: the record returned is the row as that move writes it. Until the move lands the
+    // row is `prepared`, which a receipt wait rebroadcasts (the node answers "already known") and a restart's
+    // recovery rebroadcasts, exactly as after a crash right after the broadcast; a failed move is left to them.
+    const at = now();
+    const marking = markBroadcast(state, sent.row, sent.accepted, at);
     marks.add(marking);
-    void marking.finally(() => marks.delete(marking)).catch(() => undefined);
-    return marking;
+    void marking
+      .finally(() => marks.delete(marking))
+      .catch((error: unknown) =>
+        log.warn(
+          { ...scope, requestId: sent.row.requestId, outgoingTxId: sent.row.id, err: error },
+          "marking a broadcast transaction failed; it stays 'prepared' and is rebroadcast until mined",
+        ),
+      );
+    return asBroadcast(sent.row, sent.accepted, at);
   }
+
+  /** A `prepared` row as `markBroadcast` leaves it: `broadcast`, with the accepted hash. */
+  const asBroadcast = (row: OutgoingTxRecord, hash: Hex, at: number): OutgoingTxRecord => {
+    const accepted = hash.toLowerCase();
+    return {
+      ...row,
+      status: 'broadcast',
+      hashes: row.hashes.includes(accepted) ? row.hashes : [...row.hashes, accepted],
+      updatedAt: at,
+    };
+  };
 
   const conflict = (tx: SendParameters, existingId?: number, cause?: unknown) =>
     new GatewayError('CONFLICT', `A live ${tx.kind} transaction already exists for request ${tx.requestId}`, {
