@@ -90,17 +90,12 @@ export async function broadcast(state: SenderState, raw: Hex, hash: Hex): Promis
 }
 
 /** A `prepared` row a node accepted becomes `broadcast` with that hash (re-read if it moved on meanwhile). */
-export async function markBroadcast(
-  state: SenderState,
-  row: OutgoingTxRecord,
-  hash: Hex,
-  now = state.now(),
-): Promise<OutgoingTxRecord> {
+export async function markBroadcast(state: SenderState, row: OutgoingTxRecord, hash: Hex): Promise<OutgoingTxRecord> {
   const updated = await updateOutgoingTx(state.db, row.id, {
     status: 'broadcast',
     fromStatus: 'prepared',
     hash,
-    now,
+    now: state.now(),
   });
   return updated ?? (await getOutgoingTx(state.db, row.id)) ?? row;
 }

@@ -9,6 +9,7 @@ import {
   insertOutgoingTxs,
   listHeldOutgoingTxNonces,
   listUnminedOutgoingTxs,
+  markOutgoingTxsBroadcast,
   outgoingTxRequestKindKey,
   outgoingTxSignerNonceKey,
   releaseOutgoingTxNonce,
@@ -70,7 +71,7 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
   /** The nonce `release` gave back last (a batch re-signs the rows after it one nonce down). */
   let released: bigint | undefined;
   /** Rows being marked `broadcast` beside their senders (`send` returns first), which `idle` waits for too. */
-  const marks = new Set<Promise<OutgoingTxRecord>>();
+  const marks = new Set<Promise<void>>();
 
   function serialized<T>(work: () => Promise<T>): Promise<T> {
     const run = queue.then(work);
@@ -452,7 +453,7 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
     // row is `prepared`, which a receipt wait rebroadcasts (the node answers "already known") and a restart's
     // recovery rebroadcasts, exactly as after a crash right after the broadcast; a failed move is left to them.
     const at = now();
-    const marking = markBroadcast(state, sent.row, sent.accepted, at);
+    const marking = markBeside(sent.row.id, sent.accepted, at);
     marks.add(marking);
     void marking
       .finally(() => marks.delete(marking))
@@ -463,6 +464,33 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
         ),
       );
     return asBroadcast(sent.row, sent.accepted, at);
+  }
+
+  /** Moves to `broadcast` waiting to be written; the next write takes all of them. */
+  const unmarked: Array<{ id: number; hash: Hex; now: number; settle: (written: Promise<unknown>) => void }> = [];
+  let marksWriting = false;
+
+  /**
+   * Writes a row's move to `broadcast` (`markBroadcast`'s, without its read back): the first at once, and those
+   * that come while a write is under way (the rest of a batch, as their broadcasts are accepted) together in the
+   * next statement (`markOutgoingTxsBroadcast`), a round trip each saved on the way of the fills' `submitted`.
+   */
+  function markBeside(id: number, hash: Hex, at: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      unmarked.push({ id, hash, now: at, settle: (written) => void written.then(() => resolve(), reject) });
+      if (!marksWriting) void writeMarks();
+    });
+  }
+
+  async function writeMarks(): Promise<void> {
+    marksWriting = true;
+    while (unmarked.length > 0) {
+      const group = unmarked.splice(0);
+      const written = markOutgoingTxsBroadcast(db, group);
+      for (const mark of group) mark.settle(written);
+      await written.catch(() => undefined);
+    }
+    marksWriting = false;
   }
 
   /** A `prepared` row as `markBroadcast` leaves it: `broadcast`, with the accepted hash. */
