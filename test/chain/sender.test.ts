@@ -271,24 +271,24 @@ describe('createTransactionSender', () => {
     }
   });
 
-  it("returns a send once the node accepted it, before its row's move to broadcast lands (idle waits for that)", async () => {
+  it("returns a send once the node accepted it, before its row's move to broadcast is answered (stop waits for it)", async () => {
     const held = holdUpdates();
     const sender = makeSender({ db: database.db.withPlugin(held.plugin) });
     try {
-      // The mark's answer is held: before, the send waited for it (this await never resolved until `open`).
+      // The move's answer is held: before, the send waited for it (this await never resolved until `open`).
       const sent = await sender.send(payment());
       const payload = payloadOf(sent);
       expect(sent).toMatchObject({ status: 'broadcast', hashes: [payload.hash] });
-      expect(held.count()).toBe(1);
-      let idle = false;
-      const idling = sender.idle().then(() => (idle = true));
+      await until(async () => held.count() === 1);
+      let stopped = false;
+      const stopping = sender.stop().then(() => (stopped = true));
       await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(idle).toBe(false);
+      expect(stopped).toBe(false);
       held.open();
-      await idling;
+      await stopping;
       // The record returned is the row as its move wrote it.
       expect(await row(sent.id)).toEqual(sent);
-      expect((await sender.waitForReceipt(sent.id)).status).toBe('success');
+      expect((await makeSender().waitForReceipt(sent.id)).status).toBe('success');
     } finally {
       held.open();
     }
@@ -306,17 +306,16 @@ describe('createTransactionSender', () => {
     const sender = makeSender({ db: database.db.withPlugin(failFirstUpdate) });
     const sent = await sender.send(payment());
     expect(sent.status).toBe('broadcast');
-    await sender.idle();
-    expect(failed).toBeGreaterThanOrEqual(1);
-    expect((await row(sent.id)).status).toBe('prepared');
-    expect(
+    await until(async () =>
       logs.some(
         (entry) =>
           entry.level === 'warn' &&
           (entry.obj as { outgoingTxId?: number }).outgoingTxId === sent.id &&
           entry.msg?.startsWith('marking a broadcast transaction failed') === true,
       ),
-    ).toBe(true);
+    );
+    expect(failed).toBe(1);
+    expect((await row(sent.id)).status).toBe('prepared');
     const receipt = await sender.waitForReceipt(sent.id);
     expect(receipt).toMatchObject({ status: 'success', hash: payloadOf(sent).hash });
     expect(await row(sent.id)).toMatchObject({ status: 'confirmed', hashes: [payloadOf(sent).hash] });
