@@ -146,6 +146,46 @@ export async function getRequest(db: Kysely<Tables>, id: string): Promise<Reques
   return row === undefined ? undefined : toRequestRecord(row);
 }
 
+/** Several requests by id (any hex casing), by lower-case id; ids not found are absent. */
+export async function getRequests(db: Kysely<Tables>, ids: readonly string[]): Promise<Map<string, RequestRecord>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('requests').selectAll().where('id', 'in', ids.map(normalizeHex)).execute();
+  return new Map(rows.map((row) => [row.id, toRequestRecord(row)]));
+}
+
+/**
+ * `getRequest` for a caller that reads many requests at about the same time (the solver, given a block's deposits
+ * together): the first read goes at once, and the reads asked for while one is under way go together in the next
+ * statement (`getRequests`). Every answer is read after it was asked for, as a lone `getRequest` would be.
+ */
+export function coalescedRequestReads(db: Kysely<Tables>): (id: string) => Promise<RequestRecord | undefined> {
+  const asked = new Map<string, Array<(read: Promise<Map<string, RequestRecord>>) => void>>();
+  let reading = false;
+  async function readAll(): Promise<void> {
+    reading = true;
+    while (asked.size > 0) {
+      const group = [...asked];
+      asked.clear();
+      const ids = group.map(([id]) => id);
+      const read =
+        ids.length === 1
+          ? getRequest(db, ids[0]!).then((one) => new Map<string, RequestRecord>(one === undefined ? [] : [[one.id, one]]))
+          : getRequests(db, ids);
+      for (const [, settles] of group) for (const settle of settles) settle(read);
+      await read.catch(() => undefined);
+    }
+    reading = false;
+  }
+  return (id) =>
+    new Promise<RequestRecord | undefined>((resolve, reject) => {
+      const key = normalizeHex(id);
+      const settles = asked.get(key) ?? [];
+      settles.push((read) => void read.then((found) => resolve(found.get(key)), reject));
+      asked.set(key, settles);
+      if (!reading) void readAll();
+    });
+}
+
 export interface UpdateRequestStatusParameters {
   status: RequestStatus;
   /**

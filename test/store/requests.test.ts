@@ -1,10 +1,11 @@
-import { sql } from 'kysely';
+import { sql, type KyselyPlugin } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isUniqueViolation } from '../../src/store/errors.js';
 import { listEventsAfter, listEventsForRequest } from '../../src/store/requestEvents.repository.js';
 import { getDeposit, insertDeposit, updateDepositStatus } from '../../src/store/deposits.repository.js';
 import {
   claimDepositForRequest,
+  coalescedRequestReads,
   getRequest,
   insertRequest,
   insertRequests,
@@ -312,6 +313,37 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
     ).toEqual({ consumed: false, moved: null });
     expect((await getRequest(db, other.id))?.status).toBe('waiting');
     expect(await listEventsForRequest(db, other.id)).toEqual([]);
+  });
+
+  it('reads the requests asked for while a read is under way together, each read after it was asked for', async () => {
+    const { db } = database();
+    const [a, b, c] = [
+      await insertRequest(db, newRequest()),
+      await insertRequest(db, newRequest()),
+      await insertRequest(db, newRequest()),
+    ];
+    let selects = 0;
+    const counting: KyselyPlugin = {
+      transformQuery({ node }) {
+        if (node.kind === 'SelectQueryNode') selects++;
+        return node;
+      },
+      transformResult: ({ result }) => Promise.resolve(result),
+    };
+    const read = coalescedRequestReads(db.withPlugin(counting));
+    const answers = await Promise.all([
+      read(a.id),
+      read(b.id.toUpperCase().replace('0X', '0x')),
+      read(c.id),
+      read(a.id),
+      read(hex32(0xdead_beef)),
+    ]);
+    expect(answers).toEqual([a, b, c, a, undefined]);
+    // The first alone, the four asked for meanwhile in one statement.
+    expect(selects).toBe(2);
+    const moved = await updateRequestStatus(db, a.id, { status: 'pending', now: a.createdAt + 1 });
+    expect(await read(a.id)).toEqual(moved);
+    expect(selects).toBe(3);
   });
 
   it('sets, keeps and clears the fail reasons and details', async () => {

@@ -17,7 +17,8 @@ import type { SolverScope } from './scope.js';
 export async function processDeposit(scope: SolverScope, deposit: DepositRecord): Promise<void> {
   const { ctx } = scope;
   const { db, log } = ctx;
-  const request = await getRequest(db, deposit.requestId);
+  // Read with the other deposits handed on with it (one statement for a block's).
+  const request = await scope.readRequest(deposit.requestId);
   // A sweep of a deposit address is sent by the solver itself, under the request the gateway decided the transfer
   // pays (`src/core/depositAddresses/processor.ts`): it is the order's own deposit, as if its user had sent it.
   const swept = deposit.sender !== null && deposit.sender.toLowerCase() === ctx.solver.address.toLowerCase();

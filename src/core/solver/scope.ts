@@ -1,3 +1,4 @@
+import type { RequestRecord } from '../../store/requestRecord.js';
 import type { CoreContext } from '../context.js';
 import type { FillGate } from './fillGate.js';
 import type { Lanes } from './lanes.js';
@@ -15,6 +16,8 @@ export interface SolverScope {
   gate: Pick<FillGate, 'check'>;
   /** Runs work in the lane of its key, after the work queued before it (`lanes.ts`). */
   enqueue: Lanes['enqueue'];
+  /** `getRequest`, the reads asked for together (a block's deposits) going in one statement. */
+  readRequest(this: void, id: string): Promise<RequestRecord | undefined>;
   /** Gas limits from each request's latest fill simulation, used by the fill that follows it. */
   simulatedGas: Map<string, bigint>;
 }

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import type { DepositRecord } from '../../store/deposits.repository.js';
-import { getRequest } from '../../store/requests.repository.js';
+import { coalescedRequestReads, getRequest } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
 import { validateFill } from './decide.js';
 import { fill } from './fill.js';
@@ -71,6 +71,7 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     },
     gate,
     enqueue: lanes.enqueue,
+    readRequest: coalescedRequestReads(ctx.db),
     simulatedGas: new Map(),
   };
 
