@@ -254,7 +254,7 @@ type MovedRow = Omit<Selectable<RequestsTable>, 'id'> & {
 
 /**
  * The status change as one statement: the outbox lock (`outboxLock`) taken first, before the request's row is
- * locked (the update's rows wait for it: `exists (select 1 from locked)`), so every event id is still drawn under
+ * locked (the update's rows wait for it: `exists (select 1 from outbox_lock)`), so every event id is still drawn under
  * the lock and the lock still comes before any request row lock. With `depositId`, the deposit's conditional
  * update comes first and the lock is taken only for the row it returns, so nothing else happens when it returns
  * none; the lock then follows the deposit's row lock, as when the claim ran these as separate statements.
@@ -290,7 +290,7 @@ async function moveRequestStatus(
       ...(params.amountOut === undefined ? {} : { amount_out: toUint256(params.amountOut) }),
     })
     .where('id', '=', normalizeHex(id))
-    .where(sql<boolean>`exists (select 1 from locked)`);
+    .where(sql<boolean>`exists (select 1 from outbox_lock)`);
   if (from !== undefined) update = from.length === 0 ? update.where(sql<boolean>`false`) : update.where('status', 'in', from);
   const consume =
     depositId === undefined
@@ -301,15 +301,15 @@ async function moveRequestStatus(
           returning id
         ), `;
   const { rows } = await sql<MovedRow>`
-    with ${consume}locked as (select ${outboxLock} as locked${depositId === undefined ? sql`` : sql` from consumed`}),
+    with ${consume}outbox_lock as (select ${outboxLock} as taken${depositId === undefined ? sql`` : sql` from consumed`}),
     moved as (${update.returningAll()}),
-    event as (
+    moved_event as (
       insert into request_events (request_id, status, payload, created_at)
       select id, status, ${statusSnapshotInStatement}, ${params.now}::bigint from moved where ${outboxInStatement}
       returning id
     )
-    select moved.*, (select id from event) as outbox_event_id,
-      (select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) from event) as outbox_notified,
+    select moved.*, (select id from moved_event) as outbox_event_id,
+      (select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) from moved_event) as outbox_notified,
       ${depositId === undefined ? sql`true` : sql`exists (select 1 from consumed)`} as deposit_consumed
     from (select 1) as one left join moved on true`.execute(db);
   const row = rows[0];
