@@ -16,7 +16,7 @@ import { enqueueWebhookDelivery } from './webhookDeliveries.repository.js';
 /**
  * Write the outbox of a status change that `record` is the result of: its event, its webhook delivery when an API
  * key quoted it, and its ledger movements when it became `success`. `db` is the transaction of the change, holding
- * the outbox lock (`lockOutbox`), so all of it commits with the change or not at all.
+ * the outbox lock (`outboxLock`), so all of it commits with the change or not at all.
  */
 export async function writeStatusOutbox(db: Kysely<Tables>, record: RequestRecord, now: number): Promise<void> {
   const event = await insertRequestEvent(db, {
