@@ -5,7 +5,7 @@
  */
 import { CompiledQuery, sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { appendUnique } from './fragments.js';
-import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toUint256 } from './mappers.js';
+import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toUint256 } from './mappers.js';
 import { outboxLock, REQUEST_EVENTS_CHANNEL } from './requestEvents.repository.js';
 import { outboxInStatement, statusSnapshotInStatement, writeStatusOutbox } from './requestOutbox.js';
 import { toRequestRecord, type RequestRecord } from './requestRecord.js';
@@ -241,6 +241,91 @@ export async function claimDepositForRequest(
 ): Promise<{ consumed: boolean; moved: RequestRecord | null }> {
   if (!trx.isTransaction) throw new Error('claimDepositForRequest runs in a transaction');
   return moveRequestStatus(trx, requestId, params, depositId);
+}
+
+/** One deposit to claim for its request in `claimDepositsForRequests`. */
+export interface GroupedDepositClaim {
+  depositId: number;
+  requestId: string;
+  /** The deposit's `updatedAt` as it was `confirmed`: restored when its claim is undone. */
+  confirmedAt: number;
+}
+
+/**
+ * `claimDepositForRequest` for several deposits of distinct requests, in the caller's transaction, in one statement:
+ * every deposit's conditional move to `consumed` first (their row locks, then the outbox lock, then the requests'
+ * rows, the order every claim takes them in), then each consumed deposit's request moved with its hash appended
+ * and its outbox written. Answers in the order given: the request as moved; `taken` when the deposit was no longer
+ * `confirmed` (nothing written); `unmoved` when its request did not match `fromStatus`: that deposit's move is
+ * undone in the transaction (`confirmed` again, its `updatedAt` restored), so the caller claims it on its own.
+ */
+export async function claimDepositsForRequests(
+  trx: Kysely<Tables>,
+  claims: readonly GroupedDepositClaim[],
+  params: { status: RequestStatus; fromStatus: readonly RequestStatus[]; now: number },
+): Promise<Array<RequestRecord | 'taken' | 'unmoved'>> {
+  if (!trx.isTransaction) throw new Error('claimDepositsForRequests runs in a transaction');
+  if (claims.length === 0) return [];
+  // Two deposits of one request would both join its one moved row: each request once.
+  const requestIds = claims.map((claim) => normalizeHex(claim.requestId));
+  if (new Set(requestIds).size !== requestIds.length) throw new Error('claimDepositsForRequests: a request twice');
+  if (params.fromStatus.length === 0) throw new Error('claimDepositsForRequests: no status to move from');
+  const { rows } = await sql<
+    Omit<MovedRow, 'outbox_event_id' | 'deposit_consumed'> & { claimed_deposit_id: string | number; outbox_written: boolean }
+  >`
+    with consumed as (
+      update deposits set status = 'consumed', updated_at = ${params.now}
+      where id in (${sql.join(claims.map((claim) => claim.depositId))}) and status = 'confirmed'
+      returning id, request_id, tx_hash
+    ),
+    outbox_lock as (select ${outboxLock} as taken from (select 1 from consumed limit 1) as any_consumed),
+    moved as (
+      update requests
+      set status = ${params.status}, updated_at = greatest(requests.updated_at, ${params.now}),
+        in_tx_hashes = case when requests.in_tx_hashes @> jsonb_build_array(consumed.tx_hash) then requests.in_tx_hashes
+          else requests.in_tx_hashes || jsonb_build_array(consumed.tx_hash) end
+      from consumed
+      where requests.id = consumed.request_id and requests.status in (${sql.join(params.fromStatus)})
+        and exists (select 1 from outbox_lock)
+      returning requests.*
+    ),
+    moved_event as (
+      insert into request_events (request_id, status, payload, created_at)
+      select id, status, ${statusSnapshotInStatement}, ${params.now}::bigint from moved where ${outboxInStatement}
+      returning request_id
+    )
+    select consumed.id as claimed_deposit_id, moved.*,
+      exists (select 1 from moved_event where moved_event.request_id = consumed.request_id) as outbox_written,
+      (select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) from moved_event limit 1) as outbox_notified
+    from consumed left join moved on moved.id = consumed.request_id`.execute(trx);
+  const byDeposit = new Map(rows.map((row) => [toNumber(row.claimed_deposit_id), row]));
+  const answers: Array<RequestRecord | 'taken' | 'unmoved'> = [];
+  for (const claim of claims) {
+    const row = byDeposit.get(claim.depositId);
+    if (row === undefined) answers.push('taken');
+    else if (row.id === null) {
+      await trx
+        .updateTable('deposits')
+        .set({ status: 'confirmed', updated_at: claim.confirmedAt })
+        .where('id', '=', claim.depositId)
+        .where('status', '=', 'consumed')
+        .execute();
+      answers.push('unmoved');
+    } else {
+      const {
+        id: movedId,
+        claimed_deposit_id: _deposit,
+        outbox_written: written,
+        outbox_notified: _notified,
+        ...rest
+      } = row;
+      const record = toRequestRecord({ ...rest, id: movedId });
+      // Under the outbox lock since the statement, as `updateRequestStatus`'s rest of the outbox.
+      if (!written) await writeStatusOutbox(trx, record, params.now);
+      answers.push(record);
+    }
+  }
+  return answers;
 }
 
 /** The answer of `moveRequestStatus`: the moved row's columns (null when nothing moved), and what else it did. */

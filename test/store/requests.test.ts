@@ -5,6 +5,7 @@ import { listEventsAfter, listEventsForRequest } from '../../src/store/requestEv
 import { getDeposit, insertDeposit, updateDepositStatus } from '../../src/store/deposits.repository.js';
 import {
   claimDepositForRequest,
+  claimDepositsForRequests,
   coalescedRequestReads,
   getRequest,
   insertRequest,
@@ -12,6 +13,7 @@ import {
   updateRequestStatus,
 } from '../../src/store/requests.repository.js';
 import { toStatusSnapshot } from '../../src/store/requestOutbox.js';
+import type { RequestRecord } from '../../src/store/requestRecord.js';
 import { testDatabaseKinds, truncateAll, useTestDatabase } from '../helpers/db.js';
 import { hex32, newRequest } from './requestFixture.js';
 
@@ -313,6 +315,67 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
     ).toEqual({ consumed: false, moved: null });
     expect((await getRequest(db, other.id))?.status).toBe('waiting');
     expect(await listEventsForRequest(db, other.id)).toEqual([]);
+  });
+
+  it('claims several deposits for their requests in one statement: moved, taken, or undone when the request was not waiting', async () => {
+    const { db } = database();
+    const depositFor = async (requestId: string, n: number, status: 'confirmed' | 'consumed' = 'confirmed') =>
+      (
+        await insertDeposit(db, {
+          chainId: 31337,
+          txHash: inHash(0x100 + n),
+          logIndex: 0,
+          blockNumber: 9n,
+          blockHash: hex32(0xc009),
+          requestId,
+          depositor: '0x1111111111111111111111111111111111111111',
+          token: '0x0000000000000000000000000000000000000000',
+          amount: 1_000_000n,
+          status,
+          now: 5,
+        })
+      ).deposit;
+    const waiting = await insertRequest(db, newRequest({ createdAt: 1 }));
+    const keyed = await insertRequest(db, newRequest({ apiKeyId: 'key-1', createdAt: 1 }));
+    const paid = await insertRequest(db, newRequest({ createdAt: 1 }));
+    await updateRequestStatus(db, paid.id, { status: 'pending', inTxHash: inHash(0x99), now: 3 });
+    const taken = await insertRequest(db, newRequest({ createdAt: 1 }));
+    const deposits = [
+      await depositFor(waiting.id, 1),
+      await depositFor(keyed.id, 2),
+      await depositFor(paid.id, 3),
+      await depositFor(taken.id, 4, 'consumed'),
+    ];
+    const claims = deposits.map((deposit) => ({
+      depositId: deposit.id,
+      requestId: deposit.requestId,
+      confirmedAt: deposit.updatedAt,
+    }));
+    const params = { status: 'pending' as const, fromStatus: ['waiting', 'depositing'] as const, now: 20 };
+    const answers = await db.transaction().execute((trx) => claimDepositsForRequests(trx, claims, params));
+    expect(answers.slice(2)).toEqual(['unmoved', 'taken']);
+    for (const [index, request] of [waiting, keyed].entries()) {
+      const moved = answers[index] as RequestRecord;
+      expect(moved).toMatchObject({ id: request.id, status: 'pending', inTxHashes: [inHash(0x100 + index + 1)], updatedAt: 20 });
+      expect(await getRequest(db, request.id)).toEqual(moved);
+      expect((await getDeposit(db, deposits[index]!.id))?.status).toBe('consumed');
+      // One event each, whichever statement wrote it.
+      expect((await listEventsForRequest(db, request.id)).map((e) => e.payload)).toEqual([toStatusSnapshot(moved, null)]);
+    }
+    // The paid request's deposit is `confirmed` again, as it was, and the request untouched.
+    expect(await getDeposit(db, deposits[2]!.id)).toEqual(deposits[2]);
+    expect((await getRequest(db, paid.id))?.inTxHashes).toEqual([inHash(0x99)]);
+    expect(await listEventsForRequest(db, paid.id)).toHaveLength(1);
+    expect((await getRequest(db, taken.id))?.status).toBe('waiting');
+
+    // Claimed again (a retry), nothing moves twice.
+    const again = await db.transaction().execute((trx) => claimDepositsForRequests(trx, claims.slice(0, 2), params));
+    expect(again).toEqual(['taken', 'taken']);
+    expect(await listEventsForRequest(db, waiting.id)).toHaveLength(1);
+    // Two deposits of one request are never claimed together.
+    await expect(
+      db.transaction().execute((trx) => claimDepositsForRequests(trx, [claims[0]!, { ...claims[1]!, requestId: waiting.id }], params)),
+    ).rejects.toThrow(/a request twice/);
   });
 
   it('reads the requests asked for while a read is under way together, each read after it was asked for', async () => {
