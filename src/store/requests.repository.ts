@@ -302,8 +302,9 @@ export async function claimDepositsForRequests(
   const answers: Array<RequestRecord | 'taken' | 'unmoved'> = [];
   for (const claim of claims) {
     const row = byDeposit.get(claim.depositId);
+    const movedId = row?.id ?? null;
     if (row === undefined) answers.push('taken');
-    else if (row.id === null) {
+    else if (movedId === null) {
       await trx
         .updateTable('deposits')
         .set({ status: 'confirmed', updated_at: claim.confirmedAt })
@@ -313,7 +314,7 @@ export async function claimDepositsForRequests(
       answers.push('unmoved');
     } else {
       const {
-        id: movedId,
+        id: _id,
         claimed_deposit_id: _deposit,
         outbox_written: written,
         outbox_notified: _notified,
@@ -397,11 +398,12 @@ async function moveRequestStatus(
       (select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) from moved_event) as outbox_notified,
       ${depositId === undefined ? sql`true` : sql`exists (select 1 from consumed)`} as deposit_consumed
     from (select 1) as one left join moved on true`.execute(db);
+  // One row always (`from (select 1)`); its request columns are null when nothing moved.
   const row = rows[0];
   const consumed = row?.deposit_consumed === true;
-  // One row always (`from (select 1)`); its request columns are null when nothing moved.
-  if (row?.id == null) return { consumed, moved: null };
-  const { id: movedId, outbox_event_id: eventId, outbox_notified: _notified, deposit_consumed: _consumed, ...rest } = row;
+  const movedId = row?.id ?? null;
+  if (row === undefined || movedId === null) return { consumed, moved: null };
+  const { id: _id, outbox_event_id: eventId, outbox_notified: _notified, deposit_consumed: _consumed, ...rest } = row;
   const record = toRequestRecord({ ...rest, id: movedId });
   // The lock is held since this statement (it took it before the update); the rest of the outbox goes beside.
   if (eventId === null) await writeStatusOutbox(db, record, params.now);
