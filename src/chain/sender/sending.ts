@@ -40,6 +40,8 @@ const SEND_BATCH = 16;
 export interface Sending {
   send: (tx: SendParameters) => Promise<OutgoingTxRecord>;
   recover: () => Promise<OutgoingTxRecord[]>;
+  /** The write of a row's move to `broadcast` while it is under way (a receipt wait reads the row after it). */
+  marking(this: void, outgoingTxId: number): Promise<void> | undefined;
   /**
    * Settles once the sends and the recovery queued so far have, their rows' moves to `broadcast` included (a send
    * returns before its row's move lands).
@@ -70,8 +72,8 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
   let queue: Promise<unknown> = Promise.resolve();
   /** The nonce `release` gave back last (a batch re-signs the rows after it one nonce down). */
   let released: bigint | undefined;
-  /** Rows being marked `broadcast` beside their senders (`send` returns first), which `idle` waits for too. */
-  const marks = new Set<Promise<void>>();
+  /** Rows being marked `broadcast` beside their senders (`send` returns first), by row id; `idle` waits for them. */
+  const marks = new Map<number, Promise<void>>();
 
   function serialized<T>(work: () => Promise<T>): Promise<T> {
     const run = queue.then(work);
@@ -454,9 +456,9 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
     // recovery rebroadcasts, exactly as after a crash right after the broadcast; a failed move is left to them.
     const at = now();
     const marking = markBeside(sent.row.id, sent.accepted, at);
-    marks.add(marking);
+    marks.set(sent.row.id, marking);
     void marking
-      .finally(() => marks.delete(marking))
+      .finally(() => marks.delete(sent.row.id))
       .catch((error: unknown) =>
         log.warn(
           { ...scope, requestId: sent.row.requestId, outgoingTxId: sent.row.id, err: error },
@@ -530,5 +532,10 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
       return recovered;
     });
 
-  return { send, recover, idle: () => Promise.allSettled([queue, ...marks]) };
+  return {
+    send,
+    recover,
+    marking: (id) => marks.get(id),
+    idle: () => Promise.allSettled([queue, ...marks.values()]),
+  };
 }
