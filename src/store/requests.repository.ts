@@ -169,7 +169,9 @@ export function coalescedRequestReads(db: Kysely<Tables>): (id: string) => Promi
       const ids = group.map(([id]) => id);
       const read =
         ids.length === 1
-          ? getRequest(db, ids[0]!).then((one) => new Map<string, RequestRecord>(one === undefined ? [] : [[one.id, one]]))
+          ? getRequest(db, ids[0]!).then(
+              (one) => new Map<string, RequestRecord>(one === undefined ? [] : [[one.id, one]]),
+            )
           : getRequests(db, ids);
       for (const [, settles] of group) for (const settle of settles) settle(read);
       await read.catch(() => undefined);
@@ -271,7 +273,10 @@ export async function claimDepositsForRequests(
   if (new Set(requestIds).size !== requestIds.length) throw new Error('claimDepositsForRequests: a request twice');
   if (params.fromStatus.length === 0) throw new Error('claimDepositsForRequests: no status to move from');
   const { rows } = await sql<
-    Omit<MovedRow, 'outbox_event_id' | 'deposit_consumed'> & { claimed_deposit_id: string | number; outbox_written: boolean }
+    Omit<MovedRow, 'outbox_event_id' | 'deposit_consumed'> & {
+      claimed_deposit_id: string | number;
+      outbox_written: boolean;
+    }
   >`
     with consumed as (
       update deposits set status = 'consumed', updated_at = ${params.now}
@@ -377,7 +382,8 @@ async function moveRequestStatus(
     })
     .where('id', '=', normalizeHex(id))
     .where(sql<boolean>`exists (select 1 from outbox_lock)`);
-  if (from !== undefined) update = from.length === 0 ? update.where(sql<boolean>`false`) : update.where('status', 'in', from);
+  if (from !== undefined)
+    update = from.length === 0 ? update.where(sql<boolean>`false`) : update.where('status', 'in', from);
   const consume =
     depositId === undefined
       ? sql``

@@ -229,10 +229,20 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
     }
     // Ids in commit order across both ways of writing.
     const all = await listEventsAfter(db, 0, 100);
-    expect(all.map((e) => e.requestId)).toEqual([plain.id, plain.id, plain.id, keyed.id, keyed.id, keyed.id, addressed.id, addressed.id, addressed.id]);
+    expect(all.map((e) => e.requestId)).toEqual([
+      plain.id,
+      plain.id,
+      plain.id,
+      keyed.id,
+      keyed.id,
+      keyed.id,
+      addressed.id,
+      addressed.id,
+      addressed.id,
+    ]);
   });
 
-  it("claims a deposit for its request: consumed and moved in one go, once; nothing written when it was taken", async () => {
+  it('claims a deposit for its request: consumed and moved in one go, once; nothing written when it was taken', async () => {
     const { db } = database();
     const request = await insertRequest(db, newRequest({ createdAt: 1 }));
     const { deposit } = await insertDeposit(db, {
@@ -249,16 +259,14 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
       now: 2,
     });
     const claim = (now: number) =>
-      db
-        .transaction()
-        .execute((trx) =>
-          claimDepositForRequest(trx, deposit.id, request.id, {
-            status: 'pending',
-            fromStatus: ['waiting', 'depositing'],
-            inTxHash: deposit.txHash,
-            now,
-          }),
-        );
+      db.transaction().execute((trx) =>
+        claimDepositForRequest(trx, deposit.id, request.id, {
+          status: 'pending',
+          fromStatus: ['waiting', 'depositing'],
+          inTxHash: deposit.txHash,
+          now,
+        }),
+      );
     // Two at once (two instances on PostgreSQL): the deposit's conditional update lets exactly one through.
     const results = await Promise.all([claim(10), claim(11)]);
     const winners = results.filter((r) => r.consumed);
@@ -309,9 +317,11 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
     await updateDepositStatus(db, extra.id, { status: 'consumed', fromStatus: 'confirmed', now: 30 });
     const other = await insertRequest(db, newRequest({ createdAt: 1 }));
     expect(
-      await db.transaction().execute((trx) =>
-        claimDepositForRequest(trx, extra.id, other.id, { status: 'pending', fromStatus: 'waiting', now: 40 }),
-      ),
+      await db
+        .transaction()
+        .execute((trx) =>
+          claimDepositForRequest(trx, extra.id, other.id, { status: 'pending', fromStatus: 'waiting', now: 40 }),
+        ),
     ).toEqual({ consumed: false, moved: null });
     expect((await getRequest(db, other.id))?.status).toBe('waiting');
     expect(await listEventsForRequest(db, other.id)).toEqual([]);
@@ -356,11 +366,18 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
     expect(answers.slice(2)).toEqual(['unmoved', 'taken']);
     for (const [index, request] of [waiting, keyed].entries()) {
       const moved = answers[index] as RequestRecord;
-      expect(moved).toMatchObject({ id: request.id, status: 'pending', inTxHashes: [inHash(0x100 + index + 1)], updatedAt: 20 });
+      expect(moved).toMatchObject({
+        id: request.id,
+        status: 'pending',
+        inTxHashes: [inHash(0x100 + index + 1)],
+        updatedAt: 20,
+      });
       expect(await getRequest(db, request.id)).toEqual(moved);
       expect((await getDeposit(db, deposits[index]!.id))?.status).toBe('consumed');
       // One event each, whichever statement wrote it.
-      expect((await listEventsForRequest(db, request.id)).map((e) => e.payload)).toEqual([toStatusSnapshot(moved, null)]);
+      expect((await listEventsForRequest(db, request.id)).map((e) => e.payload)).toEqual([
+        toStatusSnapshot(moved, null),
+      ]);
     }
     // The paid request's deposit is `confirmed` again, as it was, and the request untouched.
     expect(await getDeposit(db, deposits[2]!.id)).toEqual(deposits[2]);
@@ -374,7 +391,11 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
     expect(await listEventsForRequest(db, waiting.id)).toHaveLength(1);
     // Two deposits of one request are never claimed together.
     await expect(
-      db.transaction().execute((trx) => claimDepositsForRequests(trx, [claims[0]!, { ...claims[1]!, requestId: waiting.id }], params)),
+      db
+        .transaction()
+        .execute((trx) =>
+          claimDepositsForRequests(trx, [claims[0]!, { ...claims[1]!, requestId: waiting.id }], params),
+        ),
     ).rejects.toThrow(/a request twice/);
   });
 

@@ -320,9 +320,21 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
         { id: c.id, hash: hex32(0xc4), now: 112 },
       ]);
       expect(moved.sort((x, y) => x - y)).toEqual([a.id, b.id].sort((x, y) => x - y));
-      expect(await getOutgoingTx(db, a.id)).toMatchObject({ status: 'broadcast', hashes: [hex32(0xa1)], updatedAt: 110 });
-      expect(await getOutgoingTx(db, b.id)).toMatchObject({ status: 'broadcast', hashes: [hex32(0xb2)], updatedAt: 111 });
-      expect(await getOutgoingTx(db, c.id)).toMatchObject({ status: 'broadcast', hashes: [hex32(0xc3)], updatedAt: 105 });
+      expect(await getOutgoingTx(db, a.id)).toMatchObject({
+        status: 'broadcast',
+        hashes: [hex32(0xa1)],
+        updatedAt: 110,
+      });
+      expect(await getOutgoingTx(db, b.id)).toMatchObject({
+        status: 'broadcast',
+        hashes: [hex32(0xb2)],
+        updatedAt: 111,
+      });
+      expect(await getOutgoingTx(db, c.id)).toMatchObject({
+        status: 'broadcast',
+        hashes: [hex32(0xc3)],
+        updatedAt: 105,
+      });
       expect(await markOutgoingTxsBroadcast(db, [])).toEqual([]);
     });
 

@@ -23,8 +23,10 @@ export type ClaimTogether = (deposit: DepositRecord) => Promise<RequestRecord | 
  * `updatedAt` is read once the group's transaction has begun.
  */
 export function createClaimTogether(ctx: CoreContext): ClaimTogether {
-  let waiting: Array<{ deposit: DepositRecord; settle: (answer: Promise<RequestRecord | 'taken' | 'unmoved'>) => void }> =
-    [];
+  let waiting: Array<{
+    deposit: DepositRecord;
+    settle: (answer: Promise<RequestRecord | 'taken' | 'unmoved'>) => void;
+  }> = [];
   let claiming = false;
 
   async function claimAll(): Promise<void> {
