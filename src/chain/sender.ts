@@ -96,6 +96,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
     stuckAfterMs,
     pollIntervalMs,
     heads: params.heads,
+    marking: sending.marking,
     replacement: { feeBumpPercent, maxFeeMultiplier },
   });
 

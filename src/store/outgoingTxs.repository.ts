@@ -152,6 +152,35 @@ export interface UpdateOutgoingTxParameters {
   now: number;
 }
 
+/**
+ * Mark several `prepared` rows a node accepted as `broadcast`, each with its accepted hash (appended unless already
+ * recorded) and its own time, in one statement: `updateOutgoingTx(…, { status: 'broadcast', fromStatus: 'prepared',
+ * hash, now })` for each. A row no longer `prepared` is left as it is. Returns the ids it moved.
+ */
+export async function markOutgoingTxsBroadcast(
+  db: Kysely<Tables>,
+  marks: ReadonlyArray<{ id: number; hash: string; now: number }>,
+): Promise<number[]> {
+  if (marks.length === 0) return [];
+  const values = sql<{ id: string; hash: string; at: string }>`(values ${sql.join(
+    marks.map(({ id, hash, now }) => sql`(${id}::bigint, ${normalizeHex(hash)}::text, ${now}::bigint)`),
+  )})`.as<'v'>(sql`v (id, hash, at)`);
+  const rows = await db
+    .updateTable('outgoing_txs')
+    .from(values)
+    .set({
+      status: 'broadcast',
+      updated_at: sql<string>`v.at`,
+      hashes: sql<string>`case when outgoing_txs.hashes @> jsonb_build_array(v.hash) then outgoing_txs.hashes
+        else outgoing_txs.hashes || jsonb_build_array(v.hash) end`,
+    })
+    .where(sql<boolean>`outgoing_txs.id = v.id`)
+    .where('outgoing_txs.status', '=', 'prepared')
+    .returning('outgoing_txs.id')
+    .execute();
+  return rows.map((row) => toNumber(row.id));
+}
+
 /** Advance a transaction (broadcast, gas bump, receipt, replacement). Null when `fromStatus` did not match. */
 export async function updateOutgoingTx(
   db: Kysely<Tables>,

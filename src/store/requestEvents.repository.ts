@@ -5,7 +5,7 @@ import type { RequestEventsTable, Tables } from './tables.js';
 
 /** One row of a request's status history; also an outbox entry for webhooks and event fan-out. */
 export interface RequestEvent {
-  /** Increases in commit order (see `lockOutbox`), so a reader can resume after the last id it saw. */
+  /** Increases in commit order (see `outboxLock`), so a reader can resume after the last id it saw. */
   id: number;
   requestId: string;
   status: RequestStatus;
@@ -22,16 +22,15 @@ export interface InsertRequestEventParameters {
 }
 
 /**
- * Take the outbox lock of this schema until the current transaction ends.
+ * The outbox lock of this schema, held until the current transaction ends: the call that takes it, for the statement
+ * of a status change (`updateRequestStatus`), which takes it before it locks the request's row.
  *
  * A bigserial is allocated when a row is inserted, not when it commits, so without this two concurrent
  * transactions can commit ids 6 then 5, and a reader that already moved past 6 would never see 5. Holding a
  * transaction-scoped advisory lock from before the id is drawn until after the commit makes id order commit
- * order. Taken first in a status change (before any row lock), so it cannot deadlock with request row locks.
+ * order. Taken first in a status change (before any request row lock), so it cannot deadlock with request row locks.
  */
-export async function lockOutbox(trx: Kysely<Tables>): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtext('request_events:' || current_schema()))`.execute(trx);
-}
+export const outboxLock = sql`pg_advisory_xact_lock(hashtext('request_events:' || current_schema()))`;
 
 /**
  * Insert the event and notify, in one statement, in the transaction that changes the status and holds the

@@ -3,7 +3,7 @@
  * takes the outbox lock first). The `request_events` row carries the status record that webhooks, `/ws` and
  * subscriptions read; a key's webhook delivery and a fill's ledger movements are written beside it.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { requestFilled } from './ledgerMovements.js';
 import { depositAddressesOfRequests } from './depositAddresses.repository.js';
 import { insertLedgerMovements } from './ledger.repository.js';
@@ -16,7 +16,7 @@ import { enqueueWebhookDelivery } from './webhookDeliveries.repository.js';
 /**
  * Write the outbox of a status change that `record` is the result of: its event, its webhook delivery when an API
  * key quoted it, and its ledger movements when it became `success`. `db` is the transaction of the change, holding
- * the outbox lock (`lockOutbox`), so all of it commits with the change or not at all.
+ * the outbox lock (`outboxLock`), so all of it commits with the change or not at all.
  */
 export async function writeStatusOutbox(db: Kysely<Tables>, record: RequestRecord, now: number): Promise<void> {
   const event = await insertRequestEvent(db, {
@@ -31,6 +31,25 @@ export async function writeStatusOutbox(db: Kysely<Tables>, record: RequestRecor
   // A fill's fees, exchange and payout commit with its `success`.
   if (record.status === 'success') await insertLedgerMovements(db, requestFilled(record), now);
 }
+
+/**
+ * When the status change's own statement writes its outbox (`updateRequestStatus`): the event is all there is, and
+ * its payload needs nothing but the moved row. That is a row with no deposit address to read, no API key whose
+ * webhook to enqueue and not `success` (no ledger movements); the others are written by `writeStatusOutbox` in
+ * the same transaction. SQL over the columns of the moved `requests` row.
+ */
+export const outboxInStatement = sql<boolean>`deposit_address is null and api_key_id is null and status <> 'success'`;
+
+/**
+ * `toStatusSnapshot(record, null)` as SQL over the columns of the moved `requests` row, for the event that the
+ * status change's own statement writes (`outboxInStatement`). jsonb keeps no key order, so the stored payload is
+ * the same value `writeStatusOutbox` stores (`test/store/requests.test.ts` compares the two).
+ */
+export const statusSnapshotInStatement = sql`jsonb_build_object(
+  'requestId', id, 'status', status, 'inTxHashes', in_tx_hashes, 'txHashes', tx_hashes, 'updatedAt', updated_at,
+  'originChainId', origin_chain_id, 'destinationChainId', destination_chain_id, 'details', details,
+  'failReason', fail_reason, 'refundFailReason', refund_fail_reason, 'referrer', referrer,
+  'depositAddress', 'null'::jsonb)`;
 
 /** The status record of a request, as stored in its events, with its deposit address read from `db`. */
 export async function statusSnapshotOf(db: Kysely<Tables>, record: RequestRecord): Promise<RequestStatusSnapshot> {

@@ -3,11 +3,11 @@
  * volume, the status writes (each with its outbox, `requestOutbox.ts`) and the retention job's deletes. The record
  * itself is `requestRecord.ts`; the history's lists are `listRequests.repository.ts`.
  */
-import { CompiledQuery, sql, type Insertable, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { appendUnique } from './fragments.js';
-import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toUint256 } from './mappers.js';
-import { lockOutbox } from './requestEvents.repository.js';
-import { writeStatusOutbox } from './requestOutbox.js';
+import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toUint256 } from './mappers.js';
+import { outboxLock, REQUEST_EVENTS_CHANNEL } from './requestEvents.repository.js';
+import { outboxInStatement, statusSnapshotInStatement, writeStatusOutbox } from './requestOutbox.js';
 import { toRequestRecord, type RequestRecord } from './requestRecord.js';
 import type { RequestStatus } from './requestStatus.js';
 import type { JsonObject, JsonValue, RequestsTable, Tables } from './tables.js';
@@ -146,6 +146,48 @@ export async function getRequest(db: Kysely<Tables>, id: string): Promise<Reques
   return row === undefined ? undefined : toRequestRecord(row);
 }
 
+/** Several requests by id (any hex casing), by lower-case id; ids not found are absent. */
+export async function getRequests(db: Kysely<Tables>, ids: readonly string[]): Promise<Map<string, RequestRecord>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('requests').selectAll().where('id', 'in', ids.map(normalizeHex)).execute();
+  return new Map(rows.map((row) => [row.id, toRequestRecord(row)]));
+}
+
+/**
+ * `getRequest` for a caller that reads many requests at about the same time (the solver, given a block's deposits
+ * together): the first read goes at once, and the reads asked for while one is under way go together in the next
+ * statement (`getRequests`). Every answer is read after it was asked for, as a lone `getRequest` would be.
+ */
+export function coalescedRequestReads(db: Kysely<Tables>): (id: string) => Promise<RequestRecord | undefined> {
+  const asked = new Map<string, Array<(read: Promise<Map<string, RequestRecord>>) => void>>();
+  let reading = false;
+  async function readAll(): Promise<void> {
+    reading = true;
+    while (asked.size > 0) {
+      const group = [...asked];
+      asked.clear();
+      const ids = group.map(([id]) => id);
+      const read =
+        ids.length === 1
+          ? getRequest(db, ids[0]!).then(
+              (one) => new Map<string, RequestRecord>(one === undefined ? [] : [[one.id, one]]),
+            )
+          : getRequests(db, ids);
+      for (const [, settles] of group) for (const settle of settles) settle(read);
+      await read.catch(() => undefined);
+    }
+    reading = false;
+  }
+  return (id) =>
+    new Promise<RequestRecord | undefined>((resolve, reject) => {
+      const key = normalizeHex(id);
+      const settles = asked.get(key) ?? [];
+      settles.push((read) => void read.then((found) => resolve(found.get(key)), reject));
+      asked.set(key, settles);
+      if (!reading) void readAll();
+    });
+}
+
 export interface UpdateRequestStatusParameters {
   status: RequestStatus;
   /**
@@ -172,6 +214,10 @@ export interface UpdateRequestStatusParameters {
  * Change a request's status and append its event (the outbox row) in one transaction: both commit or neither
  * does. When `db` is already a transaction, it runs inside it. Returns the updated request, or null when the
  * request does not exist or its status did not match `fromStatus` (nothing is written then).
+ *
+ * One statement takes the outbox lock, updates the row and, for most rows, inserts the event and notifies
+ * (`moveRequestStatus`); the rest of an outbox (a deposit address's fields, a webhook delivery, a fill's ledger
+ * movements) follows in the same transaction (`writeStatusOutbox`).
  */
 export async function updateRequestStatus(
   db: Kysely<Tables>,
@@ -179,9 +225,145 @@ export async function updateRequestStatus(
   params: UpdateRequestStatusParameters,
 ): Promise<RequestRecord | null> {
   if (!db.isTransaction) return db.transaction().execute((trx) => updateRequestStatus(trx, id, params));
+  return (await moveRequestStatus(db, id, params, undefined)).moved;
+}
 
-  await lockOutbox(db);
-  let query = db
+/**
+ * A deposit's claim for its request, in the caller's transaction: the deposit's move from `confirmed` to
+ * `consumed` (the one decision between instances: only one claim consumes it) and, only when that happened, the
+ * request's status change with its outbox, as `updateRequestStatus`. One statement for both. `consumed` false:
+ * nothing was written. `consumed` with `moved` null: the request did not match `fromStatus`; the deposit's move
+ * stands in the transaction (the caller goes on or rolls back).
+ */
+export async function claimDepositForRequest(
+  trx: Kysely<Tables>,
+  depositId: number,
+  requestId: string,
+  params: UpdateRequestStatusParameters,
+): Promise<{ consumed: boolean; moved: RequestRecord | null }> {
+  if (!trx.isTransaction) throw new Error('claimDepositForRequest runs in a transaction');
+  return moveRequestStatus(trx, requestId, params, depositId);
+}
+
+/** One deposit to claim for its request in `claimDepositsForRequests`. */
+export interface GroupedDepositClaim {
+  depositId: number;
+  requestId: string;
+  /** The deposit's `updatedAt` as it was `confirmed`: restored when its claim is undone. */
+  confirmedAt: number;
+}
+
+/**
+ * `claimDepositForRequest` for several deposits of distinct requests, in the caller's transaction, in one statement:
+ * every deposit's conditional move to `consumed` first (their row locks, then the outbox lock, then the requests'
+ * rows, the order every claim takes them in), then each consumed deposit's request moved with its hash appended
+ * and its outbox written. Answers in the order given: the request as moved; `taken` when the deposit was no longer
+ * `confirmed` (nothing written); `unmoved` when its request did not match `fromStatus`: that deposit's move is
+ * undone in the transaction (`confirmed` again, its `updatedAt` restored), so the caller claims it on its own.
+ */
+export async function claimDepositsForRequests(
+  trx: Kysely<Tables>,
+  claims: readonly GroupedDepositClaim[],
+  params: { status: RequestStatus; fromStatus: readonly RequestStatus[]; now: number },
+): Promise<Array<RequestRecord | 'taken' | 'unmoved'>> {
+  if (!trx.isTransaction) throw new Error('claimDepositsForRequests runs in a transaction');
+  if (claims.length === 0) return [];
+  // Two deposits of one request would both join its one moved row: each request once.
+  const requestIds = claims.map((claim) => normalizeHex(claim.requestId));
+  if (new Set(requestIds).size !== requestIds.length) throw new Error('claimDepositsForRequests: a request twice');
+  if (params.fromStatus.length === 0) throw new Error('claimDepositsForRequests: no status to move from');
+  const { rows } = await sql<
+    Omit<MovedRow, 'outbox_event_id' | 'deposit_consumed'> & {
+      claimed_deposit_id: string | number;
+      outbox_written: boolean;
+    }
+  >`
+    with consumed as (
+      update deposits set status = 'consumed', updated_at = ${params.now}
+      where id in (${sql.join(claims.map((claim) => claim.depositId))}) and status = 'confirmed'
+      returning id, request_id, tx_hash
+    ),
+    outbox_lock as (select ${outboxLock} as taken from (select 1 from consumed limit 1) as any_consumed),
+    moved as (
+      update requests
+      set status = ${params.status}, updated_at = greatest(requests.updated_at, ${params.now}),
+        in_tx_hashes = case when requests.in_tx_hashes @> jsonb_build_array(consumed.tx_hash) then requests.in_tx_hashes
+          else requests.in_tx_hashes || jsonb_build_array(consumed.tx_hash) end
+      from consumed
+      where requests.id = consumed.request_id and requests.status in (${sql.join(params.fromStatus)})
+        and exists (select 1 from outbox_lock)
+      returning requests.*
+    ),
+    moved_event as (
+      insert into request_events (request_id, status, payload, created_at)
+      select id, status, ${statusSnapshotInStatement}, ${params.now}::bigint from moved where ${outboxInStatement}
+      returning request_id
+    )
+    select consumed.id as claimed_deposit_id, moved.*,
+      exists (select 1 from moved_event where moved_event.request_id = consumed.request_id) as outbox_written,
+      (select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) from moved_event limit 1) as outbox_notified
+    from consumed left join moved on moved.id = consumed.request_id`.execute(trx);
+  const byDeposit = new Map(rows.map((row) => [toNumber(row.claimed_deposit_id), row]));
+  const answers: Array<RequestRecord | 'taken' | 'unmoved'> = [];
+  for (const claim of claims) {
+    const row = byDeposit.get(claim.depositId);
+    const movedId = row?.id ?? null;
+    if (row === undefined) answers.push('taken');
+    else if (movedId === null) {
+      await trx
+        .updateTable('deposits')
+        .set({ status: 'confirmed', updated_at: claim.confirmedAt })
+        .where('id', '=', claim.depositId)
+        .where('status', '=', 'consumed')
+        .execute();
+      answers.push('unmoved');
+    } else {
+      const {
+        id: _id,
+        claimed_deposit_id: _deposit,
+        outbox_written: written,
+        outbox_notified: _notified,
+        ...rest
+      } = row;
+      const record = toRequestRecord({ ...rest, id: movedId });
+      // Under the outbox lock since the statement, as `updateRequestStatus`'s rest of the outbox.
+      if (!written) await writeStatusOutbox(trx, record, params.now);
+      answers.push(record);
+    }
+  }
+  return answers;
+}
+
+/** The answer of `moveRequestStatus`: the moved row's columns (null when nothing moved), and what else it did. */
+type MovedRow = Omit<Selectable<RequestsTable>, 'id'> & {
+  id: string | null;
+  /** The event the statement inserted; null when `writeStatusOutbox` writes it (or nothing moved). */
+  outbox_event_id: unknown;
+  outbox_notified: unknown;
+  deposit_consumed: boolean;
+};
+
+/**
+ * The status change as one statement: the outbox lock (`outboxLock`) taken first, before the request's row is
+ * locked (the update's rows wait for it: `exists (select 1 from outbox_lock)`), so every event id is still drawn under
+ * the lock and the lock still comes before any request row lock. With `depositId`, the deposit's conditional
+ * update comes first and the lock is taken only for the row it returns, so nothing else happens when it returns
+ * none; the lock then follows the deposit's row lock, as when the claim ran these as separate statements.
+ */
+async function moveRequestStatus(
+  db: Kysely<Tables>,
+  id: string,
+  params: UpdateRequestStatusParameters,
+  depositId: number | undefined,
+): Promise<{ consumed: boolean; moved: RequestRecord | null }> {
+  const from: readonly RequestStatus[] | undefined =
+    params.fromStatus === undefined
+      ? undefined
+      : typeof params.fromStatus === 'string'
+        ? [params.fromStatus]
+        : params.fromStatus;
+  if (from !== undefined && from.length === 0 && depositId === undefined) return { consumed: false, moved: null };
+  let update = db
     .updateTable('requests')
     .set({
       status: params.status,
@@ -198,20 +380,40 @@ export async function updateRequestStatus(
         : { fees_actual: params.feesActual === null ? null : toJson(params.feesActual) }),
       ...(params.amountOut === undefined ? {} : { amount_out: toUint256(params.amountOut) }),
     })
-    .where('id', '=', normalizeHex(id));
-  if (params.fromStatus !== undefined) {
-    const from: readonly RequestStatus[] =
-      typeof params.fromStatus === 'string' ? [params.fromStatus] : params.fromStatus;
-    if (from.length === 0) return null;
-    query = query.where('status', 'in', from);
-  }
-  const row = await query.returningAll().executeTakeFirst();
-  if (row === undefined) return null;
-
-  const record = toRequestRecord(row);
-  // The outbox lock is held since the first statement of this transaction.
-  await writeStatusOutbox(db, record, params.now);
-  return record;
+    .where('id', '=', normalizeHex(id))
+    .where(sql<boolean>`exists (select 1 from outbox_lock)`);
+  if (from !== undefined)
+    update = from.length === 0 ? update.where(sql<boolean>`false`) : update.where('status', 'in', from);
+  const consume =
+    depositId === undefined
+      ? sql``
+      : sql`consumed as (
+          update deposits set status = 'consumed', updated_at = ${params.now}
+          where id = ${depositId} and status = 'confirmed'
+          returning id
+        ), `;
+  const { rows } = await sql<MovedRow>`
+    with ${consume}outbox_lock as (select ${outboxLock} as taken${depositId === undefined ? sql`` : sql` from consumed`}),
+    moved as (${update.returningAll()}),
+    moved_event as (
+      insert into request_events (request_id, status, payload, created_at)
+      select id, status, ${statusSnapshotInStatement}, ${params.now}::bigint from moved where ${outboxInStatement}
+      returning id
+    )
+    select moved.*, (select id from moved_event) as outbox_event_id,
+      (select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) from moved_event) as outbox_notified,
+      ${depositId === undefined ? sql`true` : sql`exists (select 1 from consumed)`} as deposit_consumed
+    from (select 1) as one left join moved on true`.execute(db);
+  // One row always (`from (select 1)`); its request columns are null when nothing moved.
+  const row = rows[0];
+  const consumed = row?.deposit_consumed === true;
+  const movedId = row?.id ?? null;
+  if (row === undefined || movedId === null) return { consumed, moved: null };
+  const { id: _id, outbox_event_id: eventId, outbox_notified: _notified, deposit_consumed: _consumed, ...rest } = row;
+  const record = toRequestRecord({ ...rest, id: movedId });
+  // The lock is held since this statement (it took it before the update); the rest of the outbox goes beside.
+  if (eventId === null) await writeStatusOutbox(db, record, params.now);
+  return { consumed, moved: record };
 }
 
 /**

@@ -271,6 +271,56 @@ describe('createTransactionSender', () => {
     }
   });
 
+  it("returns a send once the node accepted it, before its row's move to broadcast is answered (stop waits for it)", async () => {
+    const held = holdUpdates();
+    const sender = makeSender({ db: database.db.withPlugin(held.plugin) });
+    try {
+      // The move's answer is held: before, the send waited for it (this await never resolved until `open`).
+      const sent = await sender.send(payment());
+      const payload = payloadOf(sent);
+      expect(sent).toMatchObject({ status: 'broadcast', hashes: [payload.hash] });
+      await until(async () => held.count() === 1);
+      let stopped = false;
+      const stopping = sender.stop().then(() => (stopped = true));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(stopped).toBe(false);
+      held.open();
+      await stopping;
+      // The record returned is the row as its move wrote it.
+      expect(await row(sent.id)).toEqual(sent);
+      expect((await makeSender().waitForReceipt(sent.id)).status).toBe('success');
+    } finally {
+      held.open();
+    }
+  });
+
+  it("a row whose move to broadcast failed stays 'prepared' and is rebroadcast and finished by its receipt wait", async () => {
+    let failed = 0;
+    const failFirstUpdate: KyselyPlugin = {
+      transformQuery({ node }) {
+        if (node.kind === 'UpdateQueryNode' && failed++ === 0) throw new Error('injected: the connection was lost');
+        return node;
+      },
+      transformResult: ({ result }) => Promise.resolve(result),
+    };
+    const sender = makeSender({ db: database.db.withPlugin(failFirstUpdate) });
+    const sent = await sender.send(payment());
+    expect(sent.status).toBe('broadcast');
+    await until(async () =>
+      logs.some(
+        (entry) =>
+          entry.level === 'warn' &&
+          (entry.obj as { outgoingTxId?: number }).outgoingTxId === sent.id &&
+          entry.msg?.startsWith('marking a broadcast transaction failed') === true,
+      ),
+    );
+    expect(failed).toBe(1);
+    expect((await row(sent.id)).status).toBe('prepared');
+    const receipt = await sender.waitForReceipt(sent.id);
+    expect(receipt).toMatchObject({ status: 'success', hash: payloadOf(sent).hash });
+    expect(await row(sent.id)).toMatchObject({ status: 'confirmed', hashes: [payloadOf(sent).hash] });
+  });
+
   it('records the sends waiting for the queue in one statement; a rejected one in the batch leaves no nonce gap', async () => {
     const held = holdFirstInsert();
     const sender = makeSender({ db: database.db.withPlugin(held.plugin) });

@@ -1,9 +1,19 @@
-import { sql } from 'kysely';
+import { sql, type KyselyPlugin } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isUniqueViolation } from '../../src/store/errors.js';
 import { listEventsAfter, listEventsForRequest } from '../../src/store/requestEvents.repository.js';
-import { getRequest, insertRequest, insertRequests, updateRequestStatus } from '../../src/store/requests.repository.js';
+import { getDeposit, insertDeposit, updateDepositStatus } from '../../src/store/deposits.repository.js';
+import {
+  claimDepositForRequest,
+  claimDepositsForRequests,
+  coalescedRequestReads,
+  getRequest,
+  insertRequest,
+  insertRequests,
+  updateRequestStatus,
+} from '../../src/store/requests.repository.js';
 import { toStatusSnapshot } from '../../src/store/requestOutbox.js';
+import type { RequestRecord } from '../../src/store/requestRecord.js';
 import { testDatabaseKinds, truncateAll, useTestDatabase } from '../helpers/db.js';
 import { hex32, newRequest } from './requestFixture.js';
 
@@ -173,6 +183,251 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
       failReason: null,
       refundFailReason: null,
     });
+  });
+
+  it("writes each change's event with the status record of the moved row, whichever statement writes it", async () => {
+    const { db } = database();
+    // No deposit address, no API key: the change's own statement writes the event.
+    const plain = await insertRequest(db, newRequest({ referrer: 'my-app', createdAt: 1 }));
+    // An API key's request (webhook delivery) and a deposit address's (its fields read): written beside it.
+    const keyed = await insertRequest(db, newRequest({ apiKeyId: 'key-1', createdAt: 1 }));
+    const addressed = await insertRequest(
+      db,
+      newRequest({ depositAddress: '0xDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDd', createdAt: 1 }),
+    );
+    for (const { id } of [plain, keyed, addressed]) {
+      const moves = [
+        await updateRequestStatus(db, id, { status: 'pending', inTxHash: inHash(1), now: 10 }),
+        await updateRequestStatus(db, id, {
+          status: 'failure',
+          fromStatus: 'pending',
+          failReason: 'TRANSACTION_REVERTED',
+          details: { revert: '0x08c379a0', nested: { list: [1, 'two', null] } },
+          txHash: outHash(1),
+          now: 20,
+        }),
+        await updateRequestStatus(db, id, { status: 'refund', refundFailReason: null, txHash: outHash(2), now: 30 }),
+      ];
+      const events = await listEventsForRequest(db, id);
+      expect(events.map((e) => e.payload)).toEqual(
+        moves.map((moved) =>
+          toStatusSnapshot(
+            moved!,
+            moved!.depositAddress === null
+              ? null
+              : {
+                  address: moved!.depositAddress,
+                  type: 'open',
+                  depositor: null,
+                  depositTxHash: null,
+                  recoveryAddress: null,
+                },
+          ),
+        ),
+      );
+      expect(events.map((e) => e.createdAt)).toEqual([10, 20, 30]);
+    }
+    // Ids in commit order across both ways of writing.
+    const all = await listEventsAfter(db, 0, 100);
+    expect(all.map((e) => e.requestId)).toEqual([
+      plain.id,
+      plain.id,
+      plain.id,
+      keyed.id,
+      keyed.id,
+      keyed.id,
+      addressed.id,
+      addressed.id,
+      addressed.id,
+    ]);
+  });
+
+  it('claims a deposit for its request: consumed and moved in one go, once; nothing written when it was taken', async () => {
+    const { db } = database();
+    const request = await insertRequest(db, newRequest({ createdAt: 1 }));
+    const { deposit } = await insertDeposit(db, {
+      chainId: 31337,
+      txHash: inHash(7),
+      logIndex: 0,
+      blockNumber: 5n,
+      blockHash: hex32(0xc005),
+      requestId: request.id,
+      depositor: '0x1111111111111111111111111111111111111111',
+      token: '0x0000000000000000000000000000000000000000',
+      amount: 1_000_000n,
+      status: 'confirmed',
+      now: 2,
+    });
+    const claim = (now: number) =>
+      db.transaction().execute((trx) =>
+        claimDepositForRequest(trx, deposit.id, request.id, {
+          status: 'pending',
+          fromStatus: ['waiting', 'depositing'],
+          inTxHash: deposit.txHash,
+          now,
+        }),
+      );
+    // Two at once (two instances on PostgreSQL): the deposit's conditional update lets exactly one through.
+    const results = await Promise.all([claim(10), claim(11)]);
+    const winners = results.filter((r) => r.consumed);
+    expect(winners).toHaveLength(1);
+    expect(results.filter((r) => !r.consumed)).toEqual([{ consumed: false, moved: null }]);
+    const moved = winners[0]!.moved!;
+    expect(moved).toMatchObject({ status: 'pending', inTxHashes: [inHash(7)] });
+    expect(await getRequest(db, request.id)).toEqual(moved);
+    expect((await getDeposit(db, deposit.id))?.status).toBe('consumed');
+    const events = await listEventsForRequest(db, request.id);
+    expect(events.map((e) => e.payload)).toEqual([toStatusSnapshot(moved, null)]);
+
+    // A second deposit for the request, now `pending`: consumed in the transaction, the request not moved; the
+    // caller's rollback leaves the deposit `confirmed` and writes no event.
+    const { deposit: extra } = await insertDeposit(db, {
+      chainId: 31337,
+      txHash: inHash(8),
+      logIndex: 0,
+      blockNumber: 6n,
+      blockHash: hex32(0xc006),
+      requestId: request.id,
+      depositor: '0x1111111111111111111111111111111111111111',
+      token: '0x0000000000000000000000000000000000000000',
+      amount: 1_000_000n,
+      status: 'confirmed',
+      now: 3,
+    });
+    const rolledBack = new Error('not its own deposit');
+    let answer: Awaited<ReturnType<typeof claimDepositForRequest>> | undefined;
+    await expect(
+      db.transaction().execute(async (trx) => {
+        answer = await claimDepositForRequest(trx, extra.id, request.id, {
+          status: 'pending',
+          fromStatus: ['waiting', 'depositing'],
+          inTxHash: extra.txHash,
+          now: 20,
+        });
+        expect((await getDeposit(trx, extra.id))?.status).toBe('consumed');
+        throw rolledBack;
+      }),
+    ).rejects.toBe(rolledBack);
+    expect(answer).toEqual({ consumed: true, moved: null });
+    expect((await getDeposit(db, extra.id))?.status).toBe('confirmed');
+    expect(await getRequest(db, request.id)).toEqual(moved);
+    expect(await listEventsForRequest(db, request.id)).toHaveLength(1);
+
+    // A deposit no longer `confirmed` (consumed by a refund): nothing happens to the request.
+    await updateDepositStatus(db, extra.id, { status: 'consumed', fromStatus: 'confirmed', now: 30 });
+    const other = await insertRequest(db, newRequest({ createdAt: 1 }));
+    expect(
+      await db
+        .transaction()
+        .execute((trx) =>
+          claimDepositForRequest(trx, extra.id, other.id, { status: 'pending', fromStatus: 'waiting', now: 40 }),
+        ),
+    ).toEqual({ consumed: false, moved: null });
+    expect((await getRequest(db, other.id))?.status).toBe('waiting');
+    expect(await listEventsForRequest(db, other.id)).toEqual([]);
+  });
+
+  it('claims several deposits for their requests in one statement: moved, taken, or undone when the request was not waiting', async () => {
+    const { db } = database();
+    const depositFor = async (requestId: string, n: number, status: 'confirmed' | 'consumed' = 'confirmed') =>
+      (
+        await insertDeposit(db, {
+          chainId: 31337,
+          txHash: inHash(0x100 + n),
+          logIndex: 0,
+          blockNumber: 9n,
+          blockHash: hex32(0xc009),
+          requestId,
+          depositor: '0x1111111111111111111111111111111111111111',
+          token: '0x0000000000000000000000000000000000000000',
+          amount: 1_000_000n,
+          status,
+          now: 5,
+        })
+      ).deposit;
+    const waiting = await insertRequest(db, newRequest({ createdAt: 1 }));
+    const keyed = await insertRequest(db, newRequest({ apiKeyId: 'key-1', createdAt: 1 }));
+    const paid = await insertRequest(db, newRequest({ createdAt: 1 }));
+    await updateRequestStatus(db, paid.id, { status: 'pending', inTxHash: inHash(0x99), now: 3 });
+    const taken = await insertRequest(db, newRequest({ createdAt: 1 }));
+    const deposits = [
+      await depositFor(waiting.id, 1),
+      await depositFor(keyed.id, 2),
+      await depositFor(paid.id, 3),
+      await depositFor(taken.id, 4, 'consumed'),
+    ];
+    const claims = deposits.map((deposit) => ({
+      depositId: deposit.id,
+      requestId: deposit.requestId,
+      confirmedAt: deposit.updatedAt,
+    }));
+    const params = { status: 'pending' as const, fromStatus: ['waiting', 'depositing'] as const, now: 20 };
+    const answers = await db.transaction().execute((trx) => claimDepositsForRequests(trx, claims, params));
+    expect(answers.slice(2)).toEqual(['unmoved', 'taken']);
+    for (const [index, request] of [waiting, keyed].entries()) {
+      const moved = answers[index] as RequestRecord;
+      expect(moved).toMatchObject({
+        id: request.id,
+        status: 'pending',
+        inTxHashes: [inHash(0x100 + index + 1)],
+        updatedAt: 20,
+      });
+      expect(await getRequest(db, request.id)).toEqual(moved);
+      expect((await getDeposit(db, deposits[index]!.id))?.status).toBe('consumed');
+      // One event each, whichever statement wrote it.
+      expect((await listEventsForRequest(db, request.id)).map((e) => e.payload)).toEqual([
+        toStatusSnapshot(moved, null),
+      ]);
+    }
+    // The paid request's deposit is `confirmed` again, as it was, and the request untouched.
+    expect(await getDeposit(db, deposits[2]!.id)).toEqual(deposits[2]);
+    expect((await getRequest(db, paid.id))?.inTxHashes).toEqual([inHash(0x99)]);
+    expect(await listEventsForRequest(db, paid.id)).toHaveLength(1);
+    expect((await getRequest(db, taken.id))?.status).toBe('waiting');
+
+    // Claimed again (a retry), nothing moves twice.
+    const again = await db.transaction().execute((trx) => claimDepositsForRequests(trx, claims.slice(0, 2), params));
+    expect(again).toEqual(['taken', 'taken']);
+    expect(await listEventsForRequest(db, waiting.id)).toHaveLength(1);
+    // Two deposits of one request are never claimed together.
+    await expect(
+      db
+        .transaction()
+        .execute((trx) =>
+          claimDepositsForRequests(trx, [claims[0]!, { ...claims[1]!, requestId: waiting.id }], params),
+        ),
+    ).rejects.toThrow(/a request twice/);
+  });
+
+  it('reads the requests asked for while a read is under way together, each read after it was asked for', async () => {
+    const { db } = database();
+    const [a, b, c] = [
+      await insertRequest(db, newRequest()),
+      await insertRequest(db, newRequest()),
+      await insertRequest(db, newRequest()),
+    ];
+    let selects = 0;
+    const counting: KyselyPlugin = {
+      transformQuery({ node }) {
+        if (node.kind === 'SelectQueryNode') selects++;
+        return node;
+      },
+      transformResult: ({ result }) => Promise.resolve(result),
+    };
+    const read = coalescedRequestReads(db.withPlugin(counting));
+    const answers = await Promise.all([
+      read(a.id),
+      read(b.id.toUpperCase().replace('0X', '0x')),
+      read(c.id),
+      read(a.id),
+      read(hex32(0xdead_beef)),
+    ]);
+    expect(answers).toEqual([a, b, c, a, undefined]);
+    // The first alone, the four asked for meanwhile in one statement.
+    expect(selects).toBe(2);
+    const moved = await updateRequestStatus(db, a.id, { status: 'pending', now: a.createdAt + 1 });
+    expect(await read(a.id)).toEqual(moved);
+    expect(selects).toBe(3);
   });
 
   it('sets, keeps and clears the fail reasons and details', async () => {

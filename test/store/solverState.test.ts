@@ -26,6 +26,7 @@ import {
   getOutgoingTx,
   insertOutgoingTx,
   listLiveOutgoingTxs,
+  markOutgoingTxsBroadcast,
   outgoingTxRequestKindKey,
   outgoingTxSignerNonceKey,
   updateOutgoingTx,
@@ -301,6 +302,40 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
       ).toMatchObject({
         status: 'confirmed',
       });
+    });
+
+    it('marks several accepted rows broadcast in one statement, each with its hash and time, only while prepared', async () => {
+      const { db } = database();
+      const a = await insertOutgoingTx(db, fill({ requestId: hex32(31), status: 'prepared', nonce: 1n }));
+      const b = await insertOutgoingTx(db, fill({ requestId: hex32(32), status: 'prepared', nonce: 2n }));
+      // Already moved on (a receipt wait marked it first): left as it is.
+      const c = await insertOutgoingTx(db, fill({ requestId: hex32(33), status: 'prepared', nonce: 3n }));
+      await updateOutgoingTx(db, c.id, { status: 'broadcast', fromStatus: 'prepared', hash: hex32(0xc3), now: 105 });
+      // Its hash already recorded: not appended twice.
+      await updateOutgoingTx(db, b.id, { status: 'prepared', hash: hex32(0xb2), now: 101 });
+
+      const moved = await markOutgoingTxsBroadcast(db, [
+        { id: a.id, hash: hex32(0xa1).toUpperCase().replace('0X', '0x'), now: 110 },
+        { id: b.id, hash: hex32(0xb2), now: 111 },
+        { id: c.id, hash: hex32(0xc4), now: 112 },
+      ]);
+      expect(moved.sort((x, y) => x - y)).toEqual([a.id, b.id].sort((x, y) => x - y));
+      expect(await getOutgoingTx(db, a.id)).toMatchObject({
+        status: 'broadcast',
+        hashes: [hex32(0xa1)],
+        updatedAt: 110,
+      });
+      expect(await getOutgoingTx(db, b.id)).toMatchObject({
+        status: 'broadcast',
+        hashes: [hex32(0xb2)],
+        updatedAt: 111,
+      });
+      expect(await getOutgoingTx(db, c.id)).toMatchObject({
+        status: 'broadcast',
+        hashes: [hex32(0xc3)],
+        updatedAt: 105,
+      });
+      expect(await markOutgoingTxsBroadcast(db, [])).toEqual([]);
     });
 
     it('rejects two live transactions of one signer with the same nonce', async () => {

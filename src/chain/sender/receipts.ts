@@ -29,6 +29,11 @@ export interface ReceiptWaiterSettings {
   pollIntervalMs: number;
   /** The chain's pushed heads: each one wakes every wait at once. */
   heads: HeadFeed | undefined;
+  /**
+   * The write of a row's move to `broadcast` still under way after its send returned (`sending.ts`): a wait reads
+   * the row once it is done, rather than find it `prepared` and rebroadcast it for nothing.
+   */
+  marking?: (outgoingTxId: number) => Promise<unknown> | undefined;
   replacement: ReplacementSettings;
 }
 
@@ -112,6 +117,8 @@ export function createReceiptWaiter(
   }
 
   async function follow(id: number): Promise<SentReceipt> {
+    // A failed move leaves the row `prepared`, which the wait below rebroadcasts and marks.
+    await settings.marking?.(id)?.catch(() => undefined);
     let row = await getOutgoingTx(db, id);
     if (row === undefined || row.chainId !== chainId || row.signer !== signer) {
       throw new GatewayError('NOT_FOUND', `Chain ${chainId}: no outgoing transaction ${id} of signer ${signer}`);

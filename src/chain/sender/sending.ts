@@ -9,6 +9,7 @@ import {
   insertOutgoingTxs,
   listHeldOutgoingTxNonces,
   listUnminedOutgoingTxs,
+  markOutgoingTxsBroadcast,
   outgoingTxRequestKindKey,
   outgoingTxSignerNonceKey,
   releaseOutgoingTxNonce,
@@ -39,7 +40,12 @@ const SEND_BATCH = 16;
 export interface Sending {
   send: (tx: SendParameters) => Promise<OutgoingTxRecord>;
   recover: () => Promise<OutgoingTxRecord[]>;
-  /** Settles once the sends and the recovery queued so far have (their rows marked `broadcast` included). */
+  /** The write of a row's move to `broadcast` while it is under way (a receipt wait reads the row after it). */
+  marking(this: void, outgoingTxId: number): Promise<void> | undefined;
+  /**
+   * Settles once the sends and the recovery queued so far have, their rows' moves to `broadcast` included (a send
+   * returns before its row's move lands).
+   */
   idle(): Promise<unknown>;
 }
 
@@ -66,8 +72,8 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
   let queue: Promise<unknown> = Promise.resolve();
   /** The nonce `release` gave back last (a batch re-signs the rows after it one nonce down). */
   let released: bigint | undefined;
-  /** Rows being marked `broadcast` after the queue (`send`), which `idle` waits for too. */
-  const marks = new Set<Promise<OutgoingTxRecord>>();
+  /** Rows being marked `broadcast` beside their senders (`send` returns first), by row id; `idle` waits for them. */
+  const marks = new Map<number, Promise<void>>();
 
   function serialized<T>(work: () => Promise<T>): Promise<T> {
     const run = queue.then(work);
@@ -444,11 +450,61 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
     }
     const sent = await queued({ tx, gas, fees });
     if (sent.accepted === undefined) return sent.row;
-    const marking = markBroadcast(state, sent.row, sent.accepted);
-    marks.add(marking);
-    void marking.finally(() => marks.delete(marking)).catch(() => undefined);
-    return marking;
+    // The caller goes on once the node has the transaction (a fill writes `submitted` next), its row's move to
+    // `broadcast` going on beside: the record returned is the row as that move writes it. Until the move lands the
+    // row is `prepared`, which a receipt wait rebroadcasts (the node answers "already known") and a restart's
+    // recovery rebroadcasts, exactly as after a crash right after the broadcast; a failed move is left to them.
+    const at = now();
+    const marking = markBeside(sent.row.id, sent.accepted, at);
+    marks.set(sent.row.id, marking);
+    void marking
+      .finally(() => marks.delete(sent.row.id))
+      .catch((error: unknown) =>
+        log.warn(
+          { ...scope, requestId: sent.row.requestId, outgoingTxId: sent.row.id, err: error },
+          "marking a broadcast transaction failed; it stays 'prepared' and is rebroadcast until mined",
+        ),
+      );
+    return asBroadcast(sent.row, sent.accepted, at);
   }
+
+  /** Moves to `broadcast` waiting to be written; the next write takes all of them. */
+  const unmarked: Array<{ id: number; hash: Hex; now: number; settle: (written: Promise<unknown>) => void }> = [];
+  let marksWriting = false;
+
+  /**
+   * Writes a row's move to `broadcast` (`markBroadcast`'s, without its read back): the first at once, and those
+   * that come while a write is under way (the rest of a batch, as their broadcasts are accepted) together in the
+   * next statement (`markOutgoingTxsBroadcast`), a round trip each saved on the way of the fills' `submitted`.
+   */
+  function markBeside(id: number, hash: Hex, at: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      unmarked.push({ id, hash, now: at, settle: (written) => void written.then(() => resolve(), reject) });
+      if (!marksWriting) void writeMarks();
+    });
+  }
+
+  async function writeMarks(): Promise<void> {
+    marksWriting = true;
+    while (unmarked.length > 0) {
+      const group = unmarked.splice(0);
+      const written = markOutgoingTxsBroadcast(db, group);
+      for (const mark of group) mark.settle(written);
+      await written.catch(() => undefined);
+    }
+    marksWriting = false;
+  }
+
+  /** A `prepared` row as `markBroadcast` leaves it: `broadcast`, with the accepted hash. */
+  const asBroadcast = (row: OutgoingTxRecord, hash: Hex, at: number): OutgoingTxRecord => {
+    const accepted = hash.toLowerCase();
+    return {
+      ...row,
+      status: 'broadcast',
+      hashes: row.hashes.includes(accepted) ? row.hashes : [...row.hashes, accepted],
+      updatedAt: at,
+    };
+  };
 
   const conflict = (tx: SendParameters, existingId?: number, cause?: unknown) =>
     new GatewayError('CONFLICT', `A live ${tx.kind} transaction already exists for request ${tx.requestId}`, {
@@ -476,5 +532,10 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
       return recovered;
     });
 
-  return { send, recover, idle: () => Promise.allSettled([queue, ...marks]) };
+  return {
+    send,
+    recover,
+    marking: (id) => marks.get(id),
+    idle: () => Promise.allSettled([queue, ...marks.values()]),
+  };
 }

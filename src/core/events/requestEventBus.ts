@@ -70,7 +70,7 @@ interface Subscriber {
 
 /**
  * The outbox follower of one process (one per gateway): tails `request_events` by id and fans each event out to
- * in-process subscribers (GraphQL subscriptions, the `/ws` stream). Ids are in commit order (see `lockOutbox`),
+ * in-process subscribers (GraphQL subscriptions, the `/ws` stream). Ids are in commit order (see `outboxLock`),
  * so "everything after the last id read" never skips a late commit. Reads are driven by `wake()` (PostgreSQL
  * notifications) and by a timer.
  */

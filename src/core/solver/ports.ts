@@ -76,6 +76,8 @@ export interface TransactionSender {
   /**
    * Records the transaction in `outgoing_txs` with the next nonce and its signed bytes, then broadcasts it.
    * At most one live transaction per (request, kind): a second `send` fails with `CONFLICT` and sends nothing.
+   * Returns once a node accepted it, with the row as its move to `broadcast` writes it: that write may land a
+   * little later (until then the stored row is `prepared`, which the receipt wait and recovery rebroadcast).
    */
   send(params: SendParameters): Promise<OutgoingTxRecord>;
   /**

@@ -1,7 +1,7 @@
 import type { Address } from 'viem';
 import { updateDepositStatus, type DepositRecord } from '../../store/deposits.repository.js';
 import { attachDepositToFastFill } from '../../store/fastFills.repository.js';
-import { getRequest, updateRequestStatus } from '../../store/requests.repository.js';
+import { claimDepositForRequest, getRequest } from '../../store/requests.repository.js';
 import { crashPoint } from '../faults.js';
 import { statusMoves, type FailReason } from '../requests/statusMachine.js';
 import { decideAndFill } from './decide.js';
@@ -17,7 +17,8 @@ import type { SolverScope } from './scope.js';
 export async function processDeposit(scope: SolverScope, deposit: DepositRecord): Promise<void> {
   const { ctx } = scope;
   const { db, log } = ctx;
-  const request = await getRequest(db, deposit.requestId);
+  // Read with the other deposits handed on with it (one statement for a block's).
+  const request = await scope.readRequest(deposit.requestId);
   // A sweep of a deposit address is sent by the solver itself, under the request the gateway decided the transfer
   // pays (`src/core/depositAddresses/processor.ts`): it is the order's own deposit, as if its user had sent it.
   const swept = deposit.sender !== null && deposit.sender.toLowerCase() === ctx.solver.address.toLowerCase();
@@ -27,37 +28,47 @@ export async function processDeposit(scope: SolverScope, deposit: DepositRecord)
   // an unknown request) is consumed only once its refund is done: a crash before that leaves it `confirmed`,
   // and the watcher hands it on again at start, so it cannot be lost. Consuming first and rolling back keeps
   // the conditional update of the deposit as the one decision between two instances.
-  const claim = await db
-    .transaction()
-    .execute(async (trx) => {
-      const consumed = await updateDepositStatus(trx, deposit.id, {
-        status: 'consumed',
-        fromStatus: 'confirmed',
-        now: ctx.now(),
-      });
-      if (consumed === null) return 'taken' as const;
-      if (request !== undefined && verdict !== undefined && verdict.kind !== 'stray') {
-        // `depositing`: the gateway sent this deposit itself for the user's permit (`src/core/permits`) or
-        // gasless batch (`POST /execute`).
-        const moved = await updateRequestStatus(trx, request.id, {
-          status: statusMoves.claim.to,
-          fromStatus: statusMoves.claim.from,
-          inTxHash: deposit.txHash,
-          now: ctx.now(),
-        });
-        if (moved !== null) return moved;
-        // The first matching deposit of a fast-filled request pays for the fill (and releases the key's hold).
-        if (verdict.kind === 'pays') {
-          const attached = await attachDepositToFastFill(trx, request.id, deposit.txHash, ctx.now());
-          if (attached !== null) return 'fast' as const;
-        }
-      }
-      throw new NotOwnDeposit(request === undefined ? 'orphan' : verdict?.kind === 'pays' ? 'extra' : 'stray');
-    })
-    .catch((error: unknown) => {
-      if (error instanceof NotOwnDeposit) return error.claim;
-      throw error;
-    });
+  const own = request !== undefined && verdict !== undefined && verdict.kind !== 'stray';
+  // Claimed together with the other deposits handed on with it (`claims.ts`); one whose request was not waiting is
+  // claimed on its own below, as every other deposit is.
+  const together = own ? await scope.claimTogether(deposit) : 'unmoved';
+  const claim =
+    together !== 'unmoved'
+      ? together
+      : await db
+          .transaction()
+          .execute(async (trx) => {
+            const now = ctx.now();
+            if (request !== undefined && verdict !== undefined && verdict.kind !== 'stray') {
+              // `depositing`: the gateway sent this deposit itself for the user's permit (`src/core/permits`) or
+              // gasless batch (`POST /execute`). The deposit's consumption and the request's move are one statement.
+              const { consumed, moved } = await claimDepositForRequest(trx, deposit.id, request.id, {
+                status: statusMoves.claim.to,
+                fromStatus: statusMoves.claim.from,
+                inTxHash: deposit.txHash,
+                now,
+              });
+              if (!consumed) return 'taken' as const;
+              if (moved !== null) return moved;
+              // The first matching deposit of a fast-filled request pays for the fill (and releases the key's hold).
+              if (verdict.kind === 'pays') {
+                const attached = await attachDepositToFastFill(trx, request.id, deposit.txHash, now);
+                if (attached !== null) return 'fast' as const;
+              }
+            } else {
+              const consumed = await updateDepositStatus(trx, deposit.id, {
+                status: 'consumed',
+                fromStatus: 'confirmed',
+                now,
+              });
+              if (consumed === null) return 'taken' as const;
+            }
+            throw new NotOwnDeposit(request === undefined ? 'orphan' : verdict?.kind === 'pays' ? 'extra' : 'stray');
+          })
+          .catch((error: unknown) => {
+            if (error instanceof NotOwnDeposit) return error.claim;
+            throw error;
+          });
   if (claim === 'taken') return;
   // The claim returns the request as its move left it (`pending`): the decision starts from that row, with no
   // second read.

@@ -1,4 +1,6 @@
+import type { RequestRecord } from '../../store/requestRecord.js';
 import type { CoreContext } from '../context.js';
+import type { ClaimTogether } from './claims.js';
 import type { FillGate } from './fillGate.js';
 import type { Lanes } from './lanes.js';
 import type { TransactionSender } from './ports.js';
@@ -15,6 +17,10 @@ export interface SolverScope {
   gate: Pick<FillGate, 'check'>;
   /** Runs work in the lane of its key, after the work queued before it (`lanes.ts`). */
   enqueue: Lanes['enqueue'];
+  /** The claim of a deposit that is its request's own, with the others asked for meanwhile (`claims.ts`). */
+  claimTogether: ClaimTogether;
+  /** `getRequest`, the reads asked for together (a block's deposits) going in one statement. */
+  readRequest(this: void, id: string): Promise<RequestRecord | undefined>;
   /** Gas limits from each request's latest fill simulation, used by the fill that follows it. */
   simulatedGas: Map<string, bigint>;
 }

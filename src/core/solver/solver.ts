@@ -1,7 +1,8 @@
 import type { Hex } from 'viem';
 import type { DepositRecord } from '../../store/deposits.repository.js';
-import { getRequest } from '../../store/requests.repository.js';
+import { coalescedRequestReads, getRequest } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
+import { createClaimTogether } from './claims.js';
 import { validateFill } from './decide.js';
 import { fill } from './fill.js';
 import { createFillGate, type FillPause } from './fillGate.js';
@@ -71,6 +72,8 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     },
     gate,
     enqueue: lanes.enqueue,
+    claimTogether: createClaimTogether(ctx),
+    readRequest: coalescedRequestReads(ctx.db),
     simulatedGas: new Map(),
   };
 
