@@ -24,6 +24,7 @@
  *
  * Exit status 1 on any failed request, or when the quote's p50 at any concurrency grows by more than 10%.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,7 +107,10 @@ function newStore(label: string): Store {
     const dataDir = mkdtempSync(join(tmpdir(), `gateway-growth-${label}-`));
     return {
       env: { GATEWAY_DATA_DIR: dataDir },
-      open: () => createDatabase({ dataDir }),
+      // The gateway reads GATEWAY_PGLITE_SHARED_BUFFERS from the environment it inherits; the bench's own opens
+      // (the fill, `--explain`) use the same pool size.
+      open: () =>
+        createDatabase({ dataDir, pgliteSharedBuffers: process.env.GATEWAY_PGLITE_SHARED_BUFFERS || undefined }),
       remove: async () => rmSync(dataDir, { recursive: true, force: true }),
     };
   }
@@ -340,6 +344,58 @@ async function explainListings(store: Store, user: string, options: GrowthOption
   }
 }
 
+/**
+ * Inserts before the measured ones: the pool fills with the pages the inserts touch, as a running gateway's has
+ * (20,000 random keys touch ~3/4 of the primary key's leaves at 1M rows; fewer left a large pool cold).
+ */
+const INSERT_WARMUP = 20_000;
+const INSERT_MEASURED = 500;
+
+/**
+ * The quote's one write against the filled table, counted rather than timed: `EXPLAIN (ANALYZE, BUFFERS)` of
+ * inserts of the template row under new ids, averaged per insert. "Read" blocks missed the buffer pool and came
+ * from the filesystem (on PGlite, through its WASM filesystem layer); "written" ones were dirty pages evicted to
+ * make room. Both grow with the table once its indexes outgrow the pool.
+ */
+async function explainQuoteInserts(store: Store, template: string): Promise<void> {
+  const database = await store.open();
+  try {
+    const insert = () => {
+      const id = `0x${randomBytes(32).toString('hex')}`;
+      const orderId = `0x${randomBytes(32).toString('hex')}`;
+      return sql`insert into requests select * from json_populate_record(null::requests,
+        (${template}::jsonb || jsonb_build_object('id', ${id}::text, 'order_id', ${orderId}::text))::json)`;
+    };
+    for (let i = 0; i < INSERT_WARMUP; i++) await insert().execute(database.db);
+    const totals = { hit: 0, read: 0, dirtied: 0, written: 0, ms: 0 };
+    for (let i = 0; i < INSERT_MEASURED; i++) {
+      const { rows } = await sql<{
+        'QUERY PLAN': unknown;
+      }>`explain (analyze, buffers, format json) ${insert()}`.execute(database.db);
+      const plan = rows[0]?.['QUERY PLAN'];
+      const [top] = (typeof plan === 'string' ? JSON.parse(plan) : plan) as Array<{
+        Plan: Record<string, number>;
+        'Execution Time': number;
+      }>;
+      totals.hit += top!.Plan['Shared Hit Blocks'] ?? 0;
+      totals.read += top!.Plan['Shared Read Blocks'] ?? 0;
+      totals.dirtied += top!.Plan['Shared Dirtied Blocks'] ?? 0;
+      totals.written += top!.Plan['Shared Written Blocks'] ?? 0;
+      totals.ms += top!['Execution Time'];
+    }
+    const per = (value: number) => fixed(value / INSERT_MEASURED, 2);
+    const { rows: size } = await sql<{ buffers: string; indexes: string; pkey: string }>`
+      select current_setting('shared_buffers') as buffers,
+             pg_size_pretty(pg_indexes_size('requests')) as indexes,
+             pg_size_pretty(pg_relation_size('requests_pkey')) as pkey`.execute(database.db);
+    console.log(
+      `\nquote insert into the filled table (shared_buffers ${size[0]?.buffers}; its indexes ${size[0]?.indexes}, of which the primary key ${size[0]?.pkey}; ${INSERT_MEASURED} inserts after ${INSERT_WARMUP.toLocaleString('en')}), per insert: blocks hit ${per(totals.hit)}, read ${per(totals.read)}, dirtied ${per(totals.dirtied)}, written ${per(totals.written)}; execution ${per(totals.ms)} ms`,
+    );
+  } finally {
+    await database.close();
+  }
+}
+
 function comparisonTable(empty: PhaseResult, filled: PhaseResult): string {
   const body: string[][] = [];
   for (const emptyRow of empty.rows) {
@@ -386,6 +442,7 @@ Growth benchmark
     if (options.explain) {
       const user = (JSON.parse(template) as { user_address: string }).user_address;
       await explainListings(filled, user, options);
+      await explainQuoteInserts(filled, template);
     }
 
     const rows = [...emptyResult.rows, ...filledResult.rows];

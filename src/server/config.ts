@@ -28,6 +28,11 @@ export interface GatewayConfig {
   /** PostgreSQL when set; otherwise PGlite in `dataDir` (in memory when that is unset too). */
   databaseUrl: string | undefined;
   dataDir: string | undefined;
+  /**
+   * PGlite's buffer pool (`GATEWAY_PGLITE_SHARED_BUFFERS`, e.g. `256MB`); unset: 16 MB (the devnet), and 128 MB under
+   * a config file (`parseConfigFile`).
+   */
+  pgliteSharedBuffers?: string;
   /** PostgreSQL schema for the gateway's tables (several gateways can share one database); default `public`. */
   databaseSchema: string | undefined;
   solverPrivateKey: Hex;
@@ -256,6 +261,11 @@ export function fromEnvironment(env: Env, problems: string[]) {
   if (env.GATEWAY_DATABASE_SCHEMA && !/^[a-z_][a-z0-9_]{0,62}$/.test(env.GATEWAY_DATABASE_SCHEMA)) {
     problems.push('GATEWAY_DATABASE_SCHEMA must be a lower-case SQL identifier');
   }
+  const pgliteSharedBuffers = env.GATEWAY_PGLITE_SHARED_BUFFERS || undefined;
+  if (pgliteSharedBuffers !== undefined) {
+    const problem = pgliteBufferProblem(pgliteSharedBuffers, databaseUrl !== undefined);
+    if (problem !== null) problems.push(problem);
+  }
   const bodyLimit = env.GATEWAY_BODY_LIMIT === undefined ? 1_048_576 : Number(env.GATEWAY_BODY_LIMIT);
   if (!Number.isInteger(bodyLimit) || bodyLimit < 1024)
     problems.push('GATEWAY_BODY_LIMIT must be an integer of at least 1024 bytes');
@@ -275,6 +285,7 @@ export function fromEnvironment(env: Env, problems: string[]) {
     logFormat: logFormat as 'json' | 'pretty',
     databaseUrl,
     dataDir: env.GATEWAY_DATA_DIR || undefined,
+    ...(pgliteSharedBuffers === undefined ? {} : { pgliteSharedBuffers }),
     databaseSchema: env.GATEWAY_DATABASE_SCHEMA || undefined,
     bodyLimit,
     graphiql: env.GATEWAY_GRAPHIQL !== 'false',
@@ -591,4 +602,19 @@ export function keysCliConfigFromEnvironment(env: Env): Pick<
     webhooks: base.webhooks,
     solverPrivateKey,
   };
+}
+
+/** PGlite's `shared_buffers` bounds: PostgreSQL's least, and the most PGlite 0.5's 32-bit WASM heap starts with. */
+const PGLITE_BUFFERS_MIN_KB = 128;
+const PGLITE_BUFFERS_MAX_KB = 1024 * 1024;
+
+/** What is wrong with a `GATEWAY_PGLITE_SHARED_BUFFERS` value, or null. */
+function pgliteBufferProblem(value: string, postgres: boolean): string | null {
+  if (postgres)
+    return "GATEWAY_PGLITE_SHARED_BUFFERS applies to PGlite only: with DATABASE_URL, size PostgreSQL's shared_buffers on its server";
+  const match = /^([1-9][0-9]{0,9})(kB|MB|GB)$/.exec(value);
+  const kilobytes = match === null ? NaN : Number(match[1]) * { kB: 1, MB: 1024, GB: 1024 * 1024 }[match[2]!]!;
+  if (!(kilobytes >= PGLITE_BUFFERS_MIN_KB && kilobytes <= PGLITE_BUFFERS_MAX_KB))
+    return 'GATEWAY_PGLITE_SHARED_BUFFERS must be a size from 128kB to 1GB, written as PostgreSQL writes it (e.g. 256MB)';
+  return null;
 }

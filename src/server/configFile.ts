@@ -288,8 +288,21 @@ export function parseConfigFile(text: string, env: Env, source = 'config file'):
   if (quote.ttlSeconds > quote.maxTtlSeconds)
     problems.push(`${source}.quote.ttlSeconds: ${quote.ttlSeconds} is above maxTtlSeconds ${quote.maxTtlSeconds}`);
   if (problems.length > 0) throw new ConfigError(problems);
-  return { ...base, solverPrivateKey, chains: withPriceMaxAge(file.chains.map(chainFromFile), file.prices), quote };
+  return {
+    ...base,
+    // A deployment on PGlite keeps a week of quotes (the retention's default): its buffer pool is PostgreSQL's
+    // default, where the devnet keeps 16 MB for its memory (`GATEWAY_PGLITE_SHARED_BUFFERS`).
+    ...(base.databaseUrl === undefined && base.pgliteSharedBuffers === undefined
+      ? { pgliteSharedBuffers: DEPLOYMENT_PGLITE_SHARED_BUFFERS }
+      : {}),
+    solverPrivateKey,
+    chains: withPriceMaxAge(file.chains.map(chainFromFile), file.prices),
+    quote,
+  };
 }
+
+/** PGlite's buffer pool under a config file unless set (see docs/performance.md, "PGlite: the buffer pool"). */
+export const DEPLOYMENT_PGLITE_SHARED_BUFFERS = '128MB';
 
 /** Reads the config file named by `--config <path>` or `GATEWAY_CONFIG`; null means "run the devnet". */
 export function configFilePath(argv: string[], env: Env): string | null {

@@ -91,6 +91,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     schema: config.databaseSchema,
+    ...(config.pgliteSharedBuffers === undefined ? {} : { pgliteSharedBuffers: config.pgliteSharedBuffers }),
   });
   try {
     await database.migrate();

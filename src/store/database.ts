@@ -11,6 +11,8 @@ export interface CreateDatabaseOptions {
   databaseUrl?: string;
   /** PGlite only: keep the data in this directory. Without it, PGlite runs in memory. */
   dataDir?: string;
+  /** PGlite only: PostgreSQL's `shared_buffers` (`64MB`, `1GB`); default 16 MB (see `CreatePGliteProxyOptions`). */
+  pgliteSharedBuffers?: string;
   /**
    * Put every table in this schema (created when missing) instead of the default one, so that several
    * gateways or parallel test files can share one PostgreSQL database. Lower-case identifier.
@@ -82,7 +84,10 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
   } else {
     dialect = 'pglite';
     // In a worker thread, so the database's CPU runs on another core than the server (see pgliteProxy.ts).
-    const pglite = await createPGliteProxy(dataDir === undefined ? {} : { dataDir });
+    const pglite = await createPGliteProxy({
+      ...(dataDir === undefined ? {} : { dataDir }),
+      ...(options.pgliteSharedBuffers === undefined ? {} : { sharedBuffers: options.pgliteSharedBuffers }),
+    });
     listen = (channel, onNotification) => pglite.listen(channel, onNotification);
     const pgliteDialect = () =>
       new PGliteDialect({

@@ -45,6 +45,12 @@ export interface CreatePGliteProxyOptions {
    * and age that trigger one. Defaults: every 5 s, half of `max_wal_size`, `checkpoint_timeout`. Tests shorten them.
    */
   checkpoint?: { pollMs?: number; walBytes?: number; intervalMs?: number };
+  /**
+   * PostgreSQL's `shared_buffers` (a size such as `64MB`); default 16 MB, kept small because the pool lives in the
+   * worker's WASM heap (see `pgliteWorker.mjs`). A database larger than the pool reads and writes its index pages
+   * through the filesystem on every insert.
+   */
+  sharedBuffers?: string;
 }
 
 /** Thrown (as a rejection) when the proxy is closed, or when the worker thread failed or exited. */
@@ -93,6 +99,7 @@ export async function createPGliteProxy(options: CreatePGliteProxyOptions = {}):
     workerData: {
       options: options.dataDir === undefined ? {} : { dataDir: options.dataDir },
       checkpoint: options.checkpoint,
+      sharedBuffers: options.sharedBuffers,
     },
     // Not tsx's or vitest's loaders: the worker is plain JavaScript.
     execArgv: [],

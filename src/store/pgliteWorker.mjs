@@ -13,7 +13,7 @@ import { serializeError } from './pgliteErrors.mjs';
  * 33–41 ms to 17–20 ms without it). The zeros only reserve disk space ahead of time; PGlite runs without fsync,
  * so they bought no durability here.
  *
- * `shared_buffers=16MB` instead of PostgreSQL's 128 MB: the buffer pool lives in the WASM heap, so every page it
+ * `shared_buffers=16MB` (unless the proxy was given `sharedBuffers`) instead of PostgreSQL's 128 MB: the buffer pool lives in the WASM heap, so every page it
  * ever touched stays in this process's RSS. The gateway's working set is far smaller (the devnet's whole
  * database is a few MB), and a page evicted from the pool is still in the OS page cache under the data directory.
  * Measured with `npm run bench:idle` on the devnet: gateway RSS 616 → 496 MiB; at the end of `npm run bench`
@@ -27,7 +27,7 @@ import { serializeError } from './pgliteErrors.mjs';
  */
 const settings = [
   ...['-c', 'wal_init_zero=off'],
-  ...['-c', 'shared_buffers=16MB'],
+  ...['-c', `shared_buffers=${workerData.sharedBuffers ?? '16MB'}`],
   ...['-c', 'plan_cache_mode=force_custom_plan'],
 ];
 
