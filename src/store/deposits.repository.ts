@@ -1,8 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { depositReceived } from './ledgerMovements.js';
 import { insertLedgerMovements } from './ledger.repository.js';
-import { getRequest } from './requests.repository.js';
-import { toRequestRecord } from './requestRecord.js';
+import { getRequest, getRequests } from './requests.repository.js';
 import { groupByRequest, normalizeHex, toBigInt, toNumber, toUint256 } from './mappers.js';
 import type { DepositsTable, Tables } from './tables.js';
 
@@ -267,13 +266,7 @@ export async function confirmDepositsAtBlocks(
     confirmed.push(...rows.map(toDepositRecord));
   }
   if (confirmed.length === 0) return [];
-  const requestIds = [...new Set(confirmed.map((deposit) => normalizeHex(deposit.requestId)))];
-  const requests = new Map(
-    (await db.selectFrom('requests').selectAll().where('id', 'in', requestIds).execute()).map((row) => {
-      const request = toRequestRecord(row);
-      return [request.id.toLowerCase(), request] as const;
-    }),
-  );
+  const requests = await getRequests(db, [...new Set(confirmed.map((deposit) => normalizeHex(deposit.requestId)))]);
   await insertLedgerMovements(
     db,
     confirmed.map((deposit) => depositReceived(deposit, requests.get(deposit.requestId.toLowerCase()))),
