@@ -171,8 +171,7 @@ export async function markOutgoingTxsBroadcast(
     .set({
       status: 'broadcast',
       updated_at: sql<string>`v.at`,
-      hashes: sql<string>`case when outgoing_txs.hashes @> jsonb_build_array(v.hash) then outgoing_txs.hashes
-        else outgoing_txs.hashes || jsonb_build_array(v.hash) end`,
+      hashes: appendUnique('outgoing_txs.hashes', sql.ref('v.hash')),
     })
     .where(sql<boolean>`outgoing_txs.id = v.id`)
     .where('outgoing_txs.status', '=', 'prepared')

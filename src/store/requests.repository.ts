@@ -287,8 +287,7 @@ export async function claimDepositsForRequests(
     moved as (
       update requests
       set status = ${params.status}, updated_at = greatest(requests.updated_at, ${params.now}),
-        in_tx_hashes = case when requests.in_tx_hashes @> jsonb_build_array(consumed.tx_hash) then requests.in_tx_hashes
-          else requests.in_tx_hashes || jsonb_build_array(consumed.tx_hash) end
+        in_tx_hashes = ${appendUnique('requests.in_tx_hashes', sql.ref('consumed.tx_hash'))}
       from consumed
       where requests.id = consumed.request_id and requests.status in (${sql.join(params.fromStatus)})
         and exists (select 1 from outbox_lock)
