@@ -5,6 +5,7 @@
  */
 import { CompiledQuery, sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { appendUnique } from './fragments.js';
+import { groupedCalls } from './groupedCalls.js';
 import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toUint256 } from './mappers.js';
 import { outboxLock, REQUEST_EVENTS_CHANNEL } from './requestEvents.repository.js';
 import { outboxInStatement, statusSnapshotInStatement, writeStatusOutbox } from './requestOutbox.js';
@@ -156,36 +157,15 @@ export async function getRequests(db: Kysely<Tables>, ids: readonly string[]): P
 /**
  * `getRequest` for a caller that reads many requests at about the same time (the solver, given a block's deposits
  * together): the first read goes at once, and the reads asked for while one is under way go together in the next
- * statement (`getRequests`). Every answer is read after it was asked for, as a lone `getRequest` would be.
+ * statement (`getRequests`, through `groupedCalls`). Every answer is read after it was asked for, as a lone
+ * `getRequest` would be.
  */
 export function coalescedRequestReads(db: Kysely<Tables>): (id: string) => Promise<RequestRecord | undefined> {
-  const asked = new Map<string, Array<(read: Promise<Map<string, RequestRecord>>) => void>>();
-  let reading = false;
-  async function readAll(): Promise<void> {
-    reading = true;
-    while (asked.size > 0) {
-      const group = [...asked];
-      asked.clear();
-      const ids = group.map(([id]) => id);
-      const read =
-        ids.length === 1
-          ? getRequest(db, ids[0]!).then(
-              (one) => new Map<string, RequestRecord>(one === undefined ? [] : [[one.id, one]]),
-            )
-          : getRequests(db, ids);
-      for (const [, settles] of group) for (const settle of settles) settle(read);
-      await read.catch(() => undefined);
-    }
-    reading = false;
-  }
-  return (id) =>
-    new Promise<RequestRecord | undefined>((resolve, reject) => {
-      const key = normalizeHex(id);
-      const settles = asked.get(key) ?? [];
-      settles.push((read) => void read.then((found) => resolve(found.get(key)), reject));
-      asked.set(key, settles);
-      if (!reading) void readAll();
-    });
+  return groupedCalls(async (ids: readonly string[]) => {
+    if (ids.length === 1) return [await getRequest(db, ids[0]!)];
+    const found = await getRequests(db, ids);
+    return ids.map((id) => found.get(normalizeHex(id)));
+  });
 }
 
 export interface UpdateRequestStatusParameters {

@@ -3,6 +3,7 @@ import { GatewayError } from '../../core/errors.js';
 import { withGasMargin } from '../../core/gasMargin.js';
 import type { SendParameters } from '../../core/solver/ports.js';
 import { isUniqueViolation } from '../../store/errors.js';
+import { groupedCalls } from '../../store/groupedCalls.js';
 import {
   getLiveOutgoingTx,
   insertOutgoingTx,
@@ -468,32 +469,17 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
     return asBroadcast(sent.row, sent.accepted, at);
   }
 
-  /** Moves to `broadcast` waiting to be written; the next write takes all of them. */
-  const unmarked: Array<{ id: number; hash: Hex; now: number; settle: (written: Promise<unknown>) => void }> = [];
-  let marksWriting = false;
-
   /**
    * Writes a row's move to `broadcast` (`markBroadcast`'s, without its read back): the first at once, and those
    * that come while a write is under way (the rest of a batch, as their broadcasts are accepted) together in the
-   * next statement (`markOutgoingTxsBroadcast`), a round trip each saved on the way of the fills' `submitted`.
+   * next statement (`groupedCalls`, `markOutgoingTxsBroadcast`), a round trip each saved on the way of the fills'
+   * `submitted`.
    */
-  function markBeside(id: number, hash: Hex, at: number): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      unmarked.push({ id, hash, now: at, settle: (written) => void written.then(() => resolve(), reject) });
-      if (!marksWriting) void writeMarks();
-    });
-  }
-
-  async function writeMarks(): Promise<void> {
-    marksWriting = true;
-    while (unmarked.length > 0) {
-      const group = unmarked.splice(0);
-      const written = markOutgoingTxsBroadcast(db, group);
-      for (const mark of group) mark.settle(written);
-      await written.catch(() => undefined);
-    }
-    marksWriting = false;
-  }
+  const markGrouped = groupedCalls(async (moves: ReadonlyArray<{ id: number; hash: Hex; now: number }>) => {
+    await markOutgoingTxsBroadcast(db, moves);
+    return moves.map(() => undefined);
+  });
+  const markBeside = (id: number, hash: Hex, at: number): Promise<void> => markGrouped({ id, hash, now: at });
 
   /** A `prepared` row as `markBroadcast` leaves it: `broadcast`, with the accepted hash. */
   const asBroadcast = (row: OutgoingTxRecord, hash: Hex, at: number): OutgoingTxRecord => {

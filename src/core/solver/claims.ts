@@ -1,4 +1,5 @@
 import type { DepositRecord } from '../../store/deposits.repository.js';
+import { groupedCalls } from '../../store/groupedCalls.js';
 import type { RequestRecord } from '../../store/requestRecord.js';
 import { claimDepositsForRequests } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
@@ -16,54 +17,28 @@ export type ClaimTogether = (deposit: DepositRecord) => Promise<RequestRecord | 
 /**
  * The claims of the deposits handed on together (a block's): the first goes at once in a transaction of its own,
  * and those asked for while a claim's transaction is under way go together in the next one, one statement for all
- * of them (`claimDepositsForRequests`): on PGlite a transaction holds every other statement, so five claims one
- * after the other held the status polls and the fills behind them five times. Each deposit's conditional move is
- * still the one decision that it is claimed; a second deposit of a request already in the group (not seen today:
- * a request's deposits are handled one after another in its lane) waits for the next group. `pending`'s
+ * of them (`groupedCalls`, `claimDepositsForRequests`): on PGlite a transaction holds every other statement, so five
+ * claims one after the other held the status polls and the fills behind them five times. Each deposit's conditional
+ * move is still the one decision that it is claimed; a second deposit of a request already in the group (not seen
+ * today: a request's deposits are handled one after another in its lane) waits for the next group. `pending`'s
  * `updatedAt` is read once the group's transaction has begun.
  */
 export function createClaimTogether(ctx: CoreContext): ClaimTogether {
-  let waiting: Array<{
-    deposit: DepositRecord;
-    settle: (answer: Promise<RequestRecord | 'taken' | 'unmoved'>) => void;
-  }> = [];
-  let claiming = false;
-
-  async function claimAll(): Promise<void> {
-    claiming = true;
-    while (waiting.length > 0) {
-      const group: typeof waiting = [];
-      const later: typeof waiting = [];
-      const requests = new Set<string>();
-      for (const asked of waiting) {
-        const requestId = asked.deposit.requestId.toLowerCase();
-        if (requests.has(requestId) || group.length >= CLAIM_GROUP) later.push(asked);
-        else {
-          requests.add(requestId);
-          group.push(asked);
-        }
-      }
-      waiting = later;
-      const answers = ctx.db.transaction().execute((trx) =>
+  return groupedCalls(
+    (deposits: readonly DepositRecord[]) =>
+      ctx.db.transaction().execute((trx) =>
         claimDepositsForRequests(
           trx,
-          group.map(({ deposit }) => ({
+          deposits.map((deposit) => ({
             depositId: deposit.id,
             requestId: deposit.requestId,
             confirmedAt: deposit.updatedAt,
           })),
           { status: statusMoves.claim.to, fromStatus: statusMoves.claim.from, now: ctx.now() },
         ),
-      );
-      for (const [index, asked] of group.entries()) asked.settle(answers.then((all) => all[index]!));
-      await answers.catch(() => undefined);
-    }
-    claiming = false;
-  }
-
-  return (deposit) =>
-    new Promise((resolve, reject) => {
-      waiting.push({ deposit, settle: (answer) => void answer.then(resolve, reject) });
-      if (!claiming) void claimAll();
-    });
+      ),
+    (group, deposit) =>
+      group.length < CLAIM_GROUP &&
+      !group.some((claimed) => claimed.requestId.toLowerCase() === deposit.requestId.toLowerCase()),
+  );
 }
