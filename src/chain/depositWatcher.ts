@@ -27,6 +27,7 @@ import {
   type DepositRecord,
 } from '../store/deposits.repository.js';
 import { normalizeHex } from '../store/mappers.js';
+import type { RequestRecord } from '../store/requestRecord.js';
 import type { Tables } from '../store/tables.js';
 import { rpcGatewayError } from './rpcErrors.js';
 
@@ -141,9 +142,9 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
 
   const context = { chainId };
 
-  function handOn(deposit: DepositRecord): void {
+  function handOn(deposit: DepositRecord, request?: RequestRecord): void {
     try {
-      onConfirmed(deposit);
+      onConfirmed(deposit, request);
     } catch (error) {
       log.error(
         { ...context, requestId: deposit.requestId, depositId: deposit.id, err: error },
@@ -218,8 +219,9 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
   /**
    * Confirms the candidates that are deep enough and still in their block; removes those whose block changed
    * (whatever their depth: after a rewind every `seen` deposit is a candidate, so reorged ones leave at once).
-   * The confirmable ones are confirmed together, in one transaction (`confirmDepositsAtBlocks`: the same
-   * conditional update per deposit, its block hash and `seen`), and handed on together, in block and log order.
+   * The confirmable ones are confirmed together, in one statement (`confirmDepositsAtBlocks`: the same
+   * conditional update per deposit, its block hash and `seen`), and handed on together, in block and log order,
+   * each with its request as the confirmation read it.
    */
   async function settle(
     head: bigint,
@@ -254,14 +256,14 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
       } else if (deposit.blockNumber <= confirmableTip) confirmable.push(deposit);
     }
     const confirmed = await confirmDepositsAtBlocks(db, confirmable, now());
-    for (const deposit of confirmed) {
+    for (const { deposit } of confirmed) {
       log.info(
         { ...context, depositId: deposit.id, requestId: deposit.requestId, blockNumber: deposit.blockNumber },
         'deposit confirmed',
       );
       settled.push(deposit);
     }
-    for (const deposit of confirmed) handOn(deposit);
+    for (const { deposit, request } of confirmed) handOn(deposit, request);
     return settled;
   }
 

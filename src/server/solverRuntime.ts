@@ -136,7 +136,7 @@ export function createSolverRuntime(
         log: ctx.log,
         now: ctx.now,
         heads: heads.get(chain.id),
-        onConfirmed: (deposit) => solver.handleDeposit(deposit),
+        onConfirmed: (deposit, request) => solver.handleDeposit(deposit, request),
       }),
     ]),
   );

@@ -1,7 +1,8 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { depositReceived } from './ledgerMovements.js';
-import { insertLedgerMovements } from './ledger.repository.js';
+import { insertLedgerMovements, ledgerEntryRows } from './ledger.repository.js';
 import { getRequest, getRequests } from './requests.repository.js';
+import type { RequestRecord } from './requestRecord.js';
 import { groupByRequest, normalizeHex, toBigInt, toNumber, toUint256 } from './mappers.js';
 import type { DepositsTable, Tables } from './tables.js';
 
@@ -234,45 +235,87 @@ export async function updateDepositStatusAtBlock(
 const CONFIRM_BATCH = 64;
 
 /**
- * `updateDepositStatusAtBlock` to `confirmed` from `seen` for several deposits in one transaction: one conditional
- * update for all of them (each still guarded by its own block hash and by `seen`), one read of their requests and
- * one insert of their ledger movements, instead of a transaction per deposit. Returns the deposits it moved, in
- * block and log order; a deposit that is no longer `seen` in that block is left out, as the single update
- * returns null for it.
+ * What `confirmDepositsAtBlocks` needs of a deposit: its id, the block hash the caller just checked, and its log's
+ * fields, which its ledger movement is written from (a recorded log's fields never change; only its block and
+ * status do).
+ */
+export type DepositToConfirm = Pick<
+  DepositRecord,
+  'id' | 'blockHash' | 'requestId' | 'chainId' | 'txHash' | 'logIndex' | 'token' | 'amount' | 'depositIndex'
+>;
+
+/** A deposit `confirmDepositsAtBlocks` moved, with the request it carried the id of. */
+export interface ConfirmedDeposit {
+  deposit: DepositRecord;
+  /**
+   * The deposit's request as read just before its confirmation (undefined: no such request then), handed on with
+   * it so that its consumer need not read it again. Only what a request never changes (its order: chains,
+   * currencies, amounts in, user, refund address, quoted fees) is sure to be current: its status may have moved.
+   */
+  request: RequestRecord | undefined;
+}
+
+/**
+ * `updateDepositStatusAtBlock` to `confirmed` from `seen` for several deposits, each still guarded by its own block
+ * hash and by `seen`, and each with its ledger movement, in one statement (atomic on its own, so no transaction:
+ * on PGlite a transaction holds every other statement from BEGIN to COMMIT). The movements need the deposits'
+ * requests (their quoted value), read first in one statement: only fields a request never changes go into a
+ * movement, and a request with a deposit is never deleted. Returns the deposits it moved, in block and log order,
+ * each with its request as read; a deposit that is no longer `seen` in that block is left out, as the single
+ * update returns null for it.
  */
 export async function confirmDepositsAtBlocks(
   db: Kysely<Tables>,
-  deposits: ReadonlyArray<{ id: number; blockHash: string }>,
+  deposits: readonly DepositToConfirm[],
   now: number,
-): Promise<DepositRecord[]> {
+): Promise<ConfirmedDeposit[]> {
   if (deposits.length === 0) return [];
-  if (!db.isTransaction) return db.transaction().execute((trx) => confirmDepositsAtBlocks(trx, deposits, now));
-  const confirmed: DepositRecord[] = [];
+  const requests = await getRequests(db, [...new Set(deposits.map((deposit) => normalizeHex(deposit.requestId)))]);
+  const requestOf = (deposit: { requestId: string }) => requests.get(normalizeHex(deposit.requestId));
+  const confirmed: ConfirmedDeposit[] = [];
   for (let start = 0; start < deposits.length; start += CONFIRM_BATCH) {
     const batch = deposits.slice(start, start + CONFIRM_BATCH);
-    const rows = await db
-      .updateTable('deposits')
-      .set({ status: 'confirmed', updated_at: now })
-      .where('status', '=', 'seen')
-      .where((eb) =>
-        eb.or(
-          batch.map((deposit) =>
-            eb.and([eb('id', '=', deposit.id), eb('block_hash', '=', normalizeHex(deposit.blockHash))]),
+    const received = batch.flatMap((deposit) =>
+      ledgerEntryRows([depositReceived(deposit, requestOf(deposit))], now).map((row) => ({
+        depositId: deposit.id,
+        row,
+      })),
+    );
+    // The ledger insert reads the update's rows: a deposit's movement is written only when it was confirmed here.
+    const { rows } = await sql<Selectable<DepositsTable>>`
+      with confirmed as (
+        update deposits set status = 'confirmed', updated_at = ${now}
+        where status = 'seen' and (${sql.join(
+          batch.map((deposit) => sql`(id = ${deposit.id} and block_hash = ${normalizeHex(deposit.blockHash)})`),
+          sql` or `,
+        )})
+        returning *
+      ),
+      received (deposit_id, movement_key, kind, account, chain_id, currency, amount, usd_micros, request_id) as (
+        values ${sql.join(
+          received.map(
+            ({ depositId, row }) =>
+              sql`(${depositId}::bigint, ${row.movement_key}::text, ${row.kind}::text, ${row.account}::text,
+                ${row.chain_id}::bigint, ${row.currency}::text, ${row.amount}::numeric, ${row.usd_micros}::numeric,
+                ${row.request_id}::text)`,
           ),
-        ),
+        )}
+      ),
+      ledger as (
+        insert into ledger_entries
+          (movement_key, kind, account, chain_id, currency, amount, usd_micros, request_id, created_at)
+        select received.movement_key, received.kind, received.account, received.chain_id, received.currency,
+          received.amount, received.usd_micros, received.request_id, ${now}::bigint
+        from received join confirmed on confirmed.id = received.deposit_id
+        on conflict (movement_key, account) do nothing
       )
-      .returningAll()
-      .execute();
-    confirmed.push(...rows.map(toDepositRecord));
+      select * from confirmed`.execute(db);
+    for (const row of rows) {
+      const deposit = toDepositRecord(row);
+      confirmed.push({ deposit, request: requestOf(deposit) });
+    }
   }
-  if (confirmed.length === 0) return [];
-  const requests = await getRequests(db, [...new Set(confirmed.map((deposit) => normalizeHex(deposit.requestId)))]);
-  await insertLedgerMovements(
-    db,
-    confirmed.map((deposit) => depositReceived(deposit, requests.get(deposit.requestId.toLowerCase()))),
-    now,
-  );
-  return confirmed.sort((a, b) =>
+  return confirmed.sort(({ deposit: a }, { deposit: b }) =>
     a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
   );
 }

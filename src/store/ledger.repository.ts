@@ -7,7 +7,8 @@ import type { Tables } from './tables.js';
  * The ledger's storage: append-only rows, two per movement (see `ledgerMovements.ts`). Writers run in
  * the transaction of the status change that causes the movement: `updateRequestStatus` (a fill),
  * `updateDepositStatusAtBlock` (a deposit confirmed), `updateOutgoingTx` (a transaction mined: its gas, a
- * refund), so the change and its entries commit together or not at all.
+ * refund), or in its statement (`confirmDepositsAtBlocks`, through `ledgerEntryRows`), so the change and its
+ * entries commit together or not at all.
  */
 
 /**
@@ -19,7 +20,19 @@ export async function insertLedgerMovements(
   movements: readonly LedgerMovement[],
   now: number,
 ): Promise<number> {
-  const rows = movements.flatMap((movement) => {
+  const rows = ledgerEntryRows(movements, now);
+  if (rows.length === 0) return 0;
+  const result = await db
+    .insertInto('ledger_entries')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['movement_key', 'account']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) / 2;
+}
+
+/** The two rows of each movement (debit, then credit), checked: what `insertLedgerMovements` inserts. */
+export function ledgerEntryRows(movements: readonly LedgerMovement[], now: number): LedgerEntryRow[] {
+  return movements.flatMap((movement) => {
     if (movement.amount < 0n || (movement.amount === 0n && movement.kind !== 'opening'))
       throw new RangeError(`ledger movement ${movement.key} has a non-positive amount`);
     if (movement.debit === movement.credit)
@@ -48,13 +61,19 @@ export async function insertLedgerMovements(
       },
     ];
   });
-  if (rows.length === 0) return 0;
-  const result = await db
-    .insertInto('ledger_entries')
-    .values(rows)
-    .onConflict((oc) => oc.columns(['movement_key', 'account']).doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) / 2;
+}
+
+/** One row of `ledger_entries` as written. */
+export interface LedgerEntryRow {
+  movement_key: string;
+  kind: string;
+  account: string;
+  chain_id: number;
+  currency: string;
+  amount: string;
+  usd_micros: string | null;
+  request_id: string | null;
+  created_at: number;
 }
 
 export interface LedgerEntry {

@@ -19,6 +19,7 @@ import {
   type InsertDepositParameters,
 } from '../../src/store/deposits.repository.js';
 import { isUniqueViolation } from '../../src/store/errors.js';
+import { insertRequest } from '../../src/store/requests.repository.js';
 import { listLedgerEntries } from '../../src/store/ledger.repository.js';
 import {
   getLiveOutgoingTx,
@@ -33,7 +34,7 @@ import {
   type InsertOutgoingTxParameters,
 } from '../../src/store/outgoingTxs.repository.js';
 import { testDatabaseKinds, truncateAll, useTestDatabase } from '../helpers/db.js';
-import { hex32 } from './requestFixture.js';
+import { hex32, newRequest } from './requestFixture.js';
 
 const solver = '0x5015e00000000000000000000000000000000005';
 
@@ -191,8 +192,10 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
       expect(await insertDeposits(db, [])).toEqual([]);
     });
 
-    it('confirms several deposits in one transaction, each only while still seen in the block its caller checked', async () => {
+    it('confirms several deposits in one statement, each only while still seen in the block its caller checked', async () => {
       const { db } = database();
+      // d1's request exists (its record is handed on with it, its movement names it); the others' do not.
+      const request = await insertRequest(db, newRequest({ id: hex32(1) }));
       const inserted = await Promise.all(
         [5, 1, 2, 3].map(
           async (logIndex) => (await insertDeposit(db, deposit({ logIndex, requestId: hex32(logIndex) }))).deposit,
@@ -209,30 +212,34 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
       const confirmed = await confirmDepositsAtBlocks(
         db,
         [
-          { id: d5.id, blockHash: d5.blockHash },
-          { id: d2.id, blockHash: d2.blockHash },
-          { id: d3.id, blockHash: hex32(0xb99) },
-          { id: d1.id, blockHash: d1.blockHash.toUpperCase().replace('0X', '0x') },
+          d5,
+          d2,
+          { ...d3, blockHash: hex32(0xb99) },
+          { ...d1, blockHash: d1.blockHash.toUpperCase().replace('0X', '0x') },
         ],
         150,
       );
       // Block and log order, whatever the order asked.
-      expect(confirmed.map((d) => d.id)).toEqual([d1.id, d5.id]);
-      expect(confirmed.every((d) => d.status === 'confirmed' && d.updatedAt === 150)).toBe(true);
+      expect(confirmed.map(({ deposit: d }) => d.id)).toEqual([d1.id, d5.id]);
+      expect(confirmed.every(({ deposit: d }) => d.status === 'confirmed' && d.updatedAt === 150)).toBe(true);
+      expect(confirmed.map((c) => c.request)).toEqual([request, undefined]);
       expect(await getDeposit(db, d3.id)).toMatchObject({ status: 'seen' });
       expect(await getDeposit(db, d2.id)).toMatchObject({ status: 'confirmed', updatedAt: 110 });
-      // One received movement (two entries) per deposit confirmed, with the one confirmed before.
-      const keys = (await listLedgerEntries(db)).map((entry) => entry.movementKey);
+      // One received movement (two entries) per deposit confirmed, with the one confirmed before; none for d3.
+      const entries = await listLedgerEntries(db);
+      const keys = entries.map((entry) => entry.movementKey);
       for (const d of [d1, d2, d5]) expect(keys.filter((key) => key.endsWith(`:${d.logIndex}`))).toHaveLength(2);
       expect(keys).toHaveLength(6);
-      // Nothing left to confirm: a second call (another pass, another instance) moves nothing.
-      expect(
-        await confirmDepositsAtBlocks(
-          db,
-          [d1, d5].map((d) => ({ id: d.id, blockHash: d.blockHash })),
-          160,
-        ),
-      ).toEqual([]);
+      const ofD1 = entries.filter((entry) => entry.movementKey.endsWith(`:${d1.logIndex}`));
+      expect(ofD1.map((entry) => [entry.account, entry.amount, entry.requestId, entry.createdAt])).toEqual(
+        expect.arrayContaining([
+          ['depository', d1.amount, request.id, 150],
+          ['counterparty', -d1.amount, request.id, 150],
+        ]),
+      );
+      // Nothing left to confirm: a second call (another pass, another instance) moves nothing, writes nothing.
+      expect(await confirmDepositsAtBlocks(db, [d1, d5], 160)).toEqual([]);
+      expect(await listLedgerEntries(db)).toHaveLength(6);
       expect(await confirmDepositsAtBlocks(db, [], 170)).toEqual([]);
     });
   });

@@ -1,6 +1,7 @@
 import type { Address, Hex } from 'viem';
 import type { DepositRecord } from '../../store/deposits.repository.js';
 import type { OutgoingTxKind, OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
 
 /**
  * What the solver core needs from the chain layer (implemented in `src/chain`): deposits coming in, and a
@@ -32,8 +33,10 @@ export interface DepositWatcherOptions {
   /**
    * Called once a deposit is `confirmed` (its block is `confirmations` deep and still canonical), also for
    * deposits found confirmed but unprocessed at startup. The watcher does not wait for it; it must not throw.
+   * `request` is the deposit's request as its confirmation read it (absent when not read, or when there was no
+   * such request): only what a request never changes is sure to be current, not its status.
    */
-  onConfirmed: (deposit: DepositRecord) => void;
+  onConfirmed: (deposit: DepositRecord, request?: RequestRecord) => void;
   /** How often to look for a new block; default a quarter of the chain's block time, at most 1 s. */
   pollIntervalMs?: number;
 }

@@ -1,6 +1,7 @@
 import type { Address } from 'viem';
 import { updateDepositStatus, type DepositRecord } from '../../store/deposits.repository.js';
 import { attachDepositToFastFill } from '../../store/fastFills.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
 import { claimDepositForRequest, getRequest } from '../../store/requests.repository.js';
 import { crashPoint } from '../faults.js';
 import { statusMoves, type FailReason } from '../requests/statusMachine.js';
@@ -14,11 +15,17 @@ import type { SolverScope } from './scope.js';
  * the request, records it on a fast-filled request, or refunds it on its own (stray, double spend, unknown
  * request).
  */
-export async function processDeposit(scope: SolverScope, deposit: DepositRecord): Promise<void> {
+export async function processDeposit(
+  scope: SolverScope,
+  deposit: DepositRecord,
+  handed?: RequestRecord,
+): Promise<void> {
   const { ctx } = scope;
   const { db, log } = ctx;
-  // Read with the other deposits handed on with it (one statement for a block's).
-  const request = await scope.readRequest(deposit.requestId);
+  // `handed`: the request as the deposit's confirmation read it. Nothing before the claim relies on its status
+  // (`judgeDeposit` reads only the order, which a request never changes; the claim checks the status in its own
+  // statement), so it spares this read. Without it, read with the other deposits handed on with it (one statement).
+  const request = handed ?? (await scope.readRequest(deposit.requestId));
   // A sweep of a deposit address is sent by the solver itself, under the request the gateway decided the transfer
   // pays (`src/core/depositAddresses/processor.ts`): it is the order's own deposit, as if its user had sent it.
   const swept = deposit.sender !== null && deposit.sender.toLowerCase() === ctx.solver.address.toLowerCase();
@@ -94,21 +101,25 @@ export async function processDeposit(scope: SolverScope, deposit: DepositRecord)
     queueStrayRefund(scope, deposit, deposit.depositor as Address);
     return;
   }
-  // A swept deposit refunded on its own beside a request already paid is a leg of the address's transfer (a strict
-  // over-payment's excess, a second transfer): its refund is shown in the request's `txHashes` beside the fill.
-  const shownOn = swept && request.status !== 'waiting' ? request.id : null;
-  if (claim === 'stray') {
-    const why = verdict?.kind === 'stray' ? verdict.why : 'short-not-from-user';
+  if (claim === 'stray' || claim === 'extra') {
+    // A deposit refunded on its own reads the request's status (`shownOn`, the log): a handed-on record's may be
+    // old, so the request is read again here (never deleted once a deposit carried its id).
+    const latest = handed === undefined ? request : ((await getRequest(db, request.id)) ?? request);
+    // A swept deposit refunded on its own beside a request already paid is a leg of the address's transfer (a
+    // strict over-payment's excess, a second transfer): its refund is shown in the request's `txHashes` beside the
+    // fill.
+    const shownOn = swept && latest.status !== 'waiting' ? latest.id : null;
+    if (claim === 'stray') {
+      const why = verdict?.kind === 'stray' ? verdict.why : 'short-not-from-user';
+      log.warn(
+        { requestId: request.id, txHash: deposit.txHash, chainId: deposit.chainId, why },
+        'deposit that cannot pay for its order: refunding it on its own; the request is left as it was',
+      );
+      queueStrayRefund(scope, deposit, deposit.depositor as Address, shownOn);
+      return;
+    }
     log.warn(
-      { requestId: request.id, txHash: deposit.txHash, chainId: deposit.chainId, why },
-      'deposit that cannot pay for its order: refunding it on its own; the request is left as it was',
-    );
-    queueStrayRefund(scope, deposit, deposit.depositor as Address, shownOn);
-    return;
-  }
-  if (claim === 'extra') {
-    log.warn(
-      { requestId: request.id, txHash: deposit.txHash, status: request.status },
+      { requestId: request.id, txHash: deposit.txHash, status: latest.status },
       'second deposit for a paid request: refunding it (DOUBLE_SPEND)',
     );
     // A swept deposit names its refund target as depositor (the transfer's own sender, or the address's
@@ -116,7 +127,7 @@ export async function processDeposit(scope: SolverScope, deposit: DepositRecord)
     queueStrayRefund(scope, deposit, (swept ? deposit.depositor : request.refundTo) as Address, shownOn);
     return;
   }
-  await decideAndFill(scope, claimed!, deposit);
+  await decideAndFill(scope, claim, deposit);
 }
 
 /** Rolls back a claim that found the deposit is not its request's own: it stays `confirmed` until refunded. */

@@ -1,5 +1,6 @@
 import type { Hex } from 'viem';
 import type { DepositRecord } from '../../store/deposits.repository.js';
+import type { RequestRecord } from '../../store/requestRecord.js';
 import { coalescedRequestReads, getRequest } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
 import { createClaimTogether } from './claims.js';
@@ -14,8 +15,11 @@ import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
 import type { SolverScope } from './scope.js';
 
 export interface Solver {
-  /** Takes a confirmed deposit (from a watcher). Work for one request is serialized; never throws. */
-  handleDeposit(deposit: DepositRecord): void;
+  /**
+   * Takes a confirmed deposit (from a watcher), with its request as the confirmation read it when there is one
+   * (`DepositWatcherOptions.onConfirmed`). Work for one request is serialized; never throws.
+   */
+  handleDeposit(deposit: DepositRecord, request?: RequestRecord): void;
   /** After a restart: finishes fills and refunds in flight and re-decides requests left `pending`. */
   recover(): Promise<void>;
   /** Resolves when no work is queued or running (tests, shutdown). */
@@ -78,12 +82,13 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
   };
 
   return {
-    handleDeposit(deposit) {
+    handleDeposit(deposit, request) {
       void lanes.enqueue(
         deposit.requestId,
-        () => processDeposit(scope, deposit),
+        () => processDeposit(scope, deposit, request),
         async () => {
           // Claims it if the failed attempt did not get that far (a no-op otherwise), then resumes the request.
+          // The request is read again: the handed-on record is older by then.
           await processDeposit(scope, deposit);
           await resumeRequest(scope, deposit.requestId, deposit.txHash);
         },
