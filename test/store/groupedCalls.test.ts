@@ -1,7 +1,7 @@
 /**
  * `groupedCalls`, which the solver's request reads and claims and the sender's broadcast marks share: the first call
- * runs alone at once, the calls made meanwhile go in one group, an item that does not fit waits for a later group,
- * and a failed group rejects its own calls only.
+ * runs alone at once (with `gatherTurn`, with the calls of its turn), the calls made meanwhile go in one group, an
+ * item that does not fit waits for a later group, and a failed group rejects its own calls only.
  */
 import { describe, expect, it } from 'vitest';
 import { groupedCalls } from '../../src/store/groupedCalls.js';
@@ -19,6 +19,26 @@ describe('groupedCalls', () => {
     expect(groups).toEqual([[1], [2, 3, 4]]);
     expect(await call(5)).toBe(50);
     expect(groups.at(-1)).toEqual([5]);
+  });
+
+  it('with gatherTurn, the calls made in one turn of the event loop go together in the first group', async () => {
+    const groups: number[][] = [];
+    const call = groupedCalls(
+      async (items: readonly number[]) => {
+        groups.push([...items]);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        return items.map((item) => item * 10);
+      },
+      undefined,
+      { gatherTurn: true },
+    );
+    // Made one after the other in one turn (a block's deposits handed on together ask for their claims so), one of
+    // them from a microtask of that turn; then one while their group is under way, which waits for the next.
+    const together = [call(1), call(2), Promise.resolve().then(() => call(3))];
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    const later = call(4);
+    expect(await Promise.all([...together, later])).toEqual([10, 20, 30, 40]);
+    expect(groups).toEqual([[1, 2, 3], [4]]);
   });
 
   it('keeps an item that does not fit for a later group, in its turn', async () => {

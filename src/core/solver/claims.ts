@@ -15,10 +15,12 @@ const CLAIM_GROUP = 16;
 export type ClaimTogether = (deposit: DepositRecord) => Promise<RequestRecord | 'taken' | 'unmoved'>;
 
 /**
- * The claims of the deposits handed on together (a block's): the first goes at once in a transaction of its own,
- * and those asked for while a claim's transaction is under way go together in the next one, one statement for all
- * of them (`groupedCalls`, `claimDepositsForRequests`): on PGlite a transaction holds every other statement, so five
- * claims one after the other held the status polls and the fills behind them five times. Each deposit's conditional
+ * The claims of the deposits handed on together (a block's): those asked for in one turn of the event loop go
+ * together in one transaction (a block's deposits, handed on with their requests, all ask in the turn they are
+ * handed on in), and those asked for while a claim's transaction is under way go together in the next one, one
+ * statement for all of them (`groupedCalls` with `gatherTurn`, `claimDepositsForRequests`): on PGlite a transaction
+ * holds every other statement, so five claims one after the other held the status polls and the fills behind them
+ * five times, and the first going alone held the rest behind it. Each deposit's conditional
  * move is still the one decision that it is claimed; a second deposit of a request already in the group (not seen
  * today: a request's deposits are handled one after another in its lane) waits for the next group. `pending`'s
  * `updatedAt` is read once the group's transaction has begun.
@@ -40,5 +42,6 @@ export function createClaimTogether(ctx: CoreContext): ClaimTogether {
     (group, deposit) =>
       group.length < CLAIM_GROUP &&
       !group.some((claimed) => claimed.requestId.toLowerCase() === deposit.requestId.toLowerCase()),
+    { gatherTurn: true },
   );
 }
