@@ -313,6 +313,68 @@ export async function claimDepositsForRequests(
   return answers;
 }
 
+/** One request to move in `moveRequestsWithTxHash`, with the destination-chain hash to append to it. */
+export interface TxHashMove {
+  requestId: string;
+  txHash: string;
+}
+
+/**
+ * `updateRequestStatus` with `txHash` for several distinct requests, in the caller's transaction, in one statement:
+ * the outbox lock first, then every request's conditional move with its hash appended, then the events of those
+ * written in the statement (`outboxInStatement`); the rest of their outboxes follow, still under the lock. Answers
+ * in the order given: the request as moved, or null when it did not match `fromStatus` (nothing written for it).
+ */
+export async function moveRequestsWithTxHash(
+  trx: Kysely<Tables>,
+  moves: readonly TxHashMove[],
+  params: { status: RequestStatus; fromStatus: readonly RequestStatus[]; now: number },
+): Promise<Array<RequestRecord | null>> {
+  if (!trx.isTransaction) throw new Error('moveRequestsWithTxHash runs in a transaction');
+  if (moves.length === 0) return [];
+  const ids = moves.map((move) => normalizeHex(move.requestId));
+  // Each request's row is updated once per statement: one hash each.
+  if (new Set(ids).size !== ids.length) throw new Error('moveRequestsWithTxHash: a request twice');
+  if (params.fromStatus.length === 0) return moves.map(() => null);
+  const { rows } = await sql<Omit<MovedRow, 'outbox_event_id' | 'deposit_consumed'> & { outbox_written: boolean }>`
+    with outbox_lock as (select ${outboxLock} as taken),
+    asked (id, hash) as (
+      values ${sql.join(moves.map((move, index) => sql`(${ids[index]}::text, ${normalizeHex(move.txHash)}::text)`))}
+    ),
+    moved as (
+      update requests
+      set status = ${params.status}, updated_at = greatest(requests.updated_at, ${params.now}),
+        tx_hashes = ${appendUnique('requests.tx_hashes', sql.ref('asked.hash'))}
+      from asked
+      where requests.id = asked.id and requests.status in (${sql.join(params.fromStatus)})
+        and exists (select 1 from outbox_lock)
+      returning requests.*
+    ),
+    moved_event as (
+      insert into request_events (request_id, status, payload, created_at)
+      select id, status, ${statusSnapshotInStatement}, ${params.now}::bigint from moved where ${outboxInStatement}
+      returning request_id
+    )
+    select moved.*, exists (select 1 from moved_event where moved_event.request_id = moved.id) as outbox_written,
+      (select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) from moved_event limit 1) as outbox_notified
+    from moved`.execute(trx);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const answers: Array<RequestRecord | null> = [];
+  for (const id of ids) {
+    const row = byId.get(id);
+    if (row === undefined || row.id === null) {
+      answers.push(null);
+      continue;
+    }
+    const { outbox_written: written, outbox_notified: _notified, ...rest } = row;
+    const record = toRequestRecord({ ...rest, id: row.id });
+    // Under the outbox lock since the statement, as `updateRequestStatus`'s rest of the outbox.
+    if (!written) await writeStatusOutbox(trx, record, params.now);
+    answers.push(record);
+  }
+  return answers;
+}
+
 /** The answer of `moveRequestStatus`: the moved row's columns (null when nothing moved), and what else it did. */
 type MovedRow = Omit<Selectable<RequestsTable>, 'id'> & {
   id: string | null;

@@ -10,6 +10,7 @@ import {
   getRequest,
   insertRequest,
   insertRequests,
+  moveRequestsWithTxHash,
   updateRequestStatus,
 } from '../../src/store/requests.repository.js';
 import { toStatusSnapshot } from '../../src/store/requestOutbox.js';
@@ -396,6 +397,50 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
         .execute((trx) =>
           claimDepositsForRequests(trx, [claims[0]!, { ...claims[1]!, requestId: waiting.id }], params),
         ),
+    ).rejects.toThrow(/a request twice/);
+  });
+
+  it('moves several requests to submitted in one statement, each with its own hash, each only from its own status', async () => {
+    const { db } = database();
+    const plain = await insertRequest(db, newRequest({ createdAt: 1 }));
+    const keyed = await insertRequest(db, newRequest({ apiKeyId: 'key-1', createdAt: 1 }));
+    const waiting = await insertRequest(db, newRequest({ createdAt: 1 }));
+    for (const request of [plain, keyed]) await updateRequestStatus(db, request.id, { status: 'pending', now: 3 });
+    const params = { status: 'submitted' as const, fromStatus: ['pending'] as const, now: 30 };
+    const moves = [plain, keyed, waiting].map((request, index) => ({
+      requestId: request.id.toUpperCase().replace('0X', '0x'),
+      txHash: outHash(index + 1),
+    }));
+    const answers = await db.transaction().execute((trx) => moveRequestsWithTxHash(trx, moves, params));
+    // Not pending: not moved, nothing written for it.
+    expect(answers[2]).toBeNull();
+    expect(await getRequest(db, waiting.id)).toEqual(waiting);
+    expect(await listEventsForRequest(db, waiting.id)).toEqual([]);
+    for (const [index, request] of [plain, keyed].entries()) {
+      const moved = answers[index]!;
+      expect(moved).toMatchObject({
+        id: request.id,
+        status: 'submitted',
+        txHashes: [outHash(index + 1)],
+        updatedAt: 30,
+      });
+      expect(await getRequest(db, request.id)).toEqual(moved);
+      // Its events: `pending`, then this move's, whichever statement wrote it (the keyed one's goes beside).
+      const events = await listEventsForRequest(db, request.id);
+      expect(events.map((e) => e.payload.status)).toEqual(['pending', 'submitted']);
+      expect(events[1]!.payload).toEqual(toStatusSnapshot(moved, null));
+    }
+    // Again (a retry): nothing moves twice, nothing is written.
+    expect(await db.transaction().execute((trx) => moveRequestsWithTxHash(trx, moves, params))).toEqual([
+      null,
+      null,
+      null,
+    ]);
+    expect(await listEventsForRequest(db, plain.id)).toHaveLength(2);
+    await expect(
+      db
+        .transaction()
+        .execute((trx) => moveRequestsWithTxHash(trx, [moves[0]!, { ...moves[1]!, requestId: plain.id }], params)),
     ).rejects.toThrow(/a request twice/);
   });
 

@@ -60,7 +60,8 @@ export async function fill(scope: SolverScope, request: RequestRecord, deposit: 
     return;
   }
   const hash = record.hashes.at(-1);
-  if (hash !== undefined) await setStatus(ctx, request, 'submit', { txHash: hash });
+  // Written with the other fills' moves that come while one is being written (`createSubmitTogether`).
+  if (hash !== undefined) await scope.submitTogether(request, hash);
   crashPoint(ctx.config.crashAt, 'fill-submitted');
   await finishFill(scope, request, deposit, record.id);
 }

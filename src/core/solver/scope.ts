@@ -3,6 +3,7 @@ import type { CoreContext } from '../context.js';
 import type { ClaimTogether } from './claims.js';
 import type { FillGate } from './fillGate.js';
 import type { Lanes } from './lanes.js';
+import type { SubmitTogether } from './setStatus.js';
 import type { TransactionSender } from './ports.js';
 
 /**
@@ -19,6 +20,8 @@ export interface SolverScope {
   enqueue: Lanes['enqueue'];
   /** The claim of a deposit that is its request's own, with the others asked for meanwhile (`claims.ts`). */
   claimTogether: ClaimTogether;
+  /** A fill's move to `submitted`, with the others asked for meanwhile (`setStatus.ts`). */
+  submitTogether: SubmitTogether;
   /** `getRequest`, the reads asked for together (a block's deposits) going in one statement. */
   readRequest(this: void, id: string): Promise<RequestRecord | undefined>;
   /** Gas limits from each request's latest fill simulation, used by the fill that follows it. */

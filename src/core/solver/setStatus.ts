@@ -1,5 +1,6 @@
+import { groupedCalls } from '../../store/groupedCalls.js';
 import type { RequestRecord } from '../../store/requestRecord.js';
-import { updateRequestStatus } from '../../store/requests.repository.js';
+import { moveRequestsWithTxHash, updateRequestStatus, type TxHashMove } from '../../store/requests.repository.js';
 import type { JsonObject } from '../../store/tables.js';
 import type { CoreContext } from '../context.js';
 import { statusMoves, type StatusMove } from '../requests/statusMachine.js';
@@ -24,11 +25,56 @@ export async function setStatus(
   const updated = await ctx.db
     .transaction()
     .execute((trx) => updateRequestStatus(trx, request.id, { status, fromStatus: from, now: ctx.now(), ...extra }));
-  if (updated === null)
-    ctx.log.warn({ requestId: request.id, status, from }, 'status change skipped: the request moved on');
-  else {
-    ctx.log.info({ requestId: request.id, status, failReason: extra.failReason ?? undefined }, 'request status');
-    ctx.metrics?.statusChanged(status, extra.failReason ?? null);
-  }
+  reportStatus(ctx, request.id, move, updated, extra.failReason);
   return updated;
+}
+
+/** Logs a move of `setStatus` (or its skip) and counts it. */
+function reportStatus(
+  ctx: CoreContext,
+  requestId: string,
+  move: StatusMove,
+  updated: RequestRecord | null,
+  failReason: string | null | undefined,
+): void {
+  const { to: status, from } = statusMoves[move];
+  if (updated === null) ctx.log.warn({ requestId, status, from }, 'status change skipped: the request moved on');
+  else {
+    ctx.log.info({ requestId, status, failReason: failReason ?? undefined }, 'request status');
+    ctx.metrics?.statusChanged(status, failReason ?? null);
+  }
+}
+
+/** Most moves to `submitted` one transaction writes. */
+const SUBMIT_GROUP = 16;
+
+/** `setStatus(ctx, request, 'submit', { txHash })`, for the solver's fills, written together (`createSubmitTogether`). */
+export type SubmitTogether = (request: RequestRecord, txHash: string) => Promise<RequestRecord | null>;
+
+/**
+ * The fills' moves to `submitted`: the first at once in a transaction of its own, and those asked for while one is
+ * under way (the rest of a block's fills, broadcast one after the other) together in the next, one statement for
+ * all of them (`groupedCalls`, `moveRequestsWithTxHash`): on PGlite a transaction holds every other statement, so
+ * five moves one after the other held the status reads and each other five times. Each request's move is still
+ * conditional on its own status, and its `updatedAt` is read once its group's transaction has begun.
+ */
+export function createSubmitTogether(ctx: CoreContext): SubmitTogether {
+  const moveGrouped = groupedCalls(
+    (moves: readonly TxHashMove[]) =>
+      ctx.db.transaction().execute((trx) =>
+        moveRequestsWithTxHash(trx, moves, {
+          status: statusMoves.submit.to,
+          fromStatus: statusMoves.submit.from,
+          now: ctx.now(),
+        }),
+      ),
+    (group, move) =>
+      group.length < SUBMIT_GROUP &&
+      !group.some((other) => other.requestId.toLowerCase() === move.requestId.toLowerCase()),
+  );
+  return async (request, txHash) => {
+    const updated = await moveGrouped({ requestId: request.id, txHash });
+    reportStatus(ctx, request.id, 'submit', updated, undefined);
+    return updated;
+  };
 }

@@ -10,6 +10,7 @@ import { createFillGate, type FillPause } from './fillGate.js';
 import { createLanes } from './lanes.js';
 import type { TransactionSender } from './ports.js';
 import { processDeposit } from './processDeposit.js';
+import { createSubmitTogether } from './setStatus.js';
 import { recoverAll, recoverIfStill, resumeRequest } from './recovery.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
 import type { SolverScope } from './scope.js';
@@ -77,6 +78,7 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     gate,
     enqueue: lanes.enqueue,
     claimTogether: createClaimTogether(ctx),
+    submitTogether: createSubmitTogether(ctx),
     readRequest: coalescedRequestReads(ctx.db),
     simulatedGas: new Map(),
   };
