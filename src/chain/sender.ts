@@ -7,6 +7,7 @@ import type { CrashPoint } from '../core/faults.js';
 import type { TransactionSender } from '../core/solver/ports.js';
 import type { Tables } from '../store/tables.js';
 import type { HeadFeed } from './heads.js';
+import { createFeeCaps } from './sender/feeCaps.js';
 import { createGasValue } from './sender/gasValue.js';
 import { createReceiptWaiter } from './sender/receipts.js';
 import { createSending } from './sender/sending.js';
@@ -61,7 +62,8 @@ export interface CreateTransactionSenderParameters {
  *
  * The jobs live in `src/chain/sender/`: `sending.ts` (the nonce, the send queue, `send` and `recover`),
  * `receipts.ts` (`waitForReceipt`) with `replacement.ts` (fee bumps and rebroadcasts of a stuck transaction),
- * `broadcast.ts` (signing and broadcasting, shared by both), `payload.ts` (the stored payload), `gasValue.ts`
+ * `broadcast.ts` (signing and broadcasting, shared by both), `feeCaps.ts` (new sends' fee caps, read once per head),
+ * `payload.ts` (the stored payload), `gasValue.ts`
  * (the USD value of mined gas) and `state.ts` (what they share).
  */
 export function createTransactionSender(params: CreateTransactionSenderParameters): TransactionSender {
@@ -90,7 +92,8 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
     stopped: false,
   };
   const gasValue = createGasValue(state, chain.nativeCurrency.decimals, params.nativeUsdPrice);
-  const sending = createSending(state, gasValue);
+  const feeCaps = createFeeCaps(state, params.heads, blockTimeMs);
+  const sending = createSending(state, gasValue, feeCaps);
   const receipts = createReceiptWaiter(state, gasValue, {
     blockTimeMs,
     stuckAfterMs,
@@ -104,6 +107,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
     chainId: state.chainId,
     address: state.address,
     send: sending.send,
+    readAhead: () => feeCaps.readAhead(),
     waitForReceipt: receipts.waitForReceipt,
     recover: sending.recover,
     async stop() {

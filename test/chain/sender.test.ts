@@ -16,6 +16,7 @@ import {
 import { ColumnNode, ValueNode, type KyselyPlugin } from 'kysely';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createChainClients } from '../../src/chain/clients.js';
+import { createHeadFeed } from '../../src/chain/heads.js';
 import { createTransactionSender, type CreateTransactionSenderParameters } from '../../src/chain/sender.js';
 import type { ChainConfig } from '../../src/core/chains/types.js';
 import type { Logger } from '../../src/core/logger.js';
@@ -440,6 +441,51 @@ describe('createTransactionSender', () => {
       expect(await minedNonce()).toBe(first + 4n);
     } finally {
       held.open();
+    }
+  });
+
+  it("reads new sends' fee caps once per pushed head (a read ahead included), again after the next head, and per send without a feed", async () => {
+    const methods: string[] = [];
+    const counted = createChainClients([chain], {
+      onFetchRequest: (_request, init) => {
+        if (typeof init.body !== 'string') throw new Error('expected viem to post JSON-RPC as text');
+        const body = JSON.parse(init.body) as { method: string } | Array<{ method: string }>;
+        methods.push(...(Array.isArray(body) ? body : [body]).map((call) => call.method));
+      },
+    }).get(chain.id)!;
+    const feeReads = () => methods.filter((method) => method === 'eth_maxPriorityFeePerGas').length;
+    const heads = createHeadFeed({ chainId: chain.id, url: chain.wsRpcUrl, log });
+    heads.start();
+    try {
+      while (!heads.live()) await new Promise((resolve) => setTimeout(resolve, 10));
+      // No block while the sends go: one head throughout.
+      await devnet.testClient.setAutomine(false);
+      const sender = makeSender({ client: counted, heads });
+      sender.readAhead();
+      const first = await Promise.all([sender.send(payment()), sender.send(payment())]);
+      first.push(await sender.send(payment()));
+      expect(feeReads()).toBe(1);
+      const caps = new Set(first.map((sent) => sent.payload.maxFeePerGas));
+      expect(caps.size).toBe(1);
+      // A new head: the next send reads them again.
+      const version = heads.version();
+      await devnet.testClient.mine({ blocks: 1 });
+      while (heads.version() === version) await new Promise((resolve) => setTimeout(resolve, 10));
+      const next = await sender.send(payment());
+      expect(feeReads()).toBe(2);
+      await devnet.testClient.setAutomine(true);
+      await devnet.testClient.mine({ blocks: 1 });
+      await Promise.all([...first, next].map((sent) => sender.waitForReceipt(sent.id)));
+
+      // Without a head feed, each send reads them (a read ahead does nothing).
+      const unfed = makeSender({ client: counted });
+      unfed.readAhead();
+      const before = feeReads();
+      for (const sent of [await unfed.send(payment()), await unfed.send(payment())])
+        await unfed.waitForReceipt(sent.id);
+      expect(feeReads() - before).toBe(2);
+    } finally {
+      await heads.stop();
     }
   });
 

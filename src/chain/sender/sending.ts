@@ -18,16 +18,8 @@ import {
   type OutgoingTxRecord,
 } from '../../store/outgoingTxs.repository.js';
 import { mayHaveReachedNode } from '../rpcErrors.js';
-import {
-  broadcast,
-  estimateFees,
-  markBroadcast,
-  messageOf,
-  rejection,
-  rpcFailure,
-  sign,
-  toViemAuthorization,
-} from './broadcast.js';
+import { broadcast, markBroadcast, messageOf, rejection, rpcFailure, sign, toViemAuthorization } from './broadcast.js';
+import type { FeeCaps } from './feeCaps.js';
 import type { GasValue } from './gasValue.js';
 import { readPayload, toJson, versionFields, type Fees, type TxPayload } from './payload.js';
 import { assertRunning, crash, type SenderState } from './state.js';
@@ -65,7 +57,7 @@ export interface Sending {
  * any broadcast; a rejected one releases its nonce and the rows after it, never broadcast, are re-signed one
  * nonce down, so no gap is left (as a single send reuses a released nonce).
  */
-export function createSending(state: SenderState, gasValue: GasValue): Sending {
+export function createSending(state: SenderState, gasValue: GasValue, feeCaps: FeeCaps): Sending {
   const { chainId, client, address, db, log, now, scope } = state;
   /** The next nonce to hand out; undefined = read it again from the chain and the database. */
   let nextNonce: bigint | undefined;
@@ -436,7 +428,7 @@ export function createSending(state: SenderState, gasValue: GasValue): Sending {
     // nonce untouched), so a send reads no row first. Only when the gas or fee read fails is the live row looked
     // for, so that a conflict still wins over an estimate's failure (a fill already on chain no longer simulates).
     const gasRead = tx.gas === undefined ? estimateGas(tx) : Promise.resolve(tx.gas);
-    const feesRead = estimateFees(state);
+    const feesRead = feeCaps.read();
     gasRead.catch(() => undefined);
     feesRead.catch(() => undefined);
     let gas: bigint;

@@ -20,6 +20,8 @@ export interface FillBlock {
  * simulation of the fill), then the fill gate; filled, refunded with its `failReason`, or held by the gate.
  */
 export async function decideAndFill(scope: SolverScope, request: RequestRecord, deposit: DepositRecord): Promise<void> {
+  // The fill's fee caps are read while it is validated and re-priced (the sender keeps them for the head).
+  readAheadFill(scope, request);
   const reason = await validate(scope, request, deposit);
   if (reason !== null) {
     await refundRequest(scope, request, deposit, reason.failReason, reason.details);
@@ -29,6 +31,17 @@ export async function decideAndFill(scope: SolverScope, request: RequestRecord, 
   if (gate.kind === 'refund') await refundRequest(scope, request, deposit, gate.failReason, gate.details);
   if (gate.kind !== 'fill') return;
   await fill(scope, request, deposit);
+}
+
+/** Starts the destination sender's read ahead of a fill (`TransactionSender.readAhead`); none without a sender. */
+function readAheadFill(scope: SolverScope, request: RequestRecord): void {
+  let sender;
+  try {
+    sender = scope.senderOf(request.destinationChainId);
+  } catch {
+    return; // The fill finds out, if the request gets that far (it may be refunded before).
+  }
+  sender.readAhead();
 }
 
 /** What a fill needs whatever paid for it: the order is live, the solver holds the output, the fill simulates. */

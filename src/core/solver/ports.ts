@@ -84,6 +84,11 @@ export interface TransactionSender {
    */
   send(params: SendParameters): Promise<OutgoingTxRecord>;
   /**
+   * Starts reading what a send now would read first (the fee caps, kept for the current head), without waiting: a
+   * caller about to send (a fill being decided) overlaps that read with its own work.
+   */
+  readAhead(): void;
+  /**
    * Waits until the transaction (or a fee-bumped replacement of it) is mined; bumps fees when it is stuck.
    * The outgoing row is updated to `confirmed` or `failed`.
    */
