@@ -55,7 +55,8 @@ export interface Sending {
  * Sends that wait for the queue together (the fills of one origin block) take one turn: consecutive nonces, one
  * insert of all their rows, then their broadcasts in nonce order (`turn`). Every row is still recorded before
  * any broadcast; a rejected one releases its nonce and the rows after it, never broadcast, are re-signed one
- * nonce down, so no gap is left (as a single send reuses a released nonce).
+ * nonce down, so no gap is left (as a single send reuses a released nonce). The batch's sends return together,
+ * once all are broadcast, so that what their callers write next goes together too.
  */
 export function createSending(state: SenderState, gasValue: GasValue, feeCaps: FeeCaps): Sending {
   const { chainId, client, address, db, log, now, scope } = state;
@@ -310,6 +311,23 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
     batch: Array<Waiting & Settles>,
     recorded: Array<{ row: OutgoingTxRecord; payload: TxPayload }>,
   ): Promise<void> {
+    // The senders learn their outcomes together, once the batch is broadcast: their callers' next writes (a fill's
+    // `submitted`, the rows' moves to `broadcast`) then go together too, one statement each for the batch, where
+    // the first alone and the rest after it made them wait for the database twice.
+    const outcomes: Array<() => void> = [];
+    try {
+      await broadcastInOrder(batch, recorded, outcomes);
+    } finally {
+      for (const settle of outcomes) settle();
+    }
+  }
+
+  /** `broadcastBatch`'s broadcasts, one after the other; each send's outcome is pushed to `outcomes`. */
+  async function broadcastInOrder(
+    batch: Array<Waiting & Settles>,
+    recorded: Array<{ row: OutgoingTxRecord; payload: TxPayload }>,
+    outcomes: Array<() => void>,
+  ): Promise<void> {
     /** The nonce the next row moves to, once a nonce below it was released. */
     let shiftTo: bigint | undefined;
     let shifted = false;
@@ -331,7 +349,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
         }
         return broadcastNew(row, payload, tx);
       })();
-      send.settle(outcome);
+      outcomes.push(() => send.settle(outcome));
       await outcome.catch(() => undefined);
       if (released !== undefined) shiftTo = released;
       else if (resignFailed) {
@@ -467,10 +485,15 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
    * next statement (`groupedCalls`, `markOutgoingTxsBroadcast`), a round trip each saved on the way of the fills'
    * `submitted`.
    */
-  const markGrouped = groupedCalls(async (moves: ReadonlyArray<{ id: number; hash: Hex; now: number }>) => {
-    await markOutgoingTxsBroadcast(db, moves);
-    return moves.map(() => undefined);
-  });
+  const markGrouped = groupedCalls(
+    async (moves: ReadonlyArray<{ id: number; hash: Hex; now: number }>) => {
+      await markOutgoingTxsBroadcast(db, moves);
+      return moves.map(() => undefined);
+    },
+    undefined,
+    // A batch's sends return in one turn (`broadcastBatch`): their marks go in one statement.
+    { gatherTurn: true },
+  );
   const markBeside = (id: number, hash: Hex, at: number): Promise<void> => markGrouped({ id, hash, now: at });
 
   /** A `prepared` row as `markBroadcast` leaves it: `broadcast`, with the accepted hash. */

@@ -52,9 +52,10 @@ const SUBMIT_GROUP = 16;
 export type SubmitTogether = (request: RequestRecord, txHash: string) => Promise<RequestRecord | null>;
 
 /**
- * The fills' moves to `submitted`: the first at once in a transaction of its own, and those asked for while one is
- * under way (the rest of a block's fills, broadcast one after the other) together in the next, one statement for
- * all of them (`groupedCalls`, `moveRequestsWithTxHash`): on PGlite a transaction holds every other statement, so
+ * The fills' moves to `submitted`: those asked for in one turn of the event loop (a sender batch's fills, which
+ * learn together that they were broadcast) go together in one transaction, and those asked for while one is under
+ * way together in the next, one statement for all of them (`groupedCalls` with `gatherTurn`,
+ * `moveRequestsWithTxHash`): on PGlite a transaction holds every other statement and waits behind all of them, so
  * five moves one after the other held the status reads and each other five times. Each request's move is still
  * conditional on its own status, and its `updatedAt` is read once its group's transaction has begun.
  */
@@ -71,6 +72,8 @@ export function createSubmitTogether(ctx: CoreContext): SubmitTogether {
     (group, move) =>
       group.length < SUBMIT_GROUP &&
       !group.some((other) => other.requestId.toLowerCase() === move.requestId.toLowerCase()),
+    // The fills of one sender batch learn they were broadcast in one turn (`sending.ts`): one group from the first.
+    { gatherTurn: true },
   );
   return async (request, txHash) => {
     const updated = await moveGrouped({ requestId: request.id, txHash });
