@@ -17,16 +17,61 @@ import { executeSteps, publicClientOf, requestQuote, waitForStatus } from '../he
 
 let gateway: TestGateway;
 let chainA: DevnetChain;
+let chainB: DevnetChain;
 let bob: DevnetAccount;
 
 beforeAll(async () => {
   gateway = await startTestGateway();
-  [chainA] = gateway.devnet.descriptor.chains as [DevnetChain];
+  [chainA, chainB] = gateway.devnet.descriptor.chains as [DevnetChain, DevnetChain];
   bob = gateway.devnet.descriptor.accounts[1]!;
 });
 afterAll(async () => {
   await gateway?.stop();
 });
+
+let watcherStopped = false;
+/** Chain A's watcher stops: the tests record, confirm and hand on deposits themselves. */
+async function stopWatcher(): Promise<void> {
+  if (!watcherStopped) await gateway.server.solver!.watchers.get(chainA.chainId)!.stop();
+  watcherStopped = true;
+}
+
+/** A native deposit from bob for `requestId`, recorded and confirmed as the watcher does (`confirmDepositsAtBlocks`). */
+async function depositAndConfirm(requestId: Hex, value: bigint) {
+  const { db } = gateway.server.core;
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(bob.privateKey),
+    chain: devnetViemChain(chainA),
+    transport: http(chainA.rpcUrl),
+  });
+  const hash = await wallet.writeContract({
+    address: chainA.contracts.depository,
+    abi: depositoryAbi,
+    functionName: 'depositNative',
+    args: [bob.address, requestId],
+    value,
+  });
+  const receipt = await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+  const [log] = parseEventLogs({ abi: depositoryAbi, eventName: 'Deposit', logs: receipt.logs });
+  const [recorded] = await insertDeposits(db, [
+    {
+      chainId: chainA.chainId,
+      txHash: hash,
+      logIndex: log!.logIndex,
+      blockNumber: receipt.blockNumber,
+      blockHash: receipt.blockHash,
+      requestId,
+      depositor: log!.args.depositor,
+      token: log!.args.token,
+      amount: log!.args.amount,
+      depositIndex: log!.args.depositIndex,
+      sender: receipt.from,
+      now: Date.now(),
+    },
+  ]);
+  const [confirmed] = await confirmDepositsAtBlocks(db, [recorded!.deposit], Date.now());
+  return { confirmed: confirmed!, hash };
+}
 
 describe('the request handed on with a confirmed deposit', () => {
   it('a stale `waiting` record with a second deposit for a filled request: one refund (DOUBLE_SPEND), no second fill', async () => {
@@ -48,50 +93,22 @@ describe('the request handed on with a confirmed deposit', () => {
 
     // Chain A's watcher stops: the second deposit is recorded and confirmed here as it would be, and handed on with
     // the old record instead of the one its confirmation read.
-    await runtime.watchers.get(chainA.chainId)!.stop();
-    const wallet = createWalletClient({
-      account: privateKeyToAccount(bob.privateKey),
-      chain: devnetViemChain(chainA),
-      transport: http(chainA.rpcUrl),
-    });
-    const hash = await wallet.writeContract({
-      address: chainA.contracts.depository,
-      abi: depositoryAbi,
-      functionName: 'depositNative',
-      args: [bob.address, requestId],
-      value: amount,
-    });
-    const receipt = await publicClientOf(chainA).waitForTransactionReceipt({ hash });
-    const [log] = parseEventLogs({ abi: depositoryAbi, eventName: 'Deposit', logs: receipt.logs });
-    const [recorded] = await insertDeposits(db, [
-      {
-        chainId: chainA.chainId,
-        txHash: hash,
-        logIndex: log!.logIndex,
-        blockNumber: receipt.blockNumber,
-        blockHash: receipt.blockHash,
-        requestId,
-        depositor: log!.args.depositor,
-        token: log!.args.token,
-        amount: log!.args.amount,
-        depositIndex: log!.args.depositIndex,
-        sender: receipt.from,
-        now: Date.now(),
-      },
-    ]);
-    const seen = recorded!.deposit;
-    const [confirmed] = await confirmDepositsAtBlocks(db, [seen], Date.now());
+    await stopWatcher();
+    const { confirmed, hash } = await depositAndConfirm(requestId, amount);
+    const seen = confirmed.deposit;
     // What the watcher would have handed on: the request as it is now.
-    expect(confirmed!.request).toMatchObject({ id: requestId, status: 'success' });
+    expect(confirmed.request).toMatchObject({ id: requestId, status: 'success' });
+    expect(hash).not.toBe(first);
 
     // Twice, as after a restart that hands a confirmed deposit on again.
-    runtime.solver.handleDeposit(confirmed!.deposit, stale);
-    runtime.solver.handleDeposit(confirmed!.deposit, stale);
+    runtime.solver.handleDeposit(confirmed.deposit, stale);
+    runtime.solver.handleDeposit(confirmed.deposit, stale);
     await runtime.solver.idle();
 
     // Still filled by its first deposit alone, with one fill.
     expect(await getRequest(db, requestId)).toMatchObject({ status: 'success', inTxHashes: [first.toLowerCase()] });
     expect(await getDeposit(db, seen.id)).toMatchObject({ status: 'consumed' });
+    // (This test runs first: the gateway has sent nothing else.)
     const sent = await db.selectFrom('outgoing_txs').selectAll().orderBy('id').execute();
     expect(sent.map((row) => row.kind).sort()).toEqual(['fill', 'refund']);
     const refund = sent.find((row) => row.kind === 'refund')!;
@@ -103,5 +120,28 @@ describe('the request handed on with a confirmed deposit', () => {
     // The deposit back, less only the refund's gas.
     expect(released[0]!.args.amount).toBeLessThan(amount);
     expect(amount - released[0]!.args.amount).toBeLessThan(parseEther('0.001'));
+  });
+
+  it("a record whose fill differs from the claimed row's: the fill's checks are read again for the row, which is filled", async () => {
+    const { db } = gateway.server.core;
+    const runtime = gateway.server.solver!;
+    await stopWatcher();
+    const amount = parseEther('0.01');
+    const recipient = '0x00000000000000000000000000000000000a11ce';
+    const q = await requestQuote(gateway, bob, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: amount.toString(),
+      recipient,
+    });
+    const requestId = q.steps.at(-1)!.requestId;
+    const record = (await getRequest(db, requestId))!;
+    const { confirmed } = await depositAndConfirm(requestId, amount);
+    // Handed on with an output no solver holds: a simulation of that fill reverts, and its reads (started before
+    // the claim) must not decide the claimed row's fill.
+    runtime.solver.handleDeposit(confirmed.deposit, { ...record, amountOut: 10n ** 30n });
+    await runtime.solver.idle();
+    expect(await getRequest(db, requestId)).toMatchObject({ status: 'success', failReason: null });
+    expect(await publicClientOf(chainB).getBalance({ address: recipient })).toBe(record.amountOut);
   });
 });

@@ -18,11 +18,17 @@ export interface FillBlock {
 /**
  * Decides a request its deposit paid for: re-validated (the deposit, the expiry, the solver's balance, a
  * simulation of the fill), then the fill gate; filled, refunded with its `failReason`, or held by the gate.
+ * `early`: the chain reads of the checks, started before the claim from the record the deposit was handed on with
+ * (`startFillReads`); used only when the claimed row asks for the very same fill.
  */
-export async function decideAndFill(scope: SolverScope, request: RequestRecord, deposit: DepositRecord): Promise<void> {
-  // The fill's fee caps are read while it is validated and re-priced (the sender keeps them for the head).
-  readAheadFill(scope, request);
-  const reason = await validate(scope, request, deposit);
+export async function decideAndFill(
+  scope: SolverScope,
+  request: RequestRecord,
+  deposit: DepositRecord,
+  early?: FillReads,
+): Promise<void> {
+  if (early === undefined) readAheadFill(scope, request);
+  const reason = await validate(scope, request, deposit, early);
   if (reason !== null) {
     await refundRequest(scope, request, deposit, reason.failReason, reason.details);
     return;
@@ -44,18 +50,57 @@ function readAheadFill(scope: SolverScope, request: RequestRecord): void {
   sender.readAhead();
 }
 
+/** The chain reads of a fill's checks, under way: the solver's balance of the output and the fill's simulation. */
+export interface FillReads {
+  chainId: number;
+  currency: string;
+  /** The fill simulated: what the claimed request's fill must be for these reads to be its own. */
+  tx: { to: string; data: string; value: bigint };
+  balance: Promise<bigint>;
+  simulation: Promise<{ gas: bigint } | { error: unknown }>;
+}
+
+/** Starts a fill's check reads for `request` (and the sender's fee caps), without waiting for them. */
+function readFillChecks(scope: SolverScope, request: RequestRecord): FillReads {
+  const { ctx } = scope;
+  const tx = fillOf(scope, request);
+  const currency = request.destinationCurrency as Address;
+  const balance = ctx.market.balanceOf(request.destinationChainId, ctx.solver.address, currency);
+  // Awaited later, or never (a claim that does not go through): not an unhandled rejection meanwhile.
+  balance.catch(() => undefined);
+  const simulation = ctx.market.estimateGas(request.destinationChainId, { from: ctx.solver.address, ...tx }).then(
+    (gas) => ({ gas }),
+    (error: unknown) => ({ error: fillRevert(scope, request, error) }),
+  );
+  return { chainId: request.destinationChainId, currency: currency.toLowerCase(), tx, balance, simulation };
+}
+
+/**
+ * The check reads of a deposit's fill started before its claim, from the request record it was handed on with,
+ * so that they overlap the claim's transaction (they are reads: nothing is sent or written). Undefined when they
+ * cannot start (the fill's chain is not configured: the decision finds out as before).
+ */
+export function startFillReads(scope: SolverScope, request: RequestRecord): FillReads | undefined {
+  try {
+    readAheadFill(scope, request);
+    return readFillChecks(scope, request);
+  } catch {
+    return undefined;
+  }
+}
+
 /** What a fill needs whatever paid for it: the order is live, the solver holds the output, the fill simulates. */
-export async function validateFill(scope: SolverScope, request: RequestRecord): Promise<FillBlock | null> {
+export async function validateFill(
+  scope: SolverScope,
+  request: RequestRecord,
+  early?: FillReads,
+): Promise<FillBlock | null> {
   const { ctx } = scope;
   if (ctx.now() > request.expiresAt) return { failReason: 'ORDER_EXPIRED' };
-  // The balance read and the simulation are independent: both at once (a fill waits on the slower one only).
-  const [balance, simulation] = await Promise.all([
-    ctx.market.balanceOf(request.destinationChainId, ctx.solver.address, request.destinationCurrency as Address),
-    ctx.market.estimateGas(request.destinationChainId, { from: ctx.solver.address, ...fillOf(scope, request) }).then(
-      (gas) => ({ gas }),
-      (error: unknown) => ({ error: fillRevert(scope, request, error) }),
-    ),
-  ]);
+  // The balance read and the simulation are independent: both at once (a fill waits on the slower one only). Reads
+  // started early serve only the same fill of the same output (a request's amount out can change: a gasless batch).
+  const reads = early !== undefined && sameFill(scope, early, request) ? early : readFillChecks(scope, request);
+  const [balance, simulation] = await Promise.all([reads.balance, reads.simulation]);
   if (balance < request.amountOut) return { failReason: 'SOLVER_BALANCE_TOO_LOW' };
   if ('error' in simulation) {
     const { error } = simulation;
@@ -69,7 +114,24 @@ export async function validateFill(scope: SolverScope, request: RequestRecord): 
   return null;
 }
 
-async function validate(scope: SolverScope, request: RequestRecord, deposit: DepositRecord): Promise<FillBlock | null> {
+/** Whether reads started for one record are the checks of `request`'s fill: the same output, the same transaction. */
+function sameFill(scope: SolverScope, early: FillReads, request: RequestRecord): boolean {
+  const tx = fillOf(scope, request);
+  return (
+    early.chainId === request.destinationChainId &&
+    early.currency === request.destinationCurrency.toLowerCase() &&
+    early.tx.to.toLowerCase() === tx.to.toLowerCase() &&
+    early.tx.data === tx.data &&
+    early.tx.value === tx.value
+  );
+}
+
+async function validate(
+  scope: SolverScope,
+  request: RequestRecord,
+  deposit: DepositRecord,
+  early: FillReads | undefined,
+): Promise<FillBlock | null> {
   // Stray deposits never get here (`judgeDeposit`); kept for requests claimed before that rule existed.
   if (
     deposit.chainId !== request.originChainId ||
@@ -78,5 +140,5 @@ async function validate(scope: SolverScope, request: RequestRecord, deposit: Dep
     return { failReason: 'ORIGIN_CURRENCY_MISMATCH' };
   }
   if (deposit.amount < request.amountIn) return { failReason: 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL' };
-  return validateFill(scope, request);
+  return validateFill(scope, request, early);
 }

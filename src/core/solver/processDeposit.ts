@@ -5,7 +5,7 @@ import type { RequestRecord } from '../../store/requestRecord.js';
 import { claimDepositForRequest, getRequest } from '../../store/requests.repository.js';
 import { crashPoint } from '../faults.js';
 import { statusMoves, type FailReason } from '../requests/statusMachine.js';
-import { decideAndFill } from './decide.js';
+import { decideAndFill, startFillReads } from './decide.js';
 import { judgeDeposit } from './depositMatch.js';
 import { queueStrayRefund, refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';
@@ -36,6 +36,9 @@ export async function processDeposit(
   // and the watcher hands it on again at start, so it cannot be lost. Consuming first and rolling back keeps
   // the conditional update of the deposit as the one decision between two instances.
   const own = request !== undefined && verdict !== undefined && verdict.kind !== 'stray';
+  // A deposit that pays: the fill's check reads (balance, simulation, fee caps) start now, from this record, and run
+  // while it is claimed; the decision uses them only if the claimed row asks for the same fill (`decide.ts`).
+  const early = own && verdict.kind === 'pays' ? startFillReads(scope, request) : undefined;
   // Claimed together with the other deposits handed on with it (`claims.ts`); one whose request was not waiting is
   // claimed on its own below, as every other deposit is.
   const together = own ? await scope.claimTogether(deposit) : 'unmoved';
@@ -127,7 +130,7 @@ export async function processDeposit(
     queueStrayRefund(scope, deposit, (swept ? deposit.depositor : request.refundTo) as Address, shownOn);
     return;
   }
-  await decideAndFill(scope, claim, deposit);
+  await decideAndFill(scope, claim, deposit, early);
 }
 
 /** Rolls back a claim that found the deposit is not its request's own: it stays `confirmed` until refunded. */
