@@ -183,6 +183,23 @@ describe('GET /intents/status/v3', () => {
     expect((await graphql(STATUS, { id: upper })).data.requestStatus.requestId).toBe(requestId);
   });
 
+  it('answers polls made at once (read together) each with its own request, as it is when polled', async () => {
+    const ids = [(await quote(usdcBridge())).requestId, (await quote(usdcBridge())).requestId];
+    await move(ids[0]!, { status: 'pending', fromStatus: 'waiting' });
+    const unknown = randomHash();
+    const asked = Array.from({ length: 24 }, (_, index) => [ids[0]!, ids[1]!, unknown][index % 3]!);
+    const answers = await Promise.all(asked.map((id) => statusV3(id)));
+    for (const [index, id] of asked.entries()) {
+      const { status, body } = answers[index]!;
+      if (id === unknown) expect([status, body.errorCode]).toEqual([404, 'NOT_FOUND']);
+      else expect([status, body.status]).toEqual([200, id === ids[0] ? 'pending' : 'waiting']);
+    }
+    // A move right before the next polls is seen by all of them.
+    await move(ids[1]!, { status: 'pending', fromStatus: 'waiting' });
+    const after = await Promise.all(Array.from({ length: 8 }, () => statusV3(ids[1]!)));
+    expect(after.map((answer) => answer.body.status)).toEqual(Array(8).fill('pending'));
+  });
+
   it('answers 404 NOT_FOUND for an id nobody quoted (GraphQL: null)', async () => {
     const unknown = randomHash();
     for (const response of [await statusV3(unknown), await statusV1(unknown)]) {

@@ -1,5 +1,7 @@
+import type { Kysely } from 'kysely';
 import type { RequestRecord } from '../../store/requestRecord.js';
-import { getRequest } from '../../store/requests.repository.js';
+import { coalescedRequestReads } from '../../store/requests.repository.js';
+import type { Tables } from '../../store/tables.js';
 import type { CoreContext } from '../context.js';
 import { parseRequestId, requestNotFound } from './requestId.js';
 import { statusFieldsOf } from './statusRules.js';
@@ -24,10 +26,24 @@ export async function getIntentStatus(
   return toIntentStatus(await requireRequest(ctx, params.requestId));
 }
 
+/**
+ * The status reads of one database, coalesced (`coalescedRequestReads`): the reads asked for while one is under way
+ * (clients polling their requests' status) go together in one statement. On PGlite every statement waits behind
+ * every other, so polls read one by one held each other and the solver's writes behind them. Kept per database
+ * handle, which lives as long as its context.
+ */
+const statusReads = new WeakMap<Kysely<Tables>, (id: string) => Promise<RequestRecord | undefined>>();
+
+function readRequest(db: Kysely<Tables>, id: string): Promise<RequestRecord | undefined> {
+  let read = statusReads.get(db);
+  if (read === undefined) statusReads.set(db, (read = coalescedRequestReads(db)));
+  return read(id);
+}
+
 /** The stored request of a client-given id, or `INVALID_INPUT` / `NOT_FOUND`. */
 export async function requireRequest(ctx: CoreContext, requestId: string): Promise<RequestRecord> {
   const id = parseRequestId(requestId);
-  const record = await getRequest(ctx.db, id);
+  const record = await readRequest(ctx.db, id);
   if (record === undefined) throw requestNotFound(id);
   return record;
 }
