@@ -258,7 +258,8 @@ export interface ConfirmedDeposit {
 /**
  * `updateDepositStatusAtBlock` to `confirmed` from `seen` for several deposits, each still guarded by its own block
  * hash and by `seen`, and each with its ledger movement, in one statement (atomic on its own, so no transaction:
- * on PGlite a transaction holds every other statement from BEGIN to COMMIT). The movements need the deposits'
+ * on PGlite a transaction holds every other statement from BEGIN to COMMIT; more than `CONFIRM_BATCH` deposits take
+ * a statement per batch, in one transaction). The movements need the deposits'
  * requests (their quoted value), read first in one statement: only fields a request never changes go into a
  * movement, and a request with a deposit is never deleted. Returns the deposits it moved, in block and log order,
  * each with its request as read; a deposit that is no longer `seen` in that block is left out, as the single
@@ -270,6 +271,10 @@ export async function confirmDepositsAtBlocks(
   now: number,
 ): Promise<ConfirmedDeposit[]> {
   if (deposits.length === 0) return [];
+  // More than one statement's worth (a backfill): one transaction, so that the batch commits or not as a whole and a
+  // failure leaves every deposit `seen` for the next pass, none confirmed without being handed on.
+  if (deposits.length > CONFIRM_BATCH && !db.isTransaction)
+    return db.transaction().execute((trx) => confirmDepositsAtBlocks(trx, deposits, now));
   const requests = await getRequests(db, [...new Set(deposits.map((deposit) => normalizeHex(deposit.requestId)))]);
   const requestOf = (deposit: { requestId: string }) => requests.get(normalizeHex(deposit.requestId));
   const confirmed: ConfirmedDeposit[] = [];

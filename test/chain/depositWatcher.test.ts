@@ -260,7 +260,7 @@ describe('following deposits', () => {
     await caughtUp();
     expect(handed.map((deposit) => deposit.id).sort()).toEqual(confirmed.map((deposit) => deposit.id).sort());
     expect(handed.find((deposit) => deposit.id === confirmed[0].id)).toEqual(confirmed[0]);
-    // The block's three were confirmed together (one transaction, one clock reading) and handed on in log order.
+    // The block's three were confirmed together (one statement, one clock reading) and handed on in log order.
     expect(handed.map((deposit) => deposit.logIndex)).toEqual(
       seen.map((deposit) => deposit.logIndex).sort((a, b) => a - b),
     );

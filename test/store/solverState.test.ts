@@ -241,6 +241,18 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
       expect(await confirmDepositsAtBlocks(db, [d1, d5], 160)).toEqual([]);
       expect(await listLedgerEntries(db)).toHaveLength(6);
       expect(await confirmDepositsAtBlocks(db, [], 170)).toEqual([]);
+      // A backfill's worth (more than one statement's 64): all confirmed, each with its movement.
+      const many = (
+        await insertDeposits(
+          db,
+          Array.from({ length: 70 }, (_, index) => deposit({ txHash: hex32(0xe000 + index), logIndex: 0 })),
+        )
+      ).map((result) => result.deposit);
+      const all = await confirmDepositsAtBlocks(db, many, 180);
+      expect(all.map(({ deposit: d }) => d.id).sort((a, b) => a - b)).toEqual(
+        many.map((d) => d.id).sort((a, b) => a - b),
+      );
+      expect(await listLedgerEntries(db)).toHaveLength(6 + 140);
     });
   });
 
