@@ -264,20 +264,7 @@ export async function claimDepositsForRequests(
       returning id, request_id, tx_hash
     ),
     outbox_lock as (select ${outboxLock} as taken from (select 1 from consumed limit 1) as any_consumed),
-    moved as (
-      update requests
-      set status = ${params.status}, updated_at = greatest(requests.updated_at, ${params.now}),
-        in_tx_hashes = ${appendUnique('requests.in_tx_hashes', sql.ref('consumed.tx_hash'))}
-      from consumed
-      where requests.id = consumed.request_id and requests.status in (${sql.join(params.fromStatus)})
-        and exists (select 1 from outbox_lock)
-      returning requests.*
-    ),
-    moved_event as (
-      insert into request_events (request_id, status, payload, created_at)
-      select id, status, ${statusSnapshotInStatement}, ${params.now}::bigint from moved where ${outboxInStatement}
-      returning request_id
-    )
+    ${movedTogether({ name: 'consumed', id: 'request_id', hash: 'tx_hash' }, 'in_tx_hashes', params)}
     select consumed.id as claimed_deposit_id, moved.*,
       exists (select 1 from moved_event where moved_event.request_id = consumed.request_id) as outbox_written,
       (select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) from moved_event limit 1) as outbox_notified
@@ -313,6 +300,34 @@ export async function claimDepositsForRequests(
   return answers;
 }
 
+/**
+ * The `moved` and `moved_event` CTEs of a grouped move (`claimDepositsForRequests`, `moveRequestsWithTxHash`): every
+ * request named by a row of the CTE `source.name` (its column `id`) moved from `fromStatus`, once the outbox lock is held
+ * (`exists (select 1 from outbox_lock)`: the statement defines `outbox_lock` before these), with the row's `hash`
+ * appended to `column`; then the events of the moved rows that the statement writes itself (`outboxInStatement`).
+ */
+function movedTogether(
+  source: { name: string; id: string; hash: string },
+  column: 'in_tx_hashes' | 'tx_hashes',
+  params: { status: RequestStatus; fromStatus: readonly RequestStatus[]; now: number },
+) {
+  const from = (name: string) => sql.ref(`${source.name}.${name}`);
+  return sql`moved as (
+      update requests
+      set status = ${params.status}, updated_at = greatest(requests.updated_at, ${params.now}),
+        ${sql.ref(column)} = ${appendUnique(`requests.${column}`, from(source.hash))}
+      from ${sql.table(source.name)}
+      where requests.id = ${from(source.id)} and requests.status in (${sql.join(params.fromStatus)})
+        and exists (select 1 from outbox_lock)
+      returning requests.*
+    ),
+    moved_event as (
+      insert into request_events (request_id, status, payload, created_at)
+      select id, status, ${statusSnapshotInStatement}, ${params.now}::bigint from moved where ${outboxInStatement}
+      returning request_id
+    )`;
+}
+
 /** One request to move in `moveRequestsWithTxHash`, with the destination-chain hash to append to it. */
 export interface TxHashMove {
   requestId: string;
@@ -341,20 +356,7 @@ export async function moveRequestsWithTxHash(
     asked (id, hash) as (
       values ${sql.join(moves.map((move, index) => sql`(${ids[index]}::text, ${normalizeHex(move.txHash)}::text)`))}
     ),
-    moved as (
-      update requests
-      set status = ${params.status}, updated_at = greatest(requests.updated_at, ${params.now}),
-        tx_hashes = ${appendUnique('requests.tx_hashes', sql.ref('asked.hash'))}
-      from asked
-      where requests.id = asked.id and requests.status in (${sql.join(params.fromStatus)})
-        and exists (select 1 from outbox_lock)
-      returning requests.*
-    ),
-    moved_event as (
-      insert into request_events (request_id, status, payload, created_at)
-      select id, status, ${statusSnapshotInStatement}, ${params.now}::bigint from moved where ${outboxInStatement}
-      returning request_id
-    )
+    ${movedTogether({ name: 'asked', id: 'id', hash: 'hash' }, 'tx_hashes', params)}
     select moved.*, exists (select 1 from moved_event where moved_event.request_id = moved.id) as outbox_written,
       (select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) from moved_event limit 1) as outbox_notified
     from moved`.execute(trx);
