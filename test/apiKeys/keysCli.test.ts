@@ -9,7 +9,7 @@ import { createDatabase } from '../../src/store/database.js';
 
 const run = promisify(execFile);
 
-/** Runs `npm run keys` the way an operator does (through tsx) against a PGlite data directory. */
+/** Runs `npm run keys` the way an operator does (through tsx, `--liftoff-only` as the script) against a PGlite data directory. */
 async function keys(
   dataDir: string | undefined,
   ...args: string[]
@@ -35,7 +35,7 @@ async function keysWith(
     ...extraEnv,
   };
   try {
-    const { stdout, stderr } = await run('npx', ['tsx', 'src/server/keysCli.ts', ...args], {
+    const { stdout, stderr } = await run('npx', ['tsx', '--liftoff-only', 'src/server/keysCli.ts', ...args], {
       env,
       cwd: path.resolve(import.meta.dirname, '../..'),
     });

@@ -1,6 +1,6 @@
 /**
  * The kill tests' harness: one devnet per file, and the gateway as a real child process
- * (`node --import tsx src/server/main.ts --config <file>`) on PGlite in a data directory shared by every run of the
+ * (`node --liftoff-only --import tsx src/server/main.ts --config <file>`) on PGlite in a data directory shared by every run of the
  * file, so a run started with `GATEWAY_CRASH_AT=<point>` SIGKILLs itself at that step (`src/core/faults.ts`) and the
  * next run recovers what it left. Child processes left running are killed and the devnet stopped after the file.
  */
@@ -95,7 +95,9 @@ export function useGatewayProcesses(parameters: UseGatewayProcessesParameters): 
     };
     delete env.GATEWAY_CRASH_AT;
     if (crashAt !== undefined) env.GATEWAY_CRASH_AT = crashAt;
-    const child = spawn(process.execPath, ['--import', 'tsx', main, '--config', configFile], {
+    // `--liftoff-only` as `npm start` runs the gateway (src/server/v8Tuning.ts): without it V8 also compiles PGlite's
+    // WASM with its optimizing tier in the background at every start, CPU the other tests on the machine wait for.
+    const child = spawn(process.execPath, ['--liftoff-only', '--import', 'tsx', main, '--config', configFile], {
       cwd: root,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -51,7 +51,7 @@ beforeAll(async () => {
   // `npm run keys -- create … --webhook …` with a GATEWAY_WEBHOOK_SECRET_KEY that is not the gateway's.
   const { stdout } = await run(
     'npx',
-    ['tsx', 'src/server/keysCli.ts', 'create', '--name', 'Shop', '--webhook', receiver.url, '--json'],
+    ['tsx', '--liftoff-only', 'src/server/keysCli.ts', 'create', '--name', 'Shop', '--webhook', receiver.url, '--json'],
     {
       cwd: path.resolve(import.meta.dirname, '../..'),
       env: {
