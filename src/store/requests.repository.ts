@@ -161,12 +161,20 @@ export async function getRequests(db: Kysely<Tables>, ids: readonly string[]): P
  * `getRequest` would be.
  */
 export function coalescedRequestReads(db: Kysely<Tables>): (id: string) => Promise<RequestRecord | undefined> {
-  return groupedCalls(async (ids: readonly string[]) => {
-    if (ids.length === 1) return [await getRequest(db, ids[0]!)];
-    const found = await getRequests(db, ids);
-    return ids.map((id) => found.get(normalizeHex(id)));
-  });
+  return groupedCalls(
+    async (ids: readonly string[]) => {
+      if (ids.length === 1) return [await getRequest(db, ids[0]!)];
+      const found = await getRequests(db, ids);
+      return ids.map((id) => found.get(normalizeHex(id)));
+    },
+    // The status routes read through this: a flood of polls must not make one statement of unbounded size (PostgreSQL
+    // takes at most 65,535 parameters, and one huge read holds everyone behind it).
+    (group) => group.length < COALESCED_READ_GROUP,
+  );
 }
+
+/** Most ids one coalesced read asks for. */
+export const COALESCED_READ_GROUP = 256;
 
 export interface UpdateRequestStatusParameters {
   status: RequestStatus;

@@ -6,6 +6,7 @@ import { getDeposit, insertDeposit, updateDepositStatus } from '../../src/store/
 import {
   claimDepositForRequest,
   claimDepositsForRequests,
+  COALESCED_READ_GROUP,
   coalescedRequestReads,
   getRequest,
   insertRequest,
@@ -473,6 +474,27 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
     const moved = await updateRequestStatus(db, a.id, { status: 'pending', now: a.createdAt + 1 });
     expect(await read(a.id)).toEqual(moved);
     expect(selects).toBe(3);
+  });
+
+  it('reads at most COALESCED_READ_GROUP ids in one statement, however many polls come at once', async () => {
+    const { db } = database();
+    const request = await insertRequest(db, newRequest());
+    let selects = 0;
+    const counting: KyselyPlugin = {
+      transformQuery({ node }) {
+        if (node.kind === 'SelectQueryNode') selects++;
+        return node;
+      },
+      transformResult: ({ result }) => Promise.resolve(result),
+    };
+    const read = coalescedRequestReads(db.withPlugin(counting));
+    const asked = 1 + 3 * COALESCED_READ_GROUP;
+    const answers = await Promise.all(
+      Array.from({ length: asked }, (_, index) => read(index % 2 === 0 ? request.id : hex32(0xc0_0000 + index))),
+    );
+    expect(answers.filter((answer) => answer !== undefined)).toHaveLength(Math.ceil(asked / 2));
+    // The first alone, then the rest in groups of at most COALESCED_READ_GROUP.
+    expect(selects).toBe(1 + 3);
   });
 
   it('sets, keeps and clears the fail reasons and details', async () => {
