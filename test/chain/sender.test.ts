@@ -257,7 +257,9 @@ describe('createTransactionSender', () => {
       // Both reach the node while every row update (the marks as `broadcast`) is held: the queue does not wait
       // for a mark, so the second send's nonce, signature, row and broadcast follow the first's broadcast at once.
       await until(async () => (await pendingNonce()) === first + 2n, 3_000);
-      expect(held.count()).toBeGreaterThanOrEqual(1);
+      // The marks are asked for once the batch is broadcast (both sends may be one batch, whose sends return
+      // together): one reaches the held database after the broadcasts, never before them.
+      await until(() => Promise.resolve(held.count() >= 1), 3_000);
       held.open();
       // Each send reads its gas and fees before it joins the queue, so either may take the first nonce.
       const rows = (await Promise.all(sends)).sort((a, b) => (a.nonce! < b.nonce! ? -1 : 1));
