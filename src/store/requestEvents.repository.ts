@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { groupByRequest, normalizeHex, toJson, toNumber } from './mappers.js';
 import { readStatusSnapshot, type RequestStatus, type RequestStatusSnapshot } from './requestStatus.js';
 import type { RequestEventsTable, Tables } from './tables.js';
+import { webhookDeliveriesOf, webhookNotifyChannel } from './webhookDeliveries.repository.js';
 
 /** One row of a request's status history; also an outbox entry for webhooks and event fan-out. */
 export interface RequestEvent {
@@ -19,6 +20,8 @@ export interface InsertRequestEventParameters {
   status: RequestStatus;
   payload: RequestStatusSnapshot;
   now: number;
+  /** The API key the request was quoted with: its webhook gets a delivery of the event (`webhookDeliveriesOf`). */
+  apiKeyId?: string | null;
 }
 
 /**
@@ -34,21 +37,34 @@ export const outboxLock = sql`pg_advisory_xact_lock(hashtext('request_events:' |
 
 /**
  * Insert the event and notify, in one statement, in the transaction that changes the status and holds the
- * outbox lock (`updateRequestStatus`, the only writer, takes it first), so the event commits with the change. The notification is delivered at commit, to every session that
- * LISTENs on the channel (PGlite's worker forwards it): followers wake at once instead of at their next poll.
- * The payload is the schema, as several gateways may share a database.
+ * outbox lock (`updateRequestStatus`, the only writer, takes it first), so the event commits with the change. The
+ * notification is delivered at commit, to every session that LISTENs on the channel (PGlite's worker forwards it):
+ * followers wake at once instead of at their next poll. The payload is the schema, as several gateways may share a
+ * database. With `apiKeyId`, the same statement enqueues the event's webhook delivery (and notifies the dispatcher).
  */
 export async function insertRequestEvent(
   trx: Kysely<Tables>,
   params: InsertRequestEventParameters,
 ): Promise<RequestEvent> {
+  const apiKeyId = params.apiKeyId ?? null;
+  const delivery =
+    apiKeyId === null
+      ? sql``
+      : sql`, delivery as (${webhookDeliveriesOf(
+          sql`select ${apiKeyId}::text as api_key_id, request_id, id as event_id from event`,
+          params.now,
+        )})`;
   const { rows } = await sql<Selectable<RequestEventsTable>>`
     with event as (
       insert into request_events (request_id, status, payload, created_at)
       values (${params.requestId}, ${params.status}, ${toJson(params.payload)}::jsonb, ${params.now}::bigint)
       returning *
-    )
-    select event.*, pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) as notified from event`.execute(trx);
+    )${delivery}
+    select event.*, pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) as notified${
+      apiKeyId === null
+        ? sql``
+        : sql`, (select pg_notify(${webhookNotifyChannel}, current_schema()) from delivery limit 1) as delivery_notified`
+    } from event`.execute(trx);
   return toRequestEvent(rows[0]!);
 }
 

@@ -1,7 +1,8 @@
 /**
  * The status outbox: what commits with each status change of a request, in its transaction (`updateRequestStatus`
  * takes the outbox lock first). The `request_events` row carries the status record that webhooks, `/ws` and
- * subscriptions read; a key's webhook delivery and a fill's ledger movements are written beside it.
+ * subscriptions read; a key's webhook delivery (in the event's statement) and a fill's ledger movements are written
+ * beside it.
  */
 import { sql, type Kysely } from 'kysely';
 import { requestFilled } from './ledgerMovements.js';
@@ -11,34 +12,48 @@ import { insertRequestEvent } from './requestEvents.repository.js';
 import type { RequestRecord } from './requestRecord.js';
 import type { RequestStatusSnapshot, StatusDepositAddress } from './requestStatus.js';
 import type { Tables } from './tables.js';
-import { enqueueWebhookDelivery } from './webhookDeliveries.repository.js';
+import { webhookDeliveriesOf, webhookNotifyChannel } from './webhookDeliveries.repository.js';
 
 /**
- * Write the outbox of a status change that `record` is the result of: its event, its webhook delivery when an API
- * key quoted it, and its ledger movements when it became `success`. `db` is the transaction of the change, holding
- * the outbox lock (`outboxLock`), so all of it commits with the change or not at all.
+ * Write the outbox of a status change that `record` is the result of: its event with its webhook delivery when an
+ * API key quoted it (one statement), and its ledger movements when it became `success`. `db` is the transaction of
+ * the change, holding the outbox lock (`outboxLock`), so all of it commits with the change or not at all.
  */
 export async function writeStatusOutbox(db: Kysely<Tables>, record: RequestRecord, now: number): Promise<void> {
-  const event = await insertRequestEvent(db, {
+  await insertRequestEvent(db, {
     requestId: record.id,
     status: record.status,
     payload: await statusSnapshotOf(db, record),
     now,
+    apiKeyId: record.apiKeyId,
   });
-  if (record.apiKeyId !== null) {
-    await enqueueWebhookDelivery(db, { requestId: record.id, apiKeyId: record.apiKeyId, eventId: event.id, now });
-  }
   // A fill's fees, exchange and payout commit with its `success`.
   if (record.status === 'success') await insertLedgerMovements(db, requestFilled(record), now);
 }
 
 /**
- * When the status change's own statement writes its outbox (`updateRequestStatus`): the event is all there is, and
- * its payload needs nothing but the moved row. That is a row with no deposit address to read, no API key whose
- * webhook to enqueue and not `success` (no ledger movements); the others are written by `writeStatusOutbox` in
- * the same transaction. SQL over the columns of the moved `requests` row.
+ * When the status change's own statement writes its outbox (`updateRequestStatus`): the event (and its webhook
+ * delivery, `movedDeliveries`) is all there is, and its payload needs nothing but the moved row. That is a row with
+ * no deposit address to read and not `success` (no ledger movements); the others are written by
+ * `writeStatusOutbox` in the same transaction. SQL over the columns of the moved `requests` row.
  */
-export const outboxInStatement = sql<boolean>`deposit_address is null and api_key_id is null and status <> 'success'`;
+export const outboxInStatement = sql<boolean>`deposit_address is null and status <> 'success'`;
+
+/**
+ * The CTE `moved_delivery` of a status change's statement: the webhook deliveries of the events it wrote (the CTE
+ * `moved_event`, returning `id` and `request_id`) for the moved rows (the CTE `moved`) quoted with an API key, as
+ * `enqueueWebhookDelivery` writes one. The statement notifies the dispatcher with `deliveryNotified`.
+ */
+export function movedDeliveries(now: number) {
+  return sql`moved_delivery as (${webhookDeliveriesOf(
+    sql`select moved.api_key_id, moved_event.request_id, moved_event.id as event_id
+      from moved_event join moved on moved.id = moved_event.request_id where moved.api_key_id is not null`,
+    now,
+  )})`;
+}
+
+/** A select-list column that notifies the webhook dispatcher (at commit) when `moved_delivery` wrote any delivery. */
+export const deliveryNotified = sql`(select pg_notify(${webhookNotifyChannel}, current_schema()) from moved_delivery limit 1) as delivery_notified`;
 
 /**
  * `toStatusSnapshot(record, null)` as SQL over the columns of the moved `requests` row, for the event that the

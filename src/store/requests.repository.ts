@@ -8,7 +8,13 @@ import { appendUnique } from './fragments.js';
 import { groupedCalls } from './groupedCalls.js';
 import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toUint256 } from './mappers.js';
 import { outboxLock, REQUEST_EVENTS_CHANNEL } from './requestEvents.repository.js';
-import { outboxInStatement, statusSnapshotInStatement, writeStatusOutbox } from './requestOutbox.js';
+import {
+  deliveryNotified,
+  movedDeliveries,
+  outboxInStatement,
+  statusSnapshotInStatement,
+  writeStatusOutbox,
+} from './requestOutbox.js';
 import { toRequestRecord, type RequestRecord } from './requestRecord.js';
 import type { RequestStatus } from './requestStatus.js';
 import type { JsonObject, JsonValue, RequestsTable, Tables } from './tables.js';
@@ -203,9 +209,9 @@ export interface UpdateRequestStatusParameters {
  * does. When `db` is already a transaction, it runs inside it. Returns the updated request, or null when the
  * request does not exist or its status did not match `fromStatus` (nothing is written then).
  *
- * One statement takes the outbox lock, updates the row and, for most rows, inserts the event and notifies
- * (`moveRequestStatus`); the rest of an outbox (a deposit address's fields, a webhook delivery, a fill's ledger
- * movements) follows in the same transaction (`writeStatusOutbox`).
+ * One statement takes the outbox lock, updates the row and, for most rows, inserts the event with its webhook
+ * delivery and notifies (`moveRequestStatus`); the outbox of a row with a deposit address (its fields are read) or of
+ * a `success` (a fill's ledger movements) follows in the same transaction (`writeStatusOutbox`).
  */
 export async function updateRequestStatus(
   db: Kysely<Tables>,
@@ -275,7 +281,8 @@ export async function claimDepositsForRequests(
     ${movedTogether({ name: 'consumed', id: 'request_id', hash: 'tx_hash' }, 'in_tx_hashes', params)}
     select consumed.id as claimed_deposit_id, moved.*,
       exists (select 1 from moved_event where moved_event.request_id = consumed.request_id) as outbox_written,
-      (select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) from moved_event limit 1) as outbox_notified
+      (select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) from moved_event limit 1) as outbox_notified,
+      ${deliveryNotified}
     from consumed left join moved on moved.id = consumed.request_id`.execute(trx);
   const byDeposit = new Map(rows.map((row) => [toNumber(row.claimed_deposit_id), row]));
   const answers: Array<RequestRecord | 'taken' | 'unmoved'> = [];
@@ -297,6 +304,7 @@ export async function claimDepositsForRequests(
         claimed_deposit_id: _deposit,
         outbox_written: written,
         outbox_notified: _notified,
+        delivery_notified: _delivery,
         ...rest
       } = row;
       const record = toRequestRecord({ ...rest, id: movedId });
@@ -332,8 +340,9 @@ function movedTogether(
     moved_event as (
       insert into request_events (request_id, status, payload, created_at)
       select id, status, ${statusSnapshotInStatement}, ${params.now}::bigint from moved where ${outboxInStatement}
-      returning request_id
-    )`;
+      returning id, request_id
+    ),
+    ${movedDeliveries(params.now)}`;
 }
 
 /** One request to move in `moveRequestsWithTxHash`, with the destination-chain hash to append to it. */
@@ -366,7 +375,8 @@ export async function moveRequestsWithTxHash(
     ),
     ${movedTogether({ name: 'asked', id: 'id', hash: 'hash' }, 'tx_hashes', params)}
     select moved.*, exists (select 1 from moved_event where moved_event.request_id = moved.id) as outbox_written,
-      (select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) from moved_event limit 1) as outbox_notified
+      (select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) from moved_event limit 1) as outbox_notified,
+      ${deliveryNotified}
     from moved`.execute(trx);
   const byId = new Map(rows.map((row) => [row.id, row]));
   const answers: Array<RequestRecord | null> = [];
@@ -376,7 +386,7 @@ export async function moveRequestsWithTxHash(
       answers.push(null);
       continue;
     }
-    const { outbox_written: written, outbox_notified: _notified, ...rest } = row;
+    const { outbox_written: written, outbox_notified: _notified, delivery_notified: _delivery, ...rest } = row;
     const record = toRequestRecord({ ...rest, id: row.id });
     // Under the outbox lock since the statement, as `updateRequestStatus`'s rest of the outbox.
     if (!written) await writeStatusOutbox(trx, record, params.now);
@@ -391,6 +401,7 @@ type MovedRow = Omit<Selectable<RequestsTable>, 'id'> & {
   /** The event the statement inserted; null when `writeStatusOutbox` writes it (or nothing moved). */
   outbox_event_id: unknown;
   outbox_notified: unknown;
+  delivery_notified: unknown;
   deposit_consumed: boolean;
 };
 
@@ -449,10 +460,12 @@ async function moveRequestStatus(
     moved_event as (
       insert into request_events (request_id, status, payload, created_at)
       select id, status, ${statusSnapshotInStatement}, ${params.now}::bigint from moved where ${outboxInStatement}
-      returning id
-    )
+      returning id, request_id
+    ),
+    ${movedDeliveries(params.now)}
     select moved.*, (select id from moved_event) as outbox_event_id,
       (select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) from moved_event) as outbox_notified,
+      ${deliveryNotified},
       ${depositId === undefined ? sql`true` : sql`exists (select 1 from consumed)`} as deposit_consumed
     from (select 1) as one left join moved on true`.execute(db);
   // One row always (`from (select 1)`); its request columns are null when nothing moved.
@@ -460,7 +473,14 @@ async function moveRequestStatus(
   const consumed = row?.deposit_consumed === true;
   const movedId = row?.id ?? null;
   if (row === undefined || movedId === null) return { consumed, moved: null };
-  const { id: _id, outbox_event_id: eventId, outbox_notified: _notified, deposit_consumed: _consumed, ...rest } = row;
+  const {
+    id: _id,
+    outbox_event_id: eventId,
+    outbox_notified: _notified,
+    delivery_notified: _delivery,
+    deposit_consumed: _consumed,
+    ...rest
+  } = row;
   const record = toRequestRecord({ ...rest, id: movedId });
   // The lock is held since this statement (it took it before the update); the rest of the outbox goes beside.
   if (eventId === null) await writeStatusOutbox(db, record, params.now);

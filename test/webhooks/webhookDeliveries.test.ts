@@ -3,21 +3,31 @@
  * all), only for keys with an enabled webhook and a signing secret; claims are one instance per attempt; a stale
  * attempt cannot overwrite a newer one; a replay is a fresh copy.
  */
-import { describe, expect, it } from 'vitest';
+import type { KyselyPlugin } from 'kysely';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { revokeApiKey } from '../../src/store/apiKeys.repository.js';
-import { insertRequest, updateRequestStatus } from '../../src/store/requests.repository.js';
+import type { Database } from '../../src/store/database.js';
+import { insertDeposit } from '../../src/store/deposits.repository.js';
+import {
+  claimDepositsForRequests,
+  insertRequest,
+  moveRequestsWithTxHash,
+  updateRequestStatus,
+} from '../../src/store/requests.repository.js';
 import { listEventsForRequest } from '../../src/store/requestEvents.repository.js';
 import {
   claimDueWebhookDeliveries,
   deleteFinishedWebhookDeliveries,
   getWebhookDelivery,
   insertWebhookReplay,
+  listenWebhookDeliveries,
   listWebhookDeliveries,
   recordWebhookAttempt,
+  webhookNotifyChannel,
 } from '../../src/store/webhookDeliveries.repository.js';
-import { testDatabaseKinds, useTestDatabase } from '../helpers/db.js';
-import { newRequest } from '../store/requestFixture.js';
-import { changeStatus, createKeyWithWebhook } from './helpers.js';
+import { testDatabaseKinds, testDatabaseUrl, useTestDatabase } from '../helpers/db.js';
+import { hex32, newRequest } from '../store/requestFixture.js';
+import { changeStatus, createKeyWithWebhook, sleep } from './helpers.js';
 
 const hook = { url: 'https://hooks.example/relay', headers: {}, enabled: true };
 
@@ -177,4 +187,116 @@ describe.each(testDatabaseKinds)('webhook deliveries (%s)', (kind) => {
     expect(left).toEqual([replay!.id, newest!.id, third!.id, second!.id]);
     expect(await getWebhookDelivery(database().db, oldest!.id)).toBeUndefined();
   });
+
+  it("every way a status change is written enqueues its event's delivery and wakes the dispatcher at commit", async () => {
+    const { db } = database();
+    const { id: keyId } = await createKeyWithWebhook(database(), hook);
+    const revoked = await createKeyWithWebhook(database(), hook);
+    await revokeApiKey(db, revoked.id, Date.now());
+    const wakes = await countWakes(database());
+    // Last in this file: its deliveries are due, and the tests above count every due delivery they claim.
+    // Each step's requests get one delivery per change, of that change's event; the revoked key's get none.
+    const expectDelivered = async (requestIds: string[], status: string) => {
+      const events = (await Promise.all(requestIds.map((id) => listEventsForRequest(db, id))))
+        .flat()
+        .filter((event) => event.status === status);
+      expect(events).toHaveLength(requestIds.length);
+      const deliveries = await listWebhookDeliveries(db, { apiKeyId: keyId });
+      expect(
+        deliveries.filter((d) => requestIds.includes(d.requestId) && events.some((e) => e.id === d.eventId)),
+      ).toHaveLength(requestIds.length);
+      expect(await listWebhookDeliveries(db, { apiKeyId: revoked.id })).toEqual([]);
+      await wakes.next();
+    };
+    const request = (overrides: Parameters<typeof newRequest>[0] = {}) =>
+      insertRequest(db, newRequest({ apiKeyId: keyId, createdAt: 1, ...overrides }));
+
+    // The change's own statement writes the event and its delivery.
+    const plain = await request();
+    let statements = 0;
+    // Counted as they are answered: a statement that embeds a query builder transforms it as a query of its own.
+    const counting: KyselyPlugin = {
+      transformQuery: ({ node }) => node,
+      transformResult({ result }) {
+        statements++;
+        return Promise.resolve(result);
+      },
+    };
+    await updateRequestStatus(db.withPlugin(counting), plain.id, { status: 'pending', now: 10 });
+    expect(statements).toBe(1);
+    await expectDelivered([plain.id], 'pending');
+    // A success (ledger movements follow) and a deposit address's request (its fields are read): written beside it.
+    await updateRequestStatus(db, plain.id, { status: 'success', feesActual: {}, now: 20 });
+    await expectDelivered([plain.id], 'success');
+    const addressed = await request({ depositAddress: '0xDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDd' });
+    await updateRequestStatus(db, addressed.id, { status: 'pending', now: 30 });
+    await expectDelivered([addressed.id], 'pending');
+
+    // A block's claims in one statement, then their fills' moves to `submitted`, a revoked key's request among them.
+    const grouped = [await request(), await request(), await request({ apiKeyId: revoked.id })];
+    const claims: Array<{ depositId: number; requestId: string; confirmedAt: number }> = [];
+    for (const [index, { id }] of grouped.entries()) {
+      const { deposit } = await insertDeposit(db, {
+        chainId: 31337,
+        txHash: hex32(0xd000 + index),
+        logIndex: 0,
+        blockNumber: 9n,
+        blockHash: hex32(0xc009),
+        requestId: id,
+        depositor: '0x1111111111111111111111111111111111111111',
+        token: '0x0000000000000000000000000000000000000000',
+        amount: 1_000_000n,
+        status: 'confirmed',
+        now: 5,
+      });
+      claims.push({ depositId: deposit.id, requestId: id, confirmedAt: deposit.updatedAt });
+    }
+    const claimed = await db
+      .transaction()
+      .execute((trx) => claimDepositsForRequests(trx, claims, { status: 'pending', fromStatus: ['waiting'], now: 40 }));
+    expect(claimed.every((answer) => typeof answer === 'object')).toBe(true);
+    const keyed = grouped.slice(0, 2).map(({ id }) => id);
+    await expectDelivered(keyed, 'pending');
+    const submitted = await db.transaction().execute((trx) =>
+      moveRequestsWithTxHash(
+        trx,
+        grouped.map(({ id }, index) => ({ requestId: id, txHash: hex32(0xe000 + index) })),
+        { status: 'submitted', fromStatus: ['pending'], now: 50 },
+      ),
+    );
+    expect(submitted.every((moved) => moved?.status === 'submitted')).toBe(true);
+    await expectDelivered(keyed, 'submitted');
+  });
 });
+
+/**
+ * Counts the dispatcher's wake-ups on `database` as the server listens for them (PGlite: its worker forwards this
+ * process's commits; PostgreSQL: a LISTEN connection). `next()` waits for one more than the last seen.
+ */
+async function countWakes(database: Database): Promise<{ next(): Promise<void> }> {
+  let count = 0;
+  const onWake = () => (count += 1);
+  const stop =
+    database.listen !== undefined
+      ? await database.listen(webhookNotifyChannel, onWake)
+      : await listenWebhookDeliveries({
+          databaseUrl: testDatabaseUrl,
+          schema: database.schema,
+          onDelivery: onWake,
+          onError: () => undefined,
+        });
+  onTestFinished(() => stop());
+  // PostgreSQL's listener wakes once when it starts listening.
+  await sleep(100);
+  let seen = count;
+  return {
+    async next() {
+      const deadline = Date.now() + 5_000;
+      while (count === seen) {
+        if (Date.now() > deadline) throw new Error('the dispatcher was not woken');
+        await sleep(5);
+      }
+      seen = count;
+    },
+  };
+}
