@@ -206,15 +206,21 @@ export function createSolverRuntime(
       // The senders stop together with the solver, not after it: a fill waiting for its receipt on a chain that
       // is gone (Ctrl-C reaches the anvils too) would otherwise hold the solver's lane, and this stop, forever.
       // The interrupted work is picked up again at the next start.
+      // The background jobs are told first, so a pass whose receipt wait the senders' stop ends sees that it is
+      // stopping (and says so in the log) rather than taking it for a failure.
+      const jobsStopped = Promise.all([
+        depositAddresses.stop(),
+        gasless.stop(),
+        settler.stop(),
+        claimPayer.stop(),
+        reconciler.stop(),
+        retention.stop(),
+      ]);
+      // Awaited below; handled now, as the awaits before it could let a rejection go unhandled.
+      jobsStopped.catch(() => undefined);
       const sendersStopped = Promise.all([...senders.values()].map((sender) => sender.stop()));
       await Promise.all([solver.stop(), permitDepositor.stop()]);
-      await depositAddresses.stop();
-      await solver.stop();
-      await gasless.stop();
-      await settler.stop();
-      await claimPayer.stop();
-      await reconciler.stop();
-      await retention.stop();
+      await jobsStopped;
       await sendersStopped;
       await Promise.all([...heads.values()].map((feed) => feed.stop()));
     },

@@ -3,10 +3,11 @@
  * transaction, once; refunded deposits never are; the ledger follows the chain.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getAddress, parseEther, zeroAddress, type Hex } from 'viem';
+import { createTestClient, getAddress, http, parseEther, zeroAddress, type Hex } from 'viem';
 import { depositoryAbi } from '../../generated/contracts/index.js';
 import type { DevnetAccount, DevnetChain } from '../../src/chain/devnet.js';
 import { ledgerBalances, ledgerImbalances } from '../../src/store/ledger.repository.js';
+import { listUnminedOutgoingTxs } from '../../src/store/outgoingTxs.repository.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, waitForStatus } from '../helpers/quote.js';
 
@@ -115,5 +116,42 @@ describe('settlement', () => {
         (b) => b.account === 'depository' && b.chainId === chainA.chainId && b.currency === zeroAddress,
       )?.amount ?? 0n;
     expect(ledgerDepository).toBe(0n);
+  });
+
+  it('a settlement waiting for its receipt when the gateway stops is resumed at the next start, not logged as a failure', async () => {
+    const lines: Array<{ level: number; msg?: string }> = [];
+    const own = await startTestGateway(
+      { logLevel: 'info', logFormat: 'json', settlement: { intervalMs: 600_000, maxBatch: 50 } },
+      { server: { logDestination: { write: (line: string) => void lines.push(JSON.parse(line)) } } },
+    );
+    try {
+      const [chain] = own.devnet.descriptor.chains as [DevnetChain];
+      const [user] = own.devnet.descriptor.accounts as [DevnetAccount];
+      const quote = await requestQuote(own, user, {
+        originCurrency: zeroAddress,
+        destinationCurrency: zeroAddress,
+        amount: parseEther('0.02').toString(),
+      });
+      await executeSteps(own, quote.steps, user);
+      await waitForStatus(own, quote.steps.at(-1)!.requestId, ['success']);
+      await own.server.solver!.solver.idle();
+      // The settlement's transaction is sent and never mined: its pass waits for the receipt when the stop comes.
+      await createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl) }).setAutomine(false);
+      const settling = own.server.solver!.settler.settleNow();
+      const solver = own.devnet.descriptor.solver.address;
+      const deadline = Date.now() + 10_000;
+      while (
+        (await listUnminedOutgoingTxs(own.server.database.db, { chainId: chain.chainId, signer: solver })).length === 0
+      ) {
+        if (Date.now() > deadline) throw new Error('the settlement was never sent');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await own.server.stop();
+      await settling;
+      expect(lines.filter((line) => line.level >= 50)).toEqual([]);
+      expect(lines.map((line) => line.msg)).toContain('settlement stopping: resumed at the next start');
+    } finally {
+      await own.stop();
+    }
   });
 });
