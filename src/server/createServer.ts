@@ -21,6 +21,7 @@ import { acceptEmptyJsonBodies } from '../rest/jsonBody.js';
 import { registerRest } from '../rest/registerRest.js';
 import { createRateLimiter } from '../core/apiKeys/rateLimiter.js';
 import { createDatabase, type Database } from '../store/database.js';
+import { analyzeGrownTables } from '../store/tableStatistics.js';
 import { listenWebhookDeliveries, webhookNotifyChannel } from '../store/webhookDeliveries.repository.js';
 import {
   createWebhookDispatcher,
@@ -32,6 +33,7 @@ import { warnUnsignableWebhooks } from '../core/webhooks/warnUnsignableWebhooks.
 import { createRequestWriter } from '../store/requestWriter.js';
 import { defaultRateLimitConfig, defaultSurfaceLimits, type GatewayConfig } from './config.js';
 import { createEventFollower } from './events.js';
+import { createPeriodicJob } from '../core/periodicJob.js';
 import { createSolverSwitch } from '../core/solver/handle.js';
 import { registerExplorer } from './explorer.js';
 import { httpServerOptions } from './httpLimits.js';
@@ -76,7 +78,15 @@ export interface CreateServerOptions {
   wrapMarket?: (market: MarketData) => MarketData;
   /** Where log lines go instead of stdout (tests read them). */
   logDestination?: DestinationStream;
+  /** PGlite only: how often the tables that grew are analyzed, in ms; default `TABLE_STATISTICS_INTERVAL_MS`. */
+  tableStatisticsIntervalMs?: number;
 }
+
+/**
+ * How often a gateway on PGlite looks for tables that grew by a fifth and analyzes them (`analyzeGrownTables`;
+ * PostgreSQL's autovacuum does it there): one catalog query a minute when nothing grew.
+ */
+export const TABLE_STATISTICS_INTERVAL_MS = 60_000;
 
 /**
  * The composition root: one Fastify app on one port serving the REST contract, GraphQL (HTTP and graphql-ws
@@ -167,6 +177,18 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
         }),
   });
   const events = createEventFollower({ database, databaseUrl: config.databaseUrl, log: logger });
+  const tableStatistics =
+    database.dialect === 'pglite'
+      ? createPeriodicJob(options.tableStatisticsIntervalMs ?? TABLE_STATISTICS_INTERVAL_MS, async () => {
+          const started = Date.now();
+          try {
+            const tables = await analyzeGrownTables(database.db);
+            if (tables.length > 0) logger.info({ tables, ms: Date.now() - started }, 'analyzed the tables that grew');
+          } catch (error) {
+            logger.warn({ err: error }, 'analyzing the tables that grew failed; tried again at the next interval');
+          }
+        })
+      : null;
   // The context is built once and never mutated: leadership changes only what `solving` points to.
   const solving = createSolverSwitch();
   const core: CoreContext = {
@@ -318,6 +340,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       else if (config.solverEnabled) await startSolving();
       await warnUnsignableWebhooks(core, logger);
       await webhooks.start();
+      void tableStatistics?.start();
       const address = await app.listen({ host: config.host, port: config.port });
       return address.replace('[::1]', '127.0.0.1').replace(/\/$/, '');
     },
@@ -332,6 +355,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
         await app.close();
         await rateLimiter.close();
         await events.stop();
+        await tableStatistics?.stop();
         await database.close();
       })();
       return stopped;

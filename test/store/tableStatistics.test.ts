@@ -1,0 +1,77 @@
+/**
+ * PGlite runs no autovacuum: the gateway analyzes its tables as they grow (`analyzeGrownTables`), so the planner
+ * knows them. Without statistics the explorer's search (`term`) walked the whole requests table, newest first.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, type Database } from '../../src/store/database.js';
+import { applySearchFilters } from '../../src/store/requestFilters.js';
+import { insertRequests } from '../../src/store/requests.repository.js';
+import { analyzeGrownTables } from '../../src/store/tableStatistics.js';
+import { newRequest } from './requestFixture.js';
+
+let database: Database;
+beforeAll(async () => {
+  database = await createDatabase();
+  await database.migrate();
+});
+afterAll(async () => {
+  await database?.close();
+});
+
+const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
+
+/** `count` requests of as many users, in one statement per thousand. */
+async function insertUsersRequests(from: number, count: number): Promise<void> {
+  for (let start = from; start < from + count; start += 1_000) {
+    const batch = [];
+    for (let n = start; n < Math.min(start + 1_000, from + count); n++) {
+      const user = address(0x10_0000 + n);
+      batch.push(newRequest({ user, sender: user, refundTo: user, recipient: address(0x20_0000 + n), createdAt: n }));
+    }
+    await insertRequests(database.db, batch);
+  }
+}
+
+/** The plan of the explorer's search for one user's address (`term`), first page. */
+async function searchPlan(term: string): Promise<string> {
+  const rows = await applySearchFilters(database.db.selectFrom('requests').selectAll(), { term })
+    .orderBy('created_at', 'desc')
+    .limit(21)
+    .explain();
+  return rows.map((row) => String(Object.values(row)[0])).join('\n');
+}
+
+const analyzedRows = async () =>
+  (
+    await sql<{ rows: number }>`select reltuples::int as rows from pg_class where relname = 'requests'`.execute(
+      database.db,
+    )
+  ).rows[0]!.rows;
+
+describe('table statistics on PGlite', () => {
+  it('analyzes a table once it has grown by a fifth since its last analysis, and the search then uses its indexes', async () => {
+    expect(database.dialect).toBe('pglite');
+    await analyzeGrownTables(database.db);
+    await insertUsersRequests(0, 20_000);
+    const term = address(0x10_0000 + 12_345);
+    const before = await searchPlan(term);
+
+    expect(await analyzeGrownTables(database.db)).toContain('requests');
+    expect(await analyzedRows()).toBe(20_000);
+    const after = await searchPlan(term);
+    // Before: the newest first, every row filtered until a page is full (all of them for a rare term). After: the
+    // indexes of the searched columns, OR'd, then the few rows they name sorted.
+    expect(before, before).toMatch(/Index Scan Backward using requests_created_at_idx/);
+    expect(before, before).not.toMatch(/BitmapOr/);
+    expect(after, after).toMatch(/BitmapOr/);
+
+    // Nothing grew: nothing to do. A tenth more: not yet. A fifth more than at the analysis: again.
+    expect(await analyzeGrownTables(database.db)).toEqual([]);
+    await insertUsersRequests(20_000, 2_000);
+    expect(await analyzeGrownTables(database.db)).not.toContain('requests');
+    await insertUsersRequests(22_000, 3_000);
+    expect(await analyzeGrownTables(database.db)).toContain('requests');
+    expect(await analyzedRows()).toBe(25_000);
+  });
+});
