@@ -29,12 +29,10 @@ export interface GatewayConfig {
   databaseUrl: string | undefined;
   dataDir: string | undefined;
   /**
-   * PGlite's buffer pool (`GATEWAY_PGLITE_SHARED_BUFFERS`, e.g. `256MB`); unset: sized from the data directory at
-   * start, from `pgliteSmallestBuffersMb` to 256 MB (`pgliteSharedBuffersFor`).
+   * PGlite's buffer pool (`GATEWAY_PGLITE_SHARED_BUFFERS`, e.g. `256MB`); unset: 16 MB (the devnet), and 128 MB under
+   * a config file (`parseConfigFile`).
    */
   pgliteSharedBuffers?: string;
-  /** The smallest pool PGlite is given when `pgliteSharedBuffers` is unset, in MB: 16 (the devnet), 128 under a config file. */
-  pgliteSmallestBuffersMb?: number;
   /** PostgreSQL schema for the gateway's tables (several gateways can share one database); default `public`. */
   databaseSchema: string | undefined;
   solverPrivateKey: Hex;

@@ -290,10 +290,10 @@ export function parseConfigFile(text: string, env: Env, source = 'config file'):
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     ...base,
-    // A deployment on PGlite keeps a week of quotes (the retention's default): its buffer pool is at least
-    // PostgreSQL's default, where the devnet starts from 16 MB for its memory (`GATEWAY_PGLITE_SHARED_BUFFERS`).
+    // A deployment on PGlite keeps a week of quotes (the retention's default): its buffer pool is PostgreSQL's
+    // default, where the devnet keeps 16 MB for its memory (`GATEWAY_PGLITE_SHARED_BUFFERS`).
     ...(base.databaseUrl === undefined && base.pgliteSharedBuffers === undefined
-      ? { pgliteSmallestBuffersMb: DEPLOYMENT_PGLITE_SMALLEST_BUFFERS_MB }
+      ? { pgliteSharedBuffers: DEPLOYMENT_PGLITE_SHARED_BUFFERS }
       : {}),
     solverPrivateKey,
     chains: withPriceMaxAge(file.chains.map(chainFromFile), file.prices),
@@ -301,11 +301,8 @@ export function parseConfigFile(text: string, env: Env, source = 'config file'):
   };
 }
 
-/**
- * PGlite's smallest buffer pool under a config file unless one is set, in MB: it grows from there with the data
- * directory (see docs/performance.md, "PGlite: the buffer pool").
- */
-export const DEPLOYMENT_PGLITE_SMALLEST_BUFFERS_MB = 128;
+/** PGlite's buffer pool under a config file unless set (see docs/performance.md, "PGlite: the buffer pool"). */
+export const DEPLOYMENT_PGLITE_SHARED_BUFFERS = '128MB';
 
 /** Reads the config file named by `--config <path>` or `GATEWAY_CONFIG`; null means "run the devnet". */
 export function configFilePath(argv: string[], env: Env): string | null {

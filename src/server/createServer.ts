@@ -102,9 +102,6 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     dataDir: config.dataDir,
     schema: config.databaseSchema,
     ...(config.pgliteSharedBuffers === undefined ? {} : { pgliteSharedBuffers: config.pgliteSharedBuffers }),
-    ...(config.pgliteSmallestBuffersMb === undefined
-      ? {}
-      : { pgliteSmallestBuffersMb: config.pgliteSmallestBuffersMb }),
   });
   try {
     await database.migrate();
@@ -112,13 +109,6 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     await database.close();
     throw error;
   }
-  if (database.pgliteSharedBuffers !== undefined)
-    logger.info(
-      { sharedBuffers: database.pgliteSharedBuffers },
-      config.pgliteSharedBuffers === undefined
-        ? 'PGlite buffer pool sized from the data directory (GATEWAY_PGLITE_SHARED_BUFFERS sets it)'
-        : 'PGlite buffer pool',
-    );
   const metrics = createServerMetrics();
   const clients = createChainClients(config.chains, { observeRpc: metrics.observeRpc });
   const chainMarket = createMarketData({ chains: config.chains, solverAddress: solver.address, clients });

@@ -3,7 +3,6 @@ import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, sql } from 'kyse
 import { Migrator, NO_MIGRATIONS, type MigrationResultSet } from 'kysely/migration';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
-import { pgliteSharedBuffersFor } from './pgliteBuffers.js';
 import { createPGliteProxy } from './pgliteProxy.js';
 import type { Tables } from './tables.js';
 
@@ -12,13 +11,8 @@ export interface CreateDatabaseOptions {
   databaseUrl?: string;
   /** PGlite only: keep the data in this directory. Without it, PGlite runs in memory. */
   dataDir?: string;
-  /**
-   * PGlite only: PostgreSQL's `shared_buffers` (`64MB`, `1GB`). Unset: sized from what `dataDir` holds, from
-   * `pgliteSmallestBuffersMb` (default 16) to 256 MB (`pgliteSharedBuffersFor`).
-   */
+  /** PGlite only: PostgreSQL's `shared_buffers` (`64MB`, `1GB`); default 16 MB (see `CreatePGliteProxyOptions`). */
   pgliteSharedBuffers?: string;
-  /** PGlite only: the smallest pool `pgliteSharedBuffersFor` gives when `pgliteSharedBuffers` is unset, in MB. */
-  pgliteSmallestBuffersMb?: number;
   /**
    * Put every table in this schema (created when missing) instead of the default one, so that several
    * gateways or parallel test files can share one PostgreSQL database. Lower-case identifier.
@@ -39,8 +33,6 @@ export interface Database {
    */
   followerDb: Kysely<Tables>;
   dialect: 'pglite' | 'postgres';
-  /** PGlite only: the `shared_buffers` it runs with (given, or sized from the data directory). */
-  pgliteSharedBuffers?: string;
   /** The schema every connection uses, when one was given. */
   schema: string | undefined;
   /** Apply every pending migration. Throws the first migration error. */
@@ -78,7 +70,6 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
   let followerDb: Kysely<Tables> | undefined;
   let dialect: Database['dialect'];
   let listen: Database['listen'];
-  let pgliteSharedBuffers: string | undefined;
   if (databaseUrl !== undefined) {
     dialect = 'postgres';
     const pool = new pg.Pool({
@@ -92,12 +83,10 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
     db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   } else {
     dialect = 'pglite';
-    pgliteSharedBuffers =
-      options.pgliteSharedBuffers ?? pgliteSharedBuffersFor(dataDir, options.pgliteSmallestBuffersMb);
     // In a worker thread, so the database's CPU runs on another core than the server (see pgliteProxy.ts).
     const pglite = await createPGliteProxy({
       ...(dataDir === undefined ? {} : { dataDir }),
-      sharedBuffers: pgliteSharedBuffers,
+      ...(options.pgliteSharedBuffers === undefined ? {} : { sharedBuffers: options.pgliteSharedBuffers }),
     });
     listen = (channel, onNotification) => pglite.listen(channel, onNotification);
     const pgliteDialect = () =>
@@ -140,7 +129,6 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
     db,
     followerDb: followerDb ?? db,
     dialect,
-    ...(pgliteSharedBuffers === undefined ? {} : { pgliteSharedBuffers }),
     schema,
     ...(listen === undefined ? {} : { listen }),
     migrate: async () => throwOnFailure(await migrator.migrateToLatest()),

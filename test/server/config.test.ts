@@ -74,20 +74,19 @@ describe('config file', () => {
     expect(config.solverPrivateKey).toBe(key);
   });
 
-  it("gives PGlite at least PostgreSQL's 128 MB buffer pool unless told otherwise, and none beside DATABASE_URL", () => {
+  it("gives PGlite PostgreSQL's 128 MB buffer pool unless told otherwise, and none beside DATABASE_URL", () => {
     const file = JSON.stringify({ chains: [validChain] });
-    const deployment = parseConfigFile(file, { GATEWAY_SOLVER_PRIVATE_KEY: key });
-    expect(deployment.pgliteSharedBuffers).toBeUndefined();
-    expect(deployment.pgliteSmallestBuffersMb).toBe(128);
-    const given = parseConfigFile(file, { GATEWAY_SOLVER_PRIVATE_KEY: key, GATEWAY_PGLITE_SHARED_BUFFERS: '512MB' });
-    expect(given.pgliteSharedBuffers).toBe('512MB');
-    expect(given.pgliteSmallestBuffersMb).toBeUndefined();
-    const postgres = parseConfigFile(file, {
-      GATEWAY_SOLVER_PRIVATE_KEY: key,
-      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
-    });
-    expect(postgres.pgliteSharedBuffers).toBeUndefined();
-    expect(postgres.pgliteSmallestBuffersMb).toBeUndefined();
+    expect(parseConfigFile(file, { GATEWAY_SOLVER_PRIVATE_KEY: key }).pgliteSharedBuffers).toBe('128MB');
+    expect(
+      parseConfigFile(file, { GATEWAY_SOLVER_PRIVATE_KEY: key, GATEWAY_PGLITE_SHARED_BUFFERS: '512MB' })
+        .pgliteSharedBuffers,
+    ).toBe('512MB');
+    expect(
+      parseConfigFile(file, {
+        GATEWAY_SOLVER_PRIVATE_KEY: key,
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
+      }).pgliteSharedBuffers,
+    ).toBeUndefined();
   });
 
   it('reports every problem at once, never the key itself', () => {
