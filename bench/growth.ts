@@ -15,8 +15,9 @@
  * order id and hashes, a terminal status (success, 1 in 20 refund, 1 in 20 failure whose refund failed too: the solver
  * never picks them up), one of `--users` users (1 row in 1,000 is the benchmark's own user, the one the listing asks
  * for) and a `created_at` spread over the last 90 days. Only `requests` is filled: the history's other tables (events,
- * deposits, outgoing transactions) stay empty. `VACUUM ANALYZE` runs after the fill, as PostgreSQL's autovacuum would
- * (and so that it does not run during the measurements); PGlite has no autovacuum. Both gateways run on a fresh
+ * deposits, outgoing transactions) stay empty. `VACUUM` and `ANALYZE` run after the fill (each timed), as PostgreSQL's
+ * autovacuum would (and so that it does not run during the measurements); PGlite has no autovacuum (the gateway
+ * analyzes its tables there as they grow, and vacuums nothing). Both gateways run on a fresh
  * devnet. Everything the run made is removed at the end (directories, schemas).
  *
  * `--explain` prints the plan of each listing's query against the filled table (EXPLAIN ANALYZE, as the gateway
@@ -29,7 +30,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { parseEther, zeroAddress, type Address } from 'viem';
 import { createDatabase, type Database } from '../src/store/database.js';
 import { machineDescription, positiveInteger, positiveNumber, runBench, UsageError } from './cli.js';
@@ -306,13 +307,19 @@ async function fillStore(store: Store, template: string, options: GrowthOptions)
       );
     }
     await sql`delete from requests where id = ${templateId}`.execute(db);
+    // Timed: on PGlite each holds every other statement for as long (the gateway analyzes its grown tables itself,
+    // `analyzeGrownTables`; nothing vacuums them).
+    const timed = async (label: string, statement: RawBuilder<unknown>) => {
+      const started = performance.now();
+      await statement.execute(db);
+      console.error(`  ${label}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    };
     // VACUUM too: on PostgreSQL, autovacuum would otherwise visit the freshly inserted table during the measurements.
-    console.error('  vacuum analyze...');
-    await sql`vacuum analyze requests`.execute(db);
+    await timed('vacuum', sql`vacuum requests`);
+    await timed('analyze', sql`analyze requests`);
     // A checkpoint too: on PostgreSQL the fill leaves gigabytes of dirty pages, which the checkpointer would write
     // back (spread over `checkpoint_completion_target` of its interval) during the measurements.
-    console.error('  checkpoint...');
-    await sql`checkpoint`.execute(db);
+    await timed('checkpoint', sql`checkpoint`);
   } finally {
     await database.close();
   }
