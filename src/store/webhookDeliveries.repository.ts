@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
-import { normalizeHex, toJson, toNumber, toNumberOrNull } from './mappers.js';
+import { toJson, toNumber, toNumberOrNull } from './mappers.js';
 import type { ApiKeyWebhook } from './apiKeys.repository.js';
 import { readStatusSnapshot, type RequestStatusSnapshot } from './requestStatus.js';
 import type { JsonValue, Tables, WebhookDeliveriesTable } from './tables.js';
@@ -43,36 +43,11 @@ export const webhookNotifyChannel = 'gateway_webhook_deliveries';
 
 const notify = (db: Kysely<Tables>) => sql`select pg_notify(${webhookNotifyChannel}, current_schema())`.execute(db);
 
-export interface EnqueueWebhookDeliveryParameters {
-  requestId: string;
-  apiKeyId: string;
-  eventId: number;
-  now: number;
-}
-
-/**
- * Enqueue the delivery of one event to the webhook of `apiKeyId`, if that key has an enabled webhook, a
- * signing secret and is not revoked (one statement: nothing is read first). Call it in the transaction of the
- * status change. Returns the delivery id, or null when the key has no webhook. A status change writes its
- * deliveries in its own statements (`webhookDeliveriesOf`); this is the same for one event on its own.
- */
-export async function enqueueWebhookDelivery(
-  db: Kysely<Tables>,
-  params: EnqueueWebhookDeliveryParameters,
-): Promise<number | null> {
-  const event = sql`select ${params.apiKeyId}::text as api_key_id, ${normalizeHex(params.requestId)}::text as request_id,
-    ${params.eventId}::bigint as event_id`;
-  const { rows } = await sql<{ id: string | number }>`
-    with delivery as (${webhookDeliveriesOf(event, params.now)})
-    select delivery.id, pg_notify(${webhookNotifyChannel}, current_schema()) as notified from delivery`.execute(db);
-  return rows.length === 0 ? null : toNumber(rows[0]!.id);
-}
-
 /**
  * The insert of one delivery per event of `events` (a query of rows `api_key_id`, `request_id`, `event_id`) whose
  * key has an enabled webhook, a signing secret and is not revoked, returning the deliveries' ids. For a CTE of the
- * statement that writes the events, in the transaction of their status change; the statement also notifies
- * `webhookNotifyChannel` when it returned any.
+ * statement that writes the events (`insertRequestEvent`, `movedDeliveries`), in the transaction of their status
+ * change; the statement also notifies `webhookNotifyChannel` when it returned any.
  */
 export function webhookDeliveriesOf(events: RawBuilder<unknown>, now: number): RawBuilder<unknown> {
   return sql`insert into webhook_deliveries (api_key_id, request_id, event_id, next_attempt_at, created_at, updated_at)
