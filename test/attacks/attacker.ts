@@ -3,77 +3,15 @@
  * naming any request id and any depositor), and what the chain shows afterwards (releases, fills, balances).
  */
 import { expect } from 'vitest';
-import { createWalletClient, erc20Abi, http, parseEventLogs, zeroAddress, type Address, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { zeroAddress, type Address, type Hex } from 'viem';
 import { depositoryAbi, onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
-import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
+import type { DevnetChain } from '../../src/chain/devnet.js';
 import { listDepositsForRequest } from '../../src/store/deposits.repository.js';
 import { call } from '../helpers/conformance.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { publicClientOf } from '../helpers/quote.js';
 
-export interface SentDeposit {
-  hash: Hex;
-  depositIndex: bigint;
-}
-
-const walletOf = (chain: DevnetChain, account: DevnetAccount) =>
-  createWalletClient({
-    account: privateKeyToAccount(account.privateKey),
-    chain: devnetViemChain(chain),
-    transport: http(chain.rpcUrl),
-  });
-
-/** `from` sends `value` of `chain`'s native currency to its depository for `requestId`, naming `depositor`. */
-export async function depositNative(
-  chain: DevnetChain,
-  from: DevnetAccount,
-  requestId: Hex,
-  value: bigint,
-  depositor: Address = from.address,
-): Promise<SentDeposit> {
-  const hash = await walletOf(chain, from).writeContract({
-    address: chain.contracts.depository,
-    abi: depositoryAbi,
-    functionName: 'depositNative',
-    args: [depositor, requestId],
-    value,
-  });
-  return mined(chain, hash);
-}
-
-/** `from` approves and deposits `amount` of `token` to `chain`'s depository for `requestId`, naming `depositor`. */
-export async function depositErc20(
-  chain: DevnetChain,
-  from: DevnetAccount,
-  token: Address,
-  requestId: Hex,
-  amount: bigint,
-  depositor: Address = from.address,
-): Promise<SentDeposit> {
-  const wallet = walletOf(chain, from);
-  const approval = await wallet.writeContract({
-    address: token,
-    abi: erc20Abi,
-    functionName: 'approve',
-    args: [chain.contracts.depository, amount],
-  });
-  await publicClientOf(chain).waitForTransactionReceipt({ hash: approval });
-  const hash = await wallet.writeContract({
-    address: chain.contracts.depository,
-    abi: depositoryAbi,
-    functionName: 'depositErc20',
-    args: [depositor, token, amount, requestId],
-  });
-  return mined(chain, hash);
-}
-
-async function mined(chain: DevnetChain, hash: Hex): Promise<SentDeposit> {
-  const receipt = await publicClientOf(chain).waitForTransactionReceipt({ hash });
-  expect(receipt.status).toBe('success');
-  const [deposit] = parseEventLogs({ abi: depositoryAbi, eventName: 'Deposit', logs: receipt.logs });
-  return { hash, depositIndex: deposit!.args.depositIndex };
-}
+export { depositErc20, depositNative, type SentDeposit } from '../helpers/deposits.js';
 
 /** The depository's release of one deposit on `chain`, if any. */
 export async function releaseOf(

@@ -5,14 +5,12 @@
  */
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { createWalletClient, http, parseEther, zeroAddress } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { parseEther, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { depositoryAbi } from '../../generated/contracts/index.js';
-import { devnetViemChain } from '../../src/chain/devnet.js';
 import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { executeSteps, publicClientOf, requestQuote, waitForStatus } from '../helpers/quote.js';
+import { executeSteps, requestQuote, waitForStatus } from '../helpers/quote.js';
+import { depositNative as sendNativeDeposit } from '../helpers/deposits.js';
 
 let gateway: TestGateway;
 let browser: TestBrowser;
@@ -214,19 +212,7 @@ describe('explorer', () => {
     const quote = await requestQuote(gateway, bob(), ethQuote(parseEther('0.02')));
     const requestId = quote.steps.at(-1)!.requestId;
     const chainA = gateway.devnet.descriptor.chains[0]!;
-    const wallet = createWalletClient({
-      account: privateKeyToAccount(bob().privateKey),
-      chain: devnetViemChain(chainA),
-      transport: http(chainA.rpcUrl),
-    });
-    const hash = await wallet.writeContract({
-      address: chainA.contracts.depository,
-      abi: depositoryAbi,
-      functionName: 'depositNative',
-      args: [bob().address, requestId],
-      value: parseEther('0.019'),
-    });
-    await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+    await sendNativeDeposit(chainA, bob(), requestId, parseEther('0.019'));
     const status = await waitForStatus(gateway, requestId, ['refund', 'failure', 'success']);
     expect(status.status).toBe('refund');
     const page = await browser.newPage(desktop);

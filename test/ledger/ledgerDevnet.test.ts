@@ -4,16 +4,15 @@
  * balances did.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWalletClient, erc20Abi, http, parseEther, zeroAddress, type Address, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { depositoryAbi } from '../../generated/contracts/index.js';
-import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
+import { erc20Abi, parseEther, zeroAddress, type Address, type Hex } from 'viem';
+import type { DevnetAccount, DevnetChain } from '../../src/chain/devnet.js';
 import { listDepositsForRequest } from '../../src/store/deposits.repository.js';
 import { ledgerBalances, ledgerImbalances, listLedgerEntries } from '../../src/store/ledger.repository.js';
 import { toUsdMicros } from '../../src/core/market.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
+import { depositNative as sendNativeDeposit } from '../helpers/deposits.js';
 
 let gateway: TestGateway;
 let chainA: DevnetChain;
@@ -36,19 +35,7 @@ const balanceOf = (chain: DevnetChain, token: Address, owner: Address): Promise<
     : publicClientOf(chain).readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
 
 async function depositNative(account: DevnetAccount, requestId: Hex, value: bigint): Promise<void> {
-  const wallet = createWalletClient({
-    account: privateKeyToAccount(account.privateKey),
-    chain: devnetViemChain(chainA),
-    transport: http(chainA.rpcUrl),
-  });
-  const hash = await wallet.writeContract({
-    address: chainA.contracts.depository,
-    abi: depositoryAbi,
-    functionName: 'depositNative',
-    args: [account.address, requestId],
-    value,
-  });
-  await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+  await sendNativeDeposit(chainA, account, requestId, value);
 }
 
 /** Waits until every deposit of the request is consumed and the solver has nothing left to do. */

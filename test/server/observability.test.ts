@@ -6,12 +6,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createWalletClient, formatUnits, http, parseEther, zeroAddress } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { formatUnits, parseEther, zeroAddress } from 'viem';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { depositoryAbi } from '../../generated/contracts/index.js';
-import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
+import type { DevnetAccount, DevnetChain } from '../../src/chain/devnet.js';
 import { hashApiKey } from '../../src/core/apiKeys/authenticate.js';
 import { configureWebhook } from '../../src/core/webhooks/configureWebhook.js';
 import { insertApiKey } from '../../src/store/apiKeys.repository.js';
@@ -20,6 +18,7 @@ import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, waitForStatus } from '../helpers/quote.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { rawDataText } from '../../src/ws/rawData.js';
+import { depositNative as sendNativeDeposit } from '../helpers/deposits.js';
 
 let gateway: TestGateway;
 let receiver: Receiver;
@@ -150,19 +149,7 @@ it('after a fill, a refund and a refused quote, every family has the right value
     amount: parseEther('0.02').toString(),
   });
   const refundId = refund.steps.at(-1)!.requestId;
-  const wallet = createWalletClient({
-    account: privateKeyToAccount(bob.privateKey),
-    chain: devnetViemChain(chainA),
-    transport: http(chainA.rpcUrl),
-  });
-  const depositHash = await wallet.writeContract({
-    address: chainA.contracts.depository,
-    abi: depositoryAbi,
-    functionName: 'depositNative',
-    args: [bob.address, refundId],
-    value: parseEther('0.019'),
-  });
-  await publicClientOf(chainA).waitForTransactionReceipt({ hash: depositHash });
+  await sendNativeDeposit(chainA, bob, refundId, parseEther('0.019'));
   await waitForStatus(gateway, refundId, ['refund']);
 
   // A quote the core refuses.

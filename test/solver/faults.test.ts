@@ -33,6 +33,7 @@ import {
   waitForStatus,
   type WireQuote,
 } from '../helpers/quote.js';
+import { depositNative as sendNativeDeposit } from '../helpers/deposits.js';
 
 const processes = useGatewayProcesses({ name: 'faults', readyTimeoutMs: 60_000 });
 
@@ -124,19 +125,7 @@ const releasedEvents = (requestId: Hex) =>
 
 /** Deposits `value` of native for `requestId` directly on the depository; returns the deposit's index. */
 async function depositNative(account: DevnetAccount, requestId: Hex, value: bigint): Promise<bigint> {
-  const wallet = createWalletClient({
-    account: privateKeyToAccount(account.privateKey),
-    chain: devnetViemChain(chainA),
-    transport: http(chainA.rpcUrl),
-  });
-  const hash = await wallet.writeContract({
-    address: chainA.contracts.depository,
-    abi: depositoryAbi,
-    functionName: 'depositNative',
-    args: [account.address, requestId],
-    value,
-  });
-  return depositIndexOf((await publicClientOf(chainA).waitForTransactionReceipt({ hash })).blockHash);
+  return (await sendNativeDeposit(chainA, account, requestId, value)).depositIndex;
 }
 
 /** The index of the (only) deposit in a block of the origin (automine: one transaction per block). */

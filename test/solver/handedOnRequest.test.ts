@@ -6,14 +6,14 @@
  * (DOUBLE_SPEND), never claimed for the request, never filled.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWalletClient, http, parseEther, parseEventLogs, zeroAddress, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { parseEther, parseEventLogs, zeroAddress, type Hex } from 'viem';
 import { depositoryAbi } from '../../generated/contracts/index.js';
-import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
+import type { DevnetAccount, DevnetChain } from '../../src/chain/devnet.js';
 import { confirmDepositsAtBlocks, getDeposit, insertDeposits } from '../../src/store/deposits.repository.js';
 import { getRequest } from '../../src/store/requests.repository.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, waitForStatus } from '../helpers/quote.js';
+import { depositNative as sendNativeDeposit } from '../helpers/deposits.js';
 
 let gateway: TestGateway;
 let chainA: DevnetChain;
@@ -39,32 +39,19 @@ async function stopWatcher(): Promise<void> {
 /** A native deposit from bob for `requestId`, recorded and confirmed as the watcher does (`confirmDepositsAtBlocks`). */
 async function depositAndConfirm(requestId: Hex, value: bigint) {
   const { db } = gateway.server.core;
-  const wallet = createWalletClient({
-    account: privateKeyToAccount(bob.privateKey),
-    chain: devnetViemChain(chainA),
-    transport: http(chainA.rpcUrl),
-  });
-  const hash = await wallet.writeContract({
-    address: chainA.contracts.depository,
-    abi: depositoryAbi,
-    functionName: 'depositNative',
-    args: [bob.address, requestId],
-    value,
-  });
-  const receipt = await publicClientOf(chainA).waitForTransactionReceipt({ hash });
-  const [log] = parseEventLogs({ abi: depositoryAbi, eventName: 'Deposit', logs: receipt.logs });
+  const { hash, receipt, log } = await sendNativeDeposit(chainA, bob, requestId, value);
   const [recorded] = await insertDeposits(db, [
     {
       chainId: chainA.chainId,
       txHash: hash,
-      logIndex: log!.logIndex,
+      logIndex: log.logIndex,
       blockNumber: receipt.blockNumber,
       blockHash: receipt.blockHash,
       requestId,
-      depositor: log!.args.depositor,
-      token: log!.args.token,
-      amount: log!.args.amount,
-      depositIndex: log!.args.depositIndex,
+      depositor: log.args.depositor,
+      token: log.args.token,
+      amount: log.args.amount,
+      depositIndex: log.args.depositIndex,
       sender: receipt.from,
       now: Date.now(),
     },

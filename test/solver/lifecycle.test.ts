@@ -21,6 +21,7 @@ import { depositoryAbi } from '../../generated/contracts/index.js';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
+import { depositNative as sendNativeDeposit } from '../helpers/deposits.js';
 
 let gateway: TestGateway;
 let chainA: DevnetChain;
@@ -152,20 +153,7 @@ describe('refunds', () => {
   }
 
   async function depositNative(account: DevnetAccount, requestId: Hex, value: bigint): Promise<Hex> {
-    const wallet = createWalletClient({
-      account: privateKeyToAccount(account.privateKey),
-      chain: devnetViemChain(chainA),
-      transport: http(chainA.rpcUrl),
-    });
-    const hash = await wallet.writeContract({
-      address: chainA.contracts.depository,
-      abi: depositoryAbi,
-      functionName: 'depositNative',
-      args: [account.address, requestId],
-      value,
-    });
-    await publicClientOf(chainA).waitForTransactionReceipt({ hash });
-    return hash;
+    return (await sendNativeDeposit(chainA, account, requestId, value)).hash;
   }
 
   it('a deposit below the quoted amount is refunded (DEPOSITED_AMOUNT_TOO_LOW_TO_FILL) to refundTo, less the refund gas', async () => {
