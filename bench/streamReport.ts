@@ -231,6 +231,20 @@ export function latencyByStatusTable(rows: LatencyRow[]): string {
   return formatTable(['by status', 'samples', 'p50 ms', 'p99 ms', 'max ms'], body);
 }
 
+/** The warm-up's latencies per channel (`latencyRows` of its subscribers and webhooks): shown, not judged. */
+export function warmupTable(rows: LatencyRow[]): string {
+  const body = rows
+    .filter((row) => row.status === null)
+    .map((row) => [
+      `warm-up: ${row.channel}`,
+      String(row.values.length),
+      String(row.missing),
+      fixed(percentile(row.values, 0.5), 1),
+      fixed(row.values.at(-1) ?? Number.NaN, 1),
+    ]);
+  return formatTable(['status change → receipt', 'samples', 'missing', 'p50 ms', 'max ms'], body);
+}
+
 /** The verdict lines: the subscriber target over both protocols, the webhook target. */
 export function verdict(rows: LatencyRow[]): string[] {
   const overall = rows.filter((row) => row.status === null);
