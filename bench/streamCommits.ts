@@ -1,12 +1,13 @@
 /**
  * On PostgreSQL, a second clock for `npm run bench:stream`: when each status change was visibly committed. A
- * connection of this process LISTENs on the outbox's channel (`request_events`, which `insertRequestEvent`
+ * connection of this process LISTENs on the outbox's channel (`request_events`, which every status change
  * notifies at commit) and, at each notification of the gateway's schema, reads the events it has not seen yet;
  * the moment that read returns is an upper bound of their commit (they are in its snapshot), normally within a
  * millisecond or two of it. With `updatedAt` (a lower bound) it brackets the commit. PGlite lives inside the
  * gateway process: nothing outside can see its commits, so there is no such clock there.
  */
 import pg from 'pg';
+import { readEventNotification } from '../src/store/requestEvents.repository.js';
 
 const CHANNEL = 'request_events';
 const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -61,7 +62,7 @@ export async function observeCommits(databaseUrl: string, schema: string | undef
     }
   };
   client.on('notification', (message) => {
-    if (message.channel === CHANNEL && message.payload === followed) void read();
+    if (message.channel === CHANNEL && readEventNotification(message.payload ?? '').schema === followed) void read();
   });
   client.on('error', (error) => errors.push(error.message));
   await client.query(`LISTEN ${CHANNEL}`);

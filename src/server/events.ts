@@ -2,7 +2,7 @@ import type { Logger } from '../core/logger.js';
 import { createRequestEventBus, type RequestEventBus } from '../core/events/requestEventBus.js';
 import type { Database } from '../store/database.js';
 import { listenWithReconnect } from '../store/listen.js';
-import { REQUEST_EVENTS_CHANNEL } from '../store/requestEvents.repository.js';
+import { currentSchema, readEventNotification, REQUEST_EVENTS_CHANNEL } from '../store/requestEvents.repository.js';
 
 export interface EventFollowerOptions {
   database: Database;
@@ -48,15 +48,24 @@ export function createEventFollower(options: EventFollowerOptions): EventFollowe
   });
   let stopListening: (() => void | Promise<void>) | undefined;
   let stopped = false;
+  /** The schema of our outbox, as `current_schema()` names it in notifications (read at start when not configured). */
+  let ownSchema = database.schema;
+
+  /** A commit's notification: its event goes to the bus as it is; one without (or unreadable) wakes a read. */
+  function onNotification(payload: string): void {
+    const { schema, event } = readEventNotification(payload);
+    // Several gateways may share a database in different schemas: another outbox's events are not ours (its
+    // notification is not even a reason to read ours).
+    if (schema !== undefined && schema !== ownSchema) return;
+    if (event === null) bus.wake();
+    else bus.offer(event);
+  }
 
   async function listen(databaseUrl: string): Promise<void> {
     stopListening = await listenWithReconnect({
       databaseUrl,
       channel: REQUEST_EVENTS_CHANNEL,
-      // Several gateways may share a database in different schemas: only our own outbox wakes us.
-      onNotification: (payload) => {
-        if (database.schema === undefined || payload === database.schema) bus.wake();
-      },
+      onNotification,
       // Anything committed while we were not listening.
       onListening: () => bus.wake(),
       onError: (error) => log.warn({ err: error }, 'request event listener lost its connection; reconnecting in 1 s'),
@@ -66,10 +75,11 @@ export function createEventFollower(options: EventFollowerOptions): EventFollowe
   return {
     bus,
     async start() {
+      ownSchema ??= await currentSchema(database.db);
       await bus.start();
       if (usesListen) await listen(options.databaseUrl!);
       else if (database.listen !== undefined) {
-        stopListening = await database.listen(REQUEST_EVENTS_CHANNEL, () => bus.wake());
+        stopListening = await database.listen(REQUEST_EVENTS_CHANNEL, onNotification);
         // Anything committed before the LISTEN.
         bus.wake();
       }

@@ -38,9 +38,9 @@ export const outboxLock = sql`pg_advisory_xact_lock(hashtext('request_events:' |
 /**
  * Insert the event and notify, in one statement, in the transaction that changes the status and holds the
  * outbox lock (`updateRequestStatus`, the only writer, takes it first), so the event commits with the change. The
- * notification is delivered at commit, to every session that LISTENs on the channel (PGlite's worker forwards it):
- * followers wake at once instead of at their next poll. The payload is the schema, as several gateways may share a
- * database. With `apiKeyId`, the same statement enqueues the event's webhook delivery (and notifies the dispatcher).
+ * notification is delivered at commit, to every session that LISTENs on the channel (PGlite's worker forwards it),
+ * and carries the event (`notifyEvents`): followers deliver it at once instead of at their next poll. With
+ * `apiKeyId`, the same statement enqueues the event's webhook delivery (and notifies the dispatcher).
  */
 export async function insertRequestEvent(
   trx: Kysely<Tables>,
@@ -60,7 +60,7 @@ export async function insertRequestEvent(
       values (${params.requestId}, ${params.status}, ${toJson(params.payload)}::jsonb, ${params.now}::bigint)
       returning *
     )${delivery}
-    select event.*, pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) as notified${
+    select event.*, ${notifyEvents('event')} as notified${
       apiKeyId === null
         ? sql``
         : sql`, (select pg_notify(${webhookNotifyChannel}, current_schema()) from delivery limit 1) as delivery_notified`
@@ -68,8 +68,65 @@ export async function insertRequestEvent(
   return toRequestEvent(rows[0]!);
 }
 
-/** The PostgreSQL notification channel `insertRequestEvent` notifies (payload: the schema of the outbox). */
+/** The notification channel of committed events (`notifyEvents`; payload: `EventNotification` as JSON). */
 export const REQUEST_EVENTS_CHANNEL = 'request_events';
+
+/**
+ * PostgreSQL refuses a notification payload of 8,000 bytes or more (PGlite too): an event whose notification would
+ * be that long is notified by id only, and its followers read it from the outbox.
+ */
+const MAX_NOTIFICATION_BYTES = 7_999;
+
+/**
+ * A select-list expression that notifies `REQUEST_EVENTS_CHANNEL` of every row of the CTE `events` (inserted
+ * `request_events` rows, all columns), in id order; the notifications are delivered at commit, in commit order.
+ * Each carries the schema and the event itself (`readEventNotification`), so a follower hands it to its
+ * subscribers without reading the outbox back, which on a busy gateway waited behind the statements that the
+ * committing code runs next. Its value (a count) means nothing.
+ */
+export function notifyEvents(events: string) {
+  const column = (name: string) => sql.ref(`notified_event.${name}`);
+  return sql`(select count(pg_notify(${REQUEST_EVENTS_CHANNEL},
+      case when octet_length(notification.whole) <= ${sql.lit(MAX_NOTIFICATION_BYTES)} then notification.whole
+      else notification.id_only end))
+    from (
+      select json_build_object('schema', current_schema(), 'event', json_build_object(
+          'id', ${column('id')}, 'request_id', ${column('request_id')}, 'status', ${column('status')},
+          'payload', ${column('payload')}, 'created_at', ${column('created_at')}))::text as whole,
+        json_build_object('schema', current_schema(), 'id', ${column('id')})::text as id_only
+      -- offset 0 keeps the subquery, and so its order, from being merged into the aggregate's scan
+      from (select * from ${sql.table(events)} order by id offset 0) as notified_event
+    ) as notification)`;
+}
+
+/** The schema the connection's statements use (`current_schema()`): the one its notifications name. */
+export async function currentSchema(db: Kysely<Tables>): Promise<string> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  return rows[0]!.schema;
+}
+
+/** What a notification on `REQUEST_EVENTS_CHANNEL` says (`notifyEvents`). */
+export interface EventNotification {
+  /** The schema of the outbox that committed it; undefined when the payload cannot be read (read the outbox). */
+  schema: string | undefined;
+  /** The committed event, or null when it was too long for a notification or the payload is of an older gateway. */
+  event: RequestEvent | null;
+}
+
+/**
+ * Reads a notification's payload. A gateway of an earlier version notified the schema's name alone: that is a
+ * notification without its event, as is one that cannot be read (its schema unknown: the follower reads its outbox).
+ */
+export function readEventNotification(payload: string): EventNotification {
+  if (!payload.startsWith('{')) return { schema: payload, event: null };
+  try {
+    const parsed = JSON.parse(payload) as { schema?: unknown; event?: Selectable<RequestEventsTable> };
+    const schema = typeof parsed.schema === 'string' ? parsed.schema : undefined;
+    return { schema, event: parsed.event === undefined ? null : toRequestEvent(parsed.event) };
+  } catch {
+    return { schema: undefined, event: null };
+  }
+}
 
 /** The id of the newest committed event, or 0 when there is none: where a follower starts tailing. */
 export async function lastEventId(db: Kysely<Tables>): Promise<number> {

@@ -41,7 +41,7 @@ export const outboxInStatement = sql<boolean>`deposit_address is null and status
 
 /**
  * The CTE `moved_delivery` of a status change's statement: the webhook deliveries of the events it wrote (the CTE
- * `moved_event`, returning `id` and `request_id`) for the moved rows (the CTE `moved`) quoted with an API key. The
+ * `moved_event`, the inserted rows) for the moved rows (the CTE `moved`) quoted with an API key. The
  * statement notifies the dispatcher with `deliveryNotified`.
  */
 export function movedDeliveries(now: number) {

@@ -7,7 +7,7 @@ import { CompiledQuery, sql, type Insertable, type Kysely, type Selectable } fro
 import { appendUnique } from './fragments.js';
 import { groupedCalls } from './groupedCalls.js';
 import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toUint256 } from './mappers.js';
-import { outboxLock, REQUEST_EVENTS_CHANNEL } from './requestEvents.repository.js';
+import { notifyEvents, outboxLock } from './requestEvents.repository.js';
 import {
   deliveryNotified,
   movedDeliveries,
@@ -281,7 +281,7 @@ export async function claimDepositsForRequests(
     ${movedTogether({ name: 'consumed', id: 'request_id', hash: 'tx_hash' }, 'in_tx_hashes', params)}
     select consumed.id as claimed_deposit_id, moved.*,
       exists (select 1 from moved_event where moved_event.request_id = consumed.request_id) as outbox_written,
-      (select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) from moved_event limit 1) as outbox_notified,
+      ${notifyEvents('moved_event')} as outbox_notified,
       ${deliveryNotified}
     from consumed left join moved on moved.id = consumed.request_id`.execute(trx);
   const byDeposit = new Map(rows.map((row) => [toNumber(row.claimed_deposit_id), row]));
@@ -340,7 +340,7 @@ function movedTogether(
     moved_event as (
       insert into request_events (request_id, status, payload, created_at)
       select id, status, ${statusSnapshotInStatement}, ${params.now}::bigint from moved where ${outboxInStatement}
-      returning id, request_id
+      returning *
     ),
     ${movedDeliveries(params.now)}`;
 }
@@ -375,7 +375,7 @@ export async function moveRequestsWithTxHash(
     ),
     ${movedTogether({ name: 'asked', id: 'id', hash: 'hash' }, 'tx_hashes', params)}
     select moved.*, exists (select 1 from moved_event where moved_event.request_id = moved.id) as outbox_written,
-      (select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) from moved_event limit 1) as outbox_notified,
+      ${notifyEvents('moved_event')} as outbox_notified,
       ${deliveryNotified}
     from moved`.execute(trx);
   const byId = new Map(rows.map((row) => [row.id, row]));
@@ -460,11 +460,11 @@ async function moveRequestStatus(
     moved_event as (
       insert into request_events (request_id, status, payload, created_at)
       select id, status, ${statusSnapshotInStatement}, ${params.now}::bigint from moved where ${outboxInStatement}
-      returning id, request_id
+      returning *
     ),
     ${movedDeliveries(params.now)}
     select moved.*, (select id from moved_event) as outbox_event_id,
-      (select pg_notify(${REQUEST_EVENTS_CHANNEL}, current_schema()) from moved_event) as outbox_notified,
+      ${notifyEvents('moved_event')} as outbox_notified,
       ${deliveryNotified},
       ${depositId === undefined ? sql`true` : sql`exists (select 1 from consumed)`} as deposit_consumed
     from (select 1) as one left join moved on true`.execute(db);

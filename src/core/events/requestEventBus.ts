@@ -38,6 +38,12 @@ export interface RequestEventBus {
   subscribe(options: BusSubscribeOptions): BusSubscription;
   /** Read the outbox now (a notification arrived, or a test wants it). Coalesces with a read in flight. */
   wake(): void;
+  /**
+   * An event whose commit was just notified with the event itself (`readEventNotification`): delivered without a
+   * read when it is the next one after everything delivered, else the outbox is read (a gap: an event not yet
+   * seen, or an id a rolled-back transaction took).
+   */
+  offer(event: RequestEvent): void;
   /** Starts tailing after the newest committed event. */
   start(): Promise<void>;
   /** Stops the timer and waits for the read in flight. Subscribers stay open; their owners close them. */
@@ -71,8 +77,9 @@ interface Subscriber {
 /**
  * The outbox follower of one process (one per gateway): tails `request_events` by id and fans each event out to
  * in-process subscribers (GraphQL subscriptions, the `/ws` stream). Ids are in commit order (see `outboxLock`),
- * so "everything after the last id read" never skips a late commit. Reads are driven by `wake()` (PostgreSQL
- * notifications) and by a timer.
+ * so "everything after the last id read" never skips a late commit. Each commit's notification hands its events over
+ * (`offer`): the next one after the cursor is delivered without a read. Reads are driven by `wake()` (a gap, a
+ * notification without its event) and by a timer.
  */
 export function createRequestEventBus(options: CreateRequestEventBusOptions): RequestEventBus {
   const { db, log } = options;
@@ -87,6 +94,10 @@ export function createRequestEventBus(options: CreateRequestEventBusOptions): Re
   let stopped = false;
   let reading: Promise<void> | null = null;
   let again = false;
+  /** A read of the outbox is asked for (`wake`). */
+  let readWanted = false;
+  /** Events notified with their commit (`offer`), not yet delivered, by id. */
+  const offered = new Map<number, RequestEvent>();
   let timer: NodeJS.Timeout | null = null;
 
   const count = (): number => everything.size + [...byRequest.values()].reduce((sum, set) => sum + set.size, 0);
@@ -106,9 +117,8 @@ export function createRequestEventBus(options: CreateRequestEventBusOptions): Re
     }
   }
 
-  async function readOnce(): Promise<boolean> {
-    const events = await listEventsAfter(db, cursor, batchSize);
-    if (events.length === 0) return false;
+  /** Delivers events in id order, each once: an event at or below the cursor was delivered already. */
+  async function deliverAll(events: readonly RequestEvent[]): Promise<void> {
     const needRecords =
       [...everything].some((s) => s.options.withRecord === true) ||
       events.some((e) => [...(byRequest.get(e.requestId) ?? [])].some((s) => s.options.withRecord === true));
@@ -118,19 +128,51 @@ export function createRequestEventBus(options: CreateRequestEventBusOptions): Re
         records.set(requestId, await getRequest(db, requestId));
     }
     for (const event of events) {
+      if (event.id <= cursor) continue;
       cursor = event.id;
       const record = records.get(event.requestId);
       for (const subscriber of [...(byRequest.get(event.requestId) ?? []), ...everything])
         deliver(subscriber, event, record);
     }
+  }
+
+  async function readOnce(): Promise<boolean> {
+    const events = await listEventsAfter(db, cursor, batchSize);
+    if (events.length === 0) return false;
+    await deliverAll(events);
     return events.length === batchSize;
+  }
+
+  /** The offered events that follow the cursor without a gap, taken out of `offered`; drops those delivered. */
+  function takeOffered(): RequestEvent[] {
+    const run: RequestEvent[] = [];
+    for (let next = offered.get(cursor + 1); next !== undefined; next = offered.get(cursor + 1 + run.length)) {
+      offered.delete(next.id);
+      run.push(next);
+    }
+    for (const id of offered.keys()) if (id <= cursor) offered.delete(id);
+    return run;
   }
 
   async function drain(): Promise<void> {
     do {
       again = false;
       try {
-        while (await readOnce());
+        for (;;) {
+          const run = takeOffered();
+          if (run.length > 0) {
+            await deliverAll(run);
+            continue;
+          }
+          if (!readWanted && offered.size === 0) break;
+          // Asked to read, or an offered event is not the next one: read everything after the cursor. An offered
+          // event is committed, so the read returns it (with whatever came before it).
+          readWanted = false;
+          const before = cursor;
+          while (await readOnce());
+          takeOffered();
+          if (cursor === before) break;
+        }
       } catch (error) {
         // The next wake-up or tick retries from the same cursor.
         log.warn({ err: error }, 'reading request events failed');
@@ -139,7 +181,7 @@ export function createRequestEventBus(options: CreateRequestEventBusOptions): Re
     } while (again && !stopped);
   }
 
-  function wake(): void {
+  function kick(): void {
     if (!started || stopped) return;
     if (reading !== null) {
       again = true;
@@ -148,6 +190,17 @@ export function createRequestEventBus(options: CreateRequestEventBusOptions): Re
     reading = drain().finally(() => {
       reading = null;
     });
+  }
+
+  function wake(): void {
+    readWanted = true;
+    kick();
+  }
+
+  function offer(event: RequestEvent): void {
+    if (!started || stopped || event.id <= cursor) return;
+    offered.set(event.id, event);
+    kick();
   }
 
   function schedule(): void {
@@ -201,6 +254,7 @@ export function createRequestEventBus(options: CreateRequestEventBusOptions): Re
       };
     },
     wake,
+    offer,
     async start() {
       if (started) return;
       cursor = await lastEventId(db);
