@@ -162,9 +162,11 @@ export async function markOutgoingTxsBroadcast(
   marks: ReadonlyArray<{ id: number; hash: string; now: number }>,
 ): Promise<number[]> {
   if (marks.length === 0) return [];
-  const values = sql<{ id: string; hash: string; at: string }>`(values ${sql.join(
-    marks.map(({ id, hash, now }) => sql`(${id}::bigint, ${normalizeHex(hash)}::text, ${now}::bigint)`),
-  )})`.as<'v'>(sql`v (id, hash, at)`);
+  // Arrays, not a list of rows: one statement text for any count, prepared and planned once.
+  const values = sql<{ id: string; hash: string; at: string }>`unnest(${marks.map(({ id }) => id)}::bigint[],
+    ${marks.map(({ hash }) => normalizeHex(hash))}::text[], ${marks.map(({ now }) => now)}::bigint[])`.as<'v'>(
+    sql`v (id, hash, at)`,
+  );
   const rows = await db
     .updateTable('outgoing_txs')
     .from(values)

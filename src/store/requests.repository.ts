@@ -156,7 +156,12 @@ export async function getRequest(db: Kysely<Tables>, id: string): Promise<Reques
 /** Several requests by id (any hex casing), by lower-case id; ids not found are absent. */
 export async function getRequests(db: Kysely<Tables>, ids: readonly string[]): Promise<Map<string, RequestRecord>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('requests').selectAll().where('id', 'in', ids.map(normalizeHex)).execute();
+  // One array parameter, not a list: one statement text for any count, prepared and planned once.
+  const rows = await db
+    .selectFrom('requests')
+    .selectAll()
+    .where(sql<boolean>`id = any(${ids.map(normalizeHex)}::text[])`)
+    .execute();
   return new Map(rows.map((row) => [row.id, toRequestRecord(row)]));
 }
 
@@ -274,7 +279,7 @@ export async function claimDepositsForRequests(
   >`
     with consumed as (
       update deposits set status = 'consumed', updated_at = ${params.now}
-      where id in (${sql.join(claims.map((claim) => claim.depositId))}) and status = 'confirmed'
+      where id = any(${claims.map((claim) => claim.depositId)}::bigint[]) and status = 'confirmed'
       returning id, request_id, tx_hash
     ),
     outbox_lock as (select ${outboxLock} as taken from (select 1 from consumed limit 1) as any_consumed),
@@ -370,8 +375,8 @@ export async function moveRequestsWithTxHash(
   if (params.fromStatus.length === 0) return moves.map(() => null);
   const { rows } = await sql<Omit<MovedRow, 'outbox_event_id' | 'deposit_consumed'> & { outbox_written: boolean }>`
     with outbox_lock as (select ${outboxLock} as taken),
-    asked (id, hash) as (
-      values ${sql.join(moves.map((move, index) => sql`(${ids[index]}::text, ${normalizeHex(move.txHash)}::text)`))}
+    asked as (
+      select * from unnest(${ids}::text[], ${moves.map((move) => normalizeHex(move.txHash))}::text[]) as asked (id, hash)
     ),
     ${movedTogether({ name: 'asked', id: 'id', hash: 'hash' }, 'tx_hashes', params)}
     select moved.*, exists (select 1 from moved_event where moved_event.request_id = moved.id) as outbox_written,
