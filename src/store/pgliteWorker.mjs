@@ -265,8 +265,11 @@ async function query(sql, params, options, inTransaction) {
 const { serialize } = protocol;
 /** The messages that follow every statement's Bind: they never change. */
 const describeExecuteSync = concat([serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]);
-/** Command tags after which the prepared statements still hold; any other statement may change the schema. */
-const keepsStatements = new Set(['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+/**
+ * Command tags after which the prepared statements still hold; any other statement may change the schema. `ANALYZE`
+ * changes statistics only: PostgreSQL plans the statements again itself, and their parameters and columns stay.
+ */
+const keepsStatements = new Set(['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'MERGE', 'ANALYZE']);
 
 async function runStatement(sql, params, options) {
   const statement = await prepare(sql, params, options);

@@ -324,7 +324,7 @@ describe('the worker’s one-call statements give what PGlite’s query() gives'
     });
   });
 
-  it('closes the statements it prepared once it forgets them: beyond 256 or 128 KiB of text, after a schema change', async () => {
+  it('closes the statements it prepared once it forgets them: beyond 256 or 128 KiB of text, after a schema change, not after ANALYZE', async () => {
     const prepared = async () =>
       (
         await proxy.query<{ count: number; text: number }>(
@@ -341,6 +341,11 @@ describe('the worker’s one-call statements give what PGlite’s query() gives'
     await proxy.query('select 1 as one');
     // `select 1 as one` and the count itself.
     expect((await prepared()).count).toBe(2);
+    // An ANALYZE changes statistics, not what a statement takes or returns: the statements stay prepared.
+    await proxy.query('insert into forgetting select generate_series(1, 100)');
+    await proxy.query('analyze forgetting');
+    expect((await proxy.query<{ n: number }>('select count(*)::int as n from forgetting')).rows).toEqual([{ n: 100 }]);
+    expect((await prepared()).count).toBe(5);
   });
 
   it('keeps the transaction exclusive and aborted after an error inside it', async () => {

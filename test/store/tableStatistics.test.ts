@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/store/database.js';
 import { applySearchFilters } from '../../src/store/requestFilters.js';
 import { insertRequests } from '../../src/store/requests.repository.js';
-import { analyzeGrownTables } from '../../src/store/tableStatistics.js';
+import { analyzeGrownTables, ANALYZE_STATISTICS_TARGET } from '../../src/store/tableStatistics.js';
 import { newRequest } from './requestFixture.js';
 
 let database: Database;
@@ -42,6 +42,21 @@ async function searchPlan(term: string): Promise<string> {
   return rows.map((row) => String(Object.values(row)[0])).join('\n');
 }
 
+/** How many bounds the histogram of a column of `requests` has (the statistics target + 1). */
+const histogramBounds = async (column: string) =>
+  (
+    await sql<{ bounds: number }>`select array_length(histogram_bounds::text::text[], 1) as bounds from pg_stats
+      where tablename = 'requests' and attname = ${column}`.execute(database.db)
+  ).rows[0]!.bounds;
+
+/** The columns of `requests` that have statistics. */
+const columnsWithStatistics = async () =>
+  (
+    await sql<{ column: string }>`select attname as column from pg_stats where tablename = 'requests'`.execute(
+      database.db,
+    )
+  ).rows.map((row) => row.column);
+
 const analyzedRows = async () =>
   (
     await sql<{ rows: number }>`select reltuples::int as rows from pg_class where relname = 'requests'`.execute(
@@ -65,6 +80,12 @@ describe('table statistics on PGlite', () => {
     expect(before, before).toMatch(/Index Scan Backward using requests_created_at_idx/);
     expect(before, before).not.toMatch(/BitmapOr/);
     expect(after, after).toMatch(/BitmapOr/);
+    // From a small sample (`ANALYZE_STATISTICS_TARGET`): a histogram of 10 buckets where the default makes 100.
+    expect(await histogramBounds('created_at')).toBe(ANALYZE_STATISTICS_TARGET + 1);
+    // The quote's JSON document is not sampled (no filter reads it); the hashes the search filters on are.
+    const sampled = await columnsWithStatistics();
+    expect(sampled).toEqual(expect.arrayContaining(['user_address', 'in_tx_hashes', 'tx_hashes']));
+    expect(sampled).not.toContain('quote');
 
     // Nothing grew: nothing to do. A tenth more: not yet. A fifth more than at the analysis: again.
     expect(await analyzeGrownTables(database.db)).toEqual([]);
