@@ -51,14 +51,18 @@ export function createEventFollower(options: EventFollowerOptions): EventFollowe
   /** The schema of our outbox, as `current_schema()` names it in notifications (read at start when not configured). */
   let ownSchema = database.schema;
 
-  /** A commit's notification: its event goes to the bus as it is; one without (or unreadable) wakes a read. */
+  /**
+   * A commit's notification. On PGlite its event goes to the bus as it is: nothing but this process can notify
+   * there. On PostgreSQL any role that can connect can notify any channel, so a notification is only a reason to
+   * read the outbox (its event, were one there, could be forged: `EVENT_NOTIFICATIONS_SETTING`).
+   */
   function onNotification(payload: string): void {
     const { schema, event } = readEventNotification(payload);
     // Several gateways may share a database in different schemas: another outbox's events are not ours (its
     // notification is not even a reason to read ours).
     if (schema !== undefined && schema !== ownSchema) return;
-    if (event === null) bus.wake();
-    else bus.offer(event);
+    if (event !== null && pglite) bus.offer(event);
+    else bus.wake();
   }
 
   async function listen(databaseUrl: string): Promise<void> {

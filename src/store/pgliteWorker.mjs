@@ -27,6 +27,9 @@ import { serializeError } from './pgliteErrors.mjs';
  */
 const settings = [
   ...['-c', 'wal_init_zero=off'],
+  // The gateway's own setting (`EVENT_NOTIFICATIONS_SETTING`): this PGlite's one session is the gateway's, so its
+  // event notifications may carry the events themselves (see `notifyEvents` in requestEvents.repository.ts).
+  ...['-c', 'intent_gateway.event_notifications=full'],
   ...['-c', `shared_buffers=${workerData.sharedBuffers ?? '16MB'}`],
   ...['-c', 'plan_cache_mode=force_custom_plan'],
 ];

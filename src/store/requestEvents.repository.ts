@@ -78,24 +78,36 @@ export const REQUEST_EVENTS_CHANNEL = 'request_events';
 const MAX_NOTIFICATION_BYTES = 7_999;
 
 /**
+ * The setting that makes `notifyEvents` put the events themselves in the notifications: set for PGlite only (its
+ * worker's start parameters), whose one session is the gateway's own, so nothing else can notify its channel. On
+ * PostgreSQL any role that can connect may `NOTIFY` any channel, and read every notification: an event in a
+ * notification would be readable by the roles of other schemas, and an event forged by one would be as good as a
+ * committed one. There the notification names the schema and the id, and a follower reads the outbox.
+ */
+export const EVENT_NOTIFICATIONS_SETTING = 'intent_gateway.event_notifications';
+
+/**
  * A select-list expression that notifies `REQUEST_EVENTS_CHANNEL` of every row of the CTE `events` (inserted
  * `request_events` rows, all columns), in id order; the notifications are delivered at commit, in commit order.
- * Each carries the schema and the event itself (`readEventNotification`), so a follower hands it to its
- * subscribers without reading the outbox back, which on a busy gateway waited behind the statements that the
- * committing code runs next. Its value (a count) means nothing.
+ * Each names the schema and the event's id; where `EVENT_NOTIFICATIONS_SETTING` is `full` (PGlite) it carries the
+ * event itself (`readEventNotification`), so the follower hands it to its subscribers without reading the outbox
+ * back, which on a busy gateway waited behind the statements that the committing code runs next. Its value (a
+ * count) means nothing.
  */
 export function notifyEvents(events: string) {
   const column = (name: string) => sql.ref(`notified_event.${name}`);
+  const whole = sql`json_build_object('schema', current_schema(), 'event', json_build_object(
+      'id', ${column('id')}, 'request_id', ${column('request_id')}, 'status', ${column('status')},
+      'payload', ${column('payload')}, 'created_at', ${column('created_at')}))::text`;
+  const idOnly = sql`json_build_object('schema', current_schema(), 'id', ${column('id')})::text`;
   return sql`(select count(pg_notify(${REQUEST_EVENTS_CHANNEL},
       case when octet_length(notification.whole) <= ${sql.lit(MAX_NOTIFICATION_BYTES)} then notification.whole
       else notification.id_only end))
     from (
-      select json_build_object('schema', current_schema(), 'event', json_build_object(
-          'id', ${column('id')}, 'request_id', ${column('request_id')}, 'status', ${column('status')},
-          'payload', ${column('payload')}, 'created_at', ${column('created_at')}))::text as whole,
-        json_build_object('schema', current_schema(), 'id', ${column('id')})::text as id_only
-      -- offset 0 keeps the subquery, and so its order, from being merged into the aggregate's scan
-      from (select * from ${sql.table(events)} order by id offset 0) as notified_event
+      select case when current_setting(${sql.lit(EVENT_NOTIFICATIONS_SETTING)}, true) = 'full' then ${whole} end as whole,
+        ${idOnly} as id_only
+      -- offset 0 keeps each subquery, and so the id order, from being merged into the aggregate's scan
+      from (select * from ${sql.table(events)} order by id offset 0) as notified_event offset 0
     ) as notification)`;
 }
 
@@ -109,7 +121,12 @@ export async function currentSchema(db: Kysely<Tables>): Promise<string> {
 export interface EventNotification {
   /** The schema of the outbox that committed it; undefined when the payload cannot be read (read the outbox). */
   schema: string | undefined;
-  /** The committed event, or null when it was too long for a notification or the payload is of an older gateway. */
+  /** The event's id; null from a gateway of an earlier version, or when the payload cannot be read. */
+  id: number | null;
+  /**
+   * The committed event: only on PGlite (`EVENT_NOTIFICATIONS_SETTING`), and not when it was too long for a
+   * notification. A follower hands it on only where its notifications cannot be forged (PGlite).
+   */
   event: RequestEvent | null;
 }
 
@@ -118,13 +135,15 @@ export interface EventNotification {
  * notification without its event, as is one that cannot be read (its schema unknown: the follower reads its outbox).
  */
 export function readEventNotification(payload: string): EventNotification {
-  if (!payload.startsWith('{')) return { schema: payload, event: null };
+  if (!payload.startsWith('{')) return { schema: payload, id: null, event: null };
   try {
-    const parsed = JSON.parse(payload) as { schema?: unknown; event?: Selectable<RequestEventsTable> };
+    const parsed = JSON.parse(payload) as { schema?: unknown; id?: unknown; event?: Selectable<RequestEventsTable> };
     const schema = typeof parsed.schema === 'string' ? parsed.schema : undefined;
-    return { schema, event: parsed.event === undefined ? null : toRequestEvent(parsed.event) };
+    const event = parsed.event === undefined ? null : toRequestEvent(parsed.event);
+    const id = event?.id ?? (typeof parsed.id === 'number' ? parsed.id : null);
+    return { schema, id, event };
   } catch {
-    return { schema: undefined, event: null };
+    return { schema: undefined, id: null, event: null };
   }
 }
 
