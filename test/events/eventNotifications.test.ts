@@ -14,7 +14,6 @@ import pino from 'pino';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createEventFollower } from '../../src/server/events.js';
 import type { Database } from '../../src/store/database.js';
-import { insertDeposit } from '../../src/store/deposits.repository.js';
 import { listenWithReconnect } from '../../src/store/listen.js';
 import {
   currentSchema,
@@ -26,13 +25,12 @@ import {
 } from '../../src/store/requestEvents.repository.js';
 import {
   claimDepositsForRequests,
-  type GroupedDepositClaim,
   insertRequest,
   moveRequestsWithTxHash,
   updateRequestStatus,
 } from '../../src/store/requests.repository.js';
 import { testDatabaseKinds, testDatabaseUrl, useTestDatabase } from '../helpers/db.js';
-import { hex32, newRequest } from '../store/requestFixture.js';
+import { hex32, insertConfirmedDeposits, newRequest } from '../store/requestFixture.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -104,23 +102,11 @@ describe.each(testDatabaseKinds)('events carried by their commit notifications (
     // A block's claims in one statement, then their moves to `submitted` in another.
     const grouped = [await insertRequest(db, newRequest()), await insertRequest(db, newRequest())];
     grouped.push(await insertRequest(db, newRequest()));
-    const claims: GroupedDepositClaim[] = [];
-    for (const [index, { id }] of grouped.entries()) {
-      const { deposit } = await insertDeposit(db, {
-        chainId: 31337,
-        txHash: hex32(0xa000 + index),
-        logIndex: 0,
-        blockNumber: 9n,
-        blockHash: hex32(0xb009),
-        requestId: id,
-        depositor: '0x1111111111111111111111111111111111111111',
-        token: '0x0000000000000000000000000000000000000000',
-        amount: 1_000_000n,
-        status: 'confirmed',
-        now: 5,
-      });
-      claims.push({ depositId: deposit.id, requestId: id, confirmedAt: deposit.updatedAt });
-    }
+    const claims = await insertConfirmedDeposits(
+      db,
+      grouped.map(({ id }) => id),
+      0xa000,
+    );
     await db
       .transaction()
       .execute((trx) => claimDepositsForRequests(trx, claims, { status: 'pending', fromStatus: ['waiting'], now: 40 }));

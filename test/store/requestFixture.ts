@@ -1,4 +1,7 @@
-import type { InsertRequestParameters } from '../../src/store/requests.repository.js';
+import type { Kysely } from 'kysely';
+import { insertDeposit } from '../../src/store/deposits.repository.js';
+import type { GroupedDepositClaim, InsertRequestParameters } from '../../src/store/requests.repository.js';
+import type { Tables } from '../../src/store/tables.js';
 
 let counter = 0;
 
@@ -30,4 +33,33 @@ export function newRequest(overrides: Partial<InsertRequestParameters> = {}): In
     createdAt: 1_700_000_000_000,
     ...overrides,
   };
+}
+
+/**
+ * A `confirmed` deposit of 1,000,000 wei for each request, in one block (hashes from `seed`), as the watcher leaves
+ * them for the solver: the claims `claimDepositsForRequests` takes.
+ */
+export async function insertConfirmedDeposits(
+  db: Kysely<Tables>,
+  requestIds: readonly string[],
+  seed: number,
+): Promise<GroupedDepositClaim[]> {
+  const claims: GroupedDepositClaim[] = [];
+  for (const [index, requestId] of requestIds.entries()) {
+    const { deposit } = await insertDeposit(db, {
+      chainId: 31337,
+      txHash: hex32(seed + index),
+      logIndex: 0,
+      blockNumber: 9n,
+      blockHash: hex32(seed + 0x0fff),
+      requestId,
+      depositor: '0x1111111111111111111111111111111111111111',
+      token: '0x0000000000000000000000000000000000000000',
+      amount: 1_000_000n,
+      status: 'confirmed',
+      now: 5,
+    });
+    claims.push({ depositId: deposit.id, requestId, confirmedAt: deposit.updatedAt });
+  }
+  return claims;
 }

@@ -7,7 +7,6 @@ import type { KyselyPlugin } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { revokeApiKey } from '../../src/store/apiKeys.repository.js';
 import type { Database } from '../../src/store/database.js';
-import { insertDeposit } from '../../src/store/deposits.repository.js';
 import {
   claimDepositsForRequests,
   insertRequest,
@@ -26,7 +25,7 @@ import {
   webhookNotifyChannel,
 } from '../../src/store/webhookDeliveries.repository.js';
 import { testDatabaseKinds, testDatabaseUrl, useTestDatabase } from '../helpers/db.js';
-import { hex32, newRequest } from '../store/requestFixture.js';
+import { hex32, insertConfirmedDeposits, newRequest } from '../store/requestFixture.js';
 import { changeStatus, createKeyWithWebhook, sleep } from './helpers.js';
 
 const hook = { url: 'https://hooks.example/relay', headers: {}, enabled: true };
@@ -234,23 +233,11 @@ describe.each(testDatabaseKinds)('webhook deliveries (%s)', (kind) => {
 
     // A block's claims in one statement, then their fills' moves to `submitted`, a revoked key's request among them.
     const grouped = [await request(), await request(), await request({ apiKeyId: revoked.id })];
-    const claims: Array<{ depositId: number; requestId: string; confirmedAt: number }> = [];
-    for (const [index, { id }] of grouped.entries()) {
-      const { deposit } = await insertDeposit(db, {
-        chainId: 31337,
-        txHash: hex32(0xd000 + index),
-        logIndex: 0,
-        blockNumber: 9n,
-        blockHash: hex32(0xc009),
-        requestId: id,
-        depositor: '0x1111111111111111111111111111111111111111',
-        token: '0x0000000000000000000000000000000000000000',
-        amount: 1_000_000n,
-        status: 'confirmed',
-        now: 5,
-      });
-      claims.push({ depositId: deposit.id, requestId: id, confirmedAt: deposit.updatedAt });
-    }
+    const claims = await insertConfirmedDeposits(
+      db,
+      grouped.map(({ id }) => id),
+      0xd000,
+    );
     const claimed = await db
       .transaction()
       .execute((trx) => claimDepositsForRequests(trx, claims, { status: 'pending', fromStatus: ['waiting'], now: 40 }));
