@@ -33,16 +33,17 @@ export const UNSAMPLED_COLUMNS = ['requests.quote', 'requests.fees_quoted', 'req
  * growing with the table. Returns the tables analyzed. PostgreSQL's autovacuum does this itself.
  */
 export async function analyzeGrownTables(db: Kysely<Tables>): Promise<string[]> {
+  // The columns are listed only for the tables that grew: the check runs every 10 s, mostly to find none.
   const { rows } = await sql<{ name: string; columns: string[] }>`
-    select name, columns from (
-      select c.relname as name, c.relpages::bigint as recorded, c.reltuples,
-        pg_relation_size(c.oid) / current_setting('block_size')::bigint as pages,
-        array(
-          select a.attname::text from pg_attribute a
-          where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
-            and c.relname || '.' || a.attname <> all(${UNSAMPLED_COLUMNS}::text[])
-          order by a.attnum
-        ) as columns
+    select name, array(
+        select a.attname::text from pg_attribute a
+        where a.attrelid = tables.oid and a.attnum > 0 and not a.attisdropped
+          and tables.name || '.' || a.attname <> all(${UNSAMPLED_COLUMNS}::text[])
+        order by a.attnum
+      ) as columns
+    from (
+      select c.oid, c.relname as name, c.relpages::bigint as recorded, c.reltuples,
+        pg_relation_size(c.oid) / current_setting('block_size')::bigint as pages
       from pg_class c join pg_namespace n on n.oid = c.relnamespace
       where n.nspname = current_schema() and c.relkind = 'r'
     ) as tables
