@@ -162,7 +162,7 @@ export async function markOutgoingTxsBroadcast(
   marks: ReadonlyArray<{ id: number; hash: string; now: number }>,
 ): Promise<number[]> {
   if (marks.length === 0) return [];
-  // Arrays, not a list of rows: one statement text for any count, prepared and planned once.
+  // Arrays, not a list of rows: one statement text for any count, which PGlite's worker prepares once.
   const values = sql<{ id: string; hash: string; at: string }>`unnest(${marks.map(({ id }) => id)}::bigint[],
     ${marks.map(({ hash }) => normalizeHex(hash))}::text[], ${marks.map(({ now }) => now)}::bigint[])`.as<'v'>(
     sql`v (id, hash, at)`,

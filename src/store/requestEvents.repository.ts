@@ -39,8 +39,8 @@ export const outboxLock = sql`pg_advisory_xact_lock(hashtext('request_events:' |
  * Insert the event and notify, in one statement, in the transaction that changes the status and holds the
  * outbox lock (`updateRequestStatus`, the only writer, takes it first), so the event commits with the change. The
  * notification is delivered at commit, to every session that LISTENs on the channel (PGlite's worker forwards it),
- * and carries the event (`notifyEvents`): followers deliver it at once instead of at their next poll. With
- * `apiKeyId`, the same statement enqueues the event's webhook delivery (and notifies the dispatcher).
+ * and names the event (on PGlite it carries it: `notifyEvents`): followers act at once instead of at their next
+ * poll. With `apiKeyId`, the same statement enqueues the event's webhook delivery (and notifies the dispatcher).
  */
 export async function insertRequestEvent(
   trx: Kysely<Tables>,

@@ -156,7 +156,7 @@ export async function getRequest(db: Kysely<Tables>, id: string): Promise<Reques
 /** Several requests by id (any hex casing), by lower-case id; ids not found are absent. */
 export async function getRequests(db: Kysely<Tables>, ids: readonly string[]): Promise<Map<string, RequestRecord>> {
   if (ids.length === 0) return new Map();
-  // One array parameter, not a list: one statement text for any count, prepared and planned once.
+  // One array parameter, not a list: one statement text for any count, which PGlite's worker prepares once.
   const rows = await db
     .selectFrom('requests')
     .selectAll()
