@@ -22,6 +22,7 @@ import { registerRest } from '../rest/registerRest.js';
 import { createRateLimiter } from '../core/apiKeys/rateLimiter.js';
 import { createDatabase, type Database } from '../store/database.js';
 import { analyzeGrownTables } from '../store/tableStatistics.js';
+import { vacuumTables } from '../store/tableVacuum.js';
 import { listenWebhookDeliveries, webhookNotifyChannel } from '../store/webhookDeliveries.repository.js';
 import {
   createWebhookDispatcher,
@@ -78,16 +79,17 @@ export interface CreateServerOptions {
   wrapMarket?: (market: MarketData) => MarketData;
   /** Where log lines go instead of stdout (tests read them). */
   logDestination?: DestinationStream;
-  /** PGlite only: how often the tables that grew are analyzed, in ms; default `TABLE_STATISTICS_INTERVAL_MS`. */
-  tableStatisticsIntervalMs?: number;
+  /** PGlite only: how often the tables are vacuumed and analyzed as needed, in ms; default `TABLE_MAINTENANCE_INTERVAL_MS`. */
+  tableMaintenanceIntervalMs?: number;
 }
 
 /**
- * How often a gateway on PGlite looks for tables that grew by a fifth and analyzes them (`analyzeGrownTables`;
- * PostgreSQL's autovacuum does it there). When nothing grew it is one catalog query (about a millisecond of the
- * PGlite worker); often enough that a new gateway's requests table has statistics within seconds of filling.
+ * How often a gateway on PGlite vacuums the tables with dead rows (`vacuumTables`) and analyzes those that grew by a
+ * fifth (`analyzeGrownTables`): PostgreSQL's autovacuum does both there. When nothing is due it is two catalog
+ * queries (about a millisecond each of the PGlite worker); often enough that a new gateway's requests table has
+ * statistics within seconds of filling.
  */
-export const TABLE_STATISTICS_INTERVAL_MS = 10_000;
+export const TABLE_MAINTENANCE_INTERVAL_MS = 10_000;
 
 /**
  * The composition root: one Fastify app on one port serving the REST contract, GraphQL (HTTP and graphql-ws
@@ -168,10 +170,18 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
         }),
   });
   const events = createEventFollower({ database, databaseUrl: config.databaseUrl, log: logger });
-  const tableStatistics =
+  const tableMaintenance =
     database.dialect === 'pglite'
-      ? createPeriodicJob(options.tableStatisticsIntervalMs ?? TABLE_STATISTICS_INTERVAL_MS, async () => {
-          const started = Date.now();
+      ? createPeriodicJob(options.tableMaintenanceIntervalMs ?? TABLE_MAINTENANCE_INTERVAL_MS, async () => {
+          let started = Date.now();
+          try {
+            const tables = await vacuumTables(database.db);
+            if (tables.length > 0)
+              logger.info({ tables, ms: Date.now() - started }, 'vacuumed the tables with dead rows');
+          } catch (error) {
+            logger.warn({ err: error }, 'vacuuming the tables with dead rows failed; tried again at the next interval');
+          }
+          started = Date.now();
           try {
             const tables = await analyzeGrownTables(database.db);
             if (tables.length > 0) logger.info({ tables, ms: Date.now() - started }, 'analyzed the tables that grew');
@@ -331,7 +341,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       else if (config.solverEnabled) await startSolving();
       await warnUnsignableWebhooks(core, logger);
       await webhooks.start();
-      void tableStatistics?.start();
+      void tableMaintenance?.start();
       const address = await app.listen({ host: config.host, port: config.port });
       return address.replace('[::1]', '127.0.0.1').replace(/\/$/, '');
     },
@@ -346,7 +356,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
         await app.close();
         await rateLimiter.close();
         await events.stop();
-        await tableStatistics?.stop();
+        await tableMaintenance?.stop();
         await database.close();
       })();
       return stopped;

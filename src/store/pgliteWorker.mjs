@@ -270,9 +270,10 @@ const { serialize } = protocol;
 const describeExecuteSync = concat([serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]);
 /**
  * Command tags after which the prepared statements still hold; any other statement may change the schema. `ANALYZE`
- * changes statistics only: PostgreSQL plans the statements again itself, and their parameters and columns stay.
+ * changes statistics only and `VACUUM` storage only: PostgreSQL plans the statements again itself, and their
+ * parameters and columns stay.
  */
-const keepsStatements = new Set(['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'MERGE', 'ANALYZE']);
+const keepsStatements = new Set(['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'MERGE', 'ANALYZE', 'VACUUM']);
 
 async function runStatement(sql, params, options) {
   const statement = await prepare(sql, params, options);
