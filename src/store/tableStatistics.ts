@@ -9,54 +9,60 @@ export const ANALYZE_MIN_PAGES = 8;
  * its whole run: a sample of 300 × 10 = 3,000 rows where the default (100) reads 30,000. With PostgreSQL's defaults,
  * on a table of 24,843 quoted requests (12,422 pages: each row carries its quote's JSON) it took 1.9–2.4 s, and
  * `npm run bench` at 64 clients had quote p99s of 1.2–1.4 s in the runs it fell in; with this target 0.17–0.26 s,
- * and 0.11 s without `UNSAMPLED_COLUMNS`. The plans these statistics steer (an index or a walk, the search's
- * `BitmapOr`) need row counts and distinct values, which a small sample gives; no query here needs a fine histogram.
+ * and 0.11 s without the JSON documents no statement filters on (migration `2026_11_28_0200_requests_unsampled_columns`
+ * sets their statistics target to 0). The plans these statistics steer (an index or a walk, the search's `BitmapOr`)
+ * need row counts and distinct values, which a small sample gives; no query here needs a fine histogram.
  */
 export const ANALYZE_STATISTICS_TARGET = 10;
 
 /**
- * Columns (`table.column`) whose statistics are not gathered: JSON documents that no statement filters or orders
- * on, whose statistics (each sampled document read and compared) were most of an analysis's cost. The JSON arrays
- * the explorer's search filters on (`in_tx_hashes`, `tx_hashes`: their containment estimates pick its plan) are
- * sampled.
+ * The fraction of a table's rows that must have changed (inserted, updated or deleted) since its last analysis for
+ * the next one. PostgreSQL's autovacuum analyzes after a tenth (`autovacuum_analyze_scale_factor`), beside the
+ * queries; on PGlite an analysis holds every statement. The planner scales a table's row count by its current size
+ * itself, so the statistics need renewing only as the values in it shift: after half as many changes as the table
+ * had rows. A table the retention keeps at one size is analyzed again as its rows are replaced; a growing one at
+ * each half again (the rule before, a fifth more pages, analyzed the requests table of a 10-minute soak every 10–20
+ * s, 0.1–0.2 s each).
  */
-export const UNSAMPLED_COLUMNS = ['requests.quote', 'requests.fees_quoted', 'requests.fees_actual', 'requests.details'];
+export const ANALYZE_CHANGED_FRACTION = 0.5;
 
 /**
  * PGlite runs no autovacuum, so nothing gathers its tables' statistics and the planner guesses. On a PGlite table
  * of 30,000 requests never analyzed, the explorer's `term` search walked the `created_at` index filtering every row
  * (188 ms p50) where, with statistics, it ORs the searched columns' indexes (5 ms p50 at a million rows;
- * `bench:growth`, session 15). This `ANALYZE`s every table of the current schema that has grown by a fifth since it
- * was last analyzed (or was never analyzed), from `ANALYZE_MIN_PAGES` up: its pages now (`pg_relation_size`, a file
- * size) against those recorded in `pg_class` by the last `ANALYZE`, `VACUUM` or index build. An `ANALYZE` reads a
- * sample of at most 3,000 rows (`ANALYZE_STATISTICS_TARGET`) and skips `UNSAMPLED_COLUMNS`, so its cost stops
- * growing with the table. Returns the tables analyzed. PostgreSQL's autovacuum does this itself.
+ * `bench:growth`, session 15). This `ANALYZE`s every table of the current schema of `ANALYZE_MIN_PAGES` or more
+ * that was never analyzed, or in which more rows changed since its last analysis than 50
+ * (`autovacuum_analyze_threshold`) + `ANALYZE_CHANGED_FRACTION` of its rows as last counted (by an `ANALYZE` or a
+ * `VACUUM`). PostgreSQL's statistics count the changes (`pg_stat_all_tables.n_mod_since_analyze`); PGlite starts
+ * them at zero at each start, so the first pass after one analyzes every table once more. An `ANALYZE` reads a
+ * sample of at most 3,000 rows (`ANALYZE_STATISTICS_TARGET`; the JSON documents of `requests` not at all), so its
+ * cost stops growing with the table. Returns the tables analyzed. PostgreSQL's autovacuum does this itself.
  */
 export async function analyzeGrownTables(db: Kysely<Tables>): Promise<string[]> {
-  // The columns are listed only for the tables that grew: the check runs every 10 s, mostly to find none.
-  const { rows } = await sql<{ name: string; columns: string[] }>`
-    select name, array(
-        select a.attname::text from pg_attribute a
-        where a.attrelid = tables.oid and a.attnum > 0 and not a.attisdropped
-          and tables.name || '.' || a.attname <> all(${UNSAMPLED_COLUMNS}::text[])
-        order by a.attnum
-      ) as columns
-    from (
-      select c.oid, c.relname as name, c.relpages::bigint as recorded, c.reltuples,
-        pg_relation_size(c.oid) / current_setting('block_size')::bigint as pages
-      from pg_class c join pg_namespace n on n.oid = c.relnamespace
-      where n.nspname = current_schema() and c.relkind = 'r'
-    ) as tables
-    where pages >= ${ANALYZE_MIN_PAGES} and (reltuples < 0 or pages * 5 > recorded * 6)
+  // The changes of this session reach the statistics at the end of a transaction, at most once a second; now.
+  await sql`select pg_stat_force_next_flush()`.execute(db);
+  const { rows } = await sql<{ name: string }>`
+    select c.relname as name
+    from pg_class c
+      join pg_namespace n on n.oid = c.relnamespace
+      join pg_stat_all_tables s on s.relid = c.oid
+    where n.nspname = current_schema() and c.relkind = 'r'
+      and pg_relation_size(c.oid) >= ${ANALYZE_MIN_PAGES} * current_setting('block_size')::bigint
+      and (
+        s.last_analyze is null
+        or s.n_mod_since_analyze > current_setting('autovacuum_analyze_threshold')::float8
+          + ${ANALYZE_CHANGED_FRACTION}::float8 * greatest(c.reltuples, 0)
+      )
     order by name`.execute(db);
-  for (const { name, columns } of rows) {
-    const only = columns.length === 0 ? sql`` : sql` (${sql.join(columns.map((column) => sql.id(column)))})`;
+  for (const { name } of rows) {
+    // Every column: an ANALYZE of some columns would not reset the count of changes that decides the next one.
     await db.transaction().execute(async (trx) => {
-      // For this transaction only; `set_config` is a SELECT, which keeps PGlite's prepared statements (a SET would not).
+      // For this transaction only; `set_config` is a SELECT, which keeps PGlite's prepared statements (a SET would
+      // not).
       await sql`select set_config('default_statistics_target', ${String(ANALYZE_STATISTICS_TARGET)}, true)`.execute(
         trx,
       );
-      await sql`analyze ${sql.table(name)}${only}`.execute(trx);
+      await sql`analyze ${sql.table(name)}`.execute(trx);
     });
   }
   return rows.map((row) => row.name);

@@ -16,7 +16,8 @@ import type { Tables } from './tables.js';
  * whose oldest unfrozen transaction is older than `vacuum_freeze_table_age` (150 million), which makes that `VACUUM`
  * aggressive: it visits every page not yet frozen and freezes the rows older than `vacuum_freeze_min_age`, so the
  * table's `relfrozenxid`, and the database's `datfrozenxid`, move on. Dead rows are counted by PostgreSQL's
- * statistics (`pg_stat_all_tables`), which PGlite keeps (reset by a crash, as on PostgreSQL). Returns the tables
+ * statistics (`pg_stat_all_tables`), which PGlite keeps while it runs: a restart starts them at zero, so the dead
+ * rows of before it wait for the vacuum that new ones bring on. Returns the tables
  * vacuumed, `schema.table`.
  *
  * Each `VACUUM` holds every other statement on PGlite for its run, like an `ANALYZE`; its cost grows with the
