@@ -308,7 +308,7 @@ async function fillStore(store: Store, template: string, options: GrowthOptions)
     }
     await sql`delete from requests where id = ${templateId}`.execute(db);
     // Timed: on PGlite each holds every other statement for as long (the gateway analyzes its grown tables itself,
-    // `analyzeGrownTables`; nothing vacuums them).
+    // `analyzeChangedTables`; nothing vacuums them).
     const timed = async (label: string, statement: RawBuilder<unknown>) => {
       const started = performance.now();
       await statement.execute(db);

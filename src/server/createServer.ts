@@ -21,8 +21,6 @@ import { acceptEmptyJsonBodies } from '../rest/jsonBody.js';
 import { registerRest } from '../rest/registerRest.js';
 import { createRateLimiter } from '../core/apiKeys/rateLimiter.js';
 import { createDatabase, type Database } from '../store/database.js';
-import { analyzeGrownTables } from '../store/tableStatistics.js';
-import { vacuumTables } from '../store/tableVacuum.js';
 import { listenWebhookDeliveries, webhookNotifyChannel } from '../store/webhookDeliveries.repository.js';
 import {
   createWebhookDispatcher,
@@ -34,12 +32,12 @@ import { warnUnsignableWebhooks } from '../core/webhooks/warnUnsignableWebhooks.
 import { createRequestWriter } from '../store/requestWriter.js';
 import { defaultRateLimitConfig, defaultSurfaceLimits, type GatewayConfig } from './config.js';
 import { createEventFollower } from './events.js';
-import { createPeriodicJob } from '../core/periodicJob.js';
 import { createSolverSwitch } from '../core/solver/handle.js';
 import { registerExplorer } from './explorer.js';
 import { httpServerOptions } from './httpLimits.js';
 import { checkChainIdentities } from './chainIdentity.js';
 import { createLogger } from './logger.js';
+import { createTableMaintenance, type MaintenanceQuiet } from './tableMaintenance.js';
 import { createServerMetrics } from './metrics.js';
 import { checkReadiness, withFillPauses } from './readiness.js';
 import { createSocketGuard } from '../ws/socketGuard.js';
@@ -81,15 +79,9 @@ export interface CreateServerOptions {
   logDestination?: DestinationStream;
   /** PGlite only: how often the tables are vacuumed and analyzed as needed, in ms; default `TABLE_MAINTENANCE_INTERVAL_MS`. */
   tableMaintenanceIntervalMs?: number;
+  /** PGlite only: the quiet moment a `VACUUM` or `ANALYZE` waits for; default `TABLE_MAINTENANCE_QUIET`. */
+  tableMaintenanceQuiet?: MaintenanceQuiet;
 }
-
-/**
- * How often a gateway on PGlite vacuums the tables with dead rows (`vacuumTables`) and analyzes those that grew by a
- * fifth (`analyzeGrownTables`): PostgreSQL's autovacuum does both there. When nothing is due it is two catalog
- * queries (about a millisecond each of the PGlite worker); often enough that a new gateway's requests table has
- * statistics within seconds of filling.
- */
-export const TABLE_MAINTENANCE_INTERVAL_MS = 10_000;
 
 /**
  * The composition root: one Fastify app on one port serving the REST contract, GraphQL (HTTP and graphql-ws
@@ -170,26 +162,12 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
         }),
   });
   const events = createEventFollower({ database, databaseUrl: config.databaseUrl, log: logger });
-  const tableMaintenance =
-    database.dialect === 'pglite'
-      ? createPeriodicJob(options.tableMaintenanceIntervalMs ?? TABLE_MAINTENANCE_INTERVAL_MS, async () => {
-          let started = Date.now();
-          try {
-            const tables = await vacuumTables(database.db);
-            if (tables.length > 0)
-              logger.info({ tables, ms: Date.now() - started }, 'vacuumed the tables with dead rows');
-          } catch (error) {
-            logger.warn({ err: error }, 'vacuuming the tables with dead rows failed; tried again at the next interval');
-          }
-          started = Date.now();
-          try {
-            const tables = await analyzeGrownTables(database.db);
-            if (tables.length > 0) logger.info({ tables, ms: Date.now() - started }, 'analyzed the tables that grew');
-          } catch (error) {
-            logger.warn({ err: error }, 'analyzing the tables that grew failed; tried again at the next interval');
-          }
-        })
-      : null;
+  const tableMaintenance = createTableMaintenance({
+    database,
+    log: logger,
+    ...(options.tableMaintenanceIntervalMs === undefined ? {} : { intervalMs: options.tableMaintenanceIntervalMs }),
+    ...(options.tableMaintenanceQuiet === undefined ? {} : { quiet: options.tableMaintenanceQuiet }),
+  });
   // The context is built once and never mutated: leadership changes only what `solving` points to.
   const solving = createSolverSwitch();
   const core: CoreContext = {

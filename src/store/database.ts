@@ -48,6 +48,11 @@ export interface Database {
    * listeners need a connection of their own, outside the pool, and open one themselves.
    */
   listen?: (channel: string, onNotification: (payload: string) => void) => Promise<() => void>;
+  /**
+   * PGlite only: how long its one session has had no statement to run, in ms (see `PGliteProxy.quietForMs`). On
+   * PostgreSQL maintenance runs beside the queries and nothing waits for a quiet moment.
+   */
+  quietForMs?: () => number;
 }
 
 const schemaPattern = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -70,6 +75,7 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
   let followerDb: Kysely<Tables> | undefined;
   let dialect: Database['dialect'];
   let listen: Database['listen'];
+  let quietForMs: Database['quietForMs'];
   if (databaseUrl !== undefined) {
     dialect = 'postgres';
     const pool = new pg.Pool({
@@ -89,6 +95,7 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
       ...(options.pgliteSharedBuffers === undefined ? {} : { sharedBuffers: options.pgliteSharedBuffers }),
     });
     listen = (channel, onNotification) => pglite.listen(channel, onNotification);
+    quietForMs = () => pglite.quietForMs();
     const pgliteDialect = () =>
       new PGliteDialect({
         pglite,
@@ -131,6 +138,7 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
     dialect,
     schema,
     ...(listen === undefined ? {} : { listen }),
+    ...(quietForMs === undefined ? {} : { quietForMs }),
     migrate: async () => throwOnFailure(await migrator.migrateToLatest()),
     migrateDown: async () => throwOnFailure(await migrator.migrateTo(NO_MIGRATIONS)),
     dropSchema: async () => {

@@ -30,6 +30,11 @@ export interface PGliteProxy extends KyselyPGlite {
    * a function that stops calling `onNotification`.
    */
   listen(channel: string, onNotification: (payload: string) => void): Promise<() => void>;
+  /**
+   * How long the database has had nothing to do, in ms: 0 while a request is sent and not answered, else the time
+   * since the last answer (or since the start). Work that holds every statement (`VACUUM`, `ANALYZE`) waits for it.
+   */
+  quietForMs(): number;
 }
 
 export interface CreatePGliteProxyOptions {
@@ -110,6 +115,8 @@ export async function createPGliteProxy(options: CreatePGliteProxyOptions = {}):
     resourceLimits: { maxYoungGenerationSizeMb: 12 },
   });
   const pending = new Map<number, Pending>();
+  /** When `pending` last became empty (`performance.now()`). */
+  let idleSince = performance.now();
   let nextId = 1;
   /** Set once the proxy is closed or the worker is gone; every later request is rejected with it. */
   let failure: PGliteWorkerError | undefined;
@@ -145,7 +152,10 @@ export async function createPGliteProxy(options: CreatePGliteProxyOptions = {}):
     if (entry === undefined) return;
     pending.delete(reply.id);
     // Idle between requests: an unused database must not keep the process alive, as in-process PGlite does not.
-    if (pending.size === 0) worker.unref();
+    if (pending.size === 0) {
+      worker.unref();
+      idleSince = performance.now();
+    }
     if (reply.ok) entry.resolve(reply.result);
     else entry.reject(rebuildError(reply.error, entry));
   });
@@ -205,6 +215,7 @@ export async function createPGliteProxy(options: CreatePGliteProxyOptions = {}):
 
   return {
     threadId: worker.threadId,
+    quietForMs: () => (pending.size > 0 ? 0 : performance.now() - idleSince),
     get closed() {
       return failure !== undefined || closeRequested;
     },

@@ -15,6 +15,14 @@ export const ANALYZE_MIN_PAGES = 8;
  */
 export const ANALYZE_STATISTICS_TARGET = 10;
 
+export interface TableMaintenanceOptions {
+  /**
+   * Awaited before each `ANALYZE` or `VACUUM`, which on PGlite holds every other statement for its run: the server
+   * waits there for a quiet moment. Resolves false to leave the rest for the next pass (the gateway is stopping).
+   */
+  before?: () => Promise<boolean>;
+}
+
 /**
  * The fraction of a table's rows that must have changed (inserted, updated or deleted) since its last analysis for
  * the next one. PostgreSQL's autovacuum analyzes after a tenth (`autovacuum_analyze_scale_factor`), beside the
@@ -38,7 +46,10 @@ export const ANALYZE_CHANGED_FRACTION = 0.5;
  * sample of at most 3,000 rows (`ANALYZE_STATISTICS_TARGET`; the JSON documents of `requests` not at all), so its
  * cost stops growing with the table. Returns the tables analyzed. PostgreSQL's autovacuum does this itself.
  */
-export async function analyzeGrownTables(db: Kysely<Tables>): Promise<string[]> {
+export async function analyzeChangedTables(
+  db: Kysely<Tables>,
+  options: TableMaintenanceOptions = {},
+): Promise<string[]> {
   // The changes of this session reach the statistics at the end of a transaction, at most once a second; now.
   await sql`select pg_stat_force_next_flush()`.execute(db);
   const { rows } = await sql<{ name: string }>`
@@ -54,7 +65,9 @@ export async function analyzeGrownTables(db: Kysely<Tables>): Promise<string[]> 
           + ${ANALYZE_CHANGED_FRACTION}::float8 * greatest(c.reltuples, 0)
       )
     order by name`.execute(db);
+  const analyzed: string[] = [];
   for (const { name } of rows) {
+    if (!(await (options.before?.() ?? true))) break;
     // Every column: an ANALYZE of some columns would not reset the count of changes that decides the next one.
     await db.transaction().execute(async (trx) => {
       // For this transaction only; `set_config` is a SELECT, which keeps PGlite's prepared statements (a SET would
@@ -64,6 +77,7 @@ export async function analyzeGrownTables(db: Kysely<Tables>): Promise<string[]> 
       );
       await sql`analyze ${sql.table(name)}`.execute(trx);
     });
+    analyzed.push(name);
   }
-  return rows.map((row) => row.name);
+  return analyzed;
 }

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import type { TableMaintenanceOptions } from './tableStatistics.js';
 import type { Tables } from './tables.js';
 
 /**
@@ -17,15 +18,14 @@ import type { Tables } from './tables.js';
  * aggressive: it visits every page not yet frozen and freezes the rows older than `vacuum_freeze_min_age`, so the
  * table's `relfrozenxid`, and the database's `datfrozenxid`, move on. Dead rows are counted by PostgreSQL's
  * statistics (`pg_stat_all_tables`), which PGlite keeps while it runs: a restart starts them at zero, so the dead
- * rows of before it wait for the vacuum that new ones bring on. Returns the tables
- * vacuumed, `schema.table`.
+ * rows of before it wait for the vacuum that new ones bring on.
  *
  * Each `VACUUM` holds every other statement on PGlite for its run, like an `ANALYZE`; its cost grows with the
  * table's indexes when dead rows are many (each index is scanned once). An insert-only table is not vacuumed until
  * it reaches the freeze age: that one then visits every page (16 s for the first `VACUUM` of a million requests).
- * PostgreSQL's autovacuum does all of this itself, in the background.
+ * PostgreSQL's autovacuum does all of this itself, in the background. Returns the tables vacuumed, `schema.table`.
  */
-export async function vacuumTables(db: Kysely<Tables>): Promise<string[]> {
+export async function vacuumTables(db: Kysely<Tables>, options: TableMaintenanceOptions = {}): Promise<string[]> {
   // This session's counts reach the statistics at the end of a transaction, at most once a second; now, so the check
   // below sees the deletes and updates of the moment before.
   await sql`select pg_stat_force_next_flush()`.execute(db);
@@ -41,6 +41,11 @@ export async function vacuumTables(db: Kysely<Tables>): Promise<string[]> {
         or age(c.relfrozenxid) > current_setting('vacuum_freeze_table_age')::int
       )
     order by n.nspname <> 'pg_catalog', c.relname`.execute(db);
-  for (const { schema, name } of rows) await sql`vacuum ${sql.table(`${schema}.${name}`)}`.execute(db);
-  return rows.map(({ schema, name }) => `${schema}.${name}`);
+  const vacuumed: string[] = [];
+  for (const { schema, name } of rows) {
+    if (!(await (options.before?.() ?? true))) break;
+    await sql`vacuum ${sql.table(`${schema}.${name}`)}`.execute(db);
+    vacuumed.push(`${schema}.${name}`);
+  }
+  return vacuumed;
 }

@@ -1,5 +1,5 @@
 /**
- * PGlite runs no autovacuum: the gateway analyzes its tables as they change (`analyzeGrownTables`), so the planner
+ * PGlite runs no autovacuum: the gateway analyzes its tables as they change (`analyzeChangedTables`), so the planner
  * knows them. Without statistics the explorer's search (`term`) walked the whole requests table, newest first.
  */
 import { sql } from 'kysely';
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/store/database.js';
 import { applySearchFilters } from '../../src/store/requestFilters.js';
 import { insertRequests } from '../../src/store/requests.repository.js';
-import { analyzeGrownTables, ANALYZE_STATISTICS_TARGET } from '../../src/store/tableStatistics.js';
+import { analyzeChangedTables, ANALYZE_STATISTICS_TARGET } from '../../src/store/tableStatistics.js';
 import { vacuumTables } from '../../src/store/tableVacuum.js';
 import { newRequest } from './requestFixture.js';
 
@@ -68,12 +68,12 @@ const analyzedRows = async () =>
 describe('table statistics on PGlite', () => {
   it('analyzes a table once half as many rows as it held changed since its last analysis, and the search then uses its indexes', async () => {
     expect(database.dialect).toBe('pglite');
-    await analyzeGrownTables(database.db);
+    await analyzeChangedTables(database.db);
     await insertUsersRequests(0, 20_000);
     const term = address(0x10_0000 + 12_345);
     const before = await searchPlan(term);
 
-    expect(await analyzeGrownTables(database.db)).toContain('requests');
+    expect(await analyzeChangedTables(database.db)).toContain('requests');
     expect(await analyzedRows()).toBe(20_000);
     const after = await searchPlan(term);
     // Before: the newest first, every row filtered until a page is full (all of them for a rare term). After: the
@@ -89,23 +89,23 @@ describe('table statistics on PGlite', () => {
     expect(sampled).not.toContain('quote');
 
     // Nothing changed: nothing to do. A tenth more rows: not yet. Half as many as it had: again.
-    expect(await analyzeGrownTables(database.db)).toEqual([]);
+    expect(await analyzeChangedTables(database.db)).toEqual([]);
     await insertUsersRequests(20_000, 2_000);
-    expect(await analyzeGrownTables(database.db)).not.toContain('requests');
+    expect(await analyzeChangedTables(database.db)).not.toContain('requests');
     await insertUsersRequests(22_000, 8_100);
-    expect(await analyzeGrownTables(database.db)).toContain('requests');
+    expect(await analyzeChangedTables(database.db)).toContain('requests');
     expect(await analyzedRows()).toBe(30_100);
 
     // Growing by a fifth is no longer a reason (it was: an analysis holds every statement on PGlite).
     await insertUsersRequests(30_100, 7_000);
-    expect(await analyzeGrownTables(database.db)).not.toContain('requests');
+    expect(await analyzeChangedTables(database.db)).not.toContain('requests');
 
     // A table the retention keeps at one size, its deleted rows' space used again: analyzed once enough of its rows
     // were replaced, though it has no more pages than the vacuum recorded.
     await sql`delete from requests where created_at < 8_000`.execute(database.db);
     expect(await vacuumTables(database.db)).toContain('public.requests');
     await insertUsersRequests(37_100, 8_000);
-    expect(await analyzeGrownTables(database.db)).toContain('requests');
+    expect(await analyzeChangedTables(database.db)).toContain('requests');
     expect(await analyzedRows()).toBe(37_100);
   });
 });
