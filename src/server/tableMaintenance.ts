@@ -45,7 +45,10 @@ export function createTableMaintenance({
   const quietForMs: () => number = database.quietForMs;
   let waitedMs = 0;
 
-  async function whenQuiet(): Promise<boolean> {
+  async function whenQuiet({ first }: { first: boolean }): Promise<boolean> {
+    // A table's first statistics go at once: without them the planner guesses (a search that walks the whole
+    // table), and the table has just reached `ANALYZE_MIN_PAGES`, so its analysis is short.
+    if (first) return !job.stopped;
     const started = performance.now();
     const deadline = started + quiet.maxWaitMs;
     try {

@@ -18,9 +18,11 @@ export const ANALYZE_STATISTICS_TARGET = 10;
 export interface TableMaintenanceOptions {
   /**
    * Awaited before each `ANALYZE` or `VACUUM`, which on PGlite holds every other statement for its run: the server
-   * waits there for a quiet moment. Resolves false to leave the rest for the next pass (the gateway is stopping).
+   * waits there for a quiet moment. `first`: the table's first analysis (without statistics the planner guesses, and
+   * the table is as small as it will ever be). Resolves false to leave the rest for the next pass (the gateway is
+   * stopping).
    */
-  before?: () => Promise<boolean>;
+  before?: (statement: { table: string; first: boolean }) => Promise<boolean>;
 }
 
 /**
@@ -42,7 +44,7 @@ export const ANALYZE_CHANGED_FRACTION = 0.5;
  * that was never analyzed, or in which more rows changed since its last analysis than 50
  * (`autovacuum_analyze_threshold`) + `ANALYZE_CHANGED_FRACTION` of its rows as last counted (by an `ANALYZE` or a
  * `VACUUM`). PostgreSQL's statistics count the changes (`pg_stat_all_tables.n_mod_since_analyze`); PGlite starts
- * them at zero at each start, so the first pass after one analyzes every table once more. An `ANALYZE` reads a
+ * them at zero at each start, so the changes before a restart are not counted (the statistics themselves stay). An `ANALYZE` reads a
  * sample of at most 3,000 rows (`ANALYZE_STATISTICS_TARGET`; the JSON documents of `requests` not at all), so its
  * cost stops growing with the table. Returns the tables analyzed. PostgreSQL's autovacuum does this itself.
  */
@@ -52,22 +54,22 @@ export async function analyzeChangedTables(
 ): Promise<string[]> {
   // The changes of this session reach the statistics at the end of a transaction, at most once a second; now.
   await sql`select pg_stat_force_next_flush()`.execute(db);
-  const { rows } = await sql<{ name: string }>`
-    select c.relname as name
+  const { rows } = await sql<{ name: string; first: boolean }>`
+    select c.relname as name, not exists (select from pg_statistic st where st.starelid = c.oid) as first
     from pg_class c
       join pg_namespace n on n.oid = c.relnamespace
       join pg_stat_all_tables s on s.relid = c.oid
     where n.nspname = current_schema() and c.relkind = 'r'
       and pg_relation_size(c.oid) >= ${ANALYZE_MIN_PAGES} * current_setting('block_size')::bigint
       and (
-        s.last_analyze is null
+        not exists (select from pg_statistic st where st.starelid = c.oid)
         or s.n_mod_since_analyze > current_setting('autovacuum_analyze_threshold')::float8
           + ${ANALYZE_CHANGED_FRACTION}::float8 * greatest(c.reltuples, 0)
       )
     order by name`.execute(db);
   const analyzed: string[] = [];
-  for (const { name } of rows) {
-    if (!(await (options.before?.() ?? true))) break;
+  for (const { name, first } of rows) {
+    if (!(await (options.before?.({ table: name, first }) ?? true))) break;
     // Every column: an ANALYZE of some columns would not reset the count of changes that decides the next one.
     await db.transaction().execute(async (trx) => {
       // For this transaction only; `set_config` is a SELECT, which keeps PGlite's prepared statements (a SET would

@@ -43,7 +43,7 @@ export async function vacuumTables(db: Kysely<Tables>, options: TableMaintenance
     order by n.nspname <> 'pg_catalog', c.relname`.execute(db);
   const vacuumed: string[] = [];
   for (const { schema, name } of rows) {
-    if (!(await (options.before?.() ?? true))) break;
+    if (!(await (options.before?.({ table: `${schema}.${name}`, first: false }) ?? true))) break;
     await sql`vacuum ${sql.table(`${schema}.${name}`)}`.execute(db);
     vacuumed.push(`${schema}.${name}`);
   }
