@@ -27,7 +27,7 @@ export const TABLE_MAINTENANCE_QUIET: MaintenanceQuiet = { quietMs: 200, maxWait
 
 /**
  * The periodic table maintenance of a gateway on PGlite, or null on PostgreSQL (its autovacuum does it, beside the
- * queries). Each pass vacuums, then analyzes, what is due, each statement waiting for a quiet moment; a stop ends
+ * queries). Each pass analyzes, then vacuums, what is due, each statement waiting for a quiet moment; a stop ends
  * the wait and leaves the rest for the next start.
  */
 export function createTableMaintenance({
@@ -78,11 +78,12 @@ export function createTableMaintenance({
   }
 
   const job = createPeriodicJob(intervalMs, async () => {
-    await run('vacuumed the tables with dead rows', 'vacuuming the tables with dead rows failed', () =>
-      vacuumTables(database.db, { before: whenQuiet }),
-    );
+    // Analyses first: a table's first statistics do not wait (see `whenQuiet`), so nothing should hold them.
     await run('analyzed the tables whose rows changed', 'analyzing the tables whose rows changed failed', () =>
       analyzeChangedTables(database.db, { before: whenQuiet }),
+    );
+    await run('vacuumed the tables with dead rows', 'vacuuming the tables with dead rows failed', () =>
+      vacuumTables(database.db, { before: whenQuiet }),
     );
   });
   return job;

@@ -66,7 +66,7 @@ export async function analyzeChangedTables(
         or s.n_mod_since_analyze > current_setting('autovacuum_analyze_threshold')::float8
           + ${ANALYZE_CHANGED_FRACTION}::float8 * greatest(c.reltuples, 0)
       )
-    order by name`.execute(db);
+    order by first desc, name`.execute(db);
   const analyzed: string[] = [];
   for (const { name, first } of rows) {
     if (!(await (options.before?.({ table: name, first }) ?? true))) break;
