@@ -6,8 +6,9 @@ import { vacuumTables } from '../store/tableVacuum.js';
 
 /**
  * How often a gateway on PGlite vacuums the tables with dead rows (`vacuumTables`) and analyzes those whose rows
- * changed (`analyzeChangedTables`): PostgreSQL's autovacuum does both there. When nothing is due it is two catalog
- * queries (about a millisecond each of the PGlite worker); often enough that a new gateway's requests table has
+ * changed (`analyzeChangedTables`): PostgreSQL's autovacuum does both there. When nothing is due it is four small
+ * statements (a statistics flush and a catalog query each, about a millisecond of the PGlite worker in all); often
+ * enough that a new gateway's requests table has
  * statistics within seconds of filling.
  */
 export const TABLE_MAINTENANCE_INTERVAL_MS = 10_000;

@@ -11,7 +11,9 @@ export const ANALYZE_MIN_PAGES = 8;
  * `npm run bench` at 64 clients had quote p99s of 1.2–1.4 s in the runs it fell in; with this target 0.17–0.26 s,
  * and 0.11 s without the JSON documents no statement filters on (migration `2026_11_28_0200_requests_unsampled_columns`
  * sets their statistics target to 0). The plans these statistics steer (an index or a walk, the search's `BitmapOr`)
- * need row counts and distinct values, which a small sample gives; no query here needs a fine histogram.
+ * need row counts and distinct values, which a small sample gives. One estimate needs more: a jsonb `@>` is estimated
+ * from the histogram only when it holds 100 values, so the hash filters are written not to depend on it
+ * (`hashesContain` in `requestFilters.ts`).
  */
 export const ANALYZE_STATISTICS_TARGET = 10;
 
@@ -44,9 +46,10 @@ export const ANALYZE_CHANGED_FRACTION = 0.5;
  * that was never analyzed, or in which more rows changed since its last analysis than 50
  * (`autovacuum_analyze_threshold`) + `ANALYZE_CHANGED_FRACTION` of its rows as last counted (by an `ANALYZE` or a
  * `VACUUM`). PostgreSQL's statistics count the changes (`pg_stat_all_tables.n_mod_since_analyze`); PGlite starts
- * them at zero at each start, so the changes before a restart are not counted (the statistics themselves stay). An `ANALYZE` reads a
- * sample of at most 3,000 rows (`ANALYZE_STATISTICS_TARGET`; the JSON documents of `requests` not at all), so its
- * cost stops growing with the table. Returns the tables analyzed. PostgreSQL's autovacuum does this itself.
+ * them at zero at each start, so the changes before a restart are not counted (the statistics themselves stay).
+ * An `ANALYZE` reads a sample of at most 3,000 rows (`ANALYZE_STATISTICS_TARGET`; the JSON documents of `requests`
+ * not at all), so its cost stops growing with the table. Returns the tables analyzed, those without statistics
+ * first. PostgreSQL's autovacuum does this itself.
  */
 export async function analyzeChangedTables(
   db: Kysely<Tables>,
@@ -55,16 +58,19 @@ export async function analyzeChangedTables(
   // The changes of this session reach the statistics at the end of a transaction, at most once a second; now.
   await sql`select pg_stat_force_next_flush()`.execute(db);
   const { rows } = await sql<{ name: string; first: boolean }>`
-    select c.relname as name, not exists (select from pg_statistic st where st.starelid = c.oid) as first
-    from pg_class c
-      join pg_namespace n on n.oid = c.relnamespace
-      join pg_stat_all_tables s on s.relid = c.oid
-    where n.nspname = current_schema() and c.relkind = 'r'
-      and pg_relation_size(c.oid) >= ${ANALYZE_MIN_PAGES} * current_setting('block_size')::bigint
+    select name, first from (
+      select c.relname as name, c.reltuples, c.oid, s.n_mod_since_analyze,
+        not exists (select from pg_statistic st where st.starelid = c.oid) as first
+      from pg_class c
+        join pg_namespace n on n.oid = c.relnamespace
+        join pg_stat_all_tables s on s.relid = c.oid
+      where n.nspname = current_schema() and c.relkind = 'r'
+    ) as tables
+    where pg_relation_size(oid) >= ${ANALYZE_MIN_PAGES} * current_setting('block_size')::bigint
       and (
-        not exists (select from pg_statistic st where st.starelid = c.oid)
-        or s.n_mod_since_analyze > current_setting('autovacuum_analyze_threshold')::float8
-          + ${ANALYZE_CHANGED_FRACTION}::float8 * greatest(c.reltuples, 0)
+        first
+        or n_mod_since_analyze > current_setting('autovacuum_analyze_threshold')::float8
+          + ${ANALYZE_CHANGED_FRACTION}::float8 * greatest(reltuples, 0)
       )
     order by first desc, name`.execute(db);
   const analyzed: string[] = [];
