@@ -8,8 +8,8 @@ import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTableMaintenance } from '../../src/server/tableMaintenance.js';
-import { createDatabase, type Database } from '../../src/store/database.js';
 import { insertRequests } from '../../src/store/requests.repository.js';
+import { useTestDatabase } from '../helpers/db.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { newRequest } from '../store/requestFixture.js';
 
@@ -80,22 +80,15 @@ describe('table maintenance', () => {
 });
 
 describe('table maintenance waits for a quiet moment', () => {
-  let database: Database;
+  const testDatabase = useTestDatabase('pglite');
   const log: Array<{ msg?: string; tables?: string[]; waitedMs?: number }> = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void log.push(JSON.parse(line)) });
-  beforeAll(async () => {
-    database = await createDatabase();
-    await database.migrate();
-  });
-  afterAll(async () => {
-    await database?.close();
-  });
 
   /** `count` requests, created at `from` on, a thousand per statement. */
   async function insertMany(from: number, count: number): Promise<void> {
     for (let start = from; start < from + count; start += 1_000)
       await insertRequests(
-        database.db,
+        testDatabase().db,
         Array.from({ length: Math.min(1_000, from + count - start) }, (_, n) => newRequest({ createdAt: start + n })),
       );
   }
@@ -104,7 +97,7 @@ describe('table maintenance waits for a quiet moment', () => {
   function keepBusy(): () => Promise<void> {
     let busy = true;
     const running = (async () => {
-      while (busy) await sql`select 1`.execute(database.db);
+      while (busy) await sql`select 1`.execute(testDatabase().db);
     })();
     return async () => {
       busy = false;
@@ -115,7 +108,7 @@ describe('table maintenance waits for a quiet moment', () => {
   const analyses = async () =>
     (
       await sql<{ count: number }>`select analyze_count::int as count from pg_stat_user_tables
-        where relname = 'requests'`.execute(database.db)
+        where relname = 'requests'`.execute(testDatabase().db)
     ).rows[0]!.count;
 
   const analysisLine = async () => {
@@ -132,7 +125,7 @@ describe('table maintenance waits for a quiet moment', () => {
     await insertMany(0, 3_000);
     const quiet = { quietMs: 400, maxWaitMs: 1_500 };
     const stopLoad = keepBusy();
-    const job = createTableMaintenance({ database, log: logger, intervalMs: 60_000, quiet })!;
+    const job = createTableMaintenance({ database: testDatabase(), log: logger, intervalMs: 60_000, quiet })!;
     void job.start();
     // A table's first statistics do not wait: without them the planner guesses.
     const first = await analysisLine();
@@ -163,7 +156,11 @@ describe('table maintenance waits for a quiet moment', () => {
     await insertMany(10_000, 4_000);
     const before = await analyses();
     const stopLoad = keepBusy();
-    const job = createTableMaintenance({ database, log: logger, quiet: { quietMs: 400, maxWaitMs: 60_000 } })!;
+    const job = createTableMaintenance({
+      database: testDatabase(),
+      log: logger,
+      quiet: { quietMs: 400, maxWaitMs: 60_000 },
+    })!;
     const pass = job.start();
     await new Promise((resolve) => setTimeout(resolve, 300));
     // Without the stop ending it, the wait would last a minute (longer than the test's time limit).

@@ -3,22 +3,15 @@
  * knows them. Without statistics the explorer's search (`term`) walked the whole requests table, newest first.
  */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/store/database.js';
+import { describe, expect, it } from 'vitest';
+import { useTestDatabase } from '../helpers/db.js';
 import { applySearchFilters, type SearchRequestFilters } from '../../src/store/requestFilters.js';
 import { insertRequests } from '../../src/store/requests.repository.js';
 import { analyzeChangedTables, ANALYZE_STATISTICS_TARGET } from '../../src/store/tableStatistics.js';
 import { vacuumTables } from '../../src/store/tableVacuum.js';
 import { hex32, newRequest } from './requestFixture.js';
 
-let database: Database;
-beforeAll(async () => {
-  database = await createDatabase();
-  await database.migrate();
-});
-afterAll(async () => {
-  await database?.close();
-});
+const db = useTestDatabase('pglite');
 
 const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 
@@ -30,13 +23,13 @@ async function insertUsersRequests(from: number, count: number): Promise<void> {
       const user = address(0x10_0000 + n);
       batch.push(newRequest({ user, sender: user, refundTo: user, recipient: address(0x20_0000 + n), createdAt: n }));
     }
-    await insertRequests(database.db, batch);
+    await insertRequests(db().db, batch);
   }
 }
 
 /** The plan of a listing's first page with these filters, newest first. */
 async function planOf(filters: SearchRequestFilters): Promise<string> {
-  const rows = await applySearchFilters(database.db.selectFrom('requests').selectAll(), filters)
+  const rows = await applySearchFilters(db().db.selectFrom('requests').selectAll(), filters)
     .orderBy('created_at', 'desc')
     .limit(21)
     .explain();
@@ -50,33 +43,28 @@ const searchPlan = (term: string) => planOf({ term });
 const histogramBounds = async (column: string) =>
   (
     await sql<{ bounds: number }>`select array_length(histogram_bounds::text::text[], 1) as bounds from pg_stats
-      where tablename = 'requests' and attname = ${column}`.execute(database.db)
+      where tablename = 'requests' and attname = ${column}`.execute(db().db)
   ).rows[0]!.bounds;
 
 /** The columns of `requests` that have statistics. */
 const columnsWithStatistics = async () =>
   (
-    await sql<{ column: string }>`select attname as column from pg_stats where tablename = 'requests'`.execute(
-      database.db,
-    )
+    await sql<{ column: string }>`select attname as column from pg_stats where tablename = 'requests'`.execute(db().db)
   ).rows.map((row) => row.column);
 
 const analyzedRows = async () =>
-  (
-    await sql<{ rows: number }>`select reltuples::int as rows from pg_class where relname = 'requests'`.execute(
-      database.db,
-    )
-  ).rows[0]!.rows;
+  (await sql<{ rows: number }>`select reltuples::int as rows from pg_class where relname = 'requests'`.execute(db().db))
+    .rows[0]!.rows;
 
 describe('table statistics on PGlite', () => {
   it('analyzes a table once half as many rows as it held changed since its last analysis, and the search then uses its indexes', async () => {
-    expect(database.dialect).toBe('pglite');
-    await analyzeChangedTables(database.db);
+    expect(db().dialect).toBe('pglite');
+    await analyzeChangedTables(db().db);
     await insertUsersRequests(0, 20_000);
     const term = address(0x10_0000 + 12_345);
     const before = await searchPlan(term);
 
-    expect(await analyzeChangedTables(database.db)).toContain('requests');
+    expect(await analyzeChangedTables(db().db)).toContain('requests');
     expect(await analyzedRows()).toBe(20_000);
     const after = await searchPlan(term);
     // Before: the newest first, every row filtered until a page is full (all of them for a rare term). After: the
@@ -92,23 +80,23 @@ describe('table statistics on PGlite', () => {
     expect(sampled).not.toContain('quote');
 
     // Nothing changed: nothing to do. A tenth more rows: not yet. Half as many as it had: again.
-    expect(await analyzeChangedTables(database.db)).toEqual([]);
+    expect(await analyzeChangedTables(db().db)).toEqual([]);
     await insertUsersRequests(20_000, 2_000);
-    expect(await analyzeChangedTables(database.db)).not.toContain('requests');
+    expect(await analyzeChangedTables(db().db)).not.toContain('requests');
     await insertUsersRequests(22_000, 8_100);
-    expect(await analyzeChangedTables(database.db)).toContain('requests');
+    expect(await analyzeChangedTables(db().db)).toContain('requests');
     expect(await analyzedRows()).toBe(30_100);
 
     // Growing by a fifth is no longer a reason (it was: an analysis holds every statement on PGlite).
     await insertUsersRequests(30_100, 7_000);
-    expect(await analyzeChangedTables(database.db)).not.toContain('requests');
+    expect(await analyzeChangedTables(db().db)).not.toContain('requests');
 
     // A table the retention keeps at one size, its deleted rows' space used again: analyzed once enough of its rows
     // were replaced, though it has no more pages than the vacuum recorded.
-    await sql`delete from requests where created_at < 8_000`.execute(database.db);
-    expect(await vacuumTables(database.db)).toContain('public.requests');
+    await sql`delete from requests where created_at < 8_000`.execute(db().db);
+    expect(await vacuumTables(db().db)).toContain('public.requests');
     await insertUsersRequests(37_100, 8_000);
-    expect(await analyzeChangedTables(database.db)).toContain('requests');
+    expect(await analyzeChangedTables(db().db)).toContain('requests');
     expect(await analyzedRows()).toBe(37_100);
   });
 
@@ -116,7 +104,7 @@ describe('table statistics on PGlite', () => {
     // Requests that reached the end, each with its deposit and fill hashes, on top of the 37,100 above.
     for (let start = 0; start < 30_000; start += 1_000)
       await insertRequests(
-        database.db,
+        db().db,
         Array.from({ length: 1_000 }, (_, n) =>
           newRequest({
             status: 'success',
@@ -126,7 +114,7 @@ describe('table statistics on PGlite', () => {
           }),
         ),
       );
-    expect(await analyzeChangedTables(database.db)).toContain('requests');
+    expect(await analyzeChangedTables(db().db)).toContain('requests');
     const hash = hex32(0xa0_0000_0000 + 12_345);
     for (const filters of [{ txHash: hash }, { depositTxHash: hash }, { term: hash }]) {
       const plan = await planOf(filters);
@@ -134,7 +122,7 @@ describe('table statistics on PGlite', () => {
       // looked cheaper than the index (90 ms at 60,000 requests, 2.5 s at a million: bench:growth).
       expect(plan, plan).not.toMatch(/Index Scan Backward using requests_created_at_idx/);
       expect(plan, plan).toMatch(/requests_in_tx_hashes_idx/);
-      const rows = await applySearchFilters(database.db.selectFrom('requests').selectAll(), filters).execute();
+      const rows = await applySearchFilters(db().db.selectFrom('requests').selectAll(), filters).execute();
       expect(rows.map((row) => row.in_tx_hashes)).toEqual([[hash]]);
     }
   });
