@@ -15,6 +15,7 @@ import {
 import type { Tables } from '../store/tables.js';
 import { CURSOR_WRITE_INTERVAL_MS, cursorWriteDue } from './cursorWrites.js';
 import { blockHashReader, createHeadLoop, type Head, type HeadFeed } from './heads.js';
+import { holdsNoTransaction } from './logsBloom.js';
 import { createUnsettledBlocks } from './unsettledBlocks.js';
 
 /** One entry of `trace_block` (the parity/OpenEthereum form anvil, reth and erigon answer). */
@@ -500,7 +501,10 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       // After the head was read: every address handed out before a transfer in these blocks is in the set.
       const missed = await refreshTracked(cursor.blockNumber);
       if (missed !== undefined) await catchUp(missed.unannounced, missed.since, cursor.blockNumber);
-      const found = tracked.size === 0 ? [] : await read(fromBlock, toBlock);
+      // A pushed head whose block holds no transaction moved nothing to any address: no read.
+      const provedEmpty =
+        known !== undefined && fromBlock === known.number && toBlock === known.number && holdsNoTransaction(known);
+      const found = tracked.size === 0 || provedEmpty ? [] : await read(fromBlock, toBlock);
       if (!cursorWriteDue(stored, found.length, now(), cursorWriteIntervalMs)) {
         cursor = { ...cursor, blockNumber: toBlock, blockHash: toHash };
         continue;

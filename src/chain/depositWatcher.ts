@@ -16,6 +16,7 @@ import { GatewayError } from '../core/errors.js';
 import type { DepositWatcher, DepositWatcherOptions } from '../core/solver/ports.js';
 import { CURSOR_WRITE_INTERVAL_MS, cursorWriteDue } from './cursorWrites.js';
 import { blockHashReader, createHeadLoop, type Head, type HeadFeed } from './heads.js';
+import { bloomBitsOf, mayHoldLogsOf } from './logsBloom.js';
 import { createUnsettledBlocks } from './unsettledBlocks.js';
 import { getCursor, setCursor, type ChainCursor } from '../store/cursors.repository.js';
 import {
@@ -84,7 +85,8 @@ interface DepositLog {
  * Follows one origin chain's deposits: on every head its node pushes (`heads`), and by polling `eth_blockNumber`
  * every `pollIntervalMs` (default a quarter of the block time, at most 1 s; every two block times while the head
  * feed is live), reads new blocks with one `eth_getLogs` over the depository and the receiver (ranges
- * of at most `maxBlockRange`), stores each log as a `seen` deposit and moves the `deposits` cursor in the same
+ * of at most `maxBlockRange`; none for a pushed head whose header proves neither logged in its block: `mayHoldLogsOf`),
+ * stores each log as a `seen` deposit and moves the `deposits` cursor in the same
  * transaction. Ranges without deposits move the stored cursor only every `cursorWriteIntervalMs` (and at `stop`),
  * so a restart resumes from the last block whose deposits were stored, or a little before it.
  *
@@ -108,6 +110,7 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
   const chainId = chain.id;
   const depository = chain.contracts.depository;
   const receiver = chain.contracts.receiver;
+  const logEmitters = [bloomBitsOf(depository), bloomBitsOf(receiver)];
   const heads = params.heads;
   const maxBlockRange = params.maxBlockRange ?? 2_000n;
   const reorgWindow = params.reorgWindow ?? 64n;
@@ -325,13 +328,22 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
       // next poll notices it and reads the range again, whichever chain the logs came from.
       const toHash = await canonicalHash(toBlock);
       if (toHash === null) throw new Error(`block ${toBlock} of chain ${chainId} not found below head ${head}`);
-      const logs = await client.getLogs({
-        address: [depository, receiver],
-        events: depositEvents,
-        fromBlock,
-        toBlock,
-        strict: true,
-      });
+      // A pushed head whose header proves its block holds no log of either contract (no transaction, or a logs
+      // bloom without them) needs no read: on an idle chain, most heads.
+      const provedEmpty =
+        known !== undefined &&
+        fromBlock === known.number &&
+        toBlock === known.number &&
+        !mayHoldLogsOf(known, logEmitters);
+      const logs = provedEmpty
+        ? []
+        : await client.getLogs({
+            address: [depository, receiver],
+            events: depositEvents,
+            fromBlock,
+            toBlock,
+            strict: true,
+          });
       const entries = await withSenders(decodeAll(logs));
       if (cursorWriteDue(stored, entries.length, now(), cursorWriteIntervalMs))
         await recordAll(entries, { blockNumber: toBlock, blockHash: toHash });

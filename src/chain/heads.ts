@@ -1,10 +1,11 @@
 import { BlockNotFoundError, type PublicClient } from 'viem';
 import WebSocket from 'ws';
 import type { Logger } from '../core/logger.js';
+import type { HeaderLogHints } from './logsBloom.js';
 import { normalizeHex } from '../store/mappers.js';
 
 /** A new block head, as the node announced it. */
-export interface Head {
+export interface Head extends HeaderLogHints {
   number: bigint;
   /** Lower-case hex, as the store keeps block hashes. */
   hash: string;
@@ -130,11 +131,20 @@ export function createHeadFeed(params: CreateHeadFeedParameters): HeadFeed {
         return;
       }
       if (message.method !== 'eth_subscription') return;
-      const head = message.params?.result as { number?: unknown; hash?: unknown; parentHash?: unknown } | undefined;
+      const head = message.params?.result as
+        | { number?: unknown; hash?: unknown; parentHash?: unknown; transactionsRoot?: unknown; logsBloom?: unknown }
+        | undefined;
       if (typeof head?.number !== 'string' || typeof head.hash !== 'string' || typeof head.parentHash !== 'string')
         return;
       version++;
-      emit({ number: BigInt(head.number), hash: head.hash.toLowerCase(), parentHash: head.parentHash.toLowerCase() });
+      emit({
+        number: BigInt(head.number),
+        hash: head.hash.toLowerCase(),
+        parentHash: head.parentHash.toLowerCase(),
+        // What the watcher may use to skip reading the block's logs (`mayHoldLogsOf`); absent when not sent.
+        ...(typeof head.transactionsRoot === 'string' ? { transactionsRoot: head.transactionsRoot.toLowerCase() } : {}),
+        ...(typeof head.logsBloom === 'string' ? { logsBloom: head.logsBloom.toLowerCase() } : {}),
+      });
     });
     ws.on('error', (error) => {
       if (!failing && !stopping) log.warn({ ...context, err: error }, 'head feed: websocket failed; polling meanwhile');

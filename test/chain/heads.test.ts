@@ -14,6 +14,7 @@ import { depositoryAbi } from '../../generated/contracts/index.js';
 import { createChainClients } from '../../src/chain/clients.js';
 import { createDepositWatcher } from '../../src/chain/depositWatcher.js';
 import { createHeadFeed, type Head, type HeadFeed } from '../../src/chain/heads.js';
+import { EMPTY_TRIE_ROOT } from '../../src/chain/logsBloom.js';
 import type { ChainConfig } from '../../src/core/chains/types.js';
 import type { Logger } from '../../src/core/logger.js';
 import type { DepositWatcher } from '../../src/core/solver/ports.js';
@@ -145,11 +146,18 @@ const depositNative = (id: Hex) =>
     }),
   );
 
-function startWatcher(feed: HeadFeed, pollIntervalMs: number, log: Logger, confirmations = 1) {
+function startWatcher(feed: HeadFeed, pollIntervalMs: number, log: Logger, confirmations = 1, rpcMethods?: string[]) {
   const base = devnetChainConfigs(devnet.descriptor)[0]!;
   // Automine: `blockTime` 0 would make the backup poll as fast as the fallback; one second is the devnet's.
   const chain: ChainConfig = { ...base, confirmations, blockTime: 1 };
-  const client = createChainClients([chain], { timeout: 1_000 }).get(chain.id)!;
+  const onFetchRequest =
+    rpcMethods === undefined
+      ? undefined
+      : async (request: Request) => {
+          const body = (await request.clone().json()) as { method: string } | Array<{ method: string }>;
+          for (const call of Array.isArray(body) ? body : [body]) rpcMethods.push(call.method);
+        };
+  const client = createChainClients([chain], { timeout: 1_000, onFetchRequest }).get(chain.id)!;
   const handed: DepositRecord[] = [];
   const watcher: DepositWatcher = createDepositWatcher({
     chain,
@@ -194,6 +202,35 @@ describe('the head feed', () => {
     await depositNative(id);
     const deposit = await waitFor('the deposit handed on', () => handed.find((d) => d.requestId === id));
     expect(deposit.status).toBe('confirmed');
+  });
+
+  it('reads no logs for a pushed head whose block holds no transaction, and still finds the next deposit', async () => {
+    const { log } = recordingLogger();
+    const feed = startFeed(devnet.chain.wsUrl, log);
+    await waitFor('the subscription', () => feed.live());
+    const rpcMethods: string[] = [];
+    const { watcher, handed } = startWatcher(feed, 600_000, log, 1, rpcMethods);
+    await watcher.start();
+    const seen: Head[] = [];
+    feed.onHead((head) => seen.push(head));
+
+    // Empty blocks one at a time, as a chain with a block time mines them (a burst of heads is read as one range of
+    // blocks, with eth_getLogs: only a single pushed block is judged by its header).
+    rpcMethods.length = 0;
+    for (let i = 0; i < 5; i++) {
+      const count = seen.length;
+      await devnet.testClient.mine({ blocks: 1 });
+      await waitFor('the empty head', () => seen.length > count);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(seen.slice(-5).map((head) => head.transactionsRoot)).toEqual(Array(5).fill(EMPTY_TRIE_ROOT));
+    expect(rpcMethods.filter((method) => method === 'eth_getLogs')).toEqual([]);
+
+    const id = newId();
+    await depositNative(id);
+    const deposit = await waitFor('the deposit handed on', () => handed.find((d) => d.requestId === id));
+    expect(deposit.status).toBe('confirmed');
+    expect(rpcMethods.filter((method) => method === 'eth_getLogs').length).toBeGreaterThanOrEqual(1);
   });
 
   it('drops a deposit reorged away before its confirmation, acting on pushed heads only', async () => {

@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   createPublicClient,
+  createTestClient,
   createWalletClient,
   custom,
   encodeFunctionData,
@@ -31,6 +32,7 @@ import {
   type DepositAddressWatcher,
 } from '../../src/chain/depositAddressWatcher.js';
 import { devnetViemChain, startDevnet, type Devnet, type DevnetChain } from '../../src/chain/devnet.js';
+import { createHeadFeed, type Head } from '../../src/chain/heads.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import type { Database } from '../../src/store/database.js';
 import { listTransfers, type TransferRecord } from '../../src/store/depositAddresses.repository.js';
@@ -274,6 +276,66 @@ it('on a node without trace_block, still finds a native transaction sent to an a
     expect(probes).toEqual(['trace_block']);
   } finally {
     await plain.stop();
+    await disposeTestDatabase(own);
+  }
+});
+
+it('reads no block of a pushed head that holds no transaction, and still finds the next transfer', async () => {
+  const own = await openTestDatabase('pglite');
+  const to = randomAddress();
+  const methods: string[] = [];
+  const client = createPublicClient({
+    chain: devnetViemChain(chainA),
+    transport: http(chainA.rpcUrl, {
+      onFetchRequest: async (request) => {
+        const body = (await request.clone().json()) as { method: string } | Array<{ method: string }>;
+        for (const call of Array.isArray(body) ? body : [body]) methods.push(call.method);
+      },
+    }),
+  }) as PublicClient;
+  const feed = createHeadFeed({ chainId: chainA.chainId, url: chainA.wsUrl, log: silentLog });
+  const heads: Head[] = [];
+  feed.onHead((head) => void heads.push(head));
+  const seen: TransferRecord[] = [];
+  // Polling every 10 minutes: within this test only the pushed heads start passes.
+  const watching = createDepositAddressWatcher({
+    chain: devnetChainConfigs(devnet.descriptor)[0]!,
+    client,
+    db: own.db,
+    log: silentLog,
+    now: () => Date.now(),
+    pollIntervalMs: 600_000,
+    heads: feed,
+    onConfirmed: (transfer) => void seen.push(transfer),
+  });
+  const mine = async () => {
+    const count = heads.length;
+    await createTestClient({ mode: 'anvil', chain: devnetViemChain(chainA), transport: http(chainA.rpcUrl) }).mine({
+      blocks: 1,
+    });
+    await waitFor('the pushed head', () => (heads.length > count ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  };
+  try {
+    await register(own.db, [to]);
+    feed.start();
+    await waitFor('the subscription', () => (feed.live() ? true : undefined));
+    await watching.start();
+    methods.length = 0;
+    // Empty blocks one at a time, as a chain with a block time mines them.
+    for (let i = 0; i < 3; i++) await mine();
+    const blockReads = ['eth_getBlockByNumber', 'trace_block', 'eth_getLogs'];
+    expect(methods.filter((method) => blockReads.includes(method))).toEqual([]);
+
+    const hash = await wallet().sendTransaction({ to, value: parseEther('0.001') });
+    await publicClientOf(chainA).waitForTransactionReceipt({ hash });
+    await mine();
+    const found = await waitFor('the native transfer', () => seen.find((t) => t.txHash === hash));
+    expect(found).toMatchObject({ address: to.toLowerCase(), amount: parseEther('0.001') });
+    expect(methods.some((method) => blockReads.includes(method))).toBe(true);
+  } finally {
+    await watching.stop();
+    await feed.stop();
     await disposeTestDatabase(own);
   }
 });
