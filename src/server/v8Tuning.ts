@@ -17,8 +17,9 @@ import { setFlagsFromString } from 'node:v8';
  * It keeps PGlite's WASM in V8's baseline compiler. With the optimizing tier, V8 recompiled PGlite's hot functions
  * in the background, and one of them took 2.7 s and 604 MB of compiler memory: the gateway's peak RSS (~930–990
  * MiB during `npm run bench` and at start-up on a new data directory) and ~100 MiB of its idle RSS. Without it the
- * peak was 455–477 MiB and the idle RSS 283 MiB, for the same CPU per statement (the gateway's statements cost
- * their JS protocol handling more than WASM execution). docs/performance.md ("Idle") has the measurements.
+ * peak was 455–477 MiB and the idle RSS 283 MiB. Since the worker's one-buffer statements, optimized WASM would take
+ * about a quarter off the worker's CPU per quote (session 18); the peak target keeps Liftoff. docs/performance.md
+ * ("Idle") has the measurements.
  */
 export function tuneV8ForServing(): void {
   setFlagsFromString('--no-allocation-site-pretenuring');
