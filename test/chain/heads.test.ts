@@ -204,7 +204,7 @@ describe('the head feed', () => {
     expect(deposit.status).toBe('confirmed');
   });
 
-  it('reads no logs for a pushed head whose block holds no transaction, and still finds the next deposit', async () => {
+  it("reads no logs for a pushed head whose block holds no transaction or none of its contracts' logs, and still finds the next deposit", async () => {
     const { log } = recordingLogger();
     const feed = startFeed(devnet.chain.wsUrl, log);
     await waitFor('the subscription', () => feed.live());
@@ -224,6 +224,16 @@ describe('the head feed', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(seen.slice(-5).map((head) => head.transactionsRoot)).toEqual(Array(5).fill(EMPTY_TRIE_ROOT));
+    expect(rpcMethods.filter((method) => method === 'eth_getLogs')).toEqual([]);
+
+    // A block with another contract's log (a token's Approval): its bloom lacks the depository and the receiver.
+    const token = devnet.chain.tokens[0]!.address;
+    const count = seen.length;
+    await devnet.approve(user(), token, '0x00000000000000000000000000000000deadbeef', 1n);
+    await waitFor('the approval head', () => seen.length > count);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(seen.at(-1)!.transactionsRoot).not.toBe(EMPTY_TRIE_ROOT);
+    expect(seen.at(-1)!.logsBloom).not.toBe(`0x${'0'.repeat(512)}`);
     expect(rpcMethods.filter((method) => method === 'eth_getLogs')).toEqual([]);
 
     const id = newId();
