@@ -21,7 +21,7 @@ import type { DepositWatcher } from '../../src/core/solver/ports.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import { createDatabase, type Database } from '../../src/store/database.js';
 import { listDepositsForRequest, type DepositRecord } from '../../src/store/deposits.repository.js';
-import { useDevnet } from '../helpers/anvil.js';
+import { recordRpcMethods, useDevnet } from '../helpers/anvil.js';
 import { truncateAll } from '../helpers/db.js';
 
 const devnet = useDevnet();
@@ -150,13 +150,7 @@ function startWatcher(feed: HeadFeed, pollIntervalMs: number, log: Logger, confi
   const base = devnetChainConfigs(devnet.descriptor)[0]!;
   // Automine: `blockTime` 0 would make the backup poll as fast as the fallback; one second is the devnet's.
   const chain: ChainConfig = { ...base, confirmations, blockTime: 1 };
-  const onFetchRequest =
-    rpcMethods === undefined
-      ? undefined
-      : async (request: Request) => {
-          const body = (await request.clone().json()) as { method: string } | Array<{ method: string }>;
-          for (const call of Array.isArray(body) ? body : [body]) rpcMethods.push(call.method);
-        };
+  const onFetchRequest = rpcMethods === undefined ? undefined : recordRpcMethods(rpcMethods);
   const client = createChainClients([chain], { timeout: 1_000, onFetchRequest }).get(chain.id)!;
   const handed: DepositRecord[] = [];
   const watcher: DepositWatcher = createDepositWatcher({

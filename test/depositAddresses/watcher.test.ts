@@ -37,6 +37,7 @@ import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import type { Database } from '../../src/store/database.js';
 import { listTransfers, type TransferRecord } from '../../src/store/depositAddresses.repository.js';
 import { toJson } from '../../src/store/mappers.js';
+import { recordRpcMethods } from '../helpers/anvil.js';
 import { disposeTestDatabase, openTestDatabase } from '../helpers/db.js';
 import { publicClientOf, tokenOf } from '../helpers/quote.js';
 
@@ -286,12 +287,7 @@ it('reads no block of a pushed head that holds no transaction, and still finds t
   const methods: string[] = [];
   const client = createPublicClient({
     chain: devnetViemChain(chainA),
-    transport: http(chainA.rpcUrl, {
-      onFetchRequest: async (request) => {
-        const body = (await request.clone().json()) as { method: string } | Array<{ method: string }>;
-        for (const call of Array.isArray(body) ? body : [body]) methods.push(call.method);
-      },
-    }),
+    transport: http(chainA.rpcUrl, { onFetchRequest: recordRpcMethods(methods) }),
   }) as PublicClient;
   const feed = createHeadFeed({ chainId: chainA.chainId, url: chainA.wsUrl, log: silentLog });
   const heads: Head[] = [];

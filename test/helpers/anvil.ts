@@ -116,3 +116,11 @@ export function isProcessAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+/** An `onFetchRequest` for viem's http transport that appends the JSON-RPC method of every call it sends to `into`. */
+export const recordRpcMethods =
+  (into: string[]) =>
+  async (request: Request): Promise<void> => {
+    const body = (await request.clone().json()) as { method: string } | Array<{ method: string }>;
+    for (const call of Array.isArray(body) ? body : [body]) into.push(call.method);
+  };
