@@ -14,7 +14,7 @@ import {
 } from '../store/depositAddresses.repository.js';
 import type { Tables } from '../store/tables.js';
 import { CURSOR_WRITE_INTERVAL_MS, cursorWriteDue } from './cursorWrites.js';
-import { blockHashReader, createHeadLoop, type Head, type HeadFeed } from './heads.js';
+import { announcedBlock, blockHashReader, createHeadLoop, type Head, type HeadFeed } from './heads.js';
 import { holdsNoTransaction } from './logsBloom.js';
 import { createUnsettledBlocks } from './unsettledBlocks.js';
 
@@ -502,8 +502,8 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       const missed = await refreshTracked(cursor.blockNumber);
       if (missed !== undefined) await catchUp(missed.unannounced, missed.since, cursor.blockNumber);
       // A pushed head whose block holds no transaction moved nothing to any address: no read.
-      const provedEmpty =
-        known !== undefined && fromBlock === known.number && toBlock === known.number && holdsNoTransaction(known);
+      const header = announcedBlock(known, fromBlock, toBlock);
+      const provedEmpty = header !== undefined && holdsNoTransaction(header);
       const found = tracked.size === 0 || provedEmpty ? [] : await read(fromBlock, toBlock);
       if (!cursorWriteDue(stored, found.length, now(), cursorWriteIntervalMs)) {
         cursor = { ...cursor, blockNumber: toBlock, blockHash: toHash };

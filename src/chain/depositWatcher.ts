@@ -15,7 +15,7 @@ import type { Logger } from '../core/logger.js';
 import { GatewayError } from '../core/errors.js';
 import type { DepositWatcher, DepositWatcherOptions } from '../core/solver/ports.js';
 import { CURSOR_WRITE_INTERVAL_MS, cursorWriteDue } from './cursorWrites.js';
-import { blockHashReader, createHeadLoop, type Head, type HeadFeed } from './heads.js';
+import { announcedBlock, blockHashReader, createHeadLoop, type Head, type HeadFeed } from './heads.js';
 import { bloomBitsOf, mayHoldLogsOf } from './logsBloom.js';
 import { createUnsettledBlocks } from './unsettledBlocks.js';
 import { getCursor, setCursor, type ChainCursor } from '../store/cursors.repository.js';
@@ -330,11 +330,8 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
       if (toHash === null) throw new Error(`block ${toBlock} of chain ${chainId} not found below head ${head}`);
       // A pushed head whose header proves its block holds no log of either contract (no transaction, or a logs
       // bloom without them) needs no read: on an idle chain, most heads.
-      const provedEmpty =
-        known !== undefined &&
-        fromBlock === known.number &&
-        toBlock === known.number &&
-        !mayHoldLogsOf(known, logEmitters);
+      const header = announcedBlock(known, fromBlock, toBlock);
+      const provedEmpty = header !== undefined && !mayHoldLogsOf(header, logEmitters);
       const logs = provedEmpty
         ? []
         : await client.getLogs({

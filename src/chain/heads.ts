@@ -13,6 +13,13 @@ export interface Head extends HeaderLogHints {
 }
 
 /**
+ * The pushed head, when a watcher's pass reads exactly its one block (`fromBlock` = `toBlock` = its number): then the
+ * head's header speaks for the whole range (`mayHoldLogsOf`, `holdsNoTransaction`). Undefined for any other range.
+ */
+export const announcedBlock = (known: Head | undefined, fromBlock: bigint, toBlock: bigint): Head | undefined =>
+  known !== undefined && fromBlock === known.number && toBlock === known.number ? known : undefined;
+
+/**
  * New heads of one chain, pushed by its node over a websocket (`eth_subscribe` `newHeads`). The deposit watcher and
  * the transaction sender wake on each head instead of waiting for their next poll; their polling stays as the
  * fallback, at its short interval while the feed is down (`live()` false) and at a long safety interval while it
