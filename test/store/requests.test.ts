@@ -11,6 +11,7 @@ import {
   getRequest,
   insertRequest,
   insertRequests,
+  type InsertRequestParameters,
   moveRequestsWithTxHash,
   updateRequestStatus,
 } from '../../src/store/requests.repository.js';
@@ -105,22 +106,49 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
 
   it('stores a batch (the group commit) exactly as one by one, and all or none of it', async () => {
     const { db } = database();
-    const batch = [
-      newRequest({ amountIn: 2n ** 255n, referrer: 'batch-app', details: { n: 1 } }),
-      newRequest({ apiKeyId: 'key-2', depositAddress: '0xDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDd' }),
-      newRequest(),
+    // Every optional field, and text that JSON must escape: quotes, a backslash, a newline, non-ASCII, an emoji
+    // (a surrogate pair) and a lone surrogate (stored as U+FFFD, as a parameter's UTF-8 encoding writes it).
+    const variants: Array<Partial<InsertRequestParameters>> = [
+      { amountIn: 2n ** 255n, referrer: 'batch-app', details: { n: 1 } },
+      { apiKeyId: 'key-2', depositAddress: '0xDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDd' },
+      {},
+      {
+        status: 'failure',
+        referrer: 'a "quoted" \\ back\nslash, café, 🚀, lone \ud800 end',
+        feesActual: { gas: { amount: '12' } },
+        failReason: 'N/A "reason"',
+        refundFailReason: 'none',
+        inTxHashes: [inHash(1), inHash(1).toUpperCase().replace('0X', '0x'), inHash(2)],
+        txHashes: [outHash(1)],
+        volumeUsdMicros: 123_456_789n,
+        amountOut: 0n,
+        minAmountOut: 2n ** 256n - 1n,
+        quote: { nested: { list: [1, 'two', null, { three: true }] } },
+      },
     ];
+    // A small batch goes as a `values` list, a large one as a JSON document: both store what one by one stores.
+    for (const size of [variants.length, 12]) {
+      const batch = Array.from({ length: size }, (_, index) => newRequest(variants[index % variants.length]));
+      await insertRequests(db, batch);
+      for (const [index, params] of batch.entries()) {
+        const expected = await insertRequest(db, newRequest(variants[index % variants.length]));
+        const stored = await getRequest(db, params.id);
+        expect(stored?.id).toBe(params.id.toLowerCase());
+        expect({ ...stored, id: expected.id, orderId: expected.orderId }).toEqual(expected);
+      }
+      expect((await getRequest(db, batch[3]!.id))?.referrer).toBe(
+        'a "quoted" \\ back\nslash, café, 🚀, lone \ufffd end',
+      );
+    }
+    const batch = variants.map((variant) => newRequest(variant));
     await insertRequests(db, batch);
-    const single = newRequest({ amountIn: 2n ** 255n, referrer: 'batch-app', details: { n: 1 } });
-    const expected = await insertRequest(db, single);
-    const stored = await getRequest(db, batch[0]!.id);
-    expect({ ...stored, id: expected.id, orderId: expected.orderId }).toEqual(expected);
-    for (const params of batch) expect((await getRequest(db, params.id))?.id).toBe(params.id.toLowerCase());
 
-    const duplicate = [newRequest(), batch[1]!];
-    const error = await insertRequests(db, duplicate).catch((e: unknown) => e);
-    expect(isUniqueViolation(error, 'requests_pkey')).toBe(true);
-    expect(await getRequest(db, duplicate[0]!.id)).toBeUndefined();
+    for (const size of [1, 11]) {
+      const duplicate = [...Array.from({ length: size }, () => newRequest()), batch[1]!];
+      const error = await insertRequests(db, duplicate).catch((e: unknown) => e);
+      expect(isUniqueViolation(error, 'requests_pkey')).toBe(true);
+      for (const params of duplicate.slice(0, size)) expect(await getRequest(db, params.id)).toBeUndefined();
+    }
   });
 
   it('rejects values the columns cannot hold', async () => {
