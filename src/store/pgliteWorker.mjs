@@ -303,8 +303,9 @@ async function runStatement(sql, params, options) {
  *
  * Each one holds its parsed text in PostgreSQL's memory, inside the WASM heap, which never shrinks: about 26 bytes
  * per character of text (measured: the group-commit inserts of 1 to 64 rows, 430,000 characters, took 10.8 MiB).
- * So they are bounded by count and by total text, the least recently used closed first; a large group-commit
- * insert, whose text has one size per batch size, may then be prepared again on its next use.
+ * So they are bounded by count and by total text, the least recently used closed first, and prepared again on
+ * their next use. A statement built per count of rows or values has one text per count and would push the others
+ * out: such statements pass an array (`getRequests`) or a `jsonb` document (`insertRequests` past 8 rows) instead.
  */
 const statements = new Map();
 const STATEMENTS_LIMIT = 256;
