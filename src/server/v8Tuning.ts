@@ -12,6 +12,14 @@ import { setFlagsFromString } from 'node:v8';
  * runs; issue #3's closing note has them). `NODE_OPTIONS` does not accept this flag, hence setting it here.
  */
 /*
+ * No compacting collections from the memory reducer. Under `bench:soak`'s steady load the old generation grew to
+ * ~225–250 MB between two full collections, and the memory reducer's collection then compacted all of it: one
+ * main-thread pause of 192 ms (`--trace-gc`: "Mark-Compact (reduce) 225.1 -> 71.9 MB, 191.66 ms"), which left
+ * more than 256 quotes in flight (the soak's backlog failure, on PostgreSQL and PGlite alike, once per run). With
+ * the reducer's collections as plain ones the same collection paused 16 ms (246 -> 72 MB); the process keeps the
+ * freed pages for reuse instead of giving them back at once (its RSS stayed at its high, ~430 MiB).
+ */
+/*
  * Not settable here: `--liftoff-only`, which `npm start` (package.json) and the benchmarks' server
  * (bench/serverProcess.ts) put on node's command line (`setFlagsFromString` leaves WASM compilation as it was).
  * It keeps PGlite's WASM in V8's baseline compiler. With the optimizing tier, V8 recompiled PGlite's hot functions
@@ -23,4 +31,5 @@ import { setFlagsFromString } from 'node:v8';
  */
 export function tuneV8ForServing(): void {
   setFlagsFromString('--no-allocation-site-pretenuring');
+  setFlagsFromString('--no-memory-reducer-favors-memory');
 }
