@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 
 /**
@@ -12,12 +13,14 @@ import { setFlagsFromString } from 'node:v8';
  * runs; issue #3's closing note has them). `NODE_OPTIONS` does not accept this flag, hence setting it here.
  */
 /*
- * No compacting collections from the memory reducer. Under `bench:soak`'s steady load the old generation grew to
- * ~225–250 MB between two full collections, and the memory reducer's collection then compacted all of it: one
- * main-thread pause of 192 ms (`--trace-gc`: "Mark-Compact (reduce) 225.1 -> 71.9 MB, 191.66 ms"), which left
- * more than 256 quotes in flight (the soak's backlog failure, on PostgreSQL and PGlite alike, once per run). With
- * the reducer's collections as plain ones the same collection paused 16 ms (246 -> 72 MB); the process keeps the
- * freed pages for reuse instead of giving them back at once (its RSS stayed at its high, ~430 MiB).
+ * The memory reducer's compacting collections only while the gateway is quiet (`gateMemoryReducer` below). V8 starts
+ * one when the program allocates little, or as a watchdog when no full collection has run for about 100 s. Under
+ * `bench:soak`'s steady load the old generation grew to ~225–260 MB between two full collections, the watchdog's
+ * collection then compacted all of it, one main-thread pause of 65–192 ms (`--trace-gc`: "Mark-Compact (reduce)
+ * 225.1 -> 71.9 MB, 191.66 ms"), and more than 256 quotes were left in flight (the soak's backlog failure, on
+ * PostgreSQL and PGlite alike, once per run). As a plain collection the same one paused 13–16 ms. Switched off for
+ * good (session 19), the process kept the pages of its busiest moment: idle after start-up at 364 MiB of RSS where
+ * the reducer brings it to ~250 (`bench:idle`), and ~430 MiB after any load.
  */
 /*
  * Not settable here: `--liftoff-only`, which `npm start` (package.json) and the benchmarks' server
@@ -31,5 +34,71 @@ import { setFlagsFromString } from 'node:v8';
  */
 export function tuneV8ForServing(): void {
   setFlagsFromString('--no-allocation-site-pretenuring');
+  gateMemoryReducer().start();
+}
+
+/** Event-loop utilization over a sample at or above which the gateway counts as busy. */
+export const BUSY_UTILIZATION = 0.1;
+/** How often the gate samples the event loop. */
+export const GATE_INTERVAL_MS = 5_000;
+
+export interface MemoryReducerGate {
+  /** Samples every `intervalMs` from now on (an unreferenced timer: it never keeps the process alive). */
+  start(): void;
+  /** Stops sampling and gives the reducer back its default (compacting collections). */
+  stop(): void;
+  /**
+   * Reads the event loop's utilization since the previous sample and sets V8's flag from it: busy at or above
+   * `busyUtilization`, quiet below it. Returns whether the gateway is busy now.
+   */
+  sample(): boolean;
+  /** Whether the last sample found the gateway busy (it starts busy: start-up is). */
+  readonly busy: boolean;
+}
+
+/**
+ * Lets V8's memory reducer compact the heap and give pages back only while the event loop is mostly idle. An
+ * embedder such as a browser tells V8 when a page goes to the background; Node.js has no such call, so the gate
+ * sets the flag the reducer reads when it starts a collection (`--memory-reducer-favors-memory`, V8's default):
+ * off while busy, so a collection the reducer starts then is a plain one; on again once a sample finds the loop
+ * quiet, so an idle gateway shrinks as before. The flag is a process-wide V8 setting: one gate per process.
+ */
+export function gateMemoryReducer(
+  intervalMs = GATE_INTERVAL_MS,
+  busyUtilization = BUSY_UTILIZATION,
+): MemoryReducerGate {
+  let busy = true;
+  let last = performance.eventLoopUtilization();
+  let timer: NodeJS.Timeout | undefined;
   setFlagsFromString('--no-memory-reducer-favors-memory');
+
+  function sample(): boolean {
+    const now = performance.eventLoopUtilization();
+    const { utilization } = performance.eventLoopUtilization(now, last);
+    last = now;
+    const nowBusy = utilization >= busyUtilization;
+    if (nowBusy !== busy) {
+      busy = nowBusy;
+      setFlagsFromString(busy ? '--no-memory-reducer-favors-memory' : '--memory-reducer-favors-memory');
+    }
+    return busy;
+  }
+
+  return {
+    start() {
+      clearInterval(timer);
+      last = performance.eventLoopUtilization();
+      timer = setInterval(sample, intervalMs).unref();
+    },
+    stop() {
+      clearInterval(timer);
+      timer = undefined;
+      busy = false;
+      setFlagsFromString('--memory-reducer-favors-memory');
+    },
+    sample,
+    get busy() {
+      return busy;
+    },
+  };
 }
