@@ -70,7 +70,9 @@ export function gateMemoryReducer(
   let busy = true;
   let last = performance.eventLoopUtilization();
   let timer: NodeJS.Timeout | undefined;
-  setFlagsFromString('--no-memory-reducer-favors-memory');
+  const favorMemory = (on: boolean) =>
+    setFlagsFromString(on ? '--memory-reducer-favors-memory' : '--no-memory-reducer-favors-memory');
+  favorMemory(false);
 
   function sample(): boolean {
     const now = performance.eventLoopUtilization();
@@ -79,7 +81,7 @@ export function gateMemoryReducer(
     const nowBusy = utilization >= busyUtilization;
     if (nowBusy !== busy) {
       busy = nowBusy;
-      setFlagsFromString(busy ? '--no-memory-reducer-favors-memory' : '--memory-reducer-favors-memory');
+      favorMemory(!busy);
     }
     return busy;
   }
@@ -94,7 +96,7 @@ export function gateMemoryReducer(
       clearInterval(timer);
       timer = undefined;
       busy = false;
-      setFlagsFromString('--memory-reducer-favors-memory');
+      favorMemory(true);
     },
     sample,
     get busy() {
