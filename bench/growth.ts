@@ -495,6 +495,7 @@ Growth benchmark
 `);
   const empty = newStore('empty');
   const filled = newStore('filled');
+  const stores = { empty, filled };
   try {
     const emptyResult = await runPhase('empty', empty, options);
     console.error(`\n[filled] filling a fresh database with ${options.rows.toLocaleString('en')} requests...`);
@@ -504,11 +505,10 @@ Growth benchmark
     const rounds: Array<{ empty: PhaseResult; filled: PhaseResult }> = [{ empty: emptyResult, filled: filledResult }];
     for (let round = 2; round <= options.rounds; round += 1) {
       // Filled first in even rounds: a drift of the machine's speed over the run weighs on both sides alike.
-      const order: Array<'empty' | 'filled'> = round % 2 === 0 ? ['filled', 'empty'] : ['empty', 'filled'];
-      const results: Partial<Record<'empty' | 'filled', PhaseResult>> = {};
-      for (const side of order)
-        results[side] = await runPhase(`${side}, round ${round}`, side === 'empty' ? empty : filled, options, true);
-      rounds.push({ empty: results.empty!, filled: results.filled! });
+      const order = round % 2 === 0 ? (['filled', 'empty'] as const) : (['empty', 'filled'] as const);
+      const results = {} as Record<'empty' | 'filled', PhaseResult>;
+      for (const side of order) results[side] = await runPhase(`${side}, round ${round}`, stores[side], options, true);
+      rounds.push(results);
     }
     emptyResult.tableRows = await countRequests(empty);
     filledResult.tableRows = await countRequests(filled);
