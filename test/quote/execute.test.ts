@@ -10,6 +10,7 @@ import {
   encodeFunctionData,
   erc20Abi,
   http,
+  keccak256,
   parseAbi,
   parseEther,
   parseEventLogs,
@@ -19,8 +20,10 @@ import {
   type TransactionReceipt,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { sql } from 'kysely';
 import { depositoryAbi, receiverAbi } from '../../generated/contracts/index.js';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
+import { encodeOrder, type OrderData } from '../../src/core/quote/orderEncoding.js';
 import { DEPOSIT_GAS } from '../../src/core/quote/steps.js';
 import { getRequest } from '../../src/store/requests.repository.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -64,6 +67,27 @@ async function expectStored(
   expect(stored!.expiresAt).toBeGreaterThan(Date.now());
 }
 
+/** An order's data from its JSON form (amounts as decimal strings), for the encoder. */
+function orderDataOf(json: any): OrderData {
+  const big = (value: string) => BigInt(value);
+  return {
+    ...json,
+    inputs: json.inputs.map((input: any) => ({
+      payment: { ...input.payment, amount: big(input.payment.amount), weight: big(input.payment.weight) },
+      refunds: input.refunds.map((refund: any) => ({ ...refund, minimumAmount: big(refund.minimumAmount) })),
+    })),
+    output: {
+      ...json.output,
+      payments: json.output.payments.map((payment: any) => ({
+        ...payment,
+        minimumAmount: big(payment.minimumAmount),
+        expectedAmount: big(payment.expectedAmount),
+      })),
+    },
+    fees: json.fees.map((fee: any) => ({ ...fee, amount: big(fee.amount) })),
+  };
+}
+
 describe('quotes executed on the devnet deposit exactly what they say', () => {
   it('native bridge, EXACT_INPUT: one deposit step into the depository with the request id', async () => {
     const amount = parseEther('0.05');
@@ -94,6 +118,27 @@ describe('quotes executed on the devnet deposit exactly what they say', () => {
     // The legacy origin-gas figure is priced from typical deposit gas; it must stay close to the real thing.
     expect(Number(receipts.get('deposit')!.gasUsed)).toBeLessThanOrEqual(Number(DEPOSIT_GAS.native));
     expect(Number(receipts.get('deposit')!.gasUsed)).toBeGreaterThan(Number(DEPOSIT_GAS.native) / 2);
+  });
+
+  it('stores the order by its data alone, whose hash is the row\'s order id; a bridge row fits three to a heap page', async () => {
+    const q = await quote({
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('1.5').toString(),
+      includeProtocolData: true,
+    });
+    const requestId = q.steps[0]!.requestId;
+    const { db } = gateway.server.database;
+    const stored = (await getRequest(db, requestId))!;
+    // What the history and the fill read back: the order's data, as the quote gave it, and the order id.
+    expect(stored.quote.order).toEqual({ orderData: q.protocol.v2.orderData });
+    expect(stored.orderId).toBe(q.protocol.v2.orderId);
+    expect(keccak256(encodeOrder(orderDataOf((stored.quote.order as { orderData: unknown }).orderData)))).toBe(stored.orderId);
+    // 8,192-byte page, 24-byte header, a 4-byte line pointer per row, rows 8-byte aligned: three rows fit when
+    // each is at most 2,712 bytes. At 2,805 (the whole order and a repeated fee field) a page held two.
+    const { rows } = await sql<{ size: number }>`
+      select pg_column_size(r.*) as size from requests r where r.id = ${requestId}`.execute(db);
+    expect(rows[0]!.size).toBeLessThanOrEqual(2_712);
   });
 
   it('ERC-20 bridge, EXACT_OUTPUT: approve then depositErc20 of the computed input; exactly the amount out is promised', async () => {

@@ -108,11 +108,14 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
       explicitDeposit: params.explicitDeposit !== false,
       referrerAddress: params.referrerAddress ?? null,
       timeEstimate: timeEstimate(route),
-      order,
+      // Of the order only its data: the id is the `order_id` column (the data's hash), and the payment details
+      // and the signature follow from the data, the chain and the solver's key. Every reader takes `orderData`,
+      // and what is left keeps a bridge quote's row under a third of a heap page (docs/performance.md).
+      order: { orderData: order.orderData },
       ...(feeSponsorship === undefined ? {} : { feeSponsorship }),
       ...(permit === undefined ? {} : { permit: { ...permit } }),
     }),
-    feesQuoted: jsonSafe({ ...pricing.fees, usdMicros: pricing.usd }),
+    feesQuoted: storedFeesOf(pricing),
     expiresAt: deadline * 1000,
     createdAt: nowMs,
     volumeUsdMicros: pricing.usd.in,
@@ -429,3 +432,12 @@ function trailingVolume(ctx: CoreContext, caller: Caller): Promise<bigint> {
 
 /** A JSON copy (bigints as decimal strings) for a jsonb column. */
 const jsonSafe = (value: object): JsonObject => jsonify(value) as JsonObject;
+
+/**
+ * The fee breakdown as stored with the request (`fees_quoted`): the engine's breakdown with the components' USD
+ * values, less `executionUsdMicros`, which is `usdMicros.execution` again (`parseStoredFees` reads the latter).
+ */
+function storedFeesOf(pricing: Pricing): JsonObject {
+  const { executionUsdMicros: _sameAsUsdExecution, ...fees } = pricing.fees;
+  return jsonSafe({ ...fees, usdMicros: pricing.usd });
+}
