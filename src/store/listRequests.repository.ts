@@ -5,7 +5,7 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { InvalidContinuationError } from './errors.js';
 import { normalizeHex } from './mappers.js';
-import { applySearchFilters, type SearchRequestFilters } from './requestFilters.js';
+import { applySearchFilters, recipientIs, type SearchRequestFilters } from './requestFilters.js';
 import { toRequestRecord, type RequestRecord } from './requestRecord.js';
 import type { RequestStatus } from './requestStatus.js';
 import type { Tables } from './tables.js';
@@ -170,7 +170,10 @@ function whereListFilters<O>(
     query = query.where('deposit_address', '=', normalizeHex(filters.depositAddress));
   }
   if (filters.orderId !== undefined) query = query.where('order_id', '=', normalizeHex(filters.orderId));
-  if (filters.recipient !== undefined) query = query.where('recipient', '=', normalizeHex(filters.recipient));
+  if (filters.recipient !== undefined) {
+    const recipient = normalizeHex(filters.recipient);
+    query = query.where((eb) => recipientIs(eb, recipient));
+  }
   if (filters.failReason !== undefined) query = query.where('fail_reason', '=', filters.failReason);
   return applySearchFilters(query, filters);
 }

@@ -64,6 +64,15 @@ const hashesContain = (column: 'in_tx_hashes' | 'tx_hashes', list: string) =>
   sql<SqlBool>`${sql.ref('requests.id')} = any(array(select h.id from requests as h
     where ${sql.ref(`h.${column}`)} @> ${list}::jsonb and ${sql.ref(`h.${column}`)} <> '[]'::jsonb))`;
 
+/**
+ * `recipient = address`, in the form the partial `requests_recipient_idx` (only rows whose recipient is not the user)
+ * and the user's index answer together: the same rows. Where the query already matches `user_address = address`,
+ * `otherRecipient` alone adds the rest.
+ */
+const otherRecipient = (address: string) => sql<SqlBool>`(recipient = ${address} and recipient <> user_address)`;
+export const recipientIs = (eb: ExpressionBuilder<Tables, 'requests'>, address: string): Expression<SqlBool> =>
+  eb.or([otherRecipient(address), eb.and([eb('user_address', '=', address), eb('recipient', '=', address)])]);
+
 /** Adds the search filters to a query over `requests`. */
 export function applySearchFilters<O>(query: RequestsQuery<O>, filters: SearchRequestFilters): RequestsQuery<O> {
   let q = query;
@@ -76,7 +85,7 @@ export function applySearchFilters<O>(query: RequestsQuery<O>, filters: SearchRe
         eb('user_address', '=', term),
         // `user_address = term` above covers the rows where these equal the user: the partial indexes hold the rest.
         sql<SqlBool>`(sender = ${term} and sender <> user_address)`,
-        eb('recipient', '=', term),
+        otherRecipient(term),
         sql<SqlBool>`(refund_to = ${term} and refund_to <> user_address)`,
         eb('deposit_address', '=', term),
         hashesContain('in_tx_hashes', JSON.stringify([term])),
@@ -86,7 +95,7 @@ export function applySearchFilters<O>(query: RequestsQuery<O>, filters: SearchRe
   }
   if (filters.userOrRecipient !== undefined) {
     const address = normalizeHex(filters.userOrRecipient);
-    q = q.where((eb) => eb.or([eb('user_address', '=', address), eb('recipient', '=', address)]));
+    q = q.where((eb) => eb.or([eb('user_address', '=', address), otherRecipient(address)]));
   }
   if (filters.txHash !== undefined) {
     const list = hashList(filters.txHash);

@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../helpers/db.js';
-import { applySearchFilters, type SearchRequestFilters } from '../../src/store/requestFilters.js';
+import { applySearchFilters, recipientIs, type SearchRequestFilters } from '../../src/store/requestFilters.js';
 import { insertRequests } from '../../src/store/requests.repository.js';
 import { analyzeChangedTables, ANALYZE_STATISTICS_TARGET } from '../../src/store/tableStatistics.js';
 import { vacuumTables } from '../../src/store/tableVacuum.js';
@@ -98,6 +98,65 @@ describe('table statistics on PGlite', () => {
     await insertUsersRequests(37_100, 8_000);
     expect(await analyzeChangedTables(db().db)).toContain('requests');
     expect(await analyzedRows()).toBe(37_100);
+  });
+
+  it('finds a recipient who is not the user by the partial recipient index, and one who is by the user index', async () => {
+    // 37,100 requests above, each for a recipient other than its user; now requests of users paying themselves.
+    const indexBytes = async () =>
+      (
+        await sql<{ bytes: string }>`select pg_relation_size('requests_recipient_idx') as bytes`.execute(db().db)
+      ).rows[0]!.bytes;
+    const before = await indexBytes();
+    for (let start = 0; start < 5_000; start += 1_000)
+      await insertRequests(
+        db().db,
+        Array.from({ length: 1_000 }, (_, n) => {
+          const user = address(0x30_0000 + start + n);
+          return newRequest({ user, sender: user, refundTo: user, recipient: user, createdAt: 200_000 + start + n });
+        }),
+      );
+    await analyzeChangedTables(db().db);
+    const other = address(0x20_0000 + 12_345);
+    const self = address(0x30_0000 + 1_234);
+    // The history's `recipient` filter (listRequests), as the search filters' plans are taken.
+    const recipientPlan = async (recipient: string) =>
+      (
+        await db()
+          .db.selectFrom('requests')
+          .selectAll()
+          .where((eb) => recipientIs(eb, recipient))
+          .orderBy('created_at', 'desc')
+          .limit(21)
+          .explain()
+      )
+        .map((row) => String(Object.values(row)[0]))
+        .join('\n');
+    for (const plan of [await searchPlan(other), await planOf({ userOrRecipient: other }), await recipientPlan(other)]) {
+      expect(plan, plan).toMatch(/requests_recipient_idx/);
+      expect(plan, plan).not.toMatch(/Index Scan Backward using requests_created_at_idx/);
+    }
+    const usersOf = async (where: SearchRequestFilters) =>
+      (await applySearchFilters(db().db.selectFrom('requests').select('user_address'), where).execute()).map(
+        (row) => row.user_address,
+      );
+    expect(await usersOf({ term: other })).toEqual([address(0x10_0000 + 12_345)]);
+    expect(await usersOf({ userOrRecipient: other })).toEqual([address(0x10_0000 + 12_345)]);
+    expect(await usersOf({ term: self })).toEqual([self]);
+    expect(await usersOf({ userOrRecipient: self })).toEqual([self]);
+    for (const [recipient, user] of [
+      [other, address(0x10_0000 + 12_345)],
+      [self, self],
+    ]) {
+      const rows = await db()
+        .db.selectFrom('requests')
+        .select('user_address')
+        .where((eb) => recipientIs(eb, recipient!))
+        .execute();
+      expect(rows.map((row) => row.user_address)).toEqual([user]);
+    }
+    // Only the requests for someone else are in the recipient index: 5,000 users paying themselves added no entry
+    // (with the full index they took 41 pages more, ~67 bytes each).
+    expect(await indexBytes()).toBe(before);
   });
 
   it('finds a hash by its GIN index, not by walking the newest, with the small sample of those analyses', async () => {
