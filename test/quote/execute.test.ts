@@ -120,7 +120,7 @@ describe('quotes executed on the devnet deposit exactly what they say', () => {
     expect(Number(receipts.get('deposit')!.gasUsed)).toBeGreaterThan(Number(DEPOSIT_GAS.native) / 2);
   });
 
-  it('stores the order by its data alone, whose hash is the row\'s order id; a bridge row fits three to a heap page', async () => {
+  it("stores the order by its data alone, whose hash is the row's order id; a bridge row fits three to a heap page", async () => {
     const q = await quote({
       originCurrency: zeroAddress,
       destinationCurrency: zeroAddress,
@@ -133,7 +133,9 @@ describe('quotes executed on the devnet deposit exactly what they say', () => {
     // What the history and the fill read back: the order's data, as the quote gave it, and the order id.
     expect(stored.quote.order).toEqual({ orderData: q.protocol.v2.orderData });
     expect(stored.orderId).toBe(q.protocol.v2.orderId);
-    expect(keccak256(encodeOrder(orderDataOf((stored.quote.order as { orderData: unknown }).orderData)))).toBe(stored.orderId);
+    expect(keccak256(encodeOrder(orderDataOf((stored.quote.order as { orderData: unknown }).orderData)))).toBe(
+      stored.orderId,
+    );
     // 8,192-byte page, 24-byte header, a 4-byte line pointer per row, rows 8-byte aligned: three rows fit when
     // each is at most 2,712 bytes. At 2,805 (the whole order and a repeated fee field) a page held two.
     const { rows } = await sql<{ size: number }>`

@@ -103,9 +103,8 @@ describe('table statistics on PGlite', () => {
   it('finds a recipient who is not the user by the partial recipient index, and one who is by the user index', async () => {
     // 37,100 requests above, each for a recipient other than its user; now requests of users paying themselves.
     const indexBytes = async () =>
-      (
-        await sql<{ bytes: string }>`select pg_relation_size('requests_recipient_idx') as bytes`.execute(db().db)
-      ).rows[0]!.bytes;
+      (await sql<{ bytes: string }>`select pg_relation_size('requests_recipient_idx') as bytes`.execute(db().db))
+        .rows[0]!.bytes;
     const before = await indexBytes();
     for (let start = 0; start < 5_000; start += 1_000)
       await insertRequests(
@@ -131,7 +130,11 @@ describe('table statistics on PGlite', () => {
       )
         .map((row) => String(Object.values(row)[0]))
         .join('\n');
-    for (const plan of [await searchPlan(other), await planOf({ userOrRecipient: other }), await recipientPlan(other)]) {
+    for (const plan of [
+      await searchPlan(other),
+      await planOf({ userOrRecipient: other }),
+      await recipientPlan(other),
+    ]) {
       expect(plan, plan).toMatch(/requests_recipient_idx/);
       expect(plan, plan).not.toMatch(/Index Scan Backward using requests_created_at_idx/);
     }
