@@ -65,13 +65,16 @@ const hashesContain = (column: 'in_tx_hashes' | 'tx_hashes', list: string) =>
     where ${sql.ref(`h.${column}`)} @> ${list}::jsonb and ${sql.ref(`h.${column}`)} <> '[]'::jsonb))`;
 
 /**
- * `recipient = address`, in the form the partial `requests_recipient_idx` (only rows whose recipient is not the user)
- * and the user's index answer together: the same rows. Where the query already matches `user_address = address`,
- * `otherRecipient` alone adds the rest.
+ * `column = address` for the rows where that column is not the user, as its partial index holds them (`sender`,
+ * `refund_to`, `recipient`: `where column <> user_address`); the predicate is repeated so the planner can use it.
+ * With `user_address = address` beside it, the same rows as `column = address`.
  */
-const otherRecipient = (address: string) => sql<SqlBool>`(recipient = ${address} and recipient <> user_address)`;
+const besideUser = (column: 'sender' | 'refund_to' | 'recipient', address: string) =>
+  sql<SqlBool>`(${sql.ref(column)} = ${address} and ${sql.ref(column)} <> user_address)`;
+
+/** `recipient = address`, in the form the partial `requests_recipient_idx` and the user's index answer together. */
 export const recipientIs = (eb: ExpressionBuilder<Tables, 'requests'>, address: string): Expression<SqlBool> =>
-  eb.or([otherRecipient(address), eb.and([eb('user_address', '=', address), eb('recipient', '=', address)])]);
+  eb.or([besideUser('recipient', address), eb.and([eb('user_address', '=', address), eb('recipient', '=', address)])]);
 
 /** Adds the search filters to a query over `requests`. */
 export function applySearchFilters<O>(query: RequestsQuery<O>, filters: SearchRequestFilters): RequestsQuery<O> {
@@ -84,9 +87,9 @@ export function applySearchFilters<O>(query: RequestsQuery<O>, filters: SearchRe
         eb('order_id', '=', term),
         eb('user_address', '=', term),
         // `user_address = term` above covers the rows where these equal the user: the partial indexes hold the rest.
-        sql<SqlBool>`(sender = ${term} and sender <> user_address)`,
-        otherRecipient(term),
-        sql<SqlBool>`(refund_to = ${term} and refund_to <> user_address)`,
+        besideUser('sender', term),
+        besideUser('recipient', term),
+        besideUser('refund_to', term),
         eb('deposit_address', '=', term),
         hashesContain('in_tx_hashes', JSON.stringify([term])),
         hashesContain('tx_hashes', JSON.stringify([term])),
@@ -95,7 +98,7 @@ export function applySearchFilters<O>(query: RequestsQuery<O>, filters: SearchRe
   }
   if (filters.userOrRecipient !== undefined) {
     const address = normalizeHex(filters.userOrRecipient);
-    q = q.where((eb) => eb.or([eb('user_address', '=', address), otherRecipient(address)]));
+    q = q.where((eb) => eb.or([eb('user_address', '=', address), besideUser('recipient', address)]));
   }
   if (filters.txHash !== undefined) {
     const list = hashList(filters.txHash);
