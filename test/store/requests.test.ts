@@ -159,6 +159,25 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
     await expect(insertRequest(db, newRequest({ status: 'delayed' as never }))).rejects.toThrow(
       /requests_status_check/,
     );
+    await expect(insertRequest(db, newRequest({ tradeType: 'EXACT' as never }))).rejects.toThrow(
+      /requests_trade_type_check/,
+    );
+    // The database holds the rules itself (the columns' domains), whatever writes to it: a write that bypasses
+    // the repository is refused too, and changes nothing.
+    const stored = await insertRequest(db, newRequest());
+    const refused = [
+      [sql`update requests set amount_in = -1 where id = ${stored.id}`, /requests_amount_check/],
+      [sql`update requests set amount_out = -1 where id = ${stored.id}`, /requests_amount_check/],
+      [sql`update requests set min_amount_out = -1 where id = ${stored.id}`, /requests_amount_check/],
+      [sql`update requests set status = 'delayed' where id = ${stored.id}`, /requests_status_check/],
+      [sql`update requests set trade_type = 'exact_input' where id = ${stored.id}`, /requests_trade_type_check/],
+      [sql`update requests set tx_hashes = '"0x01"' where id = ${stored.id}`, /requests_hashes_are_arrays/],
+      [sql`update requests set in_tx_hashes = '{}' where id = ${stored.id}`, /requests_hashes_are_arrays/],
+    ] as const;
+    for (const [statement, constraint] of refused) await expect(statement.execute(db)).rejects.toThrow(constraint);
+    expect(await getRequest(db, stored.id)).toEqual(stored);
+    const { rows } = await sql<{ count: string }>`select count(*)::text as count from requests`.execute(db);
+    expect(rows[0]!.count).toBe('1');
   });
 
   it('updates the status, appends hashes without duplicates and writes one event per change', async () => {
