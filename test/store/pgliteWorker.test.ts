@@ -279,13 +279,15 @@ describe('the worker’s one-call statements give what PGlite’s query() gives'
           [],
         ],
         [2, 0n, '-0.5', false, at, at, at, at, '"a JSON string"', new Uint8Array([7]), null, ['é ☃']],
+        // Longer than the worker's first Bind buffer (64 KiB), with characters of 2, 3 and 4 UTF-8 bytes.
+        [3, 1n, '2', true, `${'é☃🚀'.repeat(12_000)}end`, at, at, at, { long: 'x'.repeat(70_000) }, null, [], ['🚀']],
       ];
       for (const params of rows) await db.query(insert, params);
       const asText = await db.query('select typed::text as row from typed order by id');
       const parsed = await db.query('select * from typed order by id');
       return { asText: asText.rows, parsed: parsed.rows };
     });
-    expect((stored as { asText: unknown[] }).asText).toHaveLength(4);
+    expect((stored as { asText: unknown[] }).asText).toHaveLength(5);
   });
 
   it('fails as PGlite fails (parse, bind, execute and serializer errors), and the next statement runs', async () => {
