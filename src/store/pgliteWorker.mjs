@@ -2,6 +2,7 @@
 // CPU (WASM PostgreSQL) runs on another core than the HTTP server. Started by `createPGliteProxy`
 // (pgliteProxy.ts), which documents the protocol. Plain JavaScript on purpose: a worker is started by Node
 // itself, outside tsx's and vitest's loaders, so this file must run as it is.
+import { TextEncoder } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
 import { MemoryFS, parse, PGlite, protocol } from '@electric-sql/pglite';
 import { serializeError } from './pgliteErrors.mjs';
@@ -308,7 +309,9 @@ let bindView = new DataView(bindBuffer.buffer);
  */
 function bindMessage(statementName, values) {
   const isBinary = (value) => value instanceof ArrayBuffer || ArrayBuffer.isView(value);
-  values = values.map((value) => (value === null || typeof value === 'string' || isBinary(value) ? value : String(value)));
+  values = values.map((value) =>
+    value === null || typeof value === 'string' || isBinary(value) ? value : String(value),
+  );
   let capacity = 1 + 4 + 1 + statementName.length * 3 + 1 + 2 + 2 * values.length + 2 + 2;
   for (const value of values) {
     // A UTF-16 code unit takes at most 3 bytes of UTF-8 (a surrogate pair, two units, takes 4).
