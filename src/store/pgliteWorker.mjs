@@ -24,7 +24,8 @@ import { serializeError } from './pgliteErrors.mjs';
  * PostgreSQL's default a statement run five times may switch to one generic plan for all values. Forced custom
  * plans keep what the unnamed statements did before, and what the PostgreSQL path does: each execution planned
  * with its own values (a `status = $1` can still use a partial index on `status = 'waiting'`). The schema has
- * no PL/pgSQL functions, whose plans this setting would also reach.
+ * no PL/pgSQL functions, whose plans this setting would also reach. The one exception is an INSERT whose plan no
+ * value can change, which the worker runs under `force_generic_plan` (see `oneGenericPlan`).
  */
 const settings = [
   ...['-c', 'wal_init_zero=off'],
@@ -216,8 +217,10 @@ async function end(commit) {
   try {
     await current.finished;
   } catch (error) {
-    // Rolled back: statements prepared inside it may have been analysed against a schema change it undid.
+    // Rolled back: statements prepared inside it may have been analysed against a schema change it undid, and a
+    // plan mode set inside it is undone.
     forgetStatements();
+    planMode = undefined;
     if (error !== rolledBack) throw error;
   } finally {
     open = undefined;
@@ -254,12 +257,12 @@ function checkTransactionOpen() {
 async function query(sql, params, options, inTransaction) {
   if (inTransaction) {
     checkTransactionOpen();
-    return await pglite._runExclusiveQuery(() => runStatement(sql, params, options));
+    return await pglite._runExclusiveQuery(() => runStatement(sql, params, options, true));
   }
   await pglite._checkReady();
   return await pglite._runExclusiveTransaction(() =>
     pglite._runExclusiveQuery(async () => {
-      const result = await runStatement(sql, params, options);
+      const result = await runStatement(sql, params, options, false);
       if (!fsSyncIsNoop) await pglite.syncToFs();
       return result;
     }),
@@ -276,7 +279,35 @@ const describeExecuteSync = concat([serialize.describe({ type: 'P' }), serialize
  */
 const keepsStatements = new Set(['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'MERGE', 'ANALYZE', 'VACUUM']);
 
-async function runStatement(sql, params, options) {
+/**
+ * The session's `plan_cache_mode` as this worker last set it: `custom` (the start setting), `generic`, or undefined
+ * when a rollback may have undone a change.
+ */
+let planMode = 'custom';
+
+/**
+ * Whether a statement's one plan serves every value: an INSERT with no WHERE and no JOIN gives the planner nothing
+ * to choose by its parameters, which only reach the rows inserted (`values (…)`, or `select … from
+ * jsonb_populate_recordset($1)`). Planning such a statement again for each execution, as `force_custom_plan` does,
+ * was ~12% of the worker's time per quote at 1 client (a `perf` profile: the quote's insert is one statement of
+ * ~35 values); with `force_generic_plan` PostgreSQL plans it once per prepared statement (and again after a
+ * schema change or an ANALYZE, by itself).
+ */
+/** `SET plan_cache_mode` as Parse, Bind and Execute of the unnamed statement: no Sync, so no transaction of its own. */
+const setPlanMode = Object.fromEntries(
+  ['generic', 'custom'].map((mode) => [
+    mode,
+    concat([
+      serialize.parse({ text: `set plan_cache_mode = force_${mode}_plan` }),
+      serialize.bind({}),
+      serialize.execute({}),
+    ]),
+  ]),
+);
+
+const oneGenericPlan = (sql) => /^\s*insert\s+into\s/i.test(sql) && !/\b(where|join)\b/i.test(sql);
+
+async function runStatement(sql, params, options, inTransaction) {
   const statement = await prepare(sql, params, options);
   const { serializers } = pglite;
   // What `query()` does with the types it has just described.
@@ -285,13 +316,20 @@ async function runStatement(sql, params, options) {
     const serializeParam = serializers[statement.types[i]];
     return serializeParam ? serializeParam(param) : param.toString();
   });
+  // Only outside a transaction: a transaction's statements are few. A change is a SET in the same call and the
+  // same implicit transaction (so it is undone with the statement if that fails), and a run of quote inserts pays
+  // it once.
+  const mode = statement.generic && !inTransaction ? 'generic' : 'custom';
+  const setMode = mode === planMode ? [] : [setPlanMode[mode]];
   const messages = await exchange(
-    concat([...closeForgotten(), bindMessage(statement.name, values), describeExecuteSync]),
+    concat([...closeForgotten(), ...setMode, bindMessage(statement.name, values), describeExecuteSync]),
     sql,
     params,
     options,
   );
-  const result = parse.parseResults(messages, pglite.parsers, options)[0];
+  planMode = mode;
+  const results = parse.parseResults(messages, pglite.parsers, options);
+  const result = results[results.length - 1];
   if (!keepsStatements.has(result.command)) forgetStatements();
   return result;
 }
@@ -400,7 +438,7 @@ async function prepare(sql, params, options) {
     params,
     options,
   );
-  statement = { name, types: parse.parseDescribeStatementResults(messages) };
+  statement = { name, types: parse.parseDescribeStatementResults(messages), generic: oneGenericPlan(sql) };
   statements.set(key, statement);
   statementsText += key.length;
   for (const [oldKey, old] of statements) {

@@ -355,6 +355,64 @@ describe('the worker’s one-call statements give what PGlite’s query() gives'
     expect((await prepared()).count).toBe(7);
   });
 
+  it('plans an INSERT no value can change once, and every other statement with its own values, whatever came before', async () => {
+    await proxy.query('create table planned (id int primary key, status text not null)');
+    await proxy.query(`create index planned_waiting on planned (id) where status = 'waiting'`);
+    const insert = 'insert into planned (id, status) values ($1, $2)';
+    const select = 'select count(*)::int as n from planned where status = $1 and id > $2';
+    const insertInTransaction = 'insert into planned (status, id) values ($1, $2)';
+    const plans = async (db: Pick<PGliteProxy, 'query'> = proxy) =>
+      Object.fromEntries(
+        (
+          await db.query<{ statement: string; generic: number; custom: number }>(
+            'select statement, generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements',
+          )
+        ).rows.map(({ statement, ...counts }) => [statement, counts]),
+      );
+    let id = 0;
+    for (let i = 0; i < 6; i++) {
+      await proxy.query(insert, [++id, 'waiting']);
+      await proxy.query(select, ['waiting', 0]);
+    }
+    // A statement that fails after the mode changed for it: the change is undone with it, either way.
+    await proxy.query(insert, [++id, 'waiting']);
+    await expect(proxy.query(select, ['waiting', 'not a number'])).rejects.toMatchObject({ code: '22P02' });
+    await proxy.query(select, ['waiting', 0]);
+    await expect(proxy.query(insert, [1, 'waiting'])).rejects.toMatchObject({ code: '23505' });
+    await proxy.query(select, ['waiting', 0]);
+    expect(await plans()).toMatchObject({
+      [insert]: { generic: 8, custom: 0 },
+      [select]: { generic: 0, custom: 8 },
+    });
+    // Inside a transaction every statement is planned with its values; a rollback undoes what changed inside
+    // (and the worker prepares its statements again after one).
+    await proxy.query(insert, [++id, 'done']);
+    await proxy
+      .transaction(async (tx) => {
+        await tx.query(insertInTransaction, ['waiting', ++id]);
+        await tx.query(select, ['waiting', 0]);
+        expect(await plans(tx)).toMatchObject({
+          [insert]: { generic: 9, custom: 0 },
+          [insertInTransaction]: { generic: 0, custom: 1 },
+          [select]: { generic: 0, custom: 9 },
+        });
+        await tx.rollback();
+      })
+      .catch(() => undefined);
+    await proxy.query(select, ['waiting', 0]);
+    expect(await plans()).toMatchObject({ [select]: { generic: 0, custom: 1 } });
+    // Each plan of the select is its own: it takes the partial index only when its value lets it.
+    const explain = async (status: string) =>
+      (await proxy.query<{ 'QUERY PLAN': string }>(`explain ${select}`, [status, 0])).rows
+        .map((row) => row['QUERY PLAN'])
+        .join('\n');
+    await proxy.query(`set enable_seqscan = off`);
+    expect(await explain('waiting')).toContain('planned_waiting');
+    expect(await explain('done')).not.toContain('planned_waiting');
+    await proxy.query(`set enable_seqscan = on`);
+    expect((await proxy.query(select, ['waiting', 0])).rows).toEqual([{ n: 7 }]);
+  });
+
   it('keeps the transaction exclusive and aborted after an error inside it', async () => {
     await expectSame(async (db) => {
       await db.query('create table counted (id int primary key)');
