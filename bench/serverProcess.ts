@@ -71,6 +71,11 @@ export interface StartBenchServerOptions {
   nodeFlags?: string[];
   /** Names the run's own PostgreSQL schema (`bench_<name>_…`) when `DATABASE_URL` is set. Default `run`. */
   name?: string;
+  /**
+   * Sees each line of the server's output after it is ready (not the memory probe's answers) before it is
+   * forwarded; returning true keeps the line from being forwarded or counted as suppressed.
+   */
+  onLine?: (line: string) => boolean;
 }
 
 /**
@@ -126,7 +131,7 @@ export async function startBenchServer(options: StartBenchServerOptions = {}): P
     process.exit(1);
   });
   const memoryAnswers: Array<(memory: BenchServerMemory) => void> = [];
-  const output = forwardOutput(child, (memory) => memoryAnswers.shift()?.(memory));
+  const output = forwardOutput(child, (memory) => memoryAnswers.shift()?.(memory), options.onLine);
   const info = await output.ready;
   const stop = async () => {
     stopping = true;
@@ -163,12 +168,13 @@ export async function startBenchServer(options: StartBenchServerOptions = {}): P
 
 /**
  * Reads the child's stdout: `ready` resolves with the first line shaped like `BenchServerInfo`; answers of the
- * memory probe go to `onMemory`; other lines (gateway warnings) go to stderr, the first few of them, and the
- * rest are only counted.
+ * memory probe go to `onMemory`; other lines go to `onLine` once ready, and those it does not keep (gateway
+ * warnings) go to stderr, the first few of them, and the rest are only counted.
  */
 function forwardOutput(
   child: ChildProcess,
   onMemory: (memory: BenchServerMemory) => void,
+  onLine: ((line: string) => boolean) | undefined,
 ): { ready: Promise<BenchServerInfo>; readonly suppressed: number } {
   const state = { forwarded: 0, suppressed: 0 };
   const ready = new Promise<BenchServerInfo>((resolve, reject) => {
@@ -187,6 +193,7 @@ function forwardOutput(
       }
       const memory = isReady ? parseMemoryAnswer(line) : null;
       if (memory) return onMemory(memory);
+      if (isReady && onLine?.(line) === true) return;
       if (state.forwarded >= MAX_FORWARDED_LINES) return void state.suppressed++;
       state.forwarded++;
       const shown = line.length > MAX_FORWARDED_CHARS ? `${line.slice(0, MAX_FORWARDED_CHARS)}…` : line;

@@ -399,7 +399,59 @@ interface Sample {
   databaseMiB: number | null;
   open: number;
   deposits: number;
+  /** The gateway's table maintenance runs (PGlite: `VACUUM`, `ANALYZE`) that ended in this window. */
+  maintenance: MaintenanceRun[];
 }
+
+/** A `VACUUM` or `ANALYZE` pass of the gateway's table maintenance on PGlite, from its info log line. */
+interface MaintenanceRun {
+  kind: 'analyze' | 'vacuum';
+  tables: string[];
+  /** Its statements' own time; `waitedMs` is what it spent waiting for a quiet moment first. */
+  ms: number;
+  waitedMs: number;
+}
+
+const MAINTENANCE_MESSAGES: Record<string, MaintenanceRun['kind']> = {
+  'analyzed the tables whose rows changed': 'analyze',
+  'vacuumed the tables with dead rows': 'vacuum',
+};
+
+/**
+ * Collects the maintenance runs from the gateway's log (it runs at `info` for the soak) and keeps every other line
+ * below `warn` from being forwarded: warnings and errors still reach the terminal as before.
+ */
+function maintenanceLog(): { onLine: (line: string) => boolean; take: () => MaintenanceRun[] } {
+  let runs: MaintenanceRun[] = [];
+  return {
+    onLine(line) {
+      let entry: { level?: unknown; msg?: unknown; tables?: unknown; ms?: unknown; waitedMs?: unknown };
+      try {
+        entry = JSON.parse(line) as typeof entry;
+      } catch {
+        return false;
+      }
+      const kind = typeof entry.msg === 'string' ? MAINTENANCE_MESSAGES[entry.msg] : undefined;
+      if (kind !== undefined) {
+        runs.push({
+          kind,
+          tables: Array.isArray(entry.tables) ? entry.tables.map(String) : [],
+          ms: Number(entry.ms),
+          waitedMs: Number(entry.waitedMs),
+        });
+      }
+      return typeof entry.level === 'number' && entry.level < 40;
+    },
+    take() {
+      const taken = runs;
+      runs = [];
+      return taken;
+    },
+  };
+}
+
+const maintenanceCell = (runs: MaintenanceRun[]): string =>
+  runs.length === 0 ? '—' : runs.map((run) => `${run.kind === 'analyze' ? 'A' : 'V'} ${fixed(run.ms, 0)}`).join(', ');
 
 /**
  * How fast the level of `lows` (per-minute lows, `[minute, MiB]`) rose at the end: the median of the last third's
@@ -457,6 +509,7 @@ function samplesTable(samples: Sample[]): string {
       'db MiB',
       'open subs',
       'deposits',
+      'maintenance ms',
     ],
     samples.map((sample, i) => {
       const previous = samples[i - 1];
@@ -475,6 +528,7 @@ function samplesTable(samples: Sample[]): string {
         sample.databaseMiB === null ? 'n/a' : fixed(sample.databaseMiB, 0),
         String(sample.open),
         String(sample.deposits),
+        maintenanceCell(sample.maintenance),
       ];
     }),
   );
@@ -503,9 +557,13 @@ async function main(): Promise<number> {
   const receiver = await startWebhookReceiver();
   const dataDir = process.env.DATABASE_URL ? null : mkdtempSync(join(tmpdir(), 'gateway-soak-'));
   console.error('Starting the devnet and the gateway in a child process...');
+  const maintenance = maintenanceLog();
   const server = await startBenchServer({
     name: 'soak',
+    onLine: maintenance.onLine,
     env: {
+      // For the table maintenance's lines (see `maintenanceLog`); other info lines are dropped.
+      GATEWAY_LOG_LEVEL: process.env.GATEWAY_LOG_LEVEL ?? 'info',
       GATEWAY_ADMIN_TOKEN: adminToken,
       GATEWAY_WEBHOOKS_ALLOW_PRIVATE: 'true',
       // Every subscriber connects from this one address: the per-address cap (default 50) must hold them all.
@@ -549,6 +607,7 @@ Soak benchmark
 `);
 
     window0(context.window);
+    maintenance.take();
     const startedAt = performance.now();
     const endAt = startedAt + options.minutes * 60_000;
     const quotes = startQuoteLoad(server.info.url, user, rate, context.window);
@@ -573,10 +632,11 @@ Soak benchmark
         databaseMiB: database.mib,
         open: context.open.length,
         deposits: context.followed.filter((entry) => entry.done).length,
+        maintenance: maintenance.take(),
       };
       samples.push(sample);
       console.error(
-        `  ${fixed(sample.atSeconds, 0)} s: RSS ${fixed(sample.rssMiB, 0)} MiB, heap ${fixed(sample.heapMiB, 0)} MiB, lag p99 ${fixed(sample.lagP99Ms, 1)} ms, quote p99 ${fixed(sample.routes.get(ROUTES.quote)?.p99 ?? NaN, 1)} ms, ${sample.open} subscribers open, ${sample.deposits} deposits done`,
+        `  ${fixed(sample.atSeconds, 0)} s: RSS ${fixed(sample.rssMiB, 0)} MiB, heap ${fixed(sample.heapMiB, 0)} MiB, lag p99 ${fixed(sample.lagP99Ms, 1)} ms, quote p99 ${fixed(sample.routes.get(ROUTES.quote)?.p99 ?? NaN, 1)} ms, ${sample.open} subscribers open, ${sample.deposits} deposits done${sample.maintenance.length === 0 ? '' : `, maintenance ${maintenanceCell(sample.maintenance)} ms`}`,
       );
     }
     clearInterval(depositTimer);
@@ -616,7 +676,7 @@ function report(
 ): number {
   console.log(`${samplesTable(samples)}\n`);
   console.log(
-    'RSS is the whole gateway process (with PGlite, its worker included); heap is V8 heap used, no forced collection; lag is the event-loop delay p99/max over the window (prom-client); route columns are p99 ms over the window.\n',
+    "RSS is the whole gateway process (with PGlite, its worker included); heap is V8 heap used, no forced collection; lag is the event-loop delay p99/max over the window (prom-client); route columns are p99 ms over the window; maintenance is each table maintenance pass that ended in the window (PGlite only: A = ANALYZE, V = VACUUM), its statements' ms (they hold every other statement while they run).\n",
   );
   const problems = context.window.errors;
   for (const entry of context.followed)
