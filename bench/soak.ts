@@ -403,9 +403,9 @@ interface Sample {
   maintenance: MaintenanceRun[];
 }
 
-/** A `VACUUM` or `ANALYZE` pass of the gateway's table maintenance on PGlite, from its info log line. */
+/** A `VACUUM` or `ANALYZE` pass of the gateway's table maintenance on PGlite, or a checkpoint, from its info log line. */
 interface MaintenanceRun {
-  kind: 'analyze' | 'vacuum';
+  kind: 'analyze' | 'vacuum' | 'checkpoint';
   tables: string[];
   /** Its statements' own time; `waitedMs` is what it spent waiting for a quiet moment first. */
   ms: number;
@@ -415,6 +415,7 @@ interface MaintenanceRun {
 const MAINTENANCE_MESSAGES: Record<string, MaintenanceRun['kind']> = {
   'analyzed the tables whose rows changed': 'analyze',
   'vacuumed the tables with dead rows': 'vacuum',
+  'PGlite checkpoint (it held every statement meanwhile)': 'checkpoint',
 };
 
 /**
@@ -450,8 +451,10 @@ function maintenanceLog(): { onLine: (line: string) => boolean; take: () => Main
   };
 }
 
+const MAINTENANCE_LETTERS: Record<MaintenanceRun['kind'], string> = { analyze: 'A', vacuum: 'V', checkpoint: 'C' };
+
 const maintenanceCell = (runs: MaintenanceRun[]): string =>
-  runs.length === 0 ? '—' : runs.map((run) => `${run.kind === 'analyze' ? 'A' : 'V'} ${fixed(run.ms, 0)}`).join(', ');
+  runs.length === 0 ? '—' : runs.map((run) => `${MAINTENANCE_LETTERS[run.kind]} ${fixed(run.ms, 0)}`).join(', ');
 
 /**
  * How fast the level of `lows` (per-minute lows, `[minute, MiB]`) rose at the end: the median of the last third's
@@ -676,7 +679,7 @@ function report(
 ): number {
   console.log(`${samplesTable(samples)}\n`);
   console.log(
-    "RSS is the whole gateway process (with PGlite, its worker included); heap is V8 heap used, no forced collection; lag is the event-loop delay p99/max over the window (prom-client); route columns are p99 ms over the window; maintenance is each table maintenance pass that ended in the window (PGlite only: A = ANALYZE, V = VACUUM), its statements' ms (they hold every other statement while they run).\n",
+    "RSS is the whole gateway process (with PGlite, its worker included); heap is V8 heap used, no forced collection; lag is the event-loop delay p99/max over the window (prom-client); route columns are p99 ms over the window; maintenance is each table maintenance pass that ended in the window (PGlite only: A = ANALYZE, V = VACUUM, C = checkpoint), its statements' ms (they hold every other statement while they run).\n",
   );
   const problems = context.window.errors;
   for (const entry of context.followed)

@@ -97,6 +97,11 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     dataDir: config.dataDir,
     schema: config.databaseSchema,
     ...(config.pgliteSharedBuffers === undefined ? {} : { pgliteSharedBuffers: config.pgliteSharedBuffers }),
+    onPGliteCheckpoint: ({ ms, reason, walBytes }) =>
+      logger.info(
+        { ms: Math.round(ms), reason, walMiB: Math.round(walBytes / 2 ** 20) },
+        'PGlite checkpoint (it held every statement meanwhile)',
+      ),
   });
   try {
     await database.migrate();

@@ -3,7 +3,7 @@ import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, sql } from 'kyse
 import { Migrator, NO_MIGRATIONS, type MigrationResultSet } from 'kysely/migration';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
-import { createPGliteProxy } from './pgliteProxy.js';
+import { createPGliteProxy, type PGliteCheckpoint } from './pgliteProxy.js';
 import type { Tables } from './tables.js';
 
 export interface CreateDatabaseOptions {
@@ -20,6 +20,8 @@ export interface CreateDatabaseOptions {
   schema?: string;
   /** Called when an idle pooled PostgreSQL connection fails; the pool drops it and reconnects on demand. */
   onPoolError?: (error: Error) => void;
+  /** PGlite only: called after each checkpoint of its worker, which holds every statement while it runs. */
+  onPGliteCheckpoint?: (checkpoint: PGliteCheckpoint) => void;
 }
 
 export interface Database {
@@ -93,6 +95,7 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
     const pglite = await createPGliteProxy({
       ...(dataDir === undefined ? {} : { dataDir }),
       ...(options.pgliteSharedBuffers === undefined ? {} : { sharedBuffers: options.pgliteSharedBuffers }),
+      ...(options.onPGliteCheckpoint === undefined ? {} : { onCheckpoint: options.onPGliteCheckpoint }),
     });
     listen = (channel, onNotification) => pglite.listen(channel, onNotification);
     quietForMs = () => pglite.quietForMs();

@@ -37,6 +37,15 @@ export interface PGliteProxy extends KyselyPGlite {
   quietForMs(): number;
 }
 
+/** One checkpoint of the worker: how long it held the database, why it ran, and the WAL it covered. */
+export interface PGliteCheckpoint {
+  ms: number;
+  /** `wal`: half of `max_wal_size` written since the last one; `time`: `checkpoint_timeout` passed with writes. */
+  reason: 'wal' | 'time';
+  /** WAL bytes written since the previous checkpoint's redo point. */
+  walBytes: number;
+}
+
 export interface CreatePGliteProxyOptions {
   /** Keep the data in this directory. Without it, PGlite runs in memory. */
   dataDir?: string;
@@ -50,6 +59,8 @@ export interface CreatePGliteProxyOptions {
    * and age that trigger one. Defaults: every 5 s, half of `max_wal_size`, `checkpoint_timeout`. Tests shorten them.
    */
   checkpoint?: { pollMs?: number; walBytes?: number; intervalMs?: number };
+  /** Called after each of the worker's checkpoints (for the server's log: they hold every statement meanwhile). */
+  onCheckpoint?: (checkpoint: PGliteCheckpoint) => void;
   /**
    * PostgreSQL's `shared_buffers` (a size such as `64MB`); default 16 MB, kept small because the pool lives in the
    * worker's WASM heap (see `pgliteWorker.mjs`). A database larger than the pool reads and writes its index pages
@@ -83,7 +94,9 @@ type Reply =
   | { id: number; ok: true; result?: unknown }
   | { id: number; ok: false; error: SerializedError }
   /** A notification (id -1), not an answer. */
-  | { id: -1; channel: string; payload: string };
+  | { id: -1; channel: string; payload: string }
+  /** A checkpoint the worker ran (id -2), not an answer. */
+  | { id: -2; checkpoint: PGliteCheckpoint };
 
 type Request =
   | { op: 'query'; sql: string; params: unknown[]; options: PGliteQueryOptions | undefined; tx: boolean }
@@ -139,6 +152,7 @@ export async function createPGliteProxy(options: CreatePGliteProxyOptions = {}):
   const listeners = new Map<string, Set<(payload: string) => void>>();
 
   worker.on('message', (reply: Reply) => {
+    if ('checkpoint' in reply) return void options.onCheckpoint?.(reply.checkpoint);
     if ('channel' in reply) {
       for (const listener of listeners.get(reply.channel) ?? []) listener(reply.payload);
       return;

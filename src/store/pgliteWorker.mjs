@@ -2,6 +2,7 @@
 // CPU (WASM PostgreSQL) runs on another core than the HTTP server. Started by `createPGliteProxy`
 // (pgliteProxy.ts), which documents the protocol. Plain JavaScript on purpose: a worker is started by Node
 // itself, outside tsx's and vitest's loaders, so this file must run as it is.
+import { performance } from 'node:perf_hooks';
 import { TextEncoder } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
 import { MemoryFS, parse, PGlite, protocol } from '@electric-sql/pglite';
@@ -104,8 +105,13 @@ async function checkpointIfDue(walBytes, intervalMs) {
   const { sinceRedo, sinceRecord, ageMs, walLimit, timeLimit } = rows[0];
   // The checkpoint record itself follows the redo point: only WAL beyond it is new work.
   const wroteSince = sinceRecord > CHECKPOINT_RECORD_SLACK;
-  if (sinceRedo >= (walBytes ?? walLimit) || (wroteSince && ageMs >= (intervalMs ?? timeLimit)))
-    await pglite.exec('checkpoint');
+  const byVolume = sinceRedo >= (walBytes ?? walLimit);
+  if (!byVolume && !(wroteSince && ageMs >= (intervalMs ?? timeLimit))) return;
+  const started = performance.now();
+  await pglite.exec('checkpoint');
+  // Reported as PostgreSQL's `log_checkpoints` does (on by default): it held every statement for `ms`.
+  const checkpoint = { ms: performance.now() - started, walBytes: sinceRedo, reason: byVolume ? 'wal' : 'time' };
+  parentPort.postMessage({ id: -2, checkpoint });
 }
 
 /** Bytes of WAL after a checkpoint record that still count as "nothing written since" (its own record). */

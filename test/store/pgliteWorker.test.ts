@@ -12,6 +12,7 @@ import {
   createPGliteProxy,
   PGliteWorkerError,
   type CreatePGliteProxyOptions,
+  type PGliteCheckpoint,
   type PGliteProxy,
 } from '../../src/store/pgliteProxy.js';
 import { insertRequest } from '../../src/store/requests.repository.js';
@@ -607,11 +608,15 @@ describe('PGlite checkpoints (single-user PostgreSQL has no checkpointer of its 
   async function open(
     name: string | null,
     checkpoint: CreatePGliteProxyOptions['checkpoint'],
-  ): Promise<{ proxy: PGliteProxy; dataDir: string }> {
+  ): Promise<{ proxy: PGliteProxy; dataDir: string; reported: PGliteCheckpoint[] }> {
     const dataDir = join(scratch(), name ?? 'unused');
-    const proxy = await createPGliteProxy(name === null ? { checkpoint } : { dataDir, checkpoint });
+    const reported: PGliteCheckpoint[] = [];
+    const onCheckpoint = (done: PGliteCheckpoint) => reported.push(done);
+    const proxy = await createPGliteProxy(
+      name === null ? { checkpoint, onCheckpoint } : { dataDir, checkpoint, onCheckpoint },
+    );
     await proxy.query('create table filler (id serial primary key, v text not null)');
-    return { proxy, dataDir };
+    return { proxy, dataDir, reported };
   }
 
   async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
@@ -623,13 +628,21 @@ describe('PGlite checkpoints (single-user PostgreSQL has no checkpointer of its 
   }
 
   it('checkpoints once the WAL since the last checkpoint reaches the limit, and the older segments go', async () => {
-    const { proxy, dataDir } = await open('volume', { pollMs: 20, walBytes: 4 * 1024 * 1024, intervalMs: 3_600_000 });
+    const { proxy, dataDir, reported } = await open('volume', {
+      pollMs: 20,
+      walBytes: 4 * 1024 * 1024,
+      intervalMs: 3_600_000,
+    });
     try {
       const before = await position(proxy);
       expect(await writeWal(proxy, 10_000)).toBeGreaterThan(16 * 1024 * 1024);
       await waitFor(async () => (await position(proxy)).checkpointLsn !== before.checkpointLsn, 'a checkpoint');
       const after = await position(proxy);
       expect(after.sinceRedo).toBeLessThan(4 * 1024 * 1024);
+      // Each is reported, for the server's log: why it ran, the WAL it covered, how long it held the database.
+      await waitFor(async () => reported.length > 0, 'the checkpoint reported');
+      expect(reported[0]).toEqual({ reason: 'wal', walBytes: expect.any(Number), ms: expect.any(Number) });
+      expect(reported[0]!.walBytes).toBeGreaterThanOrEqual(4 * 1024 * 1024);
       // The segment the old redo point was in is recycled or removed: pg_wal no longer keeps everything.
       expect(after.redoFile).not.toBe(before.redoFile);
       expect(await readdir(join(dataDir, 'pg_wal'))).not.toContain(before.redoFile);
@@ -639,12 +652,14 @@ describe('PGlite checkpoints (single-user PostgreSQL has no checkpointer of its 
   });
 
   it('checkpoints after the interval when something was written, and never for an idle database (in memory too)', async () => {
-    const { proxy } = await open(null, { pollMs: 20, walBytes: 2 ** 40, intervalMs: 300 });
+    const { proxy, reported } = await open(null, { pollMs: 20, walBytes: 2 ** 40, intervalMs: 300 });
     try {
       // The position is read before the write: the checkpoint may follow the write within one 20 ms poll.
       const before = await position(proxy);
       await writeWal(proxy, 20);
       await waitFor(async () => (await position(proxy)).checkpointLsn !== before.checkpointLsn, 'a timed checkpoint');
+      await waitFor(async () => reported.length > 0, 'the checkpoint reported');
+      expect(reported[0]).toMatchObject({ reason: 'time' });
       // On a loaded machine the writes can outlast the interval, so a first checkpoint may come between them and a
       // second for the writes after it: idle is from one interval and a few polls after the last write.
       await sleep(400);
