@@ -292,8 +292,8 @@ const keepsStatements = new Set(['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'MERGE'
 let planMode = 'custom';
 
 /**
- * Whether a statement's one plan serves every value: an INSERT with no WHERE and no JOIN gives the planner nothing
- * to choose by its parameters, which only reach the rows inserted (`values (…)`, or `select … from
+ * Whether a statement's one plan serves every value: an INSERT with no WHERE, JOIN, ORDER or LIMIT gives the planner
+ * nothing to choose by its parameters, which only reach the rows inserted (`values (…)`, or `select … from
  * jsonb_populate_recordset($1)`). Planning such a statement again for each execution, as `force_custom_plan` does,
  * was ~12% of the worker's time per quote at 1 client (a `perf` profile: the quote's insert is one statement of
  * ~35 values); with `force_generic_plan` PostgreSQL plans it once per prepared statement (and again after a
@@ -311,7 +311,7 @@ const setPlanMode = Object.fromEntries(
   ]),
 );
 
-const oneGenericPlan = (sql) => /^\s*insert\s+into\s/i.test(sql) && !/\b(where|join)\b/i.test(sql);
+const oneGenericPlan = (sql) => /^\s*insert\s+into\s/i.test(sql) && !/\b(where|join|order|limit)\b/i.test(sql);
 
 async function runStatement(sql, params, options, inTransaction) {
   const statement = await prepare(sql, params, options);
@@ -341,6 +341,8 @@ async function runStatement(sql, params, options, inTransaction) {
 }
 
 const textEncoder = new TextEncoder();
+/** The largest Bind buffer kept between statements. */
+const BIND_BUFFER_KEPT = 1024 * 1024;
 let bindBuffer = new Uint8Array(64 * 1024);
 let bindView = new DataView(bindBuffer.buffer);
 
@@ -361,12 +363,13 @@ function bindMessage(statementName, values) {
     // A UTF-16 code unit takes at most 3 bytes of UTF-8 (a surrogate pair, two units, takes 4).
     capacity += 4 + (value === null ? 0 : typeof value === 'string' ? value.length * 3 : value.byteLength);
   }
-  if (bindBuffer.length < capacity) {
+  if (bindBuffer.length < capacity && capacity <= BIND_BUFFER_KEPT) {
     bindBuffer = new Uint8Array(Math.max(capacity, bindBuffer.length * 2));
     bindView = new DataView(bindBuffer.buffer);
   }
-  const buffer = bindBuffer;
-  const view = bindView;
+  // A larger message (long calls in a quote) gets a buffer of its own, not kept.
+  const buffer = capacity <= bindBuffer.length ? bindBuffer : new Uint8Array(capacity);
+  const view = buffer === bindBuffer ? bindView : new DataView(buffer.buffer);
   let at = 5;
   buffer[at++] = 0; // the unnamed portal
   at += textEncoder.encodeInto(statementName, buffer.subarray(at)).written;

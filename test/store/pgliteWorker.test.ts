@@ -15,7 +15,7 @@ import {
   type PGliteCheckpoint,
   type PGliteProxy,
 } from '../../src/store/pgliteProxy.js';
-import { insertRequest } from '../../src/store/requests.repository.js';
+import { insertRequest, insertRequests } from '../../src/store/requests.repository.js';
 import type { Tables } from '../../src/store/tables.js';
 import { newRequest } from './requestFixture.js';
 
@@ -280,8 +280,9 @@ describe('the worker’s one-call statements give what PGlite’s query() gives'
           [],
         ],
         [2, 0n, '-0.5', false, at, at, at, at, '"a JSON string"', new Uint8Array([7]), null, ['é ☃']],
-        // Longer than the worker's first Bind buffer (64 KiB), with characters of 2, 3 and 4 UTF-8 bytes.
-        [3, 1n, '2', true, `${'é☃🚀'.repeat(12_000)}end`, at, at, at, { long: 'x'.repeat(70_000) }, null, [], ['🚀']],
+        // Longer than the worker's first Bind buffer (64 KiB) and than the largest it keeps (1 MiB, at three bytes a
+        // character reserved), with characters of 2, 3 and 4 UTF-8 bytes.
+        [3, 1n, '2', true, `${'é☃🚀'.repeat(12_000)}end`, at, at, at, { long: 'x'.repeat(400_000) }, null, [], ['🚀']],
       ];
       for (const params of rows) await db.query(insert, params);
       const asText = await db.query('select typed::text as row from typed order by id');
@@ -454,6 +455,20 @@ describe('createDatabase on PGlite (kysely through the worker)', () => {
       (e: unknown) => e,
     );
     expect(isUniqueViolation(error, 'requests_pkey')).toBe(true);
+  });
+
+  it('plans the quote’s insert once, one row or a batch (values or one jsonb document)', async () => {
+    for (let i = 0; i < 3; i++) await insertRequests(database.db, [newRequest()]);
+    for (let i = 0; i < 3; i++)
+      await insertRequests(
+        database.db,
+        Array.from({ length: 12 }, () => newRequest()),
+      );
+    const { rows } = await sql<{ statement: string; generic: number; custom: number }>`
+      select statement, generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements
+      where statement like 'insert into requests %'`.execute(database.db);
+    expect(rows.map((row) => row.statement.includes('jsonb_populate_recordset')).sort()).toEqual([false, true]);
+    for (const row of rows) expect(row).toMatchObject({ generic: 3, custom: 0 });
   });
 
   it('serialises a kysely transaction with other queries, and rolls back on error', async () => {
