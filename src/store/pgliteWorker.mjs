@@ -292,6 +292,27 @@ const keepsStatements = new Set(['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'MERGE'
 let planMode = 'custom';
 
 /**
+ * `SET plan_cache_mode` as Parse, Bind and Execute of the unnamed statement, sent in front of the statement that
+ * needs it. To `generic` (an INSERT) without a Sync: the SET is in the INSERT's implicit transaction, so if the
+ * INSERT fails the SET is undone with it, and the session is never left generic unknown to `planMode`. To `custom`
+ * with its own Sync, a transaction of its own: the statement after it may be one that runs only as the first of its
+ * implicit transaction (`VACUUM`); if that statement fails the session stays custom, which is always safe.
+ */
+const setPlanMode = {
+  generic: concat([
+    serialize.parse({ text: 'set plan_cache_mode = force_generic_plan' }),
+    serialize.bind({}),
+    serialize.execute({}),
+  ]),
+  custom: concat([
+    serialize.parse({ text: 'set plan_cache_mode = force_custom_plan' }),
+    serialize.bind({}),
+    serialize.execute({}),
+    serialize.sync(),
+  ]),
+};
+
+/**
  * Whether a statement's one plan serves every value: an INSERT with no WHERE, JOIN, ORDER or LIMIT gives the planner
  * nothing to choose by its parameters, which only reach the rows inserted (`values (…)`, or `select … from
  * jsonb_populate_recordset($1)`). Planning such a statement again for each execution, as `force_custom_plan` does,
@@ -299,18 +320,6 @@ let planMode = 'custom';
  * ~35 values); with `force_generic_plan` PostgreSQL plans it once per prepared statement (and again after a
  * schema change or an ANALYZE, by itself).
  */
-/** `SET plan_cache_mode` as Parse, Bind and Execute of the unnamed statement: no Sync, so no transaction of its own. */
-const setPlanMode = Object.fromEntries(
-  ['generic', 'custom'].map((mode) => [
-    mode,
-    concat([
-      serialize.parse({ text: `set plan_cache_mode = force_${mode}_plan` }),
-      serialize.bind({}),
-      serialize.execute({}),
-    ]),
-  ]),
-);
-
 const oneGenericPlan = (sql) => /^\s*insert\s+into\s/i.test(sql) && !/\b(where|join|order|limit)\b/i.test(sql);
 
 async function runStatement(sql, params, options, inTransaction) {
@@ -322,17 +331,24 @@ async function runStatement(sql, params, options, inTransaction) {
     const serializeParam = serializers[statement.types[i]];
     return serializeParam ? serializeParam(param) : param.toString();
   });
-  // Only outside a transaction: a transaction's statements are few. A change is a SET in the same call and the
-  // same implicit transaction (so it is undone with the statement if that fails), and a run of quote inserts pays
-  // it once.
+  // Generic only outside a transaction: a transaction's statements are few. A change is a SET in the same call
+  // (see `setPlanMode`), and a run of quote inserts pays it once.
   const mode = statement.generic && !inTransaction ? 'generic' : 'custom';
   const setMode = mode === planMode ? [] : [setPlanMode[mode]];
-  const messages = await exchange(
-    concat([...closeForgotten(), ...setMode, bindMessage(statement.name, values), describeExecuteSync]),
-    sql,
-    params,
-    options,
-  );
+  let messages;
+  try {
+    messages = await exchange(
+      concat([...closeForgotten(), ...setMode, bindMessage(statement.name, values), describeExecuteSync]),
+      sql,
+      params,
+      options,
+    );
+  } catch (error) {
+    // The switch to custom was a transaction of its own, done even though the statement failed (inside an
+    // explicit transaction it lasts only if that commits: set it again).
+    if (setMode.length > 0 && mode === 'custom') planMode = inTransaction ? undefined : 'custom';
+    throw error;
+  }
   planMode = mode;
   const results = parse.parseResults(messages, pglite.parsers, options);
   const result = results[results.length - 1];

@@ -376,14 +376,16 @@ describe('the worker’s one-call statements give what PGlite’s query() gives'
       await proxy.query(insert, [++id, 'waiting']);
       await proxy.query(select, ['waiting', 0]);
     }
-    // A statement that fails after the mode changed for it: the change is undone with it, either way.
+    // A statement that fails after the mode changed for it: the switch to generic is undone with the insert, the
+    // switch to custom holds (a transaction of its own), and the worker knows which.
     await proxy.query(insert, [++id, 'waiting']);
     await expect(proxy.query(select, ['waiting', 'not a number'])).rejects.toMatchObject({ code: '22P02' });
+    await proxy.query(insert, [++id, 'waiting']);
     await proxy.query(select, ['waiting', 0]);
     await expect(proxy.query(insert, [1, 'waiting'])).rejects.toMatchObject({ code: '23505' });
     await proxy.query(select, ['waiting', 0]);
     expect(await plans()).toMatchObject({
-      [insert]: { generic: 8, custom: 0 },
+      [insert]: { generic: 9, custom: 0 },
       [select]: { generic: 0, custom: 8 },
     });
     // Inside a transaction every statement is planned with its values; a rollback undoes what changed inside
@@ -394,7 +396,7 @@ describe('the worker’s one-call statements give what PGlite’s query() gives'
         await tx.query(insertInTransaction, ['waiting', ++id]);
         await tx.query(select, ['waiting', 0]);
         expect(await plans(tx)).toMatchObject({
-          [insert]: { generic: 9, custom: 0 },
+          [insert]: { generic: 10, custom: 0 },
           [insertInTransaction]: { generic: 0, custom: 1 },
           [select]: { generic: 0, custom: 9 },
         });
@@ -412,7 +414,13 @@ describe('the worker’s one-call statements give what PGlite’s query() gives'
     expect(await explain('waiting')).toContain('planned_waiting');
     expect(await explain('done')).not.toContain('planned_waiting');
     await proxy.query(`set enable_seqscan = on`);
-    expect((await proxy.query(select, ['waiting', 0])).rows).toEqual([{ n: 7 }]);
+    expect((await proxy.query(select, ['waiting', 0])).rows).toEqual([{ n: 8 }]);
+    // What cannot run after another statement of its implicit transaction (a VACUUM) still runs after the insert.
+    await proxy.query(insert, [++id, 'done']);
+    await proxy.query('vacuum planned');
+    await proxy.query(insert, [++id, 'done']);
+    await proxy.query('analyze planned');
+    expect(await plans()).toMatchObject({ [insert]: { generic: 2, custom: 0 } });
   });
 
   it('keeps the transaction exclusive and aborted after an error inside it', async () => {
