@@ -399,17 +399,15 @@ interface Sample {
   databaseMiB: number | null;
   open: number;
   deposits: number;
-  /** The gateway's table maintenance runs (PGlite: `VACUUM`, `ANALYZE`) that ended in this window. */
+  /** What held every statement on PGlite and ended in this window: table maintenance passes and checkpoints. */
   maintenance: MaintenanceRun[];
 }
 
 /** A `VACUUM` or `ANALYZE` pass of the gateway's table maintenance on PGlite, or a checkpoint, from its info log line. */
 interface MaintenanceRun {
   kind: 'analyze' | 'vacuum' | 'checkpoint';
-  tables: string[];
-  /** Its statements' own time; `waitedMs` is what it spent waiting for a quiet moment first. */
+  /** How long its statements held the database (not the wait for a quiet moment before them). */
   ms: number;
-  waitedMs: number;
 }
 
 const MAINTENANCE_MESSAGES: Record<string, MaintenanceRun['kind']> = {
@@ -419,28 +417,21 @@ const MAINTENANCE_MESSAGES: Record<string, MaintenanceRun['kind']> = {
 };
 
 /**
- * Collects the maintenance runs from the gateway's log (it runs at `info` for the soak) and keeps every other line
- * below `warn` from being forwarded: warnings and errors still reach the terminal as before.
+ * Collects the maintenance runs and checkpoints from the gateway's log (it runs at `info` for the soak) and keeps
+ * every other line below `warn` from being forwarded: warnings and errors still reach the terminal as before.
  */
 function maintenanceLog(): { onLine: (line: string) => boolean; take: () => MaintenanceRun[] } {
   let runs: MaintenanceRun[] = [];
   return {
     onLine(line) {
-      let entry: { level?: unknown; msg?: unknown; tables?: unknown; ms?: unknown; waitedMs?: unknown };
+      let entry: { level?: unknown; msg?: unknown; ms?: unknown };
       try {
         entry = JSON.parse(line) as typeof entry;
       } catch {
         return false;
       }
       const kind = typeof entry.msg === 'string' ? MAINTENANCE_MESSAGES[entry.msg] : undefined;
-      if (kind !== undefined) {
-        runs.push({
-          kind,
-          tables: Array.isArray(entry.tables) ? entry.tables.map(String) : [],
-          ms: Number(entry.ms),
-          waitedMs: Number(entry.waitedMs),
-        });
-      }
+      if (kind !== undefined) runs.push({ kind, ms: Number(entry.ms) });
       return typeof entry.level === 'number' && entry.level < 40;
     },
     take() {
@@ -565,7 +556,7 @@ async function main(): Promise<number> {
     name: 'soak',
     onLine: maintenance.onLine,
     env: {
-      // For the table maintenance's lines (see `maintenanceLog`); other info lines are dropped.
+      // For the table maintenance's and checkpoints' lines (see `maintenanceLog`); other info lines are dropped.
       GATEWAY_LOG_LEVEL: process.env.GATEWAY_LOG_LEVEL ?? 'info',
       GATEWAY_ADMIN_TOKEN: adminToken,
       GATEWAY_WEBHOOKS_ALLOW_PRIVATE: 'true',
