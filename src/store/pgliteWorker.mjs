@@ -357,6 +357,7 @@ async function runStatement(sql, params, options, inTransaction) {
 }
 
 const textEncoder = new TextEncoder();
+const isBinary = (value) => value instanceof ArrayBuffer || ArrayBuffer.isView(value);
 /** The largest Bind buffer kept between statements. */
 const BIND_BUFFER_KEPT = 1024 * 1024;
 let bindBuffer = new Uint8Array(64 * 1024);
@@ -370,7 +371,6 @@ let bindView = new DataView(bindBuffer.buffer);
  * A string's length is the UTF-8 that `encodeInto` wrote. The view returned is valid until the next call.
  */
 function bindMessage(statementName, values) {
-  const isBinary = (value) => value instanceof ArrayBuffer || ArrayBuffer.isView(value);
   values = values.map((value) =>
     value === null || typeof value === 'string' || isBinary(value) ? value : String(value),
   );
