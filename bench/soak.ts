@@ -41,6 +41,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { parseEther, zeroAddress, type Address } from 'viem';
 import type { DevnetChain } from '../src/chain/devnet.js';
+import { PGLITE_HOLD_MESSAGES } from '../src/server/tableMaintenance.js';
 import { machineDescription, positiveInteger, positiveNumber, runBench, UsageError } from './cli.js';
 import { createDepositWallet, quoteDeposit, sendDeposit, type DepositWallet } from './fillRequest.js';
 import { percentile, runLoad, send, type BenchRequest } from './load.js';
@@ -405,16 +406,14 @@ interface Sample {
 
 /** A `VACUUM` or `ANALYZE` pass of the gateway's table maintenance on PGlite, or a checkpoint, from its info log line. */
 interface MaintenanceRun {
-  kind: 'analyze' | 'vacuum' | 'checkpoint';
+  kind: keyof typeof PGLITE_HOLD_MESSAGES;
   /** How long its statements held the database (not the wait for a quiet moment before them). */
   ms: number;
 }
 
-const MAINTENANCE_MESSAGES: Record<string, MaintenanceRun['kind']> = {
-  'analyzed the tables whose rows changed': 'analyze',
-  'vacuumed the tables with dead rows': 'vacuum',
-  'PGlite checkpoint (it held every statement meanwhile)': 'checkpoint',
-};
+const MAINTENANCE_MESSAGES = new Map<string, MaintenanceRun['kind']>(
+  Object.entries(PGLITE_HOLD_MESSAGES).map(([kind, message]) => [message, kind as MaintenanceRun['kind']]),
+);
 
 /**
  * Collects the maintenance runs and checkpoints from the gateway's log (it runs at `info` for the soak) and keeps
@@ -430,7 +429,7 @@ function maintenanceLog(): { onLine: (line: string) => boolean; take: () => Main
       } catch {
         return false;
       }
-      const kind = typeof entry.msg === 'string' ? MAINTENANCE_MESSAGES[entry.msg] : undefined;
+      const kind = typeof entry.msg === 'string' ? MAINTENANCE_MESSAGES.get(entry.msg) : undefined;
       if (kind !== undefined) runs.push({ kind, ms: Number(entry.ms) });
       return typeof entry.level === 'number' && entry.level < 40;
     },

@@ -37,7 +37,7 @@ import { registerExplorer } from './explorer.js';
 import { httpServerOptions } from './httpLimits.js';
 import { checkChainIdentities } from './chainIdentity.js';
 import { createLogger } from './logger.js';
-import { createTableMaintenance, type MaintenanceQuiet } from './tableMaintenance.js';
+import { createTableMaintenance, PGLITE_HOLD_MESSAGES, type MaintenanceQuiet } from './tableMaintenance.js';
 import { createServerMetrics } from './metrics.js';
 import { checkReadiness, withFillPauses } from './readiness.js';
 import { createSocketGuard } from '../ws/socketGuard.js';
@@ -100,7 +100,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     onPGliteCheckpoint: ({ ms, reason, walBytes }) =>
       logger.info(
         { ms: Math.round(ms), reason, walMiB: Math.round(walBytes / 2 ** 20) },
-        'PGlite checkpoint (it held every statement meanwhile)',
+        PGLITE_HOLD_MESSAGES.checkpoint,
       ),
   });
   try {

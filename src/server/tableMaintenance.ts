@@ -27,6 +27,16 @@ export interface MaintenanceQuiet {
 export const TABLE_MAINTENANCE_QUIET: MaintenanceQuiet = { quietMs: 200, maxWaitMs: 30_000 };
 
 /**
+ * The info lines of what holds every statement on PGlite while it runs: this job's passes and the worker's
+ * checkpoints (logged by `createServer`). `bench:soak` reads them to name what ran in a slow window.
+ */
+export const PGLITE_HOLD_MESSAGES = {
+  analyze: 'analyzed the tables whose rows changed',
+  vacuum: 'vacuumed the tables with dead rows',
+  checkpoint: 'PGlite checkpoint (it held every statement meanwhile)',
+} as const;
+
+/**
  * The periodic table maintenance of a gateway on PGlite, or null on PostgreSQL (its autovacuum does it, beside the
  * queries). Each pass analyzes, then vacuums, what is due, each statement waiting for a quiet moment; a stop ends
  * the wait and leaves the rest for the next start.
@@ -80,10 +90,10 @@ export function createTableMaintenance({
 
   const job = createPeriodicJob(intervalMs, async () => {
     // Analyses first: a table's first statistics do not wait (see `whenQuiet`), so nothing should hold them.
-    await run('analyzed the tables whose rows changed', 'analyzing the tables whose rows changed failed', () =>
+    await run(PGLITE_HOLD_MESSAGES.analyze, 'analyzing the tables whose rows changed failed', () =>
       analyzeChangedTables(database.db, { before: whenQuiet }),
     );
-    await run('vacuumed the tables with dead rows', 'vacuuming the tables with dead rows failed', () =>
+    await run(PGLITE_HOLD_MESSAGES.vacuum, 'vacuuming the tables with dead rows failed', () =>
       vacuumTables(database.db, { before: whenQuiet }),
     );
   });

@@ -322,14 +322,18 @@ const setPlanMode = {
  */
 const oneGenericPlan = (sql) => /^\s*insert\s+into\s/i.test(sql) && !/\b(where|join|order|limit)\b/i.test(sql);
 
+/** A value sent as bytes (binary format). */
+const isBinary = (value) => value instanceof ArrayBuffer || ArrayBuffer.isView(value);
+
 async function runStatement(sql, params, options, inTransaction) {
   const statement = await prepare(sql, params, options);
   const { serializers } = pglite;
-  // What `query()` does with the types it has just described.
+  // What `query()` does with the types it has just described; anything but text or bytes as its text.
   const values = params.map((param, i) => {
     if (param === null || param === undefined) return null;
     const serializeParam = serializers[statement.types[i]];
-    return serializeParam ? serializeParam(param) : param.toString();
+    const value = serializeParam ? serializeParam(param) : param.toString();
+    return typeof value === 'string' || isBinary(value) ? value : String(value);
   });
   // Generic only outside a transaction: a transaction's statements are few. A change is a SET in the same call
   // (see `setPlanMode`), and a run of quote inserts pays it once.
@@ -357,23 +361,19 @@ async function runStatement(sql, params, options, inTransaction) {
 }
 
 const textEncoder = new TextEncoder();
-const isBinary = (value) => value instanceof ArrayBuffer || ArrayBuffer.isView(value);
 /** The largest Bind buffer kept between statements. */
 const BIND_BUFFER_KEPT = 1024 * 1024;
 let bindBuffer = new Uint8Array(64 * 1024);
 let bindView = new DataView(bindBuffer.buffer);
 
 /**
- * The Bind message of `serialize.bind({ statement, values })`: the unnamed portal, each value in text format (a
- * binary one, `ArrayBuffer` or a view, in binary format), the results in text. Written in one pass into a buffer
+ * The Bind message of `serialize.bind({ statement, values })` for values that are null, text, or bytes: the unnamed
+ * portal, each value in text format (bytes, an `ArrayBuffer` or a view, in binary format), the results in text. Written in one pass into a buffer
  * kept between statements: PGlite's writer grows a fresh buffer for each message and reaches its private fields
  * through `WeakMap`s on every integer it adds, ~8% of the worker's time per quote (a `perf` profile at 1 client).
  * A string's length is the UTF-8 that `encodeInto` wrote. The view returned is valid until the next call.
  */
 function bindMessage(statementName, values) {
-  values = values.map((value) =>
-    value === null || typeof value === 'string' || isBinary(value) ? value : String(value),
-  );
   let capacity = 1 + 4 + 1 + statementName.length * 3 + 1 + 2 + 2 * values.length + 2 + 2;
   for (const value of values) {
     // A UTF-16 code unit takes at most 3 bytes of UTF-8 (a surrogate pair, two units, takes 4).
