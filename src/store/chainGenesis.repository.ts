@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { toBigInt } from './mappers.js';
-import { updateRequestStatus } from './requests.repository.js';
+import { failRequests } from './requests.repository.js';
 import type { RequestStatus } from './requestStatus.js';
 import type { Tables } from './tables.js';
 
@@ -52,6 +52,12 @@ const openStatuses: readonly RequestStatus[] = ['waiting', 'depositing', 'pendin
  */
 export const chainResetFailReason = 'UNKNOWN';
 
+/**
+ * Open requests a reset fails per statement (`failRequests`). One statement a request took ~3 ms each on PGlite:
+ * a devnet restarted on a saved database after a benchmark's 36,713 quotes started only after two minutes.
+ */
+const RESET_FAILS_PER_STATEMENT = 500;
+
 export interface ChainResetResult {
   /** Requests of the chain (as origin or destination) that were still open and are now `failure`. */
   failedRequests: number;
@@ -87,14 +93,14 @@ export async function resetChainState(
       .where('status', 'in', openStatuses)
       .execute();
     let failedRequests = 0;
-    for (const { id } of open) {
-      const updated = await updateRequestStatus(trx, id, {
-        status: 'failure',
+    for (let start = 0; start < open.length; start += RESET_FAILS_PER_STATEMENT) {
+      const ids = open.slice(start, start + RESET_FAILS_PER_STATEMENT).map((row) => row.id);
+      const failed = await failRequests(trx, ids, {
         fromStatus: openStatuses,
         failReason: chainResetFailReason,
         now,
       });
-      if (updated !== null) failedRequests += 1;
+      failedRequests += failed.filter((request) => request !== null).length;
     }
     await trx
       .deleteFrom('settlement_items')

@@ -3,7 +3,7 @@
  * volume, the status writes (each with its outbox, `requestOutbox.ts`) and the retention job's deletes. The record
  * itself is `requestRecord.ts`; the history's lists are `listRequests.repository.ts`.
  */
-import { CompiledQuery, sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Insertable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { appendUnique } from './fragments.js';
 import { groupedCalls } from './groupedCalls.js';
 import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toUint256 } from './mappers.js';
@@ -363,7 +363,7 @@ export async function claimDepositsForRequests(
       returning id, request_id, tx_hash
     ),
     outbox_lock as (select ${outboxLock} as taken from (select 1 from consumed limit 1) as any_consumed),
-    ${movedTogether({ name: 'consumed', id: 'request_id', hash: 'tx_hash' }, 'in_tx_hashes', params)}
+    ${movedTogether({ name: 'consumed', id: 'request_id' }, appendedHash('in_tx_hashes', { name: 'consumed', hash: 'tx_hash' }), params)}
     select consumed.id as claimed_deposit_id, moved.*,
       exists (select 1 from moved_event where moved_event.request_id = consumed.request_id) as outbox_written,
       ${notifyEvents('moved_event')} as outbox_notified,
@@ -402,23 +402,22 @@ export async function claimDepositsForRequests(
 }
 
 /**
- * The `moved` and `moved_event` CTEs of a grouped move (`claimDepositsForRequests`, `moveRequestsWithTxHash`): every
- * request named by a row of the CTE `source.name` (its column `id`) moved from `fromStatus`, once the outbox lock is held
- * (`exists (select 1 from outbox_lock)`: the statement defines `outbox_lock` before these), with the row's `hash`
- * appended to `column`; then the events of the moved rows that the statement writes itself (`outboxInStatement`).
+ * The `moved` and `moved_event` CTEs of a grouped move (`claimDepositsForRequests`, `moveRequestsWithTxHash`,
+ * `failRequests`): every request named by a row of the CTE `source.name` (its column `id`) moved from `fromStatus`,
+ * once the outbox lock is held (`exists (select 1 from outbox_lock)`: the statement defines `outbox_lock` before
+ * these), with `set` (`column = value`, the source's columns named as `${source.name}.column`) changed with it; then
+ * the events of the moved rows that the statement writes itself (`outboxInStatement`).
  */
 function movedTogether(
-  source: { name: string; id: string; hash: string },
-  column: 'in_tx_hashes' | 'tx_hashes',
+  source: { name: string; id: string },
+  set: RawBuilder<unknown>,
   params: { status: RequestStatus; fromStatus: readonly RequestStatus[]; now: number },
 ) {
-  const from = (name: string) => sql.ref(`${source.name}.${name}`);
   return sql`moved as (
       update requests
-      set status = ${params.status}, updated_at = greatest(requests.updated_at, ${params.now}),
-        ${sql.ref(column)} = ${appendUnique(`requests.${column}`, from(source.hash))}
+      set status = ${params.status}, updated_at = greatest(requests.updated_at, ${params.now}), ${set}
       from ${sql.table(source.name)}
-      where requests.id = ${from(source.id)} and requests.status in (${sql.join(params.fromStatus)})
+      where requests.id = ${sql.ref(`${source.name}.${source.id}`)} and requests.status in (${sql.join(params.fromStatus)})
         and exists (select 1 from outbox_lock)
       returning requests.*
     ),
@@ -429,6 +428,10 @@ function movedTogether(
     ),
     ${movedDeliveries(params.now)}`;
 }
+
+/** `column = column || hash` (once) for a grouped move, the hash from the source row's column `hash`. */
+const appendedHash = (column: 'in_tx_hashes' | 'tx_hashes', source: { name: string; hash: string }) =>
+  sql`${sql.ref(column)} = ${appendUnique(`requests.${column}`, sql.ref(`${source.name}.${source.hash}`))}`;
 
 /** One request to move in `moveRequestsWithTxHash`, with the destination-chain hash to append to it. */
 export interface TxHashMove {
@@ -453,16 +456,32 @@ export async function moveRequestsWithTxHash(
   // Each request's row is updated once per statement: one hash each.
   if (new Set(ids).size !== ids.length) throw new Error('moveRequestsWithTxHash: a request twice');
   if (params.fromStatus.length === 0) return moves.map(() => null);
-  const { rows } = await sql<Omit<MovedRow, 'outbox_event_id' | 'deposit_consumed'> & { outbox_written: boolean }>`
+  const { rows } = await sql<GroupedMoveRow>`
     with outbox_lock as (select ${outboxLock} as taken),
     asked as (
       select * from unnest(${ids}::text[], ${moves.map((move) => normalizeHex(move.txHash))}::text[]) as asked (id, hash)
     ),
-    ${movedTogether({ name: 'asked', id: 'id', hash: 'hash' }, 'tx_hashes', params)}
+    ${movedTogether({ name: 'asked', id: 'id' }, appendedHash('tx_hashes', { name: 'asked', hash: 'hash' }), params)}
     select moved.*, exists (select 1 from moved_event where moved_event.request_id = moved.id) as outbox_written,
       ${notifyEvents('moved_event')} as outbox_notified,
       ${deliveryNotified}
     from moved`.execute(trx);
+  return groupedMoveAnswers(trx, ids, rows, params.now);
+}
+
+/** A row of a grouped move's answer: the moved request, and whether the statement wrote its event. */
+type GroupedMoveRow = Omit<MovedRow, 'outbox_event_id' | 'deposit_consumed'> & { outbox_written: boolean };
+
+/**
+ * The answers of a grouped move in the order of `ids` (null: not moved), after the rest of the outbox of each
+ * moved request whose event the statement did not write, under the outbox lock the statement took.
+ */
+async function groupedMoveAnswers(
+  trx: Kysely<Tables>,
+  ids: readonly string[],
+  rows: readonly GroupedMoveRow[],
+  now: number,
+): Promise<Array<RequestRecord | null>> {
   const byId = new Map(rows.map((row) => [row.id, row]));
   const answers: Array<RequestRecord | null> = [];
   for (const id of ids) {
@@ -474,10 +493,36 @@ export async function moveRequestsWithTxHash(
     const { outbox_written: written, outbox_notified: _notified, delivery_notified: _delivery, ...rest } = row;
     const record = toRequestRecord({ ...rest, id: row.id });
     // Under the outbox lock since the statement, as `updateRequestStatus`'s rest of the outbox.
-    if (!written) await writeStatusOutbox(trx, record, params.now);
+    if (!written) await writeStatusOutbox(trx, record, now);
     answers.push(record);
   }
   return answers;
+}
+
+/**
+ * `updateRequestStatus` to `failure` with `failReason` for several distinct requests, in the caller's transaction,
+ * in one statement (as `moveRequestsWithTxHash`, without a hash): each request that is in one of `fromStatus` moves,
+ * with its event. Answers in the order given: the request as moved, or null (nothing written for it).
+ */
+export async function failRequests(
+  trx: Kysely<Tables>,
+  requestIds: readonly string[],
+  params: { fromStatus: readonly RequestStatus[]; failReason: string; now: number },
+): Promise<Array<RequestRecord | null>> {
+  if (!trx.isTransaction) throw new Error('failRequests runs in a transaction');
+  const ids = requestIds.map(normalizeHex);
+  if (new Set(ids).size !== ids.length) throw new Error('failRequests: a request twice');
+  if (ids.length === 0 || params.fromStatus.length === 0) return ids.map(() => null);
+  const move = { status: 'failure' as const, fromStatus: params.fromStatus, now: params.now };
+  const { rows } = await sql<GroupedMoveRow>`
+    with outbox_lock as (select ${outboxLock} as taken),
+    asked as (select * from unnest(${ids}::text[]) as asked (id)),
+    ${movedTogether({ name: 'asked', id: 'id' }, sql`fail_reason = ${params.failReason}`, move)}
+    select moved.*, exists (select 1 from moved_event where moved_event.request_id = moved.id) as outbox_written,
+      ${notifyEvents('moved_event')} as outbox_notified,
+      ${deliveryNotified}
+    from moved`.execute(trx);
+  return groupedMoveAnswers(trx, ids, rows, params.now);
 }
 
 /** The answer of `moveRequestStatus`: the moved row's columns (null when nothing moved), and what else it did. */
