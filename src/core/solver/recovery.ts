@@ -11,7 +11,8 @@ import { setStatus } from './setStatus.js';
 
 /**
  * After a restart: queues every request left in flight (`pending`, `submitted`, or `failure` with its refund not
- * done) to be picked up from its records.
+ * done) to be picked up from its records. A `failure` with no deposit attached and no fast fill is owed nothing (a
+ * devnet chain reset fails the open quotes of the old chain so): there is no refund to finish.
  */
 export async function recoverAll(scope: SolverScope): Promise<void> {
   for (const status of ['pending', 'submitted', 'failure'] as const) {
@@ -23,7 +24,7 @@ export async function recoverAll(scope: SolverScope): Promise<void> {
         { limit: 50, ...(continuation === undefined ? {} : { continuation }) },
       );
       for (const request of page.requests) {
-        if (status === 'failure' && request.refundFailReason !== null) continue;
+        if (status === 'failure' && (request.refundFailReason !== null || !paidIn(request))) continue;
         void scope.enqueue(
           request.id,
           () => recoverIfStill(scope, request.id, status),
@@ -34,6 +35,9 @@ export async function recoverAll(scope: SolverScope): Promise<void> {
     } while (continuation !== undefined);
   }
 }
+
+/** Whether the request has money in play: a deposit attached (`attachedDeposit` reads it) or a fast fill. */
+const paidIn = (request: RequestRecord) => request.inTxHashes.length > 0 || request.fastFill !== null;
 
 /** Picks a request up from its records, as a restart would, when it is still in `status` (it may have moved on). */
 export async function recoverIfStill(
