@@ -31,6 +31,7 @@ import { describeChain, rpcFailure, transportFailure } from './rpcErrors.js';
 import { revertDataOf } from '../core/gasless/decodeRevert.js';
 import { createWordReads, type WordReads } from './wordReads.js';
 import type { HeadFeed } from './heads.js';
+import { pow10 } from '../core/powersOfTen.js';
 
 export interface CreateMarketDataParameters {
   chains: ChainConfig[];
@@ -233,8 +234,8 @@ async function checkPeg(
   );
   // Both prices on the same scale: answer / 10^decimals.
   const scale = Math.max(fixed.decimals, fed.decimals);
-  const fixedScaled = fixed.answer * 10n ** BigInt(scale - fixed.decimals);
-  const fedScaled = fed.answer * 10n ** BigInt(scale - fed.decimals);
+  const fixedScaled = fixed.answer * pow10(scale - fixed.decimals);
+  const fedScaled = fed.answer * pow10(scale - fed.decimals);
   const distance = fedScaled > fixedScaled ? fedScaled - fixedScaled : fixedScaled - fedScaled;
   if (distance * 10_000n > fixedScaled * BigInt(maxDeviationBps)) {
     throw new GatewayError(

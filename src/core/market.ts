@@ -2,6 +2,7 @@ import type { SignedAuthorizationInput } from './solver/ports.js';
 import type { Address, Hex } from 'viem';
 import type { CurrencyConfig } from './chains/types.js';
 import { GatewayError } from './errors.js';
+import { pow10 } from './powersOfTen.js';
 
 /** A USD price of one whole unit: `answer / 10^decimals` USD (an AggregatorV3 answer, or a fixed price). */
 export interface UsdPrice {
@@ -86,7 +87,7 @@ export function toUsdMicros(amount: bigint, decimals: number, price: UsdPrice, r
   const negative = amount < 0n;
   const magnitude = divide(
     (negative ? -amount : amount) * price.answer * USD_MICROS,
-    10n ** BigInt(decimals + price.decimals),
+    pow10(decimals + price.decimals),
     negative ? (rounding === 'down' ? 'up' : 'down') : rounding,
   );
   return negative ? -magnitude : magnitude;
@@ -95,7 +96,7 @@ export function toUsdMicros(amount: bigint, decimals: number, price: UsdPrice, r
 /** Smallest units of a currency with `decimals` worth `usdMicros` at `price`. */
 export function fromUsdMicros(usdMicros: bigint, decimals: number, price: UsdPrice, rounding: Rounding = 'up'): bigint {
   if (price.answer <= 0n) throw new GatewayError('PRICE_FETCH_FAILED', 'Price must be positive');
-  return divide(usdMicros * 10n ** BigInt(decimals + price.decimals), price.answer * USD_MICROS, rounding);
+  return divide(usdMicros * pow10(decimals + price.decimals), price.answer * USD_MICROS, rounding);
 }
 
 /** A currency amount priced: what `convert` needs of each side. */
@@ -112,8 +113,8 @@ export function convert(amount: bigint, from: PricedCurrency, to: PricedCurrency
   if (to.price.answer <= 0n || from.price.answer <= 0n)
     throw new GatewayError('PRICE_FETCH_FAILED', 'Price must be positive');
   return divide(
-    amount * from.price.answer * 10n ** BigInt(to.decimals + to.price.decimals),
-    to.price.answer * 10n ** BigInt(from.decimals + from.price.decimals),
+    amount * from.price.answer * pow10(to.decimals + to.price.decimals),
+    to.price.answer * pow10(from.decimals + from.price.decimals),
     rounding,
   );
 }

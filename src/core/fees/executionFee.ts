@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors.js';
 import { ceilDiv } from './platformFee.js';
+import { pow10 } from '../powersOfTen.js';
 
 /** The flat part of every execution fee: USD 0.02 in micro-USD. */
 export const EXECUTION_FLAT_FEE_MICROS = 20_000n;
@@ -59,5 +60,5 @@ function gasLegUsdMicros({ units, priceWei, nativeUsdMicros, decimals }: GasLeg)
   if (!Number.isInteger(decimals) || decimals < 0 || decimals > 255) {
     throw new GatewayError('INVALID_INPUT', `Native decimals must be an integer in 0..255, got ${decimals}`);
   }
-  return ceilDiv(units * priceWei * nativeUsdMicros, 10n ** BigInt(decimals));
+  return ceilDiv(units * priceWei * nativeUsdMicros, pow10(decimals));
 }

@@ -7,6 +7,7 @@ import { createTtlCache, type TtlCache } from '../cache.js';
 import { chainCurrencies } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import type { InventorySettings } from './settings.js';
+import { pow10 } from '../powersOfTen.js';
 
 export interface InventoryLine {
   chainId: number;
@@ -72,9 +73,9 @@ export async function availableInventory(ctx: CoreContext, chainId: number, curr
 
 /** Scales an amount of `decimals` to 18 decimals, so amounts of one asset on chains with other decimals compare. */
 const to18 = (amount: bigint, decimals: number) =>
-  decimals <= 18 ? amount * 10n ** BigInt(18 - decimals) : amount / 10n ** BigInt(decimals - 18);
+  decimals <= 18 ? amount * pow10(18 - decimals) : amount / pow10(decimals - 18);
 const from18 = (amount: bigint, decimals: number) =>
-  decimals <= 18 ? amount / 10n ** BigInt(18 - decimals) : amount * 10n ** BigInt(decimals - 18);
+  decimals <= 18 ? amount / pow10(18 - decimals) : amount * pow10(decimals - 18);
 
 /**
  * The rebalancing plan of one currency group: each chain's target is its share of the group's inventory

@@ -17,6 +17,7 @@ import type {
   QuoteDetails,
   SponsorshipComponentName,
 } from './types.js';
+import { pow10 } from '../powersOfTen.js';
 
 /** `part / whole` as a percentage with two decimals, truncated toward zero (`-1.25`); `0` when `whole` is 0. */
 function formatPercent(part: bigint, whole: bigint): string {
@@ -51,7 +52,7 @@ const impact = (usdMicros: bigint, inUsdMicros: bigint): Impact => ({
 /** Output units per input unit in whole units, to 18 decimals (trailing zeros trimmed). */
 export function rateOf(amountIn: bigint, decimalsIn: number, amountOut: bigint, decimalsOut: number): string {
   if (amountIn === 0n) return '0';
-  const scaled = (amountOut * 10n ** BigInt(decimalsIn + 18)) / (amountIn * 10n ** BigInt(decimalsOut));
+  const scaled = (amountOut * pow10(decimalsIn + 18)) / (amountIn * pow10(decimalsOut));
   return formatUnits(scaled, 18);
 }
 

@@ -9,6 +9,7 @@ import { splitSponsorship, type FeeComponent, type SplitSponsorshipReturnType } 
 import { convert, fromUsdMicros, toUsdMicros, type PricedCurrency, type UsdPrice } from '../market.js';
 import type { ResolvedRoute } from './resolve.js';
 import type { Caller, FeeBreakdown, QuoteParameters } from './types.js';
+import { pow10 } from '../powersOfTen.js';
 
 /** What pricing reads from the market, fetched once per quote. */
 export interface MarketSnapshot {
@@ -201,7 +202,7 @@ export function fillExecutionFee(
   return executionFeeUsd({
     destinationGasUnits: gasUnits,
     destinationGasPriceWei: gasPriceWei,
-    destinationNativeUsdMicros: toUsdMicros(10n ** BigInt(nativeDecimals), nativeDecimals, nativePrice, 'up'),
+    destinationNativeUsdMicros: toUsdMicros(pow10(nativeDecimals), nativeDecimals, nativePrice, 'up'),
     nativeDecimals,
     ...(originGas === undefined
       ? {}
@@ -210,7 +211,7 @@ export function fillExecutionFee(
             units: originGas.units,
             priceWei: originGas.priceWei,
             nativeUsdMicros: toUsdMicros(
-              10n ** BigInt(originGas.nativeDecimals),
+              pow10(originGas.nativeDecimals),
               originGas.nativeDecimals,
               originGas.nativePrice,
               'up',
@@ -243,8 +244,8 @@ function solveInput(net: bigint, feesAt: (amountIn: bigint) => FeesAt): { amount
 
 /** An amount in a currency with other decimals (same asset): exact when scaling up, rounded when down. */
 export function rescale(amount: bigint, fromDecimals: number, toDecimals: number, rounding: 'down' | 'up'): bigint {
-  if (toDecimals >= fromDecimals) return amount * 10n ** BigInt(toDecimals - fromDecimals);
-  const divisor = 10n ** BigInt(fromDecimals - toDecimals);
+  if (toDecimals >= fromDecimals) return amount * pow10(toDecimals - fromDecimals);
+  const divisor = pow10(fromDecimals - toDecimals);
   return rounding === 'down' ? amount / divisor : ceilDiv(amount, divisor);
 }
 
