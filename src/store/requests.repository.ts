@@ -456,32 +456,35 @@ export async function moveRequestsWithTxHash(
   // Each request's row is updated once per statement: one hash each.
   if (new Set(ids).size !== ids.length) throw new Error('moveRequestsWithTxHash: a request twice');
   if (params.fromStatus.length === 0) return moves.map(() => null);
-  const { rows } = await sql<GroupedMoveRow>`
-    with outbox_lock as (select ${outboxLock} as taken),
-    asked as (
-      select * from unnest(${ids}::text[], ${moves.map((move) => normalizeHex(move.txHash))}::text[]) as asked (id, hash)
-    ),
-    ${movedTogether({ name: 'asked', id: 'id' }, appendedHash('tx_hashes', { name: 'asked', hash: 'hash' }), params)}
-    select moved.*, exists (select 1 from moved_event where moved_event.request_id = moved.id) as outbox_written,
-      ${notifyEvents('moved_event')} as outbox_notified,
-      ${deliveryNotified}
-    from moved`.execute(trx);
-  return groupedMoveAnswers(trx, ids, rows, params.now);
+  const asked = sql`select * from unnest(${ids}::text[], ${moves.map((move) => normalizeHex(move.txHash))}::text[])
+    as asked (id, hash)`;
+  return moveAsked(trx, ids, asked, appendedHash('tx_hashes', { name: 'asked', hash: 'hash' }), params);
 }
 
 /** A row of a grouped move's answer: the moved request, and whether the statement wrote its event. */
 type GroupedMoveRow = Omit<MovedRow, 'outbox_event_id' | 'deposit_consumed'> & { outbox_written: boolean };
 
 /**
- * The answers of a grouped move in the order of `ids` (null: not moved), after the rest of the outbox of each
- * moved request whose event the statement did not write, under the outbox lock the statement took.
+ * A grouped move of the distinct requests `ids`, named by the query `asked` (its rows `asked.id`, in any order), in
+ * one statement that takes the outbox lock first (`movedTogether` with `set`); then the rest of the outbox of each
+ * moved request whose event the statement did not write, under that lock. Answers in the order of `ids`: the request
+ * as moved, or null (nothing written for it).
  */
-async function groupedMoveAnswers(
+async function moveAsked(
   trx: Kysely<Tables>,
   ids: readonly string[],
-  rows: readonly GroupedMoveRow[],
-  now: number,
+  asked: RawBuilder<unknown>,
+  set: RawBuilder<unknown>,
+  params: { status: RequestStatus; fromStatus: readonly RequestStatus[]; now: number },
 ): Promise<Array<RequestRecord | null>> {
+  const { rows } = await sql<GroupedMoveRow>`
+    with outbox_lock as (select ${outboxLock} as taken),
+    asked as (${asked}),
+    ${movedTogether({ name: 'asked', id: 'id' }, set, params)}
+    select moved.*, exists (select 1 from moved_event where moved_event.request_id = moved.id) as outbox_written,
+      ${notifyEvents('moved_event')} as outbox_notified,
+      ${deliveryNotified}
+    from moved`.execute(trx);
   const byId = new Map(rows.map((row) => [row.id, row]));
   const answers: Array<RequestRecord | null> = [];
   for (const id of ids) {
@@ -493,7 +496,7 @@ async function groupedMoveAnswers(
     const { outbox_written: written, outbox_notified: _notified, delivery_notified: _delivery, ...rest } = row;
     const record = toRequestRecord({ ...rest, id: row.id });
     // Under the outbox lock since the statement, as `updateRequestStatus`'s rest of the outbox.
-    if (!written) await writeStatusOutbox(trx, record, now);
+    if (!written) await writeStatusOutbox(trx, record, params.now);
     answers.push(record);
   }
   return answers;
@@ -513,16 +516,9 @@ export async function failRequests(
   const ids = requestIds.map(normalizeHex);
   if (new Set(ids).size !== ids.length) throw new Error('failRequests: a request twice');
   if (ids.length === 0 || params.fromStatus.length === 0) return ids.map(() => null);
-  const move = { status: 'failure' as const, fromStatus: params.fromStatus, now: params.now };
-  const { rows } = await sql<GroupedMoveRow>`
-    with outbox_lock as (select ${outboxLock} as taken),
-    asked as (select * from unnest(${ids}::text[]) as asked (id)),
-    ${movedTogether({ name: 'asked', id: 'id' }, sql`fail_reason = ${params.failReason}`, move)}
-    select moved.*, exists (select 1 from moved_event where moved_event.request_id = moved.id) as outbox_written,
-      ${notifyEvents('moved_event')} as outbox_notified,
-      ${deliveryNotified}
-    from moved`.execute(trx);
-  return groupedMoveAnswers(trx, ids, rows, params.now);
+  const asked = sql`select * from unnest(${ids}::text[]) as asked (id)`;
+  const { fromStatus, now } = params;
+  return moveAsked(trx, ids, asked, sql`fail_reason = ${params.failReason}`, { status: 'failure', fromStatus, now });
 }
 
 /** The answer of `moveRequestStatus`: the moved row's columns (null when nothing moved), and what else it did. */
