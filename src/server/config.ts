@@ -4,6 +4,7 @@
  * and reported at once; the rest of the code receives a parsed `GatewayConfig` and never reads `process.env`.
  */
 import { defaultGaslessSettings, type GaslessSettings } from '../core/gasless/settings.js';
+import { defaultPermitSettings, type PermitSettings } from '../core/permits/settings.js';
 import { isHex, parseUnits, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { crashPoints, isCrashPoint, type CrashPoint } from '../core/faults.js';
@@ -68,6 +69,8 @@ export interface GatewayConfig {
   rateLimit?: RateLimitConfig;
   /** Gasless execution limits (`GATEWAY_GASLESS_MAX_GAS`, `_KEY_PER_MINUTE`, `_USER_PER_MINUTE`); defaults when absent. */
   gasless?: GaslessSettings;
+  /** Permit deposit limits (`GATEWAY_PERMIT_MIN_VALIDITY_SECONDS`, `_REVERT_COOLDOWN_SECONDS`); defaults when absent. */
+  permits?: PermitSettings;
   /**
    * Which `X-Forwarded-For` hops to believe for the client address (`GATEWAY_TRUST_PROXY`): false (none, the
    * socket's peer is the client), a number of proxies in front of the gateway, or their addresses / CIDRs.
@@ -297,6 +300,7 @@ export function fromEnvironment(env: Env, problems: string[]) {
     webhooks: webhooksFromEnvironment(env, problems),
     rateLimit: rateLimitFromEnvironment(env, problems),
     gasless: gaslessFromEnvironment(env, problems),
+    permits: permitsFromEnvironment(env, problems),
     trustProxy: parseTrustProxy(env.GATEWAY_TRUST_PROXY, problems),
     surfaces: surfaceLimitsFromEnvironment(env, problems),
     settlement: settlementFromEnvironment(env, problems),
@@ -517,6 +521,27 @@ function gaslessFromEnvironment(env: Env, problems: string[]): GaslessSettings {
     maxGas: BigInt(integer('GATEWAY_GASLESS_MAX_GAS', Number(defaultGaslessSettings.maxGas))),
     keyPerMinute: integer('GATEWAY_GASLESS_KEY_PER_MINUTE', defaultGaslessSettings.keyPerMinute),
     userPerMinute: integer('GATEWAY_GASLESS_USER_PER_MINUTE', defaultGaslessSettings.userPerMinute),
+  };
+}
+
+function permitsFromEnvironment(env: Env, problems: string[]): PermitSettings {
+  const integer = (name: string, fallback: number, min: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isSafeInteger(value) || value < min || value > 86_400) {
+      problems.push(`${name} must be a whole number of seconds from ${min} to 86400, got '${raw}'`);
+      return fallback;
+    }
+    return value;
+  };
+  return {
+    minValiditySeconds: integer('GATEWAY_PERMIT_MIN_VALIDITY_SECONDS', defaultPermitSettings.minValiditySeconds, 1),
+    revertCooldownSeconds: integer(
+      'GATEWAY_PERMIT_REVERT_COOLDOWN_SECONDS',
+      defaultPermitSettings.revertCooldownSeconds,
+      0,
+    ),
   };
 }
 

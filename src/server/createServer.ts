@@ -185,6 +185,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       depositAddressReindexBlocks: config.depositAddressReindexBlocks,
       inventory: config.inventory,
       gasless: config.gasless,
+      permits: config.permits,
     },
     log: logger,
     now,

@@ -1,4 +1,5 @@
 import type { GaslessSettings } from '../gasless/settings.js';
+import type { PermitSettings } from '../permits/settings.js';
 import type { Address, Hex } from 'viem';
 import type { CrashPoint } from '../faults.js';
 import type { AppFeeClaimSettings } from '../appFees/claimSettings.js';
@@ -178,6 +179,8 @@ export interface CoreConfig {
   inventory?: InventorySettings | undefined;
   /** Limits of gasless execution (`POST /execute`); defaults when absent. */
   gasless?: GaslessSettings | undefined;
+  /** Limits of permit deposits (`usePermit`, `POST /execute/permits`); `defaultPermitSettings` when absent. */
+  permits?: PermitSettings | undefined;
 }
 
 /** A chain as the catalogue returns it: every Chain field of the spec. */
