@@ -28,6 +28,8 @@ export interface InsertPermitParameters {
   requestId: string;
   chainId: number;
   kind: string;
+  /** The signer (the order's user). */
+  owner: string;
   signature: string;
   call: PermitCall;
   now: number;
@@ -41,6 +43,7 @@ export async function insertPermit(db: Kysely<Tables>, params: InsertPermitParam
       request_id: normalizeHex(params.requestId),
       chain_id: params.chainId,
       kind: params.kind,
+      owner: normalizeHex(params.owner),
       signature: normalizeHex(params.signature),
       call: toJson(params.call),
       status: 'accepted',
@@ -65,6 +68,19 @@ export async function getPermit(db: Kysely<Tables>, requestId: string): Promise<
 export async function listAcceptedPermits(db: Kysely<Tables>): Promise<PermitRecord[]> {
   const rows = await db.selectFrom('permits').selectAll().where('status', '=', 'accepted').execute();
   return rows.map(toPermitRecord);
+}
+
+/** Whether a permit signed by `owner` ended `failed` (its deposit reverted) at `since` or later. */
+export async function hasFailedPermitSince(db: Kysely<Tables>, owner: string, since: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('permits')
+    .select('request_id')
+    .where('owner', '=', normalizeHex(owner))
+    .where('status', '=', 'failed')
+    .where('updated_at', '>=', since)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Moves an `accepted` permit on; null when it was not `accepted` any more. */

@@ -216,8 +216,19 @@ export interface PermitsTable {
   signature: string;
   call: Jsonb;
   status: string;
+  /** The permit's signer, lower case; null on rows accepted before it was recorded. */
+  owner: string | null;
   created_at: Int8;
   updated_at: Int8;
+}
+
+export interface PermitDeadlinesTable {
+  chain_id: Int8;
+  token: string;
+  owner: string;
+  nonce: string;
+  deadline: Int8;
+  request_id: string;
 }
 
 /** The database as kysely sees it. */
@@ -269,6 +280,7 @@ export interface Tables {
   settlement_items: SettlementItemsTable;
   app_fee_claims: AppFeeClaimsTable;
   permits: PermitsTable;
+  permit_deadlines: PermitDeadlinesTable;
   deposit_addresses: DepositAddressesTable;
   deposit_address_transfers: DepositAddressTransfersTable;
 }

@@ -16,6 +16,7 @@ const gatewayTables = [
   'ledger_entries',
   'ledger_reconciliations',
   'outgoing_txs',
+  'permit_deadlines',
   'permits',
   'rate_limit_counters',
   'request_events',

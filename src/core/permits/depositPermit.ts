@@ -99,6 +99,7 @@ export function depositPermitKind(kind: PermitStandard): PermitKind {
             requestId: request.id,
             chainId: chain.id,
             kind,
+            owner: permit.owner,
             signature,
             call: { to: chain.contracts.approvalProxy, data, gas: gas.toString() },
             now: ctx.now(),
