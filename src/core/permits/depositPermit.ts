@@ -11,6 +11,8 @@ import { permitDepositCalldata, permitTypedData, type StoredPermit } from './typ
 import type { PermitKind, SubmitPermitInput, SubmitPermitResult } from './types.js';
 import { withGasMargin } from '../gasMargin.js';
 import { moveOf } from '../requests/statusMachine.js';
+import { checkNoRecentPermitRevert } from './revertCooldown.js';
+import { defaultPermitSettings, minPermitValiditySeconds } from './settings.js';
 
 const refused = (reason: string, message: string) => new GatewayError('PERMIT_FAILED', message, { data: reason });
 
@@ -22,9 +24,10 @@ const refused = (reason: string, message: string) => new GatewayError('PERMIT_FA
  *
  * Refused with `PERMIT_FAILED` (400, `errorData` says why) and nothing recorded or sent: a signature that does
  * not recover to the order's user over the quoted message (another key, or a tampered message such as another
- * amount or payee), an expired permit or quote, a nonce already used on chain, a permit that does not match the
- * order, or a deposit the chain would reject. A request that is not `waiting` is `CONFLICT` (409); the same
- * signature posted again is accepted again without a second deposit.
+ * amount or payee), a permit or quote that expired or has less validity left than its deposit needs to be mined,
+ * a user whose permit deposit reverted within the cooldown, a nonce already used on chain, a permit that does not
+ * match the order, or a deposit the chain would reject. A request that is not `waiting` is `CONFLICT` (409); the
+ * same signature posted again is accepted again without a second deposit.
  */
 export function depositPermitKind(kind: PermitStandard): PermitKind {
   return {
@@ -58,10 +61,7 @@ export function depositPermitKind(kind: PermitStandard): PermitKind {
       }
 
       checkMatchesOrder(ctx, request, permit);
-      const nowSeconds = BigInt(Math.floor(ctx.now() / 1000));
-      if (BigInt(permit.expiry) <= nowSeconds || request.expiresAt <= ctx.now()) {
-        throw refused('EXPIRED', `The permit of request ${request.id} has expired; ask for a new quote`);
-      }
+      checkValidityLeft(ctx, request, permit);
       const signer = await recoverSigner(permit, signature);
       if (!isAddressEqual(signer, permit.owner)) {
         throw refused(
@@ -69,6 +69,7 @@ export function depositPermitKind(kind: PermitStandard): PermitKind {
           `The signature is not the order's user's (${permit.owner}) over the quoted permit: it recovers to ${signer}`,
         );
       }
+      await checkNoRecentPermitRevert(ctx, permit.owner, 'submission');
       await checkNonceUnused(ctx, permit);
 
       // The chain has the last word (balance, token rules): a deposit it would reject is refused now.
@@ -162,6 +163,27 @@ function checkMatchesOrder(ctx: CoreContext, request: RequestRecord, permit: Sto
               : undefined;
   if (mismatch !== undefined) {
     throw refused('PERMIT_MISMATCH', `The permit's ${mismatch} differs from the order of request ${request.id}`);
+  }
+}
+
+/**
+ * The permit (and its request) must stay valid long enough for the deposit to be mined
+ * (`minPermitValiditySeconds`): the solver sends it and pays its gas, so a permit posted in its last seconds would
+ * make the deposit revert at the solver's cost. Refused `EXPIRED` before anything is recorded or sent.
+ */
+function checkValidityLeft(ctx: CoreContext, request: RequestRecord, permit: StoredPermit): void {
+  const chain = requireChain(ctx, permit.chainId);
+  const minimum = minPermitValiditySeconds(ctx.config.permits ?? defaultPermitSettings, chain.blockTime);
+  const permitUntil = BigInt(permit.expiry);
+  const requestUntil = BigInt(Math.floor(request.expiresAt / 1000));
+  const left = (permitUntil < requestUntil ? permitUntil : requestUntil) - BigInt(Math.floor(ctx.now() / 1000));
+  if (left <= 0n) throw refused('EXPIRED', `The permit of request ${request.id} has expired; ask for a new quote`);
+  if (left < BigInt(minimum)) {
+    throw refused(
+      'EXPIRED',
+      `The permit of request ${request.id} is valid for ${left} s more, less than the ${minimum} s its deposit ` +
+        `needs to be mined on chain ${chain.id}; nothing was sent, ask for a new quote`,
+    );
   }
 }
 

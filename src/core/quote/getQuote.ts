@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { formatUnits, toHex, zeroAddress } from 'viem';
+import { formatUnits, zeroAddress } from 'viem';
 import { deleteUnansweredRequest, sumApiKeyVolume } from '../../store/requests.repository.js';
 import type { JsonObject } from '../../store/tables.js';
 import { createTtlCache, type TtlCache } from '../cache.js';
@@ -23,7 +22,8 @@ import { resolveRoute, type ResolvedRoute } from './resolve.js';
 import { quoteTtlSeconds } from './quoteTtl.js';
 import { buildPermitSteps, buildSteps, DEPOSIT_GAS } from './steps.js';
 import type { PermitStandard } from '../permits/ports.js';
-import { PERMIT_DEPOSIT_GAS, type StoredPermit } from '../permits/typedData.js';
+import { PERMIT_DEPOSIT_GAS } from '../permits/typedData.js';
+import { quotePermit } from '../permits/quotePermit.js';
 import { depositAddressOfQuote, recordDepositAddress } from '../depositAddresses/quote.js';
 import type { Caller, Price, Quote, QuoteParameters } from './types.js';
 
@@ -76,7 +76,18 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
   const permit =
     prepared.permit === undefined
       ? undefined
-      : await storedPermit(ctx, prepared, Math.min(deadline, Math.floor(nowMs / 1000) + (params.permitExpiry ?? 600)));
+      : await quotePermit(ctx, {
+          origin: route.origin,
+          currencyIn: route.currencyIn,
+          user: route.user,
+          amountIn: pricing.amountIn,
+          ...prepared.permit,
+          requestId,
+          nowSeconds: Math.floor(nowMs / 1000),
+          deadline,
+          permitExpiry: params.permitExpiry,
+          ttl: params.ttl,
+        });
 
   // The stored request does not depend on the user's balance or allowance, so it is committed while they are
   // read (on a busy gateway the two waits were most of a quote's latency). When a read fails, the quote fails
@@ -301,27 +312,6 @@ async function permitSupportOf(
   if (standard === undefined)
     throw refuse(`${currencyIn.symbol} on chain ${origin.id} supports neither EIP-3009 nor EIP-2612`);
   return { standard, domain: token.domain };
-}
-
-/** The permit the user signs: to the origin's approval proxy, exactly the input, valid until `expiry`. */
-async function storedPermit(ctx: CoreContext, prepared: Prepared, expiry: number): Promise<StoredPermit> {
-  const { route, pricing, permit } = prepared;
-  const standard = permit!.standard;
-  const nonce =
-    standard === 'eip3009'
-      ? toHex(randomBytes(32))
-      : (await ctx.permitChain!.permitNonce(route.origin.id, route.currencyIn.address, route.user)).toString();
-  return {
-    kind: standard,
-    chainId: route.origin.id,
-    token: route.currencyIn.address,
-    owner: route.user,
-    spender: route.origin.contracts.approvalProxy,
-    value: pricing.amountIn.toString(),
-    expiry: String(expiry),
-    nonce,
-    domain: permit!.domain,
-  };
 }
 
 /** The presentation's inputs once the wallet is read: the deposit's origin gas needs the allowance. */

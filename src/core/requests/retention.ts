@@ -1,3 +1,4 @@
+import { deletePassedPermitDeadlines } from '../../store/permitDeadlines.repository.js';
 import { deleteExpiredUnpaidRequests } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
 
@@ -31,7 +32,8 @@ export interface RequestRetention {
  * Removes requests that were never paid (quote traffic) once their refund window and the retention are over,
  * so storage does not grow with quotes nobody pays. Only `waiting` requests with nothing attached (no deposit,
  * event, transaction, ledger entry or webhook delivery) go. A deposit that still arrives for a deleted request
- * loses nothing: the solver refunds a deposit for an unknown request to its depositor.
+ * loses nothing: the solver refunds a deposit for an unknown request to its depositor. Each pass also drops the
+ * quoted EIP-2612 permit deadlines that have passed.
  */
 export function createRequestRetention(
   ctx: Pick<CoreContext, 'db' | 'log' | 'now' | 'config'>,
@@ -51,6 +53,8 @@ export function createRequestRetention(
       if (deleted < settings.batchSize || halted) break;
     }
     if (total > 0) ctx.log.info({ deleted: total }, 'retention: removed never-paid requests');
+    // A quoted EIP-2612 deadline only keeps later quotes off it until it passes (src/core/permits/deadlines.ts).
+    await deletePassedPermitDeadlines(ctx.db, Math.floor(ctx.now() / 1000));
     return total;
   };
 
