@@ -8,12 +8,23 @@
  * The users are fresh keys holding USDC and no ETH; a funded devnet account hands them their USDC.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWalletClient, erc20Abi, http, parseUnits, zeroAddress, type Address, type Hex } from 'viem';
+import {
+  createTestClient,
+  createWalletClient,
+  erc20Abi,
+  http,
+  parseGwei,
+  parseUnits,
+  zeroAddress,
+  type Address,
+  type Hex,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { devnetViemChain, type DevnetChain } from '../../src/chain/devnet.js';
 import { permitTokenAbi } from '../../generated/contracts/index.js';
 import { PERMIT_DEPOSIT_GAS } from '../../src/core/permits/typedData.js';
 import { call } from '../helpers/conformance.js';
+import { post as graphqlPost } from '../graphql/harness.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { publicClientOf, tokenOf, waitForStatus } from '../helpers/quote.js';
 
@@ -178,6 +189,8 @@ describe('usePermit quotes', () => {
       },
     });
     expect(item.data.sign.value.nonce).toMatch(/^0x[0-9a-f]{64}$/);
+    // The authorization's nonce is the request id: no other request's message can carry it.
+    expect(item.data.sign.value.nonce).toBe(requestId.toLowerCase());
     expect(item.data.post).toEqual({
       endpoint: '/execute/permits',
       method: 'POST',
@@ -203,6 +216,44 @@ describe('usePermit quotes', () => {
       expect(status, JSON.stringify(body)).toBe(400);
       expect(body).toMatchObject({ errorCode: 'INVALID_INPUT', errorData: 'usePermit' });
     }
+  });
+
+  it('refuse a permit valid for less than the minimum (permitExpiry 1, a shorter ttl) on REST and GraphQL alike, storing nothing', async () => {
+    const user = await freshUser('1');
+    const body = await permitQuoteBody(user.address);
+    const stored = async () =>
+      (
+        await gateway.server.core.db
+          .selectFrom('requests')
+          .select('id')
+          .where('user_address', '=', user.address.toLowerCase())
+          .execute()
+      ).length;
+    // The same refusals whatever the transport: the rule is the core's.
+    const QUOTE = 'query Quote($input: QuoteInput!) { quote(input: $input) { steps { requestId } } }';
+    for (const [field, extra] of [
+      ['permitExpiry', { permitExpiry: 1 }],
+      ['permitExpiry', { permitExpiry: 59 }],
+      ['ttl', { ttl: 30 }],
+    ] as const) {
+      const rest = await call(gateway.url, 'getQuote', { body: { ...body, ...extra } });
+      expect(rest.status, JSON.stringify(rest.body)).toBe(400);
+      expect(rest.body).toMatchObject({ errorCode: 'INVALID_INPUT', errorData: field });
+      expect(rest.body.message).toContain('60');
+
+      const graphql = await graphqlPost(gateway.url, QUOTE, { input: { ...body, ...extra } });
+      expect(graphql.body.data?.quote ?? null).toBeNull();
+      expect(graphql.body.errors?.[0]?.extensions).toMatchObject({
+        code: 'INVALID_INPUT',
+        status: 400,
+        errorData: field,
+      });
+    }
+    expect(await stored()).toBe(0);
+    // At the minimum the permit is quoted.
+    const { status } = await call(gateway.url, 'getQuote', { body: { ...body, permitExpiry: 60 } });
+    expect(status).toBe(200);
+    expect(await stored()).toBe(1);
   });
 
   it('/chains says supportsPermit only for tokens that support one on chain', async () => {
@@ -321,6 +372,34 @@ describe('POST /execute/permits', () => {
     }
   });
 
+  it('refuses a permit posted with less than the minimum validity left, before the solver spends any gas (PERMIT_FAILED EXPIRED)', async () => {
+    const user = await freshUser();
+    const { requestId, item } = await permitQuote(user.address);
+    const signature = await sign(user, item);
+    const core = gateway.server.core;
+    const realNow = core.now;
+    // The gateway's clock 570 s on: 30 s of the permit's 600 are left (the request is open), too few to be sure
+    // the deposit is mined before validBefore, so the solver's deposit would revert at its own cost.
+    core.now = () => realNow() + 570_000;
+    try {
+      await gateway.server.solver!.settler.settleNow();
+      const solver = gateway.devnet.descriptor.solver.address;
+      const solverState = async () => ({
+        nonce: await publicClientOf(chainA).getTransactionCount({ address: solver, blockTag: 'pending' }),
+        balance: await publicClientOf(chainA).getBalance({ address: solver }),
+      });
+      const before = await solverState();
+      await expectRefused(user.address, requestId, item.data.sign.value.nonce as Hex, () => post(item, signature), {
+        status: 400,
+        errorCode: 'PERMIT_FAILED',
+        errorData: 'EXPIRED',
+      });
+      expect(await solverState()).toEqual(before);
+    } finally {
+      core.now = realNow;
+    }
+  });
+
   it('refuses a nonce already used on chain (the user cancelled the authorization) (PERMIT_FAILED NONCE_USED)', async () => {
     const user = await freshUser();
     const { requestId, item } = await permitQuote(user.address);
@@ -393,6 +472,120 @@ describe('POST /execute/permits', () => {
       errorCode: 'PERMIT_FAILED',
       errorData: 'DEPOSIT_WOULD_FAIL',
     });
+  });
+
+  it('bars a user whose permit deposit reverted on chain (funds moved away before it was mined) from permits for the cooldown', async () => {
+    const user = await freshUser('10');
+    const first = await permitQuote(user.address);
+    // Quoted before the revert, posted after it: the bar holds for permits quoted earlier too.
+    const queued = await permitQuote(user.address);
+    const solver = gateway.devnet.descriptor.solver.address;
+    const client = publicClientOf(chainA);
+    await gateway.server.solver!.settler.settleNow();
+    const fromBlock = (await client.getBlockNumber()) + 1n;
+    const solverEth = await client.getBalance({ address: solver });
+
+    // The attack: the deposit is in the mempool (automine off) when the user's 1 USDC leaves through a signed
+    // transfer with a far higher tip, mined first: the deposit passed its simulation and reverts on chain.
+    const away = await user.signTypedData({
+      domain: first.item.data.sign.domain,
+      types: {
+        TransferWithAuthorization: [
+          { name: 'from', type: 'address' },
+          { name: 'to', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'validAfter', type: 'uint256' },
+          { name: 'validBefore', type: 'uint256' },
+          { name: 'nonce', type: 'bytes32' },
+        ],
+      },
+      primaryType: 'TransferWithAuthorization',
+      message: {
+        from: user.address,
+        to: funder().address,
+        value: 1_000_000n,
+        validAfter: 0n,
+        validBefore: 2n ** 40n,
+        nonce: `0x${'33'.repeat(32)}`,
+      },
+    });
+    const { r, s, v } = parseSig(away);
+    const testA = createTestClient({ mode: 'anvil', chain: devnetViemChain(chainA), transport: http(chainA.rpcUrl) });
+    const minedNonce = await client.getTransactionCount({ address: solver });
+    await testA.setAutomine(false);
+    try {
+      expect((await post(first.item, await sign(user, first.item))).status).toBe(200);
+      for (
+        let i = 0;
+        (await client.getTransactionCount({ address: solver, blockTag: 'pending' })) === minedNonce;
+        i++
+      ) {
+        if (i > 200) throw new Error('the permit deposit was never broadcast');
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      await walletOf(funder().privateKey).writeContract({
+        address: usdcA,
+        abi: cancelAbi,
+        functionName: 'transferWithAuthorization',
+        args: [user.address, funder().address, 1_000_000n, 0n, 2n ** 40n, `0x${'33'.repeat(32)}`, v, r, s],
+        // Estimated against the pending deposit it would fail; mined before it, it succeeds.
+        gas: 200_000n,
+        maxPriorityFeePerGas: parseGwei('500'),
+        maxFeePerGas: parseGwei('1000'),
+      });
+      await testA.mine({ blocks: 1 });
+    } finally {
+      await testA.setAutomine(true);
+    }
+    const block = await client.getBlock({ blockNumber: fromBlock, includeTransactions: true });
+    const deposit = block.transactions.find((tx) => tx.from.toLowerCase() === solver.toLowerCase());
+    expect(deposit?.to?.toLowerCase()).toBe(chainA.contracts.approvalProxy.toLowerCase());
+    const receipt = await client.getTransactionReceipt({ hash: deposit!.hash });
+    expect(receipt.status).toBe('reverted');
+    // The solver paid the reverted deposit's gas; the user paid nothing and keeps the rest.
+    expect(await client.getBalance({ address: solver })).toBeLessThan(solverEth);
+    expect(await usdcBalance(user.address)).toBe(parseUnits('9', 6));
+    const failed = async () =>
+      (
+        await gateway.server.core.db
+          .selectFrom('permits')
+          .select('status')
+          .where('request_id', '=', first.requestId.toLowerCase())
+          .executeTakeFirst()
+      )?.status;
+    for (let i = 0; (await failed()) !== 'failed'; i++) {
+      if (i > 200) throw new Error('the reverted permit deposit was not recorded');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(await statusOf(first.requestId)).toBe('waiting');
+
+    // The user holds the amount again: only the bar refuses what follows.
+    const refill = await walletOf(funder().privateKey).writeContract({
+      address: usdcA,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [user.address, 1_000_000n],
+    });
+    await client.waitForTransactionReceipt({ hash: refill });
+    const quoted = await call(gateway.url, 'getQuote', { body: await permitQuoteBody(user.address) });
+    expect(quoted.status, JSON.stringify(quoted.body)).toBe(400);
+    expect(quoted.body).toMatchObject({ errorCode: 'INVALID_INPUT', errorData: 'usePermit' });
+    await gateway.server.solver!.settler.settleNow();
+    const nonceBefore = await client.getTransactionCount({ address: solver, blockTag: 'pending' });
+    const signature = await sign(user, queued.item);
+    await expectRefused(
+      user.address,
+      queued.requestId,
+      queued.item.data.sign.value.nonce as Hex,
+      () => post(queued.item, signature),
+      { status: 400, errorCode: 'PERMIT_FAILED', errorData: 'RECENT_REVERT' },
+    );
+    expect(await client.getTransactionCount({ address: solver, blockTag: 'pending' })).toBe(nonceBefore);
+    // A deposit transaction (without usePermit) is still quoted: the user pays its gas.
+    const plain = await call(gateway.url, 'getQuote', {
+      body: { ...(await permitQuoteBody(user.address)), usePermit: false },
+    });
+    expect(plain.status, JSON.stringify(plain.body)).toBe(200);
   });
 
   it('refuses a second, different signature for a request that is no longer waiting (409, nothing sent)', async () => {
@@ -632,6 +825,34 @@ describe('EIP-2612 permits (PUSD: permit without EIP-3009)', () => {
     await waitForStatus(gateway, requestId, ['success']);
     expect(await read('balanceOf', user.address)).toBe(parseUnits('30', 6) - BigInt(quote.details.currencyIn.amount));
     expect(await read('nonces', user.address)).toBe(1n);
+  });
+
+  it('gives two quotes of one user, amount and second different messages: A’s signature is refused for B (INVALID_SIGNATURE, nothing sent)', async () => {
+    const user = await freshPusdUser();
+    const core = gateway.server.core;
+    const realNow = core.now;
+    // Both quotes in the same second: the token's nonce is the same, so only the gateway can tell them apart.
+    const second = realNow();
+    core.now = () => second;
+    let a: Awaited<ReturnType<typeof pusdQuote>>;
+    let b: Awaited<ReturnType<typeof pusdQuote>>;
+    try {
+      a = await pusdQuote(user.address);
+      // B pays someone else: what a signature made for A must never pay.
+      b = await pusdQuote(user.address, { recipient: '0x00000000000000000000000000000000005d1e66' });
+    } finally {
+      core.now = realNow;
+    }
+    expect(b.item.data.sign.value.nonce).toBe(a.item.data.sign.value.nonce);
+    expect(b.item.data.sign.value.value).toBe(a.item.data.sign.value.value);
+    expect(b.item.data.sign.value).not.toEqual(a.item.data.sign.value);
+
+    const signatureForA = await sign(user, a.item);
+    await expect2612Refused(user.address, b.requestId, () => post(b.item, signatureForA), 'INVALID_SIGNATURE');
+    // A's own deposit goes through with it.
+    expect((await post(a.item, signatureForA)).status).toBe(200);
+    await waitForStatus(gateway, a.requestId, ['success']);
+    expect(await statusOf(b.requestId)).toBe('waiting');
   });
 
   it('refuses a permit whose nonce was used on chain since the quote (PERMIT_FAILED NONCE_USED, nothing sent)', async () => {

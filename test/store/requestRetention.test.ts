@@ -1,4 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import type { Hex } from 'viem';
+import { reservePermitDeadline } from '../../src/core/permits/deadlines.js';
+import { isGatewayError } from '../../src/core/errors.js';
+import { deletePassedPermitDeadlines } from '../../src/store/permitDeadlines.repository.js';
 import { insertDeposit } from '../../src/store/deposits.repository.js';
 import {
   deleteExpiredUnpaidRequests,
@@ -12,6 +17,13 @@ import { newRequest } from './requestFixture.js';
 
 const base = 1_700_000_000_000;
 const alice = '0xa11ce00000000000000000000000000000000001';
+const permitKey = {
+  chainId: 31337,
+  token: '0x00000000000000000000000000000000000070cE',
+  owner: '0xA11cE00000000000000000000000000000000001',
+  nonce: '0',
+};
+const requestId = (i: number): Hex => `0x${i.toString(16).padStart(64, '0')}`;
 
 describe.each(testDatabaseKinds)('bounded count and retention of requests (%s)', (kind) => {
   const database = useTestDatabase(kind);
@@ -78,5 +90,35 @@ describe.each(testDatabaseKinds)('bounded count and retention of requests (%s)',
     expect((await getRequest(db, fresh.id))?.status).toBe('waiting');
     expect((await getRequest(db, paid.id))?.status).toBe('depositing');
     expect((await getRequest(db, depositedLate.id))?.status).toBe('waiting');
+  });
+
+  // EIP-2612 deadlines handed out by quotes (src/core/permits/deadlines.ts): each second of one owner's nonce on
+  // one token goes to one request, also when quotes race; the retention drops the ones that passed.
+  it('gives racing permit quotes of one owner, token and nonce distinct deadlines, the latest free first', async () => {
+    await sql`truncate table permit_deadlines`.execute(database().db);
+    const ctx = { db: database().db };
+    const window = { earliest: 1_000, latest: 1_600 };
+    const deadlines = await Promise.all(
+      Array.from({ length: 8 }, (_unused, i) => reservePermitDeadline(ctx, permitKey, window, requestId(i))),
+    );
+    expect(new Set(deadlines).size).toBe(8);
+    expect([...deadlines].sort((a, b) => b - a)).toEqual([1_600, 1_599, 1_598, 1_597, 1_596, 1_595, 1_594, 1_593]);
+    // Another nonce is another message: its deadlines are its own. The owner in lower case is the same owner.
+    expect(await reservePermitDeadline(ctx, { ...permitKey, nonce: '1' }, window, requestId(9))).toBe(1_600);
+    expect(
+      await reservePermitDeadline(ctx, { ...permitKey, owner: permitKey.owner.toLowerCase() }, window, requestId(10)),
+    ).toBe(1_592);
+  });
+
+  it('refuses RATE_LIMITED when every second of the window is held, and frees the seconds that passed', async () => {
+    await sql`truncate table permit_deadlines`.execute(database().db);
+    const ctx = { db: database().db };
+    const window = { earliest: 2_000, latest: 2_002 };
+    for (let i = 0; i < 3; i++) await reservePermitDeadline(ctx, permitKey, window, requestId(i));
+    const refusal = await reservePermitDeadline(ctx, permitKey, window, requestId(3)).catch((error: unknown) => error);
+    expect(isGatewayError(refusal) && refusal.code).toBe('RATE_LIMITED');
+
+    expect(await deletePassedPermitDeadlines(ctx.db, 2_002)).toBe(2);
+    expect(await reservePermitDeadline(ctx, permitKey, { earliest: 1_990, latest: 2_002 }, requestId(4))).toBe(2_001);
   });
 });
