@@ -73,6 +73,8 @@ export interface ChainConfig {
   /** The operator's RPC endpoints: used by the gateway, never published (they often carry a provider key). */
   httpRpcUrl: string;
   wsRpcUrl: string;
+  /** Further HTTP endpoints, tried in order when `httpRpcUrl` cannot serve a request (`src/chain/clients.ts`). */
+  fallbackHttpRpcUrls?: string[];
   /**
    * What `/chains` publishes as `httpRpcUrl` / `wsRpcUrl`: a public endpoint the operator chose for wallets and
    * SDKs, or null to publish none (an empty string; the reference SDK then uses the wallet's own transport).
