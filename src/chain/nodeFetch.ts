@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 
 /** What viem's HTTP transport reads of a response (`utils/rpc/http.ts`, `utils/internal/http.ts`). */
-interface RpcResponse {
+export interface RpcResponse {
   ok: boolean;
   status: number;
   statusText: string;
@@ -13,7 +13,7 @@ interface RpcResponse {
   text(): Promise<string>;
 }
 
-interface RpcRequestInit {
+export interface RpcRequestInit {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
@@ -31,7 +31,7 @@ class ResponseHeaders {
 }
 
 /** The rejection of an aborted request, named as `fetch` names it (viem recognises it by its name). */
-function abortError(signal: AbortSignal): Error {
+export function abortError(signal: AbortSignal): Error {
   const error = new Error('This operation was aborted', { cause: signal.reason });
   error.name = 'AbortError';
   return Object.assign(error, { code: 'ABORT_ERR' });

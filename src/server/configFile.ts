@@ -87,6 +87,9 @@ const chainSchema = {
     displayName: { type: 'string' },
     httpRpcUrl: { type: 'string', pattern: '^https?://' },
     wsRpcUrl: { type: 'string', pattern: '^wss?://' },
+    fallbackHttpRpcUrls: { type: 'array', items: { type: 'string', pattern: '^https?://' }, maxItems: 8 },
+    publicHttpRpcUrl: { type: 'string', pattern: '^https?://' },
+    publicWsRpcUrl: { type: 'string', pattern: '^wss?://' },
     pushHeads: { type: 'boolean' },
     explorerUrl: { type: 'string' },
     explorerName: { type: 'string' },
@@ -219,6 +222,11 @@ function chainFromFile(c: ChainFile): ChainConfig {
     httpRpcUrl: c.httpRpcUrl,
     wsRpcUrl: c.wsRpcUrl ?? c.httpRpcUrl.replace(/^http/, 'ws'),
     pushHeads: c.pushHeads ?? c.wsRpcUrl !== undefined,
+    ...(c.fallbackHttpRpcUrls === undefined || c.fallbackHttpRpcUrls.length === 0
+      ? {}
+      : { fallbackHttpRpcUrls: c.fallbackHttpRpcUrls }),
+    publicHttpRpcUrl: c.publicHttpRpcUrl ?? null,
+    publicWsRpcUrl: c.publicWsRpcUrl ?? null,
     explorerUrl: c.explorerUrl ?? '',
     explorerName: c.explorerName ?? '',
     explorerPaths: c.explorerPaths ?? null,

@@ -42,6 +42,9 @@ export function devnetChainConfigs(descriptor: DevnetDescriptor): ChainConfig[] 
       displayName: displayNames[chain.name] ?? chain.name,
       httpRpcUrl: chain.rpcUrl,
       wsRpcUrl: chain.wsUrl,
+      // The devnet's nodes are local and keyless: wallets and the SDK read receipts from them directly.
+      publicHttpRpcUrl: chain.rpcUrl,
+      publicWsRpcUrl: chain.wsUrl,
       pushHeads: true,
       explorerUrl: '',
       explorerName: '',

@@ -13,6 +13,7 @@ import { rotateApiKey } from '../core/apiKeys/rotateApiKey.js';
 import { updateApiKey } from '../core/apiKeys/updateApiKey.js';
 import { isGatewayError } from '../core/errors.js';
 import { createDatabase } from '../store/database.js';
+import { DataDirInUseError } from '../store/dataDirLock.js';
 import { deriveWebhookEncryptionKey, sealWebhookSecret } from '../core/webhooks/webhookSecret.js';
 import { ConfigError, keysCliConfigFromEnvironment } from './config.js';
 
@@ -44,7 +45,8 @@ Settings:
 The database is the gateway's: DATABASE_URL (and GATEWAY_DATABASE_SCHEMA), or GATEWAY_DATA_DIR for PGlite.
 A gateway on in-memory PGlite (neither set) keeps its keys in its own process: this command cannot reach
 them; use the admin operations (POST /admin/api-keys with GATEWAY_ADMIN_TOKEN) instead. PGlite allows one
-process per data directory: stop the gateway before running this against its GATEWAY_DATA_DIR.
+process per data directory: against the GATEWAY_DATA_DIR of a running gateway this command refuses (naming
+the gateway's process); stop the gateway first, or use the admin operations.
 Webhooks are signed with the key itself, kept sealed: give this command the gateway's GATEWAY_WEBHOOK_SECRET_KEY
 (or GATEWAY_SOLVER_PRIVATE_KEY when that is unset; on the devnet the solver's key is in .devnet/devnet.json).
 Without it, create and rotate cannot seal the key: a webhook is refused, and a key made without one cannot
@@ -235,7 +237,12 @@ async function run(argv: string[]): Promise<void> {
 run(process.argv.slice(2)).then(
   () => process.exit(0),
   (error: unknown) => {
-    if (error instanceof UsageError || error instanceof ConfigError || isGatewayError(error)) {
+    if (
+      error instanceof UsageError ||
+      error instanceof ConfigError ||
+      error instanceof DataDirInUseError ||
+      isGatewayError(error)
+    ) {
       process.stderr.write(`error: ${error.message}\n`);
       if (error instanceof UsageError) process.stderr.write('(npm run keys -- --help for usage)\n');
       process.exit(2);

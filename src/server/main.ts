@@ -15,6 +15,7 @@ import {
   type GatewayConfig,
 } from './config.js';
 import { configFilePath, loadConfigFile } from './configFile.js';
+import { DataDirInUseError } from '../store/dataDirLock.js';
 import { ChainIdentityError } from './chainIdentity.js';
 import { createServer, type GatewayServer } from './createServer.js';
 import { devnetChainConfigs } from './devnetConfig.js';
@@ -95,7 +96,8 @@ Press Ctrl-C to stop.`);
 }
 
 main().catch(async (error: unknown) => {
-  if (error instanceof ConfigError || error instanceof ChainIdentityError) console.error(error.message);
+  if (error instanceof ConfigError || error instanceof ChainIdentityError || error instanceof DataDirInUseError)
+    console.error(error.message);
   else console.error('Failed to start:', error);
   // Never leave anvil children behind when start-up fails half way.
   await server?.stop().catch(() => undefined);

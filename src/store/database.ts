@@ -3,6 +3,7 @@ import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, sql } from 'kyse
 import { Migrator, NO_MIGRATIONS, type MigrationResultSet } from 'kysely/migration';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
+import { lockDataDir } from './dataDirLock.js';
 import { createPGliteProxy, type PGliteCheckpoint } from './pgliteProxy.js';
 import type { Tables } from './tables.js';
 
@@ -78,6 +79,7 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
   let dialect: Database['dialect'];
   let listen: Database['listen'];
   let quietForMs: Database['quietForMs'];
+  let unlock = async (): Promise<void> => undefined;
   if (databaseUrl !== undefined) {
     dialect = 'postgres';
     const pool = new pg.Pool({
@@ -91,11 +93,16 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
     db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   } else {
     dialect = 'pglite';
+    // One process per data directory (`lockDataDir`): taken before PGlite touches it, released after it closes.
+    if (dataDir !== undefined) unlock = await lockDataDir(dataDir);
     // In a worker thread, so the database's CPU runs on another core than the server (see pgliteProxy.ts).
     const pglite = await createPGliteProxy({
       ...(dataDir === undefined ? {} : { dataDir }),
       ...(options.pgliteSharedBuffers === undefined ? {} : { sharedBuffers: options.pgliteSharedBuffers }),
       ...(options.onPGliteCheckpoint === undefined ? {} : { onCheckpoint: options.onPGliteCheckpoint }),
+    }).catch(async (error: unknown) => {
+      await unlock();
+      throw error;
     });
     listen = (channel, onNotification) => pglite.listen(channel, onNotification);
     quietForMs = () => pglite.quietForMs();
@@ -122,6 +129,7 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
     else await createSchema(db, schema);
   } catch (error) {
     await db.destroy().catch(() => undefined);
+    await unlock();
     const where =
       dialect === 'postgres' ? redact(databaseUrl ?? '') : dataDir === undefined ? 'PGlite' : `PGlite (${dataDir})`;
     throw new Error(`Cannot open the database at ${where}: ${(error as Error).message}`, { cause: error });
@@ -161,7 +169,11 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
     close: async () => {
       if (closed) return;
       closed = true;
-      await db.destroy();
+      try {
+        await db.destroy();
+      } finally {
+        await unlock();
+      }
     },
   };
 }

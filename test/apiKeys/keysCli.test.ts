@@ -113,6 +113,21 @@ describe('npm run keys', () => {
     expect((await keys(dataDir, 'list', '--all')).stdout).toContain(apiKey.id);
   }, 120_000);
 
+  it('refuses the data directory of a running gateway, naming its process, and changes nothing', async () => {
+    // The gateway holds its directory as any process that opens it does (`createDatabase`).
+    const gateway = await createDatabase({ dataDir });
+    try {
+      const refused = await keys(dataDir, 'create', '--name', 'while running');
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`is in use by process ${process.pid}`);
+      expect(refused.stderr).not.toContain('    at '); // a message, not a stack trace
+    } finally {
+      await gateway.close();
+    }
+    // Once the gateway stopped, the key was never made.
+    expect((await keys(dataDir, 'list', '--all')).stdout).not.toContain('while running');
+  });
+
   it('sets and shows the sponsorship allowance (micro-USD), refusing a malformed one', async () => {
     const created = await keys(
       dataDir,

@@ -4,7 +4,9 @@
  * block drops into a config file the gateway loads. Also: docs/real-networks.md's config example loads.
  */
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import {
   createPublicClient,
@@ -38,15 +40,19 @@ const solver = mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: 6 });
 const deployerKey = `0x${Buffer.from(deployer.getHdKey().privateKey!).toString('hex')}`;
 const solverKey = `0x${Buffer.from(solver.getHdKey().privateKey!).toString('hex')}`;
 
-it('deploys every contract to a fresh chain and prints the config block', async () => {
+it('deploys every contract to a fresh chain and writes the config block to --out', async () => {
+  const out = join(await mkdtemp(join(tmpdir(), 'gateway-deploy-')), 'chain.json');
+  // As docs/real-networks.md has it: without --silent, npm's banner goes to stdout, never into the file.
   const { stdout, stderr } = await run(
     'npm',
-    ['run', '--silent', 'deploy', '--', '--rpc-url', anvil.rpcUrl, '--solver', solver.address],
+    ['run', 'deploy', '--', '--rpc-url', anvil.rpcUrl, '--solver', solver.address, '--out', out],
     {
       env: { ...process.env, GATEWAY_DEPLOYER_PRIVATE_KEY: deployerKey },
     },
   );
-  const { contracts } = JSON.parse(stdout) as { contracts: Record<string, Address> };
+  expect(stdout).not.toContain('"contracts"');
+  expect(stderr).toContain(`contracts written to ${out}`);
+  const { contracts } = JSON.parse(await readFile(out, 'utf8')) as { contracts: Record<string, Address> };
   expect(Object.keys(contracts).sort()).toEqual([
     'approvalProxy',
     'attestationVerifier',

@@ -10,9 +10,23 @@ import { createGraphQL } from '../../src/graphql/createGraphQL.js';
 import { addressRole, chainAddress, makeChainConfig } from '../helpers/chainConfig.js';
 import { makeCore, post, startGraphQLApp, type GraphQLApp, type GraphQLResponse } from './harness.js';
 
+/** An RPC provider's key, as operators put it in their endpoints' URLs. */
+const providerKey = 'sk_live_PROVIDERKEY0123456789';
 const { core } = makeCore([
-  makeChainConfig(10, { explorerQueryParams: { tab: 'overview' }, tags: ['l2'] }),
-  makeChainConfig(20, { hidden: true, name: 'private-chain', partialDisableLimit: 5_000_000_000_000_000_000n }),
+  makeChainConfig(10, {
+    explorerQueryParams: { tab: 'overview' },
+    tags: ['l2'],
+    httpRpcUrl: `https://mainnet.example/v3/${providerKey}`,
+    wsRpcUrl: `wss://mainnet.example/ws/v3/${providerKey}`,
+  }),
+  makeChainConfig(20, {
+    hidden: true,
+    name: 'private-chain',
+    partialDisableLimit: 5_000_000_000_000_000_000n,
+    httpRpcUrl: `https://private.example/rpc?apikey=${providerKey}`,
+    publicHttpRpcUrl: 'https://public.example/rpc',
+    publicWsRpcUrl: 'wss://public.example/ws',
+  }),
 ]);
 let server: GraphQLApp;
 
@@ -63,6 +77,18 @@ describe('chains', () => {
       explorerQueryParams: { tab: 'overview' },
       contracts: { serviceReceiver: chainAddress(10, addressRole.receiver) },
     });
+  });
+
+  it("publishes the configured public RPC endpoints, or none, never the operator's (provider keys stay private)", async () => {
+    const { body } = await post(server.url, '{ chains(includeChains: ["20"]) { id httpRpcUrl wsRpcUrl } }');
+    expect(body.errors).toBeUndefined();
+    expect(body.data.chains).toEqual([
+      { id: 10, httpRpcUrl: '', wsRpcUrl: '' },
+      { id: 20, httpRpcUrl: 'https://public.example/rpc', wsRpcUrl: 'wss://public.example/ws' },
+    ]);
+    const everything = await post(server.url, `{ chains(includeChains: ["20"]) { ${everyChainField} } }`);
+    expect(everything.body.data.chains).toHaveLength(2);
+    expect(JSON.stringify(everything.body)).not.toContain(providerKey);
   });
 
   it('reveals a hidden chain named in includeChains, by id or by name', async () => {

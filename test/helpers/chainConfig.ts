@@ -67,6 +67,8 @@ export function makeChainConfig(id: number, overrides: Partial<ChainConfig> = {}
     displayName: `Chain ${id}`,
     httpRpcUrl: 'http://127.0.0.1:1',
     wsRpcUrl: 'ws://127.0.0.1:1',
+    publicHttpRpcUrl: null,
+    publicWsRpcUrl: null,
     explorerUrl: `https://explorer-${id}.example`,
     explorerName: `Explorer ${id}`,
     explorerPaths: { transaction: '/tx/{TX_HASH}', address: '/address/{ADDRESS}', token: '/token/{ADDRESS}' },

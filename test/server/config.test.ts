@@ -65,6 +65,19 @@ describe('config file', () => {
       tokenSupport: 'All',
     });
     expect(chain.partialDisableLimit).toBe(0n);
+    // Nothing public unless the operator names it: the provider's endpoints are never published.
+    expect(chain).toMatchObject({ publicHttpRpcUrl: null, publicWsRpcUrl: null });
+    const published = parseConfigFile(
+      JSON.stringify({
+        chains: [{ ...validChain, publicHttpRpcUrl: 'https://mainnet.base.org', publicWsRpcUrl: 'wss://base.example' }],
+      }),
+      { GATEWAY_SOLVER_PRIVATE_KEY: key },
+    ).chains[0]!;
+    expect(published).toMatchObject({
+      httpRpcUrl: 'https://rpc.example/base',
+      publicHttpRpcUrl: 'https://mainnet.base.org',
+      publicWsRpcUrl: 'wss://base.example',
+    });
     expect(chain.currencies[0]).toMatchObject({
       id: 'usdc',
       solver: true,

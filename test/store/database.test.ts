@@ -1,10 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createDatabase, type CreateDatabaseOptions } from '../../src/store/database.js';
+import { DATA_DIR_LOCK_FILE, DataDirInUseError } from '../../src/store/dataDirLock.js';
 import { getRequest, insertRequest } from '../../src/store/requests.repository.js';
 import { testDatabaseKinds, testDatabaseUrl } from '../helpers/db.js';
 import { newRequest } from './requestFixture.js';
@@ -45,6 +47,40 @@ describe.each(testDatabaseKinds)('persistence (%s)', (kind) => {
       }
     } finally {
       if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('one process per PGlite data directory', () => {
+  it('refuses a second open while the first is open, takes over the lock of a process that died, and frees it at close', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'gateway-pglite-'));
+    try {
+      const first = await createDatabase({ dataDir });
+      try {
+        const second = createDatabase({ dataDir });
+        await expect(second).rejects.toBeInstanceOf(DataDirInUseError);
+        await expect(second).rejects.toThrow(`in use by process ${process.pid}`);
+        await first.migrate();
+        await insertRequest(first.db, newRequest({}));
+      } finally {
+        await first.close();
+      }
+      // A lock left by a process that is gone (a crash): a child that exited, so its pid is free.
+      const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+      await writeFile(
+        join(dataDir, DATA_DIR_LOCK_FILE),
+        JSON.stringify({ pid: Number(dead.stdout.toString()), hostname: hostname(), since: 'then' }),
+      );
+      const reopened = await createDatabase({ dataDir });
+      try {
+        const { rows } = await sql<{ n: number }>`select count(*)::int as n from requests`.execute(reopened.db);
+        expect(rows[0]?.n).toBe(1);
+      } finally {
+        await reopened.close();
+      }
+      await expect(readFile(join(dataDir, DATA_DIR_LOCK_FILE))).rejects.toThrow(/ENOENT/);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -71,8 +71,17 @@ export interface ChainConfig {
   id: number;
   name: string;
   displayName: string;
+  /** The operator's RPC endpoints: used by the gateway, never published (they often carry a provider key). */
   httpRpcUrl: string;
   wsRpcUrl: string;
+  /** Further HTTP endpoints, tried in order when `httpRpcUrl` cannot serve a request (`src/chain/clients.ts`). */
+  fallbackHttpRpcUrls?: string[];
+  /**
+   * What `/chains` publishes as `httpRpcUrl` / `wsRpcUrl`: a public endpoint the operator chose for wallets and
+   * SDKs, or null to publish none (an empty string; the reference SDK then uses the wallet's own transport).
+   */
+  publicHttpRpcUrl: string | null;
+  publicWsRpcUrl: string | null;
   /**
    * Whether the solver follows this chain's new heads over `wsRpcUrl` (`eth_subscribe`) rather than by polling
    * alone: on the devnet, and for a configured chain whose `wsRpcUrl` is given. Polling stays as the fallback.

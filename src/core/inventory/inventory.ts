@@ -175,13 +175,26 @@ export async function getInventory(ctx: CoreContext, settings: InventorySettings
 
 /** The report as text lines, for the CLI and logs. */
 export function formatInventory(report: InventoryReport): string[] {
-  const out = ['chain     currency  on chain            committed           available           pending settle'];
-  for (const line of report.lines) {
-    const f = (amount: bigint) => formatUnits(amount, line.decimals).padEnd(20);
-    out.push(
-      `${String(line.chainId).padEnd(10)}${line.symbol.padEnd(10)}${f(line.onChain)}${f(line.committed)}${f(line.available)}${f(line.pendingSettlement)}`,
-    );
-  }
+  const header = ['chain', 'currency', 'on chain', 'committed', 'available', 'pending settle'];
+  const rows = report.lines.map((line) => {
+    const f = (amount: bigint) => formatUnits(amount, line.decimals);
+    return [
+      String(line.chainId),
+      line.symbol,
+      f(line.onChain),
+      f(line.committed),
+      f(line.available),
+      f(line.pendingSettlement),
+    ];
+  });
+  // Each column as wide as its widest cell (18-decimal amounts run long): labels to the left, amounts to the right.
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const align = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column >= 2 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd();
+  const out = [align(header), ...rows.map(align)];
   const decimalsOf = (chainId: number, currency: string) =>
     report.lines.find((l) => l.chainId === chainId && l.currency === currency)?.decimals ?? 18;
   for (const entry of report.short)
