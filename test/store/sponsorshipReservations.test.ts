@@ -163,7 +163,8 @@ describe.each(testDatabaseKinds)('sponsorship reservations (%s)', (kind) => {
   it('a refused quote first reclaims its own key’s expired reservations, then is refused with what is left', async () => {
     const { db } = database();
     expect(await insertSponsoredRequest(db, sponsored({ expiresAt: base }), 700n)).toBe(true);
-    const ctx = { db, now: () => base + 1 };
+    const quiet = () => undefined;
+    const ctx = { db, now: () => base + 1, log: { debug: quiet, info: quiet, warn: quiet, error: quiet } };
     await storeSponsoredRequest(ctx, sponsored(), 600n);
     expect(await meter()).toEqual({ spent: 0n, reserved: 600n });
     const refused = sponsored();

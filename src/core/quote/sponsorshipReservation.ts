@@ -31,15 +31,20 @@ const RECLAIM_LIMIT = 500;
  * `remainingUsdMicros=<n>`) when the key still cannot cover it: nothing is stored or reserved then.
  */
 export async function storeSponsoredRequest(
-  ctx: Pick<CoreContext, 'db' | 'now'>,
+  ctx: Pick<CoreContext, 'db' | 'now' | 'log'>,
   request: InsertRequestParameters & { apiKeyId: string },
   usdMicros: bigint,
 ): Promise<void> {
   if (await insertSponsoredRequest(ctx.db, request, usdMicros)) return;
+  // Only a help: when it fails (the retention job's sweep of the same rows, on PostgreSQL a deadlock between the two),
+  // the quote is answered as if nothing had expired, and the sweep gives the reservations back.
   const reclaimed = await releaseExpiredSponsorships(ctx.db, {
     expiredBefore: ctx.now(),
     apiKeyId: request.apiKeyId,
     limit: RECLAIM_LIMIT,
+  }).catch((error: unknown) => {
+    ctx.log.warn({ err: error, apiKeyId: request.apiKeyId }, 'could not release the expired sponsorship of a key');
+    return 0;
   });
   if (reclaimed > 0 && (await insertSponsoredRequest(ctx.db, request, usdMicros))) return;
   const key = await getApiKey(ctx.db, request.apiKeyId);
