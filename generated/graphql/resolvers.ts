@@ -425,7 +425,7 @@ export type FeeBreakdown = {
 
 /** A fee component an integrator can sponsor for its users (`sponsoredFeeComponents` of a quote). */
 export type FeeComponent =
-  /** Fees added by the integrator. */
+  /** Fees added by the integrator. Never sponsored: a quote that lists it is refused (`INVALID_INPUT`). */
   | 'app'
   /** Network gas on the destination (and, for gasless flows, origin) chain plus the flat fee. */
   | 'execution'
@@ -1222,11 +1222,11 @@ export type QuoteInput = {
   refundTo?: InputMaybe<Scalars['Address']['input']>;
   /** Slippage tolerance in basis points (0 to 10000); automatic when omitted. */
   slippageTolerance?: InputMaybe<Scalars['Int']['input']>;
-  /** Sponsor only these components; requires `subsidizeFees`. Default: all of them. */
+  /** Sponsor only these components; requires `subsidizeFees`. Default: execution, swap and platform (`APP` is refused). */
   sponsoredFeeComponents?: InputMaybe<Array<FeeComponent>>;
   /** Make the deposit address single-use and bound to the order (requires `refundTo`). */
   strict?: InputMaybe<Scalars['Boolean']['input']>;
-  /** Sponsor the fees with the API key's app balance (requires `x-api-key`). */
+  /** Sponsor the fees from the API key's sponsorship allowance (requires `x-api-key`): their USD value is reserved when the quote is stored (`SPONSOR_BALANCE_TOO_LOW`, nothing stored, when the allowance cannot cover it). App fees are never sponsored. */
   subsidizeFees?: InputMaybe<Scalars['Boolean']['input']>;
   tradeType: TradeType;
   /** Seconds after which an unfilled request is refunded instead of filled: 1 up to the gateway's cap (`quote.maxTtlSeconds`, default 3600); anything else is refused `INVALID_INPUT`. */

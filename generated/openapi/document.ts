@@ -3522,7 +3522,7 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "ErrorResponse": {
         "type": "object",
-        "description": "The body of every error response. `errorCode` is stable and machine-readable; `message` is for humans.\n\nCodes and their HTTP status:\n- 400: `INVALID_INPUT` (the request does not match this contract), `AMOUNT_TOO_LOW`, `INVALID_ADDRESS`,\n  `INVALID_RECIPIENT`, `INVALID_INPUT_CURRENCY`, `INVALID_OUTPUT_CURRENCY`, `UNSUPPORTED_CHAIN`,\n  `CHAIN_DISABLED`, `UNSUPPORTED_CURRENCY`, `UNSUPPORTED_ROUTE`, `NO_SWAP_ROUTES_FOUND`,\n  `INSUFFICIENT_LIQUIDITY`, `INVALID_SLIPPAGE_TOLERANCE`, `INVALID_EXTRA_TXS`, `EXTRA_TXS_NOT_SUPPORTED`,\n  `SWAP_IMPACT_TOO_HIGH`, `DESTINATION_TX_FAILED` (with the revert text in `errorData`),\n  `SIMULATION_FAILED` (a gasless batch reverts in simulation; the revert in `error` and `details`),\n  `SPONSOR_BALANCE_TOO_LOW` (a sponsored gasless batch costs more than the API key's remaining sponsorship\n  allowance; the remaining micro-USD in `errorData`),\n  `AMOUNT_TOO_HIGH` (the order is over the route's USD limit; the limit in `errorData`),\n  `ROUTE_TEMPORARILY_RESTRICTED` (the solver's fills on the destination chain reached their outflow limit\n  for the current window; retriable later, the USD still available in `errorData`)\n- 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `NOT_FOUND`; 405 `METHOD_NOT_ALLOWED`;\n  413 `PAYLOAD_TOO_LARGE`; 415 `UNSUPPORTED_MEDIA_TYPE`; 429 `RATE_LIMITED`\n- 500 `UNKNOWN_ERROR`; 501 `NOT_IMPLEMENTED`\n- retriable: 429 `RATE_LIMITED`, 502 `RPC_HTTP_ERROR`, 503 `SERVICE_UNAVAILABLE` and\n  `PRICE_FETCH_FAILED` (also when a price feed's answer is older than its maximum age, or a stablecoin's\n  feed is off its fixed price), 504 `REQUEST_TIMED_OUT`, 400 `ROUTE_TEMPORARILY_RESTRICTED`\n",
+        "description": "The body of every error response. `errorCode` is stable and machine-readable; `message` is for humans.\n\nCodes and their HTTP status:\n- 400: `INVALID_INPUT` (the request does not match this contract), `AMOUNT_TOO_LOW`, `INVALID_ADDRESS`,\n  `INVALID_RECIPIENT`, `INVALID_INPUT_CURRENCY`, `INVALID_OUTPUT_CURRENCY`, `UNSUPPORTED_CHAIN`,\n  `CHAIN_DISABLED`, `UNSUPPORTED_CURRENCY`, `UNSUPPORTED_ROUTE`, `NO_SWAP_ROUTES_FOUND`,\n  `INSUFFICIENT_LIQUIDITY`, `INVALID_SLIPPAGE_TOLERANCE`, `INVALID_EXTRA_TXS`, `EXTRA_TXS_NOT_SUPPORTED`,\n  `SWAP_IMPACT_TOO_HIGH`, `DESTINATION_TX_FAILED` (with the revert text in `errorData`),\n  `SIMULATION_FAILED` (a gasless batch reverts in simulation; the revert in `error` and `details`),\n  `SPONSOR_BALANCE_TOO_LOW` (a sponsored quote or gasless batch costs more than the API key's remaining\n  sponsorship allowance; the remaining micro-USD in `errorData`),\n  `AMOUNT_TOO_HIGH` (the order is over the route's USD limit; the limit in `errorData`),\n  `ROUTE_TEMPORARILY_RESTRICTED` (the solver's fills on the destination chain reached their outflow limit\n  for the current window; retriable later, the USD still available in `errorData`)\n- 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `NOT_FOUND`; 405 `METHOD_NOT_ALLOWED`;\n  413 `PAYLOAD_TOO_LARGE`; 415 `UNSUPPORTED_MEDIA_TYPE`; 429 `RATE_LIMITED`\n- 500 `UNKNOWN_ERROR`; 501 `NOT_IMPLEMENTED`\n- retriable: 429 `RATE_LIMITED`, 502 `RPC_HTTP_ERROR`, 503 `SERVICE_UNAVAILABLE` and\n  `PRICE_FETCH_FAILED` (also when a price feed's answer is older than its maximum age, or a stablecoin's\n  feed is off its fixed price), 504 `REQUEST_TIMED_OUT`, 400 `ROUTE_TEMPORARILY_RESTRICTED`\n",
         "required": [
           "message",
           "errorCode"
@@ -4700,12 +4700,12 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "subsidizeFees": {
             "type": "boolean",
-            "description": "The API key's sponsor pays the fees (needs `x-api-key` with sponsorship enabled)."
+            "description": "The API key's sponsor pays the fees (needs `x-api-key` with sponsorship enabled). Their USD value is\nreserved against the key's sponsorship allowance when the quote is stored (400 `SPONSOR_BALANCE_TOO_LOW`,\nnothing stored, when the rest of the allowance cannot cover it). App fees are never sponsored.\n"
           },
           "sponsoredFeeComponents": {
             "type": "array",
             "maxItems": 6,
-            "description": "Fee components the sponsor pays; requires `subsidizeFees`. Default when omitted: execution, swap,\nservice and app. Not supported with deposit addresses.\n",
+            "description": "Fee components the sponsor pays; requires `subsidizeFees`. Default when omitted: execution, swap and\nservice (the reference's default adds app). `app` is refused (400 `INVALID_INPUT`): app fees are always\nthe user's to pay. Not supported with deposit addresses.\n",
             "items": {
               "$ref": "#/components/schemas/FeeComponent"
             }
@@ -8300,6 +8300,7 @@ export const openapiDocument: Record<string, unknown> = {
           "sponsorshipEnabled",
           "sponsorshipAllowanceUsdMicros",
           "sponsorshipSpentUsdMicros",
+          "sponsorshipReservedUsdMicros",
           "sponsorshipRemainingUsdMicros",
           "limits",
           "webhook",
@@ -8324,18 +8325,22 @@ export const openapiDocument: Record<string, unknown> = {
           },
           "sponsorshipAllowanceUsdMicros": {
             "type": "string",
-            "description": "Fee sponsorship the administrator allows the key, micro-USD (`\"1000000\"` = USD 1). A gasless batch\nwith `subsidizeFees` (`POST /execute`) draws its origin gas from it; a batch that would take the key\npast it is refused (400 `SPONSOR_BALANCE_TOO_LOW`). 0 (the default) sponsors nothing.\n",
+            "description": "Fee sponsorship the administrator allows the key, micro-USD (`\"1000000\"` = USD 1). A quote with\n`subsidizeFees` reserves the USD value of the fees its sponsor pays from it when it is quoted, and a\ngasless batch with `subsidizeFees` (`POST /execute`) draws its origin gas from it; a quote or batch that\nwould take the key past it is refused (400 `SPONSOR_BALANCE_TOO_LOW`). 0 (the default) sponsors\nnothing.\n",
             "examples": [
               "5000000"
             ]
           },
           "sponsorshipSpentUsdMicros": {
             "type": "string",
-            "description": "Fee sponsorship the key's gasless batches have drawn, micro-USD."
+            "description": "Fee sponsorship the key has drawn, micro-USD (its filled sponsored quotes and its sponsored gasless batches)."
+          },
+          "sponsorshipReservedUsdMicros": {
+            "type": "string",
+            "description": "Fee sponsorship the key's open sponsored quotes hold, micro-USD: drawn (moved to spent) when a request\nfills, given back when it expires unpaid, fails or is refunded.\n"
           },
           "sponsorshipRemainingUsdMicros": {
             "type": "string",
-            "description": "Allowance less spent (never below 0), micro-USD."
+            "description": "Allowance less spent and reserved (never below 0), micro-USD."
           },
           "limits": {
             "$ref": "#/components/schemas/ApiKeyLimits"

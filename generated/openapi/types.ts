@@ -976,8 +976,8 @@ export interface components {
          *       `INSUFFICIENT_LIQUIDITY`, `INVALID_SLIPPAGE_TOLERANCE`, `INVALID_EXTRA_TXS`, `EXTRA_TXS_NOT_SUPPORTED`,
          *       `SWAP_IMPACT_TOO_HIGH`, `DESTINATION_TX_FAILED` (with the revert text in `errorData`),
          *       `SIMULATION_FAILED` (a gasless batch reverts in simulation; the revert in `error` and `details`),
-         *       `SPONSOR_BALANCE_TOO_LOW` (a sponsored gasless batch costs more than the API key's remaining sponsorship
-         *       allowance; the remaining micro-USD in `errorData`),
+         *       `SPONSOR_BALANCE_TOO_LOW` (a sponsored quote or gasless batch costs more than the API key's remaining
+         *       sponsorship allowance; the remaining micro-USD in `errorData`),
          *       `AMOUNT_TOO_HIGH` (the order is over the route's USD limit; the limit in `errorData`),
          *       `ROUTE_TEMPORARILY_RESTRICTED` (the solver's fills on the destination chain reached their outflow limit
          *       for the current window; retriable later, the USD still available in `errorData`)
@@ -1386,11 +1386,16 @@ export interface components {
             gasLimitForDepositSpecifiedTxs?: number;
             /** @description Route a same-chain swap through the solver instead of self-execution. */
             forceSolverExecution?: boolean;
-            /** @description The API key's sponsor pays the fees (needs `x-api-key` with sponsorship enabled). */
+            /**
+             * @description The API key's sponsor pays the fees (needs `x-api-key` with sponsorship enabled). Their USD value is
+             *     reserved against the key's sponsorship allowance when the quote is stored (400 `SPONSOR_BALANCE_TOO_LOW`,
+             *     nothing stored, when the rest of the allowance cannot cover it). App fees are never sponsored.
+             */
             subsidizeFees?: boolean;
             /**
-             * @description Fee components the sponsor pays; requires `subsidizeFees`. Default when omitted: execution, swap,
-             *     service and app. Not supported with deposit addresses.
+             * @description Fee components the sponsor pays; requires `subsidizeFees`. Default when omitted: execution, swap and
+             *     service (the reference's default adds app). `app` is refused (400 `INVALID_INPUT`): app fees are always
+             *     the user's to pay. Not supported with deposit addresses.
              */
             sponsoredFeeComponents?: components["schemas"]["FeeComponent"][];
             /** @description Cap on the sponsored amount, USD in 6-decimal units (`"1000000"` = $1). */
@@ -2466,15 +2471,22 @@ export interface components {
             /** @description The key may ask for fee sponsorship (`subsidizeFees`). */
             sponsorshipEnabled: boolean;
             /**
-             * @description Fee sponsorship the administrator allows the key, micro-USD (`"1000000"` = USD 1). A gasless batch
-             *     with `subsidizeFees` (`POST /execute`) draws its origin gas from it; a batch that would take the key
-             *     past it is refused (400 `SPONSOR_BALANCE_TOO_LOW`). 0 (the default) sponsors nothing.
+             * @description Fee sponsorship the administrator allows the key, micro-USD (`"1000000"` = USD 1). A quote with
+             *     `subsidizeFees` reserves the USD value of the fees its sponsor pays from it when it is quoted, and a
+             *     gasless batch with `subsidizeFees` (`POST /execute`) draws its origin gas from it; a quote or batch that
+             *     would take the key past it is refused (400 `SPONSOR_BALANCE_TOO_LOW`). 0 (the default) sponsors
+             *     nothing.
              * @example 5000000
              */
             sponsorshipAllowanceUsdMicros: string;
-            /** @description Fee sponsorship the key's gasless batches have drawn, micro-USD. */
+            /** @description Fee sponsorship the key has drawn, micro-USD (its filled sponsored quotes and its sponsored gasless batches). */
             sponsorshipSpentUsdMicros: string;
-            /** @description Allowance less spent (never below 0), micro-USD. */
+            /**
+             * @description Fee sponsorship the key's open sponsored quotes hold, micro-USD: drawn (moved to spent) when a request
+             *     fills, given back when it expires unpaid, fails or is refunded.
+             */
+            sponsorshipReservedUsdMicros: string;
+            /** @description Allowance less spent and reserved (never below 0), micro-USD. */
             sponsorshipRemainingUsdMicros: string;
             limits: components["schemas"]["ApiKeyLimits"];
             webhook: components["schemas"]["ApiKeyWebhookState"] | null;

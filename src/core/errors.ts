@@ -43,7 +43,7 @@ export type ErrorCode =
   | 'INSUFFICIENT_FUNDS'
   // gasless execution: the user's batch reverts in simulation (the decoded revert in the body's `details`)
   | 'SIMULATION_FAILED'
-  // gasless execution: a sponsored batch costs more than the API key's remaining sponsorship allowance
+  // a sponsored quote or gasless batch costs more than the API key's remaining sponsorship allowance
   | 'SPONSOR_BALANCE_TOO_LOW'
   // transient
   | 'PRICE_FETCH_FAILED'

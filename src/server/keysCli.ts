@@ -74,7 +74,7 @@ function describe(apiKey: ApiKey): string {
   const parts = [
     `${apiKey.id}  ${JSON.stringify(apiKey.name)}  ${state}`,
     `  created ${new Date(apiKey.createdAt).toISOString()}; sponsorship ${apiKey.sponsorshipEnabled ? 'on' : 'off'}; limits ${JSON.stringify(apiKey.limits)}`,
-    `  sponsorship allowance ${apiKey.sponsorshipAllowanceUsdMicros} micro-USD, spent ${apiKey.sponsorshipSpentUsdMicros}, remaining ${apiKey.sponsorshipRemainingUsdMicros}`,
+    `  sponsorship allowance ${apiKey.sponsorshipAllowanceUsdMicros} micro-USD, spent ${apiKey.sponsorshipSpentUsdMicros}, reserved ${apiKey.sponsorshipReservedUsdMicros}, remaining ${apiKey.sponsorshipRemainingUsdMicros}`,
     `  webhook ${apiKey.webhook === null ? 'none' : `${apiKey.webhook.url}${apiKey.webhook.enabled ? '' : ' (disabled)'} [${signingText[apiKey.webhookSigning]}]`}` +
       `; business verified ${apiKey.businessVerified ? 'yes' : 'no'}; payout ${apiKey.payoutAddress ?? 'none'}`,
   ];

@@ -34,6 +34,8 @@ export interface ApiKeyRecord {
   sponsorshipAllowanceUsdMicros: bigint;
   /** Fee sponsorship the key has drawn so far (micro-USD). */
   sponsorshipSpentUsdMicros: bigint;
+  /** Fee sponsorship the key's open sponsored quotes hold (micro-USD): drawn when they fill, released otherwise. */
+  sponsorshipReservedUsdMicros: bigint;
 }
 
 export interface InsertApiKeyParameters {
@@ -214,14 +216,16 @@ function toApiKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     webhookSecret: row.webhook_secret,
     sponsorshipAllowanceUsdMicros: toBigInt(row.sponsorship_allowance_usd_micros),
     sponsorshipSpentUsdMicros: toBigInt(row.sponsorship_spent_usd_micros),
+    sponsorshipReservedUsdMicros: toBigInt(row.sponsorship_reserved_usd_micros),
   };
 }
 
 /**
  * Draws `usdMicros` of fee sponsorship from a live key with sponsorship enabled, in one statement that checks
- * and adds (`spent + usdMicros <= allowance`): concurrent draws are serialized by the row lock and cannot
- * overdraw. Returns the key's remaining allowance after the draw, or null when the key cannot pay it (missing,
- * revoked, sponsorship off, or the allowance would be exceeded); then nothing changed.
+ * and adds (`spent + reserved + usdMicros <= allowance`: what sponsored quotes hold is not available): concurrent
+ * draws are serialized by the row lock and cannot overdraw. Returns the key's remaining allowance after the draw, or
+ * null when the key cannot pay it (missing, revoked, sponsorship off, or the allowance would be exceeded); then
+ * nothing changed.
  */
 export async function drawSponsorship(db: Kysely<Tables>, id: string, usdMicros: bigint): Promise<bigint | null> {
   const amount = usdMicros.toString();
@@ -231,11 +235,17 @@ export async function drawSponsorship(db: Kysely<Tables>, id: string, usdMicros:
     .where('id', '=', id)
     .where('revoked_at', 'is', null)
     .where('sponsorship_enabled', '=', true)
-    .where(sql<boolean>`sponsorship_spent_usd_micros + ${amount}::numeric <= sponsorship_allowance_usd_micros`)
-    .returning(['sponsorship_allowance_usd_micros', 'sponsorship_spent_usd_micros'])
+    .where(
+      sql<boolean>`sponsorship_spent_usd_micros + sponsorship_reserved_usd_micros + ${amount}::numeric <= sponsorship_allowance_usd_micros`,
+    )
+    .returning(['sponsorship_allowance_usd_micros', 'sponsorship_spent_usd_micros', 'sponsorship_reserved_usd_micros'])
     .executeTakeFirst();
   if (row === undefined) return null;
-  return toBigInt(row.sponsorship_allowance_usd_micros) - toBigInt(row.sponsorship_spent_usd_micros);
+  return (
+    toBigInt(row.sponsorship_allowance_usd_micros) -
+    toBigInt(row.sponsorship_spent_usd_micros) -
+    toBigInt(row.sponsorship_reserved_usd_micros)
+  );
 }
 
 /** Gives back a draw whose batch never reached the chain (never below 0). */

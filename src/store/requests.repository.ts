@@ -16,6 +16,7 @@ import {
   writeStatusOutbox,
 } from './requestOutbox.js';
 import { toRequestRecord, type RequestRecord } from './requestRecord.js';
+import { releasedReservationsOf, settleSponsorships, settlesSponsorship } from './sponsorshipReservations.js';
 import type { RequestStatus } from './requestStatus.js';
 import type { JsonObject, JsonValue, RequestsTable, Tables } from './tables.js';
 
@@ -82,17 +83,49 @@ export async function insertRequests(
 }
 
 /**
+ * Store a sponsored quote's request (`apiKeyId` set) with its reservation of `usdMicros` against that key's
+ * sponsorship allowance, in one statement: the key's reserved amount grows only if the key is live, has sponsorship
+ * enabled and its allowance covers what it spent, what it holds and this (`spent + reserved + usdMicros <=
+ * allowance`), and the request is inserted only if it did. Concurrent reservations wait for the key's row lock and
+ * are checked again against what the first committed, so they cannot overdraw. Returns false when the key cannot
+ * cover it: nothing was written. The reservation ends with the request (`sponsorshipReservations.ts`).
+ */
+export async function insertSponsoredRequest(
+  db: Kysely<Tables>,
+  params: InsertRequestParameters & { apiKeyId: string },
+  usdMicros: bigint,
+): Promise<boolean> {
+  const amount = usdMicros.toString();
+  const { rows } = await sql<{ id: string }>`
+    with reserved as (
+      update api_keys set sponsorship_reserved_usd_micros = sponsorship_reserved_usd_micros + ${amount}::numeric
+      where id = ${params.apiKeyId} and revoked_at is null and sponsorship_enabled
+        and sponsorship_spent_usd_micros + sponsorship_reserved_usd_micros + ${amount}::numeric
+          <= sponsorship_allowance_usd_micros
+      returning id
+    )
+    insert into requests (${sql.raw(quotedColumns)}, sponsorship_usd_micros, sponsorship_state)
+    select ${sql.raw(requestColumns.map((column) => `request."${column}"`).join(', '))}, ${amount}::numeric, 'reserved'
+    from jsonb_populate_recordset(null::requests, ${requestRowsDocument([toRequestRow(params)])}::jsonb) as request
+      cross join reserved
+    returning id`.execute(db);
+  return rows.length > 0;
+}
+
+/**
  * Remove a request whose quote failed after it was stored, so the failed quote leaves nothing behind. Only
  * while it is still `waiting`: nobody was given its id, and a request a deposit moved on is never deleted.
- * Returns whether a row was removed.
+ * A sponsored quote's reservation goes back to its key in the same statement. Returns whether a row was removed.
  */
 export async function deleteUnansweredRequest(db: Kysely<Tables>, id: string): Promise<boolean> {
-  const result = await db
-    .deleteFrom('requests')
-    .where('id', '=', normalizeHex(id))
-    .where('status', '=', 'waiting')
-    .executeTakeFirst();
-  return result.numDeletedRows > 0n;
+  const { rows } = await sql<{ deleted: string | number }>`
+    with gone as (
+      delete from requests where id = ${normalizeHex(id)} and status = 'waiting'
+      returning api_key_id, sponsorship_usd_micros, sponsorship_state
+    ),
+    released as (${releasedReservationsOf('gone')})
+    select count(*) as deleted from gone`.execute(db);
+  return Number(rows[0]?.deleted ?? 0) > 0;
 }
 
 /** The columns a new request's row gives, in the order of its INSERT; the table's others keep their defaults. */
@@ -499,6 +532,11 @@ async function moveAsked(
     if (!written) await writeStatusOutbox(trx, record, params.now);
     answers.push(record);
   }
+  // Sponsored requests' reservations end with their moves, in this transaction (one statement for all of them).
+  await settleSponsorships(
+    trx,
+    rows.flatMap((row) => (row.id !== null && settlesSponsorship(row) ? [row.id] : [])),
+  );
   return answers;
 }
 
@@ -610,6 +648,8 @@ async function moveRequestStatus(
   const record = toRequestRecord({ ...rest, id: movedId });
   // The lock is held since this statement (it took it before the update); the rest of the outbox goes beside.
   if (eventId === null) await writeStatusOutbox(db, record, params.now);
+  // A sponsored request's reservation ends with its fill, failure or refund, in this transaction.
+  if (settlesSponsorship(row)) await settleSponsorships(db, [movedId]);
   return { consumed, moved: record };
 }
 
@@ -641,7 +681,8 @@ export interface DeleteExpiredUnpaidRequestsParameters {
  * Delete up to `limit` requests that were never paid: still `waiting`, expired before `expiredBefore`, with no
  * deposit recorded, no event, no outgoing transaction, no ledger entry and no webhook delivery. One bounded
  * statement (`delete ... where id in (select id ... limit n)`, which PostgreSQL and PGlite both run; neither has
- * `DELETE ... LIMIT`). Returns the number of rows deleted.
+ * `DELETE ... LIMIT`), which also gives back any reservation of sponsorship still open on them (the expiry sweep
+ * normally released it long before). Returns the number of rows deleted.
  */
 export async function deleteExpiredUnpaidRequests(
   db: Kysely<Tables>,
@@ -649,7 +690,7 @@ export async function deleteExpiredUnpaidRequests(
 ): Promise<number> {
   const limit = Math.max(Math.trunc(params.limit), 0);
   if (limit === 0) return 0;
-  const result = await db
+  const deleted = db
     .deleteFrom('requests')
     .where('id', 'in', (eb) =>
       eb
@@ -705,8 +746,12 @@ export async function deleteExpiredUnpaidRequests(
     )
     // A deposit recorded between the subquery and the delete keeps its request (re-checked on the locked row).
     .where('status', '=', 'waiting')
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+    .returning(['api_key_id', 'sponsorship_usd_micros', 'sponsorship_state']);
+  const { rows } = await sql<{ deleted: string | number }>`
+    with gone as (${deleted}),
+    released as (${releasedReservationsOf('gone')})
+    select count(*) as deleted from gone`.execute(db);
+  return Number(rows[0]?.deleted ?? 0);
 }
 
 /**

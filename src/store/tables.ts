@@ -63,6 +63,10 @@ export interface RequestsTable {
   volume_usd_micros: ColumnType<string, string | undefined, string>;
   fast_fill_api_key_id: ColumnType<string | null, string | null | undefined, string | null>;
   fast_fill_usd_micros: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The sponsored USD value a sponsored quote reserved against its key's allowance, micro-USD; null: not sponsored. */
+  sponsorship_usd_micros: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Where that reservation stands: `reserved`, `released` or `drawn` (`sponsorshipReservations.ts`); null: none. */
+  sponsorship_state: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface RequestEventsTable {
@@ -138,6 +142,8 @@ export interface ApiKeysTable {
   sponsorship_allowance_usd_micros: ColumnType<string, string | undefined, string>;
   /** Fee sponsorship the key has drawn, micro-USD (gasless batches with `subsidizeFees`). */
   sponsorship_spent_usd_micros: ColumnType<string, string | undefined, string>;
+  /** Fee sponsorship the key's open sponsored quotes hold, micro-USD (migration 1100 of 2026-11-29). */
+  sponsorship_reserved_usd_micros: ColumnType<string, string | undefined, string>;
 }
 
 export interface WebhookDeliveriesTable {

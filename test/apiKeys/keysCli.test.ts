@@ -149,7 +149,7 @@ describe('npm run keys', () => {
     });
     const raised = await keys(dataDir, 'update', apiKey.id, '--sponsorship-allowance-usd-micros', '7000000');
     expect(raised.code, raised.stderr).toBe(0);
-    expect(raised.stdout).toContain('sponsorship allowance 7000000 micro-USD, spent 0, remaining 7000000');
+    expect(raised.stdout).toContain('sponsorship allowance 7000000 micro-USD, spent 0, reserved 0, remaining 7000000');
     const bad = await keys(dataDir, 'update', apiKey.id, '--sponsorship-allowance-usd-micros', '1.5');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('sponsorshipAllowanceUsdMicros');

@@ -206,6 +206,8 @@ beforeAll(async () => {
     name: 'Sponsor',
     keyHash: hashApiKey(keys.sponsor),
     sponsorshipEnabled: true,
+    // A sponsored quote reserves what its sponsor pays from the allowance: USD 1,000.
+    sponsorshipAllowanceUsdMicros: 1_000_000_000n,
     now,
   });
   await insertApiKey(db, {

@@ -431,6 +431,7 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
         // Nothing is sponsored until the administrator sets an allowance.
         sponsorshipAllowanceUsdMicros: 0n,
         sponsorshipSpentUsdMicros: 0n,
+        sponsorshipReservedUsdMicros: 0n,
       });
       expect(await getApiKeyByHash(db, 'sha256:abc')).toEqual(key);
       expect(await getApiKey(db, 'key-1')).toEqual(key);

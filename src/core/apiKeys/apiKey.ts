@@ -38,11 +38,14 @@ export interface ApiKey {
   name: string;
   sponsorshipEnabled: boolean;
   /**
-   * Metered fee sponsorship, micro-USD as decimal strings: what the administrator allows the key, what its
-   * sponsored gasless batches have drawn, and what is left (allowance less spent, never below 0).
+   * Metered fee sponsorship, micro-USD as decimal strings: what the administrator allows the key, what its filled
+   * sponsored quotes and sponsored gasless batches have drawn, what its open sponsored quotes hold (drawn when they
+   * fill, released when they expire unpaid, fail or are refunded), and what is left (allowance less spent and
+   * reserved, never below 0: `sponsorshipRemaining`).
    */
   sponsorshipAllowanceUsdMicros: string;
   sponsorshipSpentUsdMicros: string;
+  sponsorshipReservedUsdMicros: string;
   sponsorshipRemainingUsdMicros: string;
   limits: ApiKeyLimits;
   webhook: ApiKeyWebhook | null;
@@ -94,6 +97,18 @@ function webhookSigning(ctx: Pick<ApiKeysContext, 'webhooks'>, record: ApiKeyRec
   }
 }
 
+/** What a key can still sponsor, micro-USD: its allowance less what it spent and what it holds, never below 0. */
+export function sponsorshipRemaining(
+  record: Pick<
+    ApiKeyRecord,
+    'sponsorshipAllowanceUsdMicros' | 'sponsorshipSpentUsdMicros' | 'sponsorshipReservedUsdMicros'
+  >,
+): bigint {
+  const left =
+    record.sponsorshipAllowanceUsdMicros - record.sponsorshipSpentUsdMicros - record.sponsorshipReservedUsdMicros;
+  return left > 0n ? left : 0n;
+}
+
 export function toApiKey(ctx: Pick<ApiKeysContext, 'webhooks'>, record: ApiKeyRecord): ApiKey {
   return {
     id: record.id,
@@ -101,10 +116,8 @@ export function toApiKey(ctx: Pick<ApiKeysContext, 'webhooks'>, record: ApiKeyRe
     sponsorshipEnabled: record.sponsorshipEnabled,
     sponsorshipAllowanceUsdMicros: record.sponsorshipAllowanceUsdMicros.toString(),
     sponsorshipSpentUsdMicros: record.sponsorshipSpentUsdMicros.toString(),
-    sponsorshipRemainingUsdMicros: (record.sponsorshipAllowanceUsdMicros > record.sponsorshipSpentUsdMicros
-      ? record.sponsorshipAllowanceUsdMicros - record.sponsorshipSpentUsdMicros
-      : 0n
-    ).toString(),
+    sponsorshipReservedUsdMicros: record.sponsorshipReservedUsdMicros.toString(),
+    sponsorshipRemainingUsdMicros: sponsorshipRemaining(record).toString(),
     limits: record.limits,
     webhook: record.webhook,
     webhookSigning: webhookSigning(ctx, record),

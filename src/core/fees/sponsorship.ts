@@ -4,8 +4,19 @@ import { GatewayError } from '../errors.js';
 export const FEE_COMPONENTS = ['execution', 'swap', 'platform', 'app', 'rent'] as const;
 export type FeeComponent = (typeof FEE_COMPONENTS)[number];
 
-/** Components sponsored when `subsidizeFees` is set without a list (rent only when listed). */
-export const DEFAULT_SPONSORED_COMPONENTS: ReadonlyArray<FeeComponent> = ['execution', 'swap', 'platform', 'app'];
+/**
+ * Components sponsored when `subsidizeFees` is set without a list (rent only when listed). The reference's default
+ * also has `app`; here app fees are never sponsored (`NEVER_SPONSORED`).
+ */
+export const DEFAULT_SPONSORED_COMPONENTS: ReadonlyArray<FeeComponent> = ['execution', 'swap', 'platform'];
+
+/**
+ * App fees are the user's to pay, whatever `sponsoredFeeComponents` says. A sponsor's allowance is the operator's
+ * money, and an app fee goes to a wallet the quoting integrator names: the gateway cannot tell whether that wallet is
+ * the integrator's own, so a sponsored app fee would turn the allowance into the integrator's cash, claimable at once
+ * (docs/security.md, "Fee sponsorship"). An app that wants its users not to pay its fee charges none.
+ */
+export const NEVER_SPONSORED: ReadonlyArray<FeeComponent> = ['app'];
 
 /**
  * Maps a component name to the core's spelling. The reference calls the platform fee `relay` (in
@@ -56,11 +67,11 @@ export interface SplitSponsorshipReturnType {
  *
  * The sponsor covers the selected components in `FEE_COMPONENTS` order until `maxSubsidization` runs out; the
  * user pays the rest. A negative component (a reward) is never sponsored: the user keeps it. Without
- * `subsidizeFees` nothing is selected.
+ * `subsidizeFees` nothing is selected; app fees never are (`NEVER_SPONSORED`).
  *
  * Throws `FORBIDDEN` when `subsidizeFees` is set but sponsorship is not enabled for the caller, and
- * `INVALID_INPUT` when `sponsoredComponents` is given without `subsidizeFees`, names an unknown component, or
- * the cap is negative.
+ * `INVALID_INPUT` when `sponsoredComponents` is given without `subsidizeFees`, names an unknown component or one
+ * that is never sponsored, or the cap is negative.
  */
 export function splitSponsorship(params: SplitSponsorshipParameters): SplitSponsorshipReturnType {
   const { subsidizeFees, sponsoredComponents, sponsorshipEnabled, maxSubsidization } = params;
@@ -77,6 +88,14 @@ export function splitSponsorship(params: SplitSponsorshipParameters): SplitSpons
   const wanted = new Set<FeeComponent>(
     !subsidizeFees ? [] : (sponsoredComponents?.map(normalizeFeeComponent) ?? DEFAULT_SPONSORED_COMPONENTS),
   );
+  for (const component of NEVER_SPONSORED) {
+    if (wanted.has(component))
+      throw new GatewayError(
+        'INVALID_INPUT',
+        `The ${component} fee cannot be sponsored: the user pays app fees (leave ${component} out of sponsoredFeeComponents, or charge no app fee)`,
+        { data: 'sponsoredFeeComponents' },
+      );
+  }
   const selected = FEE_COMPONENTS.filter((component) => wanted.has(component));
 
   const totals: Record<FeeComponent, bigint> = { ...params.components, rent: params.components.rent ?? 0n };

@@ -9,6 +9,7 @@ import { batchExecutorAbi, depositoryAbi, receiverAbi } from '../abi.js';
 import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
+import { sponsorshipRemaining } from '../apiKeys/apiKey.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
 import { convert, toUsdMicros } from '../market.js';
@@ -233,10 +234,7 @@ export async function executeGasless(
       const remaining = await drawSponsorship(trx, key!.id, usdMicros);
       if (remaining === null) {
         const record = await getApiKey(trx, key!.id);
-        const left =
-          record === undefined || record.sponsorshipSpentUsdMicros >= record.sponsorshipAllowanceUsdMicros
-            ? 0n
-            : record.sponsorshipAllowanceUsdMicros - record.sponsorshipSpentUsdMicros;
+        const left = record === undefined ? 0n : sponsorshipRemaining(record);
         throw new GatewayError(
           'SPONSOR_BALANCE_TOO_LOW',
           `The origin gas of the batch (USD micros ${usdMicros}) is more than this API key's remaining sponsorship allowance (USD micros ${left}); nothing was sent`,

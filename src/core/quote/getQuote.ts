@@ -19,6 +19,7 @@ import {
   type PresentParameters,
 } from './present.js';
 import { resolveRoute, type ResolvedRoute } from './resolve.js';
+import { sponsorshipReservation, storeSponsoredRequest } from './sponsorshipReservation.js';
 import { quoteTtlSeconds } from './quoteTtl.js';
 import { buildPermitSteps, buildSteps, DEPOSIT_GAS } from './steps.js';
 import type { PermitStandard } from '../permits/ports.js';
@@ -91,9 +92,9 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
 
   // The stored request does not depend on the user's balance or allowance, so it is committed while they are
   // read (on a busy gateway the two waits were most of a quote's latency). When a read fails, the quote fails
-  // and the request it stored is removed again: a failed quote leaves nothing behind.
+  // and the request it stored is removed again (with its reservation): a failed quote leaves nothing behind.
   const depositAddress = depositAddressOfQuote(route, params, requestId);
-  const stored = ctx.requestWriter.insert({
+  const request = {
     id: requestId,
     ...(depositAddress === null ? {} : { depositAddress: depositAddress.address }),
     user: route.user,
@@ -130,7 +131,15 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
     expiresAt: deadline * 1000,
     createdAt: nowMs,
     volumeUsdMicros: pricing.usd.in,
-  });
+  };
+  // What the sponsor pays is reserved against the key's allowance by the statement that stores the request; a quote
+  // the allowance cannot cover is refused with nothing stored. Other quotes share the group commit.
+  const reservation = sponsorshipReservation(pricing, route, prepared.priceIn);
+  // (A sponsor is always an API key: `prepare` refuses `subsidizeFees` without one.)
+  const stored =
+    reservation > 0n
+      ? storeSponsoredRequest(ctx, { ...request, apiKeyId: caller.apiKey!.id }, reservation)
+      : ctx.requestWriter.insert(request);
   const [committed, wallet] = await Promise.allSettled([stored, prepared.wallet]);
   if (committed.status === 'rejected') throw committed.reason;
   if (wallet.status === 'rejected') {

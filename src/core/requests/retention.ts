@@ -1,5 +1,6 @@
 import { deletePassedPermitDeadlines } from '../../store/permitDeadlines.repository.js';
 import { deleteExpiredUnpaidRequests } from '../../store/requests.repository.js';
+import { releaseExpiredSponsorships } from '../../store/sponsorshipReservations.js';
 import type { CoreContext } from '../context.js';
 
 export interface RequestRetentionSettings {
@@ -32,8 +33,9 @@ export interface RequestRetention {
  * Removes requests that were never paid (quote traffic) once their refund window and the retention are over,
  * so storage does not grow with quotes nobody pays. Only `waiting` requests with nothing attached (no deposit,
  * event, transaction, ledger entry or webhook delivery) go. A deposit that still arrives for a deleted request
- * loses nothing: the solver refunds a deposit for an unknown request to its depositor. Each pass also drops the
- * quoted EIP-2612 permit deadlines that have passed.
+ * loses nothing: the solver refunds a deposit for an unknown request to its depositor. Each pass first gives back
+ * the sponsorship that sponsored quotes reserved and that expired unpaid, and drops the quoted EIP-2612 permit
+ * deadlines that have passed.
  */
 export function createRequestRetention(
   ctx: Pick<CoreContext, 'db' | 'log' | 'now' | 'config'>,
@@ -45,6 +47,16 @@ export function createRequestRetention(
   let halted = false;
 
   const pass = async (): Promise<number> => {
+    // Sponsorship reserved by quotes that expired unpaid goes back to their keys at once (the solver fills nothing
+    // past its expiry); the requests themselves stay for their refund window and the retention.
+    for (;;) {
+      const released = await releaseExpiredSponsorships(ctx.db, {
+        expiredBefore: ctx.now(),
+        limit: settings.batchSize,
+      });
+      if (released > 0) ctx.log.info({ released }, 'retention: released the sponsorship of expired quotes');
+      if (released < settings.batchSize || halted) break;
+    }
     const expiredBefore = ctx.now() - ctx.config.quote.refundWindowSeconds * 1000 - settings.retentionMs;
     let total = 0;
     for (;;) {

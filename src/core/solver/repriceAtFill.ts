@@ -7,6 +7,7 @@ import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import type { RouteClass } from '../fees/classifyRoute.js';
+import { NEVER_SPONSORED } from '../fees/sponsorship.js';
 import { toUsdMicros } from '../market.js';
 import { fillExecutionFee, priceRoute } from '../quote/pricing.js';
 import type { ResolvedRoute } from '../quote/resolve.js';
@@ -96,7 +97,10 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
     recipient: entry.recipient,
     fee: String(entry.feeBps),
   }));
-  const sponsored = (fees.sponsoredComponents ?? []) as string[];
+  // A request quoted while app fees could be sponsored is re-priced with the user paying them, as it is quoted now.
+  const sponsored = ((fees.sponsoredComponents ?? []) as string[]).filter(
+    (component) => !(NEVER_SPONSORED as readonly string[]).includes(component),
+  );
   const cap = ((request.quote.feeSponsorship as JsonObject | undefined)?.quoted as JsonObject | undefined)
     ?.maxSubsidizationAmount;
   let amountOutNow: bigint;

@@ -21,22 +21,22 @@ const none = { execution: 0n, swap: 0n, platform: 0n, app: 0n, rent: 0n };
 describe('splitSponsorship', () => {
   it.each<[string, SplitSponsorshipParameters, Expected]>([
     [
-      'default selection: all but rent',
+      "default selection: the gateway's fees (never app fees, rent only when listed)",
       { ...base, subsidizeFees: true },
       {
-        selected: ['execution', 'swap', 'platform', 'app'],
-        sponsored: { execution: 100n, swap: 200n, platform: 30n, app: 50n, rent: 0n },
-        sponsoredTotal: 380n,
+        selected: ['execution', 'swap', 'platform'],
+        sponsored: { execution: 100n, swap: 200n, platform: 30n, app: 0n, rent: 0n },
+        sponsoredTotal: 330n,
         capHit: false,
       },
     ],
     [
-      'all components, rent listed',
-      { ...base, subsidizeFees: true, sponsoredComponents: ['rent', 'app', 'platform', 'swap', 'execution'] },
+      'every sponsorable component, rent listed',
+      { ...base, subsidizeFees: true, sponsoredComponents: ['rent', 'platform', 'swap', 'execution'] },
       {
-        selected: ['execution', 'swap', 'platform', 'app', 'rent'],
-        sponsored: components,
-        sponsoredTotal: 1_380n,
+        selected: ['execution', 'swap', 'platform', 'rent'],
+        sponsored: { ...components, app: 0n },
+        sponsoredTotal: 1_330n,
         capHit: false,
       },
     ],
@@ -79,7 +79,7 @@ describe('splitSponsorship', () => {
       'cap hit: paid in component order, partial swap',
       { ...base, subsidizeFees: true, maxSubsidization: 150n },
       {
-        selected: ['execution', 'swap', 'platform', 'app'],
+        selected: ['execution', 'swap', 'platform'],
         sponsored: { ...none, execution: 100n, swap: 50n },
         sponsoredTotal: 150n,
         capHit: true,
@@ -102,11 +102,11 @@ describe('splitSponsorship', () => {
     ],
     [
       'cap exactly equal to the selected total is not hit',
-      { ...base, subsidizeFees: true, maxSubsidization: 380n },
+      { ...base, subsidizeFees: true, maxSubsidization: 330n },
       {
-        selected: ['execution', 'swap', 'platform', 'app'],
-        sponsored: { ...none, execution: 100n, swap: 200n, platform: 30n, app: 50n },
-        sponsoredTotal: 380n,
+        selected: ['execution', 'swap', 'platform'],
+        sponsored: { ...none, execution: 100n, swap: 200n, platform: 30n },
+        sponsoredTotal: 330n,
         capHit: false,
       },
     ],
@@ -118,7 +118,7 @@ describe('splitSponsorship', () => {
         subsidizeFees: true,
       },
       {
-        selected: ['execution', 'swap', 'platform', 'app'],
+        selected: ['execution', 'swap', 'platform'],
         sponsored: { ...none, execution: 100n, platform: 30n },
         sponsoredTotal: 130n,
         capHit: false,
@@ -164,6 +164,14 @@ describe('splitSponsorship', () => {
     ['a negative cap', { ...base, subsidizeFees: true, maxSubsidization: -1n }, 'INVALID_INPUT'],
   ])('rejects %s', (_name, params, code) => {
     expect(() => splitSponsorship(params)).toThrow(expect.objectContaining({ code }));
+  });
+
+  it('never sponsors app fees: a list naming app is refused, naming the field', () => {
+    for (const sponsoredComponents of [['app'], ['execution', 'app']] as FeeComponent[][]) {
+      expect(() => splitSponsorship({ ...base, subsidizeFees: true, sponsoredComponents })).toThrow(
+        expect.objectContaining({ code: 'INVALID_INPUT', data: 'sponsoredFeeComponents' }),
+      );
+    }
   });
 });
 

@@ -178,15 +178,22 @@ describe('priceRoute', () => {
       tradeType: 'EXACT_INPUT' as const,
       appFees: [{ recipient: user, fee: '50' }],
     };
+    // Every component but the app fee, which the user always pays.
     const all = price({ caller: sponsor, params: { ...params, subsidizeFees: true } });
-    expect(all.fees.sponsored).toBe(320_000n + 500_000n);
-    expect(all.amountOut).toBe(100_000_000n);
+    expect(all.fees.sponsored).toBe(320_000n);
+    expect(all.amountOut).toBe(100_000_000n - 500_000n);
     const execution = price({
       caller: sponsor,
       params: { ...params, subsidizeFees: true, sponsoredFeeComponents: ['execution'] },
     });
     expect(execution.fees.sponsored).toBe(320_000n);
     expect(execution.amountOut).toBe(100_000_000n - 500_000n);
+    expect(() =>
+      price({
+        caller: sponsor,
+        params: { ...params, subsidizeFees: true, sponsoredFeeComponents: ['execution', 'app'] },
+      }),
+    ).toThrow(expect.objectContaining({ code: 'INVALID_INPUT', data: 'sponsoredFeeComponents' }));
     // A cap of USD 0.10 sponsors 100000 units of the execution fee only.
     const capped = price({
       caller: sponsor,
