@@ -45,7 +45,7 @@ const pingAbi = parseAbi(['event Ping()']);
 
 beforeAll(async () => {
   anvil = await startAnvil({ chainId });
-  direct = createPublicClient({ transport: http(anvil.rpcUrl) }) as PublicClient;
+  direct = createPublicClient({ transport: http(anvil.rpcUrl) });
   const wallet = createWalletClient({
     account: mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: 3 }),
     transport: http(anvil.rpcUrl),
