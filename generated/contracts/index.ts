@@ -6,6 +6,7 @@ export * from './BatchExecutor.js';
 export * from './DepositAddress.js';
 export * from './DepositAddressFactory.js';
 export * from './Depository.js';
+export * from './DevnetGasPriceOracle.js';
 export * from './Erc20Router.js';
 export * from './MinorToken.js';
 export * from './Multicall3.js';

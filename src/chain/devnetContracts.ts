@@ -8,6 +8,7 @@ import {
   maxUint256,
   parseGwei,
   parseUnits,
+  toHex,
   type Abi,
   type Address,
   type Hex,
@@ -25,6 +26,7 @@ import {
   depositAddressFactoryBytecode,
   depositoryAbi,
   depositoryBytecode,
+  devnetGasPriceOracleBytecode,
   erc20RouterAbi,
   erc20RouterBytecode,
   minorTokenAbi,
@@ -60,6 +62,17 @@ import type { DevnetAccount, DevnetChain, DevnetToken } from './devnetDescriptor
  * on every chain); the devnet installs `contracts/BatchExecutor.sol` there.
  */
 export const SDK_BATCH_EXECUTOR: Address = '0x000000009B1D0aF20D8C6d0A44e162d11F9b8f00';
+
+/**
+ * The devnet chain that charges an L1 data fee like an OP-stack chain (Base, Optimism): the third default chain,
+ * so devnets of one or two chains (most tests) price as before. Its GasPriceOracle predeploy is
+ * `contracts/DevnetGasPriceOracle.sol` with `l1BaseFee` = `DEVNET_L1_BASE_FEE`.
+ */
+export const OP_STACK_DEVNET_CHAIN_ID = 31339;
+/** The OP-stack GasPriceOracle predeploy address. */
+export const GAS_PRICE_ORACLE: Address = '0x420000000000000000000000000000000000000F';
+/** The devnet oracle's L1 base fee: 1 gwei, about USD 0.01 of L1 data fee per fill with ETH at 3000. */
+export const DEVNET_L1_BASE_FEE = parseGwei('1');
 
 const PRICE_FEED_DECIMALS = 8;
 const NATIVE_USD = '3000';
@@ -207,9 +220,13 @@ export async function deployChain(
     bytecode: executorCode,
   });
 
+  const feeModel = instance.chainId === OP_STACK_DEVNET_CHAIN_ID ? 'op-stack' : 'ethereum';
+  if (feeModel === 'op-stack') await installGasPriceOracle(client, instance.rpcUrl);
+
   return {
     chainId: instance.chainId,
     name: `devnet-${String.fromCharCode(97 + index)}`,
+    feeModel,
     rpcUrl: instance.rpcUrl,
     wsUrl: instance.wsUrl,
     blockTime,
@@ -228,6 +245,20 @@ export async function deployChain(
     tokens,
     nativePriceFeed,
   };
+}
+
+/**
+ * Installs the devnet GasPriceOracle at the OP-stack predeploy address: its runtime code is what running its
+ * creation code returns (an `eth_call` without `to`; it has no constructor), set with `anvil_setCode`, and its
+ * `l1BaseFee` (slot 0) with `anvil_setStorageAt`. No transaction: the deployer's nonces, and so every other
+ * devnet address, stay the same on every chain.
+ */
+async function installGasPriceOracle(client: PublicClient, rpcUrl: string): Promise<void> {
+  const { data: runtime } = await client.call({ data: devnetGasPriceOracleBytecode });
+  if (runtime === undefined || runtime === '0x') throw new Error('the GasPriceOracle code did not build');
+  const anvil = createTestClient({ mode: 'anvil', transport: http(rpcUrl) });
+  await anvil.setCode({ address: GAS_PRICE_ORACLE, bytecode: runtime });
+  await anvil.setStorageAt({ address: GAS_PRICE_ORACLE, index: 0, value: toHex(DEVNET_L1_BASE_FEE, { size: 32 }) });
 }
 
 function tokenDeployment(spec: TokenSpec, owner: Address): [Abi, Hex, readonly unknown[]] {

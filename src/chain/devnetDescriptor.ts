@@ -26,6 +26,11 @@ export interface DevnetChain {
   wsUrl: string;
   /** Seconds between blocks; null = automine. */
   blockTime: number | null;
+  /**
+   * `op-stack`: the chain has the devnet GasPriceOracle at the OP-stack predeploy and the gateway prices fills'
+   * L1 data fee there; absent (descriptors written before it) = `ethereum`.
+   */
+  feeModel?: 'ethereum' | 'op-stack';
   /** Every gateway contract, the attestation verifier included. */
   contracts: Required<ChainContracts>;
   tokens: DevnetToken[];

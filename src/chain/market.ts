@@ -186,6 +186,18 @@ export function createMarketData({ chains, solverAddress, clients }: CreateMarke
       return estimate(marketOf(chainId), tx);
     },
 
+    async l1DataFee(chainId, serializedTx) {
+      const market = marketOf(chainId);
+      return read(market, 'the L1 data fee from the GasPriceOracle', () =>
+        market.client.readContract({
+          address: OP_STACK_GAS_PRICE_ORACLE,
+          abi: contracts.devnetGasPriceOracleAbi,
+          functionName: 'getL1Fee',
+          args: [serializedTx],
+        }),
+      );
+    },
+
     async verifyMessage(chainId, { signer, hash, signature }) {
       const market = marketOf(chainId);
       // An EOA's signature is recovered locally; a contract wallet's is asked of the wallet (EIP-1271, and
@@ -297,6 +309,12 @@ function latestBlockTimestamp(market: ChainMarket): Promise<number> {
     ),
   );
 }
+
+/**
+ * The OP-stack GasPriceOracle predeploy (the same address on every OP-stack chain). Its `getL1Fee(bytes)` has the
+ * signature of the devnet's stand-in (`contracts/DevnetGasPriceOracle.sol`), whose ABI is used for it.
+ */
+const OP_STACK_GAS_PRICE_ORACLE: Address = '0x420000000000000000000000000000000000000F';
 
 /** Selectors of the word reads: `getEthBalance(address)` (Multicall3), `balanceOf(address)`, `allowance(address,address)`. */
 const GET_ETH_BALANCE = '0x4d2301cc';

@@ -72,6 +72,11 @@ export interface MarketData {
   verifyMessage(chainId: number, params: { signer: Address; hash: Hex; signature: Hex }): Promise<boolean>;
   /** Gas units of `tx` (`eth_estimateGas`); a revert fails with `DESTINATION_TX_FAILED`. */
   estimateGas(chainId: number, tx: TransactionRequest): Promise<bigint>;
+  /**
+   * The L1 data fee (wei) an OP-stack chain charges a transaction whose unsigned RLP encoding is `serializedTx`,
+   * besides its gas: the GasPriceOracle predeploy's `getL1Fee`, read now. Only for `op-stack` chains.
+   */
+  l1DataFee(chainId: number, serializedTx: Hex): Promise<bigint>;
 }
 
 /** USD 1 in micro-USD, the unit of every USD amount inside the core. */

@@ -129,6 +129,7 @@ const chainSchema = {
     hidden: { type: 'boolean' },
     confirmations: { type: 'integer', minimum: 0, maximum: 1000 },
     blockTime: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
+    feeModel: { enum: ['ethereum', 'op-stack', 'arbitrum'] },
   },
 };
 const bpsSchema = { type: 'integer', minimum: 0, maximum: 10000 };
@@ -251,6 +252,7 @@ function chainFromFile(c: ChainFile): ChainConfig {
     hidden: c.hidden ?? false,
     confirmations: c.confirmations ?? 2,
     blockTime: c.blockTime ?? 2,
+    feeModel: c.feeModel ?? 'ethereum',
   };
 }
 

@@ -71,6 +71,7 @@ export function devnetChainConfigs(descriptor: DevnetDescriptor): ChainConfig[] 
       confirmations: 1,
       // Interval mining uses the descriptor's block time; automine (tests) makes blocks at once.
       blockTime: chain.blockTime ?? 1,
+      feeModel: chain.feeModel ?? 'ethereum',
     };
   });
 }

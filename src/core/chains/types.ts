@@ -117,7 +117,19 @@ export interface ChainConfig {
   confirmations: number;
   /** Average seconds between blocks (time estimates, cache lifetimes). */
   blockTime: number;
+  /** What a transaction pays on this chain besides its gas (see `FeeModel`); absent = `ethereum`. */
+  feeModel?: FeeModel;
 }
+
+/**
+ * How a chain charges a transaction, for the fill's execution fee:
+ * - `ethereum`: gas units times the gas price, nothing else.
+ * - `op-stack` (Base, Optimism and the other OP-stack chains): also an L1 data fee in wei, which the
+ *   GasPriceOracle predeploy computes from the transaction's bytes (`getL1Fee`) and the receipt reports (`l1Fee`).
+ * - `arbitrum`: the L1 component is charged as extra L2 gas, which an Arbitrum node's `eth_estimateGas` already
+ *   counts (and the receipt's `gasUsed` includes): priced as `ethereum`.
+ */
+export type FeeModel = 'ethereum' | 'op-stack' | 'arbitrum';
 
 /** Swap fee (DEX-equivalent cost and rebalancing) in basis points of the input, by route class. */
 export interface SwapFeeBps {

@@ -4,7 +4,7 @@ import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { fromUsdMicros } from '../market.js';
-import { paymentFillGas } from './fillGas.js';
+import { paymentFillGas, paymentFillL1Fee } from './fillGas.js';
 import { fillExecutionFee, rescale } from './pricing.js';
 import { parseAddress } from './resolve.js';
 
@@ -45,15 +45,16 @@ export async function getConfig(ctx: CoreContext, params: GetConfigParameters): 
     currencyIn.supportsBridging &&
     currencyOut.supportsBridging;
 
-  const [solverBalance, gasUnits, gasPrice, nativePrice, priceIn, userBalance] = await Promise.all([
+  const [solverBalance, gasUnits, l1FeeWei, gasPrice, nativePrice, priceIn, userBalance] = await Promise.all([
     ctx.market.solverBalance(destination.id, currencyOut.address),
     paymentFillGas(ctx, destination, currencyOut.address),
+    paymentFillL1Fee(ctx, destination, currencyOut.address),
     ctx.market.gasPrice(destination.id),
     ctx.market.usdPrice(destination.id, destination.nativeCurrency),
     ctx.market.usdPrice(origin.id, currencyIn),
     user === undefined ? Promise.resolve(undefined) : ctx.market.balanceOf(origin.id, user, currencyIn.address),
   ]);
-  const execution = fillExecutionFee(destination, gasUnits, gasPrice, nativePrice);
+  const execution = fillExecutionFee(destination, { units: gasUnits, priceWei: gasPrice, l1FeeWei }, nativePrice);
   const fee = fromUsdMicros(execution.totalMicros, currencyIn.decimals, priceIn, 'up');
   // Same asset on both sides: the solver's balance in destination units is the same amount in origin units,
   // rescaled when the decimals differ.

@@ -9,7 +9,7 @@ import { jsonify } from '../json.js';
 import { checkQuoteExposure } from '../limits/exposure.js';
 import { convert, type MarketData, type UsdPrice } from '../market.js';
 import { buildOrder } from './order.js';
-import { callsFillGas, paymentFillGas } from './fillGas.js';
+import { callsFillGas, paymentFillGas, paymentFillL1Fee } from './fillGas.js';
 import { priceRoute, type MarketSnapshot, type Pricing } from './pricing.js';
 import {
   presentDetails,
@@ -248,9 +248,12 @@ async function prepare(
   // What the solver can promise: its balance less what fills in flight will take from it.
   const availableOut = solverBalance - (committed.get(`${destination.id}:${currencyOut.address.toLowerCase()}`) ?? 0n);
 
-  const fillGasUnits =
+  const { gasUnits: fillGasUnits, l1FeeWei: fillL1FeeWei } =
     route.calls.length === 0
-      ? await paymentFillGas(ctx, destination, currencyOut.address)
+      ? await Promise.all([
+          paymentFillGas(ctx, destination, currencyOut.address),
+          paymentFillL1Fee(ctx, destination, currencyOut.address),
+        ]).then(([gasUnits, l1FeeWei]) => ({ gasUnits, l1FeeWei }))
       : await callsFillGas(ctx, route, params, { priceIn, priceOut }, solverBalance);
   if (params.txsGasLimit !== undefined && route.calls.length > 0 && fillGasUnits > BigInt(params.txsGasLimit)) {
     throw new GatewayError(
@@ -266,6 +269,7 @@ async function prepare(
     destinationNativePrice,
     destinationGasPrice,
     fillGasUnits,
+    fillL1FeeWei,
     // The gateway sends a permit's deposit and pays its gas: priced into the execution fee.
     ...(permit === undefined
       ? {}

@@ -19,6 +19,8 @@ export interface MarketSnapshot {
   destinationGasPrice: bigint;
   /** Gas units of the destination fill. */
   fillGasUnits: bigint;
+  /** The fill's L1 data fee (wei) on an OP-stack destination, paid besides its gas; 0 elsewhere. */
+  fillL1FeeWei: bigint;
   /**
    * Gasless flows (permit deposits): the origin transaction the gateway sends for the user, priced into the
    * execution fee (spec "Fee rules" §1). Absent when the user sends the deposit and pays its gas.
@@ -68,7 +70,8 @@ interface FeesAt {
  *   remainder after fees converts to at least `amount` (found by fixed-point iteration, then checked).
  *
  * Same-asset routes (bridge, send, wrap, unwrap) convert 1:1 scaled by decimals; swaps convert at the two
- * oracle prices. The execution fee (USD 0.02 + fill gas at the destination's gas price) is converted from USD
+ * oracle prices. The execution fee (USD 0.02 + fill gas at the destination's gas price and, on an OP-stack
+ * destination, the fill's L1 data fee) is converted from USD
  * into the input currency rounded up; percentage fees are rounded up (platform, swap) or down (app fees).
  */
 export function priceRoute(parameters: PricingParameters): Pricing {
@@ -83,8 +86,7 @@ export function priceRoute(parameters: PricingParameters): Pricing {
 
   const execution = fillExecutionFee(
     route.destination,
-    market.fillGasUnits,
-    market.destinationGasPrice,
+    { units: market.fillGasUnits, priceWei: market.destinationGasPrice, l1FeeWei: market.fillL1FeeWei },
     market.destinationNativePrice,
     market.originGas,
   );
@@ -166,6 +168,7 @@ export function priceRoute(parameters: PricingParameters): Pricing {
         originGasMicros: execution.originMicros,
         gasUnits: market.fillGasUnits,
         gasPriceWei: market.destinationGasPrice,
+        l1FeeWei: market.fillL1FeeWei,
       },
       swap: fees.swap,
       swapBps,
@@ -190,18 +193,21 @@ export function priceRoute(parameters: PricingParameters): Pricing {
   };
 }
 
-/** The execution fee (micro-USD) of a fill of `gasUnits` on `destination` at its gas price and native price. */
+/**
+ * The execution fee (micro-USD) of a fill of `gas.units` on `destination` at its gas price, plus its L1 data fee
+ * (`gas.l1FeeWei`, OP-stack chains), at the native price.
+ */
 export function fillExecutionFee(
   destination: ChainConfig,
-  gasUnits: bigint,
-  gasPriceWei: bigint,
+  gas: { units: bigint; priceWei: bigint; l1FeeWei: bigint },
   nativePrice: UsdPrice,
   originGas?: MarketSnapshot['originGas'],
 ) {
   const nativeDecimals = destination.nativeCurrency.decimals;
   return executionFeeUsd({
-    destinationGasUnits: gasUnits,
-    destinationGasPriceWei: gasPriceWei,
+    destinationGasUnits: gas.units,
+    destinationGasPriceWei: gas.priceWei,
+    destinationL1FeeWei: gas.l1FeeWei,
     destinationNativeUsdMicros: toUsdMicros(pow10(nativeDecimals), nativeDecimals, nativePrice, 'up'),
     nativeDecimals,
     ...(originGas === undefined

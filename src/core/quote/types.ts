@@ -274,6 +274,8 @@ export interface FeeBreakdown {
     originGasMicros: bigint;
     gasUnits: bigint;
     gasPriceWei: bigint;
+    /** The fill's L1 data fee (wei) on an OP-stack destination, in `destinationGasMicros`; 0 elsewhere. */
+    l1FeeWei: bigint;
   };
   swap: bigint;
   swapBps: number;

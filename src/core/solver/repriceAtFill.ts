@@ -45,8 +45,10 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
   const currencyOut = currencyOf(destination, request.destinationCurrency);
   const routeClass = fees.routeClass as RouteClass;
   const sameAsset = routeClass === 'bridge';
-  const parts = fees.executionParts as { gasUnits: string } | undefined;
+  const parts = fees.executionParts as { gasUnits: string; l1FeeWei?: string } | undefined;
   const gasUnits = BigInt(parts?.gasUnits ?? '0');
+  // The L1 data fee quoted (OP-stack destinations): its bytes do not change, and the L1 base fee is not re-read.
+  const l1FeeWei = BigInt(parts?.l1FeeWei ?? '0');
 
   const [priceIn, priceOut, destinationNativePrice, destinationGasPrice] = await Promise.all([
     ctx.market.usdPrice(origin.id, currencyIn),
@@ -59,8 +61,7 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
     const charged = toUsdMicros(storedAmount(fees.execution), currencyIn.decimals, priceIn);
     const gasNow = fillExecutionFee(
       destination,
-      gasUnits,
-      destinationGasPrice,
+      { units: gasUnits, priceWei: destinationGasPrice, l1FeeWei },
       destinationNativePrice,
     ).destinationMicros;
     if (charged >= gasNow) return { ok: true };
@@ -115,7 +116,14 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
         ...(sponsored.length > 0 ? { sponsoredFeeComponents: sponsored } : {}),
         ...(typeof cap === 'string' ? { maxSubsidizationAmount: BigInt(cap) } : {}),
       },
-      market: { priceIn, priceOut: priceOut!, destinationNativePrice, destinationGasPrice, fillGasUnits: gasUnits },
+      market: {
+        priceIn,
+        priceOut: priceOut!,
+        destinationNativePrice,
+        destinationGasPrice,
+        fillGasUnits: gasUnits,
+        fillL1FeeWei: l1FeeWei,
+      },
       settings: ctx.config.quote,
       caller: {
         apiKey:

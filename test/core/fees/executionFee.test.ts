@@ -74,6 +74,31 @@ describe('executionFeeUsd', () => {
       },
       { flatMicros: 20_000n, destinationMicros: 0n, originMicros: 750_000n, totalMicros: 770_000n },
     ],
+    [
+      // OP-stack destination: 100,000 gas at 0.01 gwei = 1e12 wei, plus an L1 data fee of 4e12 wei = 5e12 wei
+      // = 0.000005 ETH = USD 0.015, rounded up once over the sum
+      'L1 data fee on an OP-stack destination',
+      {
+        destinationGasUnits: 100_000n,
+        destinationGasPriceWei: 10_000_000n,
+        destinationL1FeeWei: 4_000_000_000_000n,
+        destinationNativeUsdMicros: ETH_USD,
+        nativeDecimals: 18,
+      },
+      { flatMicros: 20_000n, destinationMicros: 15_000n, originMicros: 0n, totalMicros: 35_000n },
+    ],
+    [
+      // 1 wei of gas and 1 wei of L1 fee: 2 wei, one rounding up, not one per part
+      'L1 data fee rounded with the gas',
+      {
+        destinationGasUnits: 1n,
+        destinationGasPriceWei: 1n,
+        destinationL1FeeWei: 1n,
+        destinationNativeUsdMicros: ETH_USD,
+        nativeDecimals: 18,
+      },
+      { flatMicros: 20_000n, destinationMicros: 1n, originMicros: 0n, totalMicros: 20_001n },
+    ],
   ])('%s', (_name, params, expected) => {
     expect(executionFeeUsd(params)).toEqual(expected);
   });
@@ -86,6 +111,16 @@ describe('executionFeeUsd', () => {
     [
       'negative price',
       { destinationGasUnits: 1n, destinationGasPriceWei: 1n, destinationNativeUsdMicros: -1n, nativeDecimals: 18 },
+    ],
+    [
+      'negative L1 fee',
+      {
+        destinationGasUnits: 1n,
+        destinationGasPriceWei: 1n,
+        destinationL1FeeWei: -1n,
+        destinationNativeUsdMicros: 1n,
+        nativeDecimals: 18,
+      },
     ],
     [
       'fractional decimals',

@@ -51,6 +51,7 @@ const market = (priceIn: UsdPrice, priceOut: UsdPrice): MarketSnapshot => ({
   destinationNativePrice: usd(3000n),
   destinationGasPrice: 1_000_000_000n,
   fillGasUnits: 100_000n,
+  fillL1FeeWei: 0n,
 });
 
 function route(
@@ -96,11 +97,25 @@ describe('priceRoute', () => {
       originGasMicros: 0n,
       gasUnits: 100_000n,
       gasPriceWei: 1_000_000_000n,
+      l1FeeWei: 0n,
     });
     expect([pricing.fees.swap, pricing.fees.platform, pricing.fees.app]).toEqual([0n, 0n, 0n]);
     expect(pricing.amountIn).toBe(100_000_000n);
     expect(pricing.amountOut).toBe(99_680_000n);
     expect(pricing.minimumAmountOut).toBe(99_680_000n);
+  });
+
+  it("OP-stack destination: the fill's L1 data fee is part of the execution fee (USD 0.30 more for 1e14 wei)", () => {
+    const pricing = price({
+      params: { amount: 100_000_000n, tradeType: 'EXACT_INPUT' },
+      market: { ...market(usd(1n), usd(1n)), fillL1FeeWei: 100_000_000_000_000n },
+    });
+    expect(pricing.fees.execution).toBe(620_000n);
+    expect(pricing.fees.executionParts).toMatchObject({
+      destinationGasMicros: 600_000n,
+      l1FeeWei: 100_000_000_000_000n,
+    });
+    expect(pricing.amountOut).toBe(99_380_000n);
   });
 
   it('EXACT_OUTPUT and EXPECTED_OUTPUT find the smallest input that delivers the amount', () => {
