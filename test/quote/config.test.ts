@@ -1,7 +1,14 @@
-/** `GET /config/v2`: route capacity read from the chains, the indicative fee, and the user's limits. */
+/**
+ * `GET /config/v2`: route capacity read from the chains, the indicative fee, and the user's limits; and the L1 data
+ * fee of an OP-stack destination (the devnet's third chain) in the quote's and the config's execution fee.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { erc20Abi, zeroAddress } from 'viem';
+import { erc20Abi, parseTransaction, size, zeroAddress } from 'viem';
 import type { DevnetChain } from '../../src/chain/devnet.js';
+import { DEVNET_L1_BASE_FEE, GAS_PRICE_ORACLE, OP_STACK_DEVNET_CHAIN_ID } from '../../src/chain/devnetContracts.js';
+import { representativeFillBytes, representativePaymentFill } from '../../src/core/quote/fillGas.js';
+import { getRequest } from '../../src/store/requests.repository.js';
+import { devnetGasPriceOracleAbi } from '../../generated/contracts/index.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { publicClientOf, requestQuote, tokenOf } from '../helpers/quote.js';
@@ -78,5 +85,89 @@ describe('GET /config/v2', () => {
       user: 'nobody',
     });
     expect(badUser).toMatchObject({ status: 400, body: { errorCode: 'INVALID_ADDRESS' } });
+  });
+});
+
+describe('an OP-stack destination (devnet chain 31339, with a GasPriceOracle predeploy)', () => {
+  /** USD 3000 per ETH in micro-USD: the devnet's native feed. */
+  const ETH_USD_MICROS = 3_000_000_000n;
+  const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
+
+  it("charges the fill's L1 data fee, read from the predeploy, on top of its gas", async () => {
+    const chainC = gateway.devnet.descriptor.chains[2]!;
+    expect(chainC.chainId).toBe(OP_STACK_DEVNET_CHAIN_ID);
+    const account = gateway.devnet.descriptor.accounts[0]!;
+    const quote = await requestQuote(gateway, account, {
+      destinationChainId: chainC.chainId,
+      originCurrency: tokenOf(chainA, 'USDC'),
+      destinationCurrency: tokenOf(chainC, 'USDC'),
+      amount: '100000000',
+    });
+    const request = await getRequest(gateway.server.core.db, quote.steps[0]!.requestId);
+    const fees = request!.feesQuoted as {
+      execution: string;
+      usdMicros: { execution: string };
+      executionParts: Record<string, string>;
+    };
+    const parts = fees.executionParts;
+
+    // The bytes priced are the unsigned EIP-1559 fill the solver sends on chain C; the oracle on chain C prices
+    // them at its documented formula, and that is the L1 fee the quote charged.
+    const core = gateway.server.core;
+    const destination = core.config.chains.find((chain) => chain.id === chainC.chainId)!;
+    expect(destination.feeModel).toBe('op-stack');
+    const fill = representativePaymentFill(core, destination, tokenOf(chainC, 'USDC'));
+    const bytes = representativeFillBytes(destination, fill);
+    expect(parseTransaction(bytes)).toMatchObject({
+      chainId: chainC.chainId,
+      to: fill.to.toLowerCase(),
+      data: fill.data,
+    });
+    const l1Fee = await publicClientOf(chainC).readContract({
+      address: GAS_PRICE_ORACLE,
+      abi: devnetGasPriceOracleAbi,
+      functionName: 'getL1Fee',
+      args: [bytes],
+    });
+    expect(l1Fee).toBe((BigInt(size(bytes)) + 68n) * 16n * DEVNET_L1_BASE_FEE);
+    expect(BigInt(parts.l1FeeWei!)).toBe(l1Fee);
+
+    // The destination's part of the fee is the gas plus the L1 fee, rounded up once; the L1 fee alone adds its
+    // USD value within that one micro-USD of rounding.
+    const gasWei = BigInt(parts.gasUnits!) * BigInt(parts.gasPriceWei!);
+    const destinationMicros = BigInt(parts.destinationGasMicros!);
+    expect(destinationMicros).toBe(ceilDiv((gasWei + l1Fee) * ETH_USD_MICROS, 10n ** 18n));
+    const l1Micros = (l1Fee * ETH_USD_MICROS) / 10n ** 18n;
+    expect(l1Micros).toBeGreaterThan(0n);
+    const added = destinationMicros - ceilDiv(gasWei * ETH_USD_MICROS, 10n ** 18n);
+    expect(added >= l1Micros && added <= l1Micros + 1n, `${added} vs ${l1Micros}`).toBe(true);
+    // In USDC (6 decimals at USD 1), one micro-USD is one unit: the fee charged is the USD fee, rounded up.
+    expect(BigInt(fees.usdMicros.execution)).toBe(BigInt(parts.flatMicros!) + destinationMicros);
+    expect(BigInt(fees.execution)).toBe(BigInt(fees.usdMicros.execution));
+    expect(BigInt(quote.details.currencyIn.amount) - BigInt(quote.details.currencyOut.amount)).toBe(
+      BigInt(fees.execution),
+    );
+
+    // The indicative fee of the same route prices the same L1 fee (the same cached reads within a block).
+    const { body } = await config({
+      originChainId: String(chainA.chainId),
+      destinationChainId: String(chainC.chainId),
+      currency: 'usdc',
+    });
+    expect(BigInt(body.fee)).toBe(BigInt(fees.execution));
+  });
+
+  it('charges no L1 data fee on an ethereum-model destination', async () => {
+    const account = gateway.devnet.descriptor.accounts[0]!;
+    const quote = await requestQuote(gateway, account, {
+      originCurrency: tokenOf(chainA, 'USDC'),
+      destinationCurrency: tokenOf(chainB, 'USDC'),
+      amount: '100000000',
+    });
+    const request = await getRequest(gateway.server.core.db, quote.steps[0]!.requestId);
+    const parts = (request!.feesQuoted as { executionParts: Record<string, string> }).executionParts;
+    expect(parts.l1FeeWei).toBe('0');
+    const gasWei = BigInt(parts.gasUnits!) * BigInt(parts.gasPriceWei!);
+    expect(BigInt(parts.destinationGasMicros!)).toBe(ceilDiv(gasWei * ETH_USD_MICROS, 10n ** 18n));
   });
 });
