@@ -214,13 +214,16 @@ export function requestFilled(request: RequestRecord): LedgerMovement[] {
   return movements;
 }
 
-/** A mined transaction's gas, paid in the native currency from the solver's wallet. */
+/**
+ * A mined transaction's gas, paid in the native currency from the solver's wallet: `gasUsed * effectiveGasPrice`,
+ * plus the L1 data fee an OP-stack receipt reports (`l1Fee`), which the chain takes from the sender's balance too.
+ */
 export function gasSpent(
   tx: MinedTx,
-  receipt: { hash: string; gasUsed: bigint; effectiveGasPrice: bigint },
+  receipt: { hash: string; gasUsed: bigint; effectiveGasPrice: bigint; l1Fee?: bigint },
   usdMicros: bigint | null = null,
 ): LedgerMovement | null {
-  const amount = receipt.gasUsed * receipt.effectiveGasPrice;
+  const amount = receipt.gasUsed * receipt.effectiveGasPrice + (receipt.l1Fee ?? 0n);
   if (amount <= 0n) return null;
   return {
     key: `gas:${tx.chainId}:${receipt.hash.toLowerCase()}`,

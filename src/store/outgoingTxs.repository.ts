@@ -148,7 +148,14 @@ export interface UpdateOutgoingTxParameters {
    * The receipt, when the transaction was mined (`confirmed` or `failed`): its gas and, for a successful
    * refund, the refund itself go to the ledger in the same transaction as the status.
    */
-  receipt?: { hash: string; gasUsed: bigint; effectiveGasPrice: bigint; gasUsdMicros?: bigint | null };
+  receipt?: {
+    hash: string;
+    gasUsed: bigint;
+    effectiveGasPrice: bigint;
+    /** An OP-stack receipt's L1 data fee (wei): gas spent too. */
+    l1Fee?: bigint;
+    gasUsdMicros?: bigint | null;
+  };
   now: number;
 }
 

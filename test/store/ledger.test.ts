@@ -5,6 +5,7 @@
  */
 import { encodeFunctionData, zeroAddress, type Address, type Hex } from 'viem';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { receiptL1Fee } from '../../src/chain/sender/receipts.js';
 import { depositoryAbi } from '../../src/core/abi.js';
 import { openingBalance, requestFilled } from '../../src/store/ledgerMovements.js';
 import { insertDeposit, updateDepositStatus } from '../../src/store/deposits.repository.js';
@@ -214,6 +215,35 @@ describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
     expect(await balance(db, 'revenue:refund', 31337, usdc)).toBe(-50_000n);
     expect(await balance(db, 'solver', 31337, zeroAddress)).toBe(-60_000n * 1_000_000_000n);
     expect(await balance(db, 'expense:gas', 31337, zeroAddress)).toBe(60_000n * 1_000_000_000n);
+  });
+
+  it("an OP-stack fill's receipt: its L1 data fee is gas the solver spent, with the execution gas", async () => {
+    const { db } = database();
+    const request = await swapRequest();
+    const tx = await insertOutgoingTx(db, {
+      chainId: 31339,
+      requestId: request.id,
+      kind: 'fill',
+      signer: solver,
+      nonce: 0n,
+      status: 'broadcast',
+      payload: { to: hex32(9).slice(0, 42), data: '0x', value: '0' },
+      now: 4,
+    });
+    // What the sender reads of an OP-stack node's receipt (`l1Fee`, a hex quantity beside the usual fields).
+    const l1Fee = receiptL1Fee({ gasUsed: 60_000n, l1Fee: '0x3b9aca000' });
+    expect(l1Fee).toBe(16_000_000_000n);
+    const receipt = { hash: hex32(0xe2), gasUsed: 60_000n, effectiveGasPrice: 1_000_000n, l1Fee: l1Fee! };
+    await updateOutgoingTx(db, tx.id, { status: 'confirmed', hash: receipt.hash, receipt, now: 5 });
+
+    const spent = 60_000n * 1_000_000n + 16_000_000_000n;
+    expect(await balance(db, 'solver', 31339, zeroAddress)).toBe(-spent);
+    expect(await balance(db, 'expense:gas', 31339, zeroAddress)).toBe(spent);
+    expect(await ledgerImbalances(db)).toEqual({ currencies: [], movements: [] });
+    // Receipts of other chains carry none; viem's OP-stack formatter hands over a bigint (or null).
+    expect(receiptL1Fee({ gasUsed: 1n })).toBeUndefined();
+    expect(receiptL1Fee({ l1Fee: null })).toBeUndefined();
+    expect(receiptL1Fee({ l1Fee: 7n })).toBe(7n);
   });
 
   it('an opening balance is written once per chain genesis, in either direction, and even when it is zero', async () => {

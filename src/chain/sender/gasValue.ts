@@ -5,7 +5,7 @@ import type { SenderState } from './state.js';
 export interface GasValue {
   /** Starts a price read when none is under way, without waiting: a send does so while its transaction travels. */
   readAhead(): void;
-  /** USD value (micro-USD) of a receipt's gas at the native price of the moment, or null. */
+  /** USD value (micro-USD) of a receipt's gas (and L1 data fee) at the native price of the moment, or null. */
   usdMicros(receipt: SentReceipt): Promise<bigint | null>;
 }
 
@@ -41,7 +41,11 @@ export function createGasValue(
       if (nativePrice === undefined) await readPrice();
       else void readPrice();
       if (nativePrice === undefined) return null;
-      return toUsdMicros(receipt.gasUsed * receipt.effectiveGasPrice, nativeDecimals, nativePrice);
+      return toUsdMicros(
+        receipt.gasUsed * receipt.effectiveGasPrice + (receipt.l1Fee ?? 0n),
+        nativeDecimals,
+        nativePrice,
+      );
     },
   };
 }

@@ -85,6 +85,7 @@ export function createReceiptWaiter(
           blockNumber: receipt.blockNumber,
           gasUsed: receipt.gasUsed,
           effectiveGasPrice: receipt.effectiveGasPrice,
+          ...withL1Fee(receiptL1Fee(receipt)),
         };
       } catch (error) {
         if (!(error instanceof TransactionReceiptNotFoundError)) throw error;
@@ -195,3 +196,17 @@ export function createReceiptWaiter(
 /** Failures a wait rides out (RPC trouble); anything else (database, our own verdicts) ends the wait. */
 const isTransient = (error: unknown): boolean =>
   error instanceof BaseError || (error instanceof GatewayError && error.code === 'RPC_HTTP_ERROR');
+
+/**
+ * The L1 data fee (wei) an OP-stack node reports in a receipt (`l1Fee`): a hex quantity as the node sends it, a
+ * bigint (or null) through viem's OP-stack formatters. Undefined when the receipt has none (other chains, and
+ * deposit transactions).
+ */
+export function receiptL1Fee(receipt: object): bigint | undefined {
+  const value = (receipt as { l1Fee?: unknown }).l1Fee;
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'string' && /^0x[0-9a-fA-F]+$/.test(value)) return BigInt(value);
+  return undefined;
+}
+
+const withL1Fee = (l1Fee: bigint | undefined): { l1Fee?: bigint } => (l1Fee === undefined ? {} : { l1Fee });

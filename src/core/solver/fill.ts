@@ -137,5 +137,6 @@ function actualFees(request: RequestRecord, receipt: SentReceipt): JsonObject {
     ...(request.feesActual ?? request.feesQuoted),
     fillGasUsed: receipt.gasUsed.toString(),
     fillGasPrice: receipt.effectiveGasPrice.toString(),
+    ...(receipt.l1Fee === undefined ? {} : { fillL1Fee: receipt.l1Fee.toString() }),
   };
 }

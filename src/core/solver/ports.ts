@@ -70,6 +70,8 @@ export interface SentReceipt {
   blockNumber: bigint;
   gasUsed: bigint;
   effectiveGasPrice: bigint;
+  /** An OP-stack receipt's L1 data fee (wei), paid besides `gasUsed * effectiveGasPrice`; absent elsewhere. */
+  l1Fee?: bigint;
 }
 
 /** The solver's sender on one chain (`src/chain/sender.ts`): the only code that uses its nonce there. */
