@@ -167,6 +167,17 @@ describe('config file', () => {
     ).toBe(2);
   });
 
+  it("reads each chain's fee model: ethereum unless named, op-stack and arbitrum, nothing else", () => {
+    const parse = (chain: object) =>
+      parseConfigFile(JSON.stringify({ chains: [chain] }), { GATEWAY_SOLVER_PRIVATE_KEY: key }).chains[0]!.feeModel;
+    expect(parse(validChain)).toBe('ethereum');
+    expect(parse({ ...validChain, feeModel: 'op-stack' })).toBe('op-stack');
+    expect(parse({ ...validChain, feeModel: 'arbitrum' })).toBe('arbitrum');
+    expect(problemsOf(JSON.stringify({ chains: [{ ...validChain, feeModel: 'optimism' }] }))).toEqual([
+      expect.stringContaining('gateway.json.chains.0.feeModel'),
+    ]);
+  });
+
   it('rejects quote settings out of range, naming each', () => {
     const problems = problemsOf(
       JSON.stringify({ chains: [validChain], quote: { swapFeeBps: { major: 20000 }, ttlSeconds: 1, colour: 'red' } }),
