@@ -3,6 +3,10 @@
  * origin is reverted to a snapshot taken before it and grows 4 other blocks (a reorg deeper than the deposit,
  * as a real chain would make it). The watcher must drop the deposit, the request must stay `waiting` with
  * nothing sent on the destination, and a deposit made afterwards for the same request is filled once.
+ *
+ * A reorg deeper than the confirmations, after the fill, takes a used deposit off the origin: the fill stands
+ * (the solver paid), the deposit is flagged `removed` with `reorgedAt`, counted in
+ * `gateway_deposits_reorged_total`, and its amount booked in the ledger as the solver's loss (`loss:reorg`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestClient, decodeFunctionData, http, parseEther, zeroAddress, type Address, type Hex } from 'viem';
@@ -12,6 +16,7 @@ import { configFromEnvironment } from '../../src/server/config.js';
 import { createServer } from '../../src/server/createServer.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import { listDepositsForRequest, type DepositRecord } from '../../src/store/deposits.repository.js';
+import { listLedgerEntries } from '../../src/store/ledger.repository.js';
 import { call } from '../helpers/conformance.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, waitForStatus } from '../helpers/quote.js';
@@ -176,5 +181,75 @@ describe('a deposit reorged away before it is confirmed', () => {
       fromBlock: 0n,
     });
     expect(released).toEqual([]);
+  });
+});
+
+describe('a used deposit reorged away past its confirmations', () => {
+  it('leaves the fill standing; the deposit is flagged, counted and booked as the solver loss', async () => {
+    const origin = publicClientOf(chainA);
+    const originTest = createTestClient({
+      mode: 'anvil',
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
+    });
+    const recipient = '0x00000000000000000000000000000000000e0e02' as Address;
+    const quote = await requestQuote(gateway, alice, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.02').toString(),
+      recipient,
+    });
+    const requestId = quote.steps.at(-1)!.requestId;
+    const amountIn = BigInt(quote.details.currencyIn.amount);
+
+    const snapshot = await originTest.snapshot();
+    const forkedAt = await origin.getBlockNumber({ cacheTime: 0 });
+    const deposited = (await executeSteps(gateway, quote.steps, alice)).get('deposit')!;
+    await originTest.mine({ blocks: ORIGIN_CONFIRMATIONS - 1 });
+    expect(await waitForStatus(gateway, requestId, ['success', 'failure', 'refund'])).toMatchObject({
+      status: 'success',
+      inTxHashes: [deposited.transactionHash],
+    });
+    const [used] = await depositsUntil(requestId, (deposits) => deposits[0]?.status === 'consumed');
+    expect(used).toMatchObject({ amount: amountIn, reorgedAt: null });
+
+    // The origin forgets the deposit: the fork point's chain grows past the old head (3 confirmations and more).
+    const oldHead = await origin.getBlockNumber({ cacheTime: 0 });
+    await originTest.revert({ id: snapshot });
+    await originTest.mine({ blocks: Number(oldHead - forkedAt) + 2 });
+    await expect(origin.getTransactionReceipt({ hash: deposited.transactionHash })).rejects.toThrow();
+
+    const [removed] = await depositsUntil(requestId, (deposits) => deposits[0]?.status === 'removed', 20_000);
+    expect(removed!.id).toBe(used!.id);
+    expect(removed!.reorgedAt).not.toBeNull();
+
+    // The ledger books the deposit as lost: the depository does not hold it, the solver bears it.
+    const entries = await listLedgerEntries(gateway.server.database.db, { requestId });
+    const lost = entries.filter((entry) => entry.kind === 'deposit_lost');
+    expect(lost.map(({ account, amount, chainId, currency }) => ({ account, amount, chainId, currency }))).toEqual([
+      { account: 'loss:reorg', amount: amountIn, chainId: chainA.chainId, currency: zeroAddress },
+      { account: 'depository', amount: -amountIn, chainId: chainA.chainId, currency: zeroAddress },
+    ]);
+    const depository = entries
+      .filter((entry) => entry.account === 'depository' && entry.chainId === chainA.chainId)
+      .reduce((sum, entry) => sum + entry.amount, 0n);
+    expect(depository).toBe(0n);
+
+    // On chain: the recipient was paid on B, and the origin's depository never received anything for the request.
+    expect(await isFilled(requestId)).toBe(true);
+    expect(await publicClientOf(chainB).getBalance({ address: recipient })).toBe(
+      BigInt(quote.details.currencyOut.amount),
+    );
+    const deposits = await origin.getContractEvents({
+      address: chainA.contracts.depository,
+      abi: depositoryAbi,
+      eventName: 'Deposit',
+      args: { id: requestId },
+      fromBlock: 0n,
+    });
+    expect(deposits).toEqual([]);
+
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    expect(metrics).toContain(`gateway_deposits_reorged_total{chain_id="${chainA.chainId}"} 1`);
   });
 });
