@@ -7,6 +7,9 @@
  * A reorg deeper than the confirmations, after the fill, takes a used deposit off the origin: the fill stands
  * (the solver paid), the deposit is flagged `removed` with `reorgedAt`, counted in
  * `gateway_deposits_reorged_total`, and its amount booked in the ledger as the solver's loss (`loss:reorg`).
+ *
+ * A reorg of the destination that drops the solver's mined fill leaves a hole at its nonce: the next fill there
+ * would wait behind it for good. The sender finds the dropped fill and sends it again on its nonce; both are mined.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestClient, decodeFunctionData, http, parseEther, zeroAddress, type Address, type Hex } from 'viem';
@@ -17,6 +20,7 @@ import { createServer } from '../../src/server/createServer.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import { listDepositsForRequest, type DepositRecord } from '../../src/store/deposits.repository.js';
 import { listLedgerEntries } from '../../src/store/ledger.repository.js';
+import { getLiveOutgoingTx } from '../../src/store/outgoingTxs.repository.js';
 import { call } from '../helpers/conformance.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, waitForStatus } from '../helpers/quote.js';
@@ -251,5 +255,74 @@ describe('a used deposit reorged away past its confirmations', () => {
 
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
     expect(metrics).toContain(`gateway_deposits_reorged_total{chain_id="${chainA.chainId}"} 1`);
+  });
+});
+
+describe("a solver's mined transaction dropped by a reorg", () => {
+  /** A native A -> B request to `recipient`, deposited and filled; its fill's hash and nonce. */
+  async function fillOne(recipient: Address) {
+    const originTest = createTestClient({
+      mode: 'anvil',
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
+    });
+    const quote = await requestQuote(gateway, alice, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.01').toString(),
+      recipient,
+    });
+    const requestId = quote.steps.at(-1)!.requestId;
+    await executeSteps(gateway, quote.steps, alice);
+    await originTest.mine({ blocks: ORIGIN_CONFIRMATIONS - 1 });
+    const record = await waitForStatus(gateway, requestId, ['success', 'failure', 'refund']);
+    expect(record.status).toBe('success');
+    const row = await getLiveOutgoingTx(gateway.server.database.db, requestId, 'fill');
+    return { requestId, amountOut: BigInt(quote.details.currencyOut.amount), row: row! };
+  }
+
+  it('is sent again on its nonce, so the next transaction on that chain is mined', async () => {
+    const destination = publicClientOf(chainB);
+    const destinationTest = createTestClient({
+      mode: 'anvil',
+      chain: devnetViemChain(chainB),
+      transport: http(chainB.rpcUrl),
+    });
+    const solver = gateway.devnet.descriptor.solver.address;
+    const first = '0x00000000000000000000000000000000000e0e03' as Address;
+    const second = '0x00000000000000000000000000000000000e0e04' as Address;
+
+    const snapshot = await destinationTest.snapshot();
+    const dropped = await fillOne(first);
+    const droppedHash = dropped.row.hashes.at(-1)! as Hex;
+    const droppedNonce = dropped.row.nonce!;
+    expect(await destination.getTransactionCount({ address: solver, blockTag: 'latest' })).toBe(
+      Number(droppedNonce) + 1,
+    );
+    // The destination forgets the fill (and no node keeps it): the solver's account is back at the fill's nonce.
+    await destinationTest.revert({ id: snapshot });
+    await destinationTest.dropTransaction({ hash: droppedHash });
+    await destinationTest.mine({ blocks: 2 });
+    await expect(destination.getTransactionReceipt({ hash: droppedHash })).rejects.toThrow();
+    expect(await destination.getTransactionCount({ address: solver, blockTag: 'latest' })).toBe(Number(droppedNonce));
+    expect(await isFilled(dropped.requestId)).toBe(false);
+    expect(await destination.getBalance({ address: first })).toBe(0n);
+
+    // The next fill on B takes the nonce after the dropped one, and is mined all the same.
+    const next = await fillOne(second);
+    expect(next.row.nonce).toBe(droppedNonce + 1n);
+    expect(await isFilled(next.requestId)).toBe(true);
+    expect(await destination.getBalance({ address: second })).toBe(next.amountOut);
+
+    // The dropped fill was sent again on its own nonce: mined, and its recipient paid once.
+    const resent = await destination.getTransactionReceipt({ hash: droppedHash });
+    expect(resent.status).toBe('success');
+    const mined = await destination.getTransaction({ hash: droppedHash });
+    expect(BigInt(mined.nonce)).toBe(droppedNonce);
+    expect(await isFilled(dropped.requestId)).toBe(true);
+    expect(await destination.getBalance({ address: first })).toBe(dropped.amountOut);
+    expect(await destination.getTransactionCount({ address: solver, blockTag: 'latest' })).toBe(
+      Number(droppedNonce) + 2,
+    );
   });
 });
