@@ -4,13 +4,15 @@ import {
   getAbiItem,
   isAddressEqual,
   parseEventLogs,
+  TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   zeroAddress,
   type Hex,
   type PublicClient,
 } from 'viem';
 import { depositoryAbi, receiverAbi } from '../../generated/contracts/index.js';
-import type { ChainConfig } from '../core/chains/types.js';
+import { finalityDepthOf, type ChainConfig } from '../core/chains/types.js';
+import type { GatewayMetrics } from '../core/metrics.js';
 import type { Logger } from '../core/logger.js';
 import { GatewayError } from '../core/errors.js';
 import type { DepositWatcher, DepositWatcherOptions } from '../core/solver/ports.js';
@@ -23,6 +25,8 @@ import {
   confirmDepositsAtBlocks,
   insertDeposits,
   listChainDeposits,
+  markDepositReorged,
+  moveConsumedDeposit,
   reviveDeposit,
   updateDepositStatusAtBlock,
   type DepositRecord,
@@ -64,6 +68,8 @@ export interface CreateDepositWatcherParameters extends DepositWatcherOptions {
   heads?: HeadFeed | undefined;
   /** How long blocks without deposits may be read before the stored cursor moves (`cursorWrites.ts`). */
   cursorWriteIntervalMs?: number;
+  /** Counts the used deposits a reorg took off the chain (`gateway_deposits_reorged_total`). */
+  metrics?: Pick<GatewayMetrics, 'depositReorged'> | undefined;
 }
 
 /** A deposit log decoded from `Deposit` (depository) or `FundsForwarded` (receiver, native, no index). */
@@ -104,6 +110,13 @@ interface DepositLog {
  *
  * A poll that sees the same head number as the last completed pass does nothing, so a reorg that keeps the
  * height is noticed with the next block; confirmation always re-reads the block hash, so it cannot be missed.
+ *
+ * Deposits already `consumed` (a fill or a refund paid for them) are watched until the chain's finality depth
+ * (`finalityDepthOf`): on the first pass and after every rewind, each one in the last `finalityDepth` blocks whose
+ * block changed is looked at again on every pass until its transaction settles. Mined in another block, the row
+ * follows it; still pending in the node, it waits (up to the finality depth); gone from the chain and the node,
+ * the deposit is flagged (`removed` with `reorgedAt`), its amount booked as a loss (`loss:reorg`), a warning
+ * logged once and `gateway_deposits_reorged_total` counted.
  */
 export function createDepositWatcher(params: CreateDepositWatcherParameters): DepositWatcher {
   const { chain, client, db, log, now, onConfirmed } = params;
@@ -115,6 +128,7 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
   const maxBlockRange = params.maxBlockRange ?? 2_000n;
   const reorgWindow = params.reorgWindow ?? 64n;
   const depth = BigInt(Math.max(1, chain.confirmations));
+  const finality = BigInt(finalityDepthOf(chain));
   if (maxBlockRange < 1n) throw new RangeError(`maxBlockRange must be at least 1, got ${maxBlockRange}`);
   if (reorgWindow < 1n) throw new RangeError(`reorgWindow must be at least 1, got ${reorgWindow}`);
 
@@ -133,6 +147,10 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
   /** The newest head pushed and not yet processed: a pass starting from it needs no head or hash reads. */
   let pushed: Head | undefined;
   const unsettled = createUnsettledBlocks(now);
+  /** Consumed deposits whose block changed, by id: looked at on every pass until their transaction settles. */
+  const suspects = new Map<number, DepositRecord>();
+  /** Whether the consumed deposits within the finality depth were checked since the start. */
+  let usedChecked = false;
   const loop = createHeadLoop({
     heads,
     blockTime: chain.blockTime,
@@ -175,7 +193,31 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
     }
     const sameBlock = deposit.blockHash === normalizeHex(entry.blockHash);
     if (sameBlock && deposit.status !== 'removed') return deposit;
-    if (deposit.status === 'confirmed' || deposit.status === 'consumed') {
+    if (deposit.status === 'consumed') {
+      // Used already and mined again elsewhere: the row follows its log; the deposit still paid what it paid.
+      const moved = await moveConsumedDeposit(trx, deposit.id, {
+        fromBlockHash: deposit.blockHash,
+        blockNumber: entry.blockNumber,
+        blockHash: entry.blockHash,
+        now: now(),
+      });
+      if (moved === null) return deposit;
+      suspects.delete(deposit.id);
+      log.warn(
+        { ...logContext, recordedBlock: deposit.blockNumber },
+        'a used deposit was reorged into another block (reorg deeper than the confirmation depth); it follows it',
+      );
+      return moved;
+    }
+    if (deposit.status === 'removed' && deposit.reorgedAt !== null) {
+      // Flagged as lost and now back on the chain: it was used already, so it is not handed on again.
+      log.error(
+        { ...logContext, recordedBlock: deposit.blockNumber },
+        'a used deposit flagged as removed by a reorg is on the chain again; its loss entry stands until an operator looks',
+      );
+      return deposit;
+    }
+    if (deposit.status === 'confirmed') {
       // Deeper than the confirmation depth: nothing safe to do automatically; an operator must look.
       log.error(
         { ...logContext, status: deposit.status, recordedBlock: deposit.blockNumber },
@@ -350,7 +392,75 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
       await settlePending(head, rewoundTo);
     }
     if (!scanned && !stopping) await settlePending(head, rewoundTo);
+    if (!stopping) await recheckUsed(head, rewoundTo !== undefined);
     if (!stopping) processedHead = head;
+  }
+
+  /**
+   * Re-checks the consumed deposits within the finality depth: on the first pass and after a rewind, every one
+   * whose block is no longer canonical becomes a suspect; every pass looks at each suspect's transaction.
+   */
+  async function recheckUsed(head: bigint, rewound: boolean): Promise<void> {
+    if (rewound || !usedChecked) {
+      const floor = head >= finality ? head - finality + 1n : 0n;
+      const used = await listChainDeposits(db, { chainId, status: 'consumed', minBlockNumber: floor });
+      const canonicalHash = blockHashReader(client);
+      for (const deposit of used)
+        if ((await canonicalHash(deposit.blockNumber)) !== deposit.blockHash) suspects.set(deposit.id, deposit);
+      usedChecked = true;
+    }
+    for (const deposit of [...suspects.values()]) {
+      if (stopping) return;
+      await settleSuspect(head, deposit);
+    }
+  }
+
+  /** One suspect: back in its block, mined elsewhere (the row follows), still pending, or gone (flagged, a loss). */
+  async function settleSuspect(head: bigint, deposit: DepositRecord): Promise<void> {
+    const fields = {
+      ...context,
+      requestId: deposit.requestId,
+      depositId: deposit.id,
+      txHash: deposit.txHash,
+      blockNumber: deposit.blockNumber,
+    };
+    const receipt = await client.getTransactionReceipt({ hash: deposit.txHash as Hex }).catch((error: unknown) => {
+      if (error instanceof BaseError && error.walk((e) => e instanceof TransactionReceiptNotFoundError)) return null;
+      throw error;
+    });
+    if (receipt !== null) {
+      suspects.delete(deposit.id);
+      if (normalizeHex(receipt.blockHash) === deposit.blockHash) return;
+      const moved = await moveConsumedDeposit(db, deposit.id, {
+        fromBlockHash: deposit.blockHash,
+        blockNumber: receipt.blockNumber,
+        blockHash: receipt.blockHash,
+        now: now(),
+      });
+      if (moved !== null)
+        log.warn(
+          { ...fields, movedTo: receipt.blockNumber },
+          'a used deposit was reorged into another block (reorg deeper than the confirmation depth); it follows it',
+        );
+      return;
+    }
+    const pending = await client.getTransaction({ hash: deposit.txHash as Hex }).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof BaseError && error.walk((e) => e instanceof TransactionNotFoundError)) return false;
+        throw error;
+      },
+    );
+    // Still in the node's pool: it may be mined again, until the finality depth says it will not count.
+    if (pending && head < deposit.blockNumber + finality) return;
+    suspects.delete(deposit.id);
+    const removed = await markDepositReorged(db, deposit, now());
+    if (removed === null) return;
+    params.metrics?.depositReorged(chainId);
+    log.warn(
+      { ...fields, amount: deposit.amount.toString(), token: deposit.token, pending },
+      'a used deposit was removed by a reorg deeper than the confirmation depth; its amount is booked as a loss',
+    );
   }
 
   async function settlePending(head: bigint, rewoundTo: bigint | undefined): Promise<void> {

@@ -14,4 +14,6 @@ export interface GatewayMetrics {
   depositSucceeded(seconds: number): void;
   /** A webhook delivery attempt ended: `delivered`, `retry` (failed, will be retried), `failed` (for good) or `cancelled`. */
   webhookAttempt(outcome: string): void;
+  /** A deposit the solver had used was taken off chain `chainId` by a reorg past its confirmations (a loss). */
+  depositReorged(chainId: number): void;
 }

@@ -128,6 +128,7 @@ const chainSchema = {
     tags: { type: 'array', items: { type: 'string' } },
     hidden: { type: 'boolean' },
     confirmations: { type: 'integer', minimum: 0, maximum: 1000 },
+    finalityDepth: { type: 'integer', minimum: 1, maximum: 100000 },
     blockTime: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
     feeModel: { enum: ['ethereum', 'op-stack', 'arbitrum'] },
   },
@@ -251,6 +252,7 @@ function chainFromFile(c: ChainFile): ChainConfig {
     tags: c.tags ?? [],
     hidden: c.hidden ?? false,
     confirmations: c.confirmations ?? 2,
+    ...(c.finalityDepth === undefined ? {} : { finalityDepth: c.finalityDepth }),
     blockTime: c.blockTime ?? 2,
     feeModel: c.feeModel ?? 'ethereum',
   };

@@ -106,6 +106,12 @@ export function createServerMetrics(): ServerMetrics {
     buckets: latencyBuckets,
     registers: [registry],
   });
+  const reorgedDeposits = new Counter({
+    name: 'gateway_deposits_reorged_total',
+    help: 'Deposits the solver had already used (filled or refunded) that a reorg past the confirmation depth took off the chain, by chain: each is a loss.',
+    labelNames: ['chain_id'] as const,
+    registers: [registry],
+  });
   const rpcErrors = new Counter({
     name: 'gateway_rpc_errors_total',
     help: 'RPC HTTP requests that failed (no answer, timeout, or a non-2xx status), by chain.',
@@ -155,6 +161,9 @@ export function createServerMetrics(): ServerMetrics {
     },
     webhookAttempt(outcome) {
       webhooks.labels(outcome).inc();
+    },
+    depositReorged(chainId) {
+      reorgedDeposits.labels(String(chainId)).inc();
     },
     observeRpc(chainId, seconds, ok) {
       let child = rpcChildren.get(chainId);

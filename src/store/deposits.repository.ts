@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { depositReceived } from './ledgerMovements.js';
+import { depositLost, depositReceived } from './ledgerMovements.js';
 import { insertLedgerMovements, ledgerEntryRows } from './ledger.repository.js';
 import { getRequest, getRequests } from './requests.repository.js';
 import type { RequestRecord } from './requestRecord.js';
@@ -30,6 +30,11 @@ export interface DepositRecord {
   amount: bigint;
   depositIndex: bigint | null;
   status: DepositStatus;
+  /**
+   * Unix ms when a reorg past the confirmation depth took the deposit off the chain after it was used (a fill or a
+   * refund paid for it; status `removed`, its amount booked as a loss); null for every other deposit.
+   */
+  reorgedAt: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -188,6 +193,8 @@ export interface ListChainDepositsParameters {
   status: DepositStatus;
   /** Only deposits in blocks at or below this one. */
   maxBlockNumber?: bigint;
+  /** Only deposits in blocks at or above this one. */
+  minBlockNumber?: bigint;
 }
 
 /** One chain's deposits in one status, oldest block first (a watcher's pending or unprocessed deposits). */
@@ -201,6 +208,7 @@ export async function listChainDeposits(
     .where('chain_id', '=', params.chainId)
     .where('status', '=', params.status);
   if (params.maxBlockNumber !== undefined) query = query.where('block_number', '<=', params.maxBlockNumber.toString());
+  if (params.minBlockNumber !== undefined) query = query.where('block_number', '>=', params.minBlockNumber.toString());
   const rows = await query.orderBy('block_number', 'asc').orderBy('log_index', 'asc').execute();
   return rows.map(toDepositRecord);
 }
@@ -345,7 +353,8 @@ export interface ReviveDepositParameters {
 
 /**
  * A recorded log found again in a canonical block after a reorg: it becomes `seen` in that block. Applies to a
- * `removed` deposit, or a `seen` one recorded in another block; never to `confirmed` or `consumed` ones (null).
+ * `removed` deposit, or a `seen` one recorded in another block; never to `confirmed` or `consumed` ones, nor to one
+ * flagged as reorged after it was used (null).
  */
 export async function reviveDeposit(
   db: Kysely<Tables>,
@@ -358,11 +367,64 @@ export async function reviveDeposit(
     .set({ status: 'seen', block_number: params.blockNumber.toString(), block_hash: blockHash, updated_at: params.now })
     .where('id', '=', id)
     .where((eb) =>
-      eb.or([eb('status', '=', 'removed'), eb.and([eb('status', '=', 'seen'), eb('block_hash', '<>', blockHash)])]),
+      eb.or([
+        // A deposit flagged as reorged after it was used is never `seen` again: it was used already.
+        eb.and([eb('status', '=', 'removed'), eb('reorged_at', 'is', null)]),
+        eb.and([eb('status', '=', 'seen'), eb('block_hash', '<>', blockHash)]),
+      ]),
     )
     .returningAll()
     .executeTakeFirst();
   return row === undefined ? null : toDepositRecord(row);
+}
+
+/**
+ * A `consumed` deposit whose log a reorg moved into another block (the same transaction mined again): the row
+ * follows it there and stays `consumed`. Null when it is no longer `consumed` in the block the caller checked.
+ */
+export async function moveConsumedDeposit(
+  db: Kysely<Tables>,
+  id: number,
+  params: { fromBlockHash: string; blockNumber: bigint; blockHash: string; now: number },
+): Promise<DepositRecord | null> {
+  const row = await db
+    .updateTable('deposits')
+    .set({
+      block_number: params.blockNumber.toString(),
+      block_hash: normalizeHex(params.blockHash),
+      updated_at: params.now,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'consumed')
+    .where('block_hash', '=', normalizeHex(params.fromBlockHash))
+    .returningAll()
+    .executeTakeFirst();
+  return row === undefined ? null : toDepositRecord(row);
+}
+
+/**
+ * A `consumed` deposit that a reorg took off the chain: it becomes `removed` with `reorged_at` set, and its amount
+ * is booked as a loss (`depositLost`) in the same transaction. Guarded by the block hash the caller found gone, so
+ * a concurrent move to another block wins; null when it did not apply (already flagged, moved, or not consumed).
+ */
+export async function markDepositReorged(
+  db: Kysely<Tables>,
+  deposit: Pick<DepositRecord, 'id' | 'blockHash'>,
+  now: number,
+): Promise<DepositRecord | null> {
+  if (!db.isTransaction) return db.transaction().execute((trx) => markDepositReorged(trx, deposit, now));
+  const row = await db
+    .updateTable('deposits')
+    .set({ status: 'removed', reorged_at: now, updated_at: now })
+    .where('id', '=', deposit.id)
+    .where('status', '=', 'consumed')
+    .where('block_hash', '=', normalizeHex(deposit.blockHash))
+    .returningAll()
+    .executeTakeFirst();
+  if (row === undefined) return null;
+  const removed = toDepositRecord(row);
+  await insertLedgerMovements(db, [depositLost(removed, await getRequest(db, removed.requestId))], now);
+  return removed;
 }
 
 export function toDepositRecord(row: Selectable<DepositsTable>): DepositRecord {
@@ -380,6 +442,7 @@ export function toDepositRecord(row: Selectable<DepositsTable>): DepositRecord {
     depositIndex: row.deposit_index === null ? null : toBigInt(row.deposit_index),
     sender: row.sender ?? null,
     status: row.status as DepositStatus,
+    reorgedAt: row.reorged_at == null ? null : toNumber(row.reorged_at),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };

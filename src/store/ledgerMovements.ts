@@ -26,6 +26,9 @@ import type { JsonObject } from './tables.js';
  * - `sponsor`: what sponsors (API keys that subsidize fees) owe for the components they took over.
  * - `expense:gas`: native currency the solver spent on gas.
  * - `revenue:claim`: claim fees kept from app-fee claims, in the payout currency.
+ * - `loss:reorg`: deposits the solver had already used (a fill paid, a refund sent) that a reorg past the
+ *   confirmation depth then took off the chain: the depository (or the solver's wallet, for a deposit the
+ *   receiver forwarded) never holds them.
  * - `equity:opening`: the other side of the opening balances: what the solver held on a chain when the ledger
  *   first followed it (`openingBalance`).
  */
@@ -40,12 +43,14 @@ export const accounts = {
   sponsor: 'sponsor',
   gas: 'expense:gas',
   opening: 'equity:opening',
+  reorgLoss: 'loss:reorg',
   revenue: (kind: 'execution' | 'swap' | 'platform' | 'refund' | 'claim') => `revenue:${kind}`,
   app: (wallet: string) => `app:${wallet.toLowerCase()}`,
 } as const;
 
 export type MovementKind =
   | 'deposit_received'
+  | 'deposit_lost'
   | 'fill_paid'
   | 'exchange'
   | 'fee_earned'
@@ -128,6 +133,22 @@ export function depositReceived(deposit: ReceivedDeposit, request: RequestRecord
     credit: accounts.counterparty,
     usdMicros: sameCurrency ? usdAt(deposit.amount, request.amountIn, fees?.usdMicros.in) : null,
     requestId: request?.id ?? null,
+  };
+}
+
+/**
+ * A used deposit a reorg took off the chain: what its receipt put into the depository (or the solver's wallet) is
+ * not there, and the solver bears it (`loss:reorg`), valued as its receipt was. Keyed by the deposit's log, so it is
+ * booked once.
+ */
+export function depositLost(deposit: ReceivedDeposit, request: RequestRecord | undefined): LedgerMovement {
+  const received = depositReceived(deposit, request);
+  return {
+    ...received,
+    key: `deposit-lost:${deposit.chainId}:${deposit.txHash.toLowerCase()}:${deposit.logIndex}`,
+    kind: 'deposit_lost',
+    debit: accounts.reorgLoss,
+    credit: received.debit,
   };
 }
 

@@ -301,6 +301,23 @@ export async function listHeldOutgoingTxNonces(
   return rows.flatMap((row) => (row.nonce == null ? [] : [toBigInt(row.nonce)]));
 }
 
+/** The live (not replaced) transaction of this signer on a chain that holds `nonce`, if any. */
+export async function getOutgoingTxAtNonce(
+  db: Kysely<Tables>,
+  params: OutgoingTxSignerParameters,
+  nonce: bigint,
+): Promise<OutgoingTxRecord | undefined> {
+  const row = await db
+    .selectFrom('outgoing_txs')
+    .selectAll()
+    .where('chain_id', '=', params.chainId)
+    .where('signer', '=', normalizeHex(params.signer))
+    .where('nonce', '=', nonce.toString())
+    .where('status', '<>', 'replaced')
+    .executeTakeFirst();
+  return row === undefined ? undefined : toOutgoingTxRecord(row);
+}
+
 export interface ReviseOutgoingTxParameters {
   /** The transaction as now signed; replaces the stored payload. */
   payload: JsonObject;

@@ -107,6 +107,8 @@ export interface DepositsTable {
   /** The deposit transaction's `from` (null: recorded before migration 0400). */
   sender: ColumnType<string | null, string | null | undefined, string | null>;
   status: string;
+  /** Unix ms: a reorg took the deposit off the chain after it was used (status `removed`); null otherwise. */
+  reorged_at: NullableInt8;
   created_at: Int8;
   updated_at: Int8;
 }

@@ -3,6 +3,13 @@
  * origin is reverted to a snapshot taken before it and grows 4 other blocks (a reorg deeper than the deposit,
  * as a real chain would make it). The watcher must drop the deposit, the request must stay `waiting` with
  * nothing sent on the destination, and a deposit made afterwards for the same request is filled once.
+ *
+ * A reorg deeper than the confirmations, after the fill, takes a used deposit off the origin: the fill stands
+ * (the solver paid), the deposit is flagged `removed` with `reorgedAt`, counted in
+ * `gateway_deposits_reorged_total`, and its amount booked in the ledger as the solver's loss (`loss:reorg`).
+ *
+ * A reorg of the destination that drops the solver's mined fill leaves a hole at its nonce: the next fill there
+ * would wait behind it for good. The sender finds the dropped fill and sends it again on its nonce; both are mined.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestClient, decodeFunctionData, http, parseEther, zeroAddress, type Address, type Hex } from 'viem';
@@ -12,6 +19,8 @@ import { configFromEnvironment } from '../../src/server/config.js';
 import { createServer } from '../../src/server/createServer.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import { listDepositsForRequest, type DepositRecord } from '../../src/store/deposits.repository.js';
+import { listLedgerEntries } from '../../src/store/ledger.repository.js';
+import { getLiveOutgoingTx } from '../../src/store/outgoingTxs.repository.js';
 import { call } from '../helpers/conformance.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, waitForStatus } from '../helpers/quote.js';
@@ -176,5 +185,144 @@ describe('a deposit reorged away before it is confirmed', () => {
       fromBlock: 0n,
     });
     expect(released).toEqual([]);
+  });
+});
+
+describe('a used deposit reorged away past its confirmations', () => {
+  it('leaves the fill standing; the deposit is flagged, counted and booked as the solver loss', async () => {
+    const origin = publicClientOf(chainA);
+    const originTest = createTestClient({
+      mode: 'anvil',
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
+    });
+    const recipient = '0x00000000000000000000000000000000000e0e02' as Address;
+    const quote = await requestQuote(gateway, alice, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.02').toString(),
+      recipient,
+    });
+    const requestId = quote.steps.at(-1)!.requestId;
+    const amountIn = BigInt(quote.details.currencyIn.amount);
+
+    const snapshot = await originTest.snapshot();
+    const forkedAt = await origin.getBlockNumber({ cacheTime: 0 });
+    const deposited = (await executeSteps(gateway, quote.steps, alice)).get('deposit')!;
+    await originTest.mine({ blocks: ORIGIN_CONFIRMATIONS - 1 });
+    expect(await waitForStatus(gateway, requestId, ['success', 'failure', 'refund'])).toMatchObject({
+      status: 'success',
+      inTxHashes: [deposited.transactionHash],
+    });
+    const [used] = await depositsUntil(requestId, (deposits) => deposits[0]?.status === 'consumed');
+    expect(used).toMatchObject({ amount: amountIn, reorgedAt: null });
+
+    // The origin forgets the deposit: the fork point's chain grows past the old head (3 confirmations and more).
+    const oldHead = await origin.getBlockNumber({ cacheTime: 0 });
+    await originTest.revert({ id: snapshot });
+    await originTest.mine({ blocks: Number(oldHead - forkedAt) + 2 });
+    await expect(origin.getTransactionReceipt({ hash: deposited.transactionHash })).rejects.toThrow();
+
+    const [removed] = await depositsUntil(requestId, (deposits) => deposits[0]?.status === 'removed', 20_000);
+    expect(removed!.id).toBe(used!.id);
+    expect(removed!.reorgedAt).not.toBeNull();
+
+    // The ledger books the deposit as lost: the depository does not hold it, the solver bears it.
+    const entries = await listLedgerEntries(gateway.server.database.db, { requestId });
+    const lost = entries.filter((entry) => entry.kind === 'deposit_lost');
+    expect(lost.map(({ account, amount, chainId, currency }) => ({ account, amount, chainId, currency }))).toEqual([
+      { account: 'loss:reorg', amount: amountIn, chainId: chainA.chainId, currency: zeroAddress },
+      { account: 'depository', amount: -amountIn, chainId: chainA.chainId, currency: zeroAddress },
+    ]);
+    const depository = entries
+      .filter((entry) => entry.account === 'depository' && entry.chainId === chainA.chainId)
+      .reduce((sum, entry) => sum + entry.amount, 0n);
+    expect(depository).toBe(0n);
+
+    // On chain: the recipient was paid on B, and the origin's depository never received anything for the request.
+    expect(await isFilled(requestId)).toBe(true);
+    expect(await publicClientOf(chainB).getBalance({ address: recipient })).toBe(
+      BigInt(quote.details.currencyOut.amount),
+    );
+    const deposits = await origin.getContractEvents({
+      address: chainA.contracts.depository,
+      abi: depositoryAbi,
+      eventName: 'Deposit',
+      args: { id: requestId },
+      fromBlock: 0n,
+    });
+    expect(deposits).toEqual([]);
+
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    expect(metrics).toContain(`gateway_deposits_reorged_total{chain_id="${chainA.chainId}"} 1`);
+  });
+});
+
+describe("a solver's mined transaction dropped by a reorg", () => {
+  /** A native A -> B request to `recipient`, deposited and filled; its fill's hash and nonce. */
+  async function fillOne(recipient: Address) {
+    const originTest = createTestClient({
+      mode: 'anvil',
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
+    });
+    const quote = await requestQuote(gateway, alice, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.01').toString(),
+      recipient,
+    });
+    const requestId = quote.steps.at(-1)!.requestId;
+    await executeSteps(gateway, quote.steps, alice);
+    await originTest.mine({ blocks: ORIGIN_CONFIRMATIONS - 1 });
+    const record = await waitForStatus(gateway, requestId, ['success', 'failure', 'refund']);
+    expect(record.status).toBe('success');
+    const row = await getLiveOutgoingTx(gateway.server.database.db, requestId, 'fill');
+    return { requestId, amountOut: BigInt(quote.details.currencyOut.amount), row: row! };
+  }
+
+  it('is sent again on its nonce, so the next transaction on that chain is mined', async () => {
+    const destination = publicClientOf(chainB);
+    const destinationTest = createTestClient({
+      mode: 'anvil',
+      chain: devnetViemChain(chainB),
+      transport: http(chainB.rpcUrl),
+    });
+    const solver = gateway.devnet.descriptor.solver.address;
+    const first = '0x00000000000000000000000000000000000e0e03' as Address;
+    const second = '0x00000000000000000000000000000000000e0e04' as Address;
+
+    const snapshot = await destinationTest.snapshot();
+    const dropped = await fillOne(first);
+    const droppedHash = dropped.row.hashes.at(-1)! as Hex;
+    const droppedNonce = dropped.row.nonce!;
+    expect(await destination.getTransactionCount({ address: solver, blockTag: 'latest' })).toBe(
+      Number(droppedNonce) + 1,
+    );
+    // The destination forgets the fill (and no node keeps it): the solver's account is back at the fill's nonce.
+    await destinationTest.revert({ id: snapshot });
+    await destinationTest.dropTransaction({ hash: droppedHash });
+    await destinationTest.mine({ blocks: 2 });
+    await expect(destination.getTransactionReceipt({ hash: droppedHash })).rejects.toThrow();
+    expect(await destination.getTransactionCount({ address: solver, blockTag: 'latest' })).toBe(Number(droppedNonce));
+    expect(await isFilled(dropped.requestId)).toBe(false);
+    expect(await destination.getBalance({ address: first })).toBe(0n);
+
+    // The next fill on B takes the nonce after the dropped one, and is mined all the same.
+    const next = await fillOne(second);
+    expect(next.row.nonce).toBe(droppedNonce + 1n);
+    expect(await isFilled(next.requestId)).toBe(true);
+    expect(await destination.getBalance({ address: second })).toBe(next.amountOut);
+
+    // The dropped fill was sent again on its own nonce: mined, and its recipient paid once.
+    const resent = await destination.getTransactionReceipt({ hash: droppedHash });
+    expect(resent.status).toBe('success');
+    const mined = await destination.getTransaction({ hash: droppedHash });
+    expect(BigInt(mined.nonce)).toBe(droppedNonce);
+    expect(await isFilled(dropped.requestId)).toBe(true);
+    expect(await destination.getBalance({ address: first })).toBe(dropped.amountOut);
+    expect(await destination.getTransactionCount({ address: solver, blockTag: 'latest' })).toBe(
+      Number(droppedNonce) + 2,
+    );
   });
 });

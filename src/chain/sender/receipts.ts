@@ -9,6 +9,7 @@ import {
 } from '../../store/outgoingTxs.repository.js';
 import type { HeadFeed } from '../heads.js';
 import { rejection } from './broadcast.js';
+import { resendDropped } from './dropped.js';
 import type { GasValue } from './gasValue.js';
 import { readPayload, toJson, type TxPayload } from './payload.js';
 import { bump, rebroadcastPrepared, type ReplacementSettings } from './replacement.js';
@@ -143,7 +144,8 @@ export function createReceiptWaiter(
       const headsBefore = headCount;
       try {
         // One cheap call per poll; receipts are fetched only once the nonce is used.
-        const used = BigInt(await client.getTransactionCount({ address, blockTag: 'latest' })) > nonce;
+        const accountNonce = BigInt(await client.getTransactionCount({ address, blockTag: 'latest' }));
+        const used = accountNonce > nonce;
         if (used) {
           const receipt = await findReceipt(row, payload);
           if (receipt !== undefined) return await finish(row, receipt);
@@ -161,7 +163,10 @@ export function createReceiptWaiter(
         } else {
           displacedPolls = 0;
           if (now() - lastAttemptAt >= stuckAfterMs) {
-            ({ row, payload } = await bump(state, settings.replacement, row, payload));
+            // Stuck behind a gap that one of our own mined transactions left when a reorg dropped it: that one is
+            // sent again, rather than this one bumped to its fee cap for a nonce that cannot be mined.
+            const resent = accountNonce < nonce ? await resendDropped(state, accountNonce, nonce, followDropped) : 0;
+            if (resent === 0) ({ row, payload } = await bump(state, settings.replacement, row, payload));
             lastAttemptAt = now();
           } else if (row.status === 'prepared' && now() - lastRebroadcastAt >= blockTimeMs) {
             // Not acknowledged by any node yet: at once, then once a block.
@@ -177,14 +182,23 @@ export function createReceiptWaiter(
     }
   }
 
+  function waitForReceipt(id: number): Promise<SentReceipt> {
+    const running = waits.get(id);
+    if (running !== undefined) return running;
+    const wait = follow(id).finally(() => waits.delete(id));
+    waits.set(id, wait);
+    return wait;
+  }
+
+  /** A dropped transaction sent again: its row is marked with its new receipt once it is mined. */
+  function followDropped(id: number): void {
+    waitForReceipt(id).catch((error: unknown) =>
+      log.error({ ...scope, outgoingTxId: id, err: error }, 'a re-sent dropped transaction did not get a receipt'),
+    );
+  }
+
   return {
-    waitForReceipt(id) {
-      const running = waits.get(id);
-      if (running !== undefined) return running;
-      const wait = follow(id).finally(() => waits.delete(id));
-      waits.set(id, wait);
-      return wait;
-    },
+    waitForReceipt,
     stop() {
       unsubscribe?.();
       wakeAll();

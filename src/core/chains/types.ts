@@ -115,6 +115,12 @@ export interface ChainConfig {
   hidden: boolean;
   /** Blocks a deposit waits before it counts. */
   confirmations: number;
+  /**
+   * Blocks after which a reorg is no longer expected: a deposit the solver used is re-checked until it is this deep
+   * (a reorg deeper than `confirmations` that takes it off the chain flags it and books its loss). Default
+   * `DEFAULT_FINALITY_DEPTH`, and never less than `confirmations`.
+   */
+  finalityDepth?: number;
   /** Average seconds between blocks (time estimates, cache lifetimes). */
   blockTime: number;
   /** What a transaction pays on this chain besides its gas (see `FeeModel`); absent = `ethereum`. */
@@ -130,6 +136,12 @@ export interface ChainConfig {
  *   counts (and the receipt's `gasUsed` includes): priced as `ethereum`.
  */
 export type FeeModel = 'ethereum' | 'op-stack' | 'arbitrum';
+/** The finality depth of a chain that names none: about two Ethereum epochs (its finality), in blocks. */
+export const DEFAULT_FINALITY_DEPTH = 64;
+
+/** A chain's finality depth in blocks: its own, or the default; at least its confirmation depth. */
+export const finalityDepthOf = (chain: Pick<ChainConfig, 'confirmations' | 'finalityDepth'>): number =>
+  Math.max(chain.finalityDepth ?? DEFAULT_FINALITY_DEPTH, chain.confirmations, 1);
 
 /** Swap fee (DEX-equivalent cost and rebalancing) in basis points of the input, by route class. */
 export interface SwapFeeBps {
