@@ -136,6 +136,7 @@ export function createSolverRuntime(
         log: ctx.log,
         now: ctx.now,
         heads: heads.get(chain.id),
+        solverAddress: ctx.solver.address,
         onConfirmed: (deposit, request) => solver.handleDeposit(deposit, request),
       }),
     ]),
