@@ -8165,6 +8165,40 @@ export const openapiDocument: Record<string, unknown> = {
               "null"
             ],
             "description": "Null when refunds go to the detected depositor (omitted or the zero address)."
+          },
+          "unsweptTransfers": {
+            "type": "array",
+            "description": "Transfers to the address worth less than sweeping them costs (status `dust`): left at the address, and\nswept together with the next transfer there that makes the sum worth a sweep. A gateway extension.\n",
+            "items": {
+              "type": "object",
+              "required": [
+                "txHash",
+                "currency",
+                "amount",
+                "depositor",
+                "status"
+              ],
+              "properties": {
+                "txHash": {
+                  "type": "string"
+                },
+                "currency": {
+                  "type": "string"
+                },
+                "amount": {
+                  "$ref": "#/components/schemas/UintString"
+                },
+                "depositor": {
+                  "type": "string"
+                },
+                "status": {
+                  "type": "string",
+                  "enum": [
+                    "dust"
+                  ]
+                }
+              }
+            }
           }
         }
       },

@@ -2423,6 +2423,18 @@ export interface components {
             currency?: string | null;
             /** @description Null when refunds go to the detected depositor (omitted or the zero address). */
             refundTo?: string | null;
+            /**
+             * @description Transfers to the address worth less than sweeping them costs (status `dust`): left at the address, and
+             *     swept together with the next transfer there that makes the sum worth a sweep. A gateway extension.
+             */
+            unsweptTransfers?: {
+                txHash: string;
+                currency: string;
+                amount: components["schemas"]["UintString"];
+                depositor: string;
+                /** @enum {string} */
+                status: "dust";
+            }[];
         };
         DepositAddressReindexResponse: {
             message: string;

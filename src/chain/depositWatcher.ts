@@ -7,6 +7,7 @@ import {
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   zeroAddress,
+  type Address,
   type Hex,
   type PublicClient,
 } from 'viem';
@@ -16,6 +17,7 @@ import type { GatewayMetrics } from '../core/metrics.js';
 import type { Logger } from '../core/logger.js';
 import { GatewayError } from '../core/errors.js';
 import type { DepositWatcher, DepositWatcherOptions } from '../core/solver/ports.js';
+import { solverCarrierOf } from '../core/solver/solverCarrier.js';
 import { CURSOR_WRITE_INTERVAL_MS, cursorWriteDue } from './cursorWrites.js';
 import { announcedBlock, blockHashReader, createHeadLoop, type Head, type HeadFeed } from './heads.js';
 import { bloomBitsOf, mayHoldLogsOf } from './logsBloom.js';
@@ -70,6 +72,11 @@ export interface CreateDepositWatcherParameters extends DepositWatcherOptions {
   cursorWriteIntervalMs?: number;
   /** Counts the used deposits a reorg took off the chain (`gateway_deposits_reorged_total`). */
   metrics?: Pick<GatewayMetrics, 'depositReorged'> | undefined;
+  /**
+   * The solver's address: a deposit whose transaction it sent is recorded with what that transaction was
+   * (`carrier`, `src/core/solver/solverCarrier.ts`). Without it, no carrier is recorded.
+   */
+  solverAddress?: Address | undefined;
 }
 
 /** A deposit log decoded from `Deposit` (depository) or `FundsForwarded` (receiver, native, no index). */
@@ -85,6 +92,8 @@ interface DepositLog {
   depositIndex: bigint | null;
   /** The transaction's `from`: who sent the deposit, as the chain says (not the caller-chosen `depositor`). */
   sender?: Hex;
+  /** When the solver sent the transaction: what it was (`solverCarrierOf`). */
+  carrier?: string | null;
 }
 
 /**
@@ -119,7 +128,7 @@ interface DepositLog {
  * logged once and `gateway_deposits_reorged_total` counted.
  */
 export function createDepositWatcher(params: CreateDepositWatcherParameters): DepositWatcher {
-  const { chain, client, db, log, now, onConfirmed } = params;
+  const { chain, client, db, log, now, onConfirmed, solverAddress } = params;
   const chainId = chain.id;
   const depository = chain.contracts.depository;
   const receiver = chain.contracts.receiver;
@@ -483,9 +492,20 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
   async function withSenders(entries: DepositLog[]): Promise<DepositLog[]> {
     const hashes = [...new Set(entries.map((entry) => entry.txHash))];
     const senders = new Map(
-      await Promise.all(hashes.map(async (hash) => [hash, (await client.getTransaction({ hash })).from] as const)),
+      await Promise.all(
+        hashes.map(async (hash) => {
+          const tx = await client.getTransaction({ hash });
+          return [hash, { sender: tx.from, carrier: carrierOf(tx) }] as const;
+        }),
+      ),
     );
-    return entries.map((entry) => ({ ...entry, sender: senders.get(entry.txHash)! }));
+    return entries.map((entry) => ({ ...entry, ...senders.get(entry.txHash)! }));
+  }
+
+  /** What the transaction was, when the solver sent it: the solver's address alone says nothing of whose money. */
+  function carrierOf(tx: { from: Address; to: Address | null; input: Hex }): string | null {
+    if (solverAddress === undefined || !isAddressEqual(tx.from, solverAddress)) return null;
+    return solverCarrierOf(chain, tx);
   }
 
   function decodeAll(logs: readonly DecodableLog[]): DepositLog[] {
@@ -591,8 +611,12 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
         throw rpcGatewayError(error, chain, `reading the receipt of ${txHash}`);
       }
       const logs = parseEventLogs({ abi: depositEvents, logs: receipt.logs, strict: true });
-      const entries = decodeAll(logs).map((entry) => ({ ...entry, sender: receipt.from }));
+      let entries = decodeAll(logs).map((entry) => ({ ...entry, sender: receipt.from }));
       if (entries.length === 0) return [];
+      if (solverAddress !== undefined && isAddressEqual(receipt.from, solverAddress)) {
+        const carrier = carrierOf(await client.getTransaction({ hash: txHash }));
+        entries = entries.map((entry) => ({ ...entry, carrier }));
+      }
       const recorded = await recordAll(entries);
       try {
         const head = await client.getBlockNumber({ cacheTime: 0 });

@@ -13,6 +13,7 @@ import { defaultQuoteSettings } from '../core/settings.js';
 import { defaultSettlementSettings, type SettlementSettings } from '../core/settlement/settler.js';
 import { defaultRequestRetentionSettings, type RequestRetentionSettings } from '../core/requests/retention.js';
 import { defaultInventorySettings, type InventorySettings } from '../core/inventory/settings.js';
+import { defaultSweepSettings, type SweepSettings } from '../core/depositAddresses/settings.js';
 import { defaultReconciliationSettings, type ReconciliationSettings } from '../core/ledger/reconciler.js';
 import {
   defaultAppFeeClaimSettings,
@@ -104,6 +105,12 @@ export interface GatewayConfig {
    * transfers), the logs one filtered `eth_getLogs` per 1000 blocks.
    */
   depositAddressReindexBlocks?: number;
+  /**
+   * When a transfer to a deposit address is worth sweeping: its sweep's cost times (1 + margin)
+   * (`GATEWAY_DEPOSIT_ADDRESS_SWEEP_MARGIN_BPS`, default 10000: worth twice its sweep), and at least a USD floor
+   * (`GATEWAY_DEPOSIT_ADDRESS_SWEEP_MINIMUM_USD`, default 0; per chain as `"0.5,8453=0.1"`).
+   */
+  depositAddressSweep?: SweepSettings;
   /**
    * Rebalancing targets: each chain's share of a currency's inventory in bps (`GATEWAY_INVENTORY_TARGET_BPS`,
    * `"1=5000,8453=5000"`; default equal shares) and the share of its target below which a chain is short
@@ -308,6 +315,7 @@ export function fromEnvironment(env: Env, problems: string[]) {
     requestRetention: requestRetentionFromEnvironment(env, problems),
     appFeeClaims: appFeeClaimsFromEnvironment(env, problems),
     depositAddressReindexBlocks: reindexBlocksFromEnvironment(env, problems),
+    depositAddressSweep: sweepFromEnvironment(env, problems),
     inventory: inventoryFromEnvironment(env, problems),
   };
 }
@@ -419,6 +427,20 @@ function surfaceLimitsFromEnvironment(env: Env, problems: string[]): SurfaceLimi
     wsMaxSubscriptions: integer('GATEWAY_WS_MAX_SUBSCRIPTIONS', d.wsMaxSubscriptions, 1),
     wsMaxBufferedBytes: integer('GATEWAY_WS_MAX_BUFFERED_BYTES', d.wsMaxBufferedBytes, 1024),
   };
+}
+
+function sweepFromEnvironment(env: Env, problems: string[]): SweepSettings {
+  const raw = env.GATEWAY_DEPOSIT_ADDRESS_SWEEP_MARGIN_BPS;
+  const marginBps = raw ? Number(raw) : defaultSweepSettings.marginBps;
+  if (!Number.isInteger(marginBps) || marginBps < 0 || marginBps > 1_000_000)
+    problems.push('GATEWAY_DEPOSIT_ADDRESS_SWEEP_MARGIN_BPS must be an integer 0..1000000');
+  const minimum = usdPerChain(
+    env,
+    'GATEWAY_DEPOSIT_ADDRESS_SWEEP_MINIMUM_USD',
+    defaultSweepSettings.minimumUsdMicros,
+    problems,
+  );
+  return { marginBps, minimumUsdMicros: minimum.defaultMicros, minimumUsdMicrosPerChain: minimum.perChain };
 }
 
 function reindexBlocksFromEnvironment(env: Env, problems: string[]): number {

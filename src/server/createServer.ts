@@ -183,6 +183,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       crashAt: config.crashAt,
       appFeeClaims: config.appFeeClaims,
       depositAddressReindexBlocks: config.depositAddressReindexBlocks,
+      depositAddressSweep: config.depositAddressSweep,
       inventory: config.inventory,
       gasless: config.gasless,
       permits: config.permits,

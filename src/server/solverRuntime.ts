@@ -137,6 +137,7 @@ export function createSolverRuntime(
         now: ctx.now,
         heads: heads.get(chain.id),
         metrics: ctx.metrics,
+        solverAddress: ctx.solver.address,
         onConfirmed: (deposit, request) => solver.handleDeposit(deposit, request),
       }),
     ]),

@@ -23,7 +23,11 @@ export interface DepositAddressRecord {
   reindexedAt: number | null;
 }
 
-export type TransferStatus = 'seen' | 'confirmed' | 'removed' | 'unsupported' | 'sweeping' | 'swept' | 'held';
+/**
+ * `dust`: worth less than sweeping it costs (`src/core/depositAddresses/sweepWorth.ts`): left at the address, and
+ * taken along (`swept`, `dustSweepId` set) by the sweep of a later transfer there that makes the sum worth it.
+ */
+export type TransferStatus = 'seen' | 'confirmed' | 'removed' | 'unsupported' | 'sweeping' | 'swept' | 'held' | 'dust';
 
 export interface SweepLeg {
   id: string;
@@ -49,6 +53,8 @@ export interface TransferRecord {
   supersedesRequestId: string | null;
   sweepId: string | null;
   legs: SweepLeg[] | null;
+  /** A `dust` transfer taken along by a later transfer's sweep: that sweep's id. */
+  dustSweepId: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -266,6 +272,7 @@ export async function updateTransfer(
     supersedesRequestId?: string | null;
     sweepId?: string;
     legs?: SweepLeg[];
+    dustSweepId?: string;
     now: number;
   },
 ): Promise<TransferRecord | null> {
@@ -279,6 +286,7 @@ export async function updateTransfer(
         ? {}
         : { supersedes_request_id: normalizeHexOrNull(change.supersedesRequestId) }),
       ...(change.sweepId === undefined ? {} : { sweep_id: normalizeHex(change.sweepId) }),
+      ...(change.dustSweepId === undefined ? {} : { dust_sweep_id: normalizeHex(change.dustSweepId) }),
       ...(change.legs === undefined
         ? {}
         : { legs: toJson(change.legs.map((leg) => ({ ...leg, amount: leg.amount.toString() }))) }),
@@ -406,6 +414,7 @@ function toTransferRecord(row: Selectable<DepositAddressTransfersTable>): Transf
     supersedesRequestId: row.supersedes_request_id,
     sweepId: row.sweep_id,
     legs: legs === null ? null : legs.map((leg) => ({ ...leg, amount: BigInt(leg.amount) })),
+    dustSweepId: row.dust_sweep_id ?? null,
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };

@@ -25,6 +25,11 @@ export interface DepositRecord {
   depositor: string;
   /** The deposit transaction's sender (`from`), read from the chain; null only for rows older than the column. */
   sender: string | null;
+  /**
+   * When the solver itself sent the deposit's transaction, what that transaction was (`sweep:<deposit address>`,
+   * `permit:<owner>`, `call:<target>`: `src/core/solver/solverCarrier.ts`); null otherwise, and for older rows.
+   */
+  carrier: string | null;
   /** Token address; the zero address for native deposits. */
   token: string;
   amount: bigint;
@@ -52,6 +57,8 @@ export interface InsertDepositParameters {
   depositIndex?: bigint | null;
   /** The transaction's `from`. */
   sender?: string | null;
+  /** The solver's transaction that carried it, when the solver sent it. */
+  carrier?: string | null;
   status?: DepositStatus;
   now: number;
 }
@@ -128,6 +135,7 @@ function depositRow(params: InsertDepositParameters) {
     amount: toUint256(params.amount),
     deposit_index: params.depositIndex == null ? null : params.depositIndex.toString(),
     sender: params.sender == null ? null : normalizeHex(params.sender),
+    carrier: params.carrier ?? null,
     status: params.status ?? 'seen',
     created_at: params.now,
     updated_at: params.now,
@@ -441,6 +449,7 @@ export function toDepositRecord(row: Selectable<DepositsTable>): DepositRecord {
     amount: toBigInt(row.amount),
     depositIndex: row.deposit_index === null ? null : toBigInt(row.deposit_index),
     sender: row.sender ?? null,
+    carrier: row.carrier ?? null,
     status: row.status as DepositStatus,
     reorgedAt: row.reorged_at == null ? null : toNumber(row.reorged_at),
     createdAt: toNumber(row.created_at),

@@ -106,6 +106,8 @@ export interface DepositsTable {
   deposit_index: ColumnType<string | null, string | null | undefined, string | null>;
   /** The deposit transaction's `from` (null: recorded before migration 0400). */
   sender: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The solver's own transaction that carried the deposit, when it sent it (`src/core/solver/solverCarrier.ts`). */
+  carrier: ColumnType<string | null, string | null | undefined, string | null>;
   status: string;
   /** Unix ms: a reorg took the deposit off the chain after it was used (status `removed`); null otherwise. */
   reorged_at: NullableInt8;
@@ -270,6 +272,8 @@ export interface DepositAddressTransfersTable {
   supersedes_request_id: ColumnType<string | null, string | null | undefined, string | null>;
   sweep_id: ColumnType<string | null, string | null | undefined, string | null>;
   legs: ColumnType<JsonValue | null, string | null | undefined, string | null>;
+  /** A `dust` transfer taken along by a later transfer's sweep: that sweep's id. */
+  dust_sweep_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Int8;
   updated_at: Int8;
 }

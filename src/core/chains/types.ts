@@ -4,6 +4,7 @@ import type { Address, Hex } from 'viem';
 import type { CrashPoint } from '../faults.js';
 import type { AppFeeClaimSettings } from '../appFees/claimSettings.js';
 import type { InventorySettings } from '../inventory/settings.js';
+import type { SweepSettings } from '../depositAddresses/settings.js';
 
 /** How a currency's USD price is found. */
 export type PriceSource =
@@ -208,6 +209,8 @@ export interface CoreConfig {
   appFeeClaims?: AppFeeClaimSettings | undefined;
   /** Blocks a deposit-address reindex rescans (`GATEWAY_DEPOSIT_ADDRESS_REINDEX_BLOCKS`); 1000 when absent. */
   depositAddressReindexBlocks?: number | undefined;
+  /** When a transfer to a deposit address is worth sweeping; `defaultSweepSettings` when absent. */
+  depositAddressSweep?: SweepSettings | undefined;
   /** Rebalancing targets of the inventory; `defaultInventorySettings` when absent. */
   inventory?: InventorySettings | undefined;
   /** Limits of gasless execution (`POST /execute`); defaults when absent. */

@@ -5,6 +5,7 @@ import {
   findDepositAddress,
   getDepositAddress,
   insertDepositAddress,
+  listTransfers,
 } from '../../store/depositAddresses.repository.js';
 import { toStatusDepositAddress, type StatusDepositAddress } from '../../store/requestStatus.js';
 import { chainCurrencies, requireChain } from '../chains/requireChain.js';
@@ -25,6 +26,8 @@ export interface DepositAddressLookup {
   createdAt: string;
   currency: string | null;
   refundTo: string | null;
+  /** Transfers left at the address as dust (worth less than their sweep), oldest first. */
+  unsweptTransfers: Array<{ txHash: string; currency: string; amount: string; depositor: string; status: 'dust' }>;
 }
 
 /** The deposit address of a request as a status record carries it (GraphQL `RequestStatusRecord`); null when none. */
@@ -56,6 +59,15 @@ export async function lookupDepositAddress(
     createdAt: new Date(found.createdAt).toISOString(),
     currency: found.currency,
     refundTo: found.refundTo === null || found.refundTo === zeroAddress ? null : found.refundTo,
+    unsweptTransfers: (
+      await listTransfers(ctx.db, { chainId: found.chainId, address: found.address, status: ['dust'] })
+    ).map((transfer) => ({
+      txHash: transfer.txHash,
+      currency: transfer.token,
+      amount: transfer.amount.toString(),
+      depositor: transfer.depositor,
+      status: 'dust' as const,
+    })),
   };
 }
 

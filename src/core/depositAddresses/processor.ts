@@ -20,6 +20,7 @@ import { crashPoint } from '../faults.js';
 import { getQuote } from '../quote/getQuote.js';
 import type { TransactionSender } from '../solver/ports.js';
 import { refundOnlyIdOf, sweepIdOf } from './address.js';
+import { minimumWorthSweeping } from './sweepWorth.js';
 
 export interface DepositAddressProcessor {
   /** A confirmed transfer (or one a crash left `sweeping`): decided, then swept once. Never throws. */
@@ -38,6 +39,10 @@ export interface CreateDepositAddressProcessorParameters {
 /**
  * What happens to a transfer to a deposit address once it is confirmed (`docs/deposit-addresses.md`):
  *
+ * 0. Worth it: a transfer (with the dust left at the address before it, in the same token) worth less than its sweep
+ *    costs times the margin (`sweepWorth.ts`) is recorded `dust` and left; the next transfer there that makes the sum
+ *    worth it takes the dust along in its own sweep (its legs count the sum; the dust is `swept`, `dustSweepId`). A
+ *    strict address's transfer paying its waiting order in full is always swept.
  * 1. Decide (recorded in one update, `confirmed -> sweeping`, with the request id, the sweep id and the legs):
  *    - strict: the legs are deposits under the order's request id. The quoted currency over the quoted amount is
  *      split in two legs (the quoted amount, then the excess, which the solver refunds on its own); anything else
@@ -92,13 +97,57 @@ export function createDepositAddressProcessor({
     if (transfer.status === 'confirmed') {
       const address = await getDepositAddress(db, transfer.chainId, transfer.address);
       if (address === undefined) return;
-      const decided = await decide(address, transfer);
-      const updated = await updateTransfer(db, transfer.id, {
-        ...decided,
-        status: 'sweeping',
-        fromStatus: 'confirmed',
-        now: ctx.now(),
-      });
+      // Dust left at the address earlier, in the same token, goes along with this transfer when the sum is worth a
+      // sweep; a sum that is not stays there, this transfer recorded as dust too: never one sweep each.
+      const token = transfer.token.toLowerCase();
+      const dust = (
+        await listTransfers(db, { chainId: transfer.chainId, address: transfer.address, status: ['dust'] })
+      ).filter((other) => other.token.toLowerCase() === token && other.id !== transfer!.id);
+      const total = dust.reduce((sum, other) => sum + other.amount, transfer.amount);
+      if (!(await paysOrderInFull(address, transfer)) && !(await worthSweeping(address, transfer, total))) {
+        const left = await updateTransfer(db, transfer.id, { status: 'dust', fromStatus: 'confirmed', now: ctx.now() });
+        if (left !== null)
+          log.warn(
+            {
+              chainId: transfer.chainId,
+              address: transfer.address,
+              txHash: transfer.txHash,
+              amount: transfer.amount.toString(),
+              unswept: total.toString(),
+            },
+            'deposit-address transfer worth less than its sweep: recorded as dust and left at the address',
+          );
+        return;
+      }
+      const decided = await decide(address, { ...transfer, amount: total });
+      const updated = await db
+        .transaction()
+        .execute(async (trx) => {
+          const moved = await updateTransfer(trx, transfer!.id, {
+            ...decided,
+            status: 'sweeping',
+            fromStatus: 'confirmed',
+            now: ctx.now(),
+          });
+          if (moved === null) return null;
+          for (const other of dust) {
+            const taken = await updateTransfer(trx, other.id, {
+              status: 'swept',
+              fromStatus: 'dust',
+              dustSweepId: decided.sweepId,
+              now: ctx.now(),
+            });
+            // Another instance took it along first: this decision's legs count it, so it is not made.
+            if (taken === null) throw new DustMoved();
+          }
+          return moved;
+        })
+        .catch((error: unknown) => {
+          if (error instanceof DustMoved) return 'again' as const;
+          throw error;
+        });
+      // Decided again from what is left (a request the lost decision quoted just expires unpaid).
+      if (updated === 'again') return process(transferId);
       if (updated === null) return;
       transfer = updated;
       log.info(
@@ -113,6 +162,36 @@ export function createDepositAddressProcessor({
       crashPoint(ctx.config.crashAt, 'transfer-decided');
     }
     if (transfer.status === 'sweeping') await sweep(transfer);
+  }
+
+  /**
+   * A strict address's transfer that pays its waiting order in full, in the quoted currency: the order was quoted
+   * at that amount, so it is swept whatever it is worth.
+   */
+  async function paysOrderInFull(address: DepositAddressRecord, transfer: TransferRecord): Promise<boolean> {
+    if (address.type !== 'strict' || transfer.token.toLowerCase() !== address.currency.toLowerCase()) return false;
+    const request = await getRequest(db, address.requestId);
+    return (
+      request !== undefined &&
+      request.status === 'waiting' &&
+      request.originChainId === transfer.chainId &&
+      transfer.amount >= request.amountIn
+    );
+  }
+
+  /** Whether `total` (this transfer and the dust before it) is worth the one sweep that would move it. */
+  async function worthSweeping(
+    address: DepositAddressRecord,
+    transfer: TransferRecord,
+    total: bigint,
+  ): Promise<boolean> {
+    const minimum = await minimumWorthSweeping(ctx, address, {
+      sweepId: sweepIdOf(transfer.chainId, transfer.txHash, transfer.logIndex),
+      token: transfer.token,
+      amount: total,
+      depositor: transfer.depositor,
+    });
+    return total >= minimum;
   }
 
   async function decide(
@@ -285,4 +364,11 @@ export function createDepositAddressProcessor({
       await Promise.all([...lanes.values()]);
     },
   };
+}
+
+/** A dust transfer this decision counted was taken along by another decision first. */
+class DustMoved extends Error {
+  constructor() {
+    super('a dust transfer moved on while the decision was made');
+  }
 }

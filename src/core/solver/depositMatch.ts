@@ -18,10 +18,14 @@ import type { RequestRecord } from '../../store/requestRecord.js';
  * the depository's caller chooses freely. A deposit recorded before senders were stored (`sender` null) counts
  * as someone else's: at worst the user's own short deposit is refunded on its own and the order stays payable.
  */
-export type DepositVerdict =
-  | { kind: 'pays' }
-  | { kind: 'own-short' }
-  | { kind: 'stray'; why: 'other-chain' | 'other-currency' | 'short-not-from-user' };
+export type DepositVerdict = { kind: 'pays' } | { kind: 'own-short' } | { kind: 'stray'; why: StrayReason };
+
+/**
+ * Why a deposit cannot pay for the request whose id it carries. `in-solver-transaction`: the solver's own
+ * transaction carried it and it is not positively the order user's (`solverCarrier.ts`): nested in a fill, a call
+ * quote's calls or another user's gasless batch, it is matched to no request, whatever its amount.
+ */
+export type StrayReason = 'other-chain' | 'other-currency' | 'short-not-from-user' | 'in-solver-transaction';
 
 export function judgeDeposit(request: RequestRecord, deposit: DepositRecord): DepositVerdict {
   if (deposit.chainId !== request.originChainId) return { kind: 'stray', why: 'other-chain' };

@@ -6,9 +6,10 @@ import { claimDepositForRequest, getRequest } from '../../store/requests.reposit
 import { crashPoint } from '../faults.js';
 import { statusMoves, type FailReason } from '../requests/statusMachine.js';
 import { decideAndFill, startFillReads } from './decide.js';
-import { judgeDeposit } from './depositMatch.js';
+import { judgeDeposit, type DepositVerdict } from './depositMatch.js';
 import { queueStrayRefund, refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';
+import { depositOwner } from './solverCarrier.js';
 
 /**
  * Takes a confirmed deposit: claims it for its request when it is the order's own (`depositMatch.ts`) and decides
@@ -26,11 +27,18 @@ export async function processDeposit(
   // (`judgeDeposit` reads only the order, which a request never changes; the claim checks the status in its own
   // statement), so it spares this read. Without it, read with the other deposits handed on with it (one statement).
   const request = handed ?? (await scope.readRequest(deposit.requestId));
-  // A sweep of a deposit address is sent by the solver itself, under the request the gateway decided the transfer
-  // pays (`src/core/depositAddresses/processor.ts`): it is the order's own deposit, as if its user had sent it.
-  const swept = deposit.sender !== null && deposit.sender.toLowerCase() === ctx.solver.address.toLowerCase();
-  const verdict =
-    request === undefined ? undefined : judgeDeposit(request, swept ? { ...deposit, sender: request.user } : deposit);
+  // A deposit the solver's own transaction carried is the order user's own only when that transaction is positively
+  // theirs: a sweep of the request's own deposit address (`src/core/depositAddresses/processor.ts`), their permit or
+  // their gasless batch. Any other (nested in a fill, a call quote's calls, someone else's batch) pays no request and
+  // spoils none: it is refunded on its own (`solverCarrier.ts`).
+  const owner = request === undefined ? 'sender' : depositOwner(request, deposit, ctx.solver.address);
+  const swept = owner === 'user' && deposit.carrier !== null && deposit.carrier.startsWith('sweep:');
+  const verdict: DepositVerdict | undefined =
+    request === undefined
+      ? undefined
+      : owner === 'in-solver-transaction'
+        ? { kind: 'stray', why: 'in-solver-transaction' }
+        : judgeDeposit(request, owner === 'user' ? { ...deposit, sender: request.user } : deposit);
   // The request's own deposit is consumed together with the request's move. Any other deposit (a double spend,
   // an unknown request) is consumed only once its refund is done: a crash before that leaves it `confirmed`,
   // and the watcher hands it on again at start, so it cannot be lost. Consuming first and rolling back keeps

@@ -28,6 +28,7 @@ import * as requestsDomainChecks from './2026_11_28_0400_requests_domain_checks.
 import * as createPermitDeadlines from './2026_11_29_0500_create_permit_deadlines.js';
 import * as reserveQuoteSponsorship from './2026_11_29_1100_reserve_quote_sponsorship.js';
 import * as flagReorgedDeposits from './2026_11_29_2300_flag_reorged_deposits.js';
+import * as dustAndSolverCarriers from './2026_11_29_2200_dust_and_solver_carriers.js';
 import * as createPermits from './2026_11_24_1000_create_permits.js';
 import * as createGaslessSubmissions from './2026_11_24_1100_create_gasless_submissions.js';
 import * as createDepositAddresses from './2026_11_24_1200_create_deposit_addresses.js';
@@ -69,4 +70,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_29_0500_create_permit_deadlines': createPermitDeadlines,
   '2026_11_29_1100_reserve_quote_sponsorship': reserveQuoteSponsorship,
   '2026_11_29_2300_flag_reorged_deposits': flagReorgedDeposits,
+  '2026_11_29_2200_dust_and_solver_carriers': dustAndSolverCarriers,
 };
