@@ -6,6 +6,18 @@ import { GraphQLError, GraphQLScalarType, Kind, print, type ValueNode } from 'gr
 import { GraphQLDateTimeISO, GraphQLJSONObject, GraphQLTimestamp } from 'graphql-scalars';
 
 const decimalInteger = /^-?[0-9]+$/;
+
+/**
+ * A scalar's refusal, with the code and status REST answers for the same malformed value (its schema's pattern):
+ * `INVALID_ADDRESS` for an address (as the core's `parseAddress`), `INVALID_INPUT` for the rest. What a scalar
+ * accepts (a negative or zero `BigInt`, say) is checked again by the core, per field.
+ */
+function scalarError(message: string, code: 'INVALID_INPUT' | 'INVALID_ADDRESS', node?: ValueNode): GraphQLError {
+  return new GraphQLError(message, {
+    ...(node === undefined ? {} : { nodes: node }),
+    extensions: { code, status: 400 },
+  });
+}
 /** 2^256: amounts are uint256 on chain (a signed margin is kept for fees that may be negative). */
 const bigIntLimit = 1n << 256n;
 
@@ -15,7 +27,10 @@ function toBigInt(value: unknown): bigint {
   else if (typeof value === 'number' && Number.isSafeInteger(value)) result = BigInt(value);
   else if (typeof value === 'string' && decimalInteger.test(value) && value.length <= 80) result = BigInt(value);
   if (result === undefined || result >= bigIntLimit || result <= -bigIntLimit) {
-    throw new GraphQLError(`BigInt cannot represent ${describe(value)}: expected an integer as a decimal string`);
+    throw scalarError(
+      `BigInt cannot represent ${describe(value)}: expected an integer as a decimal string`,
+      'INVALID_INPUT',
+    );
   }
   return result;
 }
@@ -27,14 +42,19 @@ export const BigIntScalar = new GraphQLScalarType<bigint, string>({
   parseValue: toBigInt,
   parseLiteral: (node) => {
     if (node.kind === Kind.STRING || node.kind === Kind.INT) return toBigInt(node.value);
-    throw literalError('BigInt', node);
+    throw literalError('BigInt', node, 'INVALID_INPUT');
   },
 });
 
-function hexScalar(name: string, pattern: RegExp, expected: string): GraphQLScalarType<`0x${string}`, string> {
+function hexScalar(
+  name: string,
+  pattern: RegExp,
+  expected: string,
+  code: 'INVALID_INPUT' | 'INVALID_ADDRESS',
+): GraphQLScalarType<`0x${string}`, string> {
   const check = (value: unknown): `0x${string}` => {
     if (typeof value === 'string' && pattern.test(value)) return value as `0x${string}`;
-    throw new GraphQLError(`${name} cannot represent ${describe(value)}: expected ${expected}`);
+    throw scalarError(`${name} cannot represent ${describe(value)}: expected ${expected}`, code);
   };
   return new GraphQLScalarType<`0x${string}`, string>({
     name,
@@ -42,16 +62,21 @@ function hexScalar(name: string, pattern: RegExp, expected: string): GraphQLScal
     parseValue: check,
     parseLiteral: (node) => {
       if (node.kind === Kind.STRING) return check(node.value);
-      throw literalError(name, node);
+      throw literalError(name, node, code);
     },
   });
 }
 
 /** `0x` + 40 hex digits; the letter case is kept as given. */
-export const AddressScalar = hexScalar('Address', /^0x[0-9a-fA-F]{40}$/, '0x followed by 40 hexadecimal digits');
+export const AddressScalar = hexScalar(
+  'Address',
+  /^0x[0-9a-fA-F]{40}$/,
+  '0x followed by 40 hexadecimal digits',
+  'INVALID_ADDRESS',
+);
 
 /** `0x` + any number of hex digits. */
-export const HexScalar = hexScalar('Hex', /^0x[0-9a-fA-F]*$/, '0x followed by hexadecimal digits');
+export const HexScalar = hexScalar('Hex', /^0x[0-9a-fA-F]*$/, '0x followed by hexadecimal digits', 'INVALID_INPUT');
 
 /** ISO-8601 date-time string on the wire (graphql-scalars' DateTimeISO under the schema's name). */
 export const DateTimeScalar = new GraphQLScalarType({ ...GraphQLDateTimeISO.toConfig(), name: 'DateTime' });
@@ -65,8 +90,8 @@ export const scalarResolvers = {
   JSONObject: GraphQLJSONObject,
 };
 
-function literalError(name: string, node: ValueNode): GraphQLError {
-  return new GraphQLError(`${name} cannot represent literal ${print(node)}`, { nodes: node });
+function literalError(name: string, node: ValueNode, code: 'INVALID_INPUT' | 'INVALID_ADDRESS'): GraphQLError {
+  return scalarError(`${name} cannot represent literal ${print(node)}`, code, node);
 }
 
 function describe(value: unknown): string {

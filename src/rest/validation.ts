@@ -99,10 +99,17 @@ function toError(problems: Problem[]): GatewayError {
     .filter((p) => p.error)
     .slice(0, 20)
     .map((p) => summarize(p.error!));
-  return new GatewayError('INVALID_INPUT', `Invalid request: ${shown.join('; ')}${more}`, {
+  // A malformed address alone is `INVALID_ADDRESS`, as the core (and GraphQL's Address scalar) answer it.
+  const code = problems.every(isAddressPattern) ? 'INVALID_ADDRESS' : 'INVALID_INPUT';
+  return new GatewayError(code, `Invalid request: ${shown.join('; ')}${more}`, {
     data: JSON.stringify(data),
   });
 }
+
+const ADDRESS_PATTERN = '^0x[0-9a-fA-F]{40}$';
+
+const isAddressPattern = (problem: Problem): boolean =>
+  problem.error?.keyword === 'pattern' && problem.error.params.pattern === ADDRESS_PATTERN;
 
 const rank = (problem: Problem) =>
   problem.error?.keyword === 'additionalProperties' ? 0 : problem.error?.keyword === 'required' ? 1 : 2;

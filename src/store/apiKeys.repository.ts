@@ -228,6 +228,8 @@ function toApiKeyRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
  * nothing changed.
  */
 export async function drawSponsorship(db: Kysely<Tables>, id: string, usdMicros: bigint): Promise<bigint | null> {
+  // A negative draw would give allowance back: never a client's to ask for, whatever its input.
+  if (usdMicros < 0n) throw new RangeError(`A sponsorship draw cannot be negative (${usdMicros})`);
   const amount = usdMicros.toString();
   const row = await db
     .updateTable('api_keys')

@@ -724,3 +724,123 @@ describe('a batch that passes simulation and reverts on chain', () => {
     expect(await client.getBalance({ address: account.address })).toBe(0n);
   });
 });
+
+describe('a negative originGasOverhead through GraphQL: the attack that drained the solver', () => {
+  /** `Mutation.executeGasless` with the batch of `body` and the given overhead (a decimal string, as BigInt is). */
+  async function graphqlExecute(
+    body: Awaited<ReturnType<typeof batchBody>>,
+    originGasOverhead: string,
+    headers: Record<string, string> = {},
+  ) {
+    const response = await fetch(`${gateway.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({
+        query: 'mutation($input: ExecuteGaslessInput!) { executeGasless(input: $input) { message requestId } }',
+        variables: {
+          input: {
+            data: body.data,
+            executionOptions: { subsidizeFees: body.executionOptions.subsidizeFees },
+            originGasOverhead,
+          },
+        },
+      }),
+    });
+    return (await response.json()) as {
+      data: unknown;
+      errors?: Array<{ message: string; extensions: { code: string; status: number; errorData?: string } }>;
+    };
+  }
+
+  /**
+   * The USDC balances the attack moved: the user's on A, the recipient's and the solver's on B (the solver's on A
+   * also moves when earlier deposits are settled, so it says nothing here).
+   */
+  async function balances(user: Address, recipient: Address) {
+    return {
+      user: await usdcBalance(chainA, user),
+      recipient: await usdcBalance(chainB, recipient),
+      solver: await usdcBalance(chainB, gateway.devnet.descriptor.solver.address),
+    };
+  }
+
+  const amountOutOf = async (requestId: string): Promise<bigint> =>
+    BigInt(
+      String(
+        (
+          await gateway.server.core.db
+            .selectFrom('requests')
+            .select('amount_out')
+            .where('id', '=', requestId.toLowerCase())
+            .executeTakeFirstOrThrow()
+        ).amount_out,
+      ),
+    );
+
+  async function setup(recipient: Address, subsidizeFees: boolean) {
+    const user = await userWithOnlyUsdc(30_000_000n);
+    const quote = await quoteFor(user.wallet, recipient);
+    const requestId = quote.steps.at(-1)!.requestId!;
+    const body = await batchBody({ eoa: user.account, calls: callsOf(quote), subsidizeFees });
+    return { ...user, requestId, body };
+  }
+
+  it('the batch that would have received 1,000,009 USDC for 10 is refused 400 INVALID_INPUT, as REST refuses it; no balance moves', async () => {
+    const recipient = fresh(0x6a5_4001);
+    const { account, requestId, body } = await setup(recipient, false);
+    const rows = await gaslessRows();
+    const before = await balances(account.address, recipient);
+    const amountOut = await amountOutOf(requestId);
+
+    // The attacker's overhead: minus enough gas that "recovering" it adds about a million USDC to the output.
+    const answer = await graphqlExecute(body, '-100000000000000');
+    expect(answer.data).toBeNull();
+    expect(answer.errors).toHaveLength(1);
+    expect(answer.errors![0]!.extensions).toMatchObject({
+      code: 'INVALID_INPUT',
+      status: 400,
+      errorData: 'originGasOverhead',
+    });
+    expect(answer.errors![0]!.message).toMatch(/^originGasOverhead must be a whole number from 0 to /);
+
+    // REST refuses the same input with the same status and code.
+    const rest = await execute({ ...body, originGasOverhead: -100_000_000_000_000 });
+    expect(rest.status).toBe(400);
+    expect(rest.body).toMatchObject({ errorCode: 'INVALID_INPUT' });
+
+    await expectNothingSent(rows, account.address, requestId);
+    expect(await amountOutOf(requestId)).toBe(amountOut);
+    expect(await originGasOf(requestId)).toBeUndefined();
+    expect(await balances(account.address, recipient)).toEqual(before);
+  });
+
+  it("sponsored: a negative overhead does not reset the sponsor's spent meter; it stays what the honest batch drew", async () => {
+    const { key, id } = await createKeyWithId(true, '3000000');
+    // An honest sponsored batch first, so the meter has something a negative draw could take back.
+    const honest = await setup(fresh(0x6a5_4002), true);
+    const accepted = await execute(honest.body, { 'x-api-key': key });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    const spent = (await adminKey(id)).sponsorshipSpentUsdMicros;
+    expect(BigInt(spent)).toBeGreaterThan(0n);
+    await waitForSuccess(honest.requestId);
+
+    const recipient = fresh(0x6a5_4003);
+    const attacker = await setup(recipient, true);
+    const rows = await gaslessRows();
+    const before = await balances(attacker.account.address, recipient);
+    const amountOut = await amountOutOf(attacker.requestId);
+    const answer = await graphqlExecute(attacker.body, '-100000000000000', { 'x-api-key': key });
+    expect(answer.errors![0]!.extensions).toMatchObject({
+      code: 'INVALID_INPUT',
+      status: 400,
+      errorData: 'originGasOverhead',
+    });
+    await expectNothingSent(rows, attacker.account.address, attacker.requestId);
+    expect(await adminKey(id)).toMatchObject({
+      sponsorshipSpentUsdMicros: spent,
+      sponsorshipRemainingUsdMicros: (3_000_000n - BigInt(spent)).toString(),
+    });
+    expect(await amountOutOf(attacker.requestId)).toBe(amountOut);
+    expect(await balances(attacker.account.address, recipient)).toEqual(before);
+  });
+});

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { encodeAbiParameters, formatUnits, getAddress, isAddress, keccak256, type Address, type Hex } from 'viem';
+import { encodeAbiParameters, formatUnits, getAddress, keccak256, type Address, type Hex } from 'viem';
 import {
   authorizeClaim,
   getClaim,
@@ -14,6 +14,7 @@ import { amountOf } from '../fees/presentFees.js';
 import { crashPoint } from '../faults.js';
 import { fromUsdMicros, toUsdMicros } from '../market.js';
 import { refuseBurnAddress } from '../quote/burnAddresses.js';
+import { parseAddress, parseInteger, parseUint, refuseGatewayAddress } from '../inputs.js';
 import { quoteCurrency } from '../quote/present.js';
 import type { Amount } from '../quote/types.js';
 import { formatUsdMicros } from '../usd.js';
@@ -86,20 +87,18 @@ export function claimMessage(claim: {
   );
 }
 
-const requireAddress = (value: string, field: string): Address => {
-  if (!isAddress(value, { strict: false })) throw new GatewayError('INVALID_ADDRESS', `Invalid ${field}: ${value}`);
-  return getAddress(value);
-};
-
 /**
  * POST /app-fees/{wallet}/claim: prices the claim now (the wallet's available USD balance, or `amount` of the
  * payout currency, less the chain's claim fee, converted at the currency's price), records it `authorizing`
  * and answers the signature step. Nothing is reserved or paid until the wallet's signature is posted.
  */
 export async function startClaim(ctx: CoreContext, params: StartClaimParameters): Promise<{ steps: ClaimStep[] }> {
-  const wallet = requireAddress(params.wallet, 'wallet address');
-  const recipient = requireAddress(params.recipient, 'recipient');
+  const wallet = parseAddress(params.wallet, 'wallet');
+  const recipient = parseAddress(params.recipient, 'recipient');
+  parseAddress(params.currency, 'currency');
+  const amount = params.amount === undefined ? undefined : parseUint(params.amount, 'amount', { min: 1n });
   refuseBurnAddress(recipient, 'recipient');
+  refuseGatewayAddress(ctx, recipient, 'recipient');
   const chain = requireChain(ctx, params.chainId);
   const currency = chainCurrencies(chain).find((c) => c.address.toLowerCase() === params.currency.toLowerCase());
   if (currency === undefined)
@@ -109,9 +108,8 @@ export async function startClaim(ctx: CoreContext, params: StartClaimParameters)
   if (available <= 0n) throw new GatewayError('INVALID_INPUT', `Wallet ${wallet} has no app fees to claim`);
   const price = await ctx.market.usdPrice(chain.id, currency);
   let usdMicros = available;
-  if (params.amount !== undefined) {
-    if (params.amount <= 0n) throw new GatewayError('INVALID_INPUT', 'amount must be positive');
-    usdMicros = toUsdMicros(params.amount, currency.decimals, price, 'up');
+  if (amount !== undefined) {
+    usdMicros = toUsdMicros(amount, currency.decimals, price, 'up');
     if (usdMicros > available)
       throw new GatewayError(
         'INVALID_INPUT',
@@ -251,10 +249,8 @@ export async function listAppFeeClaims(
   ctx: CoreContext,
   params: { wallet: string; limit?: number; continuation?: string },
 ): Promise<ClaimListing> {
-  const wallet = requireAddress(params.wallet, 'wallet address');
-  const limit = params.limit ?? 20;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
-    throw new GatewayError('INVALID_INPUT', 'limit must be an integer 1..100');
+  const wallet = parseAddress(params.wallet, 'wallet');
+  const limit = parseInteger(params.limit ?? 20, 'limit', 1, 100);
   let beforeSeq: number | undefined;
   if (params.continuation !== undefined) {
     beforeSeq = /^[1-9][0-9]{0,15}$/.test(params.continuation) ? Number(params.continuation) : NaN;

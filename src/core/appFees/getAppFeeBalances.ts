@@ -1,10 +1,9 @@
-import { isAddress } from 'viem';
+import { parseAddress } from '../inputs.js';
 import { availableAppBalanceUsd, fastFillHoldsUsd, pendingClaimsUsd } from '../../store/appFeeClaims.repository.js';
 import { accountOwed } from '../../store/ledger.repository.js';
 import { accounts } from '../../store/ledgerMovements.js';
 import { chainCurrencies } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
-import { GatewayError } from '../errors.js';
 import { amountOf } from '../fees/presentFees.js';
 import { quoteCurrency } from '../quote/present.js';
 import type { Amount } from '../quote/types.js';
@@ -27,8 +26,7 @@ export interface AppFeeBalances {
  * reference's single USDC balance. `amountUsd` of each currency is that same fill-time value.
  */
 export async function getAppFeeBalances(ctx: CoreContext, params: { wallet: string }): Promise<AppFeeBalances> {
-  if (!isAddress(params.wallet, { strict: false }))
-    throw new GatewayError('INVALID_ADDRESS', `Invalid wallet address: ${params.wallet}`);
+  parseAddress(params.wallet, 'wallet');
   let totalMicros = 0n;
   const balances: Amount[] = [];
   for (const owed of await accountOwed(ctx.db, accounts.app(params.wallet))) {

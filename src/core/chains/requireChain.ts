@@ -1,13 +1,17 @@
 import type { ChainConfig, CurrencyConfig } from './types.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
+import { parseChainId } from '../inputs.js';
 
 /**
  * The configured chain `chainId`, hidden or not (hidden only keeps a chain out of the catalogue listings).
  *
- * @throws `UNSUPPORTED_CHAIN` (400) when the gateway does not serve the chain.
+ * @throws `INVALID_INPUT` (400) when `chainId` is not a positive integer, `UNSUPPORTED_CHAIN` (400) when the gateway
+ *   does not serve the chain.
  */
 export function requireChain(ctx: CoreContext, chainId: number, role?: 'origin' | 'destination'): ChainConfig {
+  // The shape first (GraphQL's Int is signed): a negative or fractional id is bad input, not an unknown chain.
+  parseChainId(chainId, role === undefined ? 'chainId' : `${role}ChainId`);
   const chain = ctx.config.chains.find((candidate) => candidate.id === chainId);
   if (!chain)
     throw new GatewayError(

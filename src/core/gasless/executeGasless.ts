@@ -1,4 +1,4 @@
-import { decodeFunctionData, getAddress, isAddress, isHex, zeroAddress, type Address, type Hex } from 'viem';
+import { decodeFunctionData, isHex, zeroAddress, type Address, type Hex } from 'viem';
 import { recoverAuthorizationAddress } from 'viem/utils';
 import { drawSponsorship, getApiKey } from '../../store/apiKeys.repository.js';
 import { insertGaslessSubmission, getGaslessSubmission } from '../../store/gaslessSubmissions.repository.js';
@@ -12,6 +12,7 @@ import type { CoreContext } from '../context.js';
 import { sponsorshipRemaining } from '../apiKeys/apiKey.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
+import { parseAddress, parseInteger, parseUint } from '../inputs.js';
 import { convert, toUsdMicros } from '../market.js';
 import type { Caller } from '../quote/types.js';
 import { parseRequestId } from '../requests/requestId.js';
@@ -80,12 +81,20 @@ export async function executeGasless(
   params: ExecuteGaslessParameters,
   caller: Caller,
 ): Promise<ExecuteGaslessReturnType> {
+  const settings = ctx.config.gasless ?? defaultGaslessSettings;
+  const { data: tx, executionOptions } = params;
+  // Every number and address of the body first, whatever the transport: a negative overhead would turn the origin
+  // gas taken from the output into an addition to it (and into a refund of a sponsor's spent allowance).
+  const overhead = parseUint(params.originGasOverhead ?? 0, 'originGasOverhead', { max: settings.maxGas });
+  const value = parseUint(tx.value, 'value');
+  const user = parseAddress(tx.to, 'to');
+  const authorizationList = tx.authorizationList;
+  for (const [index, authorization] of (authorizationList ?? []).entries())
+    checkAuthorizationShape(authorization, index);
+  const chain = requireChain(ctx, tx.chainId);
   const lifecycle = ctx.solving.running?.gasless;
   if (lifecycle === undefined)
     throw new GatewayError('SERVICE_UNAVAILABLE', 'The solver is not running on this gateway');
-  const settings = ctx.config.gasless ?? defaultGaslessSettings;
-  const { data: tx, executionOptions } = params;
-  const chain = requireChain(ctx, tx.chainId);
   const executor = chain.contracts.batchExecutor;
   if (executor === undefined) {
     throw new GatewayError(
@@ -93,9 +102,7 @@ export async function executeGasless(
       `Gasless execution is not configured on chain ${chain.id} (no batch executor in its contracts)`,
     );
   }
-  if (!isAddress(tx.to, { strict: false })) throw new GatewayError('INVALID_ADDRESS', `Invalid address: ${tx.to}`);
-  const user = getAddress(tx.to);
-  if (BigInt(tx.value) !== 0n) {
+  if (value !== 0n) {
     throw new GatewayError(
       'INVALID_INPUT',
       "value must be 0: the gateway does not send native value; the batch's calls spend the user's own balance",
@@ -111,8 +118,6 @@ export async function executeGasless(
   // Counted before anything is read from the database or the chain: every attempt costs the caller one.
   await consumeLimit(ctx, key === null ? null : `gasless:key:${key.id}`, settings.keyPerMinute, 'API key');
   await consumeLimit(ctx, `gasless:user:${user.toLowerCase()}`, settings.userPerMinute, 'user');
-  const overhead = BigInt(params.originGasOverhead ?? 0);
-  const authorizationList = tx.authorizationList;
   if (authorizationList !== undefined) await checkAuthorizations(authorizationList, { chain, executor, user });
 
   const deposit = findDeposit(chain, tx.data);
@@ -269,6 +274,24 @@ export async function executeGasless(
   await lifecycle.send(requestId as Hex);
   return { message: 'Transaction submitted', requestId };
 }
+
+/** The numbers and addresses of one signed authorization, before its signature is looked at. */
+function checkAuthorizationShape(authorization: SignedAuthorizationInput, index: number): void {
+  const field = `authorizationList[${index}]`;
+  parseInteger(authorization.chainId, `${field}.chainId`, 0, Number.MAX_SAFE_INTEGER);
+  parseInteger(authorization.nonce, `${field}.nonce`, 0, Number.MAX_SAFE_INTEGER);
+  parseInteger(authorization.yParity, `${field}.yParity`, 0, 1);
+  parseAddress(authorization.address, `${field}.address`);
+  for (const part of ['r', 's'] as const) {
+    if (!BYTES32.test(authorization[part])) {
+      throw new GatewayError('INVALID_INPUT', `${field}.${part} must be 0x followed by 64 hex digits`, {
+        data: `${field}.${part}`,
+      });
+    }
+  }
+}
+
+const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 
 async function checkAuthorizations(
   list: SignedAuthorizationInput[],

@@ -6,7 +6,7 @@ import { GatewayError } from '../errors.js';
 import { fromUsdMicros } from '../market.js';
 import { paymentFillGas, paymentFillL1Fee } from './fillGas.js';
 import { fillExecutionFee, rescale } from './pricing.js';
-import { parseAddress } from './resolve.js';
+import { parseAddress } from '../inputs.js';
 
 export interface GetConfigParameters {
   originChainId: number;

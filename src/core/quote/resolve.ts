@@ -1,4 +1,5 @@
 import { getAddress, isAddress, isHex, zeroAddress, type Address } from 'viem';
+import { parseAddress, parseChainId, parseInteger, parseUint, refuseGatewayAddress } from '../inputs.js';
 import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
@@ -41,10 +42,12 @@ const BPS_PATTERN = /^(0|[1-9][0-9]{0,4})$/;
  * addresses first, then chains, currencies and the route. Throws the reference's error codes.
  */
 export function resolveRoute(ctx: CoreContext, params: QuoteParameters): ResolvedRoute {
+  checkNumbers(params);
   rejectUnsupportedOptions(params);
   const depositAddress = checkDepositAddressOptions(params);
 
   const user = parseAddress(params.user, 'user');
+  refuseGatewayAddress(ctx, user, 'user');
   const recipient = params.recipient === undefined ? user : parseAddress(params.recipient, 'recipient');
   // A deposit address without `refundTo` (open) refunds the detected depositor, as the zero address asks.
   const refundTo =
@@ -60,12 +63,17 @@ export function resolveRoute(ctx: CoreContext, params: QuoteParameters): Resolve
         data: `appFees/${index}`,
       });
     }
-    refuseBurnAddress(parseAddress(fee.recipient, `appFees[${index}].recipient`), `appFees[${index}].recipient`);
+    const feeRecipient = parseAddress(fee.recipient, `appFees[${index}].recipient`);
+    refuseBurnAddress(feeRecipient, `appFees[${index}].recipient`);
+    refuseGatewayAddress(ctx, feeRecipient, `appFees[${index}].recipient`);
   }
   refuseBurnAddress(recipient, 'recipient', params.recipient === undefined ? 'defaults to user' : undefined);
+  refuseGatewayAddress(ctx, recipient, 'recipient', params.recipient === undefined ? 'defaults to user' : undefined);
   // The zero address as `refundTo` of a deposit address means "the detected depositor" (the reference's opt-in).
-  if (depositAddress === null || refundTo !== zeroAddress)
+  if (depositAddress === null || refundTo !== zeroAddress) {
     refuseBurnAddress(refundTo, 'refundTo', params.refundTo === undefined ? 'defaults to user' : undefined);
+    refuseGatewayAddress(ctx, refundTo, 'refundTo', params.refundTo === undefined ? 'defaults to user' : undefined);
+  }
   const slippage = parseSlippage(params.slippageTolerance, 'slippageTolerance');
   parseSlippage(params.latePaymentSlippageTolerance, 'latePaymentSlippageTolerance');
 
@@ -243,16 +251,21 @@ function rejectUnsupportedOptions(params: QuoteParameters): void {
   }
 }
 
-/** Parses an EVM address (any casing), or fails `INVALID_ADDRESS` naming the field. */
-export function parseAddress(value: string, field: string): Address {
-  if (!isAddress(value, { strict: false })) {
-    throw new GatewayError(
-      'INVALID_ADDRESS',
-      `${field} must be an EVM address (0x and 40 hex digits), got '${value}'`,
-      { data: field },
-    );
+/**
+ * The numbers of a quote request, whatever the transport sent (GraphQL's `BigInt` and `Int` are signed): amounts
+ * are uint256, the option numbers within the contract's bounds. An amount of 0 passes here and is `AMOUNT_TOO_LOW`
+ * once the route is known, as the reference answers.
+ */
+function checkNumbers(params: QuoteParameters): void {
+  parseUint(params.amount, 'amount');
+  for (const [index, tx] of (params.txs ?? []).entries()) {
+    if (tx.value !== undefined) parseUint(tx.value, `txs[${index}].value`);
   }
-  return getAddress(value);
+  if (params.maxSubsidizationAmount !== undefined) parseUint(params.maxSubsidizationAmount, 'maxSubsidizationAmount');
+  if (params.permitExpiry !== undefined) parseInteger(params.permitExpiry, 'permitExpiry', 1, 604_800);
+  if (params.txsGasLimit !== undefined) parseInteger(params.txsGasLimit, 'txsGasLimit', 0, Number.MAX_SAFE_INTEGER);
+  parseChainId(params.originChainId, 'originChainId');
+  parseChainId(params.destinationChainId, 'destinationChainId');
 }
 
 function parseSlippage(value: string | undefined, field: string): number | undefined {

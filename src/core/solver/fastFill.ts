@@ -5,6 +5,7 @@ import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Caller } from '../quote/types.js';
 import { parseRequestId } from '../requests/requestId.js';
+import { parseUint } from '../inputs.js';
 
 export interface FastFillParameters {
   requestId: string;
@@ -30,6 +31,18 @@ export async function fastFill(
   params: FastFillParameters,
   caller: Caller,
 ): Promise<FastFillReturnType> {
+  // The body first, as REST's schema does before anything else: the same refusal on every transport.
+  const requestId = parseRequestId(params.requestId);
+  if (params.solverInputCurrencyAmount !== undefined)
+    parseUint(params.solverInputCurrencyAmount, 'solverInputCurrencyAmount');
+  if (
+    params.maxFillAmountUsd !== undefined &&
+    !(Number.isFinite(params.maxFillAmountUsd) && params.maxFillAmountUsd > 0)
+  ) {
+    throw new GatewayError('INVALID_INPUT', 'maxFillAmountUsd must be a positive decimal number of USD', {
+      data: 'maxFillAmountUsd',
+    });
+  }
   const key = caller.apiKey;
   if (key === null) throw new GatewayError('UNAUTHORIZED', 'Unauthorized: fast fill needs an x-api-key');
   if (key.fastFillLimitUsdMicros === null)
@@ -38,7 +51,6 @@ export async function fastFill(
   if (lifecycle === undefined)
     throw new GatewayError('SERVICE_UNAVAILABLE', 'The solver is not running on this gateway');
 
-  const requestId = parseRequestId(params.requestId);
   const request = await getRequest(ctx.db, requestId);
   if (request === undefined) throw new GatewayError('NOT_FOUND', `Request not found: ${requestId}`);
   // A key vouches only for its own customers' orders: those quoted with it.

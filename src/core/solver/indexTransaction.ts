@@ -88,6 +88,7 @@ function requireBytes32(value: string, field: string): Hex {
     throw new GatewayError(
       'INVALID_INPUT',
       `${field} must be 32 bytes of hex (0x and 64 hex digits), got ${JSON.stringify(value)}`,
+      { data: field },
     );
   return value.toLowerCase() as Hex;
 }
