@@ -83,8 +83,9 @@ export async function refundRequest(
 /**
  * A request about to be refunded whose order the chain says is filled: the user was paid, so the deposit stays
  * the solver's. A request still in flight moves to `success` (its deposit is then settled to the solver as any
- * filled one); a `failure` (a fill of this gateway's reverted because another had filled it) keeps its status,
- * with `refundFailReason` `FILLED_ON_CHAIN`, so that nothing picks it up again.
+ * filled one); a `failure` (a fill of this gateway's reverted because another had filled it) keeps its status with
+ * `refundFailReason` `MANUAL_REFUND_REQUIRED` (the wire's closed list has no better word) and details saying why,
+ * so that nothing picks it up again and an operator sees it.
  */
 async function keepFilledDeposit(scope: SolverScope, request: RequestRecord, failReason: FailReason): Promise<void> {
   const { ctx } = scope;
@@ -93,11 +94,13 @@ async function keepFilledDeposit(scope: SolverScope, request: RequestRecord, fai
     'not refunding: the chain says this order is already filled (the database did not know); its deposit is kept',
   );
   if (request.status === 'pending' || request.status === 'submitted') await setStatus(ctx, request, 'succeed');
-  else await setStatus(ctx, request, 'refundFail', { refundFailReason: FILLED_ON_CHAIN });
+  else
+    await setStatus(ctx, request, 'refundFail', {
+      failReason,
+      refundFailReason: 'MANUAL_REFUND_REQUIRED',
+      details: { message: 'The order was filled on chain; its deposit is not refunded' },
+    });
 }
-
-/** `refundFailReason` of a request whose refund was not made because the chain says its order was filled. */
-export const FILLED_ON_CHAIN = 'FILLED_ON_CHAIN';
 
 /**
  * Whether any configured chain's fill contract filled request `requestId`: for a deposit whose request the database
