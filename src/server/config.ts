@@ -232,6 +232,27 @@ export class ConfigError extends Error {
 
 export type Env = Record<string, string | undefined>;
 
+/**
+ * With a config file (real networks) the database is where the solver remembers what it sent: one that vanishes at
+ * every restart forgets deposits made while the gateway was down and what it filled but did not settle. So it must
+ * be named (`DATABASE_URL` or `GATEWAY_DATA_DIR`), or kept in memory on purpose (`GATEWAY_IN_MEMORY_DATABASE=true`).
+ * Returns the problems found (none when fine).
+ */
+export function durableDatabaseProblems(env: Env): string[] {
+  const problems: string[] = [];
+  const inMemory = parseBoolean(env, 'GATEWAY_IN_MEMORY_DATABASE', false, problems);
+  if (problems.length > 0) return problems;
+  if (!env.DATABASE_URL && !env.GATEWAY_DATA_DIR && !inMemory)
+    problems.push(
+      'no database is configured: set DATABASE_URL (PostgreSQL) or GATEWAY_DATA_DIR (PGlite on disk); ' +
+        'a database in memory loses every request at a restart, and with it what the solver filled but has not ' +
+        'settled yet (set GATEWAY_IN_MEMORY_DATABASE=true to run so on purpose, for a trial)',
+    );
+  if (inMemory && (env.DATABASE_URL || env.GATEWAY_DATA_DIR))
+    problems.push('GATEWAY_IN_MEMORY_DATABASE=true cannot be set with DATABASE_URL or GATEWAY_DATA_DIR');
+  return problems;
+}
+
 /** The embedded devnet's settings (`npm start` without a config file), from `DEVNET_BASE_PORT` and `DEVNET_BLOCK_TIME`. */
 export interface DevnetSettings {
   /** The first anvil port; the chains take it and the next ones. 0: free ports. */

@@ -18,7 +18,14 @@ import {
   type PricesFile,
 } from './limitsConfig.js';
 
-import { ConfigError, fromEnvironment, parsePrivateKey, type Env, type GatewayConfig } from './config.js';
+import {
+  ConfigError,
+  durableDatabaseProblems,
+  fromEnvironment,
+  parsePrivateKey,
+  type Env,
+  type GatewayConfig,
+} from './config.js';
 
 const addressPattern = '^0x[0-9a-fA-F]{40}$';
 const currencySchema = {
@@ -330,5 +337,15 @@ export function loadConfigFile(path: string, env: Env): GatewayConfig {
   } catch (error) {
     throw new ConfigError([`cannot read config file ${path}: ${(error as Error).message}`]);
   }
-  return parseConfigFile(text, env, path);
+  // The file's problems and the database's are reported together, as every other problem of the configuration.
+  const database = durableDatabaseProblems(env);
+  let config: GatewayConfig;
+  try {
+    config = parseConfigFile(text, env, path);
+  } catch (error) {
+    if (error instanceof ConfigError && database.length > 0) throw new ConfigError([...error.problems, ...database]);
+    throw error;
+  }
+  if (database.length > 0) throw new ConfigError(database);
+  return config;
 }

@@ -55,6 +55,8 @@ async function main(): Promise<void> {
   if (file) {
     config = loadConfigFile(file, process.env);
     say(`Serving ${config.chains.length} configured chain(s) from ${file}`);
+    if (!config.databaseUrl && !config.dataDir)
+      say('Database: PGlite in memory (GATEWAY_IN_MEMORY_DATABASE=true): everything it holds is lost at the stop');
   } else {
     say('No configuration given: starting the embedded devnet (three anvil chains).');
     const { basePort, blockTime } = devnetSettings ?? devnetFromEnvironment(process.env);

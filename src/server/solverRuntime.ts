@@ -22,6 +22,7 @@ import {
   type ReconciliationSettings,
   type Reconciler,
 } from '../core/ledger/reconciler.js';
+import { createOrderTruth } from '../chain/orderTruth.js';
 import { createSolverStateReader } from '../chain/solverState.js';
 import { createSolver, type Solver } from '../core/solver/solver.js';
 import { createPermitDepositor, type RunningPermitDepositor } from '../core/permits/depositor.js';
@@ -112,7 +113,7 @@ export function createSolverRuntime(
       }),
     ]),
   );
-  const solver = createSolver({ ctx, senders });
+  const solver = createSolver({ ctx, senders, truth: createOrderTruth(ctx.config.chains, clients) });
   const gasless = createGaslessRunner({ ctx, senders });
   const settler = createSettler({ ctx, senders, settings: options.settlement ?? defaultSettlementSettings });
   const claimPayer = createClaimPayer({

@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/server/config.js';
-import { parseConfigFile } from '../../src/server/configFile.js';
+import { loadConfigFile, parseConfigFile } from '../../src/server/configFile.js';
 
 const key = `0x${'11'.repeat(32)}`;
 const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
@@ -193,5 +196,66 @@ describe('config file', () => {
 
   it('rejects text that is not JSON', () => {
     expect(problemsOf('{ chains: ')).toEqual([expect.stringContaining('gateway.json is not valid JSON')]);
+  });
+});
+
+describe('the database of a gateway with a config file', () => {
+  const write = (text: string) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gateway-config-db-'));
+    const file = path.join(dir, 'gateway.json');
+    writeFileSync(file, text);
+    return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  };
+  const loadProblems = (file: string, env: Record<string, string>): string[] => {
+    try {
+      loadConfigFile(file, env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as ConfigError).problems;
+    }
+    return [];
+  };
+
+  it('refuses a file with neither DATABASE_URL nor GATEWAY_DATA_DIR, naming both, unless kept in memory on purpose', () => {
+    const { file, remove } = write(JSON.stringify({ chains: [validChain] }));
+    try {
+      const [problem, ...more] = loadProblems(file, { GATEWAY_SOLVER_PRIVATE_KEY: key });
+      expect(more).toEqual([]);
+      expect(problem).toContain('DATABASE_URL');
+      expect(problem).toContain('GATEWAY_DATA_DIR');
+      expect(problem).toContain('GATEWAY_IN_MEMORY_DATABASE=true');
+
+      expect(loadProblems(file, { GATEWAY_SOLVER_PRIVATE_KEY: key, GATEWAY_DATA_DIR: '/var/lib/gateway' })).toEqual([]);
+      expect(
+        loadProblems(file, { GATEWAY_SOLVER_PRIVATE_KEY: key, DATABASE_URL: 'postgres://gateway@127.0.0.1/gateway' }),
+      ).toEqual([]);
+      const inMemory = loadConfigFile(file, { GATEWAY_SOLVER_PRIVATE_KEY: key, GATEWAY_IN_MEMORY_DATABASE: 'true' });
+      expect(inMemory.dataDir).toBeUndefined();
+      expect(inMemory.databaseUrl).toBeUndefined();
+
+      expect(loadProblems(file, { GATEWAY_SOLVER_PRIVATE_KEY: key, GATEWAY_IN_MEMORY_DATABASE: 'yes' })).toEqual([
+        "GATEWAY_IN_MEMORY_DATABASE must be true or false, got 'yes'",
+      ]);
+      expect(
+        loadProblems(file, {
+          GATEWAY_SOLVER_PRIVATE_KEY: key,
+          GATEWAY_IN_MEMORY_DATABASE: 'true',
+          GATEWAY_DATA_DIR: '/var/lib/gateway',
+        }),
+      ).toEqual(['GATEWAY_IN_MEMORY_DATABASE=true cannot be set with DATABASE_URL or GATEWAY_DATA_DIR']);
+    } finally {
+      remove();
+    }
+  });
+
+  it("reports the missing database with the file's own problems, all at once", () => {
+    const { file, remove } = write(JSON.stringify({ chains: [validChain], unknown: true }));
+    try {
+      const problems = loadProblems(file, { GATEWAY_SOLVER_PRIVATE_KEY: key });
+      expect(problems.some((problem) => problem.includes("unknown field 'unknown'"))).toBe(true);
+      expect(problems.some((problem) => problem.includes('GATEWAY_DATA_DIR'))).toBe(true);
+    } finally {
+      remove();
+    }
   });
 });

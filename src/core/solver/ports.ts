@@ -116,3 +116,15 @@ export interface GaslessLifecycle {
    */
   send(requestId: Hex): Promise<OutgoingTxRecord>;
 }
+
+/**
+ * What the chain says of an order (`src/chain/orderTruth.ts`): read before money leaves, because the database is
+ * the solver's memory, not its source of truth (an empty, older or shared database must never pay twice).
+ */
+export interface OrderTruth {
+  /**
+   * Whether the solver's fill contract on chain `chainId` has filled request `requestId`
+   * (`OnlyOwnerMulticaller.filled`, one indexed read at the chain's head). Throws when the chain cannot be read.
+   */
+  filled(chainId: number, requestId: Hex): Promise<boolean>;
+}

@@ -7,7 +7,7 @@ import { crashPoint } from '../faults.js';
 import { statusMoves, type FailReason } from '../requests/statusMachine.js';
 import { decideAndFill, startFillReads } from './decide.js';
 import { judgeDeposit, type DepositVerdict } from './depositMatch.js';
-import { queueStrayRefund, refundRequest } from './refund.js';
+import { queueStrayRefund, queueUnknownRefund, refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';
 import { depositOwner } from './solverCarrier.js';
 
@@ -107,9 +107,9 @@ export async function processDeposit(
   if (claim === 'orphan' || request === undefined) {
     log.warn(
       { requestId: deposit.requestId, txHash: deposit.txHash },
-      'deposit for an unknown request: refunding the depositor',
+      'deposit for an unknown request: refunding the depositor unless a chain says its order was filled',
     );
-    queueStrayRefund(scope, deposit, deposit.depositor as Address);
+    queueUnknownRefund(scope, deposit);
     return;
   }
   if (claim === 'stray' || claim === 'extra') {

@@ -52,6 +52,12 @@ export async function refundRequest(
   failReason: FailReason,
   details?: JsonObject,
 ): Promise<void> {
+  // The chain decides: an order its fill contract filled (by this gateway before its database was lost or restored,
+  // or by another gateway with the same key) has been paid, and its deposit is the solver's, never refunded.
+  if (await scope.truth.filled(request.destinationChainId, request.id as Hex)) {
+    await keepFilledDeposit(scope, request, failReason);
+    return;
+  }
   // Recorded before the refund is sent: a restart that finds the refund in flight ends it with this reason.
   await recordRequestFailReason(scope.ctx.db, request.id, { failReason, details: details ?? null });
   const outcome = await refundDeposit(scope, deposit, {
@@ -75,6 +81,38 @@ export async function refundRequest(
 }
 
 /**
+ * A request about to be refunded whose order the chain says is filled: the user was paid, so the deposit stays
+ * the solver's. A request still in flight moves to `success` (its deposit is then settled to the solver as any
+ * filled one); a `failure` (a fill of this gateway's reverted because another had filled it) keeps its status with
+ * `refundFailReason` `MANUAL_REFUND_REQUIRED` (the wire's closed list has no better word) and details saying why,
+ * so that nothing picks it up again and an operator sees it.
+ */
+async function keepFilledDeposit(scope: SolverScope, request: RequestRecord, failReason: FailReason): Promise<void> {
+  const { ctx } = scope;
+  ctx.log.error(
+    { requestId: request.id, destinationChainId: request.destinationChainId, status: request.status, failReason },
+    'not refunding: the chain says this order is already filled (the database did not know); its deposit is kept',
+  );
+  if (request.status === 'pending' || request.status === 'submitted') await setStatus(ctx, request, 'succeed');
+  else
+    await setStatus(ctx, request, 'refundFail', {
+      failReason,
+      refundFailReason: 'MANUAL_REFUND_REQUIRED',
+      details: { message: 'The order was filled on chain; its deposit is not refunded' },
+    });
+}
+
+/**
+ * Whether any configured chain's fill contract filled request `requestId`: for a deposit whose request the database
+ * does not know, and so whose destination it cannot tell. One indexed read per chain, all at once.
+ */
+async function filledAnywhere(scope: SolverScope, requestId: Hex): Promise<number | undefined> {
+  const chains = scope.ctx.config.chains.map((chain) => chain.id);
+  const filled = await Promise.all(chains.map((chainId) => scope.truth.filled(chainId, requestId)));
+  return chains.find((_, i) => filled[i]);
+}
+
+/**
  * Queues the refund of a deposit that is not its request's own in a lane of its own (keyed by the deposit), so
  * refunding it does not hold up the request's work. With `shownOn`, the refund's hash is shown in that request's
  * `txHashes`.
@@ -86,6 +124,28 @@ export function queueStrayRefund(
   shownOn: string | null = null,
 ): void {
   void scope.enqueue(`deposit:${deposit.id}`, () => refundStrayDeposit(scope, deposit, refundTo, shownOn));
+}
+
+/**
+ * Queues the refund of a deposit for a request the database does not know, in the deposit's own lane. The database
+ * may have lost the request (deleted, restored from an older backup, another database used with the same key): when
+ * any chain's fill contract filled its request id, the deposit paid for that fill and is not refunded.
+ */
+export function queueUnknownRefund(scope: SolverScope, deposit: DepositRecord): void {
+  void scope.enqueue(`deposit:${deposit.id}`, async () => {
+    const { db, log } = scope.ctx;
+    if ((await getDeposit(db, deposit.id))?.status !== 'confirmed') return;
+    const filledOn = await filledAnywhere(scope, deposit.requestId as Hex);
+    if (filledOn === undefined) {
+      await refundStrayDeposit(scope, deposit, deposit.depositor as Address, null);
+      return;
+    }
+    log.error(
+      { requestId: deposit.requestId, txHash: deposit.txHash, chainId: deposit.chainId, filledOn },
+      'deposit for a request this database does not know, filled on chain: not refunded; left in the depository',
+    );
+    await updateDepositStatus(db, deposit.id, { status: 'consumed', fromStatus: 'confirmed', now: scope.ctx.now() });
+  });
 }
 
 /** The request's own deposit: consumed, and its hash among the request's `inTxHashes`. */

@@ -4,7 +4,7 @@ import type { ClaimTogether } from './claims.js';
 import type { FillGate } from './fillGate.js';
 import type { Lanes } from './lanes.js';
 import type { SubmitTogether } from './setStatus.js';
-import type { TransactionSender } from './ports.js';
+import type { OrderTruth, TransactionSender } from './ports.js';
 
 /**
  * What the solver's parts (`processDeposit.ts`, `decide.ts`, `fill.ts`, `refund.ts`, `recovery.ts`) share, built
@@ -26,4 +26,6 @@ export interface SolverScope {
   readRequest(this: void, id: string): Promise<RequestRecord | undefined>;
   /** Gas limits from each request's latest fill simulation, used by the fill that follows it. */
   simulatedGas: Map<string, bigint>;
+  /** What the chains say of an order, read before a deposit is refunded (`refund.ts`). */
+  truth: OrderTruth;
 }

@@ -8,7 +8,7 @@ import { validateFill } from './decide.js';
 import { fill } from './fill.js';
 import { createFillGate, type FillPause } from './fillGate.js';
 import { createLanes } from './lanes.js';
-import type { TransactionSender } from './ports.js';
+import type { OrderTruth, TransactionSender } from './ports.js';
 import { processDeposit } from './processDeposit.js';
 import { createSubmitTogether } from './setStatus.js';
 import { recoverAll, recoverIfStill, resumeRequest } from './recovery.js';
@@ -38,6 +38,8 @@ export interface CreateSolverParameters {
   ctx: CoreContext;
   /** The solver's sender per chain id. */
   senders: ReadonlyMap<number, TransactionSender>;
+  /** What the chains say of an order: a deposit whose order was filled is never refunded (`refund.ts`). */
+  truth: OrderTruth;
   /** How work that failed (an RPC error) is retried; `defaultRetryPolicy` when absent. */
   retry?: RetryPolicy;
 }
@@ -61,7 +63,7 @@ export interface CreateSolverParameters {
  * a request's work (`lanes.ts`), the claim of a deposit (`processDeposit.ts`), the decision (`decide.ts`), the
  * fill (`fill.ts`), refunds (`refund.ts`) and restart recovery (`recovery.ts`).
  */
-export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: CreateSolverParameters): Solver {
+export function createSolver({ ctx, senders, truth, retry = defaultRetryPolicy }: CreateSolverParameters): Solver {
   const lanes = createLanes({ log: ctx.log, retry });
   // Re-decides a request the fill gate held (still `pending`, its deposit consumed) as a restart would.
   const gate = createFillGate({
@@ -81,6 +83,7 @@ export function createSolver({ ctx, senders, retry = defaultRetryPolicy }: Creat
     submitTogether: createSubmitTogether(ctx),
     readRequest: coalescedRequestReads(ctx.db),
     simulatedGas: new Map(),
+    truth,
   };
 
   return {
