@@ -14,4 +14,6 @@ export interface GatewayMetrics {
   depositSucceeded(seconds: number): void;
   /** A webhook delivery attempt ended: `delivered`, `retry` (failed, will be retried), `failed` (for good) or `cancelled`. */
   webhookAttempt(outcome: string): void;
+  /** Settlement set a deposit aside whose release the depository refuses (`SettlementRejection`), once per deposit. */
+  settlementItemRejected(chainId: number, reason: string): void;
 }
