@@ -1,17 +1,12 @@
 import {
   BaseError,
   ContractFunctionZeroDataError,
-  ExecutionRevertedError,
-  InsufficientFundsError,
-  decodeErrorResult,
   erc20Abi,
   formatUnits,
   isAddressEqual,
   recoverMessageAddress,
   zeroAddress,
-  type Abi,
   type Address,
-  type Hex,
   type PublicClient,
 } from 'viem';
 import * as contracts from '../../generated/contracts/index.js';
@@ -28,6 +23,7 @@ import { createTtlCache, type TtlCache } from '../core/cache.js';
 import { DEFAULT_PEG_DEVIATION_BPS } from '../core/settings.js';
 import type { ChainClients } from './clients.js';
 import { describeChain, rpcFailure, transportFailure } from './rpcErrors.js';
+import { describeExecutionFailure, describeRevert, isExecutionFailure } from './revertReasons.js';
 import { revertDataOf } from '../core/gasless/decodeRevert.js';
 import { createWordReads, type WordReads } from './wordReads.js';
 import type { HeadFeed } from './heads.js';
@@ -425,50 +421,6 @@ function describeCallFailure(error: unknown): string {
     return 'returned no data (no contract at that address?)';
   const data = revertDataOf(error);
   return data === undefined ? error.shortMessage : `reverted with ${describeRevert(data)}`;
-}
-
-function describeExecutionFailure(error: BaseError): string {
-  const data = revertDataOf(error);
-  if (data !== undefined && data !== '0x') return describeRevert(data);
-  const node = error.walk(isExecutionFailure);
-  return node instanceof BaseError ? node.shortMessage : error.shortMessage;
-}
-
-/** Node errors caused by the transaction itself: a revert, or a value the sender cannot pay. */
-const isExecutionFailure = (error: unknown): boolean =>
-  error instanceof ExecutionRevertedError || error instanceof InsufficientFundsError;
-
-/** Every custom error of our contracts: inner reverts bubble up through the multicallers unchanged. */
-type AbiError = Extract<Abi[number], { type: 'error' }>;
-const knownErrors: readonly AbiError[] = [
-  ...new Map(
-    (Object.values(contracts) as unknown[])
-      .filter((value): value is Abi => Array.isArray(value))
-      .flat()
-      .filter((item): item is AbiError => item.type === 'error')
-      .map((item) => [`${item.name}(${item.inputs.map((input) => input.type).join(',')})`, item] as const),
-  ).values(),
-];
-
-/** `Unauthorized(0x…)`, an `Error(string)` reason, `Panic(0x11)`, or the raw hex when no known error matches. */
-function describeRevert(data: Hex): string {
-  if (data === '0x') return 'no reason';
-  try {
-    const { errorName, args = [] } = decodeErrorResult({ abi: knownErrors, data });
-    if (errorName === 'Error' && typeof args[0] === 'string') return args[0];
-    if (errorName === 'Panic' && typeof args[0] === 'bigint') return `Panic(0x${args[0].toString(16)})`;
-    return `${errorName}(${args.map(formatArg).join(', ')})`;
-  } catch {
-    return data;
-  }
-}
-
-function formatArg(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(formatArg).join(', ')}]`;
-  if (typeof value === 'object' && value !== null) {
-    return JSON.stringify(value, (_key, inner: unknown) => (typeof inner === 'bigint' ? inner.toString() : inner));
-  }
-  return String(value);
 }
 
 const lower = (address: Address): Address => address.toLowerCase() as Address;

@@ -16,4 +16,6 @@ export interface GatewayMetrics {
   webhookAttempt(outcome: string): void;
   /** A deposit the solver had used was taken off chain `chainId` by a reorg past its confirmations (a loss). */
   depositReorged(chainId: number): void;
+  /** Settlement set a deposit aside whose release the depository refuses (`SettlementRejection`), once per deposit. */
+  settlementItemRejected(chainId: number, reason: string): void;
 }

@@ -99,6 +99,14 @@ export function createServerMetrics(): ServerMetrics {
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
+  const settlementRejections = new Counter({
+    name: 'gateway_settlement_items_rejected_total',
+    help:
+      'Deposits settlement set aside because the depository refuses their release, by chain and reason ' +
+      '(ALREADY_RELEASED, UNKNOWN_DEPOSIT, REMOVED_BY_REORG, DEPOSIT_MISMATCH, REVERTED).',
+    labelNames: ['chain_id', 'reason'] as const,
+    registers: [registry],
+  });
   const rpc = new Histogram({
     name: 'gateway_rpc_request_duration_seconds',
     help: 'HTTP requests to each chain RPC (one request may carry a batch of calls).',
@@ -164,6 +172,9 @@ export function createServerMetrics(): ServerMetrics {
     },
     depositReorged(chainId) {
       reorgedDeposits.labels(String(chainId)).inc();
+    },
+    settlementItemRejected(chainId, reason) {
+      settlementRejections.labels(String(chainId), reason).inc();
     },
     observeRpc(chainId, seconds, ok) {
       let child = rpcChildren.get(chainId);

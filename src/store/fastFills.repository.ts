@@ -74,17 +74,18 @@ export async function claimForFastFill(
   return { claimed: true, request: toRequestRecord(updated) };
 }
 
-/** Records the deposit of a fast-filled request (its origin hash) without changing its status. */
+/** Records the deposit of a fast-filled request (its origin hash and its row) without changing its status. */
 export async function attachDepositToFastFill(
   db: Kysely<Tables>,
   requestId: string,
-  inTxHash: string,
+  deposit: { id: number; txHash: string },
   now: number,
 ): Promise<RequestRecord | null> {
   const row = await db
     .updateTable('requests')
     .set({
-      in_tx_hashes: appendUnique('in_tx_hashes', normalizeHex(inTxHash)),
+      in_tx_hashes: appendUnique('in_tx_hashes', normalizeHex(deposit.txHash)),
+      deposit_id: deposit.id,
       updated_at: sql<string>`greatest(updated_at, ${now})`,
     })
     .where('id', '=', normalizeHex(requestId))

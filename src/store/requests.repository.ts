@@ -396,7 +396,7 @@ export async function claimDepositsForRequests(
       returning id, request_id, tx_hash
     ),
     outbox_lock as (select ${outboxLock} as taken from (select 1 from consumed limit 1) as any_consumed),
-    ${movedTogether({ name: 'consumed', id: 'request_id' }, appendedHash('in_tx_hashes', { name: 'consumed', hash: 'tx_hash' }), params)}
+    ${movedTogether({ name: 'consumed', id: 'request_id' }, sql`${appendedHash('in_tx_hashes', { name: 'consumed', hash: 'tx_hash' })}, deposit_id = consumed.id`, params)}
     select consumed.id as claimed_deposit_id, moved.*,
       exists (select 1 from moved_event where moved_event.request_id = consumed.request_id) as outbox_written,
       ${notifyEvents('moved_event')} as outbox_notified,
@@ -605,6 +605,8 @@ async function moveRequestStatus(
         ? {}
         : { fees_actual: params.feesActual === null ? null : toJson(params.feesActual) }),
       ...(params.amountOut === undefined ? {} : { amount_out: toUint256(params.amountOut) }),
+      // The claimed deposit is the request's own by its identity, not only by its transaction's hash.
+      ...(depositId === undefined ? {} : { deposit_id: depositId }),
     })
     .where('id', '=', normalizeHex(id))
     .where(sql<boolean>`exists (select 1 from outbox_lock)`);

@@ -3,12 +3,27 @@ import { toDepositRecord, type DepositRecord } from './deposits.repository.js';
 import { normalizeHex, toNumber } from './mappers.js';
 import type { Tables } from './tables.js';
 
-export type SettlementStatus = 'pending' | 'settled' | 'failed';
+/**
+ * `pending` until the batch is mined: `settled`, or `failed` (the batch reverted or was refused: an operator looks);
+ * `rejected`: the depository refuses this deposit's release (`SettlementRejection`), found out before its batch was
+ * sent or after the batch reverted; it is never retried, and the rest of its batch goes on without it.
+ */
+export type SettlementStatus = 'pending' | 'settled' | 'failed' | 'rejected';
+
+/**
+ * Why a deposit's release is refused: `ALREADY_RELEASED` (released by another transaction: an operator, a second
+ * database with the same key), `UNKNOWN_DEPOSIT` (the depository holds nothing at that index), `REMOVED_BY_REORG`
+ * (the same, for a deposit whose block a reorg took away), `DEPOSIT_MISMATCH` (another deposit holds that index:
+ * a reorg that gave it to someone else), `REVERTED` (any other revert).
+ */
+export type SettlementRejection =
+  'ALREADY_RELEASED' | 'UNKNOWN_DEPOSIT' | 'REMOVED_BY_REORG' | 'DEPOSIT_MISMATCH' | 'REVERTED';
 
 /**
  * Deposits of one origin chain that are due to the solver and in no batch yet: held by the depository
- * (`deposit_index` set), consumed by their own request (its first origin hash), and that request `success`.
- * A refunded request, a double spend or an orphan is never among them. Oldest first.
+ * (`deposit_index` set), the very deposit that paid its request (`requests.deposit_id`: two deposits of one
+ * transaction share its hash, and only one of them paid), and that request `success`. A refunded request, a double
+ * spend or an orphan is never among them. Oldest first.
  */
 export async function listSettleableDeposits(
   db: Kysely<Tables>,
@@ -22,7 +37,7 @@ export async function listSettleableDeposits(
     .where('d.status', '=', 'consumed')
     .where('d.deposit_index', 'is not', null)
     .where('r.status', '=', 'success')
-    .where(sql<boolean>`r.in_tx_hashes @> jsonb_build_array(d.tx_hash)`)
+    .whereRef('r.deposit_id', '=', 'd.id')
     .where((eb) =>
       eb.not(
         eb.exists(eb.selectFrom('settlement_items as s').select('s.deposit_id').whereRef('s.deposit_id', '=', 'd.id')),
@@ -85,6 +100,83 @@ export async function listPendingSettlementBatches(db: Kysely<Tables>, chainId: 
   return [...batches.values()];
 }
 
+/** One deposit set aside from its batch (`rejectSettlementItems`). */
+export interface SettlementItemRejection {
+  depositId: number;
+  reason: SettlementRejection;
+  /** The decoded revert. */
+  detail: string;
+}
+
+/**
+ * Sets deposits of a batch aside as `rejected`, each with its reason, if still `pending`. Returns the deposit ids
+ * that moved: a second call (a retry, another instance) moves none, so each rejection is reported once.
+ */
+export async function rejectSettlementItems(
+  db: Kysely<Tables>,
+  params: { batchKey: string; items: readonly SettlementItemRejection[]; now: number },
+): Promise<number[]> {
+  const moved: number[] = [];
+  for (const item of params.items) {
+    const row = await db
+      .updateTable('settlement_items')
+      .set({ status: 'rejected', reason: item.reason, detail: item.detail, updated_at: params.now })
+      .where('deposit_id', '=', item.depositId)
+      .where('batch_key', '=', normalizeHex(params.batchKey))
+      .where('status', '=', 'pending')
+      .returning('deposit_id')
+      .executeTakeFirst();
+    if (row !== undefined) moved.push(item.depositId);
+  }
+  return moved;
+}
+
+/**
+ * Moves the still `pending` deposits of a batch whose transaction reverted into a new batch, so they are released
+ * by a transaction of their own (a batch's key names one live transaction, and that one is spent).
+ */
+export async function rebatchSettlementItems(
+  db: Kysely<Tables>,
+  params: { fromBatchKey: string; toBatchKey: string; depositIds: readonly number[]; now: number },
+): Promise<void> {
+  if (params.depositIds.length === 0) return;
+  await db
+    .updateTable('settlement_items')
+    .set({ batch_key: normalizeHex(params.toBatchKey), updated_at: params.now })
+    .where('batch_key', '=', normalizeHex(params.fromBatchKey))
+    .where('deposit_id', 'in', params.depositIds)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** A deposit whose release was refused, as `listRejectedSettlementItems` shows it to an operator. */
+export interface RejectedSettlementItem {
+  depositId: number;
+  chainId: number;
+  batchKey: string;
+  reason: SettlementRejection;
+  detail: string | null;
+  updatedAt: number;
+}
+
+/** Rejected settlement items, of one chain or all, newest first. */
+export async function listRejectedSettlementItems(
+  db: Kysely<Tables>,
+  params: { chainId?: number } = {},
+): Promise<RejectedSettlementItem[]> {
+  let query = db.selectFrom('settlement_items').selectAll().where('status', '=', 'rejected');
+  if (params.chainId !== undefined) query = query.where('chain_id', '=', params.chainId);
+  const rows = await query.orderBy('updated_at', 'desc').orderBy('deposit_id', 'desc').execute();
+  return rows.map((row) => ({
+    depositId: toNumber(row.deposit_id),
+    chainId: toNumber(row.chain_id),
+    batchKey: row.batch_key,
+    reason: row.reason as SettlementRejection,
+    detail: row.detail,
+    updatedAt: toNumber(row.updated_at),
+  }));
+}
+
 /** Ends a pending batch. Returns how many deposits moved (zero when it was no longer pending). */
 export async function finishSettlementBatch(
   db: Kysely<Tables>,
@@ -111,7 +203,7 @@ export async function sumPendingSettlement(
     .where('d.status', '=', 'consumed')
     .where('d.deposit_index', 'is not', null)
     .where('r.status', '=', 'success')
-    .where(sql<boolean>`r.in_tx_hashes @> jsonb_build_array(d.tx_hash)`)
+    .whereRef('r.deposit_id', '=', 'd.id')
     .where((eb) => eb.or([eb('s.status', 'is', null), eb('s.status', '=', 'pending')]))
     .groupBy(['d.chain_id', 'd.token'])
     .execute();

@@ -67,6 +67,8 @@ export interface RequestsTable {
   sponsorship_usd_micros: ColumnType<string | null, string | null | undefined, string | null>;
   /** Where that reservation stands: `reserved`, `released` or `drawn` (`sponsorshipReservations.ts`); null: none. */
   sponsorship_state: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The `deposits` row that paid the request (its claim, or its attachment to a fast fill); null before that. */
+  deposit_id: NullableInt8;
 }
 
 export interface RequestEventsTable {
@@ -197,6 +199,10 @@ export interface SettlementItemsTable {
   batch_key: string;
   chain_id: Int8;
   status: string;
+  /** Why a `rejected` item's release is refused (`SettlementRejection`); null otherwise. */
+  reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The decoded revert of a rejected item. */
+  detail: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Int8;
   updated_at: Int8;
 }

@@ -17,6 +17,7 @@ import {
   reviseOutgoingTx,
   type OutgoingTxRecord,
 } from '../../store/outgoingTxs.repository.js';
+import { describeExecutionFailure } from '../revertReasons.js';
 import { mayHaveReachedNode } from '../rpcErrors.js';
 import { broadcast, markBroadcast, messageOf, rejection, rpcFailure, sign, toViemAuthorization } from './broadcast.js';
 import type { FeeCaps } from './feeCaps.js';
@@ -107,9 +108,11 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
     } catch (error) {
       const reverted = error instanceof BaseError && error.walk((e) => e instanceof ExecutionRevertedError) !== null;
       if (!reverted && mayHaveReachedNode(error)) throw rpcFailure(state, 'estimating gas', error);
+      // A revert is worded with the contracts' ABIs (`AlreadyReleased(7)`), not its bytes read as text.
+      const reason = error instanceof BaseError && reverted ? describeExecutionFailure(error) : messageOf(error);
       throw new GatewayError(
         'DESTINATION_TX_FAILED',
-        `Chain ${chainId}: the ${tx.kind} transaction would fail: ${messageOf(error)}`,
+        `Chain ${chainId}: the ${tx.kind} transaction would fail: ${reason}`,
         {
           cause: error,
         },

@@ -1,19 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { encodeFunctionData, type Address, type Hex } from 'viem';
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
+import type { DepositRecord } from '../../store/deposits.repository.js';
 import {
   finishSettlementBatch,
   insertSettlementBatch,
   listPendingSettlementBatches,
   listSettleableDeposits,
+  rebatchSettlementItems,
+  rejectSettlementItems,
   type SettlementBatch,
+  type SettlementItemRejection,
+  type SettlementRejection,
 } from '../../store/settlements.repository.js';
 import { depositoryAbi } from '../abi.js';
 import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { crashPoint } from '../faults.js';
+import { withGasMargin } from '../gasMargin.js';
 import type { TransactionSender } from '../solver/ports.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, GatewayError } from '../errors.js';
 import { createPeriodicJob } from '../periodicJob.js';
 
 export interface SettlementSettings {
@@ -48,8 +54,15 @@ export interface CreateSettlerParameters {
  * batch key); its receipt commits the ledger's movements with the row; the batch is marked last. A restart
  * finishes pending batches before starting new ones, resending only a batch that has no transaction yet. On
  * chain, the depository releases a deposit at most once and a batch is all or nothing, so nothing is released
- * twice whatever happens. A batch that reverts is marked `failed` and left for an operator (its deposits stay
- * in the depository, untouched and accounted).
+ * twice whatever happens.
+ *
+ * One deposit never holds up its chain: `releaseBatch` is all or nothing, so a batch is simulated before it is
+ * sent, and when it would revert each release is simulated alone. A deposit whose release the depository refuses
+ * (already released, unknown, removed by a reorg) is set aside as `rejected` with its reason, reported once (an
+ * error log line and `gateway_settlement_items_rejected_total`), never retried, and the rest of the batch is sent.
+ * A batch that reverts on chain all the same is screened the same way: its refused deposits are rejected and the
+ * others go into a new batch; when none is refused (the revert is the batch's, not a deposit's) it is marked
+ * `failed` and left for an operator (its deposits stay in the depository, untouched and accounted).
  */
 export function createSettler({ ctx, senders, settings }: CreateSettlerParameters): Settler {
   const { db, log } = ctx;
@@ -57,27 +70,109 @@ export function createSettler({ ctx, senders, settings }: CreateSettlerParameter
   /** Passes check it between pieces of work. */
   const stopped = (): boolean => job.stopped;
 
+  const releaseData = (deposits: readonly DepositRecord[]): Hex =>
+    encodeFunctionData({
+      abi: depositoryAbi,
+      functionName: 'releaseBatch',
+      args: [
+        deposits.map((deposit) => ({
+          depositIndex: deposit.depositIndex!,
+          id: deposit.requestId as Hex,
+          depositor: deposit.depositor as Address,
+          token: deposit.token as Address,
+          depositAmount: deposit.amount,
+          to: ctx.solver.address,
+          amount: deposit.amount,
+        })),
+      ],
+    });
+
+  /** Gas units of releasing `deposits` now; a revert is `DESTINATION_TX_FAILED` (its reason decoded), as any estimate. */
+  const estimateRelease = (chainId: number, deposits: readonly DepositRecord[]): Promise<bigint> =>
+    ctx.market.estimateGas(chainId, {
+      from: ctx.solver.address,
+      to: requireChain(ctx, chainId).contracts.depository,
+      data: releaseData(deposits),
+      value: 0n,
+    });
+
+  /**
+   * Simulates each release of `deposits` alone: those the depository refuses are rejected (recorded with their
+   * reason, in one transaction with `then`, and reported once); the others are returned. A failed read (no answer,
+   * a rate limit) is thrown: nothing is decided on it, and the next pass tries again.
+   */
+  async function screenEach(
+    batch: SettlementBatch,
+    deposits: readonly DepositRecord[],
+    then?: (trx: typeof db, kept: DepositRecord[]) => Promise<void>,
+  ): Promise<{ kept: DepositRecord[]; rejected: number }> {
+    const kept: DepositRecord[] = [];
+    const refused: Array<SettlementItemRejection & { deposit: DepositRecord }> = [];
+    for (const deposit of deposits) {
+      try {
+        await estimateRelease(batch.chainId, [deposit]);
+        kept.push(deposit);
+      } catch (error) {
+        const reason = refusalOf(error);
+        if (reason === undefined) throw error;
+        refused.push({ depositId: deposit.id, deposit, reason: classify(reason, deposit), detail: reason });
+      }
+    }
+    if (refused.length === 0) return { kept, rejected: 0 };
+    const now = ctx.now();
+    const moved = await db.transaction().execute(async (trx) => {
+      const ids = await rejectSettlementItems(trx, { batchKey: batch.batchKey, items: refused, now });
+      await then?.(trx, kept);
+      return ids;
+    });
+    for (const item of refused) {
+      if (!moved.includes(item.depositId)) continue;
+      ctx.metrics?.settlementItemRejected(batch.chainId, item.reason);
+      log.error(
+        {
+          chainId: batch.chainId,
+          batchKey: batch.batchKey,
+          depositId: item.depositId,
+          depositIndex: item.deposit.depositIndex?.toString(),
+          requestId: item.deposit.requestId,
+          txHash: item.deposit.txHash,
+          amount: item.deposit.amount.toString(),
+          token: item.deposit.token,
+          reason: item.reason,
+          revert: item.detail,
+        },
+        "settlement: the depository refuses this deposit's release; set aside for an operator, the rest of the batch goes on",
+      );
+    }
+    return { kept, rejected: refused.length };
+  }
+
+  /** The batch's deposits that can be released now (the whole batch when it simulates), and its gas when known. */
+  async function screen(batch: SettlementBatch): Promise<{ deposits: DepositRecord[]; gas?: bigint }> {
+    try {
+      return { deposits: batch.deposits, gas: withGasMargin(await estimateRelease(batch.chainId, batch.deposits)) };
+    } catch (error) {
+      if (refusalOf(error) === undefined) throw error;
+    }
+    return { deposits: (await screenEach(batch, batch.deposits)).kept };
+  }
+
   async function finish(batch: SettlementBatch): Promise<void> {
     const sender = senders.get(batch.chainId);
     if (sender === undefined) return;
     let record = await getLiveOutgoingTx(db, batch.batchKey, 'settle');
     if (record === undefined) {
-      const depository = requireChain(ctx, batch.chainId).contracts.depository;
-      const releases = batch.deposits.map((deposit) => ({
-        depositIndex: deposit.depositIndex!,
-        id: deposit.requestId as Hex,
-        depositor: deposit.depositor as Address,
-        token: deposit.token as Address,
-        depositAmount: deposit.amount,
-        to: ctx.solver.address,
-        amount: deposit.amount,
-      }));
+      const { deposits, gas } = await screen(batch);
+      // Every deposit was rejected: nothing is left pending in the batch, and nothing is sent.
+      if (deposits.length === 0) return;
+      batch = { ...batch, deposits };
       record = await sender.send({
         requestId: batch.batchKey as Hex,
         kind: 'settle',
-        to: depository,
-        data: encodeFunctionData({ abi: depositoryAbi, functionName: 'releaseBatch', args: [releases] }),
+        to: requireChain(ctx, batch.chainId).contracts.depository,
+        data: releaseData(deposits),
         value: 0n,
+        ...(gas === undefined ? {} : { gas }),
       });
     }
     if (record.status === 'failed' && record.nonce === null) {
@@ -91,6 +186,27 @@ export function createSettler({ ctx, senders, settings }: CreateSettlerParameter
     const receipt = await sender.waitForReceipt(record.id);
     ctx.market.invalidateSolverBalances(batch.chainId);
     crashPoint(ctx.config.crashAt, 'settle-mined');
+    if (receipt.status !== 'success') {
+      // A deposit refused between the simulation and the block (another transaction released it first): it is
+      // rejected, and the others go on in a batch of their own, with the rejection in one transaction.
+      const retry = `0x${randomBytes(32).toString('hex')}`;
+      const { kept, rejected } = await screenEach(batch, batch.deposits, (trx, kept) =>
+        rebatchSettlementItems(trx, {
+          fromBatchKey: batch.batchKey,
+          toBatchKey: retry,
+          depositIds: kept.map((deposit) => deposit.id),
+          now: ctx.now(),
+        }),
+      );
+      if (rejected > 0) {
+        log.warn(
+          { chainId: batch.chainId, batchKey: batch.batchKey, hash: receipt.hash, rejected, retried: kept.length },
+          'settlement reverted on a refused deposit; the others go on in a new batch',
+        );
+        if (kept.length > 0) await finish({ batchKey: retry, chainId: batch.chainId, deposits: kept });
+        return;
+      }
+    }
     const status = receipt.status === 'success' ? 'settled' : 'failed';
     await finishSettlementBatch(db, { batchKey: batch.batchKey, status, now: ctx.now() });
     if (status === 'failed')
@@ -138,4 +254,19 @@ export function createSettler({ ctx, senders, settings }: CreateSettlerParameter
     settleNow: () => job.runNow(),
     stop: () => job.stop(),
   };
+}
+
+/** The decoded revert of a simulated release (`MarketData.estimateGas`'s `DESTINATION_TX_FAILED`); undefined for a failed read. */
+function refusalOf(error: unknown): string | undefined {
+  if (!(error instanceof GatewayError) || error.code !== 'DESTINATION_TX_FAILED') return undefined;
+  return error.data ?? error.message;
+}
+
+/** The class of a refused release, from the depository's custom error (decoded with the contracts' ABIs). */
+function classify(reason: string, deposit: DepositRecord): SettlementRejection {
+  const name = /^(\w+)\(/.exec(reason)?.[1];
+  if (name === 'AlreadyReleased') return 'ALREADY_RELEASED';
+  if (name === 'UnknownDeposit') return deposit.status === 'removed' ? 'REMOVED_BY_REORG' : 'UNKNOWN_DEPOSIT';
+  if (name === 'DepositMismatch') return deposit.status === 'removed' ? 'REMOVED_BY_REORG' : 'DEPOSIT_MISMATCH';
+  return 'REVERTED';
 }

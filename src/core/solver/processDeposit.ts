@@ -70,7 +70,7 @@ export async function processDeposit(
               if (moved !== null) return moved;
               // The first matching deposit of a fast-filled request pays for the fill (and releases the key's hold).
               if (verdict.kind === 'pays') {
-                const attached = await attachDepositToFastFill(trx, request.id, deposit.txHash, now);
+                const attached = await attachDepositToFastFill(trx, request.id, deposit, now);
                 if (attached !== null) return 'fast' as const;
               }
             } else {

@@ -32,6 +32,7 @@ import * as dustAndSolverCarriers from './2026_11_29_2200_dust_and_solver_carrie
 import * as createPermits from './2026_11_24_1000_create_permits.js';
 import * as createGaslessSubmissions from './2026_11_24_1100_create_gasless_submissions.js';
 import * as createDepositAddresses from './2026_11_24_1200_create_deposit_addresses.js';
+import * as settleByDepositIdentity from './2026_11_29_2000_settle_by_deposit_identity.js';
 
 /**
  * Every migration, by name. A static list rather than a folder scan, so it works the same from source (tsx),
@@ -71,4 +72,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_29_1100_reserve_quote_sponsorship': reserveQuoteSponsorship,
   '2026_11_29_2300_flag_reorged_deposits': flagReorgedDeposits,
   '2026_11_29_2200_dust_and_solver_carriers': dustAndSolverCarriers,
+  '2026_11_29_2000_settle_by_deposit_identity': settleByDepositIdentity,
 };
