@@ -3,10 +3,11 @@
  * the solver's key (`GATEWAY_SOLVER_PRIVATE_KEY`), as the fill path needs; idempotent, prints what it did
  * (`./doctor.ts`). Exits 1 when an approval failed, 2 on a bad command line.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ConfigError } from './config.js';
-import { loadConfigFile } from './configFile.js';
+import { parseConfigFile } from './configFile.js';
 import { runApprove } from './doctor.js';
 
 const usage = 'Usage: GATEWAY_SOLVER_PRIVATE_KEY=0x... npm run approve -- --config <file>';
@@ -20,10 +21,14 @@ async function main(): Promise<number> {
   }
   let config;
   try {
-    config = loadConfigFile(file, process.env);
+    // The chains and the key only: this command opens no database, so none needs to be named.
+    config = parseConfigFile(readFileSync(file, 'utf8'), process.env, file);
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stdout.write(`✗ ${error.message}\n`);
+    const message =
+      error instanceof ConfigError
+        ? error.message
+        : `cannot read config file ${file}: ${error instanceof Error ? error.message : String(error)}`;
+    process.stdout.write(`✗ ${message}\n`);
     return 1;
   }
   const report = await runApprove(config.chains, privateKeyToAccount(config.solverPrivateKey));

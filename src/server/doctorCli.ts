@@ -2,10 +2,11 @@
  * `npm run doctor -- --config <file>`: runs every start-up check of the configured chains without starting the
  * gateway (`./doctor.ts`) and prints what to fix; exits 1 when something is wrong, 2 on a bad command line.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ConfigError } from './config.js';
-import { loadConfigFile } from './configFile.js';
+import { parseConfigFile } from './configFile.js';
 import { runDoctor } from './doctor.js';
 
 const usage = 'Usage: GATEWAY_SOLVER_PRIVATE_KEY=0x... npm run doctor -- --config <file>';
@@ -19,10 +20,14 @@ async function main(): Promise<number> {
   }
   let config;
   try {
-    config = loadConfigFile(file, process.env);
+    // The chains and the key only: this command opens no database, so none needs to be named.
+    config = parseConfigFile(readFileSync(file, 'utf8'), process.env, file);
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stdout.write(`✗ ${error.message}\n`);
+    const message =
+      error instanceof ConfigError
+        ? error.message
+        : `cannot read config file ${file}: ${error instanceof Error ? error.message : String(error)}`;
+    process.stdout.write(`✗ ${message}\n`);
     return 1;
   }
   const report = await runDoctor(config.chains, privateKeyToAccount(config.solverPrivateKey).address, file);
