@@ -9175,8 +9175,10 @@ export const openapiDocument: Record<string, unknown> = {
             "type": "string",
             "enum": [
               "ready",
+              "degraded",
               "not_ready"
-            ]
+            ],
+            "description": "`degraded` (200): the gateway serves, but a start-up check failed for a chain the solver then does not serve (`solver:<chainId>`), a token it has not approved for fills (`approval:<chainId>:<symbol>`) or a stale price feed (`price:<chainId>:<symbol>`); what needs it is refused with a clear error."
           },
           "checks": {
             "type": "object",

@@ -2745,8 +2745,11 @@ export interface components {
             status: "ok";
         };
         ReadinessResponse: {
-            /** @enum {string} */
-            status: "ready" | "not_ready";
+            /**
+             * @description `degraded` (200): the gateway serves, but a start-up check failed for a chain the solver then does not serve (`solver:<chainId>`), a token it has not approved for fills (`approval:<chainId>:<symbol>`) or a stale price feed (`price:<chainId>:<symbol>`); what needs it is refused with a clear error.
+             * @enum {string}
+             */
+            status: "ready" | "degraded" | "not_ready";
             /** @description One entry per dependency, by name (for example `database`, `chain:31337`). */
             checks: {
                 [key: string]: {

@@ -10,6 +10,7 @@ import type { GatewayMetrics } from './metrics.js';
 import type { WebhookSettings } from './webhooks/createWebhookDispatcher.js';
 import type { PermitChain } from './permits/ports.js';
 import type { SolverHandle } from './solver/handle.js';
+import type { ChainStatus } from './chains/chainStatus.js';
 
 /**
  * What every core operation receives: configuration and the services it may use.
@@ -46,4 +47,6 @@ export interface CoreContext {
   permitChain?: PermitChain;
   /** Counters and histograms for `/metrics`; absent: nothing is recorded. */
   metrics?: GatewayMetrics;
+  /** What the start-up checks found the solver cannot serve; absent: every chain and token is served. */
+  chainStatus?: ChainStatus;
 }

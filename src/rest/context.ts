@@ -10,6 +10,8 @@ export interface ReadinessCheck {
 /** What `/ready` reports: the composition root checks the database and every chain and answers this. */
 export interface ReadinessReport {
   ready: boolean;
+  /** Ready, but a part fails that only what needs it is refused for (a chain, a token, a price feed). */
+  degraded: boolean;
   checks: Record<string, ReadinessCheck>;
 }
 

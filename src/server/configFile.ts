@@ -69,6 +69,7 @@ const currencySchema = {
             feed: { type: 'string', pattern: addressPattern },
             maxAgeSeconds: { type: 'integer', minimum: 1 },
             maxDeviationBps: { type: 'integer', minimum: 0, maximum: 10000 },
+            allowFixedNative: { type: 'boolean' },
           },
         },
       ],
@@ -297,6 +298,16 @@ export function parseConfigFile(text: string, env: Env, source = 'config file'):
       problems.push(`${source}.chains.${i}.name: chain name '${chain.name}' is configured twice`);
     ids.add(chain.id);
     names.add(chain.name);
+    const nativePrice = chain.nativeCurrency.price;
+    // A native currency's USD price moves; a fixed one, unchecked, prices every fill's gas and every native
+    // delivery at a number that is wrong the moment the market moves. Allowed only when the operator says so.
+    if (nativePrice?.kind === 'fixed' && nativePrice.feed === undefined && nativePrice.allowFixedNative !== true) {
+      problems.push(
+        `${source}.chains.${i}.nativeCurrency.price: a fixed price for the native currency ${chain.nativeCurrency.symbol} ` +
+          `needs a feed that checks it ("feed": "0x…") or "allowFixedNative": true to accept it unchecked ` +
+          `(see "Price sources for chains without Chainlink" in docs/real-networks.md)`,
+      );
+    }
     for (const [j, currency] of (chain.currencies ?? []).entries()) {
       if (!isAddress(currency.address) || currency.address.toLowerCase() === zeroAddress) {
         problems.push(`${source}.chains.${i}.currencies.${j}.address: an ERC-20 needs a non-zero address`);

@@ -36,10 +36,11 @@ import { createSolverSwitch } from '../core/solver/handle.js';
 import { registerExplorer } from './explorer.js';
 import { httpServerOptions } from './httpLimits.js';
 import { checkChainIdentities } from './chainIdentity.js';
+import { createChainChecks, type ChainChecks } from './chainChecks.js';
 import { createLogger } from './logger.js';
 import { createTableMaintenance, PGLITE_HOLD_MESSAGES, type MaintenanceQuiet } from './tableMaintenance.js';
 import { createServerMetrics } from './metrics.js';
-import { checkReadiness, withFillPauses } from './readiness.js';
+import { checkReadiness, withChainChecks, withFillPauses } from './readiness.js';
 import { createSocketGuard } from '../ws/socketGuard.js';
 import { createSolverLeadership } from './solverLeadership.js';
 import { createSolverRuntime, type SolverRuntime } from './solverRuntime.js';
@@ -63,6 +64,8 @@ export interface GatewayServer {
   readonly solver: SolverRuntime | null;
   /** Posts webhook deliveries from the outbox. */
   readonly webhooks: WebhookDispatcher;
+  /** The start-up checks of every chain (network, contracts, owner, approvals, price feeds), re-run periodically. */
+  readonly chainChecks: ChainChecks;
   /** Listens on the configured host and port; resolves with the base URL (no trailing slash). */
   start(): Promise<string>;
   /** Closes sockets, subscriptions and the database. Safe to call twice. */
@@ -81,6 +84,8 @@ export interface CreateServerOptions {
   tableMaintenanceIntervalMs?: number;
   /** PGlite only: the quiet moment a `VACUUM` or `ANALYZE` waits for; default `TABLE_MAINTENANCE_QUIET`. */
   tableMaintenanceQuiet?: MaintenanceQuiet;
+  /** How often the solver's approvals and the price feeds are checked again, in ms; default `CHAIN_CHECK_INTERVAL_MS`. */
+  chainCheckIntervalMs?: number;
 }
 
 /**
@@ -175,6 +180,19 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   });
   // The context is built once and never mutated: leadership changes only what `solving` points to.
   const solving = createSolverSwitch();
+  let solverRuntime: SolverRuntime | null = null;
+  const chainChecks = createChainChecks({
+    chains: config.chains,
+    clients,
+    solver: solver.address,
+    log: logger,
+    ...(options.chainCheckIntervalMs === undefined ? {} : { intervalMs: options.chainCheckIntervalMs }),
+    // A chain found on another network only now (it did not answer at start): its deposits stop being followed.
+    onChainBlocked: (chainId) => {
+      void solverRuntime?.watchers.get(chainId)?.stop();
+      void solverRuntime?.addressWatchers.get(chainId)?.stop();
+    },
+  });
   const core: CoreContext = {
     config: {
       chains: config.chains,
@@ -188,6 +206,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       gasless: config.gasless,
       permits: config.permits,
     },
+    chainStatus: chainChecks,
     log: logger,
     now,
     db: database.db,
@@ -214,13 +233,13 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   });
   // The solver runs in one instance at a time: with PostgreSQL, whichever holds the solver lock; with PGlite (one
   // process owns the database) always this one. A standby answers fast fill and indexing with 503.
-  let solverRuntime: SolverRuntime | null = null;
   const startSolving = async () => {
     const runtime = createSolverRuntime(core, clients, solver, {
       settlement: config.settlement,
       retention: config.requestRetention,
       reconciliation: config.reconciliation,
       listen: database.listen,
+      served: (chainId) => chainChecks.served(chainId),
     });
     solverRuntime = runtime;
     // A quote's balance and allowance reads are shared within one head while the chain's feed is live.
@@ -263,9 +282,12 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   const restContext: Omit<RestContext, 'caller'> = {
     core,
     readiness: async () =>
-      withFillPauses(
-        await checkReadiness(async () => void (await sql`select 1`.execute(database.db)), clients),
-        solverRuntime?.solver.fillPauses() ?? [],
+      withChainChecks(
+        withFillPauses(
+          await checkReadiness(async () => void (await sql`select 1`.execute(database.db)), clients),
+          solverRuntime?.solver.fillPauses() ?? [],
+        ),
+        chainChecks.readiness(),
       ),
     admin: {
       token: config.adminToken,
@@ -309,6 +331,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       return solverRuntime;
     },
     webhooks,
+    chainChecks,
     async start() {
       // A saved database on chains it did not follow: reset (devnet) or refuse, before anything reads its state.
       await checkChainIdentities({
@@ -320,6 +343,9 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
         now: core.now,
       });
       await verifyPermitSupport(config.chains, core.permitChain!, logger);
+      // What the solver needs of each chain (its network, contracts, ownership, approvals, fresh feeds) before it
+      // follows any: a chain that fails is left out of this run, and the rest serve.
+      await chainChecks.start();
       // Finish what a previous run left in flight and follow the chains before taking new quotes.
       await events.start();
       if (leadership !== null) await leadership.start();
@@ -334,6 +360,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       stopped ??= (async () => {
         if (leadership !== null) await leadership.stop();
         else await stopSolving();
+        await chainChecks.stop();
         // Attempts in flight finish and are recorded; the rest stay due in the database for the next start.
         await webhooks.stop();
         await disposeGraphQL();

@@ -35,7 +35,22 @@ export async function checkReadiness(database: () => Promise<void>, clients: Cha
   }
   await Promise.all(tasks);
   const sorted = Object.fromEntries(Object.entries(checks).sort(([a], [b]) => a.localeCompare(b)));
-  return { ready: Object.values(sorted).every((c) => c.ok), checks: sorted };
+  return { ready: Object.values(sorted).every((c) => c.ok), degraded: false, checks: sorted };
+}
+
+/**
+ * Adds the start-up checks' findings (`src/server/chainChecks.ts`): a chain the solver does not serve
+ * (`solver:<chainId>`), a token it has not approved (`approval:<chainId>:<symbol>`), a stale price feed
+ * (`price:<chainId>:<symbol>`). They make the gateway `degraded`, not unready: the other chains and tokens still
+ * serve (what needs the failing part is refused with a clear error), and one misconfigured chain must not take
+ * the whole instance out of a load balancer.
+ */
+export function withChainChecks(report: ReadinessReport, findings: Record<string, ReadinessCheck>): ReadinessReport {
+  if (Object.keys(findings).length === 0) return report;
+  const checks = Object.fromEntries(
+    Object.entries({ ...report.checks, ...findings }).sort(([a], [b]) => a.localeCompare(b)),
+  );
+  return { ...report, degraded: true, checks };
 }
 
 /**

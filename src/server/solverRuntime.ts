@@ -83,9 +83,16 @@ export function createSolverRuntime(
      * addresses only when one is created (`onAddressCreated`). Absent on PostgreSQL.
      */
     listen?: ((channel: string, onNotification: (payload: string) => void) => Promise<() => void>) | undefined;
+    /**
+     * Whether the solver follows a chain: a chain the start-up checks took out of service (another network
+     * behind its RPC, contracts not the solver's) has no watchers and its sender does not recover; all when absent.
+     */
+    served?: ((chainId: number) => boolean) | undefined;
   } = {},
 ): SolverRuntime {
   const listen = options.listen;
+  const served = options.served ?? (() => true);
+  const followed = ctx.config.chains.filter((chain) => served(chain.id));
   const client = (chainId: number) => {
     const found = clients.get(chainId);
     if (found === undefined) throw new Error(`no client for chain ${chainId}`);
@@ -93,7 +100,7 @@ export function createSolverRuntime(
   };
   // New heads pushed by each chain's node wake the watcher and the receipt waits (`src/chain/heads.ts`).
   const heads = new Map<number, HeadFeed>(
-    ctx.config.chains
+    followed
       .filter((chain) => chain.pushHeads === true)
       .map((chain) => [chain.id, createHeadFeed({ chainId: chain.id, url: chain.wsRpcUrl, log: ctx.log })]),
   );
@@ -128,7 +135,7 @@ export function createSolverRuntime(
   });
   const retention = createRequestRetention(ctx, options.retention ?? defaultRequestRetentionSettings);
   const watchers = new Map<number, DepositWatcher>(
-    ctx.config.chains.map((chain) => [
+    followed.map((chain) => [
       chain.id,
       createDepositWatcher({
         chain,
@@ -158,7 +165,7 @@ export function createSolverRuntime(
     },
   });
   const addressWatchers = new Map<number, DepositAddressWatcher>(
-    ctx.config.chains
+    followed
       .filter((chain) => chain.contracts.depositAddressFactory !== undefined)
       .map((chain) => [
         chain.id,
@@ -190,7 +197,7 @@ export function createSolverRuntime(
     gasless,
     async start() {
       for (const feed of heads.values()) feed.start();
-      await Promise.all([...senders.values()].map((sender) => sender.recover()));
+      await Promise.all([...senders].filter(([chainId]) => served(chainId)).map(([, sender]) => sender.recover()));
       // Accepted gasless batches go out (once) before the watchers run, so their deposits find them depositing.
       await gasless.recover();
       await solver.recover();

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/server/config.js';
 import { loadConfigFile, parseConfigFile } from '../../src/server/configFile.js';
@@ -196,6 +197,33 @@ describe('config file', () => {
 
   it('rejects text that is not JSON', () => {
     expect(problemsOf('{ chains: ')).toEqual([expect.stringContaining('gateway.json is not valid JSON')]);
+  });
+
+  it('accepts a fixed native price only with allowFixedNative or a feed that checks it', () => {
+    const withNativePrice = (price: Record<string, unknown>) =>
+      JSON.stringify({ chains: [{ ...validChain, nativeCurrency: { ...validChain.nativeCurrency, price } }] });
+
+    expect(problemsOf(withNativePrice({ kind: 'fixed', usd: '3000' }))).toEqual([
+      'gateway.json.chains.0.nativeCurrency.price: a fixed price for the native currency ETH needs a feed that checks it ("feed": "0x…") or "allowFixedNative": true to accept it unchecked (see "Price sources for chains without Chainlink" in docs/real-networks.md)',
+    ]);
+    expect(problemsOf(withNativePrice({ kind: 'fixed', usd: '3000', allowFixedNative: false }))).toHaveLength(1);
+
+    const env = { GATEWAY_SOLVER_PRIVATE_KEY: key };
+    const flagged = parseConfigFile(withNativePrice({ kind: 'fixed', usd: '3000', allowFixedNative: true }), env);
+    expect(flagged.chains[0]!.nativeCurrency.price).toMatchObject({ kind: 'fixed', usd: '3000' });
+    const checked = parseConfigFile(withNativePrice({ kind: 'fixed', usd: '3000', feed: address(200) }), env);
+    expect(checked.chains[0]!.nativeCurrency.price).toMatchObject({
+      kind: 'fixed',
+      usd: '3000',
+      feed: getAddress(address(200)),
+    });
+    // An ERC-20 (a stablecoin) may keep its fixed price without either.
+    expect(
+      parseConfigFile(JSON.stringify({ chains: [validChain] }), env).chains[0]!.currencies[0]!.price,
+    ).toMatchObject({
+      kind: 'fixed',
+      usd: '1',
+    });
   });
 });
 

@@ -19,7 +19,18 @@ export type PriceSource =
    * `maxDeviationBps` (default `DEFAULT_PEG_DEVIATION_BPS`) away from the fixed price (a depeg), fails with
    * `PRICE_FETCH_FAILED` instead of pricing at the fixed value.
    */
-  | { kind: 'fixed'; usd: string; feed?: Address; maxAgeSeconds?: number; maxDeviationBps?: number };
+  | {
+      kind: 'fixed';
+      usd: string;
+      feed?: Address;
+      maxAgeSeconds?: number;
+      maxDeviationBps?: number;
+      /**
+       * A config file's native currency may have a fixed price without `feed` only with this set: the operator
+       * accepts that gas and native deliveries are priced at a number nothing checks.
+       */
+      allowFixedNative?: boolean;
+    };
 
 /** One currency a chain supports (the native one has the zero address). */
 export interface CurrencyConfig {

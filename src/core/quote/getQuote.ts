@@ -206,6 +206,7 @@ async function prepare(
   mode: 'quote' | 'price',
 ): Promise<Prepared> {
   const route = resolveRoute(ctx, params);
+  refuseUnservedRoute(ctx, route);
   if (params.amount === 0n) throw new GatewayError('AMOUNT_TOO_LOW', 'Amount must be greater than zero');
   if (params.subsidizeFees === true && caller.apiKey === null) {
     throw new GatewayError('UNAUTHORIZED', 'subsidizeFees needs an x-api-key with fee sponsorship enabled');
@@ -443,4 +444,34 @@ const jsonSafe = (value: object): JsonObject => jsonify(value) as JsonObject;
 function storedFeesOf(pricing: Pricing): JsonObject {
   const { executionUsdMicros: _sameAsUsdExecution, ...fees } = pricing.fees;
   return jsonSafe({ ...fees, usdMicros: pricing.usd });
+}
+
+/**
+ * A route through a chain the start-up checks found the solver cannot serve, or delivering a token it has not
+ * approved for fills there, is refused before it is priced: its deposit could never be filled.
+ */
+function refuseUnservedRoute(ctx: CoreContext, route: ResolvedRoute): void {
+  const status = ctx.chainStatus;
+  if (status === undefined) return;
+  for (const [side, chain] of [
+    ['origin', route.origin],
+    ['destination', route.destination],
+  ] as const) {
+    const reason = status.chainBlocked(chain.id);
+    if (reason !== null) {
+      throw new GatewayError(
+        'CHAIN_DISABLED',
+        `The ${side} chain ${chain.id} (${chain.displayName}) is out of service: the solver's start-up check failed (${reason})`,
+      );
+    }
+  }
+  const { destination, currencyOut } = route;
+  if (currencyOut.address === zeroAddress) return;
+  const reason = status.tokenBlocked(destination.id, currencyOut.address);
+  if (reason !== null) {
+    throw new GatewayError(
+      'ROUTE_TEMPORARILY_RESTRICTED',
+      `The solver cannot deliver ${currencyOut.symbol} on chain ${destination.id} (${destination.displayName}) now: ${reason}`,
+    );
+  }
 }

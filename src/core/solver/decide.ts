@@ -27,6 +27,7 @@ export async function decideAndFill(
   deposit: DepositRecord,
   early?: FillReads,
 ): Promise<void> {
+  if (scope.gate.served(request).kind !== 'fill') return;
   if (early === undefined) readAheadFill(scope, request);
   const reason = await validate(scope, request, deposit, early);
   if (reason !== null) {

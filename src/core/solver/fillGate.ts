@@ -1,4 +1,4 @@
-import { formatUnits } from 'viem';
+import { formatUnits, zeroAddress, type Address } from 'viem';
 import { listFillOutflow } from '../../store/outflow.repository.js';
 import type { RequestRecord } from '../../store/requestRecord.js';
 import type { JsonObject } from '../../store/tables.js';
@@ -28,6 +28,12 @@ export interface FillPause {
 export interface FillGate {
   /** The last check before a fill: the fill-time price re-check, then the outflow limit of the destination. */
   check(request: RequestRecord): Promise<FillGateDecision>;
+  /**
+   * Whether the destination is one the solver serves (the start-up checks: its network, contracts and the token's
+   * approval); a hold otherwise. Asked before the fill is validated: a fill simulated without the approval
+   * reverts, and a revert is refunded, while the operator's fix would have let it be filled.
+   */
+  served(request: RequestRecord): FillGateDecision;
   /** The chains whose fills are paused now, and why. */
   pauses(): FillPause[];
   stop(): void;
@@ -121,8 +127,21 @@ export function createFillGate({ ctx, retry }: CreateFillGateParameters): FillGa
     return null;
   }
 
+  function served(request: RequestRecord): FillGateDecision {
+    // A destination the start-up checks found unservable (wrong network, contracts not the solver's, the token
+    // not approved): a fill would revert or land elsewhere, so the paid request waits for the operator's fix.
+    const unserved = unservedDestination(ctx, request);
+    if (unserved !== null) return hold(request, request.destinationChainId, unserved);
+    if (held.get(request.id) !== undefined && paused.get(request.destinationChainId)?.reason.startsWith('start-up'))
+      release(request);
+    return { kind: 'fill' };
+  }
+
   return {
+    served,
     async check(request) {
+      const destination = served(request);
+      if (destination.kind !== 'fill') return destination;
       let priced;
       try {
         priced = await repriceAtFill(ctx, request);
@@ -150,6 +169,16 @@ export function createFillGate({ ctx, retry }: CreateFillGateParameters): FillGa
       clearInterval(timer);
     },
   };
+}
+
+function unservedDestination(ctx: CoreContext, request: RequestRecord): string | null {
+  const status = ctx.chainStatus;
+  if (status === undefined) return null;
+  const chain = status.chainBlocked(request.destinationChainId);
+  if (chain !== null) return `start-up check: ${chain}`;
+  if (request.destinationCurrency === zeroAddress) return null;
+  const token = status.tokenBlocked(request.destinationChainId, request.destinationCurrency as Address);
+  return token === null ? null : `start-up check: ${token}`;
 }
 
 const kindOf = (reason: string): string => reason.slice(0, reason.indexOf(':'));

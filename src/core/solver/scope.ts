@@ -15,7 +15,7 @@ export interface SolverScope {
   /** The solver's sender on a chain; throws for a chain it has none on. */
   senderOf(chainId: number): TransactionSender;
   /** The last check before a fill: the circuit breaker (`fillGate.ts`). */
-  gate: Pick<FillGate, 'check'>;
+  gate: Pick<FillGate, 'check' | 'served'>;
   /** Runs work in the lane of its key, after the work queued before it (`lanes.ts`). */
   enqueue: Lanes['enqueue'];
   /** The claim of a deposit that is its request's own, with the others asked for meanwhile (`claims.ts`). */

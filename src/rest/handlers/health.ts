@@ -10,14 +10,17 @@ export async function getHealth(
   return { status: 200, body: { status: 'ok' } };
 }
 
-/** GET /ready: 200 when the database and every chain RPC answer, 503 with the failing checks otherwise. */
+/**
+ * GET /ready: 200 when the database and every chain RPC answer (`degraded` when a start-up check of a chain, a
+ * token or a price feed fails), 503 with the failing checks otherwise.
+ */
 export async function getReadiness(
   _input: OperationInput<'getReadiness'>,
   context: RestContext,
 ): Promise<OperationOutput<'getReadiness'>> {
   const report = await context.readiness();
   return report.ready
-    ? { status: 200, body: { status: 'ready', checks: report.checks } }
+    ? { status: 200, body: { status: report.degraded ? 'degraded' : 'ready', checks: report.checks } }
     : { status: 503, body: { status: 'not_ready', checks: report.checks } };
 }
 
@@ -32,6 +35,11 @@ export async function getChainHealth(
   const chains =
     input.query.chainId === undefined ? context.core.config.chains : [requireChain(context.core, input.query.chainId)];
   const report = await context.readiness();
-  const healthy = chains.every((chain) => !chain.disabled && report.checks[`chain:${chain.id}`]?.ok === true);
+  const healthy = chains.every(
+    (chain) =>
+      !chain.disabled &&
+      report.checks[`chain:${chain.id}`]?.ok === true &&
+      report.checks[`solver:${chain.id}`]?.ok !== false,
+  );
   return { status: 200, body: { healthy } };
 }
