@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { erc20Abi, parseTransaction, size, zeroAddress } from 'viem';
 import type { DevnetChain } from '../../src/chain/devnet.js';
 import { DEVNET_L1_BASE_FEE, GAS_PRICE_ORACLE, OP_STACK_DEVNET_CHAIN_ID } from '../../src/chain/devnetContracts.js';
-import { representativeFillBytes, representativePaymentFill } from '../../src/core/quote/fillGas.js';
+import { representativeTxBytes, representativePaymentFill } from '../../src/core/quote/fillGas.js';
 import { getRequest } from '../../src/store/requests.repository.js';
 import { devnetGasPriceOracleAbi } from '../../generated/contracts/index.js';
 import { call } from '../helpers/conformance.js';
@@ -117,7 +117,7 @@ describe('an OP-stack destination (devnet chain 31339, with a GasPriceOracle pre
     const destination = core.config.chains.find((chain) => chain.id === chainC.chainId)!;
     expect(destination.feeModel).toBe('op-stack');
     const fill = representativePaymentFill(core, destination, tokenOf(chainC, 'USDC'));
-    const bytes = representativeFillBytes(destination, fill);
+    const bytes = representativeTxBytes(destination, fill);
     expect(parseTransaction(bytes)).toMatchObject({
       chainId: chainC.chainId,
       to: fill.to.toLowerCase(),
