@@ -184,13 +184,18 @@ export function createMarketData({ chains, solverAddress, clients }: CreateMarke
 
     async l1DataFee(chainId, serializedTx) {
       const market = marketOf(chainId);
-      return read(market, 'the L1 data fee from the GasPriceOracle', () =>
-        market.client.readContract({
-          address: OP_STACK_GAS_PRICE_ORACLE,
-          abi: contracts.devnetGasPriceOracleAbi,
-          functionName: 'getL1Fee',
-          args: [serializedTx],
-        }),
+      // A chain configured `op-stack` without the predeploy fails here, naming both: quotes to it stop rather than
+      // leave out a fee the chain would charge.
+      return read(
+        market,
+        `the L1 data fee from the GasPriceOracle ${OP_STACK_GAS_PRICE_ORACLE} (feeModel op-stack)`,
+        () =>
+          market.client.readContract({
+            address: OP_STACK_GAS_PRICE_ORACLE,
+            abi: contracts.devnetGasPriceOracleAbi,
+            functionName: 'getL1Fee',
+            args: [serializedTx],
+          }),
       );
     },
 

@@ -7,10 +7,14 @@
  * and the request is left as it was, still fillable by its own deposit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseEther, zeroAddress } from 'viem';
+import { createTestClient, encodeFunctionData, http, parseEther, parseGwei, toHex, zeroAddress } from 'viem';
 import type { DevnetAccount, DevnetChain } from '../../src/chain/devnet.js';
+import { DEVNET_L1_BASE_FEE, GAS_PRICE_ORACLE } from '../../src/chain/devnetContracts.js';
+import { depositoryAbi } from '../../src/core/abi.js';
+import { representativeTxBytes } from '../../src/core/quote/fillGas.js';
+import { devnetGasPriceOracleAbi } from '../../generated/contracts/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { executeSteps, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
+import { executeSteps, publicClientOf, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
 import {
   depositErc20,
   depositNative,
@@ -73,6 +77,57 @@ describe("a deposit on another chain than the order's origin", () => {
     expect(record.inTxHashes).toEqual([receipts.get('deposit')!.transactionHash]);
     expect(await fillsOf(chainB, requestId)).toBe(1);
     expect(await nativeBalance(chainB, recipient)).toBe(BigInt(q.details.currencyOut.amount));
+  });
+
+  it('on chain C (OP-stack-like) the refund keeps its L1 data fee from what it pays back, not from the solver', async () => {
+    // An L1 base fee 1000 times the devnet's makes the refund's L1 fee (about 0.006 ETH) dwarf its L2 gas.
+    const anvil = createTestClient({ mode: 'anvil', transport: http(chainC.rpcUrl) });
+    const setL1BaseFee = (fee: bigint) =>
+      anvil.setStorageAt({ address: GAS_PRICE_ORACLE, index: 0, value: toHex(fee, { size: 32 }) });
+    await setL1BaseFee(parseGwei('1000'));
+    try {
+      const q = await requestQuote(gateway, attacker, {
+        originCurrency: zeroAddress,
+        destinationCurrency: zeroAddress,
+        amount: parseEther('0.01').toString(),
+      });
+      const requestId = q.steps.at(-1)!.requestId;
+      const amountIn = BigInt(q.details.currencyIn.amount);
+      const stray = await depositNative(chainC, attacker, requestId, amountIn);
+      await until(
+        'the stray deposit is refunded',
+        async () => (await releaseOf(chainC, stray.depositIndex)) !== undefined,
+      );
+      const released = (await releaseOf(chainC, stray.depositIndex))!;
+
+      // The L1 data fee of the refund's own bytes, as C's GasPriceOracle prices them.
+      const chainConfig = gateway.config.chains.find((chain) => chain.id === chainC.chainId)!;
+      const release = encodeFunctionData({
+        abi: depositoryAbi,
+        functionName: 'release',
+        args: [
+          stray.depositIndex,
+          requestId,
+          attacker.address,
+          zeroAddress,
+          amountIn,
+          attacker.address,
+          released.amount,
+        ],
+      });
+      const l1Fee = await publicClientOf(chainC).readContract({
+        address: GAS_PRICE_ORACLE,
+        abi: devnetGasPriceOracleAbi,
+        functionName: 'getL1Fee',
+        args: [representativeTxBytes(chainConfig, { to: chainC.contracts.depository, data: release, value: 0n })],
+      });
+      expect(l1Fee).toBeGreaterThan(parseEther('0.005'));
+      expect(released.to).toBe(attacker.address);
+      expect(released.amount).toBeGreaterThan(0n);
+      expect(amountIn - released.amount).toBeGreaterThanOrEqual(l1Fee);
+    } finally {
+      await setL1BaseFee(DEVNET_L1_BASE_FEE);
+    }
   });
 
   it('ERC-20: USDC deposited on chain C for a USDC order from chain A is refunded on C; the order is not spoiled', async () => {

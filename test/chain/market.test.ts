@@ -2,16 +2,19 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  createPublicClient,
   createTestClient,
   encodeFunctionData,
   erc20Abi,
   http,
   maxUint256,
+  toHex,
   zeroAddress,
   type Address,
   type Hex,
 } from 'viem';
 import {
+  devnetGasPriceOracleBytecode,
   multicall3Abi,
   onlyOwnerMulticallerAbi,
   priceFeedAbi,
@@ -19,6 +22,7 @@ import {
 } from '../../generated/contracts/index.js';
 import { createChainClients, type CreateChainClientsOptions } from '../../src/chain/clients.js';
 import { createHeadFeed, type Head } from '../../src/chain/heads.js';
+import { GAS_PRICE_ORACLE } from '../../src/chain/devnetContracts.js';
 import { createMarketData } from '../../src/chain/market.js';
 import { currencyConfig } from '../../src/core/chains/currency.js';
 import type { ChainConfig, CurrencyConfig, PriceSource } from '../../src/core/chains/types.js';
@@ -353,6 +357,24 @@ describe('estimateGas', () => {
       functionName: 'fill',
       args: [`0x${'ab'.repeat(32)}`, calls.map((call) => ({ ...call, value: 0n, allowFailure: false }))],
     });
+
+  it("reads an OP-stack chain's L1 data fee from its GasPriceOracle predeploy, and fails one without it", async () => {
+    const opStack = chains.map((chain) => (chain.id === B ? { ...chain, feeModel: 'op-stack' as const } : chain));
+    const { market } = createMarket({ chains: opStack });
+    const tx: Hex = `0x${'ab'.repeat(100)}`;
+    // Chain B has no oracle yet: the read fails, naming the predeploy and the fee model.
+    const missing = await expectGatewayError(market.l1DataFee(B, tx), 'RPC_HTTP_ERROR');
+    expect(missing.message).toContain(GAS_PRICE_ORACLE);
+    expect(missing.message).toContain('op-stack');
+
+    // The devnet's oracle installed as the OP-stack devnet chain has it, with an L1 base fee of 2 gwei.
+    const transport = http(chainConfig(B).httpRpcUrl);
+    const { data: runtime } = await createPublicClient({ transport }).call({ data: devnetGasPriceOracleBytecode });
+    const anvil = createTestClient({ mode: 'anvil', transport });
+    await anvil.setCode({ address: GAS_PRICE_ORACLE, bytecode: runtime! });
+    await anvil.setStorageAt({ address: GAS_PRICE_ORACLE, index: 0, value: toHex(2_000_000_000n, { size: 32 }) });
+    expect(await market.l1DataFee(B, tx)).toBe((100n + 68n) * 16n * 2_000_000_000n);
+  });
 
   it('estimates a transaction like the node does', async () => {
     const { market } = createMarket();

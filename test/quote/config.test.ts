@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { erc20Abi, parseTransaction, size, zeroAddress } from 'viem';
 import type { DevnetChain } from '../../src/chain/devnet.js';
 import { DEVNET_L1_BASE_FEE, GAS_PRICE_ORACLE, OP_STACK_DEVNET_CHAIN_ID } from '../../src/chain/devnetContracts.js';
-import { representativeFillBytes, representativePaymentFill } from '../../src/core/quote/fillGas.js';
+import { representativeTxBytes, representativePaymentFill } from '../../src/core/quote/fillGas.js';
 import { getRequest } from '../../src/store/requests.repository.js';
 import { devnetGasPriceOracleAbi } from '../../generated/contracts/index.js';
 import { call } from '../helpers/conformance.js';
@@ -117,7 +117,7 @@ describe('an OP-stack destination (devnet chain 31339, with a GasPriceOracle pre
     const destination = core.config.chains.find((chain) => chain.id === chainC.chainId)!;
     expect(destination.feeModel).toBe('op-stack');
     const fill = representativePaymentFill(core, destination, tokenOf(chainC, 'USDC'));
-    const bytes = representativeFillBytes(destination, fill);
+    const bytes = representativeTxBytes(destination, fill);
     expect(parseTransaction(bytes)).toMatchObject({
       chainId: chainC.chainId,
       to: fill.to.toLowerCase(),
@@ -155,6 +155,37 @@ describe('an OP-stack destination (devnet chain 31339, with a GasPriceOracle pre
       currency: 'usdc',
     });
     expect(BigInt(body.fee)).toBe(BigInt(fees.execution));
+  });
+
+  it('prices a fill with calls at the L1 data fee of its own, longer, bytes', async () => {
+    const chainC = gateway.devnet.descriptor.chains[2]!;
+    const core = gateway.server.core;
+    const destination = core.config.chains.find((chain) => chain.id === chainC.chainId)!;
+    const merchant = '0x00000000000000000000000000000000003e7c4a';
+    const value = 12_000_000_000_000_000n;
+    const quote = await requestQuote(gateway, gateway.devnet.descriptor.accounts[0]!, {
+      destinationChainId: chainC.chainId,
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: value.toString(),
+      tradeType: 'EXACT_OUTPUT',
+      // 300 bytes of calldata to an account without code: the call succeeds, and the fill carries the bytes.
+      txs: [{ to: merchant, value: value.toString(), data: `0x${'5a'.repeat(300)}` }],
+    });
+    const request = await getRequest(core.db, quote.steps.at(-1)!.requestId);
+    const parts = (request!.feesQuoted as { executionParts: Record<string, string> }).executionParts;
+    const paymentL1Fee = await publicClientOf(chainC).readContract({
+      address: GAS_PRICE_ORACLE,
+      abi: devnetGasPriceOracleAbi,
+      functionName: 'getL1Fee',
+      args: [representativeTxBytes(destination, representativePaymentFill(core, destination, zeroAddress))],
+    });
+    // At least the 300 bytes more, each priced at 16 L1 gas at the L1 base fee.
+    expect(BigInt(parts.l1FeeWei!) - paymentL1Fee).toBeGreaterThanOrEqual(300n * 16n * DEVNET_L1_BASE_FEE);
+    const gasWei = BigInt(parts.gasUnits!) * BigInt(parts.gasPriceWei!);
+    expect(BigInt(parts.destinationGasMicros!)).toBe(
+      ceilDiv((gasWei + BigInt(parts.l1FeeWei!)) * ETH_USD_MICROS, 10n ** 18n),
+    );
   });
 
   it('charges no L1 data fee on an ethereum-model destination', async () => {

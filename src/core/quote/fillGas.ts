@@ -38,7 +38,7 @@ const paymentL1Fees = new WeakMap<MarketData, TtlCache<string, bigint>>();
 
 /**
  * The L1 data fee (wei) of a plain payment fill on `destination` in `currency`: on an OP-stack chain, the
- * GasPriceOracle's `getL1Fee` of the representative fill's bytes (`representativeFillBytes`), read again each
+ * GasPriceOracle's `getL1Fee` of the representative fill's bytes (`representativeTxBytes`), read again each
  * destination block (the L1 base fee moves with L1 blocks; the bytes never change) and renewed in the background
  * from half a block on, so quotes do not wait for it; 0 on other chains, without a read.
  */
@@ -56,7 +56,7 @@ export function paymentFillL1Fee(ctx: CoreContext, destination: ChainConfig, cur
   return cache.get(`${destination.id}:${currency.toLowerCase()}`, () =>
     ctx.market.l1DataFee(
       destination.id,
-      representativeFillBytes(destination, representativePaymentFill(ctx, destination, currency)),
+      representativeTxBytes(destination, representativePaymentFill(ctx, destination, currency)),
     ),
   );
 }
@@ -88,11 +88,11 @@ const REPRESENTATIVE_FEE_CAP = 2n ** 40n - 1n;
 const REPRESENTATIVE_GAS = 2n ** 32n - 1n;
 
 /**
- * The bytes the GasPriceOracle's `getL1Fee` prices for a fill `tx` on `destination`: the unsigned RLP encoding of
- * the EIP-1559 transaction the solver would send (the oracle adds the signature's bytes itself), with
- * representative nonce, fee caps and gas limit.
+ * The bytes the GasPriceOracle's `getL1Fee` prices for a solver transaction `tx` (a fill, a refund) on
+ * `destination`: the unsigned RLP encoding of the EIP-1559 transaction the solver would send (the oracle adds the
+ * signature's bytes itself), with representative nonce, fee caps and gas limit.
  */
-export function representativeFillBytes(
+export function representativeTxBytes(
   destination: ChainConfig,
   tx: Pick<TransactionRequest, 'to' | 'data' | 'value'>,
 ): Hex {
@@ -156,7 +156,7 @@ export function callsFillGas(
   // differ, so this read is not shared.
   const l1Fee =
     route.destination.feeModel === 'op-stack'
-      ? ctx.market.l1DataFee(route.destination.id, representativeFillBytes(route.destination, fill))
+      ? ctx.market.l1DataFee(route.destination.id, representativeTxBytes(route.destination, fill))
       : Promise.resolve(0n);
   l1Fee.catch(() => undefined);
   return gas.then(

@@ -27,6 +27,7 @@ import type { FailReason } from '../requests/statusMachine.js';
 import type { SentReceipt } from './ports.js';
 import type { SolverScope } from './scope.js';
 import { setStatus } from './setStatus.js';
+import { representativeTxBytes } from '../quote/fillGas.js';
 
 /** A request that cannot be filled: its deposit is refunded, or without one (a fast fill) it simply fails. */
 export async function refundOrFail(
@@ -225,8 +226,15 @@ async function refundDeposit(
         };
   let record = await getLiveOutgoingTx(ctx.db, target.key, 'refund');
   if (record === undefined) {
-    const gasUnits = await ctx.market.estimateGas(deposit.chainId, { from: ctx.solver.address, ...build(1n) });
-    const gasCost = withGasMargin(gasUnits) * (await ctx.market.gasPrice(deposit.chainId));
+    // On an OP-stack chain the refund also pays an L1 data fee, kept from the refund like its gas; priced on the
+    // largest refund's bytes (a native transfer's value takes more bytes as it grows).
+    const [gasUnits, l1Fee] = await Promise.all([
+      ctx.market.estimateGas(deposit.chainId, { from: ctx.solver.address, ...build(1n) }),
+      chain.feeModel === 'op-stack'
+        ? ctx.market.l1DataFee(chain.id, representativeTxBytes(chain, build(deposit.amount)))
+        : 0n,
+    ]);
+    const gasCost = withGasMargin(gasUnits) * (await ctx.market.gasPrice(deposit.chainId)) + l1Fee;
     const gasInToken = native
       ? gasCost
       : convert(
