@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPublicClient,
   custom,
+  encodeFunctionData,
   http,
   keccak256,
   parseTransaction,
@@ -11,10 +12,12 @@ import {
   TransactionReceiptNotFoundError,
   type Address,
   type Hex,
+  zeroAddress,
   type PublicClient,
 } from 'viem';
 import { ColumnNode, ValueNode, type KyselyPlugin } from 'kysely';
 import { privateKeyToAccount } from 'viem/accounts';
+import { depositoryAbi } from '../../generated/contracts/index.js';
 import { createChainClients } from '../../src/chain/clients.js';
 import { createHeadFeed } from '../../src/chain/heads.js';
 import { createTransactionSender, type CreateTransactionSenderParameters } from '../../src/chain/sender.js';
@@ -600,6 +603,22 @@ describe('createTransactionSender', () => {
       'DESTINATION_TX_FAILED',
     );
     expect(await getLiveOutgoingTx(database.db, requestId, 'fill')).toBeUndefined();
+  });
+
+  it("names a refused transaction's revert by the contract's custom error, never its bytes read as text", async () => {
+    const sender = makeSender();
+    // The depository's owner releasing a deposit it does not hold: `UnknownDeposit(uint256)`, as a settlement
+    // of a deposit a reorg took away (or `AlreadyReleased` for one released elsewhere) reverts.
+    const data = encodeFunctionData({
+      abi: depositoryAbi,
+      functionName: 'release',
+      args: [123_456_789n, newRequestId(), recipient(), zeroAddress, 1n, recipient(), 1n],
+    });
+    const error = (await sender
+      .send(payment({ kind: 'settle', to: chain.contracts.depository, data, value: 0n }))
+      .catch((e: unknown) => e)) as GatewayError;
+    expect(error.code).toBe('DESTINATION_TX_FAILED');
+    expect(error.message).toBe(`Chain ${chain.id}: the settle transaction would fail: UnknownDeposit(123456789)`);
   });
 
   it('records a mined revert as failed with status reverted', async () => {

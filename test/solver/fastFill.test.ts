@@ -4,8 +4,8 @@
  * held under its limit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseEther, parseEventLogs, zeroAddress, type Address } from 'viem';
-import { onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
+import { getAddress, parseEther, parseEventLogs, zeroAddress, type Address } from 'viem';
+import { depositoryAbi, onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
 import type { DevnetAccount, DevnetChain } from '../../src/chain/devnet.js';
 import { hashApiKey } from '../../src/core/apiKeys/authenticate.js';
 import { insertApiKey } from '../../src/store/apiKeys.repository.js';
@@ -93,6 +93,20 @@ describe('POST /fast-fill', () => {
     await gateway.server.solver!.solver.idle();
     expect(await fillsOf(requestId)).toBe(1);
     expect((await getRequest(gateway.server.database.db, requestId))!.status).toBe('success');
+    // The attached deposit is the request's own: settlement releases it to the solver, once.
+    await gateway.server.solver!.settler.settleNow();
+    const chainA = gateway.devnet.descriptor.chains[0]!;
+    const [deposit] = parseEventLogs({ abi: depositoryAbi, eventName: 'Deposit', logs: receipts.get('deposit')!.logs });
+    const released = await publicClientOf(chainA).getContractEvents({
+      address: chainA.contracts.depository,
+      abi: depositoryAbi,
+      eventName: 'Released',
+      args: { depositIndex: deposit!.args.depositIndex },
+      fromBlock: 0n,
+    });
+    expect(released.map((event) => [event.args.to, event.args.amount])).toEqual([
+      [getAddress(gateway.devnet.descriptor.solver.address), BigInt(q.details.currencyIn.amount)],
+    ]);
   });
 
   it('holds the key under its limit until deposits arrive', async () => {

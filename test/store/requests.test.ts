@@ -1,4 +1,4 @@
-import { sql, type KyselyPlugin } from 'kysely';
+import { sql, type Kysely, type KyselyPlugin } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isUniqueViolation } from '../../src/store/errors.js';
 import { listEventsAfter, listEventsForRequest } from '../../src/store/requestEvents.repository.js';
@@ -17,11 +17,22 @@ import {
 } from '../../src/store/requests.repository.js';
 import { toStatusSnapshot } from '../../src/store/requestOutbox.js';
 import type { RequestRecord } from '../../src/store/requestRecord.js';
+import type { Tables } from '../../src/store/tables.js';
 import { testDatabaseKinds, truncateAll, useTestDatabase } from '../helpers/db.js';
 import { hex32, newRequest } from './requestFixture.js';
 
 const inHash = (n: number) => hex32(0xa000 + n);
 const outHash = (n: number) => hex32(0xb000 + n);
+
+/** The deposit row a request records as the one that paid it (`requests.deposit_id`), or null. */
+async function paidBy(db: Kysely<Tables>, requestId: string): Promise<number | null> {
+  const row = await db
+    .selectFrom('requests')
+    .select('deposit_id')
+    .where('id', '=', requestId)
+    .executeTakeFirstOrThrow();
+  return row.deposit_id === null ? null : Number(row.deposit_id);
+}
 
 describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
   const database = useTestDatabase(kind);
@@ -323,6 +334,8 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
     expect(results.filter((r) => !r.consumed)).toEqual([{ consumed: false, moved: null }]);
     const moved = winners[0]!.moved!;
     expect(moved).toMatchObject({ status: 'pending', inTxHashes: [inHash(7)] });
+    // The request names the very deposit that paid it (settlement selects by it, not by the shared hash).
+    expect(await paidBy(db, request.id)).toBe(deposit.id);
     expect(await getRequest(db, request.id)).toEqual(moved);
     expect((await getDeposit(db, deposit.id))?.status).toBe('consumed');
     const events = await listEventsForRequest(db, request.id);
@@ -428,7 +441,9 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
         toStatusSnapshot(moved, null),
       ]);
     }
+    expect([await paidBy(db, waiting.id), await paidBy(db, keyed.id)]).toEqual([deposits[0]!.id, deposits[1]!.id]);
     // The paid request's deposit is `confirmed` again, as it was, and the request untouched.
+    expect(await paidBy(db, paid.id)).toBeNull();
     expect(await getDeposit(db, deposits[2]!.id)).toEqual(deposits[2]);
     expect((await getRequest(db, paid.id))?.inTxHashes).toEqual([inHash(0x99)]);
     expect(await listEventsForRequest(db, paid.id)).toHaveLength(1);

@@ -98,16 +98,18 @@ export function createSettler({ ctx, senders, settings }: CreateSettlerParameter
 
   /**
    * Simulates each release of `deposits` alone: those the depository refuses are rejected (recorded with their
-   * reason, in one transaction with `then`, and reported once); the others are returned. A failed read (no answer,
-   * a rate limit) is thrown: nothing is decided on it, and the next pass tries again.
+   * reason, in one transaction with `then`, and reported once); the others are returned. A revert that names no
+   * deposit (`REVERTED`) is the deposit's own only when another deposit of the batch passes: when none passes
+   * (the depository's owner is not the solver, say) those stay pending as `unexplained`, never rejected. A failed
+   * read (no answer, a rate limit) is thrown: nothing is decided on it, and the next pass tries again.
    */
   async function screenEach(
     batch: SettlementBatch,
     deposits: readonly DepositRecord[],
     then?: (trx: typeof db, kept: DepositRecord[]) => Promise<void>,
-  ): Promise<{ kept: DepositRecord[]; rejected: number }> {
+  ): Promise<{ kept: DepositRecord[]; rejected: number; unexplained?: string }> {
     const kept: DepositRecord[] = [];
-    const refused: Array<SettlementItemRejection & { deposit: DepositRecord }> = [];
+    const all: Array<SettlementItemRejection & { deposit: DepositRecord }> = [];
     for (const deposit of deposits) {
       try {
         await estimateRelease(batch.chainId, [deposit]);
@@ -115,10 +117,12 @@ export function createSettler({ ctx, senders, settings }: CreateSettlerParameter
       } catch (error) {
         const reason = refusalOf(error);
         if (reason === undefined) throw error;
-        refused.push({ depositId: deposit.id, deposit, reason: classify(reason, deposit), detail: reason });
+        all.push({ depositId: deposit.id, deposit, reason: classify(reason, deposit), detail: reason });
       }
     }
-    if (refused.length === 0) return { kept, rejected: 0 };
+    const refused = kept.length > 0 ? all : all.filter((item) => item.reason !== 'REVERTED');
+    const unexplained = all.find((item) => !refused.includes(item))?.detail;
+    if (refused.length === 0) return { kept, rejected: 0, ...(unexplained === undefined ? {} : { unexplained }) };
     const now = ctx.now();
     const moved = await db.transaction().execute(async (trx) => {
       const ids = await rejectSettlementItems(trx, { batchKey: batch.batchKey, items: refused, now });
@@ -144,7 +148,7 @@ export function createSettler({ ctx, senders, settings }: CreateSettlerParameter
         "settlement: the depository refuses this deposit's release; set aside for an operator, the rest of the batch goes on",
       );
     }
-    return { kept, rejected: refused.length };
+    return { kept, rejected: refused.length, ...(unexplained === undefined ? {} : { unexplained }) };
   }
 
   /** The batch's deposits that can be released now (the whole batch when it simulates), and its gas when known. */
@@ -154,7 +158,14 @@ export function createSettler({ ctx, senders, settings }: CreateSettlerParameter
     } catch (error) {
       if (refusalOf(error) === undefined) throw error;
     }
-    return { deposits: (await screenEach(batch, batch.deposits)).kept };
+    const { kept, unexplained } = await screenEach(batch, batch.deposits);
+    // Every release reverts for a reason that is no deposit's: the batch waits, pending, for the next pass.
+    if (unexplained !== undefined)
+      throw new GatewayError(
+        'DESTINATION_TX_FAILED',
+        `Chain ${batch.chainId}: settlement would revert for every deposit of the batch: ${unexplained}`,
+      );
+    return { deposits: kept };
   }
 
   async function finish(batch: SettlementBatch): Promise<void> {
@@ -190,7 +201,7 @@ export function createSettler({ ctx, senders, settings }: CreateSettlerParameter
       // A deposit refused between the simulation and the block (another transaction released it first): it is
       // rejected, and the others go on in a batch of their own, with the rejection in one transaction.
       const retry = `0x${randomBytes(32).toString('hex')}`;
-      const { kept, rejected } = await screenEach(batch, batch.deposits, (trx, kept) =>
+      const { kept, rejected, unexplained } = await screenEach(batch, batch.deposits, (trx, kept) =>
         rebatchSettlementItems(trx, {
           fromBatchKey: batch.batchKey,
           toBatchKey: retry,
@@ -198,7 +209,8 @@ export function createSettler({ ctx, senders, settings }: CreateSettlerParameter
           now: ctx.now(),
         }),
       );
-      if (rejected > 0) {
+      // Deposits left unexplained (none passes alone) stay in this batch, which is marked `failed` below.
+      if (rejected > 0 && unexplained === undefined) {
         log.warn(
           { chainId: batch.chainId, batchKey: batch.batchKey, hash: receipt.hash, rejected, retried: kept.length },
           'settlement reverted on a refused deposit; the others go on in a new batch',
