@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/server/config.js';
 import { parseConfigFile } from '../../src/server/configFile.js';
+import { finalityDepthOf } from '../../src/core/chains/types.js';
 
 const key = `0x${'11'.repeat(32)}`;
 const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
@@ -165,6 +166,19 @@ describe('config file', () => {
       parseConfigFile(JSON.stringify({ chains: [validChain] }), { GATEWAY_SOLVER_PRIVATE_KEY: key }).chains[0]!
         .blockTime,
     ).toBe(2);
+  });
+
+  it('reads a chain finality depth: 64 blocks by default, never less than its confirmations, and refuses 0', () => {
+    const parse = (chain: object) =>
+      parseConfigFile(JSON.stringify({ chains: [{ ...validChain, ...chain }] }), { GATEWAY_SOLVER_PRIVATE_KEY: key })
+        .chains[0]!;
+    expect(finalityDepthOf(parse({}))).toBe(64);
+    expect(finalityDepthOf(parse({ finalityDepth: 900 }))).toBe(900);
+    expect(finalityDepthOf(parse({ confirmations: 100 }))).toBe(100);
+    expect(finalityDepthOf(parse({ confirmations: 12, finalityDepth: 5 }))).toBe(12);
+    expect(problemsOf(JSON.stringify({ chains: [{ ...validChain, finalityDepth: 0 }] }))).toEqual([
+      expect.stringContaining('gateway.json.chains.0.finalityDepth'),
+    ]);
   });
 
   it('rejects quote settings out of range, naming each', () => {
