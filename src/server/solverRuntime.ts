@@ -137,6 +137,14 @@ export function createSolverRuntime(
         now: ctx.now,
         heads: heads.get(chain.id),
         metrics: ctx.metrics,
+        onReorg: () => {
+          senders
+            .get(chain.id)
+            ?.recheckMined()
+            .catch((error: unknown) =>
+              ctx.log.warn({ chainId: chain.id, err: error }, 'after a reorg: re-checking mined transactions failed'),
+            );
+        },
         onConfirmed: (deposit, request) => solver.handleDeposit(deposit, request),
       }),
     ]),

@@ -44,6 +44,8 @@ export interface ReceiptWaiter {
   stop(): void;
   /** The waits under way. */
   running(): Promise<SentReceipt>[];
+  /** Follows a dropped transaction sent again until it is mined (in the background). */
+  followDropped(this: void, outgoingTxId: number): void;
 }
 
 /**
@@ -203,6 +205,7 @@ export function createReceiptWaiter(
       wakeAll();
     },
     running: () => [...waits.values()],
+    followDropped,
   };
 }
 
