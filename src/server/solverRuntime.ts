@@ -137,6 +137,7 @@ export function createSolverRuntime(
         now: ctx.now,
         heads: heads.get(chain.id),
         metrics: ctx.metrics,
+        onConfirmed: (deposit, request) => solver.handleDeposit(deposit, request),
         onReorg: () => {
           senders
             .get(chain.id)
@@ -145,7 +146,6 @@ export function createSolverRuntime(
               ctx.log.warn({ chainId: chain.id, err: error }, 'after a reorg: re-checking mined transactions failed'),
             );
         },
-        onConfirmed: (deposit, request) => solver.handleDeposit(deposit, request),
       }),
     ]),
   );

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { finalityDepthOf } from '../../src/core/chains/types.js';
 import { ConfigError } from '../../src/server/config.js';
 import { parseConfigFile } from '../../src/server/configFile.js';
-import { finalityDepthOf } from '../../src/core/chains/types.js';
 
 const key = `0x${'11'.repeat(32)}`;
 const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
