@@ -141,6 +141,19 @@ describe('config file', () => {
     );
   });
 
+  it('reads a chain finality depth: 64 blocks by default, never less than its confirmations, and refuses 0', () => {
+    const parse = (chain: object) =>
+      parseConfigFile(JSON.stringify({ chains: [{ ...validChain, ...chain }] }), { GATEWAY_SOLVER_PRIVATE_KEY: key })
+        .chains[0]!;
+    expect(finalityDepthOf(parse({}))).toBe(64);
+    expect(finalityDepthOf(parse({ finalityDepth: 900 }))).toBe(900);
+    expect(finalityDepthOf(parse({ confirmations: 100 }))).toBe(100);
+    expect(finalityDepthOf(parse({ confirmations: 12, finalityDepth: 5 }))).toBe(12);
+    expect(problemsOf(JSON.stringify({ chains: [{ ...validChain, finalityDepth: 0 }] }))).toEqual([
+      expect.stringContaining('gateway.json.chains.0.finalityDepth'),
+    ]);
+  });
+
   it('reads the quote pricing policy over the defaults, and chain block times and feed age limits', () => {
     const chain = {
       ...validChain,
@@ -166,19 +179,6 @@ describe('config file', () => {
       parseConfigFile(JSON.stringify({ chains: [validChain] }), { GATEWAY_SOLVER_PRIVATE_KEY: key }).chains[0]!
         .blockTime,
     ).toBe(2);
-  });
-
-  it('reads a chain finality depth: 64 blocks by default, never less than its confirmations, and refuses 0', () => {
-    const parse = (chain: object) =>
-      parseConfigFile(JSON.stringify({ chains: [{ ...validChain, ...chain }] }), { GATEWAY_SOLVER_PRIVATE_KEY: key })
-        .chains[0]!;
-    expect(finalityDepthOf(parse({}))).toBe(64);
-    expect(finalityDepthOf(parse({ finalityDepth: 900 }))).toBe(900);
-    expect(finalityDepthOf(parse({ confirmations: 100 }))).toBe(100);
-    expect(finalityDepthOf(parse({ confirmations: 12, finalityDepth: 5 }))).toBe(12);
-    expect(problemsOf(JSON.stringify({ chains: [{ ...validChain, finalityDepth: 0 }] }))).toEqual([
-      expect.stringContaining('gateway.json.chains.0.finalityDepth'),
-    ]);
   });
 
   it('rejects quote settings out of range, naming each', () => {
