@@ -70,6 +70,11 @@ export interface CreateDepositWatcherParameters extends DepositWatcherOptions {
   heads?: HeadFeed | undefined;
   /** How long blocks without deposits may be read before the stored cursor moves (`cursorWrites.ts`). */
   cursorWriteIntervalMs?: number;
+  /**
+   * Called when the watcher found its cursor's block reorged away (once per rewind): the chain's sender re-checks
+   * what it recorded as mined (`TransactionSender.recheckMined`).
+   */
+  onReorg?: (() => void) | undefined;
   /** Counts the used deposits a reorg took off the chain (`gateway_deposits_reorged_total`). */
   metrics?: Pick<GatewayMetrics, 'depositReorged'> | undefined;
   /**
@@ -368,6 +373,7 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
         now: now(),
       });
       rewoundTo = target;
+      params.onReorg?.();
     }
 
     let scanned = false;

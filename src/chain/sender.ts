@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { LocalAccount, PublicClient } from 'viem';
-import type { ChainConfig } from '../core/chains/types.js';
+import { finalityDepthOf, type ChainConfig } from '../core/chains/types.js';
 import type { Logger } from '../core/logger.js';
 import type { UsdPrice } from '../core/market.js';
 import type { CrashPoint } from '../core/faults.js';
@@ -9,6 +9,7 @@ import type { Tables } from '../store/tables.js';
 import type { HeadFeed } from './heads.js';
 import { createFeeCaps } from './sender/feeCaps.js';
 import { createGasValue } from './sender/gasValue.js';
+import { recheckMined } from './sender/dropped.js';
 import { createReceiptWaiter } from './sender/receipts.js';
 import { createSending } from './sender/sending.js';
 import type { SenderState } from './sender/state.js';
@@ -110,6 +111,9 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
     readAhead: () => feeCaps.readAhead(),
     waitForReceipt: receipts.waitForReceipt,
     recover: sending.recover,
+    // What was mined within the finality depth (by the block time) is what a reorg may have dropped.
+    recheckMined: () =>
+      recheckMined(state, finalityDepthOf(chain) * blockTimeMs, sending.resignDropped, receipts.followDropped),
     async stop() {
       state.stopped = true;
       receipts.stop();

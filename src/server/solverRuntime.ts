@@ -147,6 +147,14 @@ export function createSolverRuntime(
         metrics: ctx.metrics,
         solverAddress: ctx.solver.address,
         onConfirmed: (deposit, request) => solver.handleDeposit(deposit, request),
+        onReorg: () => {
+          senders
+            .get(chain.id)
+            ?.recheckMined()
+            .catch((error: unknown) =>
+              ctx.log.warn({ chainId: chain.id, err: error }, 'after a reorg: re-checking mined transactions failed'),
+            );
+        },
       }),
     ]),
   );

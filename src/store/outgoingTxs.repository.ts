@@ -301,6 +301,28 @@ export async function listHeldOutgoingTxNonces(
   return rows.flatMap((row) => (row.nonce == null ? [] : [toBigInt(row.nonce)]));
 }
 
+/**
+ * This signer's transactions on a chain recorded as mined (`confirmed` or `failed`, on a nonce) since `since` (Unix
+ * ms), in nonce order: the ones a reorg may still take off the chain.
+ */
+export async function listRecentlyMinedOutgoingTxs(
+  db: Kysely<Tables>,
+  params: OutgoingTxSignerParameters,
+  since: number,
+): Promise<OutgoingTxRecord[]> {
+  const rows = await db
+    .selectFrom('outgoing_txs')
+    .selectAll()
+    .where('chain_id', '=', params.chainId)
+    .where('signer', '=', normalizeHex(params.signer))
+    .where('status', 'in', ['confirmed', 'failed'])
+    .where('nonce', 'is not', null)
+    .where('updated_at', '>=', since)
+    .orderBy('nonce', 'asc')
+    .execute();
+  return rows.map(toOutgoingTxRecord);
+}
+
 /** The live (not replaced) transaction of this signer on a chain that holds `nonce`, if any. */
 export async function getOutgoingTxAtNonce(
   db: Kysely<Tables>,
@@ -327,6 +349,8 @@ export interface ReviseOutgoingTxParameters {
   hash?: string;
   /** Apply only while the row is in one of these statuses; null is returned otherwise. */
   fromStatuses: OutgoingTxStatus[];
+  /** A new status (a mined transaction a reorg dropped, signed again, is `broadcast` again); unchanged when absent. */
+  status?: OutgoingTxStatus;
   now: number;
 }
 
@@ -346,6 +370,7 @@ export async function reviseOutgoingTx(
       updated_at: params.now,
       ...(params.nonce === undefined ? {} : { nonce: params.nonce.toString() }),
       ...(params.hash === undefined ? {} : { hashes: appendUnique('hashes', normalizeHex(params.hash)) }),
+      ...(params.status === undefined ? {} : { status: params.status }),
     })
     .where('id', '=', id)
     .where('status', 'in', params.fromStatuses)

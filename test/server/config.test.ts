@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
+import { finalityDepthOf } from '../../src/core/chains/types.js';
 import { ConfigError } from '../../src/server/config.js';
 import { loadConfigFile, parseConfigFile } from '../../src/server/configFile.js';
 
@@ -142,6 +143,19 @@ describe('config file', () => {
         expect.stringContaining("chain name 'base' is configured twice"),
       ]),
     );
+  });
+
+  it('reads a chain finality depth: 64 blocks by default, never less than its confirmations, and refuses 0', () => {
+    const parse = (chain: object) =>
+      parseConfigFile(JSON.stringify({ chains: [{ ...validChain, ...chain }] }), { GATEWAY_SOLVER_PRIVATE_KEY: key })
+        .chains[0]!;
+    expect(finalityDepthOf(parse({}))).toBe(64);
+    expect(finalityDepthOf(parse({ finalityDepth: 900 }))).toBe(900);
+    expect(finalityDepthOf(parse({ confirmations: 100 }))).toBe(100);
+    expect(finalityDepthOf(parse({ confirmations: 12, finalityDepth: 5 }))).toBe(12);
+    expect(problemsOf(JSON.stringify({ chains: [{ ...validChain, finalityDepth: 0 }] }))).toEqual([
+      expect.stringContaining('gateway.json.chains.0.finalityDepth'),
+    ]);
   });
 
   it('reads the quote pricing policy over the defaults, and chain block times and feed age limits', () => {

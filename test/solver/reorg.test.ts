@@ -10,9 +10,21 @@
  *
  * A reorg of the destination that drops the solver's mined fill leaves a hole at its nonce: the next fill there
  * would wait behind it for good. The sender finds the dropped fill and sends it again on its nonce; both are mined.
+ * When another transaction of the solver's key took that nonce meanwhile, the dropped fill is signed again on a
+ * fresh nonce once the watcher sees the reorg.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestClient, decodeFunctionData, http, parseEther, zeroAddress, type Address, type Hex } from 'viem';
+import {
+  createTestClient,
+  createWalletClient,
+  decodeFunctionData,
+  http,
+  parseEther,
+  zeroAddress,
+  type Address,
+  type Hex,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { depositoryAbi, onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
 import { devnetViemChain, startDevnet, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import { configFromEnvironment } from '../../src/server/config.js';
@@ -324,5 +336,50 @@ describe("a solver's mined transaction dropped by a reorg", () => {
     expect(await destination.getTransactionCount({ address: solver, blockTag: 'latest' })).toBe(
       Number(droppedNonce) + 2,
     );
+  });
+
+  it('is signed again on a fresh nonce when another transaction of the key took its nonce', async () => {
+    const destination = publicClientOf(chainB);
+    const destinationTest = createTestClient({
+      mode: 'anvil',
+      chain: devnetViemChain(chainB),
+      transport: http(chainB.rpcUrl),
+    });
+    const solverAccount = privateKeyToAccount(gateway.devnet.descriptor.solver.privateKey);
+    const recipient = '0x00000000000000000000000000000000000e0e05' as Address;
+
+    const snapshot = await destinationTest.snapshot();
+    const dropped = await fillOne(recipient);
+    const droppedHash = dropped.row.hashes.at(-1)! as Hex;
+    const droppedNonce = dropped.row.nonce!;
+    const { blockNumber: fillBlock } = await destination.getTransactionReceipt({ hash: droppedHash });
+    // The watcher of B has read the fill's block, so the fork below replaces a block it knows.
+    const watcher = gateway.server.solver!.watchers.get(chainB.chainId)!;
+    while ((watcher.followedBlock() ?? 0n) < fillBlock) await sleep(50);
+
+    await destinationTest.revert({ id: snapshot });
+    await destinationTest.dropTransaction({ hash: droppedHash });
+    // The solver's key is used elsewhere on the fill's nonce (an operator's own transfer): the nonce is spent.
+    const other = await createWalletClient({
+      account: solverAccount,
+      chain: devnetViemChain(chainB),
+      transport: http(chainB.rpcUrl),
+    }).sendTransaction({ to: solverAccount.address, value: 0n, nonce: Number(droppedNonce) });
+    expect((await destination.waitForTransactionReceipt({ hash: other })).status).toBe('success');
+    await destinationTest.mine({ blocks: 2 });
+    expect(await isFilled(dropped.requestId)).toBe(false);
+
+    // The dropped fill is signed again on the next nonce and mined: its recipient is paid once.
+    const deadline = Date.now() + 20_000;
+    while (!(await isFilled(dropped.requestId))) {
+      if (Date.now() > deadline) throw new Error('the dropped fill was not sent again');
+      await sleep(100);
+    }
+    const row = await getLiveOutgoingTx(gateway.server.database.db, dropped.requestId, 'fill');
+    expect(row!.nonce).toBe(droppedNonce + 1n);
+    const resent = await destination.getTransactionReceipt({ hash: row!.hashes.at(-1)! as Hex });
+    expect(resent.status).toBe('success');
+    expect(await destination.getBalance({ address: recipient })).toBe(dropped.amountOut);
+    expect(await fillTxs(0n, dropped.requestId)).toEqual([resent.transactionHash]);
   });
 });

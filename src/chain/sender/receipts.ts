@@ -44,6 +44,8 @@ export interface ReceiptWaiter {
   stop(): void;
   /** The waits under way. */
   running(): Promise<SentReceipt>[];
+  /** Follows a dropped transaction sent again until it is mined (in the background). */
+  followDropped(this: void, outgoingTxId: number): void;
 }
 
 /**
@@ -204,6 +206,7 @@ export function createReceiptWaiter(
       wakeAll();
     },
     running: () => [...waits.values()],
+    followDropped,
   };
 }
 

@@ -34,6 +34,11 @@ const SEND_BATCH = 16;
 export interface Sending {
   send: (tx: SendParameters) => Promise<OutgoingTxRecord>;
   recover: () => Promise<OutgoingTxRecord[]>;
+  /**
+   * Signs a mined transaction that a reorg dropped again, on a fresh nonce (its own was used by another), records it
+   * `broadcast` with the new hash and broadcasts it; null when the row is no longer where it was.
+   */
+  resignDropped: (row: OutgoingTxRecord) => Promise<OutgoingTxRecord | null>;
   /** The write of a row's move to `broadcast` while it is under way (a receipt wait reads the row after it). */
   marking(this: void, outgoingTxId: number): Promise<void> | undefined;
   /**
@@ -516,6 +521,54 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
       cause,
     });
 
+  const resignDropped = (row: OutgoingTxRecord) =>
+    serialized(async () => {
+      assertRunning(state);
+      const payload = readPayload(row);
+      const fees = await feeCaps.read();
+      const tx = {
+        to: payload.to,
+        data: payload.data,
+        value: BigInt(payload.value),
+        gas: BigInt(payload.gas),
+        authorizationList: payload.authorizationList,
+        ...fees,
+      };
+      for (let attempt = 1; ; attempt++) {
+        const nonce = await freshNonce();
+        const signed = await sign(state, { ...tx, nonce });
+        const next: TxPayload = {
+          ...payload,
+          nonce: nonce.toString(),
+          maxFeePerGas: fees.maxFeePerGas.toString(),
+          maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
+          initialMaxFeePerGas: fees.maxFeePerGas.toString(),
+          bumps: 0,
+          raw: signed.raw,
+          hash: signed.hash,
+        };
+        let revised: OutgoingTxRecord | null;
+        try {
+          // Recorded before the broadcast, as every version is.
+          revised = await reviseOutgoingTx(db, row.id, {
+            payload: toJson(next),
+            nonce,
+            hash: signed.hash,
+            status: 'broadcast',
+            fromStatuses: [row.status],
+            now: now(),
+          });
+        } catch (error) {
+          if (!isUniqueViolation(error, outgoingTxSignerNonceKey) || attempt >= NONCE_ATTEMPTS) throw error;
+          continue;
+        }
+        nextNonce = undefined;
+        if (revised === null) return null;
+        await broadcast(state, signed.raw, signed.hash);
+        return revised;
+      }
+    });
+
   const recover = () =>
     serialized(async () => {
       assertRunning(state);
@@ -539,6 +592,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
   return {
     send,
     recover,
+    resignDropped,
     marking: (id) => marks.get(id),
     idle: () => Promise.allSettled([queue, ...marks.values()]),
   };

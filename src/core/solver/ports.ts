@@ -97,6 +97,12 @@ export interface TransactionSender {
   waitForReceipt(outgoingTxId: number): Promise<SentReceipt>;
   /** After a restart: rebroadcasts this signer's recorded but unmined transactions; returns them. */
   recover(): Promise<OutgoingTxRecord[]>;
+  /**
+   * After a reorg: sends again each transaction recorded as mined (within the chain's finality depth) that the
+   * chain no longer has, on its own nonce or, when another transaction used that nonce, on a fresh one; resolves
+   * with how many it sent again.
+   */
+  recheckMined(): Promise<number>;
   stop(): Promise<void>;
 }
 
