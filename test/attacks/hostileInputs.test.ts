@@ -310,6 +310,16 @@ const cases: FieldCase[] = [
     }),
   },
   {
+    operation: 'getCurrencies',
+    field: 'chainIds',
+    values: chainIds,
+    rest: (chainId) => ({ id: 'getCurrencies', body: { chainIds: [chainA.chainId, chainId] } }),
+    graphql: (chainId) => ({
+      query: 'query($input: CurrenciesInput) { currencies(input: $input) { __typename } }',
+      variables: { input: { chainIds: [chainA.chainId, chainId] } },
+    }),
+  },
+  {
     operation: 'getRequests',
     field: 'user',
     values: () => malformedAddresses.slice(0, 2),
