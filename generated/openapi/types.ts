@@ -970,7 +970,8 @@ export interface components {
          * @description The body of every error response. `errorCode` is stable and machine-readable; `message` is for humans.
          *
          *     Codes and their HTTP status:
-         *     - 400: `INVALID_INPUT` (the request does not match this contract), `AMOUNT_TOO_LOW`, `INVALID_ADDRESS`,
+         *     - 400: `INVALID_INPUT` (the request does not match this contract), `AMOUNT_TOO_LOW`, `INVALID_ADDRESS` (also when
+         *       the only mismatch is an address's pattern),
          *       `INVALID_RECIPIENT`, `INVALID_INPUT_CURRENCY`, `INVALID_OUTPUT_CURRENCY`, `UNSUPPORTED_CHAIN`,
          *       `CHAIN_DISABLED`, `UNSUPPORTED_CURRENCY`, `UNSUPPORTED_ROUTE`, `NO_SWAP_ROUTES_FOUND`,
          *       `INSUFFICIENT_LIQUIDITY`, `INVALID_SLIPPAGE_TOLERANCE`, `INVALID_EXTRA_TXS`, `EXTRA_TXS_NOT_SUPPORTED`,

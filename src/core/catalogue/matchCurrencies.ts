@@ -3,6 +3,7 @@ import type { CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { chainCurrencies } from '../chains/requireChain.js';
+import { parseChainId } from '../inputs.js';
 
 /** A currency of the curated list, as `POST /currencies/*` and the GraphQL `currencies` field return it. */
 export interface CurrencyListItem {
@@ -61,7 +62,8 @@ interface Listed {
  * list (featured currencies) unless `defaultList` says otherwise. With a `term`, currencies whose symbol or
  * address equals it come first. Shared by `getCurrencies` and `getCurrenciesV1`.
  *
- * @throws `INVALID_INPUT` (400) for a `tokens` item that is not `chainId:address`.
+ * @throws `INVALID_INPUT` (400) for a `tokens` item that is not `chainId:address`, or a chain id that is not a
+ *   positive integer.
  */
 export function matchCurrencies(ctx: CoreContext, filter: CurrencyFilter): CurrencyListItem[] {
   const tokens = parseTokens(filter.tokens);
@@ -69,7 +71,10 @@ export function matchCurrencies(ctx: CoreContext, filter: CurrencyFilter): Curre
   const term = normalize(filter.term);
   const address = normalize(filter.address);
   const currencyId = normalize(filter.currencyId);
-  const chainIds = filter.chainIds && filter.chainIds.length > 0 ? new Set(filter.chainIds) : undefined;
+  const chainIds =
+    filter.chainIds && filter.chainIds.length > 0
+      ? new Set(filter.chainIds.map((id, index) => parseChainId(id, `chainIds[${index}]`)))
+      : undefined;
   const searching = term !== undefined || address !== undefined || currencyId !== undefined || tokens !== undefined;
   const defaultOnly = filter.defaultList ?? !searching;
 

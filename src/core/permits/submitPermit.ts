@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors.js';
+import { parseRequestId } from '../requests/requestId.js';
 import type { CoreContext } from '../context.js';
 import { authorizeClaimSignature } from '../appFees/claim.js';
 import { depositPermitKind } from './depositPermit.js';
@@ -27,5 +28,7 @@ export async function submitPermit(ctx: CoreContext, input: SubmitPermitInput): 
       { data: 'kind' },
     );
   }
+  // The id's shape is bad input on every transport (REST's schema checks it first; a GraphQL ID is any string).
+  parseRequestId(input.requestId);
   return handler.submit(ctx, input);
 }

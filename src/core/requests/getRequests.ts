@@ -7,6 +7,7 @@ import type { Caller } from '../quote/types.js';
 import { scopeForCaller, type KeyScope } from './access.js';
 import { presentRequest } from './presentRequest.js';
 import { countRequests, fetchPage, pageSize, storeTimeFilters, type PageQuery } from './requestPages.js';
+import { parseChainId } from '../inputs.js';
 import { parseRequestId } from './requestId.js';
 import { checkAddressFilter, searchFilters, type RequestSearchParameters } from './searchFilters.js';
 import { NO_REASON } from './statusRules.js';
@@ -172,9 +173,10 @@ export function storeFilters(
   };
   if (params.user !== undefined) filters.user = params.user;
   if (params.id !== undefined) filters.id = parseRequestId(params.id, 'id');
-  if (params.originChainId !== undefined) filters.originChainId = params.originChainId;
-  if (params.destinationChainId !== undefined) filters.destinationChainId = params.destinationChainId;
-  if (params.chainId !== undefined) filters.chainId = params.chainId;
+  if (params.originChainId !== undefined) filters.originChainId = parseChainId(params.originChainId, 'originChainId');
+  if (params.destinationChainId !== undefined)
+    filters.destinationChainId = parseChainId(params.destinationChainId, 'destinationChainId');
+  if (params.chainId !== undefined) filters.chainId = parseChainId(params.chainId, 'chainId');
   if (params.referrer !== undefined) filters.referrer = params.referrer;
   if (params.depositAddress !== undefined) filters.depositAddress = params.depositAddress;
   if (params.orderId !== undefined) filters.orderId = params.orderId;
