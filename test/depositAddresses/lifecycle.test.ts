@@ -8,10 +8,12 @@ import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, erc20Abi, http, parseEther, zeroAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { multicall3Abi } from '../../generated/contracts/index.js';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import { hashApiKey } from '../../src/core/apiKeys/authenticate.js';
 import { configureWebhook } from '../../src/core/webhooks/configureWebhook.js';
 import { insertApiKey } from '../../src/store/apiKeys.repository.js';
+import { getRequest } from '../../src/store/requests.repository.js';
 import { collectSubscription, connectGraphQL, connectRaw, wsUrlOf } from '../events/clients.js';
 import { post } from '../graphql/harness.js';
 import { call } from '../helpers/conformance.js';
@@ -463,5 +465,80 @@ describe('open deposit addresses', () => {
     expect(first.map((r) => r.id).every((id: string) => both.some((r) => r.id === id))).toBe(true);
     expect(await balanceOf(chainB, zeroAddress, recipient)).toBeGreaterThan(afterFirst);
     expect(await publicClientOf(chainA).getBalance({ address })).toBe(0n);
+  });
+});
+
+describe('dust sweeps', () => {
+  it('1 wei to many addresses in one Multicall3 transaction: no sweep, recorded as dust; a real payment still fills and takes the dust along', async () => {
+    const db = gateway.server.database.db;
+    const quotes = [];
+    for (let i = 0; i < 4; i += 1) {
+      const q = await requestQuote(gateway, alice, {
+        originCurrency: zeroAddress,
+        destinationCurrency: zeroAddress,
+        amount: parseEther('0.02').toString(),
+        recipient: fresh(0x1a0 + i),
+        refundTo: fresh(0x1b0 + i),
+        useDepositAddress: true,
+        strict: true,
+      });
+      const step = q.steps[0] as unknown as { requestId: Hex; depositAddress: Address };
+      quotes.push({ q, requestId: step.requestId, address: step.depositAddress });
+    }
+    const noData: Hex = '0x';
+    const attack = await wallet(bob).writeContract({
+      address: chainA.contracts.multicall3,
+      abi: multicall3Abi,
+      functionName: 'aggregate3Value',
+      args: [quotes.map(({ address }) => ({ target: address, allowFailure: false, value: 1n, callData: noData }))],
+      value: BigInt(quotes.length),
+    });
+    expect((await publicClientOf(chainA).waitForTransactionReceipt({ hash: attack })).status).toBe('success');
+
+    const dust = await waitFor('every 1-wei transfer recorded as dust', async () => {
+      const rows = await db.selectFrom('deposit_address_transfers').selectAll().where('tx_hash', '=', attack).execute();
+      return rows.length === quotes.length && rows.every((row) => row.status === 'dust') ? rows : undefined;
+    });
+    expect(dust.every((row) => row.sweep_id === null)).toBe(true);
+    // Nobody swept: the solver recorded no sweep, no address was deployed (the first sweep deploys it), and each still
+    // holds its 1 wei.
+    const sweeps = await db.selectFrom('outgoing_txs').select('request_id').where('kind', '=', 'sweep').execute();
+    const swept = new Set(sweeps.map((row) => row.request_id));
+    for (const { address, requestId } of quotes) {
+      expect(await publicClientOf(chainA).getCode({ address })).toBeUndefined();
+      expect(await publicClientOf(chainA).getBalance({ address })).toBe(1n);
+      expect((await getRequest(db, requestId))?.status).toBe('waiting');
+    }
+    expect(dust.some((row) => row.sweep_id !== null && swept.has(row.sweep_id))).toBe(false);
+    const lookup = await call(gateway.url, 'getDepositAddress', { query: { address: quotes[0]!.address } });
+    expect(lookup.status).toBe(200);
+    expect((lookup.body as { unsweptTransfers: unknown[] }).unsweptTransfers).toEqual([
+      {
+        txHash: attack,
+        currency: zeroAddress,
+        amount: '1',
+        depositor: expect.stringMatching(/^0x[0-9a-f]{40}$/),
+        status: 'dust',
+      },
+    ]);
+
+    // The order's real payment to one of them: filled with the quoted output, the dust swept along with it.
+    const { q, requestId, address } = quotes[0]!;
+    const recipient = fresh(0x1a0);
+    await sendNative(alice, address, BigInt(q.details.currencyIn.amount));
+    const status = await waitForStatus(gateway, requestId, ['success', 'refund', 'failure']);
+    expect(status.status).toBe('success');
+    expect(await balanceOf(chainB, zeroAddress, recipient)).toBe(BigInt(q.details.currencyOut.amount));
+    expect(await publicClientOf(chainA).getBalance({ address })).toBe(0n);
+    const taken = await db
+      .selectFrom('deposit_address_transfers')
+      .selectAll()
+      .where('tx_hash', '=', attack)
+      .where('address', '=', address.toLowerCase())
+      .executeTakeFirstOrThrow();
+    expect(taken.status).toBe('swept');
+    expect(taken.dust_sweep_id).not.toBeNull();
+    const after = await call(gateway.url, 'getDepositAddress', { query: { address } });
+    expect((after.body as { unsweptTransfers: unknown[] }).unsweptTransfers).toEqual([]);
   });
 });

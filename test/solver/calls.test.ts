@@ -21,7 +21,8 @@ import {
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { attestationVerifierAbi } from '../../generated/contracts/index.js';
+import { attestationVerifierAbi, receiverAbi } from '../../generated/contracts/index.js';
+import { getRequest } from '../../src/store/requests.repository.js';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -268,3 +269,81 @@ describe('a call that reverts only at fill time', () => {
     expect(details.message.toLowerCase()).not.toContain(lower(chainB.contracts.onlyOwnerMulticaller));
   });
 });
+
+describe("a deposit nested in the solver's own transaction is nobody's", () => {
+  it("a call quote whose txs forward 1 wei under a waiting victim's id: the victim's request is untouched and fills when the victim pays", async () => {
+    const db = gateway.server.database.db;
+    // The victim's order: native A -> B, waiting for their deposit (its id is public through /requests/v3).
+    const victimRecipient = fresh(0x3e7c4b01);
+    const victim = await requestQuote(gateway, alice, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.01').toString(),
+      recipient: victimRecipient,
+    });
+    const victimId = victim.steps.at(-1)!.requestId;
+
+    // The attacker's call quote B -> A, whose calls the solver's fill runs on A: 1 wei to the receiver under the
+    // victim's id, and the rest to the attacker's own address.
+    const merchant = fresh(0x3e7c4b02);
+    const value = parseEther('0.005');
+    const attack = await requestQuote(gateway, bob, {
+      originChainId: chainB.chainId,
+      destinationChainId: chainA.chainId,
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: (value + 1n).toString(),
+      tradeType: 'EXACT_OUTPUT',
+      recipient: bob.address,
+      txs: [
+        { to: merchant, value: value.toString(), data: '0x' },
+        {
+          to: chainA.contracts.receiver,
+          value: '1',
+          data: encodeFunctionData({ abi: receiverAbi, functionName: 'forward', args: [victimId] }),
+        },
+      ],
+    });
+    await executeSteps(gateway, attack.steps, bob);
+    const attackStatus = await waitForStatus(gateway, attack.steps.at(-1)!.requestId, ['success', 'refund', 'failure']);
+    expect(attackStatus.status).toBe('success');
+    expect(await balanceOf(chainA, zeroAddress, merchant)).toBe(value);
+
+    // The nested 1 wei is recorded as a deposit under the victim's id, carried by the solver's fill, and consumed on
+    // its own (too small to refund): the victim's request still waits.
+    const nested = await waitForRow(async () => {
+      const rows = await db
+        .selectFrom('deposits')
+        .selectAll()
+        .where('request_id', '=', victimId.toLowerCase())
+        .where('status', '=', 'consumed')
+        .execute();
+      return rows[0];
+    });
+    expect(nested.amount.toString()).toBe('1');
+    expect(lower(nested.sender!)).toBe(lower(gateway.devnet.descriptor.solver.address));
+    expect(nested.carrier).toMatch(/^call:0x[0-9a-f]{40}$/);
+    expect((await getRequest(db, victimId))?.status).toBe('waiting');
+
+    // The victim pays: filled with exactly the quoted output, nothing refunded.
+    const before = await balanceOf(chainB, zeroAddress, victimRecipient);
+    await executeSteps(gateway, victim.steps, alice);
+    const status = await waitForStatus(gateway, victimId, ['success', 'refund', 'failure']);
+    expect(status.status).toBe('success');
+    expect((await balanceOf(chainB, zeroAddress, victimRecipient)) - before).toBe(
+      BigInt(victim.details.currencyOut.amount),
+    );
+    const request = await getRequest(db, victimId);
+    expect(request?.failReason ?? null).toBeNull();
+  });
+});
+
+async function waitForRow<T>(read: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting for the nested deposit');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
