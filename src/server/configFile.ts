@@ -129,6 +129,8 @@ const chainSchema = {
     hidden: { type: 'boolean' },
     confirmations: { type: 'integer', minimum: 0, maximum: 1000 },
     blockTime: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
+    maxCallsGas: { type: 'integer', minimum: 21000, maximum: 1_000_000_000 },
+    maxGaslessGas: { type: 'integer', minimum: 21000, maximum: 1_000_000_000 },
   },
 };
 const bpsSchema = { type: 'integer', minimum: 0, maximum: 10000 };
@@ -191,8 +193,13 @@ function quoteSettingsFromFile(file: QuoteFile | undefined): QuoteSettings {
 
 type CurrencyFile = Omit<Partial<CurrencyConfig>, 'address'> &
   Pick<CurrencyConfig, 'id' | 'symbol' | 'name' | 'decimals'> & { address: string };
-type ChainFile = Omit<Partial<ChainConfig>, 'partialDisableLimit' | 'nativeCurrency' | 'currencies' | 'contracts'> & {
+type ChainFile = Omit<
+  Partial<ChainConfig>,
+  'partialDisableLimit' | 'nativeCurrency' | 'currencies' | 'contracts' | 'maxCallsGas' | 'maxGaslessGas'
+> & {
   id: number;
+  maxCallsGas?: number;
+  maxGaslessGas?: number;
   name: string;
   httpRpcUrl: string;
   partialDisableLimit?: string;
@@ -251,6 +258,8 @@ function chainFromFile(c: ChainFile): ChainConfig {
     hidden: c.hidden ?? false,
     confirmations: c.confirmations ?? 2,
     blockTime: c.blockTime ?? 2,
+    ...(c.maxCallsGas === undefined ? {} : { maxCallsGas: BigInt(c.maxCallsGas) }),
+    ...(c.maxGaslessGas === undefined ? {} : { maxGaslessGas: BigInt(c.maxGaslessGas) }),
   };
 }
 

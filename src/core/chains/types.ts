@@ -117,6 +117,13 @@ export interface ChainConfig {
   confirmations: number;
   /** Average seconds between blocks (time estimates, cache lifetimes). */
   blockTime: number;
+  /**
+   * Most gas a fill that runs the user's calls may be sent with (its estimate plus margin): a call quote or a fill
+   * over it is refused. `DEFAULT_MAX_CALLS_GAS` (`src/core/limits/gasCaps.ts`) when absent.
+   */
+  maxCallsGas?: bigint;
+  /** Most gas one gasless batch may use (`originGasOverhead` included); `GATEWAY_GASLESS_MAX_GAS` when absent. */
+  maxGaslessGas?: bigint;
 }
 
 /** Swap fee (DEX-equivalent cost and rebalancing) in basis points of the input, by route class. */

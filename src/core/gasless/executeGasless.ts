@@ -19,6 +19,7 @@ import type { SignedAuthorizationInput } from '../solver/ports.js';
 import { decodeRevert, revertDataOf } from './decodeRevert.js';
 import { defaultGaslessSettings } from './settings.js';
 import { withGasMargin } from '../gasMargin.js';
+import { gaslessGasCap } from '../limits/gasCaps.js';
 import { moveOf } from '../requests/statusMachine.js';
 
 export interface ExecuteGaslessParameters {
@@ -174,11 +175,12 @@ export async function executeGasless(
     ...(authorizationList === undefined ? {} : { authorizationList }),
   });
   const gas = withGasMargin(estimate);
-  if (gas + overhead > settings.maxGas) {
+  const maxGas = gaslessGasCap(chain, settings);
+  if (gas + overhead > maxGas) {
     throw new GatewayError(
       'INVALID_INPUT',
-      `The batch needs ${gas + overhead} gas (originGasOverhead included), more than the gateway's cap of ${settings.maxGas}`,
-      { data: `maxGas=${settings.maxGas}` },
+      `The batch needs ${gas + overhead} gas (originGasOverhead included), more than the gateway's cap of ${maxGas}`,
+      { data: `maxGas=${maxGas}` },
     );
   }
   const gasPrice = await ctx.market.gasPrice(chain.id);
