@@ -186,6 +186,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       inventory: config.inventory,
       gasless: config.gasless,
       permits: config.permits,
+      executionReverts: config.executionReverts,
     },
     log: logger,
     now,

@@ -1,5 +1,6 @@
 import type { GaslessSettings } from '../gasless/settings.js';
 import type { PermitSettings } from '../permits/settings.js';
+import type { ExecutionRevertSettings } from '../limits/executionRevertSettings.js';
 import type { Address, Hex } from 'viem';
 import type { CrashPoint } from '../faults.js';
 import type { AppFeeClaimSettings } from '../appFees/claimSettings.js';
@@ -197,6 +198,8 @@ export interface CoreConfig {
   gasless?: GaslessSettings | undefined;
   /** Limits of permit deposits (`usePermit`, `POST /execute/permits`); `defaultPermitSettings` when absent. */
   permits?: PermitSettings | undefined;
+  /** The bar on requesters whose fills with calls or gasless batches revert; `defaultExecutionRevertSettings` when absent. */
+  executionReverts?: ExecutionRevertSettings | undefined;
 }
 
 /** A chain as the catalogue returns it: every Chain field of the spec. */

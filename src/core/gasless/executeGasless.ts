@@ -20,6 +20,7 @@ import { decodeRevert, revertDataOf } from './decodeRevert.js';
 import { defaultGaslessSettings } from './settings.js';
 import { withGasMargin } from '../gasMargin.js';
 import { gaslessGasCap } from '../limits/gasCaps.js';
+import { checkNoRecentExecutionRevert } from '../limits/executionReverts.js';
 import { moveOf } from '../requests/statusMachine.js';
 
 export interface ExecuteGaslessParameters {
@@ -69,8 +70,11 @@ export interface GaslessPayload {
  *   `SPONSOR_BALANCE_TOO_LOW` and nothing is drawn or sent.
  * - Refused with a 4xx and nothing sent: a batch that is not a call of the executor's `execute`, an authorization for
  *   another contract or signed by someone else, a native `value`, no deposit in the calls, a deposit for an unknown,
- *   already paid or non-matching request, gas over `maxGas`, output too small to pay the gas, per-key and per-user
- *   limits, and a batch whose simulation reverts (400 `SIMULATION_FAILED` with the decoded revert).
+ *   already paid or non-matching request, gas over the chain's cap (`maxGaslessGas`, else `maxGas`), output too
+ *   small to pay the gas, per-key and per-user limits, a requester whose batch or fill with calls reverted on chain
+ *   lately (429, `src/core/limits/executionReverts.ts`), and a batch whose simulation reverts (400
+ *   `SIMULATION_FAILED` with the decoded revert). The simulation runs from the solver's sender with the fee caps the
+ *   batch is sent with, so a batch that reads `tx.gasprice` is simulated as it will be mined.
  * - Idempotent and crash-safe: the batch is recorded (`gasless_submissions`) in the same transaction that moves the
  *   request to `depositing`, then sent through the sender (recorded before broadcast); the same batch posted again
  *   answers the same, and a restart sends an accepted batch that was not sent yet, once.
@@ -137,6 +141,9 @@ export async function executeGasless(
       return { message: 'Transaction submitted', requestId };
     }
   }
+  // After the retry of an accepted batch (answered the same): a new batch of a requester whose batch or fill with
+  // calls reverted on chain lately is refused before it is simulated.
+  await checkNoRecentExecutionRevert(ctx, { user, apiKeyId: key?.id ?? null }, 'Gasless batches');
   if (request.status !== 'waiting') {
     throw new GatewayError(
       'CONFLICT',

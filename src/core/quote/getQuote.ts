@@ -12,6 +12,7 @@ import { buildOrder } from './order.js';
 import { callsFillGas, paymentFillGas } from './fillGas.js';
 import { withGasMargin } from '../gasMargin.js';
 import { callsGasCap } from '../limits/gasCaps.js';
+import { checkNoRecentExecutionRevert } from '../limits/executionReverts.js';
 import { priceRoute, type MarketSnapshot, type Pricing } from './pricing.js';
 import {
   presentDetails,
@@ -209,6 +210,8 @@ async function prepare(
 ): Promise<Prepared> {
   const route = resolveRoute(ctx, params);
   if (params.amount === 0n) throw new GatewayError('AMOUNT_TOO_LOW', 'Amount must be greater than zero');
+  if (route.calls.length > 0)
+    await checkNoRecentExecutionRevert(ctx, { user: route.user, apiKeyId: caller.apiKey?.id ?? null }, 'Call quotes');
   if (params.subsidizeFees === true && caller.apiKey === null) {
     throw new GatewayError('UNAUTHORIZED', 'subsidizeFees needs an x-api-key with fee sponsorship enabled');
   }

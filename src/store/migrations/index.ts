@@ -27,6 +27,7 @@ import * as requestsRecipientPartialIndex from './2026_11_28_0300_requests_recip
 import * as requestsDomainChecks from './2026_11_28_0400_requests_domain_checks.js';
 import * as createPermitDeadlines from './2026_11_29_0500_create_permit_deadlines.js';
 import * as reserveQuoteSponsorship from './2026_11_29_1100_reserve_quote_sponsorship.js';
+import * as createExecutionReverts from './2026_11_29_2100_create_execution_reverts.js';
 import * as createPermits from './2026_11_24_1000_create_permits.js';
 import * as createGaslessSubmissions from './2026_11_24_1100_create_gasless_submissions.js';
 import * as createDepositAddresses from './2026_11_24_1200_create_deposit_addresses.js';
@@ -67,4 +68,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0400_requests_domain_checks': requestsDomainChecks,
   '2026_11_29_0500_create_permit_deadlines': createPermitDeadlines,
   '2026_11_29_1100_reserve_quote_sponsorship': reserveQuoteSponsorship,
+  '2026_11_29_2100_create_execution_reverts': createExecutionReverts,
 };
