@@ -37,6 +37,12 @@ export interface CreateMarketDataParameters {
   clients: ChainClients;
 }
 
+/** The fee fields of an EIP-1559 transaction. */
+interface FeeCaps {
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
+
 interface FeedRound {
   answer: bigint;
   updatedAt: number;
@@ -53,6 +59,8 @@ interface ChainMarket {
   /** Unix seconds of the latest block, for about one block. */
   blockTimestamp: TtlCache<'latest', number>;
   gasPrice: TtlCache<'latest', bigint>;
+  /** The EIP-1559 fee caps a transaction sent now carries (what the solver's senders read), for about one block. */
+  feeCaps: TtlCache<'latest', FeeCaps>;
   solverBalances: TtlCache<Address, bigint>;
   /** Balances and allowances, batched through Multicall3 (`wordReads.ts`). */
   words: WordReads;
@@ -103,6 +111,7 @@ export function createMarketData({ chains, solverAddress, clients }: CreateMarke
         feedPrices: createTtlCache(oneBlock, perBlock),
         blockTimestamp: createTtlCache(oneBlock, perBlock),
         gasPrice: createTtlCache(oneBlock, perBlock),
+        feeCaps: createTtlCache(oneBlock, perBlock),
         solverBalances: createTtlCache(oneBlock, perBlock),
         words: createWordReads(client, config.contracts.multicall3),
         heads: undefined,
@@ -379,14 +388,28 @@ function readBalance(market: ChainMarket, owner: Address, token: Address): Promi
       });
 }
 
+/**
+ * Estimates (and so simulates) `tx` as it will be sent: from its sender, with the fee caps the solver's senders put
+ * on a transaction sent now (`estimateFeesPerGas`, as `src/chain/sender/feeCaps.ts` reads them). Without them the
+ * node runs the transaction at a gas price of 0, and a contract that reads `tx.gasprice` (or `basefee` against it)
+ * passes the simulation and reverts once sent, at the solver's cost.
+ */
 async function estimate(market: ChainMarket, tx: TransactionRequest): Promise<bigint> {
   const { client, config } = market;
+  const fees = await market.feeCaps.get('latest', () =>
+    read(market, 'the fee caps', async () => {
+      const caps = await client.estimateFeesPerGas();
+      return { maxFeePerGas: caps.maxFeePerGas, maxPriorityFeePerGas: caps.maxPriorityFeePerGas };
+    }),
+  );
   try {
     return await client.estimateGas({
       account: tx.from,
       to: tx.to,
       data: tx.data,
       value: tx.value,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       ...(tx.authorizationList === undefined ? {} : { authorizationList: tx.authorizationList }),
     });
   } catch (error) {

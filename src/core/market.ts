@@ -70,7 +70,11 @@ export interface MarketData {
    * by EIP-1271 `isValidSignature` on chain `chainId`.
    */
   verifyMessage(chainId: number, params: { signer: Address; hash: Hex; signature: Hex }): Promise<boolean>;
-  /** Gas units of `tx` (`eth_estimateGas`); a revert fails with `DESTINATION_TX_FAILED`. */
+  /**
+   * Gas units of `tx` (`eth_estimateGas`), simulated as the solver sends it: from `tx.from`, with the fee caps a
+   * transaction sent now carries (so `tx.gasprice` is the real one, never 0); a revert fails with
+   * `DESTINATION_TX_FAILED`.
+   */
   estimateGas(chainId: number, tx: TransactionRequest): Promise<bigint>;
   /**
    * The L1 data fee (wei) an OP-stack chain charges a transaction whose unsigned RLP encoding is `serializedTx`,

@@ -5,6 +5,10 @@
  */
 import { defaultGaslessSettings, type GaslessSettings } from '../core/gasless/settings.js';
 import { defaultPermitSettings, type PermitSettings } from '../core/permits/settings.js';
+import {
+  defaultExecutionRevertSettings,
+  type ExecutionRevertSettings,
+} from '../core/limits/executionRevertSettings.js';
 import { isHex, parseUnits, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { crashPoints, isCrashPoint, type CrashPoint } from '../core/faults.js';
@@ -72,6 +76,8 @@ export interface GatewayConfig {
   gasless?: GaslessSettings;
   /** Permit deposit limits (`GATEWAY_PERMIT_MIN_VALIDITY_SECONDS`, `_REVERT_COOLDOWN_SECONDS`); defaults when absent. */
   permits?: PermitSettings;
+  /** The bar on requesters whose calls or gasless batches revert (`GATEWAY_EXECUTION_REVERT_COOLDOWN_SECONDS`). */
+  executionReverts?: ExecutionRevertSettings;
   /**
    * Which `X-Forwarded-For` hops to believe for the client address (`GATEWAY_TRUST_PROXY`): false (none, the
    * socket's peer is the client), a number of proxies in front of the gateway, or their addresses / CIDRs.
@@ -329,6 +335,7 @@ export function fromEnvironment(env: Env, problems: string[]) {
     rateLimit: rateLimitFromEnvironment(env, problems),
     gasless: gaslessFromEnvironment(env, problems),
     permits: permitsFromEnvironment(env, problems),
+    executionReverts: executionRevertsFromEnvironment(env, problems),
     trustProxy: parseTrustProxy(env.GATEWAY_TRUST_PROXY, problems),
     surfaces: surfaceLimitsFromEnvironment(env, problems),
     settlement: settlementFromEnvironment(env, problems),
@@ -586,6 +593,18 @@ function permitsFromEnvironment(env: Env, problems: string[]): PermitSettings {
       0,
     ),
   };
+}
+
+function executionRevertsFromEnvironment(env: Env, problems: string[]): ExecutionRevertSettings {
+  const name = 'GATEWAY_EXECUTION_REVERT_COOLDOWN_SECONDS';
+  const raw = env[name];
+  if (raw === undefined || raw === '') return defaultExecutionRevertSettings;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0 || value > 604_800) {
+    problems.push(`${name} must be a whole number of seconds from 0 to 604800, got '${raw}'`);
+    return defaultExecutionRevertSettings;
+  }
+  return { cooldownSeconds: value };
 }
 
 /** Parses a private key, adding a problem (never the key itself) when it is malformed. */

@@ -139,6 +139,8 @@ const chainSchema = {
     finalityDepth: { type: 'integer', minimum: 1, maximum: 100000 },
     blockTime: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
     feeModel: { enum: ['ethereum', 'op-stack', 'arbitrum'] },
+    maxCallsGas: { type: 'integer', minimum: 21000, maximum: 1_000_000_000 },
+    maxGaslessGas: { type: 'integer', minimum: 21000, maximum: 1_000_000_000 },
   },
 };
 const bpsSchema = { type: 'integer', minimum: 0, maximum: 10000 };
@@ -201,8 +203,13 @@ function quoteSettingsFromFile(file: QuoteFile | undefined): QuoteSettings {
 
 type CurrencyFile = Omit<Partial<CurrencyConfig>, 'address'> &
   Pick<CurrencyConfig, 'id' | 'symbol' | 'name' | 'decimals'> & { address: string };
-type ChainFile = Omit<Partial<ChainConfig>, 'partialDisableLimit' | 'nativeCurrency' | 'currencies' | 'contracts'> & {
+type ChainFile = Omit<
+  Partial<ChainConfig>,
+  'partialDisableLimit' | 'nativeCurrency' | 'currencies' | 'contracts' | 'maxCallsGas' | 'maxGaslessGas'
+> & {
   id: number;
+  maxCallsGas?: number;
+  maxGaslessGas?: number;
   name: string;
   httpRpcUrl: string;
   partialDisableLimit?: string;
@@ -263,6 +270,8 @@ function chainFromFile(c: ChainFile): ChainConfig {
     ...(c.finalityDepth === undefined ? {} : { finalityDepth: c.finalityDepth }),
     blockTime: c.blockTime ?? 2,
     feeModel: c.feeModel ?? 'ethereum',
+    ...(c.maxCallsGas === undefined ? {} : { maxCallsGas: BigInt(c.maxCallsGas) }),
+    ...(c.maxGaslessGas === undefined ? {} : { maxGaslessGas: BigInt(c.maxGaslessGas) }),
   };
 }
 

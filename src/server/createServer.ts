@@ -205,6 +205,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       inventory: config.inventory,
       gasless: config.gasless,
       permits: config.permits,
+      executionReverts: config.executionReverts,
     },
     chainStatus: chainChecks,
     log: logger,

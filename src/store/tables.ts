@@ -247,6 +247,18 @@ export interface PermitDeadlinesTable {
   request_id: string;
 }
 
+/** A solver transaction a requester made revert on chain (`src/store/executionReverts.repository.ts`). */
+export interface ExecutionRevertsTable {
+  chain_id: Int8;
+  tx_hash: string;
+  /** `fill` (a fill running a call quote's calls) or `gasless` (a gasless batch). */
+  kind: string;
+  request_id: string;
+  user_address: string;
+  api_key_id: string | null;
+  created_at: Int8;
+}
+
 /** The database as kysely sees it. */
 export interface DepositAddressesTable {
   chain_id: Int8;
@@ -299,6 +311,7 @@ export interface Tables {
   app_fee_claims: AppFeeClaimsTable;
   permits: PermitsTable;
   permit_deadlines: PermitDeadlinesTable;
+  execution_reverts: ExecutionRevertsTable;
   deposit_addresses: DepositAddressesTable;
   deposit_address_transfers: DepositAddressTransfersTable;
 }

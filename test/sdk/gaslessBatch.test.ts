@@ -490,6 +490,23 @@ describe('POST /execute refusals: a 4xx, and nothing is sent', () => {
     await expectNothingSent(rows, account.address, requestId);
   });
 
+  it('a batch with a call that reverts only at a real gas price: refused in simulation, which carries the fee caps', async () => {
+    // Runtime bytecode installed with anvil_setCode: succeeds when tx.gasprice is 0 (a simulation without fee
+    // fields), otherwise burns its gas and reverts. GASPRICE ISZERO PUSH1 0x12 JUMPI; loop: JUMPDEST PUSH2 10000
+    // GAS GT PUSH1 0x05 JUMPI (while gas left > 10000); PUSH1 0 DUP1 REVERT; ok: JUMPDEST STOP.
+    const trap = fresh(0x6a5_2f01);
+    await createTestClient({ mode: 'anvil', chain: devnetViemChain(chainA), transport: http(chainA.rpcUrl) }).setCode({
+      address: trap,
+      bytecode: '0x3a156012575b6127105a11600557600080fd5b00',
+    });
+    const { account, quote, requestId, rows } = await setup();
+    const body = await batchBody({ eoa: account, calls: [...callsOf(quote), { to: trap, value: 0n, data: '0x' }] });
+    const { status, body: answer } = await execute(body);
+    expect(status, JSON.stringify(answer)).toBe(400);
+    expect(answer).toMatchObject({ errorCode: 'SIMULATION_FAILED', requestId });
+    await expectNothingSent(rows, account.address, requestId);
+  });
+
   it('an authorization signed by someone other than data.to', async () => {
     const { account, quote, requestId, rows } = await setup();
     const other = privateKeyToAccount(generatePrivateKey());
@@ -581,7 +598,7 @@ describe('POST /execute refusals: a 4xx, and nothing is sent', () => {
 });
 
 describe('a batch that passes simulation and reverts on chain', () => {
-  it("the user's USDC moves away before the batch is mined: it reverts, its gas is recorded, nothing is filled, and the request stays payable", async () => {
+  it("the user's USDC moves away before the batch is mined: it reverts, its gas is recorded, nothing is filled, the request stays payable, and the user's next batch is refused for a while", async () => {
     const { account, wallet } = await userWithOnlyUsdc(30_000_000n);
     const recipient = fresh(0x6a5_3001);
     const quote = await quoteFor(wallet, recipient);
@@ -705,23 +722,18 @@ describe('a batch that passes simulation and reverts on chain', () => {
     expect(await usdcBalance(chainB, recipient)).toBe(0n);
     expect(await client.getBalance({ address: account.address })).toBe(0n);
 
-    // Still payable: with USDC again, the SDK pays the same quote gaslessly and the request succeeds.
-    const deployer = createWalletClient({
-      account: privateKeyToAccount(gateway.devnet.descriptor.deployer.privateKey),
-      chain: devnetViemChain(chainA),
-      transport: http(chainA.rpcUrl),
-    });
-    const minted = await deployer.writeContract({
-      address: usdcA,
-      abi: stableTokenAbi,
-      functionName: 'mint',
-      args: [account.address, 30_000_000n],
-    });
-    await client.waitForTransactionReceipt({ hash: minted });
-    await getClient().actions.executeGaslessBatch({ quote, walletClient: wallet });
-    await waitForSuccess(requestId);
-    expect(await usdcBalance(chainB, recipient)).toBeGreaterThan(0n);
-    expect(await client.getBalance({ address: account.address })).toBe(0n);
+    // The request stays payable (by a deposit the user sends), but the batch moved nothing of the user's that the
+    // solver could keep: the user is refused further gasless batches for a while (429, the reference's error shape),
+    // and nothing is sent. The same body posted again would cost the solver the same gas each time.
+    const rowsBefore = await gaslessRows();
+    const again = await execute(await batchBody({ eoa: account, calls: callsOf(quote) }));
+    expect(again.status, JSON.stringify(again.body)).toBe(429);
+    expect(again.body).toMatchObject({ errorCode: 'RATE_LIMITED' });
+    expect(again.body.errorData).toMatch(/^retryAfterSeconds=\d+$/);
+    expect(await gaslessRows()).toBe(rowsBefore);
+    const { body: status } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
+    expect(status.status).toBe('waiting');
+    expect(await usdcBalance(chainB, recipient)).toBe(0n);
   });
 });
 

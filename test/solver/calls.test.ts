@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  createTestClient,
   createWalletClient,
   encodeFunctionData,
   erc20Abi,
@@ -21,8 +22,8 @@ import {
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { attestationVerifierAbi, receiverAbi } from '../../generated/contracts/index.js';
 import { getRequest } from '../../src/store/requests.repository.js';
+import { attestationVerifierAbi, depositoryAbi, receiverAbi } from '../../generated/contracts/index.js';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -274,7 +275,7 @@ describe("a deposit nested in the solver's own transaction is nobody's", () => {
   it("a call quote whose txs forward 1 wei under a waiting victim's id: the victim's request is untouched and fills when the victim pays", async () => {
     const db = gateway.server.database.db;
     // The victim's order: native A -> B, waiting for their deposit (its id is public through /requests/v3).
-    const victimRecipient = fresh(0x3e7c4b01);
+    const victimRecipient = fresh(0x3e7c4c01);
     const victim = await requestQuote(gateway, alice, {
       originCurrency: zeroAddress,
       destinationCurrency: zeroAddress,
@@ -285,7 +286,7 @@ describe("a deposit nested in the solver's own transaction is nobody's", () => {
 
     // The attacker's call quote B -> A, whose calls the solver's fill runs on A: 1 wei to the receiver under the
     // victim's id, and the rest to the attacker's own address.
-    const merchant = fresh(0x3e7c4b02);
+    const merchant = fresh(0x3e7c4c02);
     const value = parseEther('0.005');
     const attack = await requestQuote(gateway, bob, {
       originChainId: chainB.chainId,
@@ -347,3 +348,178 @@ async function waitForRow<T>(read: () => Promise<T | undefined>, timeoutMs = 30_
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+describe('calls that behave differently once mined than in their simulation', () => {
+  // Runtime bytecode, written by hand and installed with anvil_setCode. It succeeds when tx.gasprice is 0 (what a
+  // simulation without fee fields runs at) and otherwise burns the gas it is given and reverts:
+  //   00 3a        GASPRICE
+  //   01 15        ISZERO
+  //   02 6012      PUSH1 0x12     (ok)
+  //   04 57        JUMPI          gas price 0: jump to ok
+  //   05 5b        JUMPDEST       loop:
+  //   06 612710    PUSH2 10000
+  //   09 5a        GAS
+  //   0a 11        GT             gas left > 10000 ?
+  //   0b 6005      PUSH1 0x05
+  //   0d 57        JUMPI          then loop again
+  //   0e 6000      PUSH1 0
+  //   10 80        DUP1
+  //   11 fd        REVERT(0, 0)
+  //   12 5b        JUMPDEST       ok:
+  //   13 00        STOP
+  const GAS_PRICE_TRAP: Hex = '0x3a156012575b6127105a11600557600080fd5b00';
+  // Runtime bytecode of a switch: a call with calldata arms it (slot 0 = 1); a call without calldata succeeds
+  // while it is unarmed and reverts once armed. Arming it in the block of a fill, ahead of it, makes the fill
+  // revert after every simulation passed.
+  //   00 36        CALLDATASIZE
+  //   01 600b      PUSH1 0x0b     (arm)
+  //   03 57        JUMPI          calldata: jump to arm
+  //   04 6000      PUSH1 0
+  //   06 54        SLOAD          slot 0
+  //   07 6012      PUSH1 0x12     (fail)
+  //   09 57        JUMPI          armed: jump to fail
+  //   0a 00        STOP
+  //   0b 5b        JUMPDEST       arm:
+  //   0c 6001      PUSH1 1
+  //   0e 6000      PUSH1 0
+  //   10 55        SSTORE         slot 0 = 1
+  //   11 00        STOP
+  //   12 5b        JUMPDEST       fail:
+  //   13 6000      PUSH1 0
+  //   15 80        DUP1
+  //   16 fd        REVERT(0, 0)
+  const ARMABLE_SWITCH: Hex = '0x36600b57600054601257005b6001600055005b600080fd';
+
+  const testClientOf = (chain: DevnetChain) =>
+    createTestClient({ mode: 'anvil', chain: devnetViemChain(chain), transport: http(chain.rpcUrl) });
+
+  it('a call that reverts only at a real gas price is refused at quote time: the simulation carries the fee caps', async () => {
+    const trap = fresh(0x3e7c4b01);
+    await testClientOf(chainB).setCode({ address: trap, bytecode: GAS_PRICE_TRAP });
+    const attacker = gateway.devnet.descriptor.accounts[2]!;
+    const { status, body } = await call(gateway.url, 'getQuote', {
+      body: {
+        user: attacker.address,
+        originChainId: chainA.chainId,
+        destinationChainId: chainB.chainId,
+        originCurrency: zeroAddress,
+        destinationCurrency: zeroAddress,
+        amount: parseEther('0.01').toString(),
+        tradeType: 'EXACT_INPUT',
+        txs: [{ to: trap, value: '0', data: '0x' }],
+      },
+    });
+    expect(status, JSON.stringify(body)).toBe(400);
+    expect(body.errorCode).toBe('DESTINATION_TX_FAILED');
+    expect(String(body.message).toLowerCase()).toContain(`the call to ${lower(trap)} would revert`);
+  });
+
+  it('a fill whose calls revert once mined is paid from the deposit, and the requester is then refused call quotes', async () => {
+    const attacker = gateway.devnet.descriptor.accounts[2]!;
+    const armer = gateway.devnet.descriptor.accounts[3]!;
+    const target = fresh(0x3e7c4b02);
+    const testB = testClientOf(chainB);
+    await testB.setCode({ address: target, bytecode: ARMABLE_SWITCH });
+    const deposit = parseEther('0.01');
+    const q = await requestQuote(gateway, attacker, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: deposit.toString(),
+      txs: [{ to: target, value: '0', data: '0x' }],
+    });
+    const requestId = q.steps.at(-1)!.requestId;
+    const depositoryA = chainA.contracts.depository;
+    const unallocated = () =>
+      publicClientOf(chainA).readContract({
+        address: depositoryA,
+        abi: depositoryAbi,
+        functionName: 'unallocated',
+        args: [zeroAddress],
+      });
+    const unallocatedBefore = await unallocated();
+    const solverB = gateway.devnet.descriptor.solver.address;
+    const solverBBefore = await publicClientOf(chainB).getBalance({ address: solverB });
+
+    // Chain B mines on demand from here: the fill passes its simulation and waits in the pool; the switch is armed
+    // with a higher tip, so it is mined first, in the same block.
+    await testB.setAutomine(false);
+    let fillHash: Hex;
+    try {
+      await executeSteps(gateway, q.steps, attacker);
+      for (;;) {
+        const row = await gateway.server.core.db
+          .selectFrom('outgoing_txs')
+          .select('hashes')
+          .where('request_id', '=', requestId.toLowerCase())
+          .where('kind', '=', 'fill')
+          .executeTakeFirst();
+        if (row !== undefined && row.hashes.length > 0) {
+          fillHash = row.hashes.at(-1) as Hex;
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const arm = await createWalletClient({
+        account: privateKeyToAccount(armer.privateKey),
+        chain: devnetViemChain(chainB),
+        transport: http(chainB.rpcUrl),
+      }).sendTransaction({
+        to: target,
+        data: '0x01',
+        gas: 60_000n,
+        maxFeePerGas: 200_000_000_000n,
+        maxPriorityFeePerGas: 100_000_000_000n,
+      });
+      await testB.mine({ blocks: 1 });
+      const [armReceipt, fillReceipt] = await Promise.all([
+        publicClientOf(chainB).getTransactionReceipt({ hash: arm }),
+        publicClientOf(chainB).getTransactionReceipt({ hash: fillHash }),
+      ]);
+      expect(armReceipt.status).toBe('success');
+      expect(fillReceipt.blockNumber).toBe(armReceipt.blockNumber);
+      expect(fillReceipt.status).toBe('reverted');
+    } finally {
+      await testB.setAutomine(true);
+    }
+
+    // `failure` (the fill reverted) comes first, then `refund`.
+    const record = await waitForStatus(gateway, requestId, ['refund', 'success']);
+    expect(record).toMatchObject({ status: 'refund', failReason: 'TRANSACTION_REVERTED' });
+    const fillReceipt = await publicClientOf(chainB).getTransactionReceipt({ hash: fillHash! });
+    const fillCost = fillReceipt.gasUsed * fillReceipt.effectiveGasPrice;
+    // The solver lost exactly the fill's gas on chain B (the reverted fill moved no value).
+    expect(solverBBefore - (await publicClientOf(chainB).getBalance({ address: solverB }))).toBe(fillCost);
+
+    // The refund released less than the deposit: what stays in the depository for the solver covers the reverted
+    // fill's gas (chain B) and the refund's own gas (chain A); both natives are priced alike on the devnet.
+    const refundHash = (record.txHashes as string[]).find((hash) => hash !== fillHash!.toLowerCase()) as Hex;
+    const refundReceipt = await publicClientOf(chainA).getTransactionReceipt({ hash: refundHash });
+    const released = parseEventLogs({ abi: depositoryAbi, eventName: 'Released', logs: refundReceipt.logs });
+    expect(released).toHaveLength(1);
+    const refunded = released[0]!.args.amount;
+    const kept = (await unallocated()) - unallocatedBefore;
+    expect(refunded + kept).toBe(deposit);
+    expect(kept).toBeGreaterThanOrEqual(fillCost + refundReceipt.gasUsed * refundReceipt.effectiveGasPrice);
+
+    // The requester is refused call quotes for a while (429, the reference's error shape); a plain bridge is not.
+    const again = await call(gateway.url, 'getQuote', {
+      body: {
+        user: attacker.address,
+        originChainId: chainA.chainId,
+        destinationChainId: chainB.chainId,
+        originCurrency: zeroAddress,
+        destinationCurrency: zeroAddress,
+        amount: deposit.toString(),
+        tradeType: 'EXACT_INPUT',
+        txs: [{ to: target, value: '0', data: '0x' }],
+      },
+    });
+    expect(again.status, JSON.stringify(again.body)).toBe(429);
+    expect(again.body.errorCode).toBe('RATE_LIMITED');
+    expect(again.body.errorData).toMatch(/^retryAfterSeconds=\d+$/);
+    await requestQuote(gateway, attacker, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: deposit.toString(),
+    });
+  });
+});

@@ -12,6 +12,7 @@ const gatewayTables = [
   'deposit_address_transfers',
   'deposit_addresses',
   'deposits',
+  'execution_reverts',
   'gasless_submissions',
   'ledger_entries',
   'ledger_reconciliations',

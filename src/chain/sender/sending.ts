@@ -98,13 +98,16 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
     return nonce;
   }
 
-  async function estimateGas(tx: SendParameters): Promise<bigint> {
+  /** The gas of `tx` simulated as it is sent: from the signer, with the fee caps it carries (`tx.gasprice` is real). */
+  async function estimateGas(tx: SendParameters, fees: Fees): Promise<bigint> {
     try {
       const estimate = await client.estimateGas({
         account: address,
         to: tx.to,
         data: tx.data,
         value: tx.value,
+        maxFeePerGas: fees.maxFeePerGas,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
         ...(tx.authorizationList === undefined
           ? {}
           : { authorizationList: tx.authorizationList.map(toViemAuthorization) }),
@@ -453,8 +456,8 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
     // One live transaction per (request, kind): the unique index of the row's insert below decides (CONFLICT, the
     // nonce untouched), so a send reads no row first. Only when the gas or fee read fails is the live row looked
     // for, so that a conflict still wins over an estimate's failure (a fill already on chain no longer simulates).
-    const gasRead = tx.gas === undefined ? estimateGas(tx) : Promise.resolve(tx.gas);
     const feesRead = feeCaps.read();
+    const gasRead = tx.gas === undefined ? feesRead.then((fees) => estimateGas(tx, fees)) : Promise.resolve(tx.gas);
     gasRead.catch(() => undefined);
     feesRead.catch(() => undefined);
     let gas: bigint;

@@ -1,5 +1,6 @@
 import type { GaslessSettings } from '../gasless/settings.js';
 import type { PermitSettings } from '../permits/settings.js';
+import type { ExecutionRevertSettings } from '../limits/executionRevertSettings.js';
 import type { Address, Hex } from 'viem';
 import type { CrashPoint } from '../faults.js';
 import type { AppFeeClaimSettings } from '../appFees/claimSettings.js';
@@ -137,6 +138,13 @@ export interface ChainConfig {
   blockTime: number;
   /** What a transaction pays on this chain besides its gas (see `FeeModel`); absent = `ethereum`. */
   feeModel?: FeeModel;
+  /**
+   * Most gas a fill that runs the user's calls may be sent with (its estimate plus margin): a call quote or a fill
+   * over it is refused. `DEFAULT_MAX_CALLS_GAS` (`src/core/limits/gasCaps.ts`) when absent.
+   */
+  maxCallsGas?: bigint;
+  /** Most gas one gasless batch may use (`originGasOverhead` included); `GATEWAY_GASLESS_MAX_GAS` when absent. */
+  maxGaslessGas?: bigint;
 }
 
 /**
@@ -228,6 +236,8 @@ export interface CoreConfig {
   gasless?: GaslessSettings | undefined;
   /** Limits of permit deposits (`usePermit`, `POST /execute/permits`); `defaultPermitSettings` when absent. */
   permits?: PermitSettings | undefined;
+  /** The bar on requesters whose fills with calls or gasless batches revert; `defaultExecutionRevertSettings` when absent. */
+  executionReverts?: ExecutionRevertSettings | undefined;
 }
 
 /** A chain as the catalogue returns it: every Chain field of the spec. */

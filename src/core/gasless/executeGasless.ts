@@ -20,6 +20,8 @@ import type { SignedAuthorizationInput } from '../solver/ports.js';
 import { decodeRevert, revertDataOf } from './decodeRevert.js';
 import { defaultGaslessSettings } from './settings.js';
 import { withGasMargin } from '../gasMargin.js';
+import { gaslessGasCap } from '../limits/gasCaps.js';
+import { checkNoRecentExecutionRevert } from '../limits/executionReverts.js';
 import { moveOf } from '../requests/statusMachine.js';
 
 export interface ExecuteGaslessParameters {
@@ -69,8 +71,11 @@ export interface GaslessPayload {
  *   `SPONSOR_BALANCE_TOO_LOW` and nothing is drawn or sent.
  * - Refused with a 4xx and nothing sent: a batch that is not a call of the executor's `execute`, an authorization for
  *   another contract or signed by someone else, a native `value`, no deposit in the calls, a deposit for an unknown,
- *   already paid or non-matching request, gas over `maxGas`, output too small to pay the gas, per-key and per-user
- *   limits, and a batch whose simulation reverts (400 `SIMULATION_FAILED` with the decoded revert).
+ *   already paid or non-matching request, gas over the chain's cap (`maxGaslessGas`, else `maxGas`), output too
+ *   small to pay the gas, per-key and per-user limits, a requester whose batch or fill with calls reverted on chain
+ *   lately (429, `src/core/limits/executionReverts.ts`), and a batch whose simulation reverts (400
+ *   `SIMULATION_FAILED` with the decoded revert). The simulation runs from the solver's sender with the fee caps the
+ *   batch is sent with, so a batch that reads `tx.gasprice` is simulated as it will be mined.
  * - Idempotent and crash-safe: the batch is recorded (`gasless_submissions`) in the same transaction that moves the
  *   request to `depositing`, then sent through the sender (recorded before broadcast); the same batch posted again
  *   answers the same, and a restart sends an accepted batch that was not sent yet, once.
@@ -141,6 +146,9 @@ export async function executeGasless(
       return { message: 'Transaction submitted', requestId };
     }
   }
+  // After the retry of an accepted batch (answered the same): a new batch of a requester whose batch or fill with
+  // calls reverted on chain lately is refused before it is simulated.
+  await checkNoRecentExecutionRevert(ctx, { user, apiKeyId: key?.id ?? null }, 'Gasless batches');
   if (request.status !== 'waiting') {
     throw new GatewayError(
       'CONFLICT',
@@ -179,11 +187,12 @@ export async function executeGasless(
     ...(authorizationList === undefined ? {} : { authorizationList }),
   });
   const gas = withGasMargin(estimate);
-  if (gas + overhead > settings.maxGas) {
+  const maxGas = gaslessGasCap(chain, settings);
+  if (gas + overhead > maxGas) {
     throw new GatewayError(
       'INVALID_INPUT',
-      `The batch needs ${gas + overhead} gas (originGasOverhead included), more than the gateway's cap of ${settings.maxGas}`,
-      { data: `maxGas=${settings.maxGas}` },
+      `The batch needs ${gas + overhead} gas (originGasOverhead included), more than the gateway's cap of ${maxGas}`,
+      { data: `maxGas=${maxGas}` },
     );
   }
   const gasPrice = await ctx.market.gasPrice(chain.id);

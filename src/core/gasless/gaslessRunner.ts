@@ -5,6 +5,7 @@ import {
   listDepositingGaslessSubmissions,
 } from '../../store/gaslessSubmissions.repository.js';
 import { returnSponsorship } from '../../store/apiKeys.repository.js';
+import { recordExecutionRevert } from '../../store/executionReverts.repository.js';
 import { getLiveOutgoingTx, updateOutgoingTx, type OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
 import { updateRequestStatus } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
@@ -24,7 +25,9 @@ import { moveOf } from '../requests/statusMachine.js';
  *   `depositing -> pending` and on to the fill. A batch that passed simulation but reverts on chain (state moved
  *   before it was mined) deposited nothing and is never filled: the request goes back to `waiting`, payable again,
  *   with its output restored; the solver paid that gas, which the sender wrote to the ledger (`gas_spent`, naming
- *   the request) with the receipt, and the outgoing row keeps its hash. A sponsor's draw for it is kept.
+ *   the request) with the receipt, and the outgoing row keeps its hash. A sponsor's draw for it is kept. The revert is
+ *   recorded against the batch's user and API key, which are refused further batches and call quotes for a while
+ *   (`src/core/limits/executionReverts.ts`): the batch moved nothing of theirs the solver could keep.
  * - `recover` (at start, after the senders rebroadcast what they recorded and before the watchers run) sends
  *   every accepted batch whose request is still `depositing` and has no live row: a crash between accepting and
  *   sending sends it once.
@@ -83,12 +86,29 @@ export function createGaslessRunner({
    * submission is forgotten, so the user can pay again. A sponsored batch that never reached the chain gives its
    * draw back to the key; a mined one keeps it (its gas was spent).
    */
-  async function retire(requestId: string, payload: GaslessPayload, why: string, mined: boolean): Promise<void> {
+  async function retire(
+    requestId: string,
+    payload: GaslessPayload,
+    why: string,
+    mined: { hash: string } | false,
+  ): Promise<void> {
     await db.transaction().execute(async (trx) => {
       const row = await getLiveOutgoingTx(trx, requestId, 'gasless');
       if (row !== undefined && (row.status === 'failed' || row.status === 'confirmed'))
         await updateOutgoingTx(trx, row.id, { status: 'replaced', now: ctx.now() });
       const submission = await getGaslessSubmission(trx, requestId);
+      if (mined && submission !== undefined) {
+        // The batch passed its simulation and reverted once mined: its requester is refused for a while.
+        await recordExecutionRevert(trx, {
+          chainId: submission.chainId,
+          txHash: mined.hash,
+          kind: 'gasless',
+          requestId,
+          user: submission.user,
+          apiKeyId: submission.apiKeyId,
+          createdAt: ctx.now(),
+        });
+      }
       if (!mined && submission?.apiKeyId != null && submission.sponsoredUsdMicros > 0n)
         await returnSponsorship(trx, submission.apiKeyId, submission.sponsoredUsdMicros);
       await updateRequestStatus(trx, requestId, {
@@ -119,7 +139,7 @@ export function createGaslessRunner({
             requestId,
             submission.payload as unknown as GaslessPayload,
             `the batch reverted on chain (${receipt.hash})`,
-            true,
+            { hash: receipt.hash },
           );
         return;
       }

@@ -10,6 +10,9 @@ import { checkQuoteExposure } from '../limits/exposure.js';
 import { convert, type MarketData, type UsdPrice } from '../market.js';
 import { buildOrder } from './order.js';
 import { callsFillGas, paymentFillGas, paymentFillL1Fee } from './fillGas.js';
+import { withGasMargin } from '../gasMargin.js';
+import { callsGasCap } from '../limits/gasCaps.js';
+import { checkNoRecentExecutionRevert } from '../limits/executionReverts.js';
 import { priceRoute, type MarketSnapshot, type Pricing } from './pricing.js';
 import {
   presentDetails,
@@ -208,6 +211,8 @@ async function prepare(
   const route = resolveRoute(ctx, params);
   refuseUnservedRoute(ctx, route);
   if (params.amount === 0n) throw new GatewayError('AMOUNT_TOO_LOW', 'Amount must be greater than zero');
+  if (route.calls.length > 0)
+    await checkNoRecentExecutionRevert(ctx, { user: route.user, apiKeyId: caller.apiKey?.id ?? null }, 'Call quotes');
   if (params.subsidizeFees === true && caller.apiKey === null) {
     throw new GatewayError('UNAUTHORIZED', 'subsidizeFees needs an x-api-key with fee sponsorship enabled');
   }
@@ -260,6 +265,14 @@ async function prepare(
     throw new GatewayError(
       'INVALID_EXTRA_TXS',
       `The calls need ${fillGasUnits} gas with the fill, more than txsGasLimit ${params.txsGasLimit}`,
+    );
+  }
+  if (route.calls.length > 0 && withGasMargin(fillGasUnits) > callsGasCap(destination)) {
+    // The solver sends the fill with this limit: more is gas it will not risk on calls it cannot vouch for.
+    throw new GatewayError(
+      'INVALID_EXTRA_TXS',
+      `The calls need ${withGasMargin(fillGasUnits)} gas with the fill (margin included), more than the ${callsGasCap(destination)} the solver sends a fill with calls with on ${destination.displayName}`,
+      { data: `maxCallsGas=${callsGasCap(destination)}` },
     );
   }
 

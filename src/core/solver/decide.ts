@@ -4,6 +4,8 @@ import type { RequestRecord } from '../../store/requestRecord.js';
 import type { JsonObject } from '../../store/tables.js';
 import { isGatewayError } from '../errors.js';
 import { withGasMargin } from '../gasMargin.js';
+import { requireChain } from '../chains/requireChain.js';
+import { callsGasCap } from '../limits/gasCaps.js';
 import type { FailReason } from '../requests/statusMachine.js';
 import { fill, fillOf, fillRevert } from './fill.js';
 import { refundRequest } from './refund.js';
@@ -111,7 +113,14 @@ export async function validateFill(
     throw error;
   }
   // The simulation's estimate is the fill's gas limit (plus a margin): no second estimate before sending.
-  scope.simulatedGas.set(request.id, withGasMargin(simulation.gas));
+  const gas = withGasMargin(simulation.gas);
+  const cap = callsGasCap(requireChain(ctx, request.destinationChainId));
+  if (Array.isArray(request.quote.calls) && request.quote.calls.length > 0 && gas > cap) {
+    // The calls need more now than when they were quoted: more than the solver risks on calls (the quote's cap).
+    const message = `The calls need ${gas} gas with the fill (margin included), more than the cap of ${cap}`;
+    return { failReason: 'EXECUTION_REVERTED', details: { message, revert: null } };
+  }
+  scope.simulatedGas.set(request.id, gas);
   return null;
 }
 

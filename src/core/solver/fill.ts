@@ -1,18 +1,20 @@
 import type { Address, Hex } from 'viem';
 import type { DepositRecord } from '../../store/deposits.repository.js';
 import { getLiveOutgoingTx, type OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
+import { recordExecutionRevert } from '../../store/executionReverts.repository.js';
 import type { RequestRecord } from '../../store/requestRecord.js';
 import type { JsonObject } from '../../store/tables.js';
 import { requireChain } from '../chains/requireChain.js';
 import { isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
 import { callsRevert } from '../fill/callsRevert.js';
-import { fillTransaction, type DestinationCall } from '../fill/fillTransaction.js';
+import { fillTransaction } from '../fill/fillTransaction.js';
 import type { FailReason } from '../requests/statusMachine.js';
 import type { SentReceipt } from './ports.js';
 import { attachedDeposit, refundOrFail, refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';
 import { setStatus } from './setStatus.js';
+import { callsOf } from './requestCalls.js';
 
 /**
  * Fills a request that passed its checks (`decide.ts`); `deposit` is null for a fast fill whose deposit has not
@@ -84,10 +86,24 @@ export async function finishFill(
     if (succeeded !== null && deposit !== null) ctx.metrics?.depositSucceeded((ctx.now() - deposit.createdAt) / 1000);
     return;
   }
+  // The fill's gas is recorded with the failure: a fill with calls that reverts is paid from its deposit (`refund.ts`).
   const failed = await setStatus(ctx, request, 'fail', {
     txHash: receipt.hash,
     failReason: 'TRANSACTION_REVERTED',
+    feesActual: actualFees(request, receipt),
   });
+  if (callsOf(request).length > 0) {
+    // The calls passed their simulation and reverted once mined: their requester is refused for a while.
+    await recordExecutionRevert(ctx.db, {
+      chainId: request.destinationChainId,
+      txHash: receipt.hash,
+      kind: 'fill',
+      requestId: request.id,
+      user: request.user,
+      apiKeyId: request.apiKeyId,
+      createdAt: ctx.now(),
+    });
+  }
   crashPoint(ctx.config.crashAt, 'fill-reverted');
   const paid = deposit ?? (failed === null ? null : await attachedDeposit(ctx.db, failed));
   if (failed !== null && paid !== null) await refundRequest(scope, failed, paid, 'TRANSACTION_REVERTED');
@@ -114,14 +130,6 @@ export function fillOf(scope: SolverScope, request: RequestRecord) {
  */
 export const fillRevert = (scope: SolverScope, request: RequestRecord, error: unknown): unknown =>
   callsRevert(callsOf(request), requireChain(scope.ctx, request.destinationChainId).displayName, error);
-
-/** The user's calls a request's fill runs (none for a plain payment). */
-const callsOf = (request: RequestRecord): DestinationCall[] =>
-  ((request.quote.calls ?? []) as Array<{ to: Address; data: Hex; value: string }>).map((call): DestinationCall => ({
-    to: call.to,
-    data: call.data,
-    value: BigInt(call.value),
-  }));
 
 /** The failReason of a fill the node refused to accept, or null for an error that is not a refusal. */
 function rejectedFillReason(error: unknown): FailReason | null {

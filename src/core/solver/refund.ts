@@ -24,6 +24,7 @@ import type { ChainConfig } from '../chains/types.js';
 import { withGasMargin } from '../gasMargin.js';
 import { convert } from '../market.js';
 import type { FailReason } from '../requests/statusMachine.js';
+import { callsOf } from './requestCalls.js';
 import type { SentReceipt } from './ports.js';
 import type { SolverScope } from './scope.js';
 import { setStatus } from './setStatus.js';
@@ -64,6 +65,7 @@ export async function refundRequest(
   const outcome = await refundDeposit(scope, deposit, {
     refundTo: request.refundTo as Address,
     key: request.id as Hex,
+    kept: failReason === 'TRANSACTION_REVERTED' ? await revertedCallsCost(scope, request, deposit) : 0n,
   });
   if (outcome.kind === 'refunded') {
     // The refund's hash goes with the request's transaction hashes, as the reference shows refunds.
@@ -191,14 +193,44 @@ async function refundStrayDeposit(
 }
 
 /**
+ * What a fill with calls that reverted on chain cost the solver, in the deposit's token (at oracle prices, rounded
+ * up): the calls passed their simulation, so the revert came from what they do once mined (a contract reading the
+ * block, state moved before the block), which the requester chose; the refund keeps it, as it keeps the refund's
+ * own gas. 0 for a payment fill (its revert is no doing of the requester's) or when the fill's gas is not recorded.
+ */
+async function revertedCallsCost(scope: SolverScope, request: RequestRecord, deposit: DepositRecord): Promise<bigint> {
+  const { ctx } = scope;
+  const fees = request.feesActual;
+  if (callsOf(request).length === 0 || fees === null) return 0n;
+  const { fillGasUsed, fillGasPrice } = fees;
+  if (typeof fillGasUsed !== 'string' || typeof fillGasPrice !== 'string') return 0n;
+  const spent = BigInt(fillGasUsed) * BigInt(fillGasPrice);
+  const destination = requireChain(ctx, request.destinationChainId);
+  const origin = requireChain(ctx, deposit.chainId);
+  return convert(
+    spent,
+    {
+      decimals: destination.nativeCurrency.decimals,
+      price: await ctx.market.usdPrice(destination.id, destination.nativeCurrency),
+    },
+    {
+      decimals: tokenDecimals(origin, deposit.token),
+      price: await ctx.market.usdPrice(origin.id, tokenConfig(origin, deposit.token)),
+    },
+    'up',
+  );
+}
+
+/**
  * Pays a deposit back on its chain: the depository releases it (`release` checks the deposit's fields and
  * pays out at most once) or, for a deposit forwarded to the solver by the receiver, the solver sends it back.
- * The refund's gas is deducted (converted to the token at oracle prices for ERC-20 deposits).
+ * The refund's gas is deducted (converted to the token at oracle prices for ERC-20 deposits), and `kept` (what a
+ * reverted fill with calls cost the solver, in the deposit's token) with it.
  */
 async function refundDeposit(
   scope: SolverScope,
   deposit: DepositRecord,
-  target: { refundTo: Address; key: Hex },
+  target: { refundTo: Address; key: Hex; kept?: bigint },
 ): Promise<{ kind: 'refunded'; receipt: SentReceipt } | { kind: 'unrefundable'; refundFailReason: string }> {
   const { ctx } = scope;
   const chain = requireChain(ctx, deposit.chainId);
@@ -249,7 +281,7 @@ async function refundDeposit(
           },
           'up',
         );
-    const amount = deposit.amount - gasInToken;
+    const amount = deposit.amount - gasInToken - (target.kept ?? 0n);
     if (amount <= 0n) return { kind: 'unrefundable', refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND' };
     record = await sender.send({
       requestId: target.key,

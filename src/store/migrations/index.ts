@@ -29,6 +29,7 @@ import * as createPermitDeadlines from './2026_11_29_0500_create_permit_deadline
 import * as reserveQuoteSponsorship from './2026_11_29_1100_reserve_quote_sponsorship.js';
 import * as flagReorgedDeposits from './2026_11_29_2300_flag_reorged_deposits.js';
 import * as dustAndSolverCarriers from './2026_11_29_2200_dust_and_solver_carriers.js';
+import * as createExecutionReverts from './2026_11_29_2100_create_execution_reverts.js';
 import * as createPermits from './2026_11_24_1000_create_permits.js';
 import * as createGaslessSubmissions from './2026_11_24_1100_create_gasless_submissions.js';
 import * as createDepositAddresses from './2026_11_24_1200_create_deposit_addresses.js';
@@ -73,4 +74,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_29_2300_flag_reorged_deposits': flagReorgedDeposits,
   '2026_11_29_2200_dust_and_solver_carriers': dustAndSolverCarriers,
   '2026_11_29_2000_settle_by_deposit_identity': settleByDepositIdentity,
+  '2026_11_29_2100_create_execution_reverts': createExecutionReverts,
 };
