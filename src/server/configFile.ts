@@ -135,6 +135,7 @@ const chainSchema = {
     tags: { type: 'array', items: { type: 'string' } },
     hidden: { type: 'boolean' },
     confirmations: { type: 'integer', minimum: 0, maximum: 1000 },
+    deploymentBlock: { type: 'integer', minimum: 0 },
     blockTime: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
   },
 };
@@ -257,6 +258,7 @@ function chainFromFile(c: ChainFile): ChainConfig {
     tags: c.tags ?? [],
     hidden: c.hidden ?? false,
     confirmations: c.confirmations ?? 2,
+    ...(c.deploymentBlock === undefined ? {} : { deploymentBlock: c.deploymentBlock }),
     blockTime: c.blockTime ?? 2,
   };
 }

@@ -39,7 +39,7 @@ import { checkChainIdentities } from './chainIdentity.js';
 import { createLogger } from './logger.js';
 import { createTableMaintenance, PGLITE_HOLD_MESSAGES, type MaintenanceQuiet } from './tableMaintenance.js';
 import { createServerMetrics } from './metrics.js';
-import { checkReadiness, withFillPauses } from './readiness.js';
+import { checkReadiness, withFillPauses, withSolverHistory } from './readiness.js';
 import { createSocketGuard } from '../ws/socketGuard.js';
 import { createSolverLeadership } from './solverLeadership.js';
 import { createSolverRuntime, type SolverRuntime } from './solverRuntime.js';
@@ -262,9 +262,12 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   const restContext: Omit<RestContext, 'caller'> = {
     core,
     readiness: async () =>
-      withFillPauses(
-        await checkReadiness(async () => void (await sql`select 1`.execute(database.db)), clients),
-        solverRuntime?.solver.fillPauses() ?? [],
+      withSolverHistory(
+        withFillPauses(
+          await checkReadiness(async () => void (await sql`select 1`.execute(database.db)), clients),
+          solverRuntime?.solver.fillPauses() ?? [],
+        ),
+        solverRuntime?.history() ?? new Map(),
       ),
     admin: {
       token: config.adminToken,

@@ -93,6 +93,10 @@ describe('a fresh database and a deposit another gateway filled', () => {
 
     const logs: any[] = [];
     const second = await gatewayOn(logs);
+    // Its database knows nothing of the fill the solver key made on chain B: it rebuilt from chain events first.
+    const ready = await fetch(`${second.url}/ready`).then((response) => response.json());
+    expect(ready.checks[`history:${chainB!.chainId}`]).toMatchObject({ ok: true });
+    expect(ready.checks[`history:${chainB!.chainId}`].message).toMatch(/^rebuilt from chain events since block 0/);
     for (const txHash of [depositHash, unfilled.hash]) {
       const indexed = await call(second.url, 'indexTransaction', { body: { chainId: chainA!.chainId, txHash } });
       expect(indexed.status, JSON.stringify(indexed.body)).toBe(200);
@@ -123,5 +127,5 @@ describe('a fresh database and a deposit another gateway filled', () => {
     expect(await originClient.getBalance({ address: chainA!.contracts.depository })).toBe(
       depositoryBefore + parseEther('0.02') - refunded,
     );
-  });
+  }, 240_000);
 });

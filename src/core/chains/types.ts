@@ -115,6 +115,12 @@ export interface ChainConfig {
   hidden: boolean;
   /** Blocks a deposit waits before it counts. */
   confirmations: number;
+  /**
+   * The block the gateway's contracts were deployed at (`npm run deploy` prints it): where a rebuild from chain
+   * events starts when the database does not know transactions the solver key made (`src/chain/solverHistory.ts`).
+   * Absent: such a database cannot be rebuilt, and the solver does not start.
+   */
+  deploymentBlock?: number;
   /** Average seconds between blocks (time estimates, cache lifetimes). */
   blockTime: number;
 }

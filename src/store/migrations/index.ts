@@ -26,6 +26,7 @@ import * as requestsUnsampledColumns from './2026_11_28_0200_requests_unsampled_
 import * as requestsRecipientPartialIndex from './2026_11_28_0300_requests_recipient_partial_index.js';
 import * as requestsDomainChecks from './2026_11_28_0400_requests_domain_checks.js';
 import * as createPermitDeadlines from './2026_11_29_0500_create_permit_deadlines.js';
+import * as createSolverNonces from './2026_11_30_0100_create_solver_nonces.js';
 import * as reserveQuoteSponsorship from './2026_11_29_1100_reserve_quote_sponsorship.js';
 import * as createPermits from './2026_11_24_1000_create_permits.js';
 import * as createGaslessSubmissions from './2026_11_24_1100_create_gasless_submissions.js';
@@ -67,4 +68,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0400_requests_domain_checks': requestsDomainChecks,
   '2026_11_29_0500_create_permit_deadlines': createPermitDeadlines,
   '2026_11_29_1100_reserve_quote_sponsorship': reserveQuoteSponsorship,
+  '2026_11_30_0100_create_solver_nonces': createSolverNonces,
 };
