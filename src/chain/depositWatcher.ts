@@ -56,9 +56,10 @@ export interface CreateDepositWatcherParameters extends DepositWatcherOptions {
   /**
    * First run only (no stored cursor): the first block to read. Default: the chain's head at that moment, so a
    * new gateway does not scan history it has no requests for; set it when re-creating a lost database.
-   * Deposits older than the start are still found by `indexTransaction`.
+   * Deposits older than the start are still found by `indexTransaction`. A function is asked at the first run (a
+   * rebuild from chain events decides it once the watcher exists: `src/chain/solverHistory.ts`).
    */
-  startBlock?: bigint;
+  startBlock?: bigint | (() => bigint | undefined);
   /** Most blocks per `eth_getLogs` (backfill reads in ranges this long). Default 2,000. */
   maxBlockRange?: bigint;
   /** Blocks the cursor moves back, to read again, when its own block was reorged away. Default 64. */
@@ -329,7 +330,8 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
   async function loadCursor(head: bigint, canonicalHash: (n: bigint) => Promise<string | null>): Promise<ChainCursor> {
     stored = await getCursor(db, chainId, DEPOSITS_CURSOR);
     if (stored !== undefined) return stored;
-    const first = params.startBlock ?? head;
+    const start = typeof params.startBlock === 'function' ? params.startBlock() : params.startBlock;
+    const first = start ?? head;
     // The cursor is the last block read. Block 0 (genesis) holds no transactions, so starting at 0 reads from 1.
     const blockNumber = first > 0n ? first - 1n : 0n;
     const blockHash = await canonicalHash(blockNumber);

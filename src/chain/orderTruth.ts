@@ -1,19 +1,33 @@
 import type { Hex } from 'viem';
-import { onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
+import { depositoryAbi, onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
 import type { ChainConfig } from '../core/chains/types.js';
 import type { OrderTruth } from '../core/solver/ports.js';
 import type { ChainClients } from './clients.js';
 
 /**
  * Reads what the chains say of orders: the fill contract records every request id it filled
- * (`OnlyOwnerMulticaller.filled`), so whether an order was filled is one read, whatever the database remembers.
+ * (`OnlyOwnerMulticaller.filled`) and the depository every deposit it released (`Depository.isReleased`), so each
+ * is one read, whatever the database remembers.
  */
 export function createOrderTruth(chains: readonly ChainConfig[], clients: ChainClients): OrderTruth {
+  const chainOf = (chainId: number) => {
+    const chain = chains.find((candidate) => candidate.id === chainId);
+    const client = clients.get(chainId);
+    if (chain === undefined || client === undefined) throw new Error(`chain ${chainId} is not configured`);
+    return { chain, client };
+  };
   return {
+    async released(chainId: number, depositIndex: bigint): Promise<boolean> {
+      const { chain, client } = chainOf(chainId);
+      return client.readContract({
+        address: chain.contracts.depository,
+        abi: depositoryAbi,
+        functionName: 'isReleased',
+        args: [depositIndex],
+      });
+    },
     async filled(chainId: number, requestId: Hex): Promise<boolean> {
-      const chain = chains.find((candidate) => candidate.id === chainId);
-      const client = clients.get(chainId);
-      if (chain === undefined || client === undefined) throw new Error(`chain ${chainId} is not configured`);
+      const { chain, client } = chainOf(chainId);
       return client.readContract({
         address: chain.contracts.onlyOwnerMulticaller,
         abi: onlyOwnerMulticallerAbi,

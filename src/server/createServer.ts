@@ -40,7 +40,7 @@ import { createChainChecks, type ChainChecks } from './chainChecks.js';
 import { createLogger } from './logger.js';
 import { createTableMaintenance, PGLITE_HOLD_MESSAGES, type MaintenanceQuiet } from './tableMaintenance.js';
 import { createServerMetrics } from './metrics.js';
-import { checkReadiness, withChainChecks, withFillPauses } from './readiness.js';
+import { checkReadiness, withChainChecks, withFillPauses, withSolverHistory } from './readiness.js';
 import { createSocketGuard } from '../ws/socketGuard.js';
 import { createSolverLeadership } from './solverLeadership.js';
 import { createSolverRuntime, type SolverRuntime } from './solverRuntime.js';
@@ -284,9 +284,12 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     core,
     readiness: async () =>
       withChainChecks(
-        withFillPauses(
-          await checkReadiness(async () => void (await sql`select 1`.execute(database.db)), clients),
-          solverRuntime?.solver.fillPauses() ?? [],
+        withSolverHistory(
+          withFillPauses(
+            await checkReadiness(async () => void (await sql`select 1`.execute(database.db)), clients),
+            solverRuntime?.solver.fillPauses() ?? [],
+          ),
+          solverRuntime?.history() ?? new Map(),
         ),
         chainChecks.readiness(),
       ),

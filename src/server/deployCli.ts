@@ -7,7 +7,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { isAddress, isHex, type Address, type Hex } from 'viem';
+import { createPublicClient, http, isAddress, isHex, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { deployContracts } from '../chain/deployContracts.js';
 
@@ -45,13 +45,17 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  // Read before the first deployment transaction: a rebuild from chain events starts here (`deploymentBlock`).
+  const deploymentBlock = Number(
+    await createPublicClient({ transport: http(values['rpc-url']) }).getBlockNumber({ cacheTime: 0 }),
+  );
   const contracts = await deployContracts({
     rpcUrl: values['rpc-url']!,
     deployer: privateKeyToAccount(key as Hex),
     solver: values.solver as Address,
     onProgress: (message) => process.stderr.write(`${message}\n`),
   });
-  const json = `${JSON.stringify({ contracts }, null, 2)}\n`;
+  const json = `${JSON.stringify({ contracts, deploymentBlock }, null, 2)}\n`;
   if (values.out === undefined) {
     process.stdout.write(json);
     return;

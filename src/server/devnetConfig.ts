@@ -69,6 +69,8 @@ export function devnetChainConfigs(descriptor: DevnetDescriptor): ChainConfig[] 
       tags: ['devnet'],
       hidden: false,
       confirmations: 1,
+      // The devnet's chains are the gateway's own from their first block.
+      deploymentBlock: 0,
       // Interval mining uses the descriptor's block time; automine (tests) makes blocks at once.
       blockTime: chain.blockTime ?? 1,
       feeModel: chain.feeModel ?? 'ethereum',

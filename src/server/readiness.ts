@@ -69,3 +69,19 @@ export function withFillPauses(report: ReadinessReport, pauses: FillPause[]): Re
   }
   return { ...report, checks: Object.fromEntries(Object.entries(checks).sort(([a], [b]) => a.localeCompare(b))) };
 }
+
+/**
+ * Adds a `history:<chainId>` check per chain where the database did not know transactions the solver key made
+ * (`SolverRuntime.history`): not ready while the solver waits for the rebuild from chain events, ready once rebuilt
+ * (the message stays, for operators).
+ */
+export function withSolverHistory(
+  report: ReadinessReport,
+  history: ReadonlyMap<number, { ok: boolean; message: string }>,
+): ReadinessReport {
+  if (history.size === 0) return report;
+  const checks = { ...report.checks };
+  for (const [chainId, check] of history) checks[`history:${chainId}`] = check;
+  const sorted = Object.fromEntries(Object.entries(checks).sort(([a], [b]) => a.localeCompare(b)));
+  return { ...report, ready: Object.values(sorted).every((c) => c.ok), checks: sorted };
+}

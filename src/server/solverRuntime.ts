@@ -23,7 +23,9 @@ import {
   type Reconciler,
 } from '../core/ledger/reconciler.js';
 import { createOrderTruth } from '../chain/orderTruth.js';
+import { findUnknownSolverHistory } from '../chain/solverHistory.js';
 import { createSolverStateReader } from '../chain/solverState.js';
+import { recordSolverNonce } from '../store/solverNonces.repository.js';
 import { createSolver, type Solver } from '../core/solver/solver.js';
 import { createPermitDepositor, type RunningPermitDepositor } from '../core/permits/depositor.js';
 import { createGaslessRunner } from '../core/gasless/gaslessRunner.js';
@@ -60,7 +62,16 @@ export interface SolverRuntime {
   permitDepositor: RunningPermitDepositor;
   /** Sends and follows gasless batches (`POST /execute`). */
   gasless: ReturnType<typeof createGaslessRunner>;
-  /** Recovers what a previous run left in flight, then follows every chain's deposits. */
+  /**
+   * Per chain where the database did not know transactions the solver key made: the rebuild from chain events, under
+   * way (`ok: false`) or done (`ok: true`), for `/ready`.
+   */
+  history(): ReadonlyMap<number, { ok: boolean; message: string }>;
+  /**
+   * Recovers what a previous run left in flight, then follows every chain's deposits. A chain whose solver nonce is
+   * ahead of the database is first read again from its `deploymentBlock` (deposits, with the fills and releases the
+   * chain records); without one the solver does not start (throws, naming the chain).
+   */
   start(): Promise<void>;
   /** Stops following chains, lets running work finish, stops the senders. */
   stop(): Promise<void>;
@@ -134,6 +145,9 @@ export function createSolverRuntime(
     settings: options.reconciliation ?? defaultReconciliationSettings,
   });
   const retention = createRequestRetention(ctx, options.retention ?? defaultRequestRetentionSettings);
+  /** Where a chain's deposit watcher starts on a database that never followed it, when the chain is rebuilt. */
+  const rebuildFrom = new Map<number, bigint>();
+  const history = new Map<number, { ok: boolean; message: string }>();
   const watchers = new Map<number, DepositWatcher>(
     followed.map((chain) => [
       chain.id,
@@ -146,6 +160,7 @@ export function createSolverRuntime(
         heads: heads.get(chain.id),
         metrics: ctx.metrics,
         solverAddress: ctx.solver.address,
+        startBlock: () => rebuildFrom.get(chain.id),
         onConfirmed: (deposit, request) => solver.handleDeposit(deposit, request),
         onReorg: () => {
           senders
@@ -203,7 +218,36 @@ export function createSolverRuntime(
     retention,
     permitDepositor,
     gasless,
+    history: () => history,
     async start() {
+      // The chain decides, the database remembers: a database that does not account for every transaction of the
+      // solver key is rebuilt from chain events before the solver acts on it.
+      const unknown = await findUnknownSolverHistory(followed, clients, ctx.db, account.address);
+      for (const chain of unknown) {
+        const what = `the database does not know ${chain.chainNonce - chain.knownNonce} transaction(s) the solver key made on chain ${chain.chainId}`;
+        if (chain.fromBlock === undefined) {
+          history.set(chain.chainId, { ok: false, message: `${what}; set deploymentBlock to rebuild` });
+          throw new Error(
+            `${what} (its nonce is ${chain.chainNonce}, the database accounts for ${chain.knownNonce}): the solver does ` +
+              `not start on a database that may refund what was filled. Set the chain's deploymentBlock in the config ` +
+              `file (npm run deploy prints it) so the gateway rebuilds from chain events, or use the database that key used`,
+          );
+        }
+        rebuildFrom.set(chain.chainId, chain.fromBlock);
+        history.set(chain.chainId, {
+          ok: false,
+          message: `${what}: rebuilding from chain events since block ${chain.fromBlock}; the solver waits`,
+        });
+        ctx.log.warn(
+          {
+            chainId: chain.chainId,
+            chainNonce: chain.chainNonce,
+            knownNonce: chain.knownNonce,
+            fromBlock: chain.fromBlock,
+          },
+          'the database does not know transactions the solver key made: rebuilding from chain events before solving',
+        );
+      }
       for (const feed of heads.values()) feed.start();
       await Promise.all([...senders].filter(([chainId]) => served(chainId)).map(([, sender]) => sender.recover()));
       // Accepted gasless batches go out (once) before the watchers run, so their deposits find them depositing.
@@ -217,6 +261,23 @@ export function createSolverRuntime(
       retention.start();
       await Promise.all([...watchers.values()].map((watcher) => watcher.start()));
       await Promise.all([...addressWatchers.values()].map((watcher) => watcher.start()));
+      if (unknown.length === 0) return;
+      // Every deposit since the deployment has been read and decided (filled ones kept, released ones left, the rest
+      // refunded); the chain's count up to the check is now accounted for.
+      await solver.idle();
+      for (const chain of unknown) {
+        await recordSolverNonce(ctx.db, {
+          chainId: chain.chainId,
+          signer: account.address,
+          nonce: chain.chainNonce,
+          now: ctx.now(),
+        });
+        history.set(chain.chainId, {
+          ok: true,
+          message: `rebuilt from chain events since block ${chain.fromBlock} at ${new Date(ctx.now()).toISOString()}: the database did not know ${chain.chainNonce - chain.knownNonce} transaction(s) of the solver key`,
+        });
+        ctx.log.warn({ chainId: chain.chainId }, 'rebuilt from chain events: the solver runs');
+      }
     },
     async stop() {
       await Promise.all([...addressWatchers.values()].map((watcher) => watcher.stop()));

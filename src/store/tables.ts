@@ -87,6 +87,14 @@ export interface ChainCursorsTable {
   updated_at: Int8;
 }
 
+/** The solver's transaction count the database knows to be all its own, per chain and signer (`solverNonces.repository.ts`). */
+export interface SolverNoncesTable {
+  chain_id: Int8;
+  signer: string;
+  nonce: Int8;
+  updated_at: Int8;
+}
+
 /** The genesis block hash of each followed chain (`chainGenesis.repository.ts`). */
 export interface ChainGenesisTable {
   chain_id: Int8;
@@ -300,6 +308,7 @@ export interface Tables {
   requests: RequestsTable;
   request_events: RequestEventsTable;
   chain_cursors: ChainCursorsTable;
+  solver_nonces: SolverNoncesTable;
   chain_genesis: ChainGenesisTable;
   deposits: DepositsTable;
   outgoing_txs: OutgoingTxsTable;

@@ -5,8 +5,11 @@
  * `POST /transactions/index`: it refunds nothing, and the user is paid exactly once. A deposit for an order nobody
  * filled, handed to B the same way, is refunded (so B's solver does run).
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keccak256, parseEther, toHex, zeroAddress, type Address } from 'viem';
+import { keccak256, parseEther, parseEventLogs, toHex, zeroAddress, type Address } from 'viem';
 import { depositoryAbi } from '../../generated/contracts/index.js';
 import { startDevnet, type Devnet } from '../../src/chain/devnet.js';
 import { configFromEnvironment, type GatewayConfig } from '../../src/server/config.js';
@@ -21,8 +24,11 @@ import { executeSteps, publicClientOf, requestQuote, waitForStatus } from '../he
 let devnet: Devnet;
 const running: TestGateway[] = [];
 
-/** A gateway on the shared devnet with an in-memory database of its own, settling only when told to. */
-async function gatewayOn(logs: any[] = []): Promise<TestGateway> {
+/**
+ * A gateway on the shared devnet with a database of its own (in memory, or PGlite in `dataDir`), settling only when
+ * told to.
+ */
+async function gatewayOn(logs: any[] = [], dataDir?: string): Promise<TestGateway> {
   const config: GatewayConfig = {
     ...configFromEnvironment(
       { PORT: '0', GATEWAY_LOG_LEVEL: 'warn' },
@@ -31,6 +37,7 @@ async function gatewayOn(logs: any[] = []): Promise<TestGateway> {
     ),
     // Settlement never runs during the test: the filled deposit stays in the depository, unreleased.
     settlement: { intervalMs: 3_600_000, maxBatch: 50 },
+    ...(dataDir === undefined ? {} : { dataDir }),
   };
   const server = await createServer(config, {
     logDestination: { write: (line: string) => void logs.push(JSON.parse(line)) },
@@ -93,6 +100,10 @@ describe('a fresh database and a deposit another gateway filled', () => {
 
     const logs: any[] = [];
     const second = await gatewayOn(logs);
+    // Its database knows nothing of the fill the solver key made on chain B: it rebuilt from chain events first.
+    const ready = await fetch(`${second.url}/ready`).then((response) => response.json());
+    expect(ready.checks[`history:${chainB!.chainId}`]).toMatchObject({ ok: true });
+    expect(ready.checks[`history:${chainB!.chainId}`].message).toMatch(/^rebuilt from chain events since block 0/);
     for (const txHash of [depositHash, unfilled.hash]) {
       const indexed = await call(second.url, 'indexTransaction', { body: { chainId: chainA!.chainId, txHash } });
       expect(indexed.status, JSON.stringify(indexed.body)).toBe(200);
@@ -123,5 +134,60 @@ describe('a fresh database and a deposit another gateway filled', () => {
     expect(await originClient.getBalance({ address: chainA!.contracts.depository })).toBe(
       depositoryBefore + parseEther('0.02') - refunded,
     );
-  });
+  }, 240_000);
+});
+
+describe('the database deleted while requests are in flight', () => {
+  it('a new database rebuilds from the chain: every deposit is filled or refunded exactly once', async () => {
+    const [chainA, chainB] = devnet.descriptor.chains;
+    const alice = devnet.descriptor.accounts[0]!;
+    const dir = await mkdtemp(path.join(tmpdir(), 'gateway-chain-truth-'));
+    try {
+      const first = await gatewayOn([], path.join(dir, 'first'));
+      const recipients = [1, 2, 3].map(
+        (n) => `0x00000000000000000000000000000000dd0000${n.toString(16).padStart(2, '0')}` as Address,
+      );
+      const quotes = [];
+      for (const recipient of recipients)
+        quotes.push(
+          await requestQuote(first, alice, {
+            originCurrency: zeroAddress,
+            destinationCurrency: zeroAddress,
+            amount: parseEther('0.01').toString(),
+            recipient,
+          }),
+        );
+      // The deposits go out; the gateway is stopped as soon as they are mined, whatever it had done with them.
+      const deposits = [];
+      for (const quote of quotes) deposits.push([...(await executeSteps(first, quote.steps, alice)).values()].at(-1)!);
+      await first.stop();
+      await rm(path.join(dir, 'first'), { recursive: true, force: true });
+
+      // A new database with the same key: its start rebuilds from the chain before the solver runs.
+      const second = await gatewayOn([], path.join(dir, 'second'));
+      await second.server.solver!.solver.idle();
+      const depositIndexes = deposits.map(
+        (receipt) =>
+          parseEventLogs({ abi: depositoryAbi, eventName: 'Deposit', logs: receipt.logs })[0]!.args.depositIndex,
+      );
+      for (const [i, recipient] of recipients.entries()) {
+        const paid = await publicClientOf(chainB!).getBalance({ address: recipient });
+        const released = await publicClientOf(chainA!).readContract({
+          address: chainA!.contracts.depository,
+          abi: depositoryAbi,
+          functionName: 'isReleased',
+          args: [depositIndexes[i]!],
+        });
+        // Settlement never runs here: a released deposit was refunded. Filled, or refunded, never both, never neither.
+        expect({ recipient, filled: paid > 0n, refunded: released }).toEqual({
+          recipient,
+          filled: !released,
+          refunded: released,
+        });
+        if (paid > 0n) expect(paid).toBe(BigInt(quotes[i]!.details.currencyOut.amount));
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 240_000);
 });

@@ -134,6 +134,12 @@ export interface ChainConfig {
    * `DEFAULT_FINALITY_DEPTH`, and never less than `confirmations`.
    */
   finalityDepth?: number;
+  /**
+   * The block the gateway's contracts were deployed at (`npm run deploy` prints it): where a rebuild from chain
+   * events starts when the database does not know transactions the solver key made (`src/chain/solverHistory.ts`).
+   * Absent: such a database cannot be rebuilt, and the solver does not start.
+   */
+  deploymentBlock?: number;
   /** Average seconds between blocks (time estimates, cache lifetimes). */
   blockTime: number;
   /** What a transaction pays on this chain besides its gas (see `FeeModel`); absent = `ethereum`. */

@@ -1,4 +1,4 @@
-import type { Address } from 'viem';
+import type { Address, Hex } from 'viem';
 import type { DepositRecord } from '../../store/deposits.repository.js';
 import type { RequestRecord } from '../../store/requestRecord.js';
 import type { JsonObject } from '../../store/tables.js';
@@ -10,6 +10,7 @@ import type { FailReason } from '../requests/statusMachine.js';
 import { fill, fillOf, fillRevert } from './fill.js';
 import { refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';
+import { setStatus } from './setStatus.js';
 
 /** Why a request cannot be filled, as its status will say. */
 export interface FillBlock {
@@ -31,7 +32,15 @@ export async function decideAndFill(
 ): Promise<void> {
   if (scope.gate.served(request).kind !== 'fill') return;
   if (early === undefined) readAheadFill(scope, request);
+  // Read while the checks run (both only read): a fill waits for the slower of the two.
+  const released = isReleased(scope, deposit);
+  released.catch(() => undefined);
   const reason = await validate(scope, request, deposit, early);
+  if (await released) {
+    scope.simulatedGas.delete(request.id);
+    await endReleased(scope, request, deposit);
+    return;
+  }
   if (reason !== null) {
     await refundRequest(scope, request, deposit, reason.failReason, reason.details);
     return;
@@ -41,6 +50,28 @@ export async function decideAndFill(
   if (gate.kind !== 'fill') return;
   await fill(scope, request, deposit);
 }
+
+/**
+ * The chain decides before money leaves: a deposit the depository already released was refunded or settled by this
+ * key with a database that is not this one (lost, older, another gateway's), so its request is not filled (nor
+ * refunded) again. The request ends as the chain says: `success` when its order is filled, else `refund`.
+ */
+async function endReleased(scope: SolverScope, request: RequestRecord, deposit: DepositRecord): Promise<void> {
+  const filled = await scope.truth.filled(request.destinationChainId, request.id as Hex);
+  scope.ctx.log.error(
+    { requestId: request.id, txHash: deposit.txHash, chainId: deposit.chainId, filled },
+    'not filling: the deposit was already released on chain (the database did not know)',
+  );
+  if (filled) await setStatus(scope.ctx, request, 'succeed');
+  else
+    await setStatus(scope.ctx, request, 'refund', {
+      details: { message: 'The deposit was already released on chain, by an earlier run of this solver' },
+    });
+}
+
+/** Whether the depository released `deposit` (false for a deposit the receiver forwarded: it has no index). */
+const isReleased = async (scope: SolverScope, deposit: DepositRecord): Promise<boolean> =>
+  deposit.depositIndex !== null && scope.truth.released(deposit.chainId, deposit.depositIndex);
 
 /** Starts the destination sender's read ahead of a fill (`TransactionSender.readAhead`); none without a sender. */
 function readAheadFill(scope: SolverScope, request: RequestRecord): void {

@@ -133,4 +133,9 @@ export interface OrderTruth {
    * (`OnlyOwnerMulticaller.filled`, one indexed read at the chain's head). Throws when the chain cannot be read.
    */
   filled(chainId: number, requestId: Hex): Promise<boolean>;
+  /**
+   * Whether the depository on chain `chainId` has released deposit `depositIndex` (`Depository.isReleased`): refunded
+   * or settled, by this database or by another one with the same key. Throws when the chain cannot be read.
+   */
+  released(chainId: number, depositIndex: bigint): Promise<boolean>;
 }

@@ -138,6 +138,15 @@ export function queueUnknownRefund(scope: SolverScope, deposit: DepositRecord): 
   void scope.enqueue(`deposit:${deposit.id}`, async () => {
     const { db, log } = scope.ctx;
     if ((await getDeposit(db, deposit.id))?.status !== 'confirmed') return;
+    if (deposit.depositIndex !== null && (await scope.truth.released(deposit.chainId, deposit.depositIndex))) {
+      // Refunded or settled already (a rebuild from chain events reads old deposits again): nothing is owed.
+      log.warn(
+        { requestId: deposit.requestId, txHash: deposit.txHash, chainId: deposit.chainId },
+        'deposit for a request this database does not know, already released on chain: nothing to do',
+      );
+      await updateDepositStatus(db, deposit.id, { status: 'consumed', fromStatus: 'confirmed', now: scope.ctx.now() });
+      return;
+    }
     const filledOn = await filledAnywhere(scope, deposit.requestId as Hex);
     if (filledOn === undefined) {
       await refundStrayDeposit(scope, deposit, deposit.depositor as Address, null);

@@ -26,6 +26,7 @@ import * as requestsUnsampledColumns from './2026_11_28_0200_requests_unsampled_
 import * as requestsRecipientPartialIndex from './2026_11_28_0300_requests_recipient_partial_index.js';
 import * as requestsDomainChecks from './2026_11_28_0400_requests_domain_checks.js';
 import * as createPermitDeadlines from './2026_11_29_0500_create_permit_deadlines.js';
+import * as createSolverNonces from './2026_11_30_0100_create_solver_nonces.js';
 import * as reserveQuoteSponsorship from './2026_11_29_1100_reserve_quote_sponsorship.js';
 import * as flagReorgedDeposits from './2026_11_29_2300_flag_reorged_deposits.js';
 import * as dustAndSolverCarriers from './2026_11_29_2200_dust_and_solver_carriers.js';
@@ -75,4 +76,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_29_2200_dust_and_solver_carriers': dustAndSolverCarriers,
   '2026_11_29_2000_settle_by_deposit_identity': settleByDepositIdentity,
   '2026_11_29_2100_create_execution_reverts': createExecutionReverts,
+  '2026_11_30_0100_create_solver_nonces': createSolverNonces,
 };
