@@ -26,15 +26,25 @@ export async function findUnknownSolverHistory(
   clients: ChainClients,
   db: Kysely<Tables>,
   solver: Address,
+  onUnreadable?: (chainId: number, error: unknown) => void,
 ): Promise<UnknownSolverHistory[]> {
   const found = await Promise.all(
     chains.map(async (chain): Promise<UnknownSolverHistory | undefined> => {
       const client = clients.get(chain.id);
       if (client === undefined) throw new Error(`no client for chain ${chain.id}`);
       const [chainNonce, knownNonce] = await Promise.all([
-        client.getTransactionCount({ address: solver, blockTag: 'latest' }).then(BigInt),
+        client
+          .getTransactionCount({ address: solver, blockTag: 'latest' })
+          .then(BigInt)
+          .catch((error: unknown) => {
+            // An RPC down at start must not keep the gateway from serving the other chains; its own readiness check
+            // reports it. The comparison is left for the next start (see `onUnreadable`).
+            onUnreadable?.(chain.id, error);
+            return undefined;
+          }),
         knownSolverNonce(db, chain.id, solver),
       ]);
+      if (chainNonce === undefined) return undefined;
       if (chainNonce <= knownNonce) return undefined;
       const fromBlock = chain.deploymentBlock === undefined ? undefined : BigInt(chain.deploymentBlock);
       return { chainId: chain.id, chainNonce, knownNonce, fromBlock };

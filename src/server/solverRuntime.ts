@@ -222,7 +222,12 @@ export function createSolverRuntime(
     async start() {
       // The chain decides, the database remembers: a database that does not account for every transaction of the
       // solver key is rebuilt from chain events before the solver acts on it.
-      const unknown = await findUnknownSolverHistory(followed, clients, ctx.db, account.address);
+      const unknown = await findUnknownSolverHistory(followed, clients, ctx.db, account.address, (chainId, error) =>
+        ctx.log.warn(
+          { chainId, err: error },
+          "the solver key's transaction count could not be read: its history is compared with the database at the next start",
+        ),
+      );
       for (const chain of unknown) {
         const what = `the database does not know ${chain.chainNonce - chain.knownNonce} transaction(s) the solver key made on chain ${chain.chainId}`;
         if (chain.fromBlock === undefined) {

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { encodeFunctionData, erc20Abi, parseEther, parseUnits, toHex, zeroAddress, type Hex } from 'viem';
 import { depositoryAbi, multicallerAbi, receiverAbi } from '../../generated/contracts/index.js';
 import { createChainClients } from '../../src/chain/clients.js';
@@ -569,7 +569,10 @@ describe('an unreachable RPC', () => {
 
       await proxy.up();
       await depositWith(first, 'confirmed');
-      expect(logs.some((entry) => entry.msg === 'deposit watcher: RPC answers again')).toBe(true);
+      // Logged when the pass that stored the deposit ends, which may be just after the row is visible.
+      await vi.waitFor(() =>
+        expect(logs.some((entry) => entry.msg === 'deposit watcher: RPC answers again')).toBe(true),
+      );
 
       // Down again while following: the deposit made meanwhile is found once it is back.
       await proxy.down();

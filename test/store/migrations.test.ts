@@ -23,6 +23,7 @@ const gatewayTables = [
   'request_events',
   'requests',
   'settlement_items',
+  'solver_nonces',
   'webhook_deliveries',
 ];
 

@@ -72,9 +72,9 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0400_requests_domain_checks': requestsDomainChecks,
   '2026_11_29_0500_create_permit_deadlines': createPermitDeadlines,
   '2026_11_29_1100_reserve_quote_sponsorship': reserveQuoteSponsorship,
-  '2026_11_29_2300_flag_reorged_deposits': flagReorgedDeposits,
-  '2026_11_29_2200_dust_and_solver_carriers': dustAndSolverCarriers,
   '2026_11_29_2000_settle_by_deposit_identity': settleByDepositIdentity,
   '2026_11_29_2100_create_execution_reverts': createExecutionReverts,
+  '2026_11_29_2200_dust_and_solver_carriers': dustAndSolverCarriers,
+  '2026_11_29_2300_flag_reorged_deposits': flagReorgedDeposits,
   '2026_11_30_0100_create_solver_nonces': createSolverNonces,
 };
