@@ -3,18 +3,20 @@
  * lost one) never refunds a deposit whose order the chain says was filled. Gateway A fills a deposit and stops
  * before settling it; gateway B, same solver key, empty database, is handed the deposit through the public
  * `POST /transactions/index`: it refunds nothing, and the user is paid exactly once. A deposit for an order nobody
- * filled, handed to B the same way, is refunded (so B's solver does run).
+ * filled, handed to B the same way, is refunded (so B's solver does run). The same holds when the database is
+ * deleted with deposits in flight, and when it is restored from a backup older than a batch of fills.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { keccak256, parseEther, parseEventLogs, toHex, zeroAddress, type Address } from 'viem';
-import { depositoryAbi } from '../../generated/contracts/index.js';
+import { depositoryAbi, onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
 import { startDevnet, type Devnet } from '../../src/chain/devnet.js';
 import { configFromEnvironment, type GatewayConfig } from '../../src/server/config.js';
 import { createServer } from '../../src/server/createServer.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
+import { DATA_DIR_LOCK_FILE } from '../../src/store/dataDirLock.js';
 import { listDepositsForRequest } from '../../src/store/deposits.repository.js';
 import { call } from '../helpers/conformance.js';
 import { depositNative } from '../helpers/deposits.js';
@@ -35,7 +37,7 @@ async function gatewayOn(logs: any[] = [], dataDir?: string): Promise<TestGatewa
       devnetChainConfigs(devnet.descriptor),
       devnet.descriptor.solver.privateKey,
     ),
-    // Settlement never runs during the test: the filled deposit stays in the depository, unreleased.
+    // Settlement runs one pass at start and none after: a deposit filled while the gateway runs stays unreleased.
     settlement: { intervalMs: 3_600_000, maxBatch: 50 },
     ...(dataDir === undefined ? {} : { dataDir }),
   };
@@ -52,8 +54,18 @@ beforeAll(async () => {
   devnet = await startDevnet({ basePort: 0 });
 });
 
+/**
+ * Stops every gateway started so far. One left running holds the same solver key with a database of its own: it
+ * would take the next test's deposits for unknown requests and act on them beside that test's gateway.
+ */
+async function stopAll(): Promise<void> {
+  for (const gateway of running.splice(0)) await gateway.stop().catch(() => undefined);
+}
+
+afterEach(stopAll);
+
 afterAll(async () => {
-  for (const gateway of running) await gateway.stop().catch(() => undefined);
+  await stopAll();
   await devnet?.stop();
 });
 
@@ -187,6 +199,114 @@ describe('the database deleted while requests are in flight', () => {
         if (paid > 0n) expect(paid).toBe(BigInt(quotes[i]!.details.currencyOut.amount));
       }
     } finally {
+      // Stopped before their data directories are removed.
+      await stopAll();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 240_000);
+});
+
+describe('a database restored from a backup taken before a batch of fills', () => {
+  it('rebuilds from the chain: every recipient is paid once, nothing is refunded, the requests end in success', async () => {
+    const [chainA, chainB] = devnet.descriptor.chains;
+    const alice = devnet.descriptor.accounts[0]!;
+    const originClient = publicClientOf(chainA!);
+    const destinationClient = publicClientOf(chainB!);
+    const dir = await mkdtemp(path.join(tmpdir(), 'gateway-chain-truth-'));
+    const dataDir = path.join(dir, 'data');
+    const backup = path.join(dir, 'backup');
+    try {
+      const recipients = [0, 1, 2, 3].map(
+        (n) => `0x00000000000000000000000000000000ee0000${n.toString(16).padStart(2, '0')}` as Address,
+      );
+      const quoteFor = (gateway: TestGateway, recipient: Address) =>
+        requestQuote(gateway, alice, {
+          originCurrency: zeroAddress,
+          destinationCurrency: zeroAddress,
+          amount: parseEther('0.01').toString(),
+          recipient,
+        });
+
+      // A first order, filled; the batch quoted (its requests waiting) before the backup is taken.
+      const first = await gatewayOn([], dataDir);
+      const quotes = [await quoteFor(first, recipients[0]!)];
+      const receipts = [[...(await executeSteps(first, quotes[0]!.steps, alice)).values()].at(-1)!];
+      const requestIds = [quotes[0]!.steps.at(-1)!.requestId];
+      expect((await waitForStatus(first, requestIds[0]!, ['success', 'failure', 'refund'])).status).toBe('success');
+      for (const recipient of recipients.slice(1)) quotes.push(await quoteFor(first, recipient));
+      requestIds.push(...quotes.slice(1).map((quote) => quote.steps.at(-1)!.requestId));
+      await first.stop();
+      // The backup: the stopped gateway's directory, without its lock file (which marks a live holder).
+      await cp(dataDir, backup, {
+        recursive: true,
+        filter: (source) => path.basename(source) !== DATA_DIR_LOCK_FILE,
+      });
+
+      // The batch is deposited and filled on the original directory, then the gateway stops.
+      const second = await gatewayOn([], dataDir);
+      for (const quote of quotes.slice(1))
+        receipts.push([...(await executeSteps(second, quote.steps, alice)).values()].at(-1)!);
+      for (const requestId of requestIds.slice(1))
+        expect((await waitForStatus(second, requestId, ['success', 'failure', 'refund'])).status).toBe('success');
+      await second.stop();
+      const paid = await Promise.all(recipients.map((address) => destinationClient.getBalance({ address })));
+      expect(paid).toEqual(quotes.map((quote) => BigInt(quote.details.currencyOut.amount)));
+
+      // The operator restores the backup: its database knows the first fill and the batch's requests as waiting.
+      await rm(dataDir, { recursive: true, force: true });
+      await rename(backup, dataDir);
+      const aliceBefore = await originClient.getBalance({ address: alice.address });
+      const solverNonceB = await destinationClient.getTransactionCount({ address: devnet.descriptor.solver.address });
+      const logs: any[] = [];
+      const restored = await gatewayOn(logs, dataDir);
+
+      // The solver key's nonce on chain B is ahead of the backup's: the start rebuilt from chain events.
+      const ready = await fetch(`${restored.url}/ready`).then((response) => response.json());
+      expect(ready.checks[`history:${chainB!.chainId}`]).toMatchObject({ ok: true });
+      expect(ready.checks[`history:${chainB!.chainId}`].message).toMatch(/^rebuilt from chain events since block 0/);
+      expect(logs.some((line) => line.msg === 'rebuilt from chain events: the solver runs')).toBe(true);
+      // The batch's deposits, read again, find their requests waiting; the chain says each was filled.
+      for (const requestId of requestIds)
+        expect((await waitForStatus(restored, requestId, ['success', 'failure', 'refund'])).status).toBe('success');
+      await restored.server.solver!.solver.idle();
+      // The second fill is refused before it is sent (the fill contract says `AlreadyFilled`): nothing goes out on B.
+      expect(await destinationClient.getTransactionCount({ address: devnet.descriptor.solver.address })).toBe(
+        solverNonceB,
+      );
+
+      // On chain: every order filled, every recipient paid once, and no deposit refunded. A pass of settlement runs
+      // at each start, so a deposit may have been released, but only ever to the solver.
+      const depositIndexes = receipts.map(
+        (receipt) =>
+          parseEventLogs({ abi: depositoryAbi, eventName: 'Deposit', logs: receipt.logs })[0]!.args.depositIndex,
+      );
+      const releases = await originClient.getContractEvents({
+        address: chainA!.contracts.depository,
+        abi: depositoryAbi,
+        eventName: 'Released',
+        fromBlock: 0n,
+      });
+      for (const [i, recipient] of recipients.entries()) {
+        const filled = await destinationClient.readContract({
+          address: chainB!.contracts.onlyOwnerMulticaller,
+          abi: onlyOwnerMulticallerAbi,
+          functionName: 'filled',
+          args: [requestIds[i]!],
+        });
+        const releasedTo = releases
+          .filter((release) => release.args.depositIndex === depositIndexes[i])
+          .map((release) => release.args.to);
+        expect({
+          recipient,
+          filled,
+          refunded: releasedTo.some((to) => to !== devnet.descriptor.solver.address),
+        }).toEqual({ recipient, filled: true, refunded: false });
+        expect(await destinationClient.getBalance({ address: recipient })).toBe(paid[i]);
+      }
+      expect(await originClient.getBalance({ address: alice.address })).toBe(aliceBefore);
+    } finally {
+      // Stopped before their data directories are removed.
+      await stopAll();
       await rm(dir, { recursive: true, force: true });
     }
   }, 240_000);
