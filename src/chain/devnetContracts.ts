@@ -65,7 +65,7 @@ export const SDK_BATCH_EXECUTOR: Address = '0x000000009B1D0aF20D8C6d0A44e162d11F
 
 /**
  * The devnet chain that charges an L1 data fee like an OP-stack chain (Base, Optimism): the third default chain,
- * so devnets of one or two chains (most tests) price as before. Its GasPriceOracle predeploy is
+ * so devnets of one or two chains (most tests) charge gas alone. Its GasPriceOracle predeploy is
  * `contracts/DevnetGasPriceOracle.sol` with `l1BaseFee` = `DEVNET_L1_BASE_FEE`.
  */
 export const OP_STACK_DEVNET_CHAIN_ID = 31339;
