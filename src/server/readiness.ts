@@ -47,10 +47,15 @@ export async function checkReadiness(database: () => Promise<void>, clients: Cha
  */
 export function withChainChecks(report: ReadinessReport, findings: Record<string, ReadinessCheck>): ReadinessReport {
   if (Object.keys(findings).length === 0) return report;
-  const checks = Object.fromEntries(
-    Object.entries({ ...report.checks, ...findings }).sort(([a], [b]) => a.localeCompare(b)),
-  );
-  return { ...report, degraded: true, checks };
+  return { ...report, degraded: true, checks: mergeChecks(report.checks, findings) };
+}
+
+/** A report's checks with more added, in name order (the order `/ready` shows them in). */
+function mergeChecks(
+  checks: Record<string, ReadinessCheck>,
+  more: Record<string, ReadinessCheck>,
+): Record<string, ReadinessCheck> {
+  return Object.fromEntries(Object.entries({ ...checks, ...more }).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 /**
@@ -60,14 +65,14 @@ export function withChainChecks(report: ReadinessReport, findings: Record<string
  */
 export function withFillPauses(report: ReadinessReport, pauses: FillPause[]): ReadinessReport {
   if (pauses.length === 0) return report;
-  const checks = { ...report.checks };
+  const paused: Record<string, ReadinessCheck> = {};
   for (const pause of pauses) {
-    checks[`fills:${pause.chainId}`] = {
+    paused[`fills:${pause.chainId}`] = {
       ok: true,
       message: `fills paused since ${new Date(pause.since).toISOString()} (${pause.held} paid request(s) held): ${pause.reason}`,
     };
   }
-  return { ...report, checks: Object.fromEntries(Object.entries(checks).sort(([a], [b]) => a.localeCompare(b))) };
+  return { ...report, checks: mergeChecks(report.checks, paused) };
 }
 
 /**
@@ -80,8 +85,8 @@ export function withSolverHistory(
   history: ReadonlyMap<number, { ok: boolean; message: string }>,
 ): ReadinessReport {
   if (history.size === 0) return report;
-  const checks = { ...report.checks };
-  for (const [chainId, check] of history) checks[`history:${chainId}`] = check;
-  const sorted = Object.fromEntries(Object.entries(checks).sort(([a], [b]) => a.localeCompare(b)));
-  return { ...report, ready: Object.values(sorted).every((c) => c.ok), checks: sorted };
+  const rebuilt: Record<string, ReadinessCheck> = {};
+  for (const [chainId, check] of history) rebuilt[`history:${chainId}`] = check;
+  const checks = mergeChecks(report.checks, rebuilt);
+  return { ...report, ready: Object.values(checks).every((c) => c.ok), checks };
 }
