@@ -245,13 +245,15 @@ export async function recordTransfer(
 
 export async function listTransfers(
   db: Kysely<Tables>,
-  filter: { chainId: number; status?: TransferStatus[]; maxBlockNumber?: bigint; address?: string },
+  filter: { chainId: number; status?: TransferStatus[]; maxBlockNumber?: bigint; address?: string; limit?: number },
 ): Promise<TransferRecord[]> {
   let q = db.selectFrom('deposit_address_transfers').selectAll().where('chain_id', '=', filter.chainId);
   if (filter.status !== undefined) q = q.where('status', 'in', filter.status);
   if (filter.maxBlockNumber !== undefined) q = q.where('block_number', '<=', filter.maxBlockNumber.toString());
   if (filter.address !== undefined) q = q.where('address', '=', normalizeHex(filter.address));
-  const rows = await q.orderBy('block_number').orderBy('id').execute();
+  q = q.orderBy('block_number').orderBy('id');
+  if (filter.limit !== undefined) q = q.limit(filter.limit);
+  const rows = await q.execute();
   return rows.map(toTransferRecord);
 }
 

@@ -13,6 +13,9 @@ import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { computeDepositAddress } from './address.js';
 
+/** The most dust transfers one lookup lists (`unsweptTransfers`). */
+const MAX_UNSWEPT_SHOWN = 100;
+
 /** Seconds between two reindexes of one address (the reference answers 429 inside its cooldown). */
 export const REINDEX_COOLDOWN_MS = 60_000;
 /** Blocks a reindex rescans when the configuration does not say (`GATEWAY_DEPOSIT_ADDRESS_REINDEX_BLOCKS`). */
@@ -60,7 +63,13 @@ export async function lookupDepositAddress(
     currency: found.currency,
     refundTo: found.refundTo === null || found.refundTo === zeroAddress ? null : found.refundTo,
     unsweptTransfers: (
-      await listTransfers(ctx.db, { chainId: found.chainId, address: found.address, status: ['dust'] })
+      await listTransfers(ctx.db, {
+        chainId: found.chainId,
+        address: found.address,
+        status: ['dust'],
+        // Anyone can send dust to an address: the lookup shows the oldest, never an unbounded list.
+        limit: MAX_UNSWEPT_SHOWN,
+      })
     ).map((transfer) => ({
       txHash: transfer.txHash,
       currency: transfer.token,
