@@ -24,7 +24,9 @@ import { ANVIL_MNEMONIC } from '../../src/chain/devnet.js';
 import { makeChainConfig } from '../helpers/chainConfig.js';
 import { startRpcProxy, type RpcProxy } from '../helpers/rpcProxy.js';
 
-const chainId = 31337;
+// A chain id no devnet uses: a gateway of another test file still polling a port the OS gave this anvil again cannot
+// send it transactions signed for a devnet chain (they would add blocks and shift the counts below).
+const chainId = 31990;
 let anvil: AnvilInstance;
 let direct: PublicClient;
 /** A contract whose every call emits `Ping()` (runtime `PUSH32 topic PUSH1 0 PUSH1 0 LOG1 STOP`). */
@@ -49,7 +51,7 @@ beforeAll(async () => {
   const wallet = createWalletClient({
     account: mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: 3 }),
     transport: http(anvil.rpcUrl),
-    chain: foundry,
+    chain: { ...foundry, id: chainId },
   });
   const deployment = await wallet.sendTransaction({
     data: '0x6027600c60003960276000f37fca6e822df923f741dfe968d15d80a18abd25bd1e748bcb9ad81fea5bbb7386af60006000a100',
