@@ -4,6 +4,7 @@ import { GatewayError } from '../core/errors.js';
 
 const assetTypes = {
   'explorer.js': 'text/javascript; charset=utf-8',
+  'format.js': 'text/javascript; charset=utf-8',
   'explorer.css': 'text/css; charset=utf-8',
 } as const;
 
@@ -11,9 +12,10 @@ const explorerFile = (name: string): Buffer => readFileSync(new URL(`./explorer/
 
 /**
  * The explorer, served by the gateway itself: `/explorer` (latest requests, paged; search by request id, address,
- * transaction hash or deposit address) and `/explorer/requests/{requestId}` (timeline, transactions, fees, live
- * status). Plain HTML, CSS and browser JavaScript from `src/server/explorer/`, no build step; the page only reads
- * the public API (`/chains`, `/requests/v3`) and the status stream (`/ws`), so it needs nothing from the internet.
+ * transaction hash or deposit address) and `/explorer/requests/{requestId}` (timeline, transactions, route, fees,
+ * live status, why a request is held or was refunded). Plain HTML, CSS and browser JavaScript modules from
+ * `src/server/explorer/`, no build step; the page only reads the public API (`/chains`, `/requests/v3`, `/ready`)
+ * and the status stream (`/ws`), so it needs nothing from the internet.
  */
 export function registerExplorer(app: FastifyInstance): void {
   const page = explorerFile('explorer.html');

@@ -1,11 +1,14 @@
-// The explorer: plain browser JavaScript, no build step. It reads the gateway's public API only
-// (GET /chains, GET /requests/v3) and follows a request live on the gateway's own stream (/ws).
-'use strict';
+// The explorer: plain browser JavaScript (an ES module), no build step. It reads the gateway's public API only
+// (GET /chains, GET /requests/v3, GET /ready for paused fills) and follows a request live on the gateway's own
+// stream (/ws). Amounts stay the API's exact values; `format.js` only rounds what is shown.
+import { exactAmount, feeCost, formatAmount } from './format.js';
 
 (() => {
   const main = document.getElementById('main');
   const PAGE_SIZE = 20;
   const LIST_REFRESH_MS = 3000;
+  /** How often a request with its deposit and no fill yet looks again whether its fills are paused. */
+  const HOLD_REFRESH_MS = 3000;
 
   /** failReason codes in plain words. */
   const REASONS = {
@@ -18,6 +21,41 @@
     ORIGIN_CURRENCY_MISMATCH: 'The deposit was made in another currency than quoted, so it was sent back.',
     ORPHANED_DEPOSIT_REFUND: 'The deposit matched no request, so it was sent back.',
     MANUAL_REFUND_REQUIRED: 'The refund could not be sent automatically; the operator must refund by hand.',
+    SLIPPAGE:
+      'At the time of delivery, prices had moved so far that the request would have received less than its minimum, so the deposit was sent back.',
+    SWAP_IMPACT_TOO_HIGH: 'The swap would have moved the price too far, so the deposit was sent back.',
+    AMOUNT_TOO_LOW_TO_REFUND: 'The deposit was too small to pay for sending it back.',
+    INSUFFICIENT_BALANCE_FOR_REFUND:
+      'The gateway did not hold enough to send the deposit back; the operator must refund it.',
+    SPONSOR_BALANCE_TOO_LOW:
+      "The app sponsoring this request's fees had run out of allowance, so the deposit was sent back.",
+    MANUAL_ADMIN_REFUND: 'The operator refunded this request.',
+    DEPOSIT_REORGED: 'The deposit disappeared from the origin chain (a reorganisation), so nothing was delivered.',
+    UNKNOWN: 'The deposit was sent back; the gateway recorded no reason.',
+  };
+  /**
+   * Why fills to a chain are paused (the `fills:<chainId>` check of `/ready`, whose reason starts with its kind),
+   * in plain words. The deposit stays with the gateway meanwhile: nothing is lost, it is filled or refunded later.
+   */
+  const HOLDS = {
+    prices: (chain) =>
+      `Deliveries to ${chain} are paused because a price the gateway relies on cannot be trusted right now (its price feed is out of date or off its peg, or cannot be read). The deposit is kept safe; the request is filled, or refunded if prices moved against it, once prices are current again.`,
+    'outflow limit': (chain) =>
+      `Deliveries to ${chain} have reached the most the gateway sends there in a short time (its outflow limit). The deposit is kept safe; the request is filled as soon as earlier deliveries leave the limit's window.`,
+    'start-up check': (chain) =>
+      `The gateway cannot deliver on ${chain} until its operator fixes a problem found when it started (the chain's network, contracts or a token approval). The deposit is kept safe meanwhile.`,
+  };
+  const holdWords = (kind, chain) =>
+    HOLDS[kind]
+      ? HOLDS[kind](chain)
+      : `Deliveries to ${chain} are paused by the gateway. The deposit is kept safe; the request is filled or refunded once they resume.`;
+  /**
+   * Liquidity sources and routers by the names the API gives them (a route leg's `router`, and its
+   * `includedSwapSources` when it lists them). DEX sources are named here as routes through them are added; a
+   * name not listed is shown as it is.
+   */
+  const SOURCES = {
+    'solver-inventory': "the solver's own inventory",
   };
   const STATUS_WORDS = {
     waiting: 'Waiting for deposit',
@@ -32,6 +70,7 @@
 
   let chains = new Map();
   let timer = null;
+  let holdTimer = null;
   let socket = null;
 
   // ---- helpers ---------------------------------------------------------------------------------------------
@@ -96,10 +135,21 @@
     return el('code', { title: hash, 'data-hash': hash }, short(hash));
   }
 
-  function amountOf(side) {
-    if (!side || !side.currency) return '?';
-    return `${side.amountFormatted} ${side.currency.symbol}`;
+  /**
+   * An amount to significant digits, with the exact value in its title (hover) and `data-exact` (what copying it
+   * gives, see the `copy` listener below).
+   */
+  function amountEl(amount, currency) {
+    if (amount === undefined || amount === null || !currency) return '?';
+    const exact = `${exactAmount(amount, currency.decimals)} ${currency.symbol}`;
+    return el(
+      'data',
+      { class: 'amount', value: exact, title: exact, 'data-exact': exact },
+      `${formatAmount(amount, currency.decimals)} ${currency.symbol}`,
+    );
   }
+
+  const amountOf = (side) => (side && side.currency ? amountEl(side.amount, side.currency) : '?');
 
   /** The request's route: origin and destination amounts with chains and symbols. */
   function routeOf(request) {
@@ -107,17 +157,42 @@
     if (!quoted) return { from: '?', to: '?', originChainId: null, destinationChainId: null };
     const input = quoted.origin.inputCurrency;
     const output = quoted.destination.outputCurrency;
+    // Getters: a DOM node lives in one place, so each use of an amount gets its own.
     return {
-      from: amountOf(input),
-      to: amountOf(output),
+      get from() {
+        return amountOf(input);
+      },
+      get to() {
+        return amountOf(output);
+      },
       originChainId: input.currency.chainId,
       destinationChainId: output.currency.chainId,
     };
   }
 
+  /**
+   * Whether fills to a chain are paused now, from `/ready` (it answers 503 with its checks when not ready, so the
+   * body is read whatever the status): `{ kind, since, message }`, or null.
+   */
+  async function pauseOf(chainId) {
+    let body;
+    try {
+      const response = await fetch('/ready', { headers: { accept: 'application/json' } });
+      body = await response.json();
+    } catch {
+      return null;
+    }
+    const check = body && body.checks && body.checks[`fills:${chainId}`];
+    if (!check || typeof check.message !== 'string') return null;
+    const match = /^fills paused since (\S+) .*?held\): ([^:]+): /.exec(check.message);
+    return { kind: match ? match[2] : 'unknown', since: match ? match[1] : null, message: check.message };
+  }
+
   function stopLive() {
     if (timer !== null) clearTimeout(timer);
     timer = null;
+    if (holdTimer !== null) clearTimeout(holdTimer);
+    holdTimer = null;
     if (socket !== null) socket.close();
     socket = null;
   }
@@ -228,7 +303,13 @@
       const result = await api(`/requests/v3?id=${encodeURIComponent(id)}`);
       const request = result.requests[0];
       if (!request) throw new Error('No request with this id on this gateway.');
-      body.replaceChildren(...requestView(request));
+      // A paid request waiting for its fill may be held: no status event says when a hold starts or ends, so the
+      // page looks again while the request is `pending`.
+      const pending = request.status === 'pending';
+      const pause = pending ? await pauseOf(routeOf(request).destinationChainId) : null;
+      body.replaceChildren(...requestView(request, pause));
+      if (holdTimer !== null) clearTimeout(holdTimer);
+      holdTimer = pending ? setTimeout(() => load().catch(() => undefined), HOLD_REFRESH_MS) : null;
     };
     try {
       await load();
@@ -276,7 +357,47 @@
     });
   }
 
-  function requestView(request) {
+  /** Each leg of the route (as executed, else as quoted): what went in, what came out, and through what. */
+  function routeView(data) {
+    const route = data.route || {};
+    const quoted = route.quoted || {};
+    const actual = route.actual || {};
+    const legs = [
+      ['origin', actual.origin || quoted.origin],
+      ['destination', actual.destination || quoted.destination],
+    ].filter(([, leg]) => leg && leg.inputCurrency);
+    if (legs.length === 0) return el('p', { class: 'note' }, 'No route recorded.');
+    return el(
+      'ol',
+      { class: 'legs' },
+      legs.map(([kind, leg]) => {
+        const input = leg.inputCurrency;
+        const output = leg.outputCurrency;
+        const chain = chainName(input.currency.chainId);
+        const sources =
+          Array.isArray(leg.includedSwapSources) && leg.includedSwapSources.length > 0
+            ? leg.includedSwapSources
+            : [leg.router].filter(Boolean);
+        const via = sources.map((source) => SOURCES[source] || source).join(', ');
+        const swapped = output && output.currency.address.toLowerCase() !== input.currency.address.toLowerCase();
+        let text;
+        if (swapped)
+          text = [amountOf(input), ' swapped to ', amountOf(output), ` on ${chain}`, via ? ` via ${via}` : ''];
+        else if (kind === 'origin') text = [amountOf(input), ` deposited on ${chain}`];
+        else if (output) text = [amountOf(output), ` delivered on ${chain}`, via ? ` from ${via}` : ''];
+        else text = [`Nothing delivered on ${chain}`];
+        return el(
+          'li',
+          { 'data-leg': kind, 'data-sources': sources.join(' ') },
+          el('b', {}, kind === 'origin' ? 'Origin' : 'Destination'),
+          ' ',
+          ...text,
+        );
+      }),
+    );
+  }
+
+  function requestView(request, pause) {
     const data = request.data || {};
     const route = routeOf(request);
     const inTxs = data.inTxs || [];
@@ -295,9 +416,9 @@
         el('dt', {}, 'Status'),
         el('dd', {}, statusBadge(request.status)),
         el('dt', {}, 'Sends'),
-        el('dd', {}, `${route.from} on ${chainName(route.originChainId)}`),
+        el('dd', {}, route.from, ` on ${chainName(route.originChainId)}`),
         el('dt', {}, 'Receives'),
-        el('dd', {}, `${route.to} on ${chainName(route.destinationChainId)}`),
+        el('dd', {}, route.to, ` on ${chainName(route.destinationChainId)}`),
         el('dt', {}, 'User'),
         el('dd', { class: 'mono' }, request.user),
         el('dt', {}, 'Recipient'),
@@ -349,6 +470,20 @@
           : el('li', { class: 'todo' }, el('b', {}, 'Fill'), ' ', el('span', { class: 'when' }, 'not sent yet')),
       );
     }
+    if (pause && fills.length === 0) {
+      const chain = chainName(route.destinationChainId);
+      steps.push(
+        el(
+          'li',
+          { class: 'warn', 'data-hold': pause.kind },
+          el('b', {}, 'Held'),
+          ' ',
+          el('span', { class: 'when' }, pause.since ? `since ${time(pause.since)}` : ''),
+          el('div', {}, holdWords(pause.kind, chain)),
+          el('details', {}, el('summary', {}, "The gateway's own words"), el('code', {}, pause.message)),
+        ),
+      );
+    }
     const reason = data.failReason && data.failReason !== 'N/A' ? data.failReason : null;
     if (request.status === 'success') {
       steps.push(
@@ -358,7 +493,7 @@
           el('b', {}, 'Success'),
           ' ',
           el('span', { class: 'when' }, time(updated)),
-          el('div', {}, `${route.to} delivered to the recipient.`),
+          el('div', {}, route.to, ' delivered to the recipient.'),
         ),
       );
     } else if (request.status === 'refund') {
@@ -402,6 +537,8 @@
 
     return [
       summary,
+      el('h2', {}, 'Route'),
+      el('div', { class: 'card' }, routeView(data)),
       el('h2', {}, 'Timeline'),
       el('div', { class: 'card' }, el('ol', { class: 'timeline' }, steps)),
       el('h2', {}, 'Transactions'),
@@ -434,14 +571,32 @@
     ];
   }
 
+  /** The fees as costs to the user, quoted and actual; a fee that is zero in both is left out. */
   function feesTable(fees, status) {
     const pending = ['waiting', 'depositing', 'pending', 'submitted', 'delayed'].includes(status)
       ? 'after the fill'
       : '—';
     if (!fees || !fees.quoted) return el('p', { class: 'note' }, 'No fees recorded.');
-    const symbol = fees.currency ? fees.currency.symbol : '';
-    const cell = (fee) => (fee ? `${fee.amountFormatted} ${symbol} ($${fee.usd})` : '—');
-    const names = Object.keys(fees.quoted);
+    const currency = fees.currency || { symbol: '', decimals: 0 };
+    const cell = (name, bucket) => {
+      if (!bucket) return '—';
+      const cost = feeCost(name, bucket, currency.decimals);
+      const exact = `${cost.exact} ${currency.symbol}`;
+      return [
+        el(
+          'data',
+          { class: 'amount', value: exact, title: exact, 'data-exact': exact },
+          `${cost.amount} ${currency.symbol}`,
+        ),
+        ' ',
+        el('span', { class: 'usd' }, `(${cost.usd})`),
+      ];
+    };
+    const isZero = (bucket) => !bucket || /^-?0*$/.test(String(bucket.amount));
+    const names = Object.keys(fees.quoted).filter(
+      (name) => !isZero(fees.quoted[name]) || (fees.actual && !isZero(fees.actual[name])),
+    );
+    if (names.length === 0) return el('p', { class: 'note' }, 'No fees.');
     return el(
       'table',
       { class: 'fees' },
@@ -452,15 +607,42 @@
         names.map((name) =>
           el(
             'tr',
-            {},
-            el('td', {}, name),
-            el('td', {}, cell(fees.quoted[name])),
-            el('td', {}, fees.actual ? cell(fees.actual[name]) : pending),
+            { 'data-fee': name },
+            el('td', {}, feeCost(name, fees.quoted[name], currency.decimals).name),
+            el('td', { 'data-phase': 'quoted' }, cell(name, fees.quoted[name])),
+            el('td', { 'data-phase': 'actual' }, fees.actual ? cell(name, fees.actual[name]) : pending),
           ),
         ),
       ),
     );
   }
+
+  /**
+   * Copying gives exact amounts: a selection inside one amount copies its exact value, and a selection across
+   * several copies the selected text with each amount's rounded value replaced by the exact one.
+   */
+  document.addEventListener('copy', (event) => {
+    const selection = document.getSelection();
+    if (!event.clipboardData || !selection || selection.rangeCount === 0 || selection.isCollapsed) return;
+    const range = selection.getRangeAt(0);
+    const common = range.commonAncestorContainer;
+    const inside = (common.nodeType === Node.ELEMENT_NODE ? common : common.parentElement).closest('[data-exact]');
+    let text;
+    if (inside) text = inside.dataset.exact;
+    else {
+      const fragment = range.cloneContents();
+      const amounts = fragment.querySelectorAll('[data-exact]');
+      if (amounts.length === 0) return;
+      for (const amount of amounts) amount.textContent = amount.dataset.exact;
+      // Laid out off screen, so the copied text keeps the line and cell breaks a plain copy has.
+      const holder = el('div', { style: 'position:fixed;left:-10000px;top:0;white-space:pre-wrap' }, fragment);
+      document.body.append(holder);
+      text = holder.innerText;
+      holder.remove();
+    }
+    event.clipboardData.setData('text/plain', text);
+    event.preventDefault();
+  });
 
   // ---- routing ---------------------------------------------------------------------------------------------
 
