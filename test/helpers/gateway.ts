@@ -16,6 +16,8 @@ export interface StartTestGatewayOptions {
   configure?: (config: GatewayConfig, devnet: Devnet) => GatewayConfig | Promise<GatewayConfig>;
   /** Passed to `createServer` (e.g. a log destination the test reads). */
   server?: CreateServerOptions;
+  /** More environment variables for the configuration, as `npm start` would read them (`GATEWAY_ADMIN_TOKEN`). */
+  environment?: Record<string, string>;
 }
 
 /** A real devnet (automine, free ports) and a gateway on port 0 with in-memory PGlite unless overridden. */
@@ -27,7 +29,7 @@ export async function startTestGateway(
   try {
     let config: GatewayConfig = {
       ...configFromEnvironment(
-        { PORT: '0', GATEWAY_LOG_LEVEL: 'silent' },
+        { ...options.environment, PORT: '0', GATEWAY_LOG_LEVEL: 'silent' },
         devnetChainConfigs(devnet.descriptor),
         devnet.descriptor.solver.privateKey,
       ),

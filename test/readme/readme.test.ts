@@ -1,8 +1,10 @@
 /**
- * The README cannot rot (issue #20 item 10): every fenced block in it is marked, either with the file name it is
- * run as or with why it is not run, and this test runs each named one, unchanged except for the addresses,
- * against a real devnet gateway: the tour's curls, the first deposit with viem, following it over /ws, the
- * webhook key and a receiver that checks signatures, and the reference's SDK.
+ * The README cannot rot: every fenced block in it is marked, either with the file name it is run as or with why it
+ * is not run and the test file that runs it (a fragment of a flow, or a command that starts a gateway of its own),
+ * and this test runs each named one, unchanged except for the addresses, against a real devnet gateway: the
+ * gateway started with the environment the README gives `npm start`, the tour's curls, the first deposit with
+ * viem, following it over /ws, the webhook key and a receiver that checks signatures, and the reference's SDK.
+ * The commands of the blocks it does not run are checked to be the package's scripts.
  *
  * The snippets run as a user runs them: written to a directory of their own (with `"type": "module"` and the
  * devnet's `.devnet/devnet.json`), with `bash` or `tsx`. The gateway listens on a free port, so
@@ -10,6 +12,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -17,6 +20,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDevnetDescriptor } from '../../src/chain/devnet.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import vitestConfig from '../../vitest.config.js';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
@@ -65,9 +69,25 @@ const freePort = (): Promise<number> =>
     });
   });
 
+/**
+ * The environment a `VAR=value … npm start` block starts the gateway with: the test's gateway is that `npm start`
+ * (on a devnet of free ports), configured from the same variables.
+ */
+function startEnvironment(name: string): Record<string, string> {
+  const code = snippets.find((s) => s.name === name)?.code.trim() ?? '';
+  const match = /^((?:[A-Z_]+=\S+ )+)npm start$/.exec(code);
+  if (match === null) throw new Error(`README snippet ${name} is not \`VAR=value npm start\`: ${code}`);
+  return Object.fromEntries(
+    match[1]!
+      .trim()
+      .split(/\s+/)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+}
+
 beforeAll(async () => {
   snippets = snippetsOf(await readFile(path.join(root, 'README.md'), 'utf8'));
-  gateway = await startTestGateway({ adminToken: 'dev-admin-token-0123456789' });
+  gateway = await startTestGateway({}, { environment: startEnvironment('start-admin.sh') });
   receiverPort = await freePort();
   // Under node_modules so that `viem`, `ws` and the SDK resolve as they would in an app that installed them.
   dir = path.join(root, 'node_modules/.cache', `readme-snippets-${randomBytes(4).toString('hex')}`);
@@ -123,11 +143,14 @@ async function runSnippet(name: string, args: string[] = [], env: Record<string,
 }
 
 describe('README', () => {
-  it('marks every block: run as a named file, or skipped with a reason', () => {
+  it('marks every block: run as a named file, or skipped with a reason naming the test that runs it', () => {
     expect(snippets.length).toBeGreaterThan(10);
     for (const snippet of snippets) {
       expect(snippet.name ?? snippet.skip, `unmarked block:\n${snippet.code.slice(0, 200)}`).toBeTruthy();
-      if (snippet.skip !== undefined) expect(snippet.skip.length, snippet.code).toBeGreaterThan(5);
+      if (snippet.skip === undefined) continue;
+      const tests = [...snippet.skip.matchAll(/\btest\/[\w/.-]+\.test\.ts\b/g)].map(([file]) => file);
+      expect(tests.length, `a skip reason names no test: ${snippet.skip}`).toBeGreaterThan(0);
+      for (const file of tests) expect(existsSync(path.join(root, file)), file).toBe(true);
     }
     const names = snippets.flatMap((s) => (s.name === undefined ? [] : [s.name]));
     expect(new Set(names).size).toBe(names.length);
@@ -140,9 +163,33 @@ describe('README', () => {
         'quote.sh',
         'receiver.ts',
         'sdk.ts',
+        'start-admin.sh',
         'tour.sh',
       ].sort(),
     );
+  });
+
+  it("the commands of every shell block are the package's scripts, and the suite includes this test", async () => {
+    const { scripts } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const commands = snippets
+      .filter((s) => s.language === 'sh')
+      .flatMap((s) => [...s.code.matchAll(/\bnpm (start|test|run ([\w:]+))/g)].map((m) => m[2] ?? m[1]!));
+    expect(new Set(commands)).toEqual(
+      new Set(['start', 'test', 'bench', 'bench:fill', 'bench:stream', 'bench:idle', 'bench:growth', 'bench:soak']),
+    );
+    for (const command of commands) {
+      const script = scripts[command];
+      expect(script, `npm ${command}`).toBeDefined();
+      // A script that runs a file (`tsx [flags] <file>`): the file is there.
+      const file = /^tsx (?:--[\w-]+ )*(\S+\.ts)\b/.exec(script!)?.[1];
+      if (file !== undefined) expect(existsSync(path.join(root, file)), `${command}: ${file}`).toBe(true);
+    }
+    // `npm start` is what test/server/start.test.ts runs; `npm test` runs every test file, this one included.
+    expect(scripts.start).toMatch(/^tsx (--[\w-]+ )*src\/server\/main\.ts$/);
+    expect(scripts.test).toBe('vitest run');
+    expect(vitestConfig.test?.include).toContain('test/**/*.test.ts');
   });
 
   it('the tour, the quote and the error example answer as the README says', async () => {
