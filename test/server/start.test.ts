@@ -34,9 +34,17 @@ describe('npm start', () => {
   it('brings up the devnet, writes the descriptor, serves the gateway and stops everything on SIGTERM', async () => {
     const cwd = await mkdtemp(path.join(tmpdir(), 'gateway-start-'));
     dirs.push(cwd);
-    const run = start(cwd, { PORT: '0', DEVNET_BASE_PORT: '0', DEVNET_BLOCK_TIME: '1', GATEWAY_LOG_LEVEL: 'warn' });
+    const run = start(cwd, { PORT: '0', DEVNET_BASE_PORT: '0', DEVNET_BLOCK_TIME: '1', GATEWAY_LOG_LEVEL: 'info' });
     const [, url] = await run.waitFor(/Gateway ready at (http:\/\/\S+)/, 90_000);
     expect(run.output()).toMatch(/deploying/i);
+    // Piped and without GATEWAY_LOG_FORMAT, the log is JSON lines (the README's log example greps them).
+    expect(run.output()).toMatch(/^\{"level":30,.*"msg":"Server listening at http/m);
+    const logLines = run
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'));
+    for (const line of logLines)
+      expect(JSON.parse(line), line).toMatchObject({ level: expect.any(Number), msg: expect.any(String) });
     // The hints are written after the ready line, and may reach this process in a later chunk.
     await run.waitFor(/Press Ctrl-C to stop/, 30_000);
     expect(run.output()).toContain('curl');
