@@ -239,6 +239,7 @@ describe('explorer', () => {
       await page.goto(`${gateway.url}/explorer/requests/${requestId}`);
       await page.locator('#live.on').waitFor({ timeout: 20_000 });
       expect(await page.locator('.card [data-status]').getAttribute('data-status')).toBe('waiting');
+      expect(await page.locator('[data-leg="origin"]').innerText()).toBe('Origin 0.02 ETH to deposit on Devnet A');
       await page.evaluate(() => Object.assign(window, { notReloaded: true }));
     }
     await executeSteps(gateway, quote.steps, alice());

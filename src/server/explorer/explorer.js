@@ -358,7 +358,7 @@ import { exactAmount, feeCost, formatAmount } from './format.js';
   }
 
   /** Each leg of the route (as executed, else as quoted): what went in, what came out, and through what. */
-  function routeView(data) {
+  function routeView(data, deposited) {
     const route = data.route || {};
     const quoted = route.quoted || {};
     const actual = route.actual || {};
@@ -383,7 +383,7 @@ import { exactAmount, feeCost, formatAmount } from './format.js';
         let text;
         if (swapped)
           text = [amountOf(input), ' swapped to ', amountOf(output), ` on ${chain}`, via ? ` via ${via}` : ''];
-        else if (kind === 'origin') text = [amountOf(input), ` deposited on ${chain}`];
+        else if (kind === 'origin') text = [amountOf(input), ` ${deposited ? 'deposited' : 'to deposit'} on ${chain}`];
         else if (output) text = [amountOf(output), ` delivered on ${chain}`, via ? ` from ${via}` : ''];
         else text = [`Nothing delivered on ${chain}`];
         return el(
@@ -538,7 +538,7 @@ import { exactAmount, feeCost, formatAmount } from './format.js';
     return [
       summary,
       el('h2', {}, 'Route'),
-      el('div', { class: 'card' }, routeView(data)),
+      el('div', { class: 'card' }, routeView(data, inTxs.length > 0)),
       el('h2', {}, 'Timeline'),
       el('div', { class: 'card' }, el('ol', { class: 'timeline' }, steps)),
       el('h2', {}, 'Transactions'),
