@@ -5,6 +5,7 @@ import { GatewayError } from '../core/errors.js';
 const assetTypes = {
   'explorer.js': 'text/javascript; charset=utf-8',
   'format.js': 'text/javascript; charset=utf-8',
+  'words.js': 'text/javascript; charset=utf-8',
   'explorer.css': 'text/css; charset=utf-8',
 } as const;
 

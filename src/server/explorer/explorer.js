@@ -2,6 +2,7 @@
 // (GET /chains, GET /requests/v3, GET /ready for paused fills) and follows a request live on the gateway's own
 // stream (/ws). Amounts stay the API's exact values; `format.js` only rounds what is shown.
 import { exactAmount, feeCost, formatAmount } from './format.js';
+import { holdWords, pauseFromCheck, reasonWords } from './words.js';
 
 (() => {
   const main = document.getElementById('main');
@@ -10,45 +11,6 @@ import { exactAmount, feeCost, formatAmount } from './format.js';
   /** How often a request with its deposit and no fill yet looks again whether its fills are paused. */
   const HOLD_REFRESH_MS = 3000;
 
-  /** failReason codes in plain words. */
-  const REASONS = {
-    DOUBLE_SPEND: 'This request had already been paid, so the extra deposit was sent back.',
-    DEPOSITED_AMOUNT_TOO_LOW_TO_FILL: 'The deposit was smaller than the quoted amount, so it was sent back.',
-    ORDER_EXPIRED: 'The deposit arrived after the quote had expired, so it was sent back.',
-    SOLVER_BALANCE_TOO_LOW: 'The solver did not hold enough of the currency to deliver, so the deposit was sent back.',
-    EXECUTION_REVERTED: 'The calls on the destination chain would have failed, so the deposit was sent back.',
-    TRANSACTION_REVERTED: 'The delivery transaction failed on the destination chain, so the deposit was sent back.',
-    ORIGIN_CURRENCY_MISMATCH: 'The deposit was made in another currency than quoted, so it was sent back.',
-    ORPHANED_DEPOSIT_REFUND: 'The deposit matched no request, so it was sent back.',
-    MANUAL_REFUND_REQUIRED: 'The refund could not be sent automatically; the operator must refund by hand.',
-    SLIPPAGE:
-      'At the time of delivery, prices had moved so far that the request would have received less than its minimum, so the deposit was sent back.',
-    SWAP_IMPACT_TOO_HIGH: 'The swap would have moved the price too far, so the deposit was sent back.',
-    AMOUNT_TOO_LOW_TO_REFUND: 'The deposit was too small to pay for sending it back.',
-    INSUFFICIENT_BALANCE_FOR_REFUND:
-      'The gateway did not hold enough to send the deposit back; the operator must refund it.',
-    SPONSOR_BALANCE_TOO_LOW:
-      "The app sponsoring this request's fees had run out of allowance, so the deposit was sent back.",
-    MANUAL_ADMIN_REFUND: 'The operator refunded this request.',
-    DEPOSIT_REORGED: 'The deposit disappeared from the origin chain (a reorganisation), so nothing was delivered.',
-    UNKNOWN: 'The deposit was sent back; the gateway recorded no reason.',
-  };
-  /**
-   * Why fills to a chain are paused (the `fills:<chainId>` check of `/ready`, whose reason starts with its kind),
-   * in plain words. The deposit stays with the gateway meanwhile: nothing is lost, it is filled or refunded later.
-   */
-  const HOLDS = {
-    prices: (chain) =>
-      `Deliveries to ${chain} are paused because a price the gateway relies on cannot be trusted right now (its price feed is out of date or off its peg, or cannot be read). The deposit is kept safe; the request is filled, or refunded if prices moved against it, once prices are current again.`,
-    'outflow limit': (chain) =>
-      `Deliveries to ${chain} have reached the most the gateway sends there in a short time (its outflow limit). The deposit is kept safe; the request is filled as soon as earlier deliveries leave the limit's window.`,
-    'start-up check': (chain) =>
-      `The gateway cannot deliver on ${chain} until its operator fixes a problem found when it started (the chain's network, contracts or a token approval). The deposit is kept safe meanwhile.`,
-  };
-  const holdWords = (kind, chain) =>
-    HOLDS[kind]
-      ? HOLDS[kind](chain)
-      : `Deliveries to ${chain} are paused by the gateway. The deposit is kept safe; the request is filled or refunded once they resume.`;
   /**
    * Liquidity sources and routers by the names the API gives them (a route leg's `router`, and its
    * `includedSwapSources` when it lists them). DEX sources are named here as routes through them are added; a
@@ -172,7 +134,7 @@ import { exactAmount, feeCost, formatAmount } from './format.js';
 
   /**
    * Whether fills to a chain are paused now, from `/ready` (it answers 503 with its checks when not ready, so the
-   * body is read whatever the status): `{ kind, since, message }`, or null.
+   * body is read whatever the status): see `pauseFromCheck`.
    */
   async function pauseOf(chainId) {
     let body;
@@ -182,10 +144,7 @@ import { exactAmount, feeCost, formatAmount } from './format.js';
     } catch {
       return null;
     }
-    const check = body && body.checks && body.checks[`fills:${chainId}`];
-    if (!check || typeof check.message !== 'string') return null;
-    const match = /^fills paused since (\S+) .*?held\): ([^:]+): /.exec(check.message);
-    return { kind: match ? match[2] : 'unknown', since: match ? match[1] : null, message: check.message };
+    return pauseFromCheck(body && body.checks && body.checks[`fills:${chainId}`]);
   }
 
   function stopLive() {
@@ -507,7 +466,7 @@ import { exactAmount, feeCost, formatAmount } from './format.js';
           refund ? txLink(refund.chainId, refund.txHash) : null,
           ' ',
           el('span', { class: 'when' }, time(updated)),
-          el('div', {}, REASONS[reason] || (reason ? `Reason: ${reason}` : 'The deposit was sent back.')),
+          el('div', {}, reasonWords(reason, 'The deposit was sent back.')),
         ),
       );
     } else if (request.status === 'failure') {
@@ -519,8 +478,8 @@ import { exactAmount, feeCost, formatAmount } from './format.js';
           el('b', {}, 'Failed'),
           ' ',
           el('span', { class: 'when' }, time(updated)),
-          el('div', {}, REASONS[reason] || (reason ? `Reason: ${reason}` : 'The fill failed.')),
-          refundReason ? el('div', {}, REASONS[refundReason] || `Refund: ${refundReason}`) : null,
+          el('div', {}, reasonWords(reason, 'The fill failed.')),
+          refundReason ? el('div', {}, reasonWords(refundReason, '', 'Refund: ')) : null,
         ),
       );
     } else {
