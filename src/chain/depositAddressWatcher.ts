@@ -85,7 +85,8 @@ export interface CreateDepositAddressWatcherParameters {
 }
 
 /**
- * Finds plain transfers to the gateway's deposit addresses on one chain, with the deposit watcher's rules.
+ * Finds plain transfers to the gateway's deposit addresses on one chain: the hooks of a chain follower
+ * (`follower/follower.ts`), as the deposit watcher is.
  *
  * - Native: a transfer to an address that has no code yet emits no log, so every block's transactions are read
  *   (`eth_getBlockByNumber` with transactions; a transaction that reverted moved nothing and is skipped by its

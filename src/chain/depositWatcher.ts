@@ -73,8 +73,9 @@ export interface CreateDepositWatcherParameters extends DepositWatcherOptions {
 }
 
 /**
- * Follows one origin chain's deposits: on every head its node pushes (`heads`), and by polling `eth_blockNumber`
- * every `pollIntervalMs` (default a quarter of the block time, at most 1 s; every two block times while the head
+ * Follows one origin chain's deposits, as the hooks of a chain follower (`follower/follower.ts`, which owns the
+ * cursor, the rewind, the ranges and the confirmation depth): on every head its node pushes (`heads`), and by
+ * polling `eth_blockNumber` every `pollIntervalMs` (default a quarter of the block time, at most 1 s; every two block times while the head
  * feed is live), reads new blocks with one `eth_getLogs` over the depository and the receiver (ranges
  * of at most `maxBlockRange`; none for a pushed head whose header proves neither logged in its block: `mayHoldLogsOf`),
  * stores each log as a `seen` deposit and moves the `deposits` cursor in the same
@@ -97,7 +98,7 @@ export interface CreateDepositWatcherParameters extends DepositWatcherOptions {
  * height is noticed with the next block; confirmation always re-reads the block hash, so it cannot be missed.
  *
  * Deposits already `consumed` (a fill or a refund paid for them) are watched until the chain's finality depth
- * (`finalityDepthOf`): on the first pass and after every rewind, each one in the last `finalityDepth` blocks whose
+ * (`finalityDepthOf`, `usedDeposits.ts`): on the first pass and after every rewind, each one in the last `finalityDepth` blocks whose
  * block changed is looked at again on every pass until its transaction settles. Mined in another block, the row
  * follows it; still pending in the node, it waits (up to the finality depth); gone from the chain and the node,
  * the deposit is flagged (`removed` with `reorgedAt`), its amount booked as a loss (`loss:reorg`), a warning
