@@ -98,8 +98,8 @@ export interface CreateDepositWatcherParameters extends DepositWatcherOptions {
  * height is noticed with the next block; confirmation always re-reads the block hash, so it cannot be missed.
  *
  * Deposits already `consumed` (a fill or a refund paid for them) are watched until the chain's finality depth
- * (`finalityDepthOf`, `usedDeposits.ts`): on the first pass and after every rewind, each one in the last `finalityDepth` blocks whose
- * block changed is looked at again on every pass until its transaction settles. Mined in another block, the row
+ * (`finalityDepthOf`, `usedDeposits.ts`): on the first pass and after every rewind, each one in the last
+ * `finalityDepth` blocks whose block changed is looked at again on every pass until its transaction settles. Mined in another block, the row
  * follows it; still pending in the node, it waits (up to the finality depth); gone from the chain and the node,
  * the deposit is flagged (`removed` with `reorgedAt`), its amount booked as a loss (`loss:reorg`), a warning
  * logged once and `gateway_deposits_reorged_total` counted.
