@@ -8,7 +8,6 @@ import {
   getLiveOutgoingTx,
   insertOutgoingTx,
   insertOutgoingTxs,
-  listHeldOutgoingTxNonces,
   listUnminedOutgoingTxs,
   markOutgoingTxsBroadcast,
   outgoingTxRequestKindKey,
@@ -23,6 +22,8 @@ import { broadcast, markBroadcast, messageOf, rejection, rpcFailure, sign, toVie
 import type { FeeCaps } from './feeCaps.js';
 import type { GasValue } from './gasValue.js';
 import { readPayload, toJson, versionFields, type Fees, type TxPayload } from './payload.js';
+import { createNonceAllocator } from './nonces.js';
+import { createSendQueue, type Settles } from './sendQueue.js';
 import { assertRunning, crash, type SenderState } from './state.js';
 
 /** Attempts at finding a free nonce (another instance or a foreign transaction took it) before giving up. */
@@ -30,6 +31,14 @@ const NONCE_ATTEMPTS = 5;
 
 /** Most sends one turn of the queue records in one statement and broadcasts together. */
 const SEND_BATCH = 16;
+
+/** A send whose gas and fees are read, waiting for its turn in the queue. */
+interface Waiting {
+  tx: SendParameters;
+  gas: bigint;
+  fees: Fees;
+}
+type Sent = { row: OutgoingTxRecord; accepted?: Hex };
 
 export interface Sending {
   send: (tx: SendParameters) => Promise<OutgoingTxRecord>;
@@ -66,37 +75,11 @@ export interface Sending {
  */
 export function createSending(state: SenderState, gasValue: GasValue, feeCaps: FeeCaps): Sending {
   const { chainId, client, address, db, log, now, scope } = state;
-  /** The next nonce to hand out; undefined = read it again from the chain and the database. */
-  let nextNonce: bigint | undefined;
-  /** Tail of the send queue (the per-sender mutex). */
-  let queue: Promise<unknown> = Promise.resolve();
-  /** The nonce `release` gave back last (a batch re-signs the rows after it one nonce down). */
-  let released: bigint | undefined;
+  const nonces = createNonceAllocator(state);
+  const queue = createSendQueue<Waiting, Sent>({ batchSize: SEND_BATCH, turn });
+  const { serialized } = queue;
   /** Rows being marked `broadcast` beside their senders (`send` returns first), by row id; `idle` waits for them. */
   const marks = new Map<number, Promise<void>>();
-
-  function serialized<T>(work: () => Promise<T>): Promise<T> {
-    const run = queue.then(work);
-    queue = run.catch(() => undefined);
-    return run;
-  }
-
-  /**
-   * The lowest nonce from the chain's pending count up that no live recorded transaction holds: never a live
-   * nonce, and a nonce released below recorded ones is handed out again rather than left as a gap (the rows above
-   * it could not be mined until it is used). Usually that is the highest recorded + 1, or the pending count.
-   */
-  async function freshNonce(): Promise<bigint> {
-    const pending = await client.getTransactionCount({ address, blockTag: 'pending' }).catch((error: unknown) => {
-      throw rpcFailure(state, 'reading the pending nonce', error);
-    });
-    let nonce = BigInt(pending);
-    for (const held of await listHeldOutgoingTxNonces(db, scope, nonce)) {
-      if (held !== nonce) break;
-      nonce += 1n;
-    }
-    return nonce;
-  }
 
   /** The gas of `tx` simulated as it is sent: from the signer, with the fee caps it carries (`tx.gasprice` is real). */
   async function estimateGas(tx: SendParameters, fees: Fees): Promise<bigint> {
@@ -134,8 +117,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
    */
   async function release(row: OutgoingTxRecord, payload: TxPayload, message: string): Promise<void> {
     await releaseOutgoingTxNonce(db, row.id, { payload: toJson({ ...payload, error: message }), now: now() });
-    nextNonce = undefined;
-    released = BigInt(payload.nonce);
+    nonces.release(BigInt(payload.nonce));
   }
 
   /**
@@ -200,42 +182,16 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
   /** Re-signs a `prepared` row on a fresh nonce, recording it before anything is broadcast. */
   async function resign(row: OutgoingTxRecord, payload: TxPayload, tx: SendParameters & { gas: bigint } & Fees) {
     for (let attempt = 1; ; attempt++) {
-      const nonce = await freshNonce();
+      const nonce = await nonces.fresh();
       try {
         const revised = await resignAt(row, payload, tx, nonce);
-        nextNonce = nonce + 1n;
+        nonces.setNext(nonce + 1n);
         return revised;
       } catch (error) {
-        // Another instance with this key recorded that nonce meanwhile; `freshNonce` moves past it.
+        // Another instance with this key recorded that nonce meanwhile; `nonces.fresh` moves past it.
         if (!isUniqueViolation(error, outgoingTxSignerNonceKey) || attempt >= NONCE_ATTEMPTS) throw error;
       }
     }
-  }
-
-  /** A send whose gas and fees are read, waiting for its turn in the queue. */
-  interface Waiting {
-    tx: SendParameters;
-    gas: bigint;
-    fees: Fees;
-  }
-  type Sent = { row: OutgoingTxRecord; accepted?: Hex };
-  /** How a waiting send's caller learns its outcome. */
-  interface Settles {
-    settle: (outcome: Promise<Sent>) => void;
-    fail: (error: unknown) => void;
-  }
-  /** Sends waiting for the queue; the next turn takes all of them (at most `SEND_BATCH`). */
-  const waiting: Array<Waiting & Settles> = [];
-  let turnQueued = false;
-
-  function queued(send: Waiting): Promise<Sent> {
-    return new Promise<Sent>((resolve, reject) => {
-      waiting.push({ ...send, settle: (outcome) => void outcome.then(resolve, reject), fail: reject });
-      if (!turnQueued) {
-        turnQueued = true;
-        void serialized(turn);
-      }
-    });
   }
 
   /**
@@ -243,13 +199,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
    * nonces, are signed, and are recorded `prepared` in one statement before any of them is broadcast; then they
    * are broadcast one after the other in nonce order, without a round trip to the database between them.
    */
-  async function turn(): Promise<void> {
-    turnQueued = false;
-    const batch = waiting.splice(0, SEND_BATCH);
-    if (waiting.length > 0) {
-      turnQueued = true;
-      void serialized(turn);
-    }
+  async function turn(batch: Array<Waiting & Settles<Sent>>): Promise<void> {
     if (batch.length === 1) {
       const [one] = batch as [(typeof batch)[number]];
       const outcome = sendOne(one);
@@ -283,7 +233,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
   async function recordBatch(
     batch: Waiting[],
   ): Promise<Array<{ row: OutgoingTxRecord; payload: TxPayload }> | undefined> {
-    const first = nextNonce ?? (await freshNonce());
+    const first = await nonces.next();
     const payloads: TxPayload[] = [];
     for (const [index, { tx, gas, fees }] of batch.entries()) {
       const nonce = first + BigInt(index);
@@ -309,7 +259,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
         return undefined;
       throw error;
     }
-    nextNonce = first + BigInt(batch.length);
+    nonces.setNext(first + BigInt(batch.length));
     return rows.map((row, index) => ({ row, payload: payloads[index]! }));
   }
 
@@ -319,7 +269,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
    * before their broadcast, so no gap is left; a nonce taken elsewhere moves its row on as for a single send.
    */
   async function broadcastBatch(
-    batch: Array<Waiting & Settles>,
+    batch: Array<Waiting & Settles<Sent>>,
     recorded: Array<{ row: OutgoingTxRecord; payload: TxPayload }>,
   ): Promise<void> {
     // The senders learn their outcomes together, once the batch is broadcast: their callers' next writes (a fill's
@@ -335,7 +285,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
 
   /** `broadcastBatch`'s broadcasts, one after the other; each send's outcome is pushed to `outcomes`. */
   async function broadcastInOrder(
-    batch: Array<Waiting & Settles>,
+    batch: Array<Waiting & Settles<Sent>>,
     recorded: Array<{ row: OutgoingTxRecord; payload: TxPayload }>,
     outcomes: Array<() => void>,
   ): Promise<void> {
@@ -345,7 +295,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
     for (const [index, send] of batch.entries()) {
       let { row, payload } = recorded[index]!;
       const tx = { ...send.tx, gas: send.gas, ...send.fees };
-      released = undefined;
+      nonces.clearReleased();
       let resignFailed = false;
       const outcome = (async () => {
         if (shiftTo !== undefined) {
@@ -362,15 +312,16 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
       })();
       outcomes.push(() => send.settle(outcome));
       await outcome.catch(() => undefined);
+      const released = nonces.lastReleased();
       if (released !== undefined) shiftTo = released;
       else if (resignFailed) {
         // The row keeps its recorded nonce (`prepared`: its send failed, and resuming the request or a restart's
         // recovery broadcasts it) and the rest go on their own; the nonce it did not move to stays free, and
-        // `freshNonce` hands that gap out to the next send.
+        // `nonces.fresh` hands that gap out to the next send.
         shiftTo = undefined;
       } else if (shiftTo !== undefined) shiftTo += 1n;
     }
-    if (shifted || shiftTo !== undefined) nextNonce = undefined; // read the chain and the table again
+    if (shifted || shiftTo !== undefined) nonces.forget(); // read the chain and the table again
   }
 
   /** Re-signs a `prepared` row, never broadcast, on the given nonce (a lower one just released, or a fresh one). */
@@ -419,7 +370,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
   async function sendOne({ tx, gas, fees }: Waiting): Promise<Sent> {
     assertRunning(state);
     for (let attempt = 1; ; attempt++) {
-      const nonce = nextNonce ?? (await freshNonce());
+      const nonce = await nonces.next();
       const signed = await sign(state, { ...tx, gas, nonce, ...fees });
       const payload = payloadOf(tx, gas, fees, nonce, signed);
       let row: OutgoingTxRecord;
@@ -435,15 +386,15 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
           now: now(),
         });
       } catch (error) {
-        // The nonce was not consumed: `nextNonce` is untouched.
+        // The nonce was not consumed: the allocator's next nonce is untouched.
         if (isUniqueViolation(error, outgoingTxRequestKindKey)) throw conflict(tx, undefined, error);
         if (isUniqueViolation(error, outgoingTxSignerNonceKey) && attempt < NONCE_ATTEMPTS) {
-          nextNonce = undefined; // another instance with this key recorded it; move past
+          nonces.forget(); // another instance with this key recorded it; move past
           continue;
         }
         throw error;
       }
-      nextNonce = nonce + 1n;
+      nonces.setNext(nonce + 1n);
       crash(state, 'recorded', row.kind);
       return broadcastNew(row, payload, { ...tx, gas, ...fees });
     }
@@ -470,7 +421,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
       if (live !== undefined) throw conflict(tx, live.id);
       throw error;
     }
-    const sent = await queued({ tx, gas, fees });
+    const sent = await queue.enqueue({ tx, gas, fees });
     if (sent.accepted === undefined) return sent.row;
     // The caller goes on once the node has the transaction (a fill writes `submitted` next), its row's move to
     // `broadcast` going on beside: the record returned is the row as that move writes it. Until the move lands the
@@ -538,7 +489,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
         ...fees,
       };
       for (let attempt = 1; ; attempt++) {
-        const nonce = await freshNonce();
+        const nonce = await nonces.fresh();
         const signed = await sign(state, { ...tx, nonce });
         const next: TxPayload = {
           ...payload,
@@ -565,7 +516,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
           if (!isUniqueViolation(error, outgoingTxSignerNonceKey) || attempt >= NONCE_ATTEMPTS) throw error;
           continue;
         }
-        nextNonce = undefined;
+        nonces.forget();
         if (revised === null) return null;
         await broadcast(state, signed.raw, signed.hash);
         return revised;
@@ -588,7 +539,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
             : row,
         );
       }
-      nextNonce = undefined; // read the chain and the table again before the next send
+      nonces.forget(); // read the chain and the table again before the next send
       return recovered;
     });
 
@@ -597,6 +548,6 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
     recover,
     resignDropped,
     marking: (id) => marks.get(id),
-    idle: () => Promise.allSettled([queue, ...marks.values()]),
+    idle: () => Promise.allSettled([queue.tail(), ...marks.values()]),
   };
 }
