@@ -1,9 +1,8 @@
 import type { Kysely } from 'kysely';
-import { erc20Abi, getAbiItem, numberToHex, zeroAddress, type Address, type Hex, type PublicClient } from 'viem';
+import { erc20Abi, getAbiItem, zeroAddress, type Address, type PublicClient } from 'viem';
 import { chainCurrencies } from '../core/chains/requireChain.js';
 import type { ChainConfig } from '../core/chains/types.js';
 import type { Logger } from '../core/logger.js';
-import { getCursor, setCursor, type ChainCursor } from '../store/cursors.repository.js';
 import {
   listDepositAddressesSince,
   listTransfers,
@@ -13,92 +12,10 @@ import {
   type TransferRecord,
 } from '../store/depositAddresses.repository.js';
 import type { Tables } from '../store/tables.js';
-import { CURSOR_WRITE_INTERVAL_MS, cursorWriteDue } from './cursorWrites.js';
-import { announcedBlock, blockHashReader, createHeadLoop, type Head, type HeadFeed } from './heads.js';
+import { createBlockTraces, nativeFromTraces } from './blockTraces.js';
+import { createChainFollower } from './follower/follower.js';
+import type { HeadFeed } from './heads.js';
 import { holdsNoTransaction } from './logsBloom.js';
-import { createUnsettledBlocks } from './unsettledBlocks.js';
-
-/** One entry of `trace_block` (the parity/OpenEthereum form anvil, reth and erigon answer). */
-interface BlockTrace {
-  type: string;
-  action: {
-    from?: Address;
-    to?: Address;
-    value?: Hex;
-    callType?: string;
-    address?: Address;
-    refundAddress?: Address;
-    balance?: Hex;
-  };
-  blockHash: Hex;
-  transactionHash: Hex | null;
-  traceAddress: number[];
-  error?: string;
-}
-
-const isMethodUnsupported = (error: unknown): boolean => {
-  const code = (error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  return (
-    code === -32601 ||
-    code === -32004 ||
-    /method .*(not found|not supported|not available|does not exist)|unsupported method/i.test(message)
-  );
-};
-
-/**
- * Native value moved to a matching address in one block's traces: calls with value (top-level or internal) and
- * self-destructs. A frame that reverted, or below one that did, moved nothing. Each transfer's `logIndex` is -1 for
- * the transaction's own call (as when read from the block's transactions) and -(2 + its position among the
- * transaction's frames) for an internal one: stable across reads.
- */
-function nativeFromTraces(
-  chainId: number,
-  blockNumber: bigint,
-  traced: readonly BlockTrace[],
-  matches: (to: string) => boolean,
-): Omit<InsertTransferParameters, 'now'>[] {
-  const byTx = new Map<string, BlockTrace[]>();
-  for (const frame of traced) {
-    if (frame.transactionHash === null) continue; // block rewards
-    const list = byTx.get(frame.transactionHash) ?? [];
-    list.push(frame);
-    byTx.set(frame.transactionHash, list);
-  }
-  const found: Omit<InsertTransferParameters, 'now'>[] = [];
-  for (const [txHash, frames] of byTx) {
-    const failed = frames.filter((frame) => frame.error !== undefined).map((frame) => frame.traceAddress.join('.'));
-    const reverted = (frame: BlockTrace) =>
-      failed.some((path) => {
-        const own = frame.traceAddress.join('.');
-        return path === '' || own === path || own.startsWith(`${path}.`);
-      });
-    frames.forEach((frame, position) => {
-      const call = frame.type === 'call' && (frame.action.callType === undefined || frame.action.callType === 'call');
-      const to = call ? frame.action.to : frame.type === 'suicide' ? frame.action.refundAddress : undefined;
-      const value = call ? frame.action.value : frame.type === 'suicide' ? frame.action.balance : undefined;
-      const from = call ? frame.action.from : frame.action.address;
-      if (to === undefined || value === undefined || from === undefined || BigInt(value) === 0n) return;
-      if (!matches(to.toLowerCase()) || reverted(frame)) return;
-      found.push({
-        chainId,
-        address: to,
-        txHash,
-        logIndex: frame.traceAddress.length === 0 ? -1 : -(2 + position),
-        blockNumber,
-        blockHash: frame.blockHash,
-        token: zeroAddress,
-        amount: BigInt(value),
-        depositor: from,
-        status: 'seen',
-      });
-    });
-  }
-  return found;
-}
-
-/** Failed `trace_block` probes (other than an unknown method) after which a node is taken as one without traces. */
-const PROBE_ATTEMPTS = 3;
 
 /** How far back each read of new addresses looks before the latest creation already read (slow commits, clocks). */
 const TRACK_MARGIN_MS = 5 * 60_000;
@@ -168,7 +85,8 @@ export interface CreateDepositAddressWatcherParameters {
 }
 
 /**
- * Finds plain transfers to the gateway's deposit addresses on one chain, with the deposit watcher's rules.
+ * Finds plain transfers to the gateway's deposit addresses on one chain: the hooks of a chain follower
+ * (`follower/follower.ts`), as the deposit watcher is.
  *
  * - Native: a transfer to an address that has no code yet emits no log, so every block's transactions are read
  *   (`eth_getBlockByNumber` with transactions; a transaction that reverted moved nothing and is skipped by its
@@ -190,9 +108,6 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
   const { chain, client, db, log, now, onConfirmed } = params;
   const chainId = chain.id;
   const maxBlockRange = params.maxBlockRange ?? 200n;
-  const reorgWindow = params.reorgWindow ?? 64n;
-  const heads = params.heads;
-  const depth = BigInt(Math.max(1, chain.confirmations));
   const maxLogRange = params.maxLogRange ?? 1_000n;
   const listed = new Set(
     chainCurrencies(chain)
@@ -204,33 +119,10 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
   const tracked = new Set<string>();
   let trackedUntil: number | undefined;
   const context = { chainId, watcher: 'deposit-addresses' };
-
-  const cursorWriteIntervalMs = params.cursorWriteIntervalMs ?? CURSOR_WRITE_INTERVAL_MS;
-  /** The last block read, with its hash: the stored cursor or ahead of it by blocks that held no transfer. */
-  let cursor: ChainCursor | undefined;
-  /** The cursor as last stored. */
-  let stored: ChainCursor | undefined;
-  let stopping = false;
-  let failing = false;
-  let inFlight: Promise<void> = Promise.resolve();
-  /** The newest head pushed and not yet processed: a pass starting from it needs no head or hash reads. */
-  let pushed: Head | undefined;
-  const loop = createHeadLoop({
-    heads,
-    blockTime: chain.blockTime,
-    pollIntervalMs: params.pollIntervalMs,
-    pass: () => pollSafely(),
-    onHead(head) {
-      if (pushed === undefined || head.number >= pushed.number) pushed = head;
-    },
-  });
-  /** The head the last completed pass processed: a poll that sees it again has nothing to do. */
-  let processedHead: bigint | undefined;
-  const unsettled = createUnsettledBlocks(now);
-  /** Notes the `seen` transfers of `found` once they are committed (see `unsettledBlocks.ts`). */
-  const noteSeen = (found: readonly Omit<InsertTransferParameters, 'now'>[]) => {
-    for (const entry of found) if (entry.status === 'seen') unsettled.add(entry.blockNumber);
-  };
+  const traces = createBlockTraces(client, log, context);
+  let rescanning = false;
+  /** The running rescan, awaited by `stop`. */
+  let rescan: Promise<void> = Promise.resolve();
 
   function handOn(transfer: TransferRecord): void {
     try {
@@ -239,6 +131,11 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       log.error({ ...context, transferId: transfer.id, err: error }, 'onConfirmed threw; the transfer stays as it is');
     }
   }
+
+  /** Notes the `seen` transfers of `found` once they are committed (see `unsettledBlocks.ts`). */
+  const noteSeen = (found: readonly Omit<InsertTransferParameters, 'now'>[]) => {
+    for (const entry of found) if (entry.status === 'seen') follower.noteSeen(entry.blockNumber);
+  };
 
   /** Whether an address may have been created since the last read (always, without `onAddressCreated`). */
   let addressCreated = true;
@@ -288,7 +185,7 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
   /** Reads blocks `fromBlock..toBlock` again for `addresses` only, and records what it finds (the cursor stays). */
   async function catchUp(addresses: Set<string>, fromBlock: bigint, toBlock: bigint): Promise<void> {
     const matches = (to: string) => addresses.has(to);
-    for (let from = fromBlock; from <= toBlock && !stopping; from += maxBlockRange) {
+    for (let from = fromBlock; from <= toBlock && !follower.stopping(); from += maxBlockRange) {
       const to = from + maxBlockRange - 1n < toBlock ? from + maxBlockRange - 1n : toBlock;
       const found = await readNative(matches, from, to);
       if (listedTokens.length > 0)
@@ -299,61 +196,11 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
     }
   }
 
-  async function loadCursor(head: bigint, canonicalHash: (n: bigint) => Promise<string | null>): Promise<ChainCursor> {
-    stored = await getCursor(db, chainId, DEPOSIT_ADDRESSES_CURSOR);
-    if (stored !== undefined) return stored;
-    const blockNumber = head > 0n ? head - 1n : 0n;
-    const blockHash = await canonicalHash(blockNumber);
-    if (blockHash === null) throw new Error(`block ${blockNumber} of chain ${chainId} not found`);
-    stored = await setCursor(db, { chainId, name: DEPOSIT_ADDRESSES_CURSOR, blockNumber, blockHash, now: now() });
-    return stored;
-  }
-
-  /**
-   * Whether the node answers `trace_block` (probed once: a node without it says the method is unknown). With it,
-   * native value moved by a contract's internal call (or a self-destruct) is found too; without it, only
-   * transactions sent to the address are.
-   */
-  let traces: boolean | undefined;
-  let probeFailures = 0;
-  let rescanning = false;
-  /** The running rescan, awaited by `stop`. */
-  let rescan: Promise<void> = Promise.resolve();
-
-  /** The block's traces, or undefined when the node has no `trace_block`. */
-  async function blockTraces(number: bigint): Promise<BlockTrace[] | undefined> {
-    if (traces === false) return undefined;
-    try {
-      const result = await client.request<{
-        Parameters: [Hex];
-        ReturnType: BlockTrace[] | null;
-        Method: 'trace_block';
-      }>({ method: 'trace_block', params: [numberToHex(number)] });
-      if (traces === undefined) log.info(context, 'the node answers trace_block: internal native transfers are read');
-      traces = true;
-      return result ?? [];
-    } catch (error) {
-      if (traces !== undefined) throw error;
-      // An unknown method ends the probe at once; any other failure is retried by the next passes, and after
-      // PROBE_ATTEMPTS of them the node is taken as one without traces (a watcher must not stall on the probe).
-      probeFailures++;
-      if (isMethodUnsupported(error) || probeFailures >= PROBE_ATTEMPTS) {
-        traces = false;
-        log.info(
-          { ...context, err: error },
-          'no trace_block on this node: only native transactions sent to an address are read',
-        );
-        return undefined;
-      }
-      throw error;
-    }
-  }
-
   /** Native transfers to an address `matches` accepts in blocks `fromBlock..toBlock` (one block read each). */
   async function readNative(matches: (to: string) => boolean, fromBlock: bigint, toBlock: bigint) {
     const found: Omit<InsertTransferParameters, 'now'>[] = [];
-    for (let number = fromBlock; number <= toBlock && !stopping; number++) {
-      const traced = await blockTraces(number);
+    for (let number = fromBlock; number <= toBlock && !follower.stopping(); number++) {
+      const traced = await traces.of(number);
       if (traced !== undefined) {
         found.push(...nativeFromTraces(chainId, number, traced, matches));
         continue;
@@ -451,7 +298,7 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
     const start = head + 1n > blocks ? head + 1n - blocks : 0n;
     const matches = (to: string) => to === target;
     let added = 0;
-    for (let fromBlock = start; fromBlock <= head && !stopping; fromBlock += maxLogRange) {
+    for (let fromBlock = start; fromBlock <= head && !follower.stopping(); fromBlock += maxLogRange) {
       const toBlock = fromBlock + maxLogRange - 1n < head ? fromBlock + maxLogRange - 1n : head;
       const found = [
         ...(await readNative(matches, fromBlock, toBlock)),
@@ -464,80 +311,50 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
     return added;
   }
 
-  async function poll(force: boolean): Promise<void> {
-    // A pushed head newer than the last pass saves reading the head and the hashes of its block and its parent.
-    const fromPush = pushed !== undefined && (processedHead === undefined || pushed.number > processedHead);
-    const known = fromPush ? pushed : undefined;
-    pushed = undefined;
-    const head = known?.number ?? (await client.getBlockNumber({ cacheTime: 0 }));
-    if (head === processedHead && !force) return;
-    const canonicalHash = blockHashReader(client, known);
-    if (cursor === undefined) {
-      cursor = await loadCursor(head, canonicalHash);
-      // A previous run's `seen` transfers are at or below its stored cursor, or in the blocks read again after it.
-      unsettled.add(cursor.blockNumber);
-    }
-    if (head < cursor.blockNumber) return;
-    let rewound = false;
-    if ((await canonicalHash(cursor.blockNumber)) !== cursor.blockHash) {
-      const target = cursor.blockNumber > reorgWindow ? cursor.blockNumber - reorgWindow : 0n;
-      const targetHash = await canonicalHash(target);
-      if (targetHash === null) throw new Error(`block ${target} of chain ${chainId} not found while rewinding`);
-      log.warn({ ...context, from: cursor.blockNumber, to: target }, 'deposit-address cursor reorged away; rereading');
-      cursor = stored = await setCursor(db, {
-        chainId,
-        name: DEPOSIT_ADDRESSES_CURSOR,
-        blockNumber: target,
-        blockHash: targetHash,
-        now: now(),
-      });
-      rewound = true;
-    }
-    while (cursor.blockNumber < head && !stopping) {
-      const fromBlock: bigint = cursor.blockNumber + 1n;
-      const toBlock: bigint = head < fromBlock + maxBlockRange - 1n ? head : fromBlock + maxBlockRange - 1n;
-      const toHash = await canonicalHash(toBlock);
-      if (toHash === null) throw new Error(`block ${toBlock} of chain ${chainId} not found below head ${head}`);
-      // After the head was read: every address handed out before a transfer in these blocks is in the set.
-      const missed = await refreshTracked(cursor.blockNumber);
-      if (missed !== undefined) await catchUp(missed.unannounced, missed.since, cursor.blockNumber);
-      // A pushed head whose block holds no transaction moved nothing to any address: no read.
-      const header = announcedBlock(known, fromBlock, toBlock);
-      const provedEmpty = header !== undefined && holdsNoTransaction(header);
-      const found = tracked.size === 0 || provedEmpty ? [] : await read(fromBlock, toBlock);
-      if (!cursorWriteDue(stored, found.length, now(), cursorWriteIntervalMs)) {
-        cursor = { ...cursor, blockNumber: toBlock, blockHash: toHash };
-        continue;
-      }
-      const at = { chainId, name: DEPOSIT_ADDRESSES_CURSOR, blockNumber: toBlock, blockHash: toHash };
-      // The cursor alone is one statement: no transaction around it (two more round trips to the database).
-      cursor = stored =
-        found.length === 0
-          ? await setCursor(db, { ...at, now: now() })
-          : await db.transaction().execute(async (trx): Promise<ChainCursor> => {
-              await record(trx, found);
-              return setCursor(trx, { ...at, now: now() });
-            });
-      noteSeen(found);
-    }
-    await settle(head, rewound);
-    if (!stopping) processedHead = head;
-  }
-
-  async function settle(head: bigint, all: boolean): Promise<void> {
-    const tip = head - depth + 1n;
-    if (!all && !unsettled.due(tip)) return;
-    const settled = unsettled.reading();
-    const candidates = await listTransfers(db, {
-      chainId,
-      status: ['seen'],
-      ...(all ? {} : { maxBlockNumber: tip }),
-    });
-    // Fresh hashes: the ones read before the transfers may predate them.
-    const canonicalHash = blockHashReader(client);
-    for (const transfer of candidates) {
-      const hash = await canonicalHash(transfer.blockNumber);
-      if (hash !== transfer.blockHash) {
+  const follower = createChainFollower<Omit<InsertTransferParameters, 'now'>, TransferRecord>({
+    chainId,
+    blockTime: chain.blockTime,
+    confirmations: chain.confirmations,
+    client,
+    db,
+    log,
+    now,
+    cursorName: DEPOSIT_ADDRESSES_CURSOR,
+    label: 'deposit-address watcher',
+    context,
+    maxBlockRange,
+    reorgWindow: params.reorgWindow,
+    pollIntervalMs: params.pollIntervalMs,
+    heads: params.heads,
+    cursorWriteIntervalMs: params.cursorWriteIntervalMs,
+    hooks: {
+      async resume() {
+        // Left by a crash: decided or swept halfway. The consumer resumes each from its records.
+        for (const transfer of await listTransfers(db, { chainId, status: ['confirmed', 'sweeping'] }))
+          handOn(transfer);
+        // Before the first read of the addresses, so none created after it goes unannounced.
+        if (params.onAddressCreated !== undefined && !follower.stopping())
+          stopListening = await params.onAddressCreated(() => (addressCreated = true));
+      },
+      async read({ fromBlock, toBlock, header }) {
+        // After the head was read: every address handed out before a transfer in these blocks is in the set.
+        const missed = await refreshTracked(fromBlock - 1n);
+        if (missed !== undefined) await catchUp(missed.unannounced, missed.since, fromBlock - 1n);
+        // A pushed head whose block holds no transaction moved nothing to any address: no read.
+        const provedEmpty = header !== undefined && holdsNoTransaction(header);
+        return tracked.size === 0 || provedEmpty ? [] : read(fromBlock, toBlock);
+      },
+      async record(trx, found) {
+        await record(trx, found);
+        return found.filter((entry) => entry.status === 'seen').map((entry) => entry.blockNumber);
+      },
+      listSeen: (maxBlockNumber) =>
+        listTransfers(db, {
+          chainId,
+          status: ['seen'],
+          ...(maxBlockNumber === undefined ? {} : { maxBlockNumber }),
+        }),
+      async remove(transfer) {
         const removed = await updateTransfer(db, transfer.id, {
           status: 'removed',
           fromStatus: 'seen',
@@ -546,69 +363,36 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
         });
         if (removed !== null)
           log.warn({ ...context, txHash: transfer.txHash, address: transfer.address }, 'transfer removed by a reorg');
-      } else if (transfer.blockNumber <= head - depth + 1n) {
-        const confirmed = await updateTransfer(db, transfer.id, {
-          status: 'confirmed',
-          fromStatus: 'seen',
-          blockHash: transfer.blockHash,
-          now: now(),
-        });
-        if (confirmed !== null) handOn(confirmed);
-      }
-    }
-    settled(tip);
-  }
-
-  /** Stores the cursor when blocks without transfers moved it past the stored one (at `stop`). */
-  async function storeCursor(): Promise<void> {
-    if (cursor === undefined || cursor === stored) return;
-    try {
-      const { blockNumber, blockHash } = cursor;
-      stored = await setCursor(db, { chainId, name: DEPOSIT_ADDRESSES_CURSOR, blockNumber, blockHash, now: now() });
-    } catch (error) {
-      // The next start reads those blocks again.
-      log.warn({ ...context, err: error }, 'deposit-address watcher: the cursor could not be stored at stop');
-    }
-  }
-
-  function pollSafely(force = false): Promise<void> {
-    inFlight = inFlight.then(() =>
-      poll(force).then(
-        () => {
-          failing = false;
-        },
-        (error: unknown) => {
-          if (!failing) log.warn({ ...context, err: error }, 'deposit-address watcher poll failed; retrying');
-          failing = true;
-        },
-      ),
-    );
-    return inFlight;
-  }
+        return removed;
+      },
+      async confirm(confirmable) {
+        const confirmed: TransferRecord[] = [];
+        for (const transfer of confirmable) {
+          const done = await updateTransfer(db, transfer.id, {
+            status: 'confirmed',
+            fromStatus: 'seen',
+            blockHash: transfer.blockHash,
+            now: now(),
+          });
+          if (done === null) continue;
+          handOn(done);
+          confirmed.push(done);
+        }
+        return confirmed;
+      },
+    },
+  });
 
   return {
     chainId,
-    async start() {
-      // Left by a crash: decided or swept halfway. The consumer resumes each from its records.
-      for (const transfer of await listTransfers(db, { chainId, status: ['confirmed', 'sweeping'] })) handOn(transfer);
-      if (stopping) return;
-      // Before the first read of the addresses, so none created after it goes unannounced.
-      if (params.onAddressCreated !== undefined)
-        stopListening = await params.onAddressCreated(() => (addressCreated = true));
-      loop.listen();
-      await pollSafely(true);
-      if (!stopping) loop.run();
-    },
+    start: () => follower.start(),
     async stop() {
-      stopping = true;
-      await loop.stop();
-      await inFlight;
+      await follower.stop();
       await rescan;
       stopListening?.();
-      await storeCursor();
     },
-    followedBlock: () => cursor?.blockNumber,
-    pollNow: () => pollSafely(true),
+    followedBlock: () => follower.followedBlock(),
+    pollNow: () => follower.pass(true),
     rescanning: () => rescanning,
     async rescan(address, blocks) {
       // Beside the passes, not queued behind them (nor they behind it): recording a transfer twice is a no-op,
@@ -626,7 +410,7 @@ export function createDepositAddressWatcher(params: CreateDepositAddressWatcherP
       } finally {
         rescanning = false;
       }
-      await pollSafely(true);
+      await follower.pass(true);
       return added;
     },
   };

@@ -227,7 +227,7 @@ export interface HeadLoop {
 }
 
 /**
- * The loop of a follower of one chain's blocks (the deposit watcher, the deposit-address watcher): each pushed head
+ * The loop of the chain follower (`follower/follower.ts`, under both deposit watchers): each pushed head
  * runs a pass at once (one after the running pass when it arrives meanwhile), and polling stays as the fallback:
  * every two block times while the feed is live, every `pollIntervalMs` while it is down or absent.
  */

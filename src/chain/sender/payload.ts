@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem';
-import type { SignedAuthorizationInput } from '../../core/solver/ports.js';
+import type { SendParameters, SignedAuthorizationInput } from '../../core/solver/ports.js';
 import type { OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
 import type { JsonObject } from '../../store/tables.js';
 import type { SenderState } from './state.js';
@@ -61,3 +61,27 @@ export const versionFields = (state: SenderState, row: OutgoingTxRecord, payload
   nonce: payload.nonce,
   hash: payload.hash,
 });
+
+/** The payload of a send's first signed version. */
+export function payloadOf(
+  tx: SendParameters,
+  gas: bigint,
+  fees: Fees,
+  nonce: bigint,
+  signed: { raw: Hex; hash: Hex },
+): TxPayload {
+  return {
+    to: tx.to,
+    data: tx.data,
+    value: tx.value.toString(),
+    gas: gas.toString(),
+    nonce: nonce.toString(),
+    maxFeePerGas: fees.maxFeePerGas.toString(),
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
+    raw: signed.raw,
+    hash: signed.hash,
+    initialMaxFeePerGas: fees.maxFeePerGas.toString(),
+    bumps: 0,
+    ...(tx.authorizationList === undefined ? {} : { authorizationList: tx.authorizationList }),
+  };
+}

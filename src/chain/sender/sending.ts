@@ -1,14 +1,11 @@
-import { BaseError, ExecutionRevertedError, type Hex } from 'viem';
+import type { Hex } from 'viem';
 import { GatewayError } from '../../core/errors.js';
-import { withGasMargin } from '../../core/gasMargin.js';
 import type { SendParameters } from '../../core/solver/ports.js';
 import { isUniqueViolation } from '../../store/errors.js';
 import { groupedCalls } from '../../store/groupedCalls.js';
 import {
   getLiveOutgoingTx,
   insertOutgoingTx,
-  insertOutgoingTxs,
-  listHeldOutgoingTxNonces,
   listUnminedOutgoingTxs,
   markOutgoingTxsBroadcast,
   outgoingTxRequestKindKey,
@@ -17,12 +14,14 @@ import {
   reviseOutgoingTx,
   type OutgoingTxRecord,
 } from '../../store/outgoingTxs.repository.js';
-import { describeExecutionFailure } from '../revertReasons.js';
-import { mayHaveReachedNode } from '../rpcErrors.js';
-import { broadcast, markBroadcast, messageOf, rejection, rpcFailure, sign, toViemAuthorization } from './broadcast.js';
+import { broadcast, markBroadcast, rejection, sign } from './broadcast.js';
 import type { FeeCaps } from './feeCaps.js';
 import type { GasValue } from './gasValue.js';
-import { readPayload, toJson, versionFields, type Fees, type TxPayload } from './payload.js';
+import { estimateGas } from './estimateGas.js';
+import { payloadOf, readPayload, toJson, versionFields, type Fees, type TxPayload } from './payload.js';
+import { createNonceAllocator } from './nonces.js';
+import { createBatchTurn, type Sent, type Waiting } from './batchTurn.js';
+import { createSendQueue } from './sendQueue.js';
 import { assertRunning, crash, type SenderState } from './state.js';
 
 /** Attempts at finding a free nonce (another instance or a foreign transaction took it) before giving up. */
@@ -49,7 +48,8 @@ export interface Sending {
 }
 
 /**
- * Sending and restart recovery: the owner of the signer's nonce on the chain.
+ * Sending and restart recovery: the owner of the signer's nonce on the chain, through its nonce allocator
+ * (`nonces.ts`) and its send queue (`sendQueue.ts`, whose turns are `batchTurn.ts`).
  *
  * `send` and `recover` run one at a time in a queue. A send takes the next nonce, signs, records the row
  * (`prepared`, signed bytes included) and only then broadcasts it; the first nonce is the larger of the chain's
@@ -65,68 +65,15 @@ export interface Sending {
  * once all are broadcast, so that what their callers write next goes together too.
  */
 export function createSending(state: SenderState, gasValue: GasValue, feeCaps: FeeCaps): Sending {
-  const { chainId, client, address, db, log, now, scope } = state;
-  /** The next nonce to hand out; undefined = read it again from the chain and the database. */
-  let nextNonce: bigint | undefined;
-  /** Tail of the send queue (the per-sender mutex). */
-  let queue: Promise<unknown> = Promise.resolve();
-  /** The nonce `release` gave back last (a batch re-signs the rows after it one nonce down). */
-  let released: bigint | undefined;
+  const { chainId, db, log, now, scope } = state;
+  const nonces = createNonceAllocator(state);
+  const queue = createSendQueue<Waiting, Sent>({
+    batchSize: SEND_BATCH,
+    turn: (batch) => turn(batch),
+  });
+  const { serialized } = queue;
   /** Rows being marked `broadcast` beside their senders (`send` returns first), by row id; `idle` waits for them. */
   const marks = new Map<number, Promise<void>>();
-
-  function serialized<T>(work: () => Promise<T>): Promise<T> {
-    const run = queue.then(work);
-    queue = run.catch(() => undefined);
-    return run;
-  }
-
-  /**
-   * The lowest nonce from the chain's pending count up that no live recorded transaction holds: never a live
-   * nonce, and a nonce released below recorded ones is handed out again rather than left as a gap (the rows above
-   * it could not be mined until it is used). Usually that is the highest recorded + 1, or the pending count.
-   */
-  async function freshNonce(): Promise<bigint> {
-    const pending = await client.getTransactionCount({ address, blockTag: 'pending' }).catch((error: unknown) => {
-      throw rpcFailure(state, 'reading the pending nonce', error);
-    });
-    let nonce = BigInt(pending);
-    for (const held of await listHeldOutgoingTxNonces(db, scope, nonce)) {
-      if (held !== nonce) break;
-      nonce += 1n;
-    }
-    return nonce;
-  }
-
-  /** The gas of `tx` simulated as it is sent: from the signer, with the fee caps it carries (`tx.gasprice` is real). */
-  async function estimateGas(tx: SendParameters, fees: Fees): Promise<bigint> {
-    try {
-      const estimate = await client.estimateGas({
-        account: address,
-        to: tx.to,
-        data: tx.data,
-        value: tx.value,
-        maxFeePerGas: fees.maxFeePerGas,
-        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-        ...(tx.authorizationList === undefined
-          ? {}
-          : { authorizationList: tx.authorizationList.map(toViemAuthorization) }),
-      });
-      return withGasMargin(estimate);
-    } catch (error) {
-      const reverted = error instanceof BaseError && error.walk((e) => e instanceof ExecutionRevertedError) !== null;
-      if (!reverted && mayHaveReachedNode(error)) throw rpcFailure(state, 'estimating gas', error);
-      // A revert is worded with the contracts' ABIs (`AlreadyReleased(7)`), not its bytes read as text.
-      const reason = error instanceof BaseError && reverted ? describeExecutionFailure(error) : messageOf(error);
-      throw new GatewayError(
-        'DESTINATION_TX_FAILED',
-        `Chain ${chainId}: the ${tx.kind} transaction would fail: ${reason}`,
-        {
-          cause: error,
-        },
-      );
-    }
-  }
 
   /**
    * Releases the nonce of a row whose one and only signed version a node refused (inside the send queue, so the
@@ -134,8 +81,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
    */
   async function release(row: OutgoingTxRecord, payload: TxPayload, message: string): Promise<void> {
     await releaseOutgoingTxNonce(db, row.id, { payload: toJson({ ...payload, error: message }), now: now() });
-    nextNonce = undefined;
-    released = BigInt(payload.nonce);
+    nonces.release(BigInt(payload.nonce));
   }
 
   /**
@@ -200,177 +146,16 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
   /** Re-signs a `prepared` row on a fresh nonce, recording it before anything is broadcast. */
   async function resign(row: OutgoingTxRecord, payload: TxPayload, tx: SendParameters & { gas: bigint } & Fees) {
     for (let attempt = 1; ; attempt++) {
-      const nonce = await freshNonce();
+      const nonce = await nonces.fresh();
       try {
         const revised = await resignAt(row, payload, tx, nonce);
-        nextNonce = nonce + 1n;
+        nonces.setNext(nonce + 1n);
         return revised;
       } catch (error) {
-        // Another instance with this key recorded that nonce meanwhile; `freshNonce` moves past it.
+        // Another instance with this key recorded that nonce meanwhile; `nonces.fresh` moves past it.
         if (!isUniqueViolation(error, outgoingTxSignerNonceKey) || attempt >= NONCE_ATTEMPTS) throw error;
       }
     }
-  }
-
-  /** A send whose gas and fees are read, waiting for its turn in the queue. */
-  interface Waiting {
-    tx: SendParameters;
-    gas: bigint;
-    fees: Fees;
-  }
-  type Sent = { row: OutgoingTxRecord; accepted?: Hex };
-  /** How a waiting send's caller learns its outcome. */
-  interface Settles {
-    settle: (outcome: Promise<Sent>) => void;
-    fail: (error: unknown) => void;
-  }
-  /** Sends waiting for the queue; the next turn takes all of them (at most `SEND_BATCH`). */
-  const waiting: Array<Waiting & Settles> = [];
-  let turnQueued = false;
-
-  function queued(send: Waiting): Promise<Sent> {
-    return new Promise<Sent>((resolve, reject) => {
-      waiting.push({ ...send, settle: (outcome) => void outcome.then(resolve, reject), fail: reject });
-      if (!turnQueued) {
-        turnQueued = true;
-        void serialized(turn);
-      }
-    });
-  }
-
-  /**
-   * One turn of the queue: the sends waiting now. One alone goes as before (`sendOne`). Several get consecutive
-   * nonces, are signed, and are recorded `prepared` in one statement before any of them is broadcast; then they
-   * are broadcast one after the other in nonce order, without a round trip to the database between them.
-   */
-  async function turn(): Promise<void> {
-    turnQueued = false;
-    const batch = waiting.splice(0, SEND_BATCH);
-    if (waiting.length > 0) {
-      turnQueued = true;
-      void serialized(turn);
-    }
-    if (batch.length === 1) {
-      const [one] = batch as [(typeof batch)[number]];
-      const outcome = sendOne(one);
-      one.settle(outcome);
-      await outcome.catch(() => undefined);
-      return;
-    }
-    let recorded: Array<{ row: OutgoingTxRecord; payload: TxPayload }> | undefined;
-    try {
-      assertRunning(state);
-      recorded = await recordBatch(batch);
-    } catch (error) {
-      for (const send of batch) send.fail(error);
-      return;
-    }
-    if (recorded === undefined) {
-      // A unique index refused the batch (a conflict, or a nonce another instance took): nothing was recorded
-      // and no nonce consumed; each goes on its own, which sorts out which one conflicts.
-      for (const send of batch) {
-        const outcome = sendOne(send);
-        send.settle(outcome);
-        await outcome.catch(() => undefined);
-      }
-      return;
-    }
-    for (const { row } of recorded) crash(state, 'recorded', row.kind);
-    await broadcastBatch(batch, recorded);
-  }
-
-  /** Signs the batch on consecutive nonces and records it (`prepared`); undefined when a unique index refused it. */
-  async function recordBatch(
-    batch: Waiting[],
-  ): Promise<Array<{ row: OutgoingTxRecord; payload: TxPayload }> | undefined> {
-    const first = nextNonce ?? (await freshNonce());
-    const payloads: TxPayload[] = [];
-    for (const [index, { tx, gas, fees }] of batch.entries()) {
-      const nonce = first + BigInt(index);
-      payloads.push(payloadOf(tx, gas, fees, nonce, await sign(state, { ...tx, gas, nonce, ...fees })));
-    }
-    let rows: OutgoingTxRecord[];
-    try {
-      rows = await insertOutgoingTxs(
-        db,
-        batch.map(({ tx }, index) => ({
-          chainId,
-          requestId: tx.requestId,
-          kind: tx.kind,
-          signer: state.signer,
-          nonce: first + BigInt(index),
-          status: 'prepared' as const,
-          payload: toJson(payloads[index]!),
-          now: now(),
-        })),
-      );
-    } catch (error) {
-      if (isUniqueViolation(error, outgoingTxRequestKindKey) || isUniqueViolation(error, outgoingTxSignerNonceKey))
-        return undefined;
-      throw error;
-    }
-    nextNonce = first + BigInt(batch.length);
-    return rows.map((row, index) => ({ row, payload: payloads[index]! }));
-  }
-
-  /**
-   * Broadcasts a recorded batch in nonce order. When the node refuses one outright its nonce is released
-   * (`broadcastNew`), and the rows after it, recorded but never broadcast, are re-signed one nonce down each
-   * before their broadcast, so no gap is left; a nonce taken elsewhere moves its row on as for a single send.
-   */
-  async function broadcastBatch(
-    batch: Array<Waiting & Settles>,
-    recorded: Array<{ row: OutgoingTxRecord; payload: TxPayload }>,
-  ): Promise<void> {
-    // The senders learn their outcomes together, once the batch is broadcast: their callers' next writes (a fill's
-    // `submitted`, the rows' moves to `broadcast`) then go together too, one statement each for the batch, where
-    // the first alone and the rest after it made them wait for the database twice.
-    const outcomes: Array<() => void> = [];
-    try {
-      await broadcastInOrder(batch, recorded, outcomes);
-    } finally {
-      for (const settle of outcomes) settle();
-    }
-  }
-
-  /** `broadcastBatch`'s broadcasts, one after the other; each send's outcome is pushed to `outcomes`. */
-  async function broadcastInOrder(
-    batch: Array<Waiting & Settles>,
-    recorded: Array<{ row: OutgoingTxRecord; payload: TxPayload }>,
-    outcomes: Array<() => void>,
-  ): Promise<void> {
-    /** The nonce the next row moves to, once a nonce below it was released. */
-    let shiftTo: bigint | undefined;
-    let shifted = false;
-    for (const [index, send] of batch.entries()) {
-      let { row, payload } = recorded[index]!;
-      const tx = { ...send.tx, gas: send.gas, ...send.fees };
-      released = undefined;
-      let resignFailed = false;
-      const outcome = (async () => {
-        if (shiftTo !== undefined) {
-          const nonce = shiftTo;
-          shifted = true;
-          try {
-            ({ row, payload } = await resignAt(row, payload, tx, nonce));
-          } catch (error) {
-            resignFailed = true;
-            throw error;
-          }
-        }
-        return broadcastNew(row, payload, tx);
-      })();
-      outcomes.push(() => send.settle(outcome));
-      await outcome.catch(() => undefined);
-      if (released !== undefined) shiftTo = released;
-      else if (resignFailed) {
-        // The row keeps its recorded nonce (`prepared`: its send failed, and resuming the request or a restart's
-        // recovery broadcasts it) and the rest go on their own; the nonce it did not move to stays free, and
-        // `freshNonce` hands that gap out to the next send.
-        shiftTo = undefined;
-      } else if (shiftTo !== undefined) shiftTo += 1n;
-    }
-    if (shifted || shiftTo !== undefined) nextNonce = undefined; // read the chain and the table again
   }
 
   /** Re-signs a `prepared` row, never broadcast, on the given nonce (a lower one just released, or a fresh one). */
@@ -392,34 +177,11 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
     return { row: revised, payload: next };
   }
 
-  function payloadOf(
-    tx: SendParameters,
-    gas: bigint,
-    fees: Fees,
-    nonce: bigint,
-    signed: { raw: Hex; hash: Hex },
-  ): TxPayload {
-    return {
-      to: tx.to,
-      data: tx.data,
-      value: tx.value.toString(),
-      gas: gas.toString(),
-      nonce: nonce.toString(),
-      maxFeePerGas: fees.maxFeePerGas.toString(),
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
-      raw: signed.raw,
-      hash: signed.hash,
-      initialMaxFeePerGas: fees.maxFeePerGas.toString(),
-      bumps: 0,
-      ...(tx.authorizationList === undefined ? {} : { authorizationList: tx.authorizationList }),
-    };
-  }
-
   /** One send alone in its turn: take the next nonce, sign, record, broadcast. */
   async function sendOne({ tx, gas, fees }: Waiting): Promise<Sent> {
     assertRunning(state);
     for (let attempt = 1; ; attempt++) {
-      const nonce = nextNonce ?? (await freshNonce());
+      const nonce = await nonces.next();
       const signed = await sign(state, { ...tx, gas, nonce, ...fees });
       const payload = payloadOf(tx, gas, fees, nonce, signed);
       let row: OutgoingTxRecord;
@@ -435,19 +197,21 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
           now: now(),
         });
       } catch (error) {
-        // The nonce was not consumed: `nextNonce` is untouched.
+        // The nonce was not consumed: the allocator's next nonce is untouched.
         if (isUniqueViolation(error, outgoingTxRequestKindKey)) throw conflict(tx, undefined, error);
         if (isUniqueViolation(error, outgoingTxSignerNonceKey) && attempt < NONCE_ATTEMPTS) {
-          nextNonce = undefined; // another instance with this key recorded it; move past
+          nonces.forget(); // another instance with this key recorded it; move past
           continue;
         }
         throw error;
       }
-      nextNonce = nonce + 1n;
+      nonces.setNext(nonce + 1n);
       crash(state, 'recorded', row.kind);
       return broadcastNew(row, payload, { ...tx, gas, ...fees });
     }
   }
+
+  const turn = createBatchTurn({ state, nonces, sendOne, broadcastNew, resignAt });
 
   async function send(tx: SendParameters): Promise<OutgoingTxRecord> {
     // The receipt will want the native price: read it while the transaction is on its way.
@@ -457,7 +221,8 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
     // nonce untouched), so a send reads no row first. Only when the gas or fee read fails is the live row looked
     // for, so that a conflict still wins over an estimate's failure (a fill already on chain no longer simulates).
     const feesRead = feeCaps.read();
-    const gasRead = tx.gas === undefined ? feesRead.then((fees) => estimateGas(tx, fees)) : Promise.resolve(tx.gas);
+    const gasRead =
+      tx.gas === undefined ? feesRead.then((fees) => estimateGas(state, tx, fees)) : Promise.resolve(tx.gas);
     gasRead.catch(() => undefined);
     feesRead.catch(() => undefined);
     let gas: bigint;
@@ -470,7 +235,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
       if (live !== undefined) throw conflict(tx, live.id);
       throw error;
     }
-    const sent = await queued({ tx, gas, fees });
+    const sent = await queue.enqueue({ tx, gas, fees });
     if (sent.accepted === undefined) return sent.row;
     // The caller goes on once the node has the transaction (a fill writes `submitted` next), its row's move to
     // `broadcast` going on beside: the record returned is the row as that move writes it. Until the move lands the
@@ -538,7 +303,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
         ...fees,
       };
       for (let attempt = 1; ; attempt++) {
-        const nonce = await freshNonce();
+        const nonce = await nonces.fresh();
         const signed = await sign(state, { ...tx, nonce });
         const next: TxPayload = {
           ...payload,
@@ -565,7 +330,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
           if (!isUniqueViolation(error, outgoingTxSignerNonceKey) || attempt >= NONCE_ATTEMPTS) throw error;
           continue;
         }
-        nextNonce = undefined;
+        nonces.forget();
         if (revised === null) return null;
         await broadcast(state, signed.raw, signed.hash);
         return revised;
@@ -588,7 +353,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
             : row,
         );
       }
-      nextNonce = undefined; // read the chain and the table again before the next send
+      nonces.forget(); // read the chain and the table again before the next send
       return recovered;
     });
 
@@ -597,6 +362,6 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
     recover,
     resignDropped,
     marking: (id) => marks.get(id),
-    idle: () => Promise.allSettled([queue, ...marks.values()]),
+    idle: () => Promise.allSettled([queue.tail(), ...marks.values()]),
   };
 }
