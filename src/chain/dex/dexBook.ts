@@ -6,7 +6,14 @@
 import type { Address, PublicClient } from 'viem';
 import type { Logger } from '../../core/logger.js';
 import type { DexSource, PoolState } from '../../core/dex/poolState.js';
-import { indexPools, quoteExactIn, type DexChainState, type DexQuote } from '../../core/dex/route.js';
+import {
+  indexPools,
+  quoteExactIn,
+  quoteExactOut,
+  type DexChainState,
+  type DexQuote,
+  type QuoteParameters,
+} from '../../core/dex/route.js';
 import type { HeadFeed } from '../heads.js';
 import { discoverPools } from './discoverPools.js';
 import { readPoolStates, type PoolInfo } from './readPoolStates.js';
@@ -35,15 +42,22 @@ export interface CreateDexBookParameters {
   log: Logger;
 }
 
-export interface DexQuoteExactInParameters {
+export interface DexQuoteParameters {
   chainId: number;
   tokenIn: Address;
   tokenOut: Address;
-  amountIn: bigint;
   /** Default every source configured on the chain. */
   sources?: readonly DexSource[];
   /** The cost of `gas` units in tokenOut's smallest unit, to compare routes net of gas. */
   costOfGas?: (gas: bigint) => bigint;
+}
+
+export interface DexQuoteExactInParameters extends DexQuoteParameters {
+  amountIn: bigint;
+}
+
+export interface DexQuoteExactOutParameters extends DexQuoteParameters {
+  amountOut: bigint;
 }
 
 export interface DexBook {
@@ -58,6 +72,8 @@ export interface DexBook {
   state(chainId: number): DexChainState | undefined;
   /** The best exact-input route on the state in memory; no RPC call. */
   quoteExactIn(params: DexQuoteExactInParameters): DexQuote;
+  /** The route that buys exactly `amountOut` for the least input, on the state in memory; no RPC call. */
+  quoteExactOut(params: DexQuoteExactOutParameters): DexQuote;
   /** Refreshes every chain once, then at each pushed head of the chains given a head feed. */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -148,23 +164,35 @@ export function createDexBook({ chains, log }: CreateDexBookParameters): DexBook
     return run;
   }
 
+  const noState = (): DexQuote => ({ ok: false, shortfall: 'insufficient-state', skipped: [] });
+
+  /** The chain's state and the core's routing parameters; undefined before the chain's first refresh. */
+  function routingOf({ chainId, tokenIn, tokenOut, sources, costOfGas }: DexQuoteParameters) {
+    const book = books.get(chainId);
+    if (book?.state === undefined) return undefined;
+    const { uniswapV3, uniswapV2, hubs } = book.config;
+    const params: QuoteParameters = {
+      tokenIn,
+      tokenOut,
+      sources,
+      hubs,
+      routers: { 'uniswap-v3': uniswapV3?.router, 'uniswap-v2': uniswapV2?.router },
+      costOfGas,
+    };
+    return { state: book.state, params };
+  }
+
   return {
     discover,
     refresh,
     state: (chainId) => books.get(chainId)?.state,
-    quoteExactIn({ chainId, tokenIn, tokenOut, amountIn, sources, costOfGas }) {
-      const book = books.get(chainId);
-      if (book?.state === undefined) return { ok: false, shortfall: 'insufficient-state', skipped: [] };
-      const { uniswapV3, uniswapV2, hubs } = book.config;
-      return quoteExactIn(book.state, {
-        tokenIn,
-        tokenOut,
-        amountIn,
-        sources,
-        hubs,
-        routers: { 'uniswap-v3': uniswapV3?.router, 'uniswap-v2': uniswapV2?.router },
-        costOfGas,
-      });
+    quoteExactIn({ amountIn, ...params }) {
+      const routing = routingOf(params);
+      return routing === undefined ? noState() : quoteExactIn(routing.state, { ...routing.params, amountIn });
+    },
+    quoteExactOut({ amountOut, ...params }) {
+      const routing = routingOf(params);
+      return routing === undefined ? noState() : quoteExactOut(routing.state, { ...routing.params, amountOut });
     },
     async start() {
       await Promise.all(

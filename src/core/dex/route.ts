@@ -1,11 +1,11 @@
 /**
- * The best exact-input route over the pools in memory: direct, or through one hub token (WETH, USDC), each hop
- * through whichever allowed pool pays the most for it. Every figure is exact pool math on the state of one block;
+ * The best route over the pools in memory, exact input or exact output: direct, or through one hub token (WETH,
+ * USDC), each hop through whichever allowed pool pays the most for it (or, for exact output, takes the least). Every figure is exact pool math on the state of one block;
  * nothing here reads the chain.
  */
 import type { Address } from 'viem';
 import { PoolShortfallError, type DexSource, type PoolShortfall, type PoolState } from './poolState.js';
-import { marginalPrice, swapExactIn, type PoolSwap } from './poolSwap.js';
+import { marginalPrice, swapExactIn, swapExactOut, type PoolSwap } from './poolSwap.js';
 
 /** The pools of one chain at one block, by pair. */
 export interface DexChainState {
@@ -75,10 +75,9 @@ export type DexQuote =
   | { ok: true; route: DexRoute; skipped: SkippedPool[] }
   | { ok: false; shortfall: RouteShortfall; skipped: SkippedPool[] };
 
-export interface QuoteExactInParameters {
+export interface QuoteParameters {
   tokenIn: Address;
   tokenOut: Address;
-  amountIn: bigint;
   /** The sources a route may use; default every source with a router. */
   sources?: readonly DexSource[];
   /** Tokens a two-hop route may pass through (the chain's WETH and USDC). */
@@ -87,6 +86,14 @@ export interface QuoteExactInParameters {
   routers: Partial<Record<DexSource, Address>>;
   /** The cost of `gas` units in tokenOut's smallest unit, to compare routes net of gas. */
   costOfGas?: (gas: bigint) => bigint;
+}
+
+export interface QuoteExactInParameters extends QuoteParameters {
+  amountIn: bigint;
+}
+
+export interface QuoteExactOutParameters extends QuoteParameters {
+  amountOut: bigint;
 }
 
 interface HopChoice {
@@ -100,6 +107,19 @@ interface HopChoice {
  * when a pool that could have answered needs ticks outside the loaded window).
  */
 export function quoteExactIn(state: DexChainState, params: QuoteExactInParameters): DexQuote {
+  return search(state, params, 'in', params.amountIn);
+}
+
+/**
+ * The route that buys exactly `amountOut` of tokenOut for the least tokenIn (gas counted as more input when
+ * `costOfGas` is given, in tokenOut, converted at the route's own price), hops priced from the last to the first,
+ * as `SwapRouter.exactOutput` and `swapTokensForExactTokens` compute them.
+ */
+export function quoteExactOut(state: DexChainState, params: QuoteExactOutParameters): DexQuote {
+  return search(state, params, 'out', params.amountOut);
+}
+
+function search(state: DexChainState, params: QuoteParameters, side: 'in' | 'out', amount: bigint): DexQuote {
   const tokenIn = params.tokenIn.toLowerCase() as Address;
   const tokenOut = params.tokenOut.toLowerCase() as Address;
   const allowed = new Set(
@@ -107,13 +127,19 @@ export function quoteExactIn(state: DexChainState, params: QuoteExactInParameter
   );
   const skipped: SkippedPool[] = [];
 
-  function bestHop(from: Address, to: Address, amount: bigint): HopChoice | undefined {
+  /** The pool that pays the most for `given` in (exact input), or takes the least for `given` out (exact output). */
+  function bestHop(from: Address, to: Address, given: bigint): HopChoice | undefined {
     let best: HopChoice | undefined;
     for (const pool of state.byPair.get(pairKey(from, to)) ?? []) {
       if (!allowed.has(pool.source)) continue;
       try {
-        const swap = swapExactIn(pool, from, amount);
-        if (best === undefined || swap.amountOut > best.swap.amountOut) best = { pool, swap };
+        if (side === 'in') {
+          const swap = swapExactIn(pool, from, given);
+          if (best === undefined || swap.amountOut > best.swap.amountOut) best = { pool, swap };
+        } else {
+          const swap = swapExactOut(pool, from, given);
+          if (best === undefined || swap.amountIn < best.swap.amountIn) best = { pool, swap };
+        }
       } catch (error) {
         if (!(error instanceof PoolShortfallError)) throw error;
         skipped.push({ pool: pool.address, shortfall: error.shortfall });
@@ -130,17 +156,23 @@ export function quoteExactIn(state: DexChainState, params: QuoteExactInParameter
 
   let best: DexRoute | undefined;
   for (const path of paths) {
-    const choices: HopChoice[] = [];
-    let amount = params.amountIn;
-    for (let i = 0; i + 1 < path.length; i++) {
-      const choice = bestHop(path[i]!, path[i + 1]!, amount);
-      if (choice === undefined) break;
-      choices.push(choice);
-      amount = choice.swap.amountOut;
+    const hopCount = path.length - 1;
+    const choices: HopChoice[] = new Array<HopChoice>(hopCount);
+    let given = amount;
+    let complete = true;
+    for (let n = 0; n < hopCount; n++) {
+      const i = side === 'in' ? n : hopCount - 1 - n;
+      const choice = bestHop(path[i]!, path[i + 1]!, given);
+      if (choice === undefined) {
+        complete = false;
+        break;
+      }
+      choices[i] = choice;
+      given = side === 'in' ? choice.swap.amountOut : choice.swap.amountIn;
     }
-    if (choices.length !== path.length - 1) continue;
+    if (!complete) continue;
     const route = buildRoute(state, params, path, choices);
-    if (best === undefined || route.netAmountOut > best.netAmountOut) best = route;
+    if (best === undefined || better(route, best, side)) best = route;
   }
   if (best !== undefined) return { ok: true, route: best, skipped };
   const shortfall: RouteShortfall = skipped.some((s) => s.shortfall === 'insufficient-state')
@@ -151,13 +183,20 @@ export function quoteExactIn(state: DexChainState, params: QuoteExactInParameter
   return { ok: false, shortfall, skipped };
 }
 
-function buildRoute(
-  state: DexChainState,
-  params: QuoteExactInParameters,
-  path: Address[],
-  choices: HopChoice[],
-): DexRoute {
-  let numerator = params.amountIn;
+/**
+ * Whether `a` beats `b`: more net output for the same input, or less input per unit of output net of gas for the
+ * same output.
+ */
+function better(a: DexRoute, b: DexRoute, side: 'in' | 'out'): boolean {
+  if (side === 'in') return a.netAmountOut > b.netAmountOut;
+  // The same output: the lower input per unit of output net of gas (amountIn / netAmountOut), cross-multiplied.
+  if (a.netAmountOut <= 0n || b.netAmountOut <= 0n) return b.netAmountOut <= 0n && a.amountIn < b.amountIn;
+  return a.amountIn * b.netAmountOut < b.amountIn * a.netAmountOut;
+}
+
+function buildRoute(state: DexChainState, params: QuoteParameters, path: Address[], choices: HopChoice[]): DexRoute {
+  const amountIn = choices[0]!.swap.amountIn;
+  let numerator = amountIn;
   let denominator = 1n;
   let gasEstimate = 0n;
   const hops = choices.map(({ pool, swap }, i): DexRouteHop => {
@@ -185,7 +224,7 @@ function buildRoute(
     blockNumber: state.blockNumber,
     tokenIn: path[0]!,
     tokenOut: path[path.length - 1]!,
-    amountIn: params.amountIn,
+    amountIn,
     amountOut,
     gasEstimate,
     netAmountOut,

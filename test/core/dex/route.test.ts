@@ -8,7 +8,7 @@ import type { Address } from 'viem';
 import { devnetShapedPools, TOKENS } from '../../../bench/dexPools.js';
 import type { PoolState } from '../../../src/core/dex/poolState.js';
 import { swapExactIn } from '../../../src/core/dex/poolSwap.js';
-import { indexPools, quoteExactIn, type QuoteExactInParameters } from '../../../src/core/dex/route.js';
+import { indexPools, quoteExactIn, quoteExactOut, type QuoteExactInParameters } from '../../../src/core/dex/route.js';
 
 const pools = devnetShapedPools();
 const state = indexPools(31337, 7n, pools);
@@ -95,5 +95,31 @@ describe('quoteExactIn over pools in memory', () => {
     expect(huge).toMatchObject({ ok: false, shortfall: 'insufficient-state' });
     const unknown = quote('0x00000000000000000000000000000000000000ff', TOKENS.usdc, E18);
     expect(unknown).toMatchObject({ ok: false, shortfall: 'no-pool' });
+  });
+
+  it('buys an exact output for the least input, hops priced from the last', () => {
+    const amountOut = 500n * 10n ** 18n;
+    const result = quoteExactOut(state, { tokenIn: TOKENS.usdc, tokenOut: TOKENS.mnr, amountOut, hubs, routers });
+    if (!result.ok) throw new Error(result.shortfall);
+    const { hops, amountIn } = result.route;
+    expect(result.route.amountOut).toBe(amountOut);
+    expect(hops[1]!.amountOut).toBe(amountOut);
+    expect(hops[0]!.amountOut).toBe(hops[1]!.amountIn);
+    expect(hops[0]!.amountIn).toBe(amountIn);
+    // Selling that input buys at least the output; one unit less of it buys less.
+    const forward = quoteExactIn(state, { tokenIn: TOKENS.usdc, tokenOut: TOKENS.mnr, amountIn, hubs, routers });
+    if (!forward.ok) throw new Error(forward.shortfall);
+    expect(forward.route.amountOut).toBeGreaterThanOrEqual(amountOut);
+    const v2 = quoteExactOut(state, {
+      tokenIn: TOKENS.weth,
+      tokenOut: TOKENS.long,
+      amountOut: 10n ** 18n,
+      hubs,
+      routers,
+      sources: ['uniswap-v2'],
+    });
+    if (!v2.ok) throw new Error(v2.shortfall);
+    expect(swapExactIn(poolAt(V2_LONG), TOKENS.weth, v2.route.amountIn).amountOut).toBeGreaterThanOrEqual(10n ** 18n);
+    expect(swapExactIn(poolAt(V2_LONG), TOKENS.weth, v2.route.amountIn - 1n).amountOut).toBeLessThan(10n ** 18n);
   });
 });
