@@ -268,7 +268,7 @@ describe('DEX book exactness against the deployed Uniswap contracts', () => {
   });
 
   it('quotes from memory alone, and is exact again after a swap moved the pools', async () => {
-    const { chain, publicClient, descriptor, wallet, mined } = devnet;
+    const { chain, descriptor } = devnet;
     const methods: string[] = [];
     const counting = createPublicClient({
       transport: http(chain.rpcUrl, {
@@ -298,16 +298,16 @@ describe('DEX book exactness against the deployed Uniswap contracts', () => {
     });
     if (!quote.ok) throw new Error(quote.shortfall);
     const hop = quote.route.hops[0]!;
-    await mined(
-      wallet(user).writeContract({
+    await devnet.mined(
+      devnet.wallet(user).writeContract({
         address: weth,
         abi: parseAbi(['function deposit() payable']),
         functionName: 'deposit',
         value: 20n * 10n ** 18n,
       }),
     );
-    await mined(
-      wallet(user).writeContract({
+    await devnet.mined(
+      devnet.wallet(user).writeContract({
         address: weth,
         abi: erc20Abi,
         functionName: 'approve',
@@ -315,8 +315,8 @@ describe('DEX book exactness against the deployed Uniswap contracts', () => {
       }),
     );
     const mnrBefore = await devnet.balanceOf(mnr, user.address);
-    await mined(
-      wallet(user).writeContract({
+    await devnet.mined(
+      devnet.wallet(user).writeContract({
         address: chain.dex.uniswapV3.swapRouter,
         abi: swapRouterAbi,
         functionName: 'exactInputSingle',
