@@ -25,7 +25,7 @@ import { multicallAt, type PoolCall } from '../../../src/chain/dex/poolCalls.js'
 import { readPoolStates } from '../../../src/chain/dex/readPoolStates.js';
 import { createHeadFeed } from '../../../src/chain/heads.js';
 import type { PoolState, V3PoolState } from '../../../src/core/dex/poolState.js';
-import { swapExactIn } from '../../../src/core/dex/poolSwap.js';
+import { swapExactIn, swapExactOut } from '../../../src/core/dex/poolSwap.js';
 import { simulateV3Swap } from '../../../src/core/dex/v3Swap.js';
 import { PoolShortfallError } from '../../../src/core/dex/poolState.js';
 import { useDevnet } from '../../helpers/anvil.js';
@@ -34,10 +34,13 @@ import type { Logger } from '../../../src/core/logger.js';
 const quoterAbi = parseAbi([
   'struct QuoteExactInputSingleParams { address tokenIn; address tokenOut; uint256 amountIn; uint24 fee; uint160 sqrtPriceLimitX96; }',
   'function quoteExactInputSingle(QuoteExactInputSingleParams params) returns (uint256 amountOut, uint160 sqrtPriceX96After, uint32 initializedTicksCrossed, uint256 gasEstimate)',
+  'struct QuoteExactOutputSingleParams { address tokenIn; address tokenOut; uint256 amount; uint24 fee; uint160 sqrtPriceLimitX96; }',
+  'function quoteExactOutputSingle(QuoteExactOutputSingleParams params) returns (uint256 amountIn, uint160 sqrtPriceX96After, uint32 initializedTicksCrossed, uint256 gasEstimate)',
   'function quoteExactInput(bytes path, uint256 amountIn) returns (uint256 amountOut, uint160[] sqrtPriceX96AfterList, uint32[] initializedTicksCrossedList, uint256 gasEstimate)',
 ]);
 const routerV2Abi = parseAbi([
   'function getAmountsOut(uint256 amountIn, address[] path) view returns (uint256[] amounts)',
+  'function getAmountsIn(uint256 amountOut, address[] path) view returns (uint256[] amounts)',
 ]);
 const swapRouterAbi = parseAbi([
   'struct ExactInputSingleParams { address tokenIn; address tokenOut; uint24 fee; address recipient; uint256 deadline; uint256 amountIn; uint256 amountOutMinimum; uint160 sqrtPriceLimitX96; }',
@@ -207,6 +210,73 @@ describe('DEX book exactness against the deployed Uniswap contracts', () => {
     expect(counts['uniswap-v3']).toBeGreaterThanOrEqual(200);
     expect(counts['uniswap-v2']).toBeGreaterThanOrEqual(200);
     expect(counts.crossing).toBeGreaterThanOrEqual(20);
+  });
+
+  it('prices exact outputs as QuoterV2.quoteExactOutputSingle and getAmountsIn do', async () => {
+    const { chain, publicClient } = devnet;
+    const book = createDexBook({ chains: [bookConfig(publicClient)], log });
+    const state = await book.refresh(chain.chainId);
+    const next = random(4);
+    const counts = { 'uniswap-v3': 0, 'uniswap-v2': 0, refused: 0 };
+    for (const pool of state.pools) {
+      for (const [tokenIn, tokenOut] of [
+        [pool.token0, pool.token1],
+        [pool.token1, pool.token0],
+      ] as const) {
+        const held = await publicClient.readContract({
+          address: tokenOut,
+          abi: erc20Abi,
+          functionName: 'balanceOf',
+          args: [pool.address],
+          blockNumber: state.blockNumber,
+        });
+        const amounts = randomAmounts(next, 60, held);
+        const calls: PoolCall[] = amounts.map((amount) =>
+          pool.source === 'uniswap-v3'
+            ? {
+                target: chain.dex.uniswapV3.quoterV2,
+                callData: encodeFunctionData({
+                  abi: quoterAbi,
+                  functionName: 'quoteExactOutputSingle',
+                  args: [{ tokenIn, tokenOut, amount, fee: pool.fee, sqrtPriceLimitX96: 0n }],
+                }),
+              }
+            : {
+                target: chain.dex.uniswapV2.router,
+                callData: encodeFunctionData({
+                  abi: routerV2Abi,
+                  functionName: 'getAmountsIn',
+                  args: [amount, [tokenIn, tokenOut]],
+                }),
+              },
+        );
+        const answers = await callAll(publicClient, chain.contracts.multicall3, calls, state.blockNumber);
+        amounts.forEach((amountOut, i) => {
+          const context = `${pool.source} ${pool.address} ${tokenIn} → ${tokenOut}, out ${amountOut}`;
+          let ours: bigint | undefined;
+          try {
+            ours = swapExactOut(pool, tokenIn, amountOut).amountIn;
+          } catch (error) {
+            if (!(error instanceof PoolShortfallError)) throw error;
+            if (error.shortfall === 'insufficient-state') return;
+          }
+          const answer = answers[i];
+          const theirs =
+            answer === undefined
+              ? undefined
+              : pool.source === 'uniswap-v3'
+                ? decodeFunctionResult({ abi: quoterAbi, functionName: 'quoteExactOutputSingle', data: answer })[0]
+                : decodeFunctionResult({ abi: routerV2Abi, functionName: 'getAmountsIn', data: answer })[0];
+          // Both refuse (the pool cannot deliver that much) or both ask the same input.
+          expect(ours, context).toBe(theirs);
+          if (ours === undefined) counts.refused++;
+          else counts[pool.source]++;
+        });
+      }
+    }
+    console.info('exact output', counts);
+    expect(counts['uniswap-v3']).toBeGreaterThanOrEqual(200);
+    expect(counts['uniswap-v2']).toBeGreaterThanOrEqual(100);
   });
 
   it('equals QuoterV2.quoteExactInput on two-hop v3 routes found by the route search', async () => {
