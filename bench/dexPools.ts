@@ -101,10 +101,10 @@ export function devnetShapedPools(): (V3PoolState | V2PairState)[] {
       amount0: 3000n * 10n ** 6n,
       amount1: E18,
       positions: [
-        { halfWidth: 200, liquidity: 4n * 10n ** 18n },
-        { halfWidth: 1000, liquidity: 2n * 10n ** 18n },
-        { halfWidth: 4000, liquidity: 10n ** 18n },
-        { halfWidth: 20000, liquidity: 5n * 10n ** 17n },
+        { halfWidth: 200, liquidity: 4n * 10n ** 16n },
+        { halfWidth: 1000, liquidity: 2n * 10n ** 16n },
+        { halfWidth: 4000, liquidity: 10n ** 16n },
+        { halfWidth: 20000, liquidity: 5n * 10n ** 15n },
       ],
     }),
     syntheticV3Pool({
