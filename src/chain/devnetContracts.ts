@@ -49,7 +49,8 @@ import {
   wrappedNativeBytecode,
 } from '../../generated/contracts/index.js';
 import type { AnvilInstance } from './anvil.js';
-import type { DevnetAccount, DevnetChain, DevnetToken } from './devnetDescriptor.js';
+import { deployDex, devnetDexWethNeeded, type DexTokens } from './devnetDex.js';
+import type { DevnetAccount, DevnetChain, DevnetLongTailToken, DevnetToken } from './devnetDescriptor.js';
 
 /**
  * The devnet's contract deployment: the gateway's contracts, test tokens and price feeds on one started anvil
@@ -79,6 +80,8 @@ const NATIVE_USD = '3000';
 // Anvil starts at a 1 gwei base fee; a generous cap keeps a batch valid even if the base fee climbs.
 const MAX_FEE_PER_GAS = parseGwei('100');
 const MAX_PRIORITY_FEE_PER_GAS = parseGwei('1');
+/** Block gas limit while the setup's transactions are mined: all of one batch fit in one block. */
+const SETUP_BLOCK_GAS_LIMIT = 300_000_000n;
 /** Enough for any mint, approve, transfer or deposit on the devnet tokens. */
 const CALL_GAS = 200_000n;
 
@@ -105,6 +108,12 @@ const TOKEN_SPECS: readonly TokenSpec[] = [
   { id: 'pusd', symbol: 'PUSD', name: 'Permit USD', kind: 'permit', usd: '1', solver: '10000000', account: '100000' },
 ];
 
+/**
+ * The long-tail token: no price feed, no solver inventory, only DEX pools (`devnetDex.ts`). Deployed after the
+ * tokens and feeds above, so their addresses stay the same.
+ */
+const LONG_SPEC = { id: 'long', symbol: 'LONG', name: 'Long Tail Token', decimals: 18, account: '10000' } as const;
+
 interface Participants {
   deployer: DevnetAccount;
   solver: DevnetAccount;
@@ -119,6 +128,12 @@ export async function deployChain(
 ): Promise<DevnetChain> {
   const client = createPublicClient({ transport: http(instance.rpcUrl, { batch: true }), pollingInterval: 100 });
   const fromDeployer = await TransactionBatch.create(client, deployer, instance.chainId);
+  // With interval mining the setup's transactions wait in the pool for the next block, and anvil drops from its pool
+  // the ones that do not fit in that block (about 80M gas of them with the DEX seeding): the block gas limit is
+  // raised while they are sent, so each batch lands in one block, and restored after.
+  const anvil = createTestClient({ mode: 'anvil', transport: http(instance.rpcUrl) });
+  const blockGasLimit = blockTime === null ? null : (await client.getBlock({ blockTag: 'latest' })).gasLimit;
+  if (blockGasLimit !== null) await anvil.setBlockGasLimit({ gasLimit: SETUP_BLOCK_GAS_LIMIT });
 
   // Deployments first: their addresses follow from the deployer's nonces, so later calls can use them
   // before anything is mined.
@@ -169,6 +184,25 @@ export async function deployChain(
     });
   }
 
+  const long: DevnetLongTailToken = {
+    id: LONG_SPEC.id,
+    symbol: LONG_SPEC.symbol,
+    name: LONG_SPEC.name,
+    decimals: LONG_SPEC.decimals,
+    address: await deploy(minorTokenAbi, minorTokenBytecode, [LONG_SPEC.name, LONG_SPEC.symbol, deployer.address]),
+  };
+  const byId = (id: string): DevnetToken => tokens.find((token) => token.id === id)!;
+  const dexTokens: DexTokens = { weth: byId('weth'), usdc: byId('usdc'), usdt: byId('usdt'), mnr: byId('mnr'), long };
+  const usdOf = (id: string): bigint =>
+    parseUnits(TOKEN_SPECS.find((spec) => spec.id === id)!.usd!, PRICE_FEED_DECIMALS);
+  const usd = {
+    weth: parseUnits(NATIVE_USD, PRICE_FEED_DECIMALS),
+    usdc: usdOf('usdc'),
+    usdt: usdOf('usdt'),
+    mnr: usdOf('mnr'),
+  };
+  const dexWeth = devnetDexWethNeeded(dexTokens, usd);
+
   // Fund the solver's inventory and the test accounts. Wrapped native must be backed by real native, so
   // the deployer is given the ETH to wrap and hands the tokens out; everyone else keeps anvil's 10,000 ETH.
   const grants = tokens.flatMap((token, i) => {
@@ -180,11 +214,19 @@ export async function deployChain(
       amount: parseUnits(account === solver ? spec.solver : spec.account, token.decimals),
     }));
   });
-  const toWrap = grants.reduce((sum, grant) => (grant.wrapped ? sum + grant.amount : sum), 0n);
+  // Test accounts hold LONG to pay with; the solver holds none.
+  for (const account of accounts) {
+    grants.push({
+      token: long.address,
+      wrapped: false,
+      to: account.address,
+      amount: parseUnits(LONG_SPEC.account, long.decimals),
+    });
+  }
+  const toWrap = grants.reduce((sum, grant) => (grant.wrapped ? sum + grant.amount : sum), dexWeth);
   if (toWrap > 0n) {
-    const testClient = createTestClient({ mode: 'anvil', transport: http(instance.rpcUrl) });
     const balance = await client.getBalance({ address: deployer.address });
-    await testClient.setBalance({ address: deployer.address, value: balance + toWrap });
+    await anvil.setBalance({ address: deployer.address, value: balance + toWrap });
   }
   const wrap = encodeFunctionData({ abi: wrappedNativeAbi, functionName: 'deposit' });
   const transfer = (to: Address, amount: bigint): Hex =>
@@ -198,6 +240,9 @@ export async function deployChain(
         : [fromDeployer.call(token, mint(to, amount))],
     ),
   );
+  // The deployer keeps the WETH the pools are seeded with.
+  await fromDeployer.call(dexTokens.weth.address, wrap, dexWeth);
+  const dex = await deployDex({ sender: fromDeployer, owner: deployer.address, tokens: dexTokens, usd });
   await fromDeployer.confirm();
 
   // The solver's ERC-20 fills are `transferFrom(solver, recipient, amount)` run by the fill contract.
@@ -207,15 +252,17 @@ export async function deployChain(
     functionName: 'approve',
     args: [onlyOwnerMulticaller, maxUint256],
   });
-  await Promise.all(tokens.map((token) => fromSolver.call(token.address, approve)));
+  // LONG too, though the solver holds none: a token it receives from a swap is then fillable like the others.
+  await Promise.all([...tokens, long].map((token) => fromSolver.call(token.address, approve)));
   await fromSolver.confirm();
+  if (blockGasLimit !== null) await anvil.setBlockGasLimit({ gasLimit: blockGasLimit });
 
   // The batch executor goes where the reference SDK's `executeGaslessBatch` expects it (Calibur's address on
   // every chain): its runtime code is copied there from the deployment above (the code reads its own address
   // from the EOA's delegation designator, so it needs no constructor state).
   const executorCode = await client.getCode({ address: executorTemplate });
   if (executorCode === undefined || executorCode === '0x') throw new Error('the batch executor was not deployed');
-  await createTestClient({ mode: 'anvil', transport: http(instance.rpcUrl) }).setCode({
+  await anvil.setCode({
     address: SDK_BATCH_EXECUTOR,
     bytecode: executorCode,
   });
@@ -243,7 +290,9 @@ export async function deployChain(
       depositAddressFactory,
     },
     tokens,
+    longTailTokens: [long],
     nativePriceFeed,
+    dex,
   };
 }
 
@@ -323,10 +372,10 @@ class TransactionBatch {
   }
 
   /** Sends a call with a fixed gas limit (its target may not be mined yet, so it cannot be estimated). */
-  async call(to: Address, data: Hex, value = 0n): Promise<void> {
+  async call(to: Address, data: Hex, value = 0n, gas = CALL_GAS): Promise<void> {
     const turn = this.take();
     try {
-      await this.send(turn, { to, data, value, gas: CALL_GAS }, `call to ${to} (nonce ${turn.nonce})`);
+      await this.send(turn, { to, data, value, gas }, `call to ${to} (nonce ${turn.nonce})`);
     } finally {
       turn.done();
     }

@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem';
-import type { ChainContracts } from '../core/chains/types.js';
+import type { ChainContracts, DexPool, UniswapV2Deployment, UniswapV3Deployment } from '../core/chains/types.js';
 
 /** Everything a client of the devnet needs: keys, RPC URLs, contract and token addresses. */
 export interface DevnetDescriptor {
@@ -34,7 +34,28 @@ export interface DevnetChain {
   /** Every gateway contract, the attestation verifier included. */
   contracts: Required<ChainContracts>;
   tokens: DevnetToken[];
+  /**
+   * Tokens with no price feed and no solver inventory (`LONG`): only DEX pools price and trade them, as a long-tail
+   * token on a real chain.
+   */
+  longTailTokens: DevnetLongTailToken[];
   nativePriceFeed: Address;
+  /** Uniswap v3 and v2, deployed from their npm artifacts, and the pools seeded on them. */
+  dex: DevnetDex;
+}
+
+/** The devnet's Uniswap contracts and pools: the shape of a chain config's `dex`, with every part present. */
+export interface DevnetDex {
+  uniswapV3: Required<UniswapV3Deployment> & { pools: DexPool[] };
+  uniswapV2: Required<UniswapV2Deployment> & { pools: DexPool[] };
+}
+
+export interface DevnetLongTailToken {
+  id: string;
+  symbol: string;
+  name: string;
+  address: Address;
+  decimals: number;
 }
 
 export interface DevnetToken {

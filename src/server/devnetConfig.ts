@@ -36,6 +36,20 @@ export function devnetChainConfigs(descriptor: DevnetDescriptor): ChainConfig[] 
         price: { kind: 'aggregatorV3', feed: token.priceFeed, maxAgeSeconds: DEVNET_PRICE_MAX_AGE_SECONDS },
       }),
     );
+    // Long-tail tokens have no feed and no solver inventory: listed, neither featured nor bridged nor accepted
+    // directly as input; only DEX pools price them.
+    const longTail = chain.longTailTokens.map((token) =>
+      currencyConfig({
+        id: token.id,
+        symbol: token.symbol,
+        name: token.name,
+        address: token.address,
+        decimals: token.decimals,
+        featured: false,
+        supportsBridging: false,
+        solver: false,
+      }),
+    );
     return {
       id: chain.chainId,
       name: chain.name,
@@ -51,8 +65,9 @@ export function devnetChainConfigs(descriptor: DevnetDescriptor): ChainConfig[] 
       explorerPaths: null,
       explorerQueryParams: null,
       nativeCurrency: native,
-      currencies,
+      currencies: [...currencies, ...longTail],
       contracts: chain.contracts,
+      dex: chain.dex,
       depositEnabled: true,
       tokenSupport: 'All',
       disabled: false,

@@ -120,14 +120,17 @@ describe('POST /currencies/v2', () => {
   });
 
   it('looks at the whole list with defaultList false or when searching, and at the default list with defaultList true', async () => {
-    expect(ids(await v2({ defaultList: false }))).toEqual(each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR', 'PUSD']));
+    // 21 currencies on the three chains: the default limit (20) leaves the last out.
+    expect(ids(await v2({ defaultList: false }))).toEqual(
+      each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR', 'PUSD', 'LONG']).slice(0, 20),
+    );
     expect(ids(await v2({ term: 'mnr' }))).toEqual(each(['MNR']));
     expect(await v2({ term: 'mnr', defaultList: true })).toEqual([]);
   });
 
   it('limits the answer (default 20, at most 100)', async () => {
-    expect(ids(await v2({ defaultList: false, limit: 7 }))).toEqual([
-      ...each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR', 'PUSD'], [31337]),
+    expect(ids(await v2({ defaultList: false, limit: 8 }))).toEqual([
+      ...each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR', 'PUSD', 'LONG'], [31337]),
       '31338:ETH',
     ]);
     for (const limit of [0, 101, 2.5]) {
@@ -139,7 +142,7 @@ describe('POST /currencies/v2', () => {
 
   it('filters by chainIds; unknown chains match nothing', async () => {
     expect(ids(await v2({ defaultList: false, chainIds: [31339] }))).toEqual(
-      each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR', 'PUSD'], [31339]),
+      each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR', 'PUSD', 'LONG'], [31339]),
     );
     expect(await v2({ chainIds: [999] })).toEqual([]);
   });
@@ -184,14 +187,15 @@ describe('POST /currencies/v2', () => {
     // The expansion crosses chainIds and reaches non-featured currencies: that is the point of the flag.
     expect(ids(await v2({ term: 'mnr', chainIds: [31338], includeAllChains: true }))).toEqual(each(['MNR']));
     expect(ids(await v2({ chainIds: [31337], includeAllChains: true, defaultList: false }))).toEqual(
-      each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR', 'PUSD']),
+      each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR', 'PUSD', 'LONG']).slice(0, 20),
     );
   });
 
   it('depositAddressOnly keeps the solver currencies of chains with a deposit-address factory; useExternalSearch is ignored', async () => {
-    // The devnet: every chain has a factory and every listed currency is a solver currency.
+    // The devnet: every chain has a factory and every listed currency but LONG (no solver inventory) is a solver
+    // currency.
     expect(ids(await v2({ depositAddressOnly: true, defaultList: false, limit: 100 }))).toEqual(
-      ids(await v2({ defaultList: false, limit: 100 })),
+      ids(await v2({ defaultList: false, limit: 100 })).filter((id) => !id.endsWith(':LONG')),
     );
     // The variant: 31337 has no factory, 31339 is hidden, MNR on 31338 is not accepted as input.
     expect(ids(await v2({ depositAddressOnly: true, defaultList: false, limit: 100 }, variantUrl))).toEqual(
@@ -211,7 +215,7 @@ describe('POST /currencies/v2', () => {
 
   it('leaves hidden chains out and filters on verified (variant gateway)', async () => {
     expect(ids(await v2({ defaultList: false }, variantUrl))).toEqual(
-      each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR', 'PUSD'], [31337, 31338]),
+      each(['ETH', 'USDC', 'USDT', 'WETH', 'MNR', 'PUSD', 'LONG'], [31337, 31338]),
     );
     expect(await v2({ chainIds: [31339] }, variantUrl)).toEqual([]);
     const mnr = await v2({ term: 'mnr' }, variantUrl);

@@ -79,6 +79,41 @@ export interface ChainContracts {
   depositAddressFactory?: Address;
 }
 
+/** A pool of a DEX the gateway may route through: its address, its tokens in the pool's order, its fee. */
+export interface DexPool {
+  address: Address;
+  /** The pool's token0 and token1 (sorted by address, as the pool itself orders them). */
+  token0: Address;
+  token1: Address;
+  /** Swap fee in hundredths of a basis point, Uniswap v3's unit: 500 = 0.05 %; a v2 pair's is always 3000. */
+  fee: number;
+}
+
+/** Uniswap v3's contracts on one chain (the canonical deployment on a public chain). */
+export interface UniswapV3Deployment {
+  factory: Address;
+  swapRouter: Address;
+  quoterV2: Address;
+  /** `NonfungiblePositionManager`: only provides liquidity; the gateway's routing does not need it. */
+  positionManager?: Address;
+  /** The pools routes may use; absent = none named (sources find pools through `factory`). */
+  pools?: DexPool[];
+}
+
+/** Uniswap v2's contracts on one chain. */
+export interface UniswapV2Deployment {
+  factory: Address;
+  /** `UniswapV2Router02`. */
+  router: Address;
+  pools?: DexPool[];
+}
+
+/** The DEXes of one chain that swaps may route through; each present one is a swap source (`uniswap-v3`, `uniswap-v2`). */
+export interface DexConfig {
+  uniswapV3?: UniswapV3Deployment;
+  uniswapV2?: UniswapV2Deployment;
+}
+
 /** A chain as configured (from the config file or the devnet descriptor). */
 export interface ChainConfig {
   id: number;
@@ -109,6 +144,8 @@ export interface ChainConfig {
   /** ERC-20 currencies. */
   currencies: CurrencyConfig[];
   contracts: ChainContracts;
+  /** DEX deployments swaps may route through; absent = the solver's inventory is the chain's only swap source. */
+  dex?: DexConfig;
   depositEnabled: boolean;
   tokenSupport: 'All' | 'Limited';
   disabled: boolean;
