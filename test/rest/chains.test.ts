@@ -58,6 +58,22 @@ describe('GET /chains', () => {
     }
   });
 
+  it('lists the long-tail token LONG on every chain: an ERC-20, not featured, not a solver currency', async () => {
+    const { body } = await call(gateway.url, 'getChains');
+    for (const chain of body.chains) {
+      const long = gateway.devnet.descriptor.chains.find((c) => c.chainId === chain.id)!.longTailTokens[0]!;
+      expect(chain.erc20Currencies.find((c: { symbol: string }) => c.symbol === 'LONG')).toMatchObject({
+        id: 'long',
+        address: long.address,
+        decimals: 18,
+        supportsBridging: false,
+      });
+      const symbols = (list: Array<{ symbol: string }>) => list.map((c) => c.symbol);
+      expect(symbols(chain.featuredTokens)).not.toContain('LONG');
+      expect(symbols(chain.solverCurrencies)).not.toContain('LONG');
+    }
+  });
+
   it('points at contracts that really exist on each chain', async () => {
     const { body } = await call(gateway.url, 'getChains');
     for (const chain of body.chains) {
