@@ -72,6 +72,23 @@ describe('GET /chains', () => {
       expect(symbols(chain.featuredTokens)).not.toContain('LONG');
       expect(symbols(chain.solverCurrencies)).not.toContain('LONG');
     }
+    // No feed prices it: a quote to it is a client error until DEX pricing quotes it, and other quotes are unchanged.
+    const [a, b] = gateway.devnet.descriptor.chains;
+    const quote = (currency: string) =>
+      call(gateway.url, 'getQuote', {
+        body: {
+          user: gateway.devnet.descriptor.accounts[0]!.address,
+          originChainId: a!.chainId,
+          destinationChainId: b!.chainId,
+          originCurrency: zeroAddress,
+          destinationCurrency: currency,
+          amount: '1000000000000000000',
+          tradeType: 'EXACT_INPUT',
+        },
+      });
+    const toLong = await quote(b!.longTailTokens[0]!.address);
+    expect([toLong.status, toLong.body.errorCode]).toEqual([400, 'NO_SWAP_ROUTES_FOUND']);
+    expect((await quote(b!.tokens.find((t) => t.id === 'usdc')!.address)).status).toBe(200);
   });
 
   it('points at contracts that really exist on each chain', async () => {
