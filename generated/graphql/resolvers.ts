@@ -766,6 +766,7 @@ export type ProtocolOrder = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `swapSources` | `GET /swap-sources` | `getSwapSources` |
  * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
  * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
  * | `inventory` | `GET /admin/inventory` | `getInventory` |
@@ -804,6 +805,11 @@ export type Query = {
   requestStatus?: Maybe<RequestStatusRecord>;
   /** Requests, newest first. */
   requests: RequestConnection;
+  /**
+   * The swap sources (the solver's inventory, DEXes) quotes may include or exclude by name, as `GET /swap-sources`:
+   * those of one chain with `chainId`, else those of any chain.
+   */
+  swapSources: Array<Scalars['String']['output']>;
   /** The USD price of a token. */
   tokenPrice: TokenPrice;
 };
@@ -822,6 +828,7 @@ export type Query = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `swapSources` | `GET /swap-sources` | `getSwapSources` |
  * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
  * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
  * | `inventory` | `GET /admin/inventory` | `getInventory` |
@@ -849,6 +856,7 @@ export type QueryAppFeeBalancesArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `swapSources` | `GET /swap-sources` | `getSwapSources` |
  * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
  * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
  * | `inventory` | `GET /admin/inventory` | `getInventory` |
@@ -878,6 +886,7 @@ export type QueryAppFeeClaimsArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `swapSources` | `GET /swap-sources` | `getSwapSources` |
  * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
  * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
  * | `inventory` | `GET /admin/inventory` | `getInventory` |
@@ -905,6 +914,7 @@ export type QueryChainArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `swapSources` | `GET /swap-sources` | `getSwapSources` |
  * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
  * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
  * | `inventory` | `GET /admin/inventory` | `getInventory` |
@@ -932,6 +942,7 @@ export type QueryChainsArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `swapSources` | `GET /swap-sources` | `getSwapSources` |
  * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
  * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
  * | `inventory` | `GET /admin/inventory` | `getInventory` |
@@ -959,6 +970,7 @@ export type QueryCurrenciesArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `swapSources` | `GET /swap-sources` | `getSwapSources` |
  * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
  * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
  * | `inventory` | `GET /admin/inventory` | `getInventory` |
@@ -986,6 +998,7 @@ export type QueryPriceArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `swapSources` | `GET /swap-sources` | `getSwapSources` |
  * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
  * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
  * | `inventory` | `GET /admin/inventory` | `getInventory` |
@@ -1013,6 +1026,7 @@ export type QueryQuoteArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `swapSources` | `GET /swap-sources` | `getSwapSources` |
  * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
  * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
  * | `inventory` | `GET /admin/inventory` | `getInventory` |
@@ -1040,6 +1054,7 @@ export type QueryRequestArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `swapSources` | `GET /swap-sources` | `getSwapSources` |
  * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
  * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
  * | `inventory` | `GET /admin/inventory` | `getInventory` |
@@ -1067,6 +1082,7 @@ export type QueryRequestSignatureArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `swapSources` | `GET /swap-sources` | `getSwapSources` |
  * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
  * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
  * | `inventory` | `GET /admin/inventory` | `getInventory` |
@@ -1094,6 +1110,7 @@ export type QueryRequestStatusArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `swapSources` | `GET /swap-sources` | `getSwapSources` |
  * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
  * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
  * | `inventory` | `GET /admin/inventory` | `getInventory` |
@@ -1123,6 +1140,35 @@ export type QueryRequestsArgs = {
  * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
  * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
  * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `swapSources` | `GET /swap-sources` | `getSwapSources` |
+ * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
+ * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
+ * | `inventory` | `GET /admin/inventory` | `getInventory` |
+ *
+ * An operation that is declared but not implemented yet fails with `extensions.code` `NOT_IMPLEMENTED`. Every
+ * gateway error carries `extensions.code` (the REST `errorCode`), `extensions.status` (the HTTP status REST would
+ * answer), `extensions.retriable` and, when present, `extensions.errorData`; unexpected errors are masked as
+ * `Unexpected error.` with code `UNKNOWN_ERROR`.
+ */
+export type QuerySwapSourcesArgs = {
+  chainId?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/**
+ * Read operations. Each field calls the core function of the same name as the REST operationId it mirrors:
+ *
+ * | Field | REST operation | operationId / core function |
+ * |---|---|---|
+ * | `chains`, `chain` | `GET /chains` | `getChains` |
+ * | `quote` | `POST /quote/v2` | `getQuote` |
+ * | `price` | `POST /price` | `getPrice` |
+ * | `requestStatus` | `GET /intents/status/v3` | `getIntentStatus` |
+ * | `request`, `requests` | `GET /requests/v3` | `getRequests` |
+ * | `requestSignature` | `GET /requests/{requestId}/signature` | `getRequestSignature` |
+ * | `tokenPrice` | `GET /currencies/token/price` | `getTokenPrice` |
+ * | `currencies` | `POST /currencies/v2` | `getCurrencies` |
+ * | `swapSources` | `GET /swap-sources` | `getSwapSources` |
  * | `appFeeBalances` | `GET /app-fees/{wallet}/balances` | `getAppFeeBalances` |
  * | `appFeeClaims` | `GET /app-fees/{wallet}/claims` | `getAppFeeClaims` |
  * | `inventory` | `GET /admin/inventory` | `getInventory` |
@@ -2373,6 +2419,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   requestSignature?: Resolver<Maybe<ResolversTypes['RequestSignature']>, ParentType, ContextType, RequireFields<QueryRequestSignatureArgs, 'requestId'>>;
   requestStatus?: Resolver<Maybe<ResolversTypes['RequestStatusRecord']>, ParentType, ContextType, RequireFields<QueryRequestStatusArgs, 'requestId'>>;
   requests?: Resolver<ResolversTypes['RequestConnection'], ParentType, ContextType, Partial<QueryRequestsArgs>>;
+  swapSources?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType, Partial<QuerySwapSourcesArgs>>;
   tokenPrice?: Resolver<ResolversTypes['TokenPrice'], ParentType, ContextType, RequireFields<QueryTokenPriceArgs, 'address' | 'chainId'>>;
 }>;
 

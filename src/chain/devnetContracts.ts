@@ -243,6 +243,9 @@ export async function deployChain(
   // The deployer keeps the WETH the pools are seeded with.
   await fromDeployer.call(dexTokens.weth.address, wrap, dexWeth);
   const dex = await deployDex({ sender: fromDeployer, owner: deployer.address, tokens: dexTokens, usd });
+  // Everything is sent: with interval mining, mine it now rather than wait for the next tick (the block phases are
+  // set after the setup anyway).
+  if (blockGasLimit !== null) await anvil.mine({ blocks: 1 });
   await fromDeployer.confirm();
 
   // The solver's ERC-20 fills are `transferFrom(solver, recipient, amount)` run by the fill contract.
@@ -254,6 +257,7 @@ export async function deployChain(
   });
   // LONG too, though the solver holds none: a token it receives from a swap is then fillable like the others.
   await Promise.all([...tokens, long].map((token) => fromSolver.call(token.address, approve)));
+  if (blockGasLimit !== null) await anvil.mine({ blocks: 1 });
   await fromSolver.confirm();
   if (blockGasLimit !== null) await anvil.setBlockGasLimit({ gasLimit: blockGasLimit });
 

@@ -9,6 +9,7 @@ import { getAddress, isAddress, parseUnits, zeroAddress } from 'viem';
 import { currencyConfig } from '../core/chains/currency.js';
 import type { ChainConfig, CurrencyConfig, QuoteSettings } from '../core/chains/types.js';
 import { defaultQuoteSettings } from '../core/settings.js';
+import { checkDexFile, dexFromFile, dexSchema, type DexFile } from './dexConfig.js';
 import {
   exposureFromFile,
   limitsSchema,
@@ -120,6 +121,7 @@ const chainSchema = {
         ]),
       ),
     },
+    dex: dexSchema,
     depositEnabled: { type: 'boolean' },
     tokenSupport: { enum: ['All', 'Limited'] },
     disabled: { type: 'boolean' },
@@ -206,8 +208,9 @@ type CurrencyFile = Omit<Partial<CurrencyConfig>, 'address'> &
   Pick<CurrencyConfig, 'id' | 'symbol' | 'name' | 'decimals'> & { address: string };
 type ChainFile = Omit<
   Partial<ChainConfig>,
-  'partialDisableLimit' | 'nativeCurrency' | 'currencies' | 'contracts' | 'maxCallsGas' | 'maxGaslessGas'
+  'partialDisableLimit' | 'nativeCurrency' | 'currencies' | 'contracts' | 'maxCallsGas' | 'maxGaslessGas' | 'dex'
 > & {
+  dex?: DexFile;
   id: number;
   maxCallsGas?: number;
   maxGaslessGas?: number;
@@ -252,6 +255,7 @@ function chainFromFile(c: ChainFile): ChainConfig {
     nativeCurrency: currencyFromFile(c.nativeCurrency, true),
     currencies: (c.currencies ?? []).map((x) => currencyFromFile(x, false)),
     contracts,
+    ...(c.dex === undefined ? {} : { dex: dexFromFile(c.dex)! }),
     depositEnabled: c.depositEnabled ?? true,
     tokenSupport: c.tokenSupport ?? 'All',
     disabled: c.disabled ?? false,
@@ -319,6 +323,7 @@ export function parseConfigFile(text: string, env: Env, source = 'config file'):
           `(see "Price sources for chains without Chainlink" in docs/real-networks.md)`,
       );
     }
+    checkDexFile(chain.dex, `${source}.chains.${i}.dex`, problems);
     for (const [j, currency] of (chain.currencies ?? []).entries()) {
       if (!isAddress(currency.address) || currency.address.toLowerCase() === zeroAddress) {
         problems.push(`${source}.chains.${i}.currencies.${j}.address: an ERC-20 needs a non-zero address`);

@@ -299,6 +299,7 @@ describe('the HTTP surface', () => {
       'requestSignature',
       'tokenPrice',
       'currencies',
+      'swapSources',
       'appFeeBalances',
       'appFeeClaims',
       'inventory',

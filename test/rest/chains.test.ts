@@ -58,6 +58,39 @@ describe('GET /chains', () => {
     }
   });
 
+  it('lists the long-tail token LONG on every chain: an ERC-20, not featured, not a solver currency', async () => {
+    const { body } = await call(gateway.url, 'getChains');
+    for (const chain of body.chains) {
+      const long = gateway.devnet.descriptor.chains.find((c) => c.chainId === chain.id)!.longTailTokens[0]!;
+      expect(chain.erc20Currencies.find((c: { symbol: string }) => c.symbol === 'LONG')).toMatchObject({
+        id: 'long',
+        address: long.address,
+        decimals: 18,
+        supportsBridging: false,
+      });
+      const symbols = (list: Array<{ symbol: string }>) => list.map((c) => c.symbol);
+      expect(symbols(chain.featuredTokens)).not.toContain('LONG');
+      expect(symbols(chain.solverCurrencies)).not.toContain('LONG');
+    }
+    // No feed prices it: a quote to it is a client error until DEX pricing quotes it, and other quotes are unchanged.
+    const [a, b] = gateway.devnet.descriptor.chains;
+    const quote = (currency: string) =>
+      call(gateway.url, 'getQuote', {
+        body: {
+          user: gateway.devnet.descriptor.accounts[0]!.address,
+          originChainId: a!.chainId,
+          destinationChainId: b!.chainId,
+          originCurrency: zeroAddress,
+          destinationCurrency: currency,
+          amount: '1000000000000000000',
+          tradeType: 'EXACT_INPUT',
+        },
+      });
+    const toLong = await quote(b!.longTailTokens[0]!.address);
+    expect([toLong.status, toLong.body.errorCode]).toEqual([400, 'NO_SWAP_ROUTES_FOUND']);
+    expect((await quote(b!.tokens.find((t) => t.id === 'usdc')!.address)).status).toBe(200);
+  });
+
   it('points at contracts that really exist on each chain', async () => {
     const { body } = await call(gateway.url, 'getChains');
     for (const chain of body.chains) {

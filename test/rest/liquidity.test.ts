@@ -1,9 +1,9 @@
 /**
  * Solver-facing reads on a real devnet: `GET /chains/liquidity` matches the solver's balances read on chain
  * with viem, values them exactly at the feeds' prices, sees new inventory after the cache lifetime and fails
- * as a whole (503) when a held currency cannot be priced; `GET /swap-sources` lists the one source. A second
- * gateway on the same devnet, with a fresh solver key (no balances), chain 31339 hidden and MNR on 31338 not a
- * solver currency, covers what the devnet configuration does not exercise.
+ * as a whole (503) when a held currency cannot be priced; `GET /swap-sources` lists the inventory and the DEXes. A
+ * second gateway on the same devnet, with a fresh solver key (no balances), chain 31339 hidden and without DEX, and
+ * MNR on 31338 not a solver currency, covers what the devnet configuration does not exercise.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -33,7 +33,7 @@ beforeAll(async () => {
   gateway = await startTestGateway();
   const chains = devnetChainConfigs(gateway.devnet.descriptor).map((chain) =>
     chain.id === 31339
-      ? { ...chain, hidden: true }
+      ? { ...chain, hidden: true, dex: undefined }
       : chain.id === 31338
         ? { ...chain, currencies: chain.currencies.map((c) => (c.id === 'mnr' ? { ...c, solver: false } : c)) }
         : chain,
@@ -204,17 +204,41 @@ describe('GET /chains/liquidity', () => {
 });
 
 describe('GET /swap-sources', () => {
-  it('lists the solver inventory as the one source, on any configured chain', async () => {
+  it('lists the solver inventory and the Uniswap deployments of the devnet, on any configured chain', async () => {
+    const all = [SWAP_SOURCE, 'uniswap-v3', 'uniswap-v2'];
     for (const query of [{}, { chainId: '31337' }, { chainId: '31339' }] as Array<Record<string, string>>) {
       const { status, body } = await call(gateway.url, 'getSwapSources', { query });
       expect(status).toBe(200);
-      expect(body).toEqual({ sources: [SWAP_SOURCE] });
+      expect(body).toEqual({ sources: all });
     }
     expect(SWAP_SOURCE).toBe('solver-inventory');
-    // Hidden chains are still served.
+  });
+
+  it('lists only the inventory on a chain without dex, and the sources of any chain without chainId (variant)', async () => {
+    // Hidden chains are still served; the variant's 31339 has no `dex`.
     expect((await call(variantUrl, 'getSwapSources', { query: { chainId: '31339' } })).body).toEqual({
       sources: [SWAP_SOURCE],
     });
+    expect((await call(variantUrl, 'getSwapSources', { query: { chainId: '31338' } })).body).toEqual({
+      sources: [SWAP_SOURCE, 'uniswap-v3', 'uniswap-v2'],
+    });
+    expect((await call(variantUrl, 'getSwapSources', {})).body).toEqual({
+      sources: [SWAP_SOURCE, 'uniswap-v3', 'uniswap-v2'],
+    });
+  });
+
+  it('answers the same through GraphQL swapSources', async () => {
+    const query = async (url: string, chainId: number | null) => {
+      const response = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'query($c: Int) { swapSources(chainId: $c) }', variables: { c: chainId } }),
+      });
+      return (await response.json()) as { data?: { swapSources: string[] }; errors?: Array<{ extensions: any }> };
+    };
+    expect((await query(gateway.url, null)).data?.swapSources).toEqual([SWAP_SOURCE, 'uniswap-v3', 'uniswap-v2']);
+    expect((await query(variantUrl, 31339)).data?.swapSources).toEqual([SWAP_SOURCE]);
+    expect((await query(gateway.url, 1)).errors?.[0]?.extensions.code).toBe('UNSUPPORTED_CHAIN');
   });
 
   it('answers 400 UNSUPPORTED_CHAIN for a chain the gateway does not serve', async () => {

@@ -1,5 +1,6 @@
 import { formatUsdPrice } from '../../core/usd.js';
 import { getCurrencies } from '../../core/catalogue/getCurrencies.js';
+import { getSwapSources } from '../../core/catalogue/getSwapSources.js';
 import { getTokenPrice } from '../../core/catalogue/getTokenPrice.js';
 import type { QueryResolvers } from '../../../generated/graphql/resolvers.js';
 
@@ -12,3 +13,7 @@ export const tokenPrice: QueryResolvers['tokenPrice'] = async (_parent, { chainI
 /** `Query.currencies` (operation `getCurrencies`): the flat list of `POST /currencies/v2`, with each group id. */
 export const currencies: QueryResolvers['currencies'] = (_parent, { input }, { core }) =>
   getCurrencies(core, input ?? {});
+
+/** `Query.swapSources` (operation `getSwapSources`): the names `GET /swap-sources` lists. */
+export const swapSources: QueryResolvers['swapSources'] = (_parent, { chainId }, { core }) =>
+  getSwapSources(core, { chainId });

@@ -1,7 +1,7 @@
 import type { Resolvers } from '../../../generated/graphql/resolvers.js';
 import { enumResolvers } from '../enums.js';
 import { scalarResolvers } from '../scalars.js';
-import { currencies, tokenPrice } from './catalogue.js';
+import { currencies, swapSources, tokenPrice } from './catalogue.js';
 import { appFeeBalances, appFeeClaims, claimAppFees } from './appFees.js';
 import { chain, chains } from './chains.js';
 import { executeGasless } from './executeGasless.js';
@@ -29,6 +29,7 @@ export function createResolvers(): Resolvers {
       price,
       tokenPrice,
       currencies,
+      swapSources,
       request,
       requestStatus,
       requests,
