@@ -1,6 +1,6 @@
 import type { PermitDepositor } from '../permits/ports.js';
 import type { DepositWatcher, FastFillLifecycle, GaslessLifecycle } from './ports.js';
-import type { SelfRefundDecision } from './selfRefund.js';
+import type { SelfRefundDecision } from './selfRefundDecision.js';
 
 /**
  * What the solver running in this instance lends to the core's operations: the intake (deposit watchers, for

@@ -1,5 +1,4 @@
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
 import { getRequest, recordRequestFailReason } from '../../store/requests.repository.js';
 import { crashPoint } from '../faults.js';
 import { REFUND_REQUESTED } from './decide.js';
@@ -7,18 +6,7 @@ import type { FillGate } from './fillGate.js';
 import { recoverIfStill } from './recovery.js';
 import { attachedDeposit, refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';
-
-/**
- * What the solver made of a depositor's refund request, decided in the request's lane (after any fill or refund
- * queued before it): `accepted` (recorded, and the refund sent or under way), or why not, with the request as read.
- */
-export type SelfRefundDecision =
-  | { kind: 'accepted' }
-  /** The request is no longer `pending` (filled, being filled, refunded, failed): nothing to do. */
-  | { kind: 'moved'; request: RequestRecord }
-  /** `pending` but not held: the solver is deciding or sending its fill. */
-  | { kind: 'notHeld'; request: RequestRecord }
-  | { kind: 'unknown' };
+import type { SelfRefundDecision } from './selfRefundDecision.js';
 
 /**
  * Refunds a held request at its depositor's request (`requestRefund`, which checked the signature), in its lane,

@@ -13,7 +13,8 @@ import { processDeposit } from './processDeposit.js';
 import { createSubmitTogether } from './setStatus.js';
 import { recoverAll, recoverIfStill, resumeRequest } from './recovery.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
-import { refundOnRequest, type SelfRefundDecision } from './selfRefund.js';
+import { refundOnRequest } from './selfRefund.js';
+import type { SelfRefundDecision } from './selfRefundDecision.js';
 import type { SolverScope } from './scope.js';
 
 export interface Solver {
