@@ -6,15 +6,20 @@
  * refunded by itself after the maximum hold (`TTL_EXPIRED`). Refunds are counted on chain (`Released` events).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getAddress, parseUnits, type Hex } from 'viem';
+import { createWalletClient, getAddress, http, parseUnits, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { depositoryAbi } from '../../generated/contracts/index.js';
-import type { DevnetAccount, DevnetChain } from '../../src/chain/devnet.js';
+import {
+  depositoryAbi,
+  ownerSignatureWalletAbi,
+  ownerSignatureWalletBytecode,
+} from '../../generated/contracts/index.js';
+import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import { refundRequestTypedData } from '../../src/core/requests/requestRefund.js';
 import { defaultQuoteSettings } from '../../src/core/settings.js';
 import { connectRaw, wsUrlOf } from '../events/clients.js';
 import { post } from '../graphql/harness.js';
 import { call } from '../helpers/conformance.js';
+import { depositErc20 } from '../helpers/deposits.js';
 import { startConfiguredGateway } from '../helpers/configuredGateway.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import {
@@ -61,7 +66,7 @@ beforeAll(async () => {
     amount: '10000000',
   };
   filled = await requestQuote(gateway, alice, usdcToUsdc);
-  for (let i = 0; i < 4; i++) quotes.push(await requestQuote(gateway, alice, usdcToUsdc));
+  for (let i = 0; i < 5; i++) quotes.push(await requestQuote(gateway, alice, usdcToUsdc));
   await executeSteps(gateway, filled.steps, alice);
   expect((await waitForStatus(gateway, idOf(filled), ['success', 'refund', 'failure'])).status).toBe('success');
 }, 180_000);
@@ -70,8 +75,11 @@ afterAll(async () => {
 });
 
 /** Pays the quote and waits until the solver holds it: chain B's fills paused (`/ready`), the request `pending`. */
-async function payHeld(quote: WireQuote): Promise<Hex> {
-  await executeSteps(gateway, quote.steps, alice);
+async function payHeld(
+  quote: WireQuote,
+  pay: () => Promise<unknown> = () => executeSteps(gateway, quote.steps, alice),
+): Promise<Hex> {
+  await pay();
   await waitForStatus(gateway, idOf(quote), ['pending']);
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
@@ -198,6 +206,46 @@ describe('POST /requests/refund', () => {
       input: { requestId, deadline: String(deadline), signature: await sign(bob, requestId, deadline) },
     });
     expect(stranger.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+
+  it("takes a contract wallet's signature through EIP-1271 (isValidSignature on the origin chain)", async () => {
+    const quote = quotes[4]!;
+    const requestId = idOf(quote);
+    const owner = createWalletClient({
+      account: privateKeyToAccount(alice.privateKey),
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
+    });
+    const deployed = await publicClientOf(chainA).waitForTransactionReceipt({
+      hash: await owner.deployContract({
+        abi: ownerSignatureWalletAbi,
+        bytecode: ownerSignatureWalletBytecode,
+        args: [alice.address],
+      }),
+    });
+    const contractWallet = deployed.contractAddress!;
+    // alice pays the order naming her contract wallet as the depositor: only the wallet may ask for the refund.
+    await payHeld(quote, () =>
+      depositErc20(
+        chainA,
+        alice,
+        tokenOf(chainA, 'USDC'),
+        requestId,
+        BigInt(quote.details.currencyIn.amount),
+        contractWallet,
+      ),
+    );
+    const deadline = inAnHour();
+    const refused = await call(gateway.url, 'requestRefund', {
+      body: { requestId, deadline, signature: await sign(bob, requestId, deadline) },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toContain(getAddress(contractWallet));
+    // The owner's key signs for the wallet; the signature does not recover to the wallet, its isValidSignature agrees.
+    const answer = await refundWhenHeld({ requestId, deadline, signature: await sign(alice, requestId, deadline) });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body).toMatchObject({ status: 'refund' });
+    expect(await releases(requestId)).toHaveLength(1);
   });
 
   it('refuses a filled request, one with no deposit and an unknown one (409, 409, 404)', async () => {
