@@ -78,7 +78,9 @@ export async function requestRefund(
     });
   const request = await getRequest(ctx.db, requestId);
   if (request === undefined) throw requestNotFound(requestId);
-  const answered = request.failReason === REFUND_REQUESTED && request.status !== 'pending';
+  // Refunded (or found too small to refund) at an earlier request of the same kind: answered the same again.
+  const answered =
+    request.failReason === REFUND_REQUESTED && (request.status === 'refund' || request.status === 'failure');
   if (!answered) refuseUnlessPending(request);
   const deposit = await attachedDeposit(ctx.db, request);
   if (deposit === null) throw new GatewayError('CONFLICT', `Request ${requestId} has no deposit to refund`);
@@ -110,11 +112,12 @@ export async function requestRefund(
     new Promise<'waiting'>((resolve) => (timer = setTimeout(resolve, REFUND_WAIT_MS, 'waiting'))),
   ]).finally(() => clearTimeout(timer));
   const now = (await getRequest(ctx.db, requestId)) ?? request;
-  if (now.failReason === REFUND_REQUESTED) return outcome(now);
+  if (now.failReason === REFUND_REQUESTED && now.status !== 'success') return outcome(now);
+  if (decision !== 'waiting' && decision?.kind === 'unknown') throw requestNotFound(requestId);
+  // Moved on meanwhile (filled, refunded for another reason): the same refusal as had it been so at first.
+  refuseUnlessPending(now);
   if (decision === 'waiting' || decision === undefined || decision.kind === 'accepted')
     throw new GatewayError('SERVICE_UNAVAILABLE', `The refund of request ${requestId} could not be decided; retry`);
-  if (decision.kind === 'unknown') throw requestNotFound(requestId);
-  refuseUnlessPending(now);
   throw new GatewayError(
     'CONFLICT',
     `Request ${requestId} is being filled: a refund can be asked for only while the solver holds the request`,
