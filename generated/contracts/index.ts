@@ -12,6 +12,7 @@ export * from './MinorToken.js';
 export * from './Multicall3.js';
 export * from './Multicaller.js';
 export * from './OnlyOwnerMulticaller.js';
+export * from './OwnerSignatureWallet.js';
 export * from './PermitToken.js';
 export * from './PriceFeed.js';
 export * from './Receiver.js';

@@ -535,7 +535,7 @@ export type MessagePayload = {
  * Write operations, named like their operationId and core function: `indexTransaction` (`POST
  * /transactions/index`), `indexSingleTransaction` (`POST /transactions/single`), `executeGasless` (`POST /execute`),
  * `submitPermit` (`POST /execute/permits`), `fastFill` (`POST /fast-fill`), `claimAppFees` (`POST
- * /app-fees/{wallet}/claim`).
+ * /app-fees/{wallet}/claim`), `requestRefund` (`POST /requests/refund`).
  */
 export type Mutation = {
   __typename?: 'Mutation';
@@ -549,6 +549,11 @@ export type Mutation = {
   indexSingleTransaction: MessagePayload;
   /** Index a transaction now, e.g. to detect a deposit made through a contract. */
   indexTransaction: MessagePayload;
+  /**
+   * Refund a request the solver holds, at its depositor's signed request (a gateway extension); status events follow
+   * as for any refund. Idempotent.
+   */
+  requestRefund: RequestRefundPayload;
   /** Submit a signed permit from a signature step (`POST /execute/permits`); a permit deposit moves its request to `DEPOSITING`. */
   submitPermit: SubmitPermitPayload;
 };
@@ -558,7 +563,7 @@ export type Mutation = {
  * Write operations, named like their operationId and core function: `indexTransaction` (`POST
  * /transactions/index`), `indexSingleTransaction` (`POST /transactions/single`), `executeGasless` (`POST /execute`),
  * `submitPermit` (`POST /execute/permits`), `fastFill` (`POST /fast-fill`), `claimAppFees` (`POST
- * /app-fees/{wallet}/claim`).
+ * /app-fees/{wallet}/claim`), `requestRefund` (`POST /requests/refund`).
  */
 export type MutationClaimAppFeesArgs = {
   input: ClaimAppFeesInput;
@@ -569,7 +574,7 @@ export type MutationClaimAppFeesArgs = {
  * Write operations, named like their operationId and core function: `indexTransaction` (`POST
  * /transactions/index`), `indexSingleTransaction` (`POST /transactions/single`), `executeGasless` (`POST /execute`),
  * `submitPermit` (`POST /execute/permits`), `fastFill` (`POST /fast-fill`), `claimAppFees` (`POST
- * /app-fees/{wallet}/claim`).
+ * /app-fees/{wallet}/claim`), `requestRefund` (`POST /requests/refund`).
  */
 export type MutationExecuteGaslessArgs = {
   input: ExecuteGaslessInput;
@@ -580,7 +585,7 @@ export type MutationExecuteGaslessArgs = {
  * Write operations, named like their operationId and core function: `indexTransaction` (`POST
  * /transactions/index`), `indexSingleTransaction` (`POST /transactions/single`), `executeGasless` (`POST /execute`),
  * `submitPermit` (`POST /execute/permits`), `fastFill` (`POST /fast-fill`), `claimAppFees` (`POST
- * /app-fees/{wallet}/claim`).
+ * /app-fees/{wallet}/claim`), `requestRefund` (`POST /requests/refund`).
  */
 export type MutationFastFillArgs = {
   input: FastFillInput;
@@ -591,7 +596,7 @@ export type MutationFastFillArgs = {
  * Write operations, named like their operationId and core function: `indexTransaction` (`POST
  * /transactions/index`), `indexSingleTransaction` (`POST /transactions/single`), `executeGasless` (`POST /execute`),
  * `submitPermit` (`POST /execute/permits`), `fastFill` (`POST /fast-fill`), `claimAppFees` (`POST
- * /app-fees/{wallet}/claim`).
+ * /app-fees/{wallet}/claim`), `requestRefund` (`POST /requests/refund`).
  */
 export type MutationIndexSingleTransactionArgs = {
   input: IndexSingleTransactionInput;
@@ -602,7 +607,7 @@ export type MutationIndexSingleTransactionArgs = {
  * Write operations, named like their operationId and core function: `indexTransaction` (`POST
  * /transactions/index`), `indexSingleTransaction` (`POST /transactions/single`), `executeGasless` (`POST /execute`),
  * `submitPermit` (`POST /execute/permits`), `fastFill` (`POST /fast-fill`), `claimAppFees` (`POST
- * /app-fees/{wallet}/claim`).
+ * /app-fees/{wallet}/claim`), `requestRefund` (`POST /requests/refund`).
  */
 export type MutationIndexTransactionArgs = {
   input: IndexTransactionInput;
@@ -613,7 +618,18 @@ export type MutationIndexTransactionArgs = {
  * Write operations, named like their operationId and core function: `indexTransaction` (`POST
  * /transactions/index`), `indexSingleTransaction` (`POST /transactions/single`), `executeGasless` (`POST /execute`),
  * `submitPermit` (`POST /execute/permits`), `fastFill` (`POST /fast-fill`), `claimAppFees` (`POST
- * /app-fees/{wallet}/claim`).
+ * /app-fees/{wallet}/claim`), `requestRefund` (`POST /requests/refund`).
+ */
+export type MutationRequestRefundArgs = {
+  input: RequestRefundInput;
+};
+
+
+/**
+ * Write operations, named like their operationId and core function: `indexTransaction` (`POST
+ * /transactions/index`), `indexSingleTransaction` (`POST /transactions/single`), `executeGasless` (`POST /execute`),
+ * `submitPermit` (`POST /execute/permits`), `fastFill` (`POST /fast-fill`), `claimAppFees` (`POST
+ * /app-fees/{wallet}/claim`), `requestRefund` (`POST /requests/refund`).
  */
 export type MutationSubmitPermitArgs = {
   input: SubmitPermitInput;
@@ -1414,6 +1430,28 @@ export type RequestFilterInput = {
   user?: InputMaybe<Scalars['Address']['input']>;
 };
 
+/**
+ * The depositor's signed request for the refund of a request the solver holds (`POST /requests/refund`, a gateway
+ * extension): EIP-712 `RefundRequest(bytes32 requestId,uint256 deadline)` in the domain `Intent Gateway` version `1`
+ * of the origin chain, verified by its depository; a contract wallet's signature by EIP-1271.
+ */
+export type RequestRefundInput = {
+  /** Unix seconds after which the signature is refused. */
+  deadline: Scalars['BigInt']['input'];
+  requestId: Scalars['ID']['input'];
+  signature: Scalars['Hex']['input'];
+};
+
+/** The answer to `requestRefund`: the request's status once answered, and the refund's transaction once mined. */
+export type RequestRefundPayload = {
+  __typename?: 'RequestRefundPayload';
+  message: Scalars['String']['output'];
+  refundTxHash?: Maybe<Scalars['Hex']['output']>;
+  requestId: Scalars['ID']['output'];
+  /** `REFUND` once refunded, `PENDING` while the refund is under way, `FAILURE` when it could not be made. */
+  status: RequestStatus;
+};
+
 /** A signed attestation of a request's order parameters, for optional on-chain validation. */
 export type RequestSignature = {
   __typename?: 'RequestSignature';
@@ -1906,6 +1944,8 @@ export type ResolversTypes = ResolversObject<{
   RequestEdge: ResolverTypeWrapper<Omit<RequestEdge, 'node'> & { node: ResolversTypes['Request'] }>;
   RequestFees: ResolverTypeWrapper<RequestFees>;
   RequestFilterInput: RequestFilterInput;
+  RequestRefundInput: RequestRefundInput;
+  RequestRefundPayload: ResolverTypeWrapper<Omit<RequestRefundPayload, 'status'> & { status: ResolversTypes['RequestStatus'] }>;
   RequestSignature: ResolverTypeWrapper<RequestSignature>;
   RequestStatus: ResolverTypeWrapper<RequestStatus>;
   RequestStatusRecord: ResolverTypeWrapper<IntentStatusModel>;
@@ -2016,6 +2056,8 @@ export type ResolversParentTypes = ResolversObject<{
   RequestEdge: Omit<RequestEdge, 'node'> & { node: ResolversParentTypes['Request'] };
   RequestFees: RequestFees;
   RequestFilterInput: RequestFilterInput;
+  RequestRefundInput: RequestRefundInput;
+  RequestRefundPayload: RequestRefundPayload;
   RequestSignature: RequestSignature;
   RequestStatusRecord: IntentStatusModel;
   RequestTransaction: RequestTransactionModel;
@@ -2308,6 +2350,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   fastFill?: Resolver<ResolversTypes['MessagePayload'], ParentType, ContextType, RequireFields<MutationFastFillArgs, 'input'>>;
   indexSingleTransaction?: Resolver<ResolversTypes['MessagePayload'], ParentType, ContextType, RequireFields<MutationIndexSingleTransactionArgs, 'input'>>;
   indexTransaction?: Resolver<ResolversTypes['MessagePayload'], ParentType, ContextType, RequireFields<MutationIndexTransactionArgs, 'input'>>;
+  requestRefund?: Resolver<ResolversTypes['RequestRefundPayload'], ParentType, ContextType, RequireFields<MutationRequestRefundArgs, 'input'>>;
   submitPermit?: Resolver<ResolversTypes['SubmitPermitPayload'], ParentType, ContextType, RequireFields<MutationSubmitPermitArgs, 'input'>>;
 }>;
 
@@ -2523,6 +2566,13 @@ export type RequestFeesResolvers<ContextType = GraphQLContext, ParentType extend
   actual?: Resolver<Maybe<ResolversTypes['FeeBreakdown']>, ParentType, ContextType>;
   currency?: Resolver<Maybe<ResolversTypes['Currency']>, ParentType, ContextType>;
   quoted?: Resolver<ResolversTypes['FeeBreakdown'], ParentType, ContextType>;
+}>;
+
+export type RequestRefundPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestRefundPayload'] = ResolversParentTypes['RequestRefundPayload']> = ResolversObject<{
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  refundTxHash?: Resolver<Maybe<ResolversTypes['Hex']>, ParentType, ContextType>;
+  requestId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['RequestStatus'], ParentType, ContextType>;
 }>;
 
 export type RequestSignatureResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestSignature'] = ResolversParentTypes['RequestSignature']> = ResolversObject<{
@@ -2753,6 +2803,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   RequestConnection?: RequestConnectionResolvers<ContextType>;
   RequestEdge?: RequestEdgeResolvers<ContextType>;
   RequestFees?: RequestFeesResolvers<ContextType>;
+  RequestRefundPayload?: RequestRefundPayloadResolvers<ContextType>;
   RequestSignature?: RequestSignatureResolvers<ContextType>;
   RequestStatus?: RequestStatusResolvers;
   RequestStatusRecord?: RequestStatusRecordResolvers<ContextType>;

@@ -1246,6 +1246,65 @@ export const openapiDocument: Record<string, unknown> = {
         }
       }
     },
+    "/requests/refund": {
+      "post": {
+        "operationId": "requestRefund",
+        "tags": [
+          "requests"
+        ],
+        "summary": "Ask for the refund of a held request (gateway extension)",
+        "description": "A gateway extension (the reference has no such operation). The depositor of a paid request that the\nsolver holds `pending` (its fills paused: a price that cannot be trusted, the outflow limit, a destination\nout of service) asks for its deposit back at once instead of waiting for the hold to end. The solver\nrefunds it on the origin chain through its usual refund path: status `refund`, `failReason`\n`MANUAL_ADMIN_REFUND`, `details.message` naming the hold, and status events (`/ws`, graphql-ws, webhooks)\nlike any refund. A held request nobody asks for is refunded by itself after the maximum hold\n(`limits.maxHoldSeconds`, `failReason` `TTL_EXPIRED`).\n\nThe depositor signs EIP-712 typed data: domain `{ name: \"Intent Gateway\", version: \"1\", chainId: <origin\nchain id>, verifyingContract: <the origin chain's depository> }`, primary type\n`RefundRequest(bytes32 requestId,uint256 deadline)` with `deadline` in Unix seconds. A contract wallet's\nsignature is checked with EIP-1271 `isValidSignature` on the origin chain.\n\nAnswers 200 once the refund is mined (`status: refund`), or when it is still under way after 20 s\n(`status: pending`); a second identical request answers the same without a second refund. 400\n`INVALID_INPUT` for a malformed body or a deadline that has passed; 403 `FORBIDDEN` when the signature is\nnot the depositor's; 404 `NOT_FOUND` for an unknown request; 409 `CONFLICT` when the request has no\ndeposit yet, is being filled, is filled, or is already refunded (or failed) otherwise; 503\n`SERVICE_UNAVAILABLE` when this instance does not run the solver.\n",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/RefundRequestBody"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The refund is done, or under way.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RefundRequestResponse"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
     "/requests/{requestId}/signature": {
       "get": {
         "operationId": "getRequestSignature",
@@ -8244,6 +8303,62 @@ export const openapiDocument: Record<string, unknown> = {
           "failedCurrencies": {
             "type": "integer",
             "minimum": 0
+          }
+        }
+      },
+      "RefundRequestBody": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "requestId",
+          "deadline",
+          "signature"
+        ],
+        "properties": {
+          "requestId": {
+            "$ref": "#/components/schemas/Bytes32"
+          },
+          "deadline": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Unix seconds after which the signature is refused."
+          },
+          "signature": {
+            "$ref": "#/components/schemas/Hex",
+            "description": "The depositor's EIP-712 signature of `RefundRequest(bytes32 requestId,uint256 deadline)`."
+          }
+        }
+      },
+      "RefundRequestResponse": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "message",
+          "requestId",
+          "status",
+          "refundTxHash"
+        ],
+        "properties": {
+          "message": {
+            "type": "string"
+          },
+          "requestId": {
+            "$ref": "#/components/schemas/Bytes32"
+          },
+          "status": {
+            "type": "string",
+            "description": "The request's status now; `refund` once refunded, `pending` while the refund is under way, `failure` when it could not be made (`refundFailReason` on the status operation says why)."
+          },
+          "refundTxHash": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/Bytes32"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The refund's transaction on the origin chain, once mined."
           }
         }
       },

@@ -21,6 +21,7 @@ export type OperationId =
   | "getIntentStatusV1"
   | "getRequests"
   | "getRequestsV2"
+  | "requestRefund"
   | "getRequestSignature"
   | "getRequestSignatureV2"
   | "executeGasless"
@@ -926,6 +927,54 @@ export const operations: Record<OperationId, OperationSpec> = {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       },
       "501": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      }
+    }
+  },
+  requestRefund: {
+    "operationId": "requestRefund",
+    "method": "POST",
+    "path": "/requests/refund",
+    "summary": "Ask for the refund of a held request (gateway extension)",
+    "deprecated": false,
+    "query": null,
+    "params": null,
+    "headers": null,
+    "body": {
+      "schema": {
+        "$ref": "urn:gateway:openapi#/components/schemas/RefundRequestBody"
+      },
+      "required": true
+    },
+    "responses": {
+      "200": {
+        "$ref": "urn:gateway:openapi#/components/schemas/RefundRequestResponse"
+      },
+      "400": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "403": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "404": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "409": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "413": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "415": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "429": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "500": {
+        "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
+      },
+      "503": {
         "$ref": "urn:gateway:openapi#/components/schemas/ErrorResponse"
       }
     }
@@ -2698,6 +2747,8 @@ export interface OperationHandlers<Context> {
   getRequests(input: OperationInput<'getRequests'>, context: Context): Promise<OperationOutput<'getRequests'>>;
   /** GET /requests/v2 — List requests (deprecated) (deprecated) */
   getRequestsV2(input: OperationInput<'getRequestsV2'>, context: Context): Promise<OperationOutput<'getRequestsV2'>>;
+  /** POST /requests/refund — Ask for the refund of a held request (gateway extension) */
+  requestRefund(input: OperationInput<'requestRefund'>, context: Context): Promise<OperationOutput<'requestRefund'>>;
   /** GET /requests/{requestId}/signature — Get a signed attestation of a request */
   getRequestSignature(input: OperationInput<'getRequestSignature'>, context: Context): Promise<OperationOutput<'getRequestSignature'>>;
   /** GET /requests/{requestId}/signature/v2 — Get a signed attestation of a request's two ends */

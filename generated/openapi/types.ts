@@ -266,6 +266,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/requests/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for the refund of a held request (gateway extension)
+         * @description A gateway extension (the reference has no such operation). The depositor of a paid request that the
+         *     solver holds `pending` (its fills paused: a price that cannot be trusted, the outflow limit, a destination
+         *     out of service) asks for its deposit back at once instead of waiting for the hold to end. The solver
+         *     refunds it on the origin chain through its usual refund path: status `refund`, `failReason`
+         *     `MANUAL_ADMIN_REFUND`, `details.message` naming the hold, and status events (`/ws`, graphql-ws, webhooks)
+         *     like any refund. A held request nobody asks for is refunded by itself after the maximum hold
+         *     (`limits.maxHoldSeconds`, `failReason` `TTL_EXPIRED`).
+         *
+         *     The depositor signs EIP-712 typed data: domain `{ name: "Intent Gateway", version: "1", chainId: <origin
+         *     chain id>, verifyingContract: <the origin chain's depository> }`, primary type
+         *     `RefundRequest(bytes32 requestId,uint256 deadline)` with `deadline` in Unix seconds. A contract wallet's
+         *     signature is checked with EIP-1271 `isValidSignature` on the origin chain.
+         *
+         *     Answers 200 once the refund is mined (`status: refund`), or when it is still under way after 20 s
+         *     (`status: pending`); a second identical request answers the same without a second refund. 400
+         *     `INVALID_INPUT` for a malformed body or a deadline that has passed; 403 `FORBIDDEN` when the signature is
+         *     not the depositor's; 404 `NOT_FOUND` for an unknown request; 409 `CONFLICT` when the request has no
+         *     deposit yet, is being filled, is filled, or is already refunded (or failed) otherwise; 503
+         *     `SERVICE_UNAVAILABLE` when this instance does not run the solver.
+         */
+        post: operations["requestRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/requests/{requestId}/signature": {
         parameters: {
             query?: never;
@@ -2448,6 +2486,21 @@ export interface components {
             checkedCurrencies: number;
             failedCurrencies: number;
         };
+        RefundRequestBody: {
+            requestId: components["schemas"]["Bytes32"];
+            /** @description Unix seconds after which the signature is refused. */
+            deadline: number;
+            /** @description The depositor's EIP-712 signature of `RefundRequest(bytes32 requestId,uint256 deadline)`. */
+            signature: components["schemas"]["Hex"];
+        };
+        RefundRequestResponse: {
+            message: string;
+            requestId: components["schemas"]["Bytes32"];
+            /** @description The request's status now; `refund` once refunded, `pending` while the refund is under way, `failure` when it could not be made (`refundFailReason` on the status operation says why). */
+            status: string;
+            /** @description The refund's transaction on the origin chain, once mined. */
+            refundTxHash: components["schemas"]["Bytes32"] | null;
+        };
         MessageResponse: {
             message: string;
         };
@@ -3511,6 +3564,39 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+        };
+    };
+    requestRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundRequestBody"];
+            };
+        };
+        responses: {
+            /** @description The refund is done, or under way. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundRequestResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRequestSignature: {

@@ -4,6 +4,7 @@ import {
   erc20Abi,
   formatUnits,
   isAddressEqual,
+  recoverAddress,
   recoverMessageAddress,
   zeroAddress,
   type Address,
@@ -219,6 +220,18 @@ export function createMarketData({ chains, solverAddress, clients }: CreateMarke
       }
       return read(market, `the signature of ${signer}`, () =>
         market.client.verifyMessage({ address: signer, message: { raw: hash }, signature }),
+      );
+    },
+
+    async verifyHash(chainId, { signer, hash, signature }) {
+      const market = marketOf(chainId);
+      try {
+        if (isAddressEqual(await recoverAddress({ hash, signature }), signer)) return true;
+      } catch {
+        // Not an ECDSA signature: a contract wallet's, perhaps.
+      }
+      return read(market, `the signature of ${signer}`, () =>
+        market.client.verifyHash({ address: signer, hash, signature }),
       );
     },
   };

@@ -25,6 +25,8 @@ export const crashPoints = [
   'fill-mined',
   /** The fill reverted and the request is `failure`; no refund recorded yet. */
   'fill-reverted',
+  /** A depositor's refund request is accepted and recorded on the request (still `pending`); no refund sent yet. */
+  'refund-requested',
   /** The refund is signed and recorded (`prepared`) but not broadcast. */
   'refund-recorded',
   /** A node accepted the refund; the row does not say `broadcast` yet. */

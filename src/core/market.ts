@@ -71,6 +71,11 @@ export interface MarketData {
    */
   verifyMessage(chainId: number, params: { signer: Address; hash: Hex; signature: Hex }): Promise<boolean>;
   /**
+   * Whether `signature` is `signer`'s signature of the digest `hash` itself (no EIP-191 prefix: an EIP-712 typed
+   * data hash): an EOA's, or a contract wallet's by EIP-1271 `isValidSignature` on chain `chainId`.
+   */
+  verifyHash(chainId: number, params: { signer: Address; hash: Hex; signature: Hex }): Promise<boolean>;
+  /**
    * Gas units of `tx` (`eth_estimateGas`), simulated as the solver sends it: from `tx.from`, with the fee caps a
    * transaction sent now carries (so `tx.gasprice` is the real one, never 0); a revert fails with
    * `DESTINATION_TX_FAILED`.

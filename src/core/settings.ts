@@ -20,6 +20,7 @@ export const defaultQuoteSettings: QuoteSettings = {
     outflowWindowSeconds: 3_600,
     maxOutflowUsdMicros: 100_000_000n * 1_000_000n,
     chainOutflowUsdMicros: {},
+    maxHoldSeconds: 1_800,
   },
 };
 

@@ -249,6 +249,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       watchers: runtime.watchers,
       depositAddressWatchers: runtime.addressWatchers,
       fastFiller: runtime.solver,
+      selfRefunds: runtime.solver,
       claimPayer: runtime.claimPayer,
       permitDepositor: runtime.permitDepositor,
       gasless: runtime.gasless,

@@ -39,6 +39,7 @@ export const limitsSchema = {
         chains: { type: 'object', propertyNames: { pattern: '^[1-9][0-9]*$' }, additionalProperties: usdSchema },
       },
     },
+    maxHoldSeconds: { type: 'integer', minimum: 1, maximum: 2_592_000 },
   },
 };
 
@@ -59,6 +60,7 @@ export interface LimitsFile {
     maxOrderUsd: string;
   }>;
   outflow?: { windowSeconds?: number; maxUsd?: string; chains?: Record<string, string> };
+  maxHoldSeconds?: number;
 }
 
 export interface PricesFile {
@@ -84,6 +86,7 @@ export function exposureFromFile(file: LimitsFile | undefined): ExposureLimits {
     chainOutflowUsdMicros: Object.fromEntries(
       Object.entries(file.outflow?.chains ?? {}).map(([id, value]) => [Number(id), usd(value)]),
     ),
+    maxHoldSeconds: file.maxHoldSeconds ?? defaults.maxHoldSeconds,
   };
 }
 

@@ -757,15 +757,25 @@ export async function deleteExpiredUnpaidRequests(
 }
 
 /**
- * Adds a transaction hash of the request's own to `txHashes` without a status change (no event): the refund of
- * an excess leg that a strict deposit address swept beside the order's amount. Idempotent.
+ * Adds a transaction hash of the request's own to `txHashes` without a status change: the refund of an excess leg
+ * that a strict deposit address swept beside the order's amount. Its event (the status record with the hash, same
+ * status) is written in the same transaction, so `/ws`, subscriptions and webhooks tell of the refund as of any
+ * other. Idempotent: a hash already there changes nothing and writes no second event.
  */
-export async function appendRequestTxHash(db: Kysely<Tables>, id: string, txHash: string): Promise<void> {
-  await db
-    .updateTable('requests')
-    .set({ tx_hashes: appendUnique('tx_hashes', normalizeHex(txHash)) })
-    .where('id', '=', normalizeHex(id))
-    .execute();
+export async function appendRequestTxHash(db: Kysely<Tables>, id: string, txHash: string, now: number): Promise<void> {
+  const hash = normalizeHex(txHash);
+  await db.transaction().execute(async (trx) => {
+    // The outbox lock before the row's, as every status change takes them (`outboxLock`).
+    await sql`select ${outboxLock}`.execute(trx);
+    const row = await trx
+      .updateTable('requests')
+      .set({ tx_hashes: appendUnique('tx_hashes', hash) })
+      .where('id', '=', normalizeHex(id))
+      .where(sql<boolean>`not (tx_hashes @> cast(${toJson([hash])} as jsonb))`)
+      .returningAll()
+      .executeTakeFirst();
+    if (row !== undefined) await writeStatusOutbox(trx, toRequestRecord(row), now);
+  });
 }
 
 const unique = (values: string[]): string[] => [...new Set(values)];

@@ -33,6 +33,7 @@ beforeAll(async () => {
         outflowWindowSeconds: 8,
         maxOutflowUsdMicros: usd('1000000'),
         chainOutflowUsdMicros: { [B]: usd('100') },
+        maxHoldSeconds: defaultQuoteSettings.exposure.maxHoldSeconds,
       },
     },
   }));

@@ -217,9 +217,24 @@ describe('strict deposit addresses', () => {
     expect(await balanceOf(chainB, tokenOf(chainB, 'USDC'), recipient)).toBe(0n);
   });
 
-  it('USDC over: filled with the quoted output and the excess refunded separately to refundTo', async () => {
+  it('USDC over: filled with the quoted output and the excess refunded separately to refundTo, with its event', async () => {
     const [refundTo, recipient] = [fresh(0xe5), fresh(0xe6)];
-    const { q, requestId, address, amountIn } = await strictUsdc(refundTo, recipient);
+    const { q, requestId, address, amountIn } = await strictUsdc(
+      refundTo,
+      recipient,
+      '20000000',
+      {},
+      {
+        'x-api-key': apiKey,
+      },
+    );
+    // Every change of the request, the excess refund's too, as a subscriber that never completes sees them.
+    const graphqlWs = connectGraphQL(wsUrlOf(gateway.url, '/graphql'));
+    const updates = collectSubscription(
+      graphqlWs,
+      'subscription($id: ID!) { requestUpdates(filter: { requestIds: [$id] }) { status txHashes } }',
+      { id: requestId },
+    );
     const excess = 7_000_000n;
     await sendToken(bob, tokenOf(chainA, 'USDC'), address, amountIn + excess);
     expect((await waitForStatus(gateway, requestId, ['success', 'refund', 'failure'])).status).toBe('success');
@@ -244,6 +259,17 @@ describe('strict deposit addresses', () => {
     const refundReceipt = await publicClientOf(chainA).getTransactionReceipt({ hash: refund.txHash });
     expect(refundReceipt.status).toBe('success');
     expect(refundReceipt.to?.toLowerCase()).toBe(chainA.contracts.depository.toLowerCase());
+
+    // The excess refund is told like any status change: a webhook and a subscription event carry its hash.
+    const hasRefund = (txHashes: unknown) => Array.isArray(txHashes) && txHashes.includes(refund.txHash);
+    await receiver.waitFor(
+      (all) => all.some((w) => w.verified && w.json?.data?.requestId === requestId && hasRefund(w.json.data.txHashes)),
+      15_000,
+    );
+    await waitFor('the refund event on graphql-ws', async () =>
+      updates.results.some((r) => hasRefund(r.data?.requestUpdates?.txHashes)) ? true : undefined,
+    );
+    await graphqlWs.dispose();
   });
 
   it('a listed currency other than the quoted one is refunded to refundTo; the order still waits', async () => {

@@ -46,6 +46,8 @@ export interface UseGatewayProcessesParameters {
   env?: Record<string, string>;
   /** How long a start may take before `ready` fails. Default 120 s (module loading is slow on a busy machine). */
   readyTimeoutMs?: number;
+  /** Sections of the config file beside `chains` (`limits`, `quote`, ...). */
+  config?: Record<string, unknown>;
 }
 
 /** A config file's chain: the JSON form of a `ChainConfig` (`docs/configuration.md`). */
@@ -69,7 +71,7 @@ export function useGatewayProcesses(parameters: UseGatewayProcessesParameters): 
     dir = await mkdtemp(path.join(tmpdir(), `gateway-${parameters.name}-`));
     configFile = path.join(dir, 'gateway.json');
     const chains = devnetChainConfigs(devnet.descriptor);
-    const text = JSON.stringify({ chains: chains.map(chainToFile) }, null, 2);
+    const text = JSON.stringify({ ...parameters.config, chains: chains.map(chainToFile) }, null, 2);
     // The file carries everything the devnet needs (contracts, feeds, confirmations, block time) unchanged.
     expect(parseConfigFile(text, { GATEWAY_SOLVER_PRIVATE_KEY: devnet.descriptor.solver.privateKey }).chains).toEqual(
       chains,

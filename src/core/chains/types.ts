@@ -248,6 +248,11 @@ export interface ExposureLimits {
   maxOutflowUsdMicros: bigint;
   /** Outflow limits of particular chains, by chain id. */
   chainOutflowUsdMicros: Record<number, bigint>;
+  /**
+   * Longest a paid request may wait `pending` while the fill gate holds it (a price nobody can check, the outflow
+   * limit, a destination out of service), seconds since it was paid: then it is refunded (`TTL_EXPIRED`).
+   */
+  maxHoldSeconds: number;
 }
 
 /** A route's largest order; an omitted field matches anything (currencies by currency id, lower case). */

@@ -48,7 +48,11 @@ export type FailReason =
   | 'TRANSACTION_REVERTED'
   | 'ORIGIN_CURRENCY_MISMATCH'
   | 'ORPHANED_DEPOSIT_REFUND'
-  | 'SLIPPAGE';
+  | 'SLIPPAGE'
+  /** Held by the fill gate longer than the maximum hold (`fillGate.ts`). */
+  | 'TTL_EXPIRED'
+  /** Refunded out of the solver's own decisions: its depositor asked for it (`requestRefund.ts`). */
+  | 'MANUAL_ADMIN_REFUND';
 
 /** Whether some move takes a request from `from` to `to`. */
 export function canMove(from: RequestStatus, to: RequestStatus): boolean {

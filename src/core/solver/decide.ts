@@ -12,6 +12,9 @@ import { refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';
 import { setStatus } from './setStatus.js';
 
+/** The `failReason` of a refund its depositor asked for (`selfRefund.ts`), recorded while the request is pending. */
+export const REFUND_REQUESTED = 'MANUAL_ADMIN_REFUND' satisfies FailReason;
+
 /** Why a request cannot be filled, as its status will say. */
 export interface FillBlock {
   failReason: FailReason;
@@ -30,7 +33,14 @@ export async function decideAndFill(
   deposit: DepositRecord,
   early?: FillReads,
 ): Promise<void> {
-  if (scope.gate.served(request).kind !== 'fill') return;
+  // Its depositor asked for the refund (recorded in the request's lane before it was sent: a restart lands here).
+  if (request.status === 'pending' && request.failReason === REFUND_REQUESTED) {
+    await refundRequest(scope, request, deposit, REFUND_REQUESTED, (request.details as JsonObject | null) ?? undefined);
+    return;
+  }
+  const served = scope.gate.served(request);
+  if (served.kind === 'refund') await refundRequest(scope, request, deposit, served.failReason, served.details);
+  if (served.kind !== 'fill') return;
   if (early === undefined) readAheadFill(scope, request);
   // Read while the checks run (both only read): a fill waits for the slower of the two.
   const released = isReleased(scope, deposit);

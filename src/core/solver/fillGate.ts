@@ -11,7 +11,7 @@ import { repriceAtFill } from './repriceAtFill.js';
 /** What the solver does with a request that passed its checks: fill it, refund it, or hold it for later. */
 export type FillGateDecision =
   | { kind: 'fill' }
-  | { kind: 'refund'; failReason: 'SLIPPAGE'; details: JsonObject }
+  | { kind: 'refund'; failReason: 'SLIPPAGE' | 'TTL_EXPIRED'; details: JsonObject }
   /** Fills on the chain are paused: the request stays `pending` with its deposit and is tried again. */
   | { kind: 'hold'; reason: string };
 
@@ -36,6 +36,10 @@ export interface FillGate {
   served(request: RequestRecord): FillGateDecision;
   /** The chains whose fills are paused now, and why. */
   pauses(): FillPause[];
+  /** Why the request is held now (its chain's pause), or null when the gate does not hold it. */
+  heldReason(requestId: string): string | null;
+  /** Lets go of a held request that ends otherwise (refunded at its depositor's request). */
+  forget(requestId: string): void;
   stop(): void;
 }
 
@@ -58,7 +62,9 @@ export interface CreateFillGateParameters {
  * A hold pauses fills on that chain: logged at warn once per reason, listed by `pauses()` (shown on `/ready`),
  * and every held request is decided again every few seconds; when it passes, the pause ends (logged at info).
  * Held requests stay `pending` with their deposit, so a restart re-decides them too (`recover`): nothing paid is
- * lost, it is filled or refunded (`SLIPPAGE`, `ORDER_EXPIRED`, ...) once the pause ends.
+ * lost, it is filled or refunded (`SLIPPAGE`, `ORDER_EXPIRED`, ...) once the pause ends. A hold is not forever: a
+ * request that would be held `maxHoldSeconds` after it was paid (its move to `pending`, `updatedAt`: nothing else
+ * touches that while it is pending, so the count survives a restart) is refunded instead, `TTL_EXPIRED`.
  */
 export function createFillGate({ ctx, retry }: CreateFillGateParameters): FillGate {
   const limits = ctx.config.quote.exposure;
@@ -66,6 +72,7 @@ export function createFillGate({ ctx, retry }: CreateFillGateParameters): FillGa
   /** Admitted fills (from the database at the first check, then as admitted), oldest first. */
   let ledger: Promise<Array<{ requestId: string; chainId: number; at: number; usdMicros: bigint }>> | null = null;
   const held = new Map<string, number>();
+  const maxHoldMs = limits.maxHoldSeconds * 1_000;
   const paused = new Map<number, { reason: string; since: number }>();
   const retryMs = Math.max(250, Math.min(5_000, windowMs / 4));
   const timer = setInterval(() => {
@@ -74,6 +81,11 @@ export function createFillGate({ ctx, retry }: CreateFillGateParameters): FillGa
   timer.unref();
 
   function hold(request: RequestRecord, chainId: number, reason: string): FillGateDecision {
+    if (request.status === 'pending' && ctx.now() - request.updatedAt >= maxHoldMs) {
+      release(request);
+      const message = `Held longer than the maximum hold of ${limits.maxHoldSeconds} s, then refunded: ${reason}`;
+      return { kind: 'refund', failReason: 'TTL_EXPIRED', details: { message } };
+    }
     held.set(request.id, chainId);
     const current = paused.get(chainId);
     paused.set(chainId, { reason, since: current?.since ?? ctx.now() });
@@ -87,7 +99,7 @@ export function createFillGate({ ctx, retry }: CreateFillGateParameters): FillGa
     return { kind: 'hold', reason };
   }
 
-  function release(request: RequestRecord): void {
+  function release(request: Pick<RequestRecord, 'id' | 'destinationChainId'>): void {
     const chainId = held.get(request.id) ?? request.destinationChainId;
     held.delete(request.id);
     if (paused.has(chainId) && ![...held.values()].includes(chainId)) {
@@ -164,6 +176,14 @@ export function createFillGate({ ctx, retry }: CreateFillGateParameters): FillGa
         ...pause,
         held: [...held.values()].filter((id) => id === chainId).length,
       }));
+    },
+    heldReason(requestId) {
+      const chainId = held.get(requestId);
+      return chainId === undefined ? null : (paused.get(chainId)?.reason ?? null);
+    },
+    forget(requestId) {
+      const chainId = held.get(requestId);
+      if (chainId !== undefined) release({ id: requestId, destinationChainId: chainId });
     },
     stop() {
       clearInterval(timer);

@@ -1,5 +1,6 @@
 import type { PermitDepositor } from '../permits/ports.js';
 import type { DepositWatcher, FastFillLifecycle, GaslessLifecycle } from './ports.js';
+import type { SelfRefundDecision } from './selfRefundDecision.js';
 
 /**
  * What the solver running in this instance lends to the core's operations: the intake (deposit watchers, for
@@ -19,6 +20,8 @@ export interface SolverParts {
   /** Woken when a claim is authorized; without it the payer finds the claim at its next pass. */
   claimPayer: { wake(): void };
   permitDepositor: PermitDepositor;
+  /** Refunds a held request at its depositor's signed request (`POST /requests/refund`, `Solver.refundOnRequest`). */
+  selfRefunds: { refundOnRequest(requestId: string): Promise<SelfRefundDecision | undefined> };
 }
 
 /** The core's read-only view of the solver: `running` is undefined while this instance runs none. */

@@ -185,7 +185,8 @@ async function refundStrayDeposit(
   // Handed on twice (a retry, a restart): the first one refunded and consumed it.
   if ((await getDeposit(db, deposit.id))?.status !== 'confirmed') return;
   const outcome = await refundDeposit(scope, deposit, { refundTo, key: depositKey(deposit) });
-  if (outcome.kind === 'refunded' && shownOn !== null) await appendRequestTxHash(db, shownOn, outcome.receipt.hash);
+  if (outcome.kind === 'refunded' && shownOn !== null)
+    await appendRequestTxHash(db, shownOn, outcome.receipt.hash, scope.ctx.now());
   if (outcome.kind === 'unrefundable' && outcome.refundFailReason === 'AMOUNT_TOO_LOW_TO_REFUND') {
     // Dust (less than the refund's gas): nothing to send back; it stays in the depository.
     log.warn(

@@ -13,6 +13,8 @@ import { processDeposit } from './processDeposit.js';
 import { createSubmitTogether } from './setStatus.js';
 import { recoverAll, recoverIfStill, resumeRequest } from './recovery.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
+import { refundOnRequest } from './selfRefund.js';
+import type { SelfRefundDecision } from './selfRefundDecision.js';
 import type { SolverScope } from './scope.js';
 
 export interface Solver {
@@ -31,6 +33,12 @@ export interface Solver {
   fillNow(requestId: Hex): void;
   /** Destination chains whose fills are paused (circuit breaker, `fillGate.ts`), and why. */
   fillPauses(): FillPause[];
+  /**
+   * A depositor's signed refund request (`requestRefund`): refunds the request when the fill gate holds it, in its
+   * lane (`selfRefund.ts`). Resolves once the lane's work ends (the refund mined, or the work left to a retry);
+   * undefined when the work failed before it decided.
+   */
+  refundOnRequest(requestId: string): Promise<SelfRefundDecision | undefined>;
   stop(): Promise<void>;
 }
 
@@ -124,6 +132,17 @@ export function createSolver({ ctx, senders, truth, retry = defaultRetryPolicy }
     },
     idle: () => lanes.idle(),
     fillPauses: () => gate.pauses(),
+    async refundOnRequest(requestId) {
+      let decision: SelfRefundDecision | undefined;
+      await lanes.enqueue(
+        requestId,
+        async () => {
+          decision = await refundOnRequest(scope, gate, requestId);
+        },
+        () => resumeRequest(scope, requestId),
+      );
+      return decision;
+    },
     async stop() {
       gate.stop();
       await lanes.stop();

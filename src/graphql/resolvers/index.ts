@@ -10,6 +10,7 @@ import { inventory } from './inventory.js';
 import { submitPermit } from './permits.js';
 import { price, quote, quoteTypeResolvers } from './quote.js';
 import { request, requests, requestStatus, requestTypeResolvers } from './requests.js';
+import { requestRefund } from './requestRefund.js';
 import { requestSignature } from './signature.js';
 import { requestStatus as requestStatusStream, requestUpdates } from './subscriptions.js';
 import { indexSingleTransaction, indexTransaction } from './transactions.js';
@@ -38,7 +39,15 @@ export function createResolvers(): Resolvers {
       appFeeClaims,
       inventory,
     },
-    Mutation: { indexTransaction, indexSingleTransaction, fastFill, submitPermit, executeGasless, claimAppFees },
+    Mutation: {
+      indexTransaction,
+      indexSingleTransaction,
+      fastFill,
+      submitPermit,
+      executeGasless,
+      claimAppFees,
+      requestRefund,
+    },
     Subscription: { requestStatus: requestStatusStream, requestUpdates },
     ...quoteTypeResolvers,
     ...requestTypeResolvers,

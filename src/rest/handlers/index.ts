@@ -30,6 +30,7 @@ import { getIntentStatusV1 } from './getIntentStatusV1.js';
 import { getRequests } from './getRequests.js';
 import { getRequestsV2 } from './getRequestsV2.js';
 import { getRequestSignature } from './getRequestSignature.js';
+import { requestRefund } from './requestRefund.js';
 import { indexSingleTransaction } from './indexSingleTransaction.js';
 import { indexTransaction } from './indexTransaction.js';
 import { submitPermit } from './submitPermit.js';
@@ -57,6 +58,7 @@ export function createHandlers(): OperationHandlers<RestContext> {
     getRequests,
     getRequestsV2,
     getRequestSignature,
+    requestRefund,
     executeGasless,
     submitPermit,
     getChainsLiquidity,
