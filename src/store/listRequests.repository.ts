@@ -220,7 +220,8 @@ function decodeContinuation(
   if (c.s !== sortBy || c.d !== direction) {
     throw new InvalidContinuationError('The continuation was made for another sortBy or sortDirection');
   }
-  if (typeof c.k !== (sortBy === 'amountUsd' ? 'string' : 'number')) throw new InvalidContinuationError('Invalid continuation');
+  if (typeof c.k !== (sortBy === 'amountUsd' ? 'string' : 'number'))
+    throw new InvalidContinuationError('Invalid continuation');
   return { key: c.k!, id: c.i };
 }
 

@@ -162,11 +162,15 @@ export function applySearchFilters<O>(query: RequestsQuery<O>, filters: SearchRe
     q = q.where(sql<SqlBool>`app_fees_usd_micros <= ${filters.appFeesUsdMaxMicros.toString()}::numeric`);
   if (filters.refundFailReason !== undefined) {
     const reason = filters.refundFailReason;
-    q = q.where((eb) => (reason === null ? eb('refund_fail_reason', 'is', null) : eb('refund_fail_reason', '=', reason)));
+    q = q.where((eb) =>
+      reason === null ? eb('refund_fail_reason', 'is', null) : eb('refund_fail_reason', '=', reason),
+    );
   }
   if (filters.features !== undefined) {
     const features = filters.features;
-    q = q.where((eb) => (features.length === 0 ? sql<SqlBool>`false` : eb.or(features.map((f) => featureMatches(eb, f)))));
+    q = q.where((eb) =>
+      features.length === 0 ? sql<SqlBool>`false` : eb.or(features.map((f) => featureMatches(eb, f))),
+    );
   }
   return q;
 }

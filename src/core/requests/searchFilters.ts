@@ -203,7 +203,12 @@ function privateChains(value: string): void {
 }
 
 /** @throws `INVALID_INPUT` (400) naming `minName` when both bounds are given and the lower one is larger. */
-function checkRange<T extends number | bigint>(min: T | undefined, max: T | undefined, minName: string, maxName: string) {
+function checkRange<T extends number | bigint>(
+  min: T | undefined,
+  max: T | undefined,
+  minName: string,
+  maxName: string,
+) {
   if (min !== undefined && max !== undefined && min > max) {
     throw new GatewayError('INVALID_INPUT', `${minName} is larger than ${maxName}`, { data: minName });
   }
