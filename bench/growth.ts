@@ -1,9 +1,10 @@
 /**
  * `npm run bench:growth`: does the gateway stay as fast with a million stored requests as with none? Runs the
- * quote benchmark (`POST /quote/v2` at 1 and 16 clients) and three request listings the explorer sends
+ * quote benchmark (`POST /quote/v2` at 1 and 16 clients), three request listings the explorer sends
  * (`GET /requests/v3?user=…` of the bench's user, the search box's `term=…` with a typical user's address, and the
- * unfiltered newest page) twice: against a fresh
- * database, then against one holding `--rows` more requests (default 1,000,000), and prints each figure empty and
+ * unfiltered newest page) and the listings of the filters on values stored per request (a narrow fill-time window, a
+ * narrow origin-block range, large app fees, a refund failure, a feature, and the `amountUsd` sort) twice: against a
+ * fresh database, then against one holding `--rows` more requests (default 1,000,000), and prints each figure empty and
  * filled, their ratio, and the verdict "quote p50 within 10%".
  *
  * The quote's p50 moves by ~5% between two gateways started one after the other on the same database, about half
@@ -20,7 +21,8 @@
  * directory (PGlite) or schema (PostgreSQL, when `DATABASE_URL` is set), migrated, then filled by `insert … select …
  * from generate_series` in batches, each row a copy of a real quote's row taken from the empty run with a new id,
  * order id and hashes, a terminal status (success, 1 in 20 refund, 1 in 20 failure whose refund failed too: the solver
- * never picks them up), one of `--users` users (1 row in 1,000 is the benchmark's own user, the one the listing asks
+ * never picks them up), an input value spread over 0 to 1,000 USD, a deposit block rising with `created_at` (one
+ * block a second), a fill time of 2 to 62 s on the successes, app fees on 1 row in 10, one of `--users` users (1 row in 1,000 is the benchmark's own user, the one the listing asks
  * for) and a `created_at` spread over the last 90 days. Only `requests` is filled: the history's other tables (events,
  * deposits, outgoing transactions) stay empty. `VACUUM` and `ANALYZE` run after the fill (each timed), as PostgreSQL's
  * autovacuum would (and so that it does not run during the measurements); PGlite has no autovacuum (the gateway
@@ -160,6 +162,41 @@ function quoteRequests(user: Address): RequestFactory {
   });
 }
 
+/** The deposit block of a filled row created at `createdAt` (ms): one block a second since the spread began. */
+const blockAt = (createdAt: number, now: number) => Math.floor((createdAt - (now - SPREAD_MS)) / 1000);
+
+/**
+ * The filter listings over values stored per request, each narrow enough that walking the newest rows would read
+ * most of the table to fill a page: a one-second fill-time window (1 success in 60), an origin-block range of ten
+ * minutes a month back, app fees over 990 USD (1 row in 1,000), a refund failure (1 row in 20), a feature (1 row
+ * in 10), and the whole table sorted by `amountUsd`.
+ */
+function filterListings(now: number): Array<[string, BenchRequest]> {
+  const list = (query: string): BenchRequest => ({ method: 'GET', path: `/requests/v3?limit=${PAGE_SIZE}&${query}` });
+  const fromBlock = blockAt(now - 30 * DAY_MS, now);
+  return [
+    ['list fillTime', list('fillTimeMin=30&fillTimeMax=30.999')],
+    ['list blocks', list(`startBlock=${fromBlock}&endBlock=${fromBlock + 600}`)],
+    ['list appFees', list('appFeesAmountUsdMin=990')],
+    ['list refundFail', list('refundFailReason=MANUAL_REFUND_REQUIRED')],
+    ['list features', list('features=app_fees')],
+    ['list amountUsd', list('sortBy=amountUsd&sortDirection=desc')],
+  ];
+}
+
+/** The WHERE (and ORDER BY, when not the newest first) the store sends for each of `filterListings`. */
+function filterQueries(now: number): Array<[string, string, string?]> {
+  const fromBlock = blockAt(now - 30 * DAY_MS, now);
+  return [
+    ['list fillTime', 'fill_time_ms >= 30000 and fill_time_ms <= 30999'],
+    ['list blocks', `origin_block >= ${fromBlock} and origin_block <= ${fromBlock + 600}`],
+    ['list appFees', 'app_fees_usd_micros >= 990000000::numeric'],
+    ['list refundFail', `refund_fail_reason = 'MANUAL_REFUND_REQUIRED'`],
+    ['list features', 'app_fees_usd_micros is not null'],
+    ['list amountUsd', '', 'volume_usd_micros desc, id desc'],
+  ];
+}
+
 /** A user of the filled rows (not the bench's): a few dozen requests spread over the 90 days. */
 const typicalUser = (users: number) => `0x${(65536 + (users >> 1) + 1).toString(16).padStart(40, '0')}`;
 
@@ -173,6 +210,7 @@ function listings(user: Address, options: GrowthOptions): Array<[string, BenchRe
     ['list user', { method: 'GET', path: `/requests/v3?limit=${PAGE_SIZE}&user=${user.toLowerCase()}` }],
     ['list term', { method: 'GET', path: `/requests/v3?limit=${PAGE_SIZE}&term=${typicalUser(options.users)}` }],
     ['list newest', { method: 'GET', path: `/requests/v3?limit=${PAGE_SIZE}` }],
+    ...filterListings(Date.now()),
   ];
 }
 
@@ -288,7 +326,11 @@ async function fillStore(store: Store, template: string, options: GrowthOptions)
       // A failure is final only when its refund failed too; otherwise the solver's recovery would try to refund it
       // at the next start (and find no deposit recorded).
       fail_reason: `case s.g % 20 when 0 then 'ORDER_EXPIRED' when 1 then 'TRANSACTION_REVERTED' else null end`,
-      refund_fail_reason: `case s.g % 20 when 1 then 'TRANSACTION_REVERTED' else null end`,
+      refund_fail_reason: `case s.g % 20 when 1 then 'MANUAL_REFUND_REQUIRED' else null end`,
+      volume_usd_micros: `((s.g::bigint * 48271) % 1000000007)::numeric`,
+      origin_block: `(s.c - ${now - SPREAD_MS}) / 1000`,
+      fill_time_ms: `case when s.g % 20 > 1 then 2000 + (s.g::bigint * 7919) % 60000 else null end`,
+      app_fees_usd_micros: `case when s.g % 10 = 0 then ((s.g::bigint * 104729) % 1000000007)::numeric else null end`,
       user_address: address,
       sender: address,
       recipient: address,
@@ -355,6 +397,10 @@ async function explainListings(store: Store, user: string, options: GrowthOption
         `select * from requests where (id = '${typical}' or order_id = '${typical}' or user_address = '${typical}' or (sender = '${typical}' and sender <> user_address) or recipient = '${typical}' or (refund_to = '${typical}' and refund_to <> user_address) or deposit_address = '${typical}' or (in_tx_hashes @> '["${typical}"]'::jsonb and in_tx_hashes <> '[]'::jsonb) or (tx_hashes @> '["${typical}"]'::jsonb and tx_hashes <> '[]'::jsonb)) order by created_at desc, id desc limit ${PAGE_SIZE + 1}`,
       ],
       ['list newest', `select * from requests order by created_at desc, id desc limit ${PAGE_SIZE + 1}`],
+      ...filterQueries(Date.now()).map(([name, where, order]): [string, string] => [
+        name,
+        `select * from requests ${where === '' ? '' : `where ${where}`} order by ${order ?? 'created_at desc, id desc'} limit ${PAGE_SIZE + 1}`,
+      ]),
     ];
     for (const [name, query] of queries) {
       const { rows } = await sql<{ 'QUERY PLAN': string }>`explain analyze ${sql.raw(query)}`.execute(database.db);

@@ -819,7 +819,7 @@ export type Query = {
   requestSignature?: Maybe<RequestSignature>;
   /** The status of a request, or null when unknown. Poll at most once a second, or subscribe to `requestStatus`. */
   requestStatus?: Maybe<RequestStatusRecord>;
-  /** Requests, newest first. */
+  /** Requests, newest first unless sorted otherwise. */
   requests: RequestConnection;
   /**
    * The swap sources (the solver's inventory, DEXes) quotes may include or exclude by name, as `GET /swap-sources`:
@@ -1140,6 +1140,8 @@ export type QueryRequestsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   filter?: InputMaybe<RequestFilterInput>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  sortBy?: InputMaybe<RequestSortBy>;
+  sortDirection?: InputMaybe<SortDirection>;
 };
 
 
@@ -1396,6 +1398,16 @@ export type RequestEdge = {
   node: Request;
 };
 
+/** A feature of a request (`features` of `GET /requests/v3`). */
+export type RequestFeature =
+  | 'app_fees'
+  | 'deposit_address'
+  | 'fast_fill'
+  | 'fixed_rate'
+  | 'gasless_execution'
+  | 'gasless_swap'
+  | 'gas_top_up';
+
 /** Fees of a request by component, quoted and actual. */
 export type RequestFees = {
   __typename?: 'RequestFees';
@@ -1409,6 +1421,14 @@ export type RequestFees = {
 
 /** Filter of `requests`; every given field must match. */
 export type RequestFilterInput = {
+  /** The input's USD value at quote time is at most this. */
+  amountUsdMax?: InputMaybe<Scalars['Float']['input']>;
+  /** The input's USD value at quote time is at least this. */
+  amountUsdMin?: InputMaybe<Scalars['Float']['input']>;
+  /** The app fees' USD value at quote time is at most this. */
+  appFeesAmountUsdMax?: InputMaybe<Scalars['Float']['input']>;
+  /** The app fees' USD value at quote time is at least this (requests with app fees only). */
+  appFeesAmountUsdMin?: InputMaybe<Scalars['Float']['input']>;
   /** Either direction; ignored when `originChainId` or `destinationChainId` is set. */
   chainId?: InputMaybe<Scalars['Int']['input']>;
   /** Created at or after. */
@@ -1417,12 +1437,24 @@ export type RequestFilterInput = {
   createdBefore?: InputMaybe<Scalars['DateTime']['input']>;
   depositAddress?: InputMaybe<Scalars['Address']['input']>;
   destinationChainId?: InputMaybe<Scalars['Int']['input']>;
+  /** The origin-chain block of the claimed deposit is at most this. */
+  endBlock?: InputMaybe<Scalars['Int']['input']>;
+  /** Any of these features. */
+  features?: InputMaybe<Array<RequestFeature>>;
+  /** The fill took at most this many seconds. */
+  fillTimeMax?: InputMaybe<Scalars['Float']['input']>;
+  /** The fill took at least this many seconds, from the deposit's sighting to the fill's success (filled requests only). */
+  fillTimeMin?: InputMaybe<Scalars['Float']['input']>;
   /** Protocol order id. */
   orderId?: InputMaybe<Scalars['Hex']['input']>;
   originChainId?: InputMaybe<Scalars['Int']['input']>;
   recipient?: InputMaybe<Scalars['Address']['input']>;
   /** Exact referrer; only matches requests of the calling API key. */
   referrer?: InputMaybe<Scalars['String']['input']>;
+  /** A refund fail reason (`AMOUNT_TOO_LOW_TO_REFUND`, `MANUAL_REFUND_REQUIRED`, ...); `N/A`: the refund did not fail. */
+  refundFailReason?: InputMaybe<Scalars['String']['input']>;
+  /** The origin-chain block of the claimed deposit is at least this (requests without a claimed deposit do not match). */
+  startBlock?: InputMaybe<Scalars['Int']['input']>;
   status?: InputMaybe<Array<RequestStatus>>;
   /** Any origin, destination or refund transaction hash. */
   txHash?: InputMaybe<Scalars['Hex']['input']>;
@@ -1462,6 +1494,13 @@ export type RequestSignature = {
    */
   signature: Scalars['Hex']['output'];
 };
+
+/** What `requests` sorts by. */
+export type RequestSortBy =
+  /** The input's USD value at quote time. */
+  | 'amountUsd'
+  | 'createdAt'
+  | 'updatedAt';
 
 /** Lifecycle status of a request. */
 export type RequestStatus =
@@ -1628,6 +1667,10 @@ export type SolverCurrency = {
   name: Scalars['String']['output'];
   symbol: Scalars['String']['output'];
 };
+
+export type SortDirection =
+  | 'asc'
+  | 'desc';
 
 /** One action of a quote, made of items of the same kind. */
 export type Step = {
@@ -1904,6 +1947,7 @@ export type ResolversTypes = ResolversObject<{
   FeeBreakdown: ResolverTypeWrapper<FeeBreakdown>;
   FeeComponent: ResolverTypeWrapper<FeeComponent>;
   FeeValue: ResolverTypeWrapper<FeeValue>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   GaslessCallInput: GaslessCallInput;
   Hex: ResolverTypeWrapper<Scalars['Hex']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
@@ -1942,11 +1986,13 @@ export type ResolversTypes = ResolversObject<{
   Request: ResolverTypeWrapper<RequestViewModel>;
   RequestConnection: ResolverTypeWrapper<RequestConnectionModelModel>;
   RequestEdge: ResolverTypeWrapper<Omit<RequestEdge, 'node'> & { node: ResolversTypes['Request'] }>;
+  RequestFeature: ResolverTypeWrapper<RequestFeature>;
   RequestFees: ResolverTypeWrapper<RequestFees>;
   RequestFilterInput: RequestFilterInput;
   RequestRefundInput: RequestRefundInput;
   RequestRefundPayload: ResolverTypeWrapper<Omit<RequestRefundPayload, 'status'> & { status: ResolversTypes['RequestStatus'] }>;
   RequestSignature: ResolverTypeWrapper<RequestSignature>;
+  RequestSortBy: ResolverTypeWrapper<RequestSortBy>;
   RequestStatus: ResolverTypeWrapper<RequestStatus>;
   RequestStatusRecord: ResolverTypeWrapper<IntentStatusModel>;
   RequestTransaction: ResolverTypeWrapper<RequestTransactionModel>;
@@ -1961,6 +2007,7 @@ export type ResolversTypes = ResolversObject<{
   SlippageTolerance: ResolverTypeWrapper<SlippageTolerance>;
   SlippageValue: ResolverTypeWrapper<SlippageValue>;
   SolverCurrency: ResolverTypeWrapper<SolverCurrency>;
+  SortDirection: ResolverTypeWrapper<SortDirection>;
   Step: ResolverTypeWrapper<Omit<Step, 'items' | 'kind'> & { items: Array<ResolversTypes['StepItem']>, kind: ResolversTypes['StepKind'] }>;
   StepCheck: ResolverTypeWrapper<StepCheck>;
   StepItem: ResolverTypeWrapper<Omit<StepItem, 'check' | 'data' | 'status'> & { check?: Maybe<ResolversTypes['StepCheck']>, data: ResolversTypes['StepItemData'], status: ResolversTypes['StepItemStatus'] }>;
@@ -2017,6 +2064,7 @@ export type ResolversParentTypes = ResolversObject<{
   FeaturedTokenMetadata: FeaturedTokenMetadata;
   FeeBreakdown: FeeBreakdown;
   FeeValue: FeeValue;
+  Float: Scalars['Float']['output'];
   GaslessCallInput: GaslessCallInput;
   Hex: Scalars['Hex']['output'];
   ID: Scalars['ID']['output'];
@@ -2562,6 +2610,8 @@ export type RequestEdgeResolvers<ContextType = GraphQLContext, ParentType extend
   node?: Resolver<ResolversTypes['Request'], ParentType, ContextType>;
 }>;
 
+export type RequestFeatureResolvers = { APP_FEES: 'app_fees', DEPOSIT_ADDRESS: 'deposit_address', FAST_FILL: 'fast_fill', FIXED_RATE: 'fixed_rate', GASLESS_EXECUTION: 'gasless_execution', GASLESS_SWAP: 'gasless_swap', GAS_TOP_UP: 'gas_top_up' };
+
 export type RequestFeesResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestFees'] = ResolversParentTypes['RequestFees']> = ResolversObject<{
   actual?: Resolver<Maybe<ResolversTypes['FeeBreakdown']>, ParentType, ContextType>;
   currency?: Resolver<Maybe<ResolversTypes['Currency']>, ParentType, ContextType>;
@@ -2579,6 +2629,8 @@ export type RequestSignatureResolvers<ContextType = GraphQLContext, ParentType e
   requestData?: Resolver<ResolversTypes['SignedRequestData'], ParentType, ContextType>;
   signature?: Resolver<ResolversTypes['Hex'], ParentType, ContextType>;
 }>;
+
+export type RequestSortByResolvers = { AMOUNT_USD: 'amountUsd', CREATED_AT: 'createdAt', UPDATED_AT: 'updatedAt' };
 
 export type RequestStatusResolvers = { DEPOSITING: 'depositing', FAILURE: 'failure', FALLBACK: 'fallback', PENDING: 'pending', REFUND: 'refund', SUBMITTED: 'submitted', SUCCESS: 'success', WAITING: 'waiting' };
 
@@ -2668,6 +2720,8 @@ export type SolverCurrencyResolvers<ContextType = GraphQLContext, ParentType ext
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
+
+export type SortDirectionResolvers = { ASC: 'asc', DESC: 'desc' };
 
 export type StepResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Step'] = ResolversParentTypes['Step']> = ResolversObject<{
   action?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -2802,9 +2856,11 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Request?: RequestResolvers<ContextType>;
   RequestConnection?: RequestConnectionResolvers<ContextType>;
   RequestEdge?: RequestEdgeResolvers<ContextType>;
+  RequestFeature?: RequestFeatureResolvers;
   RequestFees?: RequestFeesResolvers<ContextType>;
   RequestRefundPayload?: RequestRefundPayloadResolvers<ContextType>;
   RequestSignature?: RequestSignatureResolvers<ContextType>;
+  RequestSortBy?: RequestSortByResolvers;
   RequestStatus?: RequestStatusResolvers;
   RequestStatusRecord?: RequestStatusRecordResolvers<ContextType>;
   RequestTransaction?: RequestTransactionResolvers<ContextType>;
@@ -2818,6 +2874,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   SlippageTolerance?: SlippageToleranceResolvers<ContextType>;
   SlippageValue?: SlippageValueResolvers<ContextType>;
   SolverCurrency?: SolverCurrencyResolvers<ContextType>;
+  SortDirection?: SortDirectionResolvers;
   Step?: StepResolvers<ContextType>;
   StepCheck?: StepCheckResolvers<ContextType>;
   StepItem?: StepItemResolvers<ContextType>;

@@ -713,10 +713,29 @@ export const openapiDocument: Record<string, unknown> = {
             }
           },
           {
-            "$ref": "#/components/parameters/SortBy"
+            "name": "sortBy",
+            "in": "query",
+            "description": "Field to sort by (default `createdAt`): `createdAt`, `updatedAt`, or `amountUsd`, the input's USD value at\nquote time. `startTimestamp`/`endTimestamp` bound `updatedAt` when sorting by it, else `createdAt`.\n",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "createdAt",
+                "updatedAt",
+                "amountUsd"
+              ]
+            }
           },
           {
-            "$ref": "#/components/parameters/SortDirection"
+            "name": "sortDirection",
+            "in": "query",
+            "description": "Sort direction; default `desc` for the times, `asc` for `amountUsd`.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "asc",
+                "desc"
+              ]
+            }
           },
           {
             "name": "includeChildRequests",
@@ -877,75 +896,63 @@ export const openapiDocument: Record<string, unknown> = {
             }
           },
           {
-            "name": "startBlock",
-            "in": "query",
-            "description": "Origin-chain block bounds of the reference; not supported here (400 naming it), as deposit blocks are not indexed by request.",
-            "schema": {
-              "type": "string",
-              "maxLength": 2048
-            }
+            "$ref": "#/components/parameters/StartBlock"
           },
           {
-            "name": "endBlock",
-            "in": "query",
-            "description": "See `startBlock`.",
-            "schema": {
-              "type": "string",
-              "maxLength": 2048
-            }
+            "$ref": "#/components/parameters/EndBlock"
           },
           {
             "name": "fillTimeMin",
             "in": "query",
-            "description": "Fill-time bounds of the reference; not supported here (400 naming it), as the fill time is not stored.",
+            "description": "The fill took at least this many seconds, from the deposit's sighting to the fill's success (only\nrequests filled from a claimed deposit match).\n",
             "schema": {
-              "type": "string",
-              "maxLength": 2048
+              "type": "number",
+              "minimum": 0
             }
           },
           {
             "name": "fillTimeMax",
             "in": "query",
-            "description": "See `fillTimeMin`.",
+            "description": "The fill took at most this many seconds.",
             "schema": {
-              "type": "string",
-              "maxLength": 2048
+              "type": "number",
+              "minimum": 0
             }
           },
           {
             "name": "appFeesAmountUsdMin",
             "in": "query",
-            "description": "App-fee USD bounds of the reference; not supported here (400 naming it).",
+            "description": "The app fees' USD value at quote time is at least this (only requests with app fees match).",
             "schema": {
-              "type": "string",
-              "maxLength": 2048
+              "type": "number",
+              "minimum": 0
             }
           },
           {
             "name": "appFeesAmountUsdMax",
             "in": "query",
-            "description": "See `appFeesAmountUsdMin`.",
+            "description": "The app fees' USD value at quote time is at most this.",
             "schema": {
-              "type": "string",
-              "maxLength": 2048
+              "type": "number",
+              "minimum": 0
             }
           },
           {
             "name": "refundFailReason",
             "in": "query",
-            "description": "Not supported here (400 naming it).",
+            "description": "Only requests whose refund failed for this reason; `N/A` selects those whose refund did not fail.",
             "schema": {
-              "type": "string",
-              "maxLength": 2048
+              "$ref": "#/components/schemas/RefundFailReason"
             }
           },
           {
             "name": "features",
             "in": "query",
-            "description": "Not supported here (400 naming it).",
+            "description": "Comma-separated features, any of which a request has: `gasless_execution`, `gasless_swap`, `fast_fill`,\n`gas_top_up`, `fixed_rate`, `app_fees`, `deposit_address` (the record's `features`).\n",
             "schema": {
               "type": "string",
-              "maxLength": 2048
+              "minLength": 1,
+              "maxLength": 256
             }
           },
           {
@@ -960,7 +967,7 @@ export const openapiDocument: Record<string, unknown> = {
           {
             "name": "privateChainsToInclude",
             "in": "query",
-            "description": "Not supported here (400 naming it); the gateway has no private chains.",
+            "description": "Comma-separated private chain ids (UUIDs); the gateway has no private chains, so they add nothing.",
             "schema": {
               "type": "string",
               "maxLength": 2048
@@ -1069,6 +1076,12 @@ export const openapiDocument: Record<string, unknown> = {
           },
           {
             "$ref": "#/components/parameters/EndTimestamp"
+          },
+          {
+            "$ref": "#/components/parameters/StartBlock"
+          },
+          {
+            "$ref": "#/components/parameters/EndBlock"
           },
           {
             "name": "referrer",
@@ -3320,6 +3333,26 @@ export const openapiDocument: Record<string, unknown> = {
           "minimum": 0
         }
       },
+      "StartBlock": {
+        "name": "startBlock",
+        "in": "query",
+        "required": false,
+        "description": "The origin-chain block of the request's deposit is at least this (the block of the deposit it was claimed\nwith; requests without a claimed deposit do not match).\n",
+        "schema": {
+          "type": "integer",
+          "minimum": 0
+        }
+      },
+      "EndBlock": {
+        "name": "endBlock",
+        "in": "query",
+        "required": false,
+        "description": "The origin-chain block of the request's deposit is at most this.",
+        "schema": {
+          "type": "integer",
+          "minimum": 0
+        }
+      },
       "SortBy": {
         "name": "sortBy",
         "in": "query",
@@ -3581,7 +3614,7 @@ export const openapiDocument: Record<string, unknown> = {
       },
       "ErrorResponse": {
         "type": "object",
-        "description": "The body of every error response. `errorCode` is stable and machine-readable; `message` is for humans.\n\nCodes and their HTTP status:\n- 400: `INVALID_INPUT` (the request does not match this contract), `AMOUNT_TOO_LOW`, `INVALID_ADDRESS` (also when\n  the only mismatch is an address's pattern),\n  `INVALID_RECIPIENT`, `INVALID_INPUT_CURRENCY`, `INVALID_OUTPUT_CURRENCY`, `UNSUPPORTED_CHAIN`,\n  `CHAIN_DISABLED`, `UNSUPPORTED_CURRENCY`, `UNSUPPORTED_ROUTE`, `NO_SWAP_ROUTES_FOUND`,\n  `INSUFFICIENT_LIQUIDITY`, `INVALID_SLIPPAGE_TOLERANCE`, `INVALID_EXTRA_TXS`, `EXTRA_TXS_NOT_SUPPORTED`,\n  `SWAP_IMPACT_TOO_HIGH`, `DESTINATION_TX_FAILED` (with the revert text in `errorData`),\n  `SIMULATION_FAILED` (a gasless batch reverts in simulation; the revert in `error` and `details`),\n  `SPONSOR_BALANCE_TOO_LOW` (a sponsored quote or gasless batch costs more than the API key's remaining\n  sponsorship allowance; the remaining micro-USD in `errorData`),\n  `AMOUNT_TOO_HIGH` (the order is over the route's USD limit; the limit in `errorData`),\n  `ROUTE_TEMPORARILY_RESTRICTED` (the solver's fills on the destination chain reached their outflow limit\n  for the current window; retriable later, the USD still available in `errorData`)\n- 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `NOT_FOUND`; 405 `METHOD_NOT_ALLOWED`;\n  413 `PAYLOAD_TOO_LARGE`; 415 `UNSUPPORTED_MEDIA_TYPE`; 429 `RATE_LIMITED`\n- 500 `UNKNOWN_ERROR`; 501 `NOT_IMPLEMENTED`\n- retriable: 429 `RATE_LIMITED`, 502 `RPC_HTTP_ERROR`, 503 `SERVICE_UNAVAILABLE` and\n  `PRICE_FETCH_FAILED` (also when a price feed's answer is older than its maximum age, or a stablecoin's\n  feed is off its fixed price), 504 `REQUEST_TIMED_OUT`, 400 `ROUTE_TEMPORARILY_RESTRICTED`\n",
+        "description": "The body of every error response. `errorCode` is stable and machine-readable; `message` is for humans.\n\nCodes and their HTTP status:\n- 400: `INVALID_INPUT` (the request does not match this contract), `AMOUNT_TOO_LOW`, `INVALID_ADDRESS` (also when\n  the only mismatch is an address's pattern),\n  `INVALID_RECIPIENT`, `USER_RECIPIENT_MISMATCH` (a wrap or unwrap whose recipient is not the user),\n  `INVALID_INPUT_CURRENCY`, `INVALID_OUTPUT_CURRENCY`, `UNSUPPORTED_CHAIN`,\n  `CHAIN_DISABLED`, `UNSUPPORTED_CURRENCY`, `UNSUPPORTED_ROUTE`, `NO_SWAP_ROUTES_FOUND`,\n  `INSUFFICIENT_LIQUIDITY`, `INVALID_SLIPPAGE_TOLERANCE`, `INVALID_EXTRA_TXS`, `EXTRA_TXS_NOT_SUPPORTED`,\n  `SWAP_IMPACT_TOO_HIGH`, `DESTINATION_TX_FAILED` (with the revert text in `errorData`),\n  `SIMULATION_FAILED` (a gasless batch reverts in simulation; the revert in `error` and `details`),\n  `SPONSOR_BALANCE_TOO_LOW` (a sponsored quote or gasless batch costs more than the API key's remaining\n  sponsorship allowance; the remaining micro-USD in `errorData`),\n  `AMOUNT_TOO_HIGH` (the order is over the route's USD limit; the limit in `errorData`),\n  `ROUTE_TEMPORARILY_RESTRICTED` (the solver's fills on the destination chain reached their outflow limit\n  for the current window; retriable later, the USD still available in `errorData`)\n- 401 `UNAUTHORIZED`; 403 `FORBIDDEN`; 404 `NOT_FOUND`; 405 `METHOD_NOT_ALLOWED`;\n  413 `PAYLOAD_TOO_LARGE`; 415 `UNSUPPORTED_MEDIA_TYPE`; 429 `RATE_LIMITED`\n- 500 `UNKNOWN_ERROR`; 501 `NOT_IMPLEMENTED`\n- retriable: 429 `RATE_LIMITED`, 502 `RPC_HTTP_ERROR`, 503 `SERVICE_UNAVAILABLE` and\n  `PRICE_FETCH_FAILED` (also when a price feed's answer is older than its maximum age, or a stablecoin's\n  feed is off its fixed price), 504 `REQUEST_TIMED_OUT`, 400 `ROUTE_TEMPORARILY_RESTRICTED`\n",
         "required": [
           "message",
           "errorCode"

@@ -649,17 +649,16 @@ export const operations: Record<OperationId, OperationSpec> = {
           "type": "string",
           "enum": [
             "createdAt",
-            "updatedAt"
-          ],
-          "default": "createdAt"
+            "updatedAt",
+            "amountUsd"
+          ]
         },
         "sortDirection": {
           "type": "string",
           "enum": [
             "asc",
             "desc"
-          ],
-          "default": "desc"
+          ]
         },
         "includeChildRequests": {
           "type": "boolean",
@@ -730,36 +729,36 @@ export const operations: Record<OperationId, OperationSpec> = {
           "minimum": 0
         },
         "startBlock": {
-          "type": "string",
-          "maxLength": 2048
+          "type": "integer",
+          "minimum": 0
         },
         "endBlock": {
-          "type": "string",
-          "maxLength": 2048
+          "type": "integer",
+          "minimum": 0
         },
         "fillTimeMin": {
-          "type": "string",
-          "maxLength": 2048
+          "type": "number",
+          "minimum": 0
         },
         "fillTimeMax": {
-          "type": "string",
-          "maxLength": 2048
+          "type": "number",
+          "minimum": 0
         },
         "appFeesAmountUsdMin": {
-          "type": "string",
-          "maxLength": 2048
+          "type": "number",
+          "minimum": 0
         },
         "appFeesAmountUsdMax": {
-          "type": "string",
-          "maxLength": 2048
+          "type": "number",
+          "minimum": 0
         },
         "refundFailReason": {
-          "type": "string",
-          "maxLength": 2048
+          "$ref": "urn:gateway:openapi#/components/schemas/RefundFailReason"
         },
         "features": {
           "type": "string",
-          "maxLength": 2048
+          "minLength": 1,
+          "maxLength": 256
         },
         "filters": {
           "type": "string",
@@ -853,6 +852,14 @@ export const operations: Record<OperationId, OperationSpec> = {
           "minimum": 0
         },
         "endTimestamp": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "startBlock": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "endBlock": {
           "type": "integer",
           "minimum": 0
         },

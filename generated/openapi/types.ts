@@ -1010,7 +1010,8 @@ export interface components {
          *     Codes and their HTTP status:
          *     - 400: `INVALID_INPUT` (the request does not match this contract), `AMOUNT_TOO_LOW`, `INVALID_ADDRESS` (also when
          *       the only mismatch is an address's pattern),
-         *       `INVALID_RECIPIENT`, `INVALID_INPUT_CURRENCY`, `INVALID_OUTPUT_CURRENCY`, `UNSUPPORTED_CHAIN`,
+         *       `INVALID_RECIPIENT`, `USER_RECIPIENT_MISMATCH` (a wrap or unwrap whose recipient is not the user),
+         *       `INVALID_INPUT_CURRENCY`, `INVALID_OUTPUT_CURRENCY`, `UNSUPPORTED_CHAIN`,
          *       `CHAIN_DISABLED`, `UNSUPPORTED_CURRENCY`, `UNSUPPORTED_ROUTE`, `NO_SWAP_ROUTES_FOUND`,
          *       `INSUFFICIENT_LIQUIDITY`, `INVALID_SLIPPAGE_TOLERANCE`, `INVALID_EXTRA_TXS`, `EXTRA_TXS_NOT_SUPPORTED`,
          *       `SWAP_IMPACT_TOO_HIGH`, `DESTINATION_TX_FAILED` (with the revert text in `errorData`),
@@ -2965,6 +2966,13 @@ export interface components {
         StartTimestamp: number;
         /** @description Upper bound (inclusive) of the sort time, Unix seconds. */
         EndTimestamp: number;
+        /**
+         * @description The origin-chain block of the request's deposit is at least this (the block of the deposit it was claimed
+         *     with; requests without a claimed deposit do not match).
+         */
+        StartBlock: number;
+        /** @description The origin-chain block of the request's deposit is at most this. */
+        EndBlock: number;
         /** @description Field to sort by. */
         SortBy: "createdAt" | "updatedAt";
         /** @description Sort direction. */
@@ -3349,10 +3357,13 @@ export interface operations {
                 depositAddress?: components["schemas"]["Address"];
                 /** @description Protocol order id (`protocol.v2.orderId` of the quote). */
                 orderId?: components["schemas"]["Bytes32"];
-                /** @description Field to sort by. */
-                sortBy?: components["parameters"]["SortBy"];
-                /** @description Sort direction. */
-                sortDirection?: components["parameters"]["SortDirection"];
+                /**
+                 * @description Field to sort by (default `createdAt`): `createdAt`, `updatedAt`, or `amountUsd`, the input's USD value at
+                 *     quote time. `startTimestamp`/`endTimestamp` bound `updatedAt` when sorting by it, else `createdAt`.
+                 */
+                sortBy?: "createdAt" | "updatedAt" | "amountUsd";
+                /** @description Sort direction; default `desc` for the times, `asc` for `amountUsd`. */
+                sortDirection?: "asc" | "desc";
                 /** @description With `id`, also return child requests (duplicates, retries, refunds). */
                 includeChildRequests?: boolean;
                 /** @description Add `total`, the number of matching requests, counted up to 10,000 (a larger total is reported as 10000). */
@@ -3398,25 +3409,34 @@ export interface operations {
                 amountUsdMin?: number;
                 /** @description The input's USD value at quote time is at most this. */
                 amountUsdMax?: number;
-                /** @description Origin-chain block bounds of the reference; not supported here (400 naming it), as deposit blocks are not indexed by request. */
-                startBlock?: string;
-                /** @description See `startBlock`. */
-                endBlock?: string;
-                /** @description Fill-time bounds of the reference; not supported here (400 naming it), as the fill time is not stored. */
-                fillTimeMin?: string;
-                /** @description See `fillTimeMin`. */
-                fillTimeMax?: string;
-                /** @description App-fee USD bounds of the reference; not supported here (400 naming it). */
-                appFeesAmountUsdMin?: string;
-                /** @description See `appFeesAmountUsdMin`. */
-                appFeesAmountUsdMax?: string;
-                /** @description Not supported here (400 naming it). */
-                refundFailReason?: string;
-                /** @description Not supported here (400 naming it). */
+                /**
+                 * @description The origin-chain block of the request's deposit is at least this (the block of the deposit it was claimed
+                 *     with; requests without a claimed deposit do not match).
+                 */
+                startBlock?: components["parameters"]["StartBlock"];
+                /** @description The origin-chain block of the request's deposit is at most this. */
+                endBlock?: components["parameters"]["EndBlock"];
+                /**
+                 * @description The fill took at least this many seconds, from the deposit's sighting to the fill's success (only
+                 *     requests filled from a claimed deposit match).
+                 */
+                fillTimeMin?: number;
+                /** @description The fill took at most this many seconds. */
+                fillTimeMax?: number;
+                /** @description The app fees' USD value at quote time is at least this (only requests with app fees match). */
+                appFeesAmountUsdMin?: number;
+                /** @description The app fees' USD value at quote time is at most this. */
+                appFeesAmountUsdMax?: number;
+                /** @description Only requests whose refund failed for this reason; `N/A` selects those whose refund did not fail. */
+                refundFailReason?: components["schemas"]["RefundFailReason"];
+                /**
+                 * @description Comma-separated features, any of which a request has: `gasless_execution`, `gasless_swap`, `fast_fill`,
+                 *     `gas_top_up`, `fixed_rate`, `app_fees`, `deposit_address` (the record's `features`).
+                 */
                 features?: string;
                 /** @description The reference's JSON filter groups; not supported here (400 naming it). */
                 filters?: string;
-                /** @description Not supported here (400 naming it); the gateway has no private chains. */
+                /** @description Comma-separated private chain ids (UUIDs); the gateway has no private chains, so they add nothing. */
                 privateChainsToInclude?: string;
             };
             header?: {
@@ -3473,6 +3493,13 @@ export interface operations {
                 startTimestamp?: components["parameters"]["StartTimestamp"];
                 /** @description Upper bound (inclusive) of the sort time, Unix seconds. */
                 endTimestamp?: components["parameters"]["EndTimestamp"];
+                /**
+                 * @description The origin-chain block of the request's deposit is at least this (the block of the deposit it was claimed
+                 *     with; requests without a claimed deposit do not match).
+                 */
+                startBlock?: components["parameters"]["StartBlock"];
+                /** @description The origin-chain block of the request's deposit is at most this. */
+                endBlock?: components["parameters"]["EndBlock"];
                 /** @description Exact referrer of the originating quote. */
                 referrer?: string;
                 /** @description API key whose requests to list. */

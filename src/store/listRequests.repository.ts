@@ -33,7 +33,8 @@ export interface ListRequestsFilters extends SearchRequestFilters {
   failReason?: string;
 }
 
-export type RequestSortBy = 'createdAt' | 'updatedAt';
+/** `amountUsd`: the input's USD value at quote time (`volume_usd_micros`), ties broken by id like the times. */
+export type RequestSortBy = 'createdAt' | 'updatedAt' | 'amountUsd';
 export type SortDirection = 'asc' | 'desc';
 
 export interface ListRequestsOptions {
@@ -67,14 +68,16 @@ export async function listRequests(
   const sortBy = options.sortBy ?? 'createdAt';
   const direction = options.sortDirection ?? 'desc';
   const limit = Math.min(Math.max(Math.trunc(options.limit ?? defaultListRequestsLimit), 1), maxListRequestsLimit);
-  const sortColumn = sortBy === 'createdAt' ? 'created_at' : 'updated_at';
+  const sortColumn = sortColumns[sortBy];
 
-  let query = whereListFilters(db.selectFrom('requests').selectAll(), filters, sortColumn);
+  let query = whereListFilters(db.selectFrom('requests').selectAll(), filters, timeColumnOf(sortBy));
 
   if (options.continuation !== undefined) {
     const after = decodeContinuation(options.continuation, sortBy, direction);
-    query = query.where((eb) =>
-      eb(eb.refTuple(sortColumn, 'id'), direction === 'desc' ? '<' : '>', eb.tuple(after.key, after.id)),
+    // The key is cast to the column's type: a decimal string for `amountUsd`, Unix ms otherwise.
+    const key = sortBy === 'amountUsd' ? sql`${after.key}::numeric` : sql`${after.key}::bigint`;
+    query = query.where(
+      sql<boolean>`(${sql.ref(sortColumn)}, id) ${sql.raw(direction === 'desc' ? '<' : '>')} (${key}, ${after.id})`,
     );
   }
 
@@ -90,7 +93,12 @@ export async function listRequests(
       ? encodeContinuation({
           s: sortBy,
           d: direction,
-          k: sortBy === 'createdAt' ? last.createdAt : last.updatedAt,
+          k:
+            sortBy === 'amountUsd'
+              ? last.volumeUsdMicros.toString()
+              : sortBy === 'createdAt'
+                ? last.createdAt
+                : last.updatedAt,
           i: last.id,
         })
       : undefined;
@@ -116,10 +124,10 @@ export async function countRequests(
   filters: ListRequestsFilters,
   options: CountRequestsOptions,
 ): Promise<number> {
-  const sortColumn = (options.sortBy ?? 'createdAt') === 'createdAt' ? 'created_at' : 'updated_at';
-  let inner = whereListFilters(db.selectFrom('requests').select(sql<number>`1`.as('one')), filters, sortColumn);
-  if (options.from !== undefined) inner = inner.where(sortColumn, '>=', options.from);
-  if (options.to !== undefined) inner = inner.where(sortColumn, '<=', options.to);
+  const timeColumn = timeColumnOf(options.sortBy ?? 'createdAt');
+  let inner = whereListFilters(db.selectFrom('requests').select(sql<number>`1`.as('one')), filters, timeColumn);
+  if (options.from !== undefined) inner = inner.where(timeColumn, '>=', options.from);
+  if (options.to !== undefined) inner = inner.where(timeColumn, '<=', options.to);
   const cap = Math.max(Math.trunc(options.cap), 0);
   const row = await db
     .selectFrom(inner.limit(cap).as('matching'))
@@ -130,11 +138,21 @@ export async function countRequests(
 
 type RequestsQuery<O> = SelectQueryBuilder<Tables, 'requests', O>;
 
+const sortColumns = {
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  amountUsd: 'volume_usd_micros',
+} as const satisfies Record<RequestSortBy, string>;
+
+/** The time the timestamp bounds apply to: `updatedAt` when sorting by it, else `createdAt` (as the reference). */
+export const timeColumnOf = (sortBy: RequestSortBy): 'created_at' | 'updated_at' =>
+  sortBy === 'updatedAt' ? 'updated_at' : 'created_at';
+
 /** The WHERE clauses of the listing filters, shared by `listRequests` and `countRequests`. */
 function whereListFilters<O>(
   base: RequestsQuery<O>,
   filters: ListRequestsFilters,
-  sortColumn: 'created_at' | 'updated_at',
+  timeColumn: 'created_at' | 'updated_at',
 ): RequestsQuery<O> {
   let query = base;
   if (filters.user !== undefined) query = query.where('user_address', '=', normalizeHex(filters.user));
@@ -156,10 +174,10 @@ function whereListFilters<O>(
     query = statuses.length === 0 ? query.where(sql<boolean>`false`) : query.where('status', 'in', statuses);
   }
   if (filters.startTimestamp !== undefined) {
-    query = query.where(sortColumn, '>=', Math.floor(filters.startTimestamp) * 1000);
+    query = query.where(timeColumn, '>=', Math.floor(filters.startTimestamp) * 1000);
   }
   if (filters.endTimestamp !== undefined) {
-    query = query.where(sortColumn, '<', (Math.floor(filters.endTimestamp) + 1) * 1000);
+    query = query.where(timeColumn, '<', (Math.floor(filters.endTimestamp) + 1) * 1000);
   }
   if (filters.referrer !== undefined) query = query.where('referrer', '=', filters.referrer);
   if (filters.apiKeyId !== undefined) {
@@ -181,7 +199,8 @@ function whereListFilters<O>(
 interface Continuation {
   s: RequestSortBy;
   d: SortDirection;
-  k: number;
+  /** Unix ms of the time sorts; micro-USD as a decimal string for `amountUsd`. */
+  k: number | string;
   i: string;
 }
 
@@ -191,21 +210,19 @@ function decodeContinuation(
   value: string,
   sortBy: RequestSortBy,
   direction: SortDirection,
-): { key: number; id: string } {
+): { key: number | string; id: string } {
   const c = decodeCursor(value) as Partial<Continuation> | undefined;
-  if (
-    typeof c !== 'object' ||
-    c === null ||
-    typeof c.k !== 'number' ||
-    !Number.isSafeInteger(c.k) ||
-    typeof c.i !== 'string'
-  ) {
+  const validKey =
+    typeof c?.k === 'number' ? Number.isSafeInteger(c.k) : typeof c?.k === 'string' && /^\d{1,78}$/.test(c.k);
+  if (typeof c !== 'object' || c === null || !validKey || typeof c.i !== 'string') {
     throw new InvalidContinuationError('Invalid continuation');
   }
   if (c.s !== sortBy || c.d !== direction) {
     throw new InvalidContinuationError('The continuation was made for another sortBy or sortDirection');
   }
-  return { key: c.k, id: c.i };
+  if (typeof c.k !== (sortBy === 'amountUsd' ? 'string' : 'number'))
+    throw new InvalidContinuationError('Invalid continuation');
+  return { key: c.k!, id: c.i };
 }
 
 /** A cursor as clients get it: JSON in base64url, opaque to them (the listing's `continuation`, GraphQL's edges). */

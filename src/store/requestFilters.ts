@@ -4,7 +4,8 @@ import type { Tables } from './tables.js';
 
 /*
  * The request history's search filters beyond identity and time (the reference's `/requests/v3` parameters
- * `term`, the three transaction hashes, the currencies, `amountUsd` bounds and `requestType`, and v2's
+ * `term`, the three transaction hashes, the currencies, `amountUsd` bounds, `requestType`, the block, fill-time
+ * and app-fee bounds, `refundFailReason` and `features`, and v2's
  * "sender or recipient" and `hash`). Kept apart from `listRequests` so the keyset pagination there stays
  * readable; every filter here is a plain WHERE on `requests` (or an EXISTS on `outgoing_txs`), so pages
  * stay exact.
@@ -43,7 +44,23 @@ export interface SearchRequestFilters {
   amountUsdMaxMicros?: bigint;
   /** One of these request types (an empty list matches nothing). */
   requestTypes?: readonly RequestTypeFilter[];
+  /** Bounds of the claimed deposit's origin-chain block, inclusive (`origin_block`). */
+  startBlock?: number;
+  endBlock?: number;
+  /** Bounds of the fill time, milliseconds, inclusive (`fill_time_ms`: successful fills of claimed deposits only). */
+  fillTimeMinMs?: number;
+  fillTimeMaxMs?: number;
+  /** Bounds of the app fees' USD value at quote time, micro-USD, inclusive (requests with app fees only). */
+  appFeesUsdMinMicros?: bigint;
+  appFeesUsdMaxMicros?: bigint;
+  /** The recorded refund failure; null: none recorded. */
+  refundFailReason?: string | null;
+  /** Any of these features (an empty list matches nothing): see `featureMatches`. */
+  features?: readonly RequestFeatureFilter[];
 }
+
+/** The features a request here can have (the reference's others are never set on one). */
+export type RequestFeatureFilter = 'app_fees' | 'deposit_address';
 
 type RequestsQuery<O> = SelectQueryBuilder<Tables, 'requests', O>;
 
@@ -135,7 +152,40 @@ export function applySearchFilters<O>(query: RequestsQuery<O>, filters: SearchRe
           ),
     );
   }
+  if (filters.startBlock !== undefined) q = q.where('origin_block', '>=', filters.startBlock);
+  if (filters.endBlock !== undefined) q = q.where('origin_block', '<=', filters.endBlock);
+  if (filters.fillTimeMinMs !== undefined) q = q.where('fill_time_ms', '>=', filters.fillTimeMinMs);
+  if (filters.fillTimeMaxMs !== undefined) q = q.where('fill_time_ms', '<=', filters.fillTimeMaxMs);
+  if (filters.appFeesUsdMinMicros !== undefined)
+    q = q.where(sql<SqlBool>`app_fees_usd_micros >= ${filters.appFeesUsdMinMicros.toString()}::numeric`);
+  if (filters.appFeesUsdMaxMicros !== undefined)
+    q = q.where(sql<SqlBool>`app_fees_usd_micros <= ${filters.appFeesUsdMaxMicros.toString()}::numeric`);
+  if (filters.refundFailReason !== undefined) {
+    const reason = filters.refundFailReason;
+    q = q.where((eb) =>
+      reason === null ? eb('refund_fail_reason', 'is', null) : eb('refund_fail_reason', '=', reason),
+    );
+  }
+  if (filters.features !== undefined) {
+    const features = filters.features;
+    q = q.where((eb) =>
+      features.length === 0 ? sql<SqlBool>`false` : eb.or(features.map((f) => featureMatches(eb, f))),
+    );
+  }
   return q;
+}
+
+/**
+ * The rows with a feature, by the rule the record's `features` follows (`presentRequest.ts`): app fees quoted
+ * (`app_fees_usd_micros` is set exactly then), or a deposit address.
+ */
+function featureMatches(eb: ExpressionBuilder<Tables, 'requests'>, feature: RequestFeatureFilter): Expression<SqlBool> {
+  switch (feature) {
+    case 'app_fees':
+      return eb('app_fees_usd_micros', 'is not', null);
+    case 'deposit_address':
+      return eb('deposit_address', 'is not', null);
+  }
 }
 
 function outgoingWithHash(

@@ -52,7 +52,10 @@ export type InsertRequestParameters = Omit<
       | 'depositAddress'
       | 'volumeUsdMicros'
     >
-  >;
+  > & {
+    /** The quote's app fees in micro-USD (the history's app-fee filters); null or omitted: the quote has none. */
+    appFeesUsdMicros?: bigint | null;
+  };
 
 /**
  * Store a new request (created by a quote). Writes no event: the outbox carries status changes, and most
@@ -161,6 +164,7 @@ const requestColumns = [
   'created_at',
   'updated_at',
   'volume_usd_micros',
+  'app_fees_usd_micros',
 ] as const satisfies ReadonlyArray<keyof RequestsTable>;
 type RequestRow = { [Column in (typeof requestColumns)[number]]: Insertable<RequestsTable>[Column] };
 
@@ -257,6 +261,7 @@ function toRequestRow(params: InsertRequestParameters): RequestRow {
     created_at: params.createdAt,
     updated_at: params.createdAt,
     volume_usd_micros: toUint256(params.volumeUsdMicros ?? 0n),
+    app_fees_usd_micros: params.appFeesUsdMicros == null ? null : toUint256(params.appFeesUsdMicros),
   };
 }
 
@@ -393,10 +398,10 @@ export async function claimDepositsForRequests(
     with consumed as (
       update deposits set status = 'consumed', updated_at = ${params.now}
       where id = any(${claims.map((claim) => claim.depositId)}::bigint[]) and status = 'confirmed'
-      returning id, request_id, tx_hash
+      returning id, request_id, tx_hash, block_number
     ),
     outbox_lock as (select ${outboxLock} as taken from (select 1 from consumed limit 1) as any_consumed),
-    ${movedTogether({ name: 'consumed', id: 'request_id' }, sql`${appendedHash('in_tx_hashes', { name: 'consumed', hash: 'tx_hash' })}, deposit_id = consumed.id`, params)}
+    ${movedTogether({ name: 'consumed', id: 'request_id' }, sql`${appendedHash('in_tx_hashes', { name: 'consumed', hash: 'tx_hash' })}, deposit_id = consumed.id, origin_block = consumed.block_number`, params)}
     select consumed.id as claimed_deposit_id, moved.*,
       exists (select 1 from moved_event where moved_event.request_id = consumed.request_id) as outbox_written,
       ${notifyEvents('moved_event')} as outbox_notified,
@@ -448,7 +453,9 @@ function movedTogether(
 ) {
   return sql`moved as (
       update requests
-      set status = ${params.status}, updated_at = greatest(requests.updated_at, ${params.now}), ${set}
+      set status = ${params.status}, updated_at = greatest(requests.updated_at, ${params.now}), ${set}${
+        params.status === 'success' ? sql`, fill_time_ms = ${fillTimeAt(params.now)}` : sql``
+      }
       from ${sql.table(source.name)}
       where requests.id = ${sql.ref(`${source.name}.${source.id}`)} and requests.status in (${sql.join(params.fromStatus)})
         and exists (select 1 from outbox_lock)
@@ -461,6 +468,14 @@ function movedTogether(
     ),
     ${movedDeliveries(params.now)}`;
 }
+
+/**
+ * A fill's time as the history's `fillTimeMin`/`fillTimeMax` compare it, for a move to `success` at `now`: from the
+ * sighting of the deposit the request was claimed with (`deposits.created_at`, as the `deposit_succeeded` metric
+ * measures it) to now; null when no deposit was claimed (a fast fill, a same-chain transfer indexed as it landed).
+ */
+const fillTimeAt = (now: number) =>
+  sql<string>`(select greatest(0, ${now}::bigint - d.created_at) from deposits as d where d.id = requests.deposit_id)`;
 
 /** `column = column || hash` (once) for a grouped move, the hash from the source row's column `hash`. */
 const appendedHash = (column: 'in_tx_hashes' | 'tx_hashes', source: { name: string; hash: string }) =>
@@ -606,7 +621,13 @@ async function moveRequestStatus(
         : { fees_actual: params.feesActual === null ? null : toJson(params.feesActual) }),
       ...(params.amountOut === undefined ? {} : { amount_out: toUint256(params.amountOut) }),
       // The claimed deposit is the request's own by its identity, not only by its transaction's hash.
-      ...(depositId === undefined ? {} : { deposit_id: depositId }),
+      ...(depositId === undefined
+        ? {}
+        : {
+            deposit_id: depositId,
+            origin_block: sql<string>`(select block_number from deposits where id = ${depositId})`,
+          }),
+      ...(params.status === 'success' ? { fill_time_ms: fillTimeAt(params.now) } : {}),
     })
     .where('id', '=', normalizeHex(id))
     .where(sql<boolean>`exists (select 1 from outbox_lock)`);

@@ -69,6 +69,12 @@ export interface RequestsTable {
   sponsorship_state: ColumnType<string | null, string | null | undefined, string | null>;
   /** The `deposits` row that paid the request (its claim, or its attachment to a fast fill); null before that. */
   deposit_id: NullableInt8;
+  /** The origin-chain block of the claimed deposit; null before a claim. */
+  origin_block: NullableInt8;
+  /** Milliseconds from the claimed deposit's sighting to the fill's success; null without both. */
+  fill_time_ms: NullableInt8;
+  /** The quote's app fees in micro-USD; null when it has none. */
+  app_fees_usd_micros: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface RequestEventsTable {

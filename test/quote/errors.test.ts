@@ -353,6 +353,28 @@ describe('POST /quote/v2 errors', () => {
     );
   });
 
+  it('USER_RECIPIENT_MISMATCH: a wrap or unwrap to an address other than the user (the reference: wraps pay the caller)', async () => {
+    const wrap = {
+      ...base(),
+      destinationChainId: A,
+      originCurrency: zeroAddress,
+      destinationCurrency: token(A, 'weth'),
+    };
+    const amount = '10000000000000000';
+    await expectQuoteError(
+      { ...wrap, amount, recipient: user(1) },
+      { status: 400, code: 'USER_RECIPIENT_MISMATCH', data: 'recipient' },
+    );
+    await expectQuoteError(
+      { ...wrap, originCurrency: token(A, 'weth'), destinationCurrency: zeroAddress, amount, recipient: user(1) },
+      { status: 400, code: 'USER_RECIPIENT_MISMATCH', data: 'recipient' },
+    );
+    // To the user itself (given or by default) it is quoted; a bridge of the same ETH to someone else too.
+    await expectQuote({ ...wrap, amount, recipient: user() });
+    await expectQuote({ ...wrap, amount });
+    await expectQuote({ ...ethToB(), recipient: user(1) });
+  });
+
   it('UNSUPPORTED_ROUTE: a currency that does not support bridging, across chains', async () => {
     const usdt = { ...base(), originCurrency: token(A, 'usdt'), destinationCurrency: token(B, 'usdt') };
     await expectQuoteError(usdt, { status: 400, code: 'UNSUPPORTED_ROUTE' }, { target: variant });

@@ -7,16 +7,48 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zeroAddress } from 'viem';
+import { insertDeposit } from '../../src/store/deposits.repository.js';
 import { insertOutgoingTx, updateOutgoingTx } from '../../src/store/outgoingTxs.repository.js';
+import { claimDepositForRequest, type UpdateRequestStatusParameters } from '../../src/store/requests.repository.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { A, B, C, fixtures, randomHash } from './fixtures.js';
 
 let gateway: TestGateway;
-const { token, account, quote, usdcBridge, move } = fixtures(() => gateway);
+const { token, account, quote, usdcBridge, move, graphql } = fixtures(() => gateway);
 
 const q: Record<string, { requestId: string; quote: any }> = {};
 const hashes = { deposit: randomHash(), fill: randomHash(), refundDeposit: randomHash(), refund: randomHash() };
+
+/**
+ * A deposit of the request seen at `seenAt` in `block` of chain A, claimed for it as the watcher does: the claim's
+ * statement records the deposit's block on the request.
+ */
+async function claim(
+  requestId: string,
+  block: bigint,
+  seenAt: number,
+  params: Omit<UpdateRequestStatusParameters, 'now'>,
+): Promise<void> {
+  const { db } = gateway.server.database;
+  const { deposit } = await insertDeposit(db, {
+    chainId: A,
+    txHash: params.inTxHash ?? randomHash(),
+    logIndex: 0,
+    blockNumber: block,
+    blockHash: randomHash(),
+    requestId,
+    depositor: account(0),
+    token: zeroAddress,
+    amount: 1n,
+    status: 'confirmed',
+    now: seenAt,
+  });
+  const { moved } = await db
+    .transaction()
+    .execute((trx) => claimDepositForRequest(trx, deposit.id, requestId, { ...params, now: seenAt }));
+  expect(moved).not.toBeNull();
+}
 
 /** Records an outgoing transaction as the solver's sender does: prepared, then broadcast with its hash. */
 async function recordOutgoing(requestId: string, kind: 'fill' | 'refund', chainId: number, hash: string) {
@@ -44,10 +76,12 @@ beforeAll(async () => {
   // 10 USDC on A into WETH on A by account 2 (a same-chain swap).
   q.local = await quote(usdcBridge(2, { destinationChainId: A, destinationCurrency: token(A, 'weth') }));
 
-  await move(q.bridge.requestId, { status: 'pending', inTxHash: hashes.deposit });
+  // The bridge's deposit is seen 12.5 s before its fill succeeds, in block 1,000 of A.
+  const filledAt = Date.now();
+  await claim(q.bridge.requestId, 1000n, filledAt - 12_500, { status: 'pending', inTxHash: hashes.deposit });
   await recordOutgoing(q.bridge.requestId, 'fill', B, hashes.fill);
-  await move(q.bridge.requestId, { status: 'success', txHash: hashes.fill });
-  await move(q.eth.requestId, { status: 'pending', inTxHash: hashes.refundDeposit });
+  await move(q.bridge.requestId, { status: 'success', txHash: hashes.fill, now: filledAt });
+  await claim(q.eth.requestId, 2000n, Date.now(), { status: 'pending', inTxHash: hashes.refundDeposit });
   await recordOutgoing(q.eth.requestId, 'refund', A, hashes.refund);
   await move(q.eth.requestId, { status: 'refund', failReason: 'SOLVER_BALANCE_TOO_LOW', txHash: hashes.refund });
 }, 120_000);
@@ -139,25 +173,9 @@ describe('GET /requests/v3 search filters', () => {
   });
 
   it('answers 400 naming a parameter it cannot apply, never an unfiltered page', async () => {
-    for (const name of [
-      'startBlock',
-      'endBlock',
-      'fillTimeMin',
-      'fillTimeMax',
-      'appFeesAmountUsdMin',
-      'appFeesAmountUsdMax',
-      'refundFailReason',
-      'features',
-      'filters',
-      'privateChainsToInclude',
-    ]) {
-      const { status, body } = await v3({ [name]: '1' });
-      expect(status, name).toBe(400);
-      expect(body, name).toMatchObject({ errorCode: 'INVALID_INPUT', errorData: name });
-    }
-    const sorted = await v3({ sortBy: 'amountUsd' });
-    expect(sorted.status).toBe(400);
-    expect(sorted.body.message).toContain('sortBy');
+    const { status, body } = await v3({ filters: '[{"status":"success"}]' });
+    expect(status).toBe(400);
+    expect(body).toMatchObject({ errorCode: 'INVALID_INPUT', errorData: 'filters' });
   });
 
   it('refuses a user, recipient or deposit address that is not an address (INVALID_ADDRESS)', async () => {
@@ -203,5 +221,154 @@ describe('GET /requests/v3 term over the partial search indexes', () => {
     await expectIds(v3, { term: refundTo }, ['ownSender']);
     await expectIds(v3, { term: sender.toUpperCase().replace('0X', '0x') }, ['ownSender']);
     await expectIds(v3, { term: account(3) }, ['eth', 'ownSender']);
+  });
+});
+
+describe('GET /requests/v3 filters on values stored per request (blocks, fill time, app fees, refund failures)', () => {
+  beforeAll(async () => {
+    // The cross-chain swap's deposit (block 3,000) is refunded by hand: its refund leg failed.
+    await claim(idOf('swap'), 3000n, Date.now(), { status: 'pending', inTxHash: randomHash() });
+    await move(idOf('swap'), {
+      status: 'failure',
+      failReason: 'SOLVER_BALANCE_TOO_LOW',
+      refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND',
+    });
+    // 10 USDC with a 1% app fee (0.10 USD) and 10 USDC with a 2.5% one (0.25 USD), both by account 0.
+    q.appFee = await quote(usdcBridge(0, { appFees: [{ recipient: account(3), fee: '100' }] }));
+    q.bigAppFee = await quote(usdcBridge(0, { appFees: [{ recipient: account(3), fee: '250' }] }));
+  }, 60_000);
+
+  it('startBlock / endBlock bound the claimed deposit’s origin block, inclusive (v3 and v2)', async () => {
+    await expectIds(v3, { startBlock: '1000' }, ['bridge', 'eth', 'swap']);
+    await expectIds(v3, { startBlock: '1001' }, ['eth', 'swap']);
+    await expectIds(v3, { endBlock: '2000' }, ['bridge', 'eth']);
+    await expectIds(v3, { startBlock: '2000', endBlock: '2000' }, ['eth']);
+    await expectIds(v3, { startBlock: '2000', endBlock: '2999', originChainId: String(A) }, ['eth']);
+    await expectIds(v2, { startBlock: '1500' }, ['eth', 'swap']);
+    await expectIds(v3, { endBlock: '999' }, []);
+  });
+
+  it('fillTimeMin / fillTimeMax bound the seconds from the deposit’s sighting to the fill, filled requests only', async () => {
+    await expectIds(v3, { fillTimeMin: '12' }, ['bridge']);
+    await expectIds(v3, { fillTimeMin: '12.5', fillTimeMax: '12.5' }, ['bridge']);
+    await expectIds(v3, { fillTimeMax: '12.4' }, []);
+    await expectIds(v3, { fillTimeMin: '13' }, []);
+    await expectIds(v3, { fillTimeMin: '0' }, ['bridge']);
+  });
+
+  it('appFeesAmountUsdMin / appFeesAmountUsdMax bound the app fees’ USD value, requests with app fees only', async () => {
+    await expectIds(v3, { appFeesAmountUsdMin: '0' }, ['appFee', 'bigAppFee']);
+    await expectIds(v3, { appFeesAmountUsdMin: '0.2' }, ['bigAppFee']);
+    await expectIds(v3, { appFeesAmountUsdMax: '0.1' }, ['appFee']);
+    await expectIds(v3, { appFeesAmountUsdMin: '0.1', appFeesAmountUsdMax: '0.25' }, ['appFee', 'bigAppFee']);
+    await expectIds(v3, { appFeesAmountUsdMin: '1' }, []);
+  });
+
+  it('refundFailReason matches the recorded refund failure; N/A the requests whose refund did not fail', async () => {
+    await expectIds(v3, { refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND' }, ['swap']);
+    await expectIds(v3, { refundFailReason: 'MANUAL_REFUND_REQUIRED' }, []);
+    const { body } = await v3({ refundFailReason: 'N/A' });
+    const ids = body.requests.map((r: any) => r.id);
+    expect(ids).toContain(idOf('eth'));
+    expect(ids).not.toContain(idOf('swap'));
+    // The record's wire shape: v3 sends the reason itself, null when none.
+    const swap = (await v3({ id: idOf('swap') })).body.requests[0];
+    expect(swap.data).toMatchObject({
+      failReason: 'SOLVER_BALANCE_TOO_LOW',
+      refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND',
+    });
+  });
+
+  it('features matches any of the listed features, as each record’s `features` lists them', async () => {
+    await expectIds(v3, { features: 'app_fees' }, ['appFee', 'bigAppFee']);
+    await expectIds(v3, { features: 'fast_fill,app_fees' }, ['appFee', 'bigAppFee']);
+    await expectIds(v3, { features: 'gas_top_up' }, []);
+    const { body } = await v3({ features: 'app_fees' });
+    for (const record of body.requests) expect(record.features).toContain('app_fees');
+  });
+
+  it('sortBy=amountUsd orders by the input’s USD value (default ascending), pages without repeats or gaps', async () => {
+    const usd = (record: any) => Number(record.data.route.quoted.origin.inputCurrency.amountUsd);
+    const ascending = (await v3({ sortBy: 'amountUsd' })).body.requests;
+    expect(ascending.length).toBeGreaterThan(3);
+    const values = ascending.map(usd);
+    expect(values).toEqual([...values].sort((a, b) => a - b));
+    expect(ascending.at(-1).id).toBe(idOf('eth'));
+    const descending = (await v3({ sortBy: 'amountUsd', sortDirection: 'desc' })).body.requests;
+    expect(descending[0].id).toBe(idOf('eth'));
+    const paged: string[] = [];
+    let continuation: string | undefined;
+    do {
+      const page = await v3({
+        sortBy: 'amountUsd',
+        limit: '2',
+        ...(continuation === undefined ? {} : { continuation }),
+      });
+      expect(page.status).toBe(200);
+      paged.push(...page.body.requests.map((r: any) => r.id));
+      continuation = page.body.continuation;
+    } while (continuation !== undefined);
+    expect(paged).toEqual(ascending.map((r: any) => r.id));
+    // A continuation of another sort is refused.
+    const byTime = await v3({ limit: '1' });
+    const crossed = await v3({ sortBy: 'amountUsd', continuation: byTime.body.continuation });
+    expect(crossed.status).toBe(400);
+    expect(crossed.body.errorCode).toBe('INVALID_INPUT');
+  });
+
+  it('privateChainsToInclude (the gateway has none) changes nothing; a malformed list is refused', async () => {
+    const all = (await v3({})).body.requests.map((r: any) => r.id);
+    const listed = await v3({ privateChainsToInclude: '123e4567-e89b-12d3-a456-426614174000' });
+    expect(listed.body.requests.map((r: any) => r.id)).toEqual(all);
+    expect((await v3({ privateChainsToInclude: 'mainnet' })).body).toMatchObject({
+      errorCode: 'INVALID_INPUT',
+      errorData: 'privateChainsToInclude',
+    });
+  });
+
+  it('bad values answer 400 INVALID_INPUT naming the parameter', async () => {
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ startBlock: '-1' }, 'startBlock'],
+      [{ endBlock: 'latest' }, 'endBlock'],
+      [{ startBlock: '10', endBlock: '9' }, 'startBlock'],
+      [{ fillTimeMin: '-5' }, 'fillTimeMin'],
+      [{ fillTimeMin: '20', fillTimeMax: '10' }, 'fillTimeMin'],
+      [{ appFeesAmountUsdMax: 'cheap' }, 'appFeesAmountUsdMax'],
+      [{ appFeesAmountUsdMin: '2', appFeesAmountUsdMax: '1' }, 'appFeesAmountUsdMin'],
+      [{ refundFailReason: 'LOST' }, 'refundFailReason'],
+      [{ features: 'teleport' }, 'features'],
+      [{ features: 'app_fees,teleport' }, 'features'],
+      [{ sortBy: 'price' }, 'sortBy'],
+    ];
+    for (const [query, name] of cases) {
+      const { status, body } = await v3(query);
+      expect(status, JSON.stringify(query)).toBe(400);
+      expect(body.errorCode, JSON.stringify(query)).toBe('INVALID_INPUT');
+      expect(`${body.errorData ?? ''} ${body.message}`, JSON.stringify(query)).toContain(name);
+    }
+  });
+
+  it('GraphQL `requests` takes the same filters and sort', async () => {
+    const query = `query($filter: RequestFilterInput, $sortBy: RequestSortBy, $sortDirection: SortDirection) {
+      requests(filter: $filter, sortBy: $sortBy, sortDirection: $sortDirection, first: 50) { edges { node { id } } }
+    }`;
+    const ids = async (variables: Record<string, unknown>) => {
+      const { data, errors } = await graphql(query, variables);
+      expect(errors, JSON.stringify(errors)).toBeUndefined();
+      return data.requests.edges.map((edge: any) => edge.node.id);
+    };
+    expect(new Set(await ids({ filter: { startBlock: 1001 } }))).toEqual(new Set([idOf('eth'), idOf('swap')]));
+    expect(await ids({ filter: { fillTimeMin: 12, fillTimeMax: 13 } })).toEqual([idOf('bridge')]);
+    expect(new Set(await ids({ filter: { appFeesAmountUsdMin: 0.2 } }))).toEqual(new Set([idOf('bigAppFee')]));
+    expect(await ids({ filter: { refundFailReason: 'AMOUNT_TOO_LOW_TO_REFUND' } })).toEqual([idOf('swap')]);
+    expect(new Set(await ids({ filter: { features: ['APP_FEES'] } }))).toEqual(
+      new Set([idOf('appFee'), idOf('bigAppFee')]),
+    );
+    expect(await ids({ filter: { amountUsdMin: 20 } })).toEqual([idOf('eth')]);
+    expect((await ids({ sortBy: 'AMOUNT_USD', sortDirection: 'DESC' }))[0]).toBe(idOf('eth'));
+    const bad = await graphql(query, { filter: { fillTimeMin: 5, fillTimeMax: 1 } });
+    expect(bad.errors?.[0]?.extensions).toMatchObject({ code: 'INVALID_INPUT' });
+    const badReason = await graphql(query, { filter: { refundFailReason: 'LOST' } });
+    expect(badReason.errors?.[0]?.extensions).toMatchObject({ code: 'INVALID_INPUT' });
   });
 });

@@ -176,6 +176,16 @@ describe('GET /intents/status/v3', () => {
     expect((await graphql(STATUS, { id: requestId })).data.requestStatus.details).toEqual(details);
   });
 
+  it('sends a recorded message as itself on every REST version (v1 too), as docs/api-notes.md says', async () => {
+    const { requestId } = await quote(usdcBridge());
+    const message = 'The solver could not fill this request';
+    await move(requestId, { status: 'failure', failReason: 'SOLVER_BALANCE_TOO_LOW', details: { message } });
+    expect((await statusV3(requestId)).body.details).toBe(message);
+    expect((await statusV1(requestId)).body.details).toBe(message);
+    expect((await call(gateway.url, 'getIntentStatusV2', { query: { requestId } })).body.details).toBe(message);
+    expect((await graphql(STATUS, { id: requestId })).data.requestStatus.details).toEqual({ message });
+  });
+
   it('finds a request whatever the letter case of its id', async () => {
     const { requestId } = await quote(usdcBridge());
     const upper = `0x${requestId.slice(2).toUpperCase()}`;

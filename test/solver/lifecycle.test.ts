@@ -20,6 +20,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { depositoryAbi } from '../../generated/contracts/index.js';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { call } from '../helpers/conformance.js';
 import { executeSteps, publicClientOf, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
 import { depositNative as sendNativeDeposit } from '../helpers/deposits.js';
 
@@ -68,6 +69,13 @@ describe('fills', () => {
     expect(record.inTxHashes).toEqual([receipts.get('deposit')!.transactionHash]);
     expect(record.txHashes).toHaveLength(1);
     expect(await balanceOf(chainB, zeroAddress, recipient)).toBe(BigInt(q.details.currencyOut.amount));
+    // The watcher's claim recorded the deposit's block and the fill its time: the history finds it by both.
+    const block = Number(receipts.get('deposit')!.blockNumber);
+    const found = async (query: Record<string, string>) =>
+      (await call(gateway.url, 'getRequests', { query: { id: requestId, ...query } })).body.requests.length;
+    expect(await found({ startBlock: String(block), endBlock: String(block) })).toBe(1);
+    expect(await found({ startBlock: String(block + 1) })).toBe(0);
+    expect(await found({ fillTimeMin: '0', fillTimeMax: '60' })).toBe(1);
   });
 
   it('ERC-20 bridge with EXACT_OUTPUT delivers exactly the amount asked', async () => {

@@ -134,6 +134,8 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
     expiresAt: deadline * 1000,
     createdAt: nowMs,
     volumeUsdMicros: pricing.usd.in,
+    // Null without app fees, so the history's `features=app_fees` reads the same rule as the record's `features`.
+    appFeesUsdMicros: pricing.fees.appFees.length === 0 ? null : pricing.usd.app,
   };
   // What the sponsor pays is reserved against the key's allowance by the statement that stores the request; a quote
   // the allowance cannot cover is refused with nothing stored. Other quotes share the group commit.

@@ -122,6 +122,15 @@ export function resolveRoute(ctx: CoreContext, params: QuoteParameters): Resolve
       'Origin and destination are the same currency on the same chain, to the same address: there is nothing to do',
     );
   }
+  // The reference converts native and wrapped through the wrapped token's own contract, which credits the caller:
+  // a wrap or unwrap pays the user itself (an app that wants it elsewhere quotes a call, or a send afterwards).
+  if ((operation === 'wrap' || operation === 'unwrap') && recipient !== user && depositAddress === null) {
+    throw new GatewayError(
+      'USER_RECIPIENT_MISMATCH',
+      `A ${operation} on chain ${origin.id} pays the user itself: recipient ${recipient} must be the user ${user}`,
+      { data: 'recipient' },
+    );
+  }
   if (sameAsset && !sameChain && (!currencyIn.supportsBridging || !currencyOut.supportsBridging)) {
     throw new GatewayError(
       'UNSUPPORTED_ROUTE',

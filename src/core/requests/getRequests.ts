@@ -29,7 +29,7 @@ export interface GetRequestsParameters extends RequestSearchParameters {
   /** Either direction; ignored when `originChainId` or `destinationChainId` is given. */
   chainId?: number | undefined;
   status?: RequestStatus | readonly RequestStatus[] | undefined;
-  /** Bounds of the sort time (`createdAt`, or `updatedAt` with `sortBy: 'updatedAt'`), Unix ms, inclusive. */
+  /** Bounds of `createdAt` (of `updatedAt` with `sortBy: 'updatedAt'`), Unix ms, inclusive. */
   from?: number | undefined;
   to?: number | undefined;
   referrer?: string | undefined;
@@ -105,6 +105,7 @@ async function prepare(
   caller: Caller,
 ): Promise<{ query: PageQuery; scope: KeyScope }> {
   const search = searchFilters(ctx, params);
+  const sortBy = params.sortBy ?? 'createdAt';
   const scope = await scopeForCaller(ctx, caller, {
     apiKeys: params.apiKeys,
     referrer: params.referrer,
@@ -116,8 +117,9 @@ async function prepare(
       ...search,
       ...(scope.apiKeyIds === undefined ? {} : { apiKeyId: scope.apiKeyIds }),
     },
-    sortBy: params.sortBy ?? 'createdAt',
-    sortDirection: params.sortDirection ?? 'desc',
+    sortBy,
+    // The reference's defaults: the newest first, the smallest amount first.
+    sortDirection: params.sortDirection ?? (sortBy === 'amountUsd' ? 'asc' : 'desc'),
     limit: pageSize(params.limit),
     from: params.from,
     to: params.to,

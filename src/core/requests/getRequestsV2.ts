@@ -41,6 +41,9 @@ export interface GetRequestsV2Parameters {
   /** Unix ms, inclusive. */
   from?: number | undefined;
   to?: number | undefined;
+  /** Bounds of the claimed deposit's origin-chain block, inclusive. */
+  startBlock?: number | undefined;
+  endBlock?: number | undefined;
   referrer?: string | undefined;
   /** API keys (the keys themselves): presenting a key proves owning it. */
   apiKeys?: readonly string[] | undefined;
@@ -72,11 +75,11 @@ export async function getRequestsV2(
 ): Promise<GetRequestsV2ReturnType> {
   const scope = await scopeForApiKeys(ctx, { apiKeys: params.apiKeys, referrer: params.referrer });
   // v2's `user` is the sender or the recipient (the reference's meaning), and `hash` any recorded hash.
-  const { status, user, hash, ...rest } = params;
+  const { status, user, hash, startBlock, endBlock, ...rest } = params;
   checkAddressFilter(user, 'user');
   const filters = {
     ...storeFilters({ ...rest, ...(status === undefined ? {} : { status: statusesOfV2(status) }) }),
-    ...searchFilters(ctx, { txHash: hash }),
+    ...searchFilters(ctx, { txHash: hash, startBlock, endBlock }),
     ...(user === undefined ? {} : { userOrRecipient: user }),
     ...(scope.apiKeyIds === undefined ? {} : { apiKeyId: scope.apiKeyIds }),
   };

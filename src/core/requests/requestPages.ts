@@ -127,7 +127,8 @@ export async function countRequests(ctx: CoreContext, query: Omit<PageQuery, 'li
 }
 
 function withinBounds(record: RequestRecord, query: Pick<PageQuery, 'sortBy' | 'from' | 'to'>): boolean {
-  const time = query.sortBy === 'createdAt' ? record.createdAt : record.updatedAt;
+  // The bounds are on `updatedAt` when sorting by it, else on `createdAt` (as the store's, `timeColumnOf`).
+  const time = query.sortBy === 'updatedAt' ? record.updatedAt : record.createdAt;
   return (query.from === undefined || time >= query.from) && (query.to === undefined || time <= query.to);
 }
 

@@ -1,8 +1,15 @@
 import { isAddress, isHash } from 'viem';
-import type { RequestTypeFilter, SearchRequestFilters, StoredCurrency } from '../../store/requestFilters.js';
+import type {
+  RequestFeatureFilter,
+  RequestTypeFilter,
+  SearchRequestFilters,
+  StoredCurrency,
+} from '../../store/requestFilters.js';
 import { chainCurrencies } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
+import { NO_REASON } from './statusRules.js';
+import type { RequestFeature } from './types.js';
 
 /*
  * The reference's `/requests/v3` search parameters, checked and turned into the store's filters. A parameter
@@ -11,18 +18,7 @@ import { GatewayError } from '../errors.js';
  */
 
 /** Reference parameters the store cannot apply (what each would need is in docs/api-notes.md). */
-export const unsupportedRequestFilters = [
-  'startBlock',
-  'endBlock',
-  'fillTimeMin',
-  'fillTimeMax',
-  'appFeesAmountUsdMin',
-  'appFeesAmountUsdMax',
-  'refundFailReason',
-  'features',
-  'filters',
-  'privateChainsToInclude',
-] as const;
+export const unsupportedRequestFilters = ['filters'] as const;
 export type UnsupportedRequestFilter = (typeof unsupportedRequestFilters)[number];
 
 export interface RequestSearchParameters {
@@ -45,6 +41,21 @@ export interface RequestSearchParameters {
   /** Bounds of the input's USD value at quote time, inclusive (decimal USD). */
   amountUsdMin?: number | undefined;
   amountUsdMax?: number | undefined;
+  /** Bounds of the claimed deposit's origin-chain block, inclusive. */
+  startBlock?: number | undefined;
+  endBlock?: number | undefined;
+  /** Bounds of the fill time (deposit seen to fill succeeded), seconds, inclusive; only filled requests match. */
+  fillTimeMin?: number | undefined;
+  fillTimeMax?: number | undefined;
+  /** Bounds of the app fees' USD value at quote time, inclusive (decimal USD); only requests with app fees match. */
+  appFeesAmountUsdMin?: number | undefined;
+  appFeesAmountUsdMax?: number | undefined;
+  /** A refund fail reason; `N/A` selects requests whose refund did not fail. */
+  refundFailReason?: string | undefined;
+  /** Any of these features (the reference's comma list, or items). */
+  features?: string | readonly string[] | undefined;
+  /** Private chains to include: this gateway has none, so any list changes nothing (each item is still checked). */
+  privateChainsToInclude?: string | undefined;
   unsupported?: Partial<Record<UnsupportedRequestFilter, unknown>> | undefined;
 }
 
@@ -105,14 +116,114 @@ export function searchFilters(ctx: CoreContext, params: RequestSearchParameters)
   if (currencyOut !== undefined) filters.currencyOut = currencyOut;
   if (params.amountUsdMin !== undefined) filters.amountUsdMinMicros = usdMicros(params.amountUsdMin, 'amountUsdMin');
   if (params.amountUsdMax !== undefined) filters.amountUsdMaxMicros = usdMicros(params.amountUsdMax, 'amountUsdMax');
-  if (
-    filters.amountUsdMinMicros !== undefined &&
-    filters.amountUsdMaxMicros !== undefined &&
-    filters.amountUsdMinMicros > filters.amountUsdMaxMicros
-  ) {
-    throw new GatewayError('INVALID_INPUT', 'amountUsdMin is larger than amountUsdMax', { data: 'amountUsdMin' });
+  checkRange(filters.amountUsdMinMicros, filters.amountUsdMaxMicros, 'amountUsdMin', 'amountUsdMax');
+  if (params.startBlock !== undefined) filters.startBlock = wholeNumber(params.startBlock, 'startBlock');
+  if (params.endBlock !== undefined) filters.endBlock = wholeNumber(params.endBlock, 'endBlock');
+  checkRange(filters.startBlock, filters.endBlock, 'startBlock', 'endBlock');
+  // Seconds to the stored milliseconds, rounded inward so that the bounds stay inclusive of what they name.
+  if (params.fillTimeMin !== undefined)
+    filters.fillTimeMinMs = Math.ceil(nonNegative(params.fillTimeMin, 'fillTimeMin') * 1000);
+  if (params.fillTimeMax !== undefined)
+    filters.fillTimeMaxMs = Math.floor(nonNegative(params.fillTimeMax, 'fillTimeMax') * 1000);
+  checkRange(params.fillTimeMin, params.fillTimeMax, 'fillTimeMin', 'fillTimeMax');
+  if (params.appFeesAmountUsdMin !== undefined)
+    filters.appFeesUsdMinMicros = usdMicros(params.appFeesAmountUsdMin, 'appFeesAmountUsdMin');
+  if (params.appFeesAmountUsdMax !== undefined)
+    filters.appFeesUsdMaxMicros = usdMicros(params.appFeesAmountUsdMax, 'appFeesAmountUsdMax');
+  checkRange(filters.appFeesUsdMinMicros, filters.appFeesUsdMaxMicros, 'appFeesAmountUsdMin', 'appFeesAmountUsdMax');
+  if (params.refundFailReason !== undefined) {
+    if (!refundFailReasons.includes(params.refundFailReason)) {
+      throw new GatewayError('INVALID_INPUT', `refundFailReason must be one of ${refundFailReasons.join(', ')}`, {
+        data: 'refundFailReason',
+      });
+    }
+    filters.refundFailReason = params.refundFailReason === NO_REASON ? null : params.refundFailReason;
   }
+  if (params.features !== undefined) filters.features = featureFilters(params.features);
+  if (params.privateChainsToInclude !== undefined) privateChains(params.privateChainsToInclude);
   return filters;
+}
+
+/** The refund fail reasons of the contract's enum (`N/A`: none). */
+const refundFailReasons: readonly string[] = [
+  NO_REASON,
+  'AMOUNT_TOO_LOW_TO_REFUND',
+  'NEGATIVE_NEW_AMOUNT_AFTER_FEES',
+  'SWAP_CURRENCY_NOT_ON_ORIGIN',
+  'REFUND_RECIPIENT_IS_VASP',
+  'MANUAL_REFUND_REQUIRED',
+  'INSUFFICIENT_BALANCE_FOR_REFUND',
+];
+
+/** Every feature the reference names, and what the store can match of it (null: no request here has it). */
+const featureFilterOf: Record<RequestFeature, RequestFeatureFilter | null> = {
+  gasless_execution: null,
+  gasless_swap: null,
+  fast_fill: null,
+  gas_top_up: null,
+  fixed_rate: null,
+  app_fees: 'app_fees',
+  deposit_address: 'deposit_address',
+};
+
+/**
+ * `features` as the store's filter: any of the named features. A feature the gateway never records (no request
+ * here has it) matches nothing, as it would on the reference for requests without it.
+ *
+ * @throws `INVALID_INPUT` (400) for an empty list or a name the reference does not define.
+ */
+function featureFilters(value: string | readonly string[]): RequestFeatureFilter[] {
+  const names = (typeof value === 'string' ? value.split(',') : value).map((name) => name.trim()).filter(Boolean);
+  if (names.length === 0) throw new GatewayError('INVALID_INPUT', 'features must name a feature', { data: 'features' });
+  const matched = new Set<RequestFeatureFilter>();
+  for (const name of names) {
+    if (!Object.hasOwn(featureFilterOf, name)) {
+      throw new GatewayError(
+        'INVALID_INPUT',
+        `features must be a comma-separated list of ${Object.keys(featureFilterOf).join(', ')}; got '${name}'`,
+        { data: 'features' },
+      );
+    }
+    const filter = featureFilterOf[name as RequestFeature];
+    if (filter !== null) matched.add(filter);
+  }
+  return [...matched];
+}
+
+/** Checks the reference's comma list of private chain ids (UUIDs); the gateway has none to include. */
+function privateChains(value: string): void {
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+  for (const item of value.split(',').map((part) => part.trim())) {
+    if (!uuid.test(item)) {
+      throw new GatewayError('INVALID_INPUT', `privateChainsToInclude must be a comma-separated list of chain UUIDs`, {
+        data: 'privateChainsToInclude',
+      });
+    }
+  }
+}
+
+/** @throws `INVALID_INPUT` (400) naming `minName` when both bounds are given and the lower one is larger. */
+function checkRange<T extends number | bigint>(
+  min: T | undefined,
+  max: T | undefined,
+  minName: string,
+  maxName: string,
+) {
+  if (min !== undefined && max !== undefined && min > max) {
+    throw new GatewayError('INVALID_INPUT', `${minName} is larger than ${maxName}`, { data: minName });
+  }
+}
+
+function nonNegative(value: number, name: string): number {
+  if (!Number.isFinite(value) || value < 0)
+    throw new GatewayError('INVALID_INPUT', `${name} must be a non-negative number`, { data: name });
+  return value;
+}
+
+function wholeNumber(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new GatewayError('INVALID_INPUT', `${name} must be a non-negative integer`, { data: name });
+  return value;
 }
 
 /**

@@ -30,6 +30,16 @@ function toFilterParameters(filter: RequestFilterInput | null | undefined): GetR
     from: filter.createdAfter == null ? undefined : filter.createdAfter.getTime(),
     to: filter.createdBefore == null ? undefined : filter.createdBefore.getTime() - 1,
     txHash: filter.txHash ?? undefined,
+    amountUsdMin: filter.amountUsdMin ?? undefined,
+    amountUsdMax: filter.amountUsdMax ?? undefined,
+    startBlock: filter.startBlock ?? undefined,
+    endBlock: filter.endBlock ?? undefined,
+    fillTimeMin: filter.fillTimeMin ?? undefined,
+    fillTimeMax: filter.fillTimeMax ?? undefined,
+    appFeesAmountUsdMin: filter.appFeesAmountUsdMin ?? undefined,
+    appFeesAmountUsdMax: filter.appFeesAmountUsdMax ?? undefined,
+    refundFailReason: filter.refundFailReason ?? undefined,
+    features: filter.features ?? undefined,
   };
 }
 
@@ -49,12 +59,14 @@ export const request: QueryResolvers['request'] = async (_parent, { id }, { core
 /** `Query.requests` (operation `getRequests`): a connection, newest first; `referrer` matches only the caller's requests. */
 export const requests: QueryResolvers['requests'] = async (
   _parent,
-  { filter, first, after },
+  { filter, sortBy, sortDirection, first, after },
   { core, caller: resolveCaller },
 ) => {
   const caller = await resolveCaller();
   const params: GetRequestsParameters = {
     ...toFilterParameters(filter),
+    sortBy: sortBy ?? undefined,
+    sortDirection: sortDirection ?? undefined,
     limit: first ?? undefined,
     referrerScope: 'caller',
   };

@@ -2,26 +2,12 @@ import type { OperationInput, OperationOutput } from '../../../generated/openapi
 import type { components } from '../../../generated/openapi/types.js';
 import { getRequests as getRequestsCore } from '../../core/requests/getRequests.js';
 import { unsupportedRequestFilters } from '../../core/requests/searchFilters.js';
+import { sharedRequestsParameters } from '../requestsQuery.js';
 import type { RequestTransaction, RequestView } from '../../core/requests/types.js';
 import { toWire } from '../wire.js';
 import type { RestContext } from '../context.js';
 
 type Schemas = components['schemas'];
-
-/** The comma-separated `apiKey` list of the reference, as items. */
-export const splitList = (value: string | undefined): string[] | undefined =>
-  value === undefined
-    ? undefined
-    : value
-        .split(',')
-        .map((item) => item.trim())
-        .filter((item) => item.length > 0);
-
-/** Unix seconds of the contract's time bounds as the core's inclusive millisecond bounds. */
-export const secondsToRange = (start: number | undefined, end: number | undefined) => ({
-  from: start === undefined ? undefined : start * 1000,
-  to: end === undefined ? undefined : end * 1000 + 999,
-});
 
 /** A transaction of the history in the v3 wire shape (the v2 shape names `txHash` `hash`). */
 export const wireTransaction = (tx: RequestTransaction) => ({
@@ -93,23 +79,12 @@ export async function getRequests(
   const result = await getRequestsCore(
     context.core,
     {
-      limit: query.limit,
-      continuation: query.continuation,
+      ...sharedRequestsParameters(query),
+      sortBy: query.sortBy,
       user: query.user,
-      id: query.id,
-      originChainId: query.originChainId,
-      destinationChainId: query.destinationChainId,
-      chainId: query.chainId,
       status: query.status,
-      ...secondsToRange(query.startTimestamp, query.endTimestamp),
-      referrer: query.referrer,
-      apiKeys: splitList(query.apiKey),
-      depositAddress: query.depositAddress,
-      orderId: query.orderId,
       recipient: query.recipient,
       failReason: query.failReason,
-      sortBy: query.sortBy,
-      sortDirection: query.sortDirection,
       includeTotal: query.includeTotal,
       depositTxHash: query.depositTxHash,
       fillTxHash: query.fillTxHash,
@@ -124,6 +99,13 @@ export async function getRequests(
       currencyOutSymbol: query.currencyOutSymbol,
       amountUsdMin: query.amountUsdMin,
       amountUsdMax: query.amountUsdMax,
+      fillTimeMin: query.fillTimeMin,
+      fillTimeMax: query.fillTimeMax,
+      appFeesAmountUsdMin: query.appFeesAmountUsdMin,
+      appFeesAmountUsdMax: query.appFeesAmountUsdMax,
+      refundFailReason: query.refundFailReason,
+      features: query.features,
+      privateChainsToInclude: query.privateChainsToInclude,
       unsupported: Object.fromEntries(unsupportedRequestFilters.map((name) => [name, query[name]])),
     },
     caller,

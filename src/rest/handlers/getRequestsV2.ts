@@ -3,7 +3,8 @@ import type { components } from '../../../generated/openapi/types.js';
 import { getRequestsV2 as getRequestsV2Core } from '../../core/requests/getRequestsV2.js';
 import type { RequestTransaction, RequestViewV2 } from '../../core/requests/types.js';
 import { toWire } from '../wire.js';
-import { secondsToRange, splitList, wireTransaction } from './getRequests.js';
+import { sharedRequestsParameters } from '../requestsQuery.js';
+import { wireTransaction } from './getRequests.js';
 import type { RestContext } from '../context.js';
 
 type Schemas = components['schemas'];
@@ -71,23 +72,12 @@ export async function getRequestsV2(
 ): Promise<OperationOutput<'getRequestsV2'>> {
   const { query } = input;
   const result = await getRequestsV2Core(context.core, {
-    limit: query.limit,
-    continuation: query.continuation,
+    ...sharedRequestsParameters(query),
+    sortBy: query.sortBy,
     user: query.user,
     hash: query.hash,
-    id: query.id,
-    originChainId: query.originChainId,
-    destinationChainId: query.destinationChainId,
-    chainId: query.chainId,
     status: query.status,
-    ...secondsToRange(query.startTimestamp, query.endTimestamp),
-    referrer: query.referrer,
-    apiKeys: splitList(query.apiKey),
-    depositAddress: query.depositAddress,
-    orderId: query.orderId,
     includeOrderData: query.includeOrderData,
-    sortBy: query.sortBy,
-    sortDirection: query.sortDirection,
   });
   const { documentation: _documentation, ...deprecation } = result.deprecation;
   return {
