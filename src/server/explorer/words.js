@@ -20,7 +20,9 @@ export const REASONS = {
     'The gateway did not hold enough to send the deposit back; the operator must refund it.',
   SPONSOR_BALANCE_TOO_LOW:
     "The app sponsoring this request's fees had run out of allowance, so the deposit was sent back.",
-  MANUAL_ADMIN_REFUND: 'The operator refunded this request.',
+  MANUAL_ADMIN_REFUND: 'Refunded on request: the depositor signed a refund request, or the operator refunded it.',
+  TTL_EXPIRED:
+    'The request was held longer than the gateway holds a request (its maximum hold), so the deposit was sent back.',
   DEPOSIT_REORGED: 'The deposit disappeared from the origin chain (a reorganisation), so nothing was delivered.',
   UNKNOWN: 'The deposit was sent back; the gateway recorded no reason.',
 };
