@@ -351,8 +351,8 @@ function directoryBytes(dir: string): number {
  * The rows are PostgreSQL's live-tuple count for the table (`pg_stat_user_tables.n_live_tup`: every insert is
  * counted when its backend reports its statistics, about once a second), not `count(*)`. A `count(*)` read the
  * whole table every sample: at about 500,000 rows it took over a second with two parallel workers on the
- * benchmark machine's two cores, every 10 s, and the gateway's quotes queued behind it (the 10-minute soak's quote
- * backlog of session 13, seen in `pg_stat_activity` in session 14).
+ * benchmark machine's two cores, every 10 s, and the gateway's quotes queued behind it (a 10-minute soak's quote
+ * backlog, seen in `pg_stat_activity`).
  */
 function databaseGauge(dataDir: string | null, schema: string | undefined) {
   const databaseUrl = process.env.DATABASE_URL || undefined;
@@ -417,7 +417,7 @@ const MAINTENANCE_MESSAGES = new Map<string, MaintenanceRun['kind']>(
 
 /**
  * Collects the maintenance runs and checkpoints from the gateway's log (it runs at `info` for the soak) and keeps
- * every other line below `warn` from being forwarded: warnings and errors still reach the terminal as before.
+ * every other line below `warn` from being forwarded: warnings and errors still reach the terminal.
  */
 function maintenanceLog(): { onLine: (line: string) => boolean; take: () => MaintenanceRun[] } {
   let runs: MaintenanceRun[] = [];

@@ -9,7 +9,7 @@ import type { BenchServerMemory } from './serverProcess.js';
 import type { Protocol, Receipt, Subscriber, WebhookReceipt } from './streamClients.js';
 
 export const TARGET = {
-  /** Status change → every subscriber, p99 (issue #14: under 25 ms on both protocols). */
+  /** Status change → every subscriber, p99 (target: under 25 ms on both protocols). */
   subscriberP99Ms: 25,
   /** Status change → first webhook attempt at the receiver, p99 (the issue says "under 100 ms"; judged at p99). */
   webhookP99Ms: 100,

@@ -10,7 +10,7 @@ import { setFlagsFromString } from 'node:v8';
  * full collection every 5–8 s, each with a 7–12 ms pause and concurrent marking that took CPU from the quotes.
  * Without pretenuring the old generation grows by well under 1 MB/s. On the devnet at 16 clients, after
  * warm-up, `/quote/v2`'s p99 fell from 15–21 ms to 13–15 ms and p99.9 from 26–35 ms to 19–21 ms (interleaved
- * runs; issue #3's closing note has them). `NODE_OPTIONS` does not accept this flag, hence setting it here.
+ * runs; docs/performance.md has them). `NODE_OPTIONS` does not accept this flag, hence setting it here.
  */
 /*
  * The memory reducer's compacting collections only while the gateway is quiet (`gateMemoryReducer` below). V8 starts
@@ -19,7 +19,7 @@ import { setFlagsFromString } from 'node:v8';
  * collection then compacted all of it, one main-thread pause of 65–192 ms (`--trace-gc`: "Mark-Compact (reduce)
  * 225.1 -> 71.9 MB, 191.66 ms"), and more than 256 quotes were left in flight (the soak's backlog failure, on
  * PostgreSQL and PGlite alike, once per run). As a plain collection the same one paused 13–16 ms. Switched off for
- * good (session 19), the process kept the pages of its busiest moment: idle after start-up at 364 MiB of RSS where
+ * good, the process kept the pages of its busiest moment: idle after start-up at 364 MiB of RSS where
  * the reducer brings it to ~250 (`bench:idle`), and ~430 MiB after any load.
  */
 /*
@@ -29,7 +29,7 @@ import { setFlagsFromString } from 'node:v8';
  * in the background, and one of them took 2.7 s and 604 MB of compiler memory: the gateway's peak RSS (~930–990
  * MiB during `npm run bench` and at start-up on a new data directory) and ~100 MiB of its idle RSS. Without it the
  * peak was 455–477 MiB and the idle RSS 283 MiB. Since the worker's one-buffer statements, optimized WASM would take
- * about a quarter off the worker's CPU per quote (session 18); the peak target keeps Liftoff. docs/performance.md
+ * about a quarter off the worker's CPU per quote; the peak target keeps Liftoff. docs/performance.md
  * ("Idle") has the measurements.
  */
 export function tuneV8ForServing(): void {
@@ -61,7 +61,7 @@ export interface MemoryReducerGate {
  * embedder such as a browser tells V8 when a page goes to the background; Node.js has no such call, so the gate
  * sets the flag the reducer reads when it starts a collection (`--memory-reducer-favors-memory`, V8's default):
  * off while busy, so a collection the reducer starts then is a plain one; on again once a sample finds the loop
- * quiet, so an idle gateway shrinks as before. The flag is a process-wide V8 setting: one gate per process.
+ * quiet, so an idle gateway still shrinks. The flag is a process-wide V8 setting: one gate per process.
  */
 export function gateMemoryReducer(
   intervalMs = GATE_INTERVAL_MS,

@@ -329,7 +329,7 @@ export async function createPGliteProxy(options: CreatePGliteProxyOptions = {}):
  * exits, before the serving thread starts: on the devnet, the gateway's peak went from 1,301 to 847 MiB and its
  * idle RSS from 631 to 378 MiB (`npm run bench:idle`, docs/performance.md). It costs a second start of PGlite, once
  * per data directory. In memory there is no directory to hand over: PGlite creates the database in the serving
- * thread, as before (a tar archive moved to it cost tests ~1.5 s per database and saved ~80 MiB of peak).
+ * thread (a tar archive moved to it cost tests ~1.5 s per database and saved ~80 MiB of peak).
  */
 async function initializeDataDir(dataDir: string): Promise<void> {
   if (await exists(join(dataDir, 'PG_VERSION'))) return;

@@ -72,7 +72,7 @@ const hashList = (hash: string) => JSON.stringify([normalizeHex(hash)]);
  * plain `column @> list`, the planner has to guess how many rows contain a hash: with the small statistics sample
  * PGlite's analyses take (`ANALYZE_STATISTICS_TARGET`: a histogram under 100 values) it assumes 1% of the table,
  * and a page of the newest then looks cheaper read by walking `created_at` backwards and testing every row: 90 ms at
- * 60,000 requests, 2.5 s at a million (`bench:growth`, session 17), for a hash that names one request. The subquery
+ * 60,000 requests, 2.5 s at a million (`bench:growth`), for a hash that names one request. The subquery
  * has no order to keep, so it reads the column's partial GIN index (`requests_in_tx_hashes_idx`,
  * `requests_tx_hashes_idx`: non-empty lists only, hence the `<> '[]'`, which changes no row); the outer query sees
  * primary-key lookups, which it knows to be few.

@@ -185,7 +185,7 @@ const jsonbColumns: ReadonlySet<string> = new Set<(typeof requestColumns)[number
  * array, turned into rows of the table's own types by `jsonb_populate_recordset`: one text for every size, and
  * as cheap per row as the list at 16 rows. PGlite's worker prepares each text once and keeps a bounded number of
  * them (`pgliteWorker.mjs`): with a `values` text for every size up to 64 rows (~7 KB each at 32), under 64 clients
- * they pushed each other out, and the worker parsed and analysed ~30 inserts a second again (issue #14). Columns
+ * they pushed each other out, and the worker parsed and analysed ~30 inserts a second again. Columns
  * absent from `requestColumns` keep their defaults.
  */
 const MAX_VALUES_ROWS = 8;

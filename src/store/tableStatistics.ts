@@ -42,7 +42,7 @@ export const ANALYZE_CHANGED_FRACTION = 0.5;
  * PGlite runs no autovacuum, so nothing gathers its tables' statistics and the planner guesses. On a PGlite table
  * of 30,000 requests never analyzed, the explorer's `term` search walked the `created_at` index filtering every row
  * (188 ms p50) where, with statistics, it ORs the searched columns' indexes (5 ms p50 at a million rows;
- * `bench:growth`, session 15). This `ANALYZE`s every table of the current schema of `ANALYZE_MIN_PAGES` or more
+ * `bench:growth`). This `ANALYZE`s every table of the current schema of `ANALYZE_MIN_PAGES` or more
  * that was never analyzed, or in which more rows changed since its last analysis than 50
  * (`autovacuum_analyze_threshold`) + `ANALYZE_CHANGED_FRACTION` of its rows as last counted (by an `ANALYZE` or a
  * `VACUUM`). PostgreSQL's statistics count the changes (`pg_stat_all_tables.n_mod_since_analyze`); PGlite starts

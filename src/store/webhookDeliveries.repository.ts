@@ -76,7 +76,7 @@ export interface ClaimDueWebhookDeliveriesParameters {
   /** How long the claimed attempt is this instance's: no other instance takes it before `now + leaseMs`. */
   leaseMs: number;
   /**
-   * At most this many attempts in flight per API key (rule 15 of issue #12: one slow receiver cannot take every
+   * At most this many attempts in flight per API key (one slow receiver cannot take every
    * slot). Absent: no per-key limit.
    */
   perKeyLimit?: number;

@@ -1,5 +1,5 @@
 /**
- * Attacks on GraphQL inputs and streams (issue #12 rules 9 and 12), on the devnet and the real server:
+ * Attacks on GraphQL inputs and streams, on the devnet and the real server:
  * - quote inputs larger than REST admits (`txs` over 100 calls, `appFees` over 20 fees, a 257-character
  *   `referrer`) are refused with `INVALID_INPUT` naming the field, and nothing is stored;
  * - an anonymous `requestUpdates` without request ids or a user (every user's requests) is refused, and the

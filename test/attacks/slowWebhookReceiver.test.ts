@@ -1,5 +1,5 @@
 /**
- * Attack (issue #12 rule 15): a key owner points its webhook at a receiver that accepts the connection and never
+ * Attack: a key owner points its webhook at a receiver that accepts the connection and never
  * answers, and makes many of its requests change status. Each attempt then holds a dispatcher slot until the
  * attempt times out. Without a per-key limit the slow key takes every slot and other keys' deliveries wait behind
  * it; with the limit, another key's deliveries arrive while the slow key's attempts are still hanging.

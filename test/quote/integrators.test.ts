@@ -149,7 +149,7 @@ describe('API keys in quotes', () => {
       selectedComponents: ['execution', 'swap', 'service', 'relay'],
       capHit: false,
     });
-    // The reference's clients read the platform component as `relay`: sent beside `service` (issue #19).
+    // The reference's clients read the platform component as `relay`: sent beside `service`.
     expect(sponsored.feeSponsorship.quoted.components.relay).toEqual(
       sponsored.feeSponsorship.quoted.components.service,
     );

@@ -205,7 +205,7 @@ describe('POST /currencies/v2', () => {
     expect(await v2({ useExternalSearch: true })).toEqual(await v2());
   });
 
-  // Forward compatibility (issue #19): an unknown field is ignored and named, the answer is as without it.
+  // Forward compatibility: an unknown field is ignored and named, the answer is as without it.
   it('ignores fields the contract does not declare and names them in x-ignored-fields', async () => {
     const { status, body, headers } = await call(gateway.url, 'getCurrencies', { body: { colour: 'red' } });
     expect(status).toBe(200);

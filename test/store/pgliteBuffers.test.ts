@@ -1,6 +1,6 @@
 /**
  * `GATEWAY_PGLITE_SHARED_BUFFERS` sizes PGlite's buffer pool (default 16 MB). A table whose indexes outgrow the
- * pool reads and writes index pages through the filesystem on every insert (issue #14: the quote's p99 tripled over
+ * pool reads and writes index pages through the filesystem on every insert (the quote's p99 tripled over
  * a 25-minute soak as the table reached a million rows), so an operator who keeps a large database on PGlite can
  * give it more.
  */

@@ -54,7 +54,7 @@ const lineKey = (chainId: number, currency: string) => `${chainId}:${currency.to
 /**
  * What fills in flight will take, per chain and currency, read from the database at most about once a second
  * (quotes ask for it on every call). Renewed in the background from half a second on, so under traffic no quote
- * waits for the read; no answer is older than a second, as before.
+ * waits for the read; no answer is older than a second.
  */
 export async function committedFills(ctx: CoreContext): Promise<Map<string, bigint>> {
   let cache = committedCaches.get(ctx.db);

@@ -122,7 +122,7 @@ function readFillChecks(scope: SolverScope, request: RequestRecord): FillReads {
 /**
  * The check reads of a deposit's fill started before its claim, from the request record it was handed on with,
  * so that they overlap the claim's transaction (they are reads: nothing is sent or written). Undefined when they
- * cannot start (the fill's chain is not configured: the decision finds out as before).
+ * cannot start (the fill's chain is not configured: the decision finds out).
  */
 export function startFillReads(scope: SolverScope, request: RequestRecord): FillReads | undefined {
   try {

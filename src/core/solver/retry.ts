@@ -1,7 +1,7 @@
 /**
  * Retries of the solver's work (deciding, filling, refunding) after an error, typically an RPC failure: with
  * exponential backoff, a bounded number of times, each failure logged. Whatever is still failing after the last
- * attempt is left to the next restart's recovery, as before.
+ * attempt is left to the next restart's recovery.
  */
 export interface RetryPolicy {
   /** Attempts in all, the first one included. */

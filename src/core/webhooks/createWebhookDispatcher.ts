@@ -39,7 +39,7 @@ export interface WebhookSettings {
   concurrency: number;
   /**
    * Attempts in flight at once per API key and instance, so that one key's slow receiver cannot take every slot
-   * and starve the other keys' deliveries (issue #12 rule 15). Default 4.
+   * and starve the other keys' deliveries. Default 4.
    */
   perKeyConcurrency: number;
   /** Finished deliveries (and their logs) are deleted this long after they finished. Default 30 days. */

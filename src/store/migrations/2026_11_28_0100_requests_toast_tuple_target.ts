@@ -6,7 +6,7 @@ import { sql, type Kysely } from 'kysely';
  * insert ran TOAST's pglz on those columns, and pglz gave up: hex ids and addresses do not compress by the 25% it
  * asks, so the stored row was the same 2,805 bytes either way (`pg_column_size`, PGlite). The attempt cost the PGlite
  * worker ~0.05 ms per quote (docs/performance.md, "Where a quote's CPU goes"). Rows over 8,160 bytes (long calls)
- * are still compressed and moved out of line as before; a row between the two sizes that pglz could have shrunk
+ * are still compressed and moved out of line; a row between the two sizes that pglz could have shrunk
  * is now stored whole.
  */
 export async function up(db: Kysely<any>): Promise<void> {
