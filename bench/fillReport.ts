@@ -6,9 +6,9 @@ import { fixed, formatTable } from './report.js';
 export const TARGET = {
   /** Deposit observed (claimed: `pending`) within this long (p50) of its block being mined. */
   minedToObservedP50Ms: 50,
-  /** Fill broadcast within this long (p50) of the deposit being observed, fill-time re-pricing included (#14). */
+  /** Fill broadcast within this long (p50) of the deposit being observed, fill-time re-pricing included. */
   observedToBroadcastP50Ms: 40,
-  /** Deposit sent to `success` under this long (p50), with 1 s blocks (#14). */
+  /** Deposit sent to `success` under this long (p50), with 1 s blocks. */
   sentToSuccessP50Ms: 1_300,
   /** (Deposit sent → success seen) − the floor of the two block waits, p50. */
   overheadP50Ms: 150,

@@ -1,5 +1,5 @@
 /**
- * The config file's `limits` and `prices` sections (issue 12, rules 5 and 6), parsed for `config.ts`: exposure
+ * The config file's `limits` and `prices` sections, parsed for `config.ts`: exposure
  * limits into `QuoteSettings.exposure`, and the default maximum age of price feed answers applied to every feed
  * that sets none. USD amounts are decimal strings in the file and micro-USD in the core.
  */

@@ -8,7 +8,7 @@ import type { MarketData } from '../market.js';
 import type { ResolvedRoute } from '../quote/resolve.js';
 
 /**
- * Exposure limits (issue 12, rule 6): how much one order and one window of fills may put at risk. Quotes check
+ * Exposure limits: how much one order and one window of fills may put at risk. Quotes check
  * both here; the solver checks the outflow again before each fill (`src/core/solver/fillGate.ts`) and holds fills
  * that would exceed it instead of refusing them.
  */

@@ -3,7 +3,7 @@ import { GatewayError } from '../errors.js';
 
 /**
  * Seconds a new quote's request stays fillable: the client's `ttl` when it gives one, else the configured
- * default. A client-chosen `ttl` is a free option on the solver's inventory for that long (issue 12, rule 4), so
+ * default. A client-chosen `ttl` is a free option on the solver's inventory for that long, so
  * it is capped by `maxTtlSeconds`; zero, negative, fractional or larger values fail `INVALID_INPUT` on every
  * transport (REST and GraphQL reach this the same way).
  */

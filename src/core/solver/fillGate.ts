@@ -50,7 +50,7 @@ export interface CreateFillGateParameters {
 }
 
 /**
- * The solver's circuit breaker (issue 12, rules 3, 5 and 6). Before each fill:
+ * The solver's circuit breaker. Before each fill:
  *
  * 1. `repriceAtFill`: an order no longer worth filling at today's prices is refunded with `SLIPPAGE`.
  * 2. A price that cannot be trusted (stale, off its peg) or read (RPC down) holds the fill: the deposit is

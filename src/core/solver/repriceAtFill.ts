@@ -19,7 +19,7 @@ export type RepriceAtFillReturnType =
   | { ok: false; failReason: 'SLIPPAGE'; details: JsonObject };
 
 /**
- * The fill-time price re-check (issue 12, rule 3), as the reference does it: a quote is not a free option on
+ * The fill-time price re-check, as the reference does it: a quote is not a free option on
  * the solver's inventory. Just before a fill, the order is priced again with the quote's own pricing code
  * (`priceRoute`) at the current oracle prices and gas price, as an EXACT_INPUT quote of what the user paid, with
  * the order's app fees and sponsorship.
