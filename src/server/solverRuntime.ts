@@ -155,6 +155,21 @@ export function createSolverRuntime(
     reader: createSolverStateReader(clients, account.address),
     settings: options.reconciliation ?? defaultReconciliationSettings,
   });
+  /**
+   * The ledger after a rebuild: the gas and releases of transactions this database never recorded are booked from
+   * the chain (`Reconciler.rebase`), tried while transactions are in flight for a while, then left to the drift
+   * the reconciliation reports.
+   */
+  async function rebaseLedger(chainId: number, chainNonce: bigint): Promise<void> {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const result = await reconciler.rebase(chainId, `nonce-${chainNonce}`);
+      if (result.outcome === 'settled') return;
+    }
+    ctx.log.warn(
+      { chainId },
+      'after the rebuild the ledger could not be compared (transactions in flight): the reconciliation reports as drift what the database did not know',
+    );
+  }
   const retention = createRequestRetention(ctx, options.retention ?? defaultRequestRetentionSettings);
   /** Where a chain's deposit watcher starts on a database that never followed it, when the chain is rebuilt. */
   const rebuildFrom = new Map<number, bigint>();
@@ -315,6 +330,7 @@ export function createSolverRuntime(
           message: `rebuilt from chain events since block ${chain.fromBlock} at ${new Date(ctx.now()).toISOString()}: the database did not know ${chain.chainNonce - chain.knownNonce} transaction(s) of the solver key`,
         });
         ctx.log.warn({ chainId: chain.chainId }, 'rebuilt from chain events: the solver runs');
+        await rebaseLedger(chain.chainId, chain.chainNonce);
       }
       await keyWatch.start();
     },

@@ -14,6 +14,7 @@ import { createServer } from '../../src/server/createServer.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import { listDepositsForRequest } from '../../src/store/deposits.repository.js';
 import type { TestGateway } from '../helpers/gateway.js';
+import { expectLedgerReconciled } from '../helpers/ledger.js';
 import { executeSteps, publicClientOf, requestQuote, waitForStatus, type WireQuote } from '../helpers/quote.js';
 
 let devnet: Devnet;
@@ -156,5 +157,7 @@ describe('two gateways, two databases, one solver key', () => {
       { on: 'second', filled: false, refunds: 1, paid: 0n },
       { on: 'second', filled: false, refunds: 1, paid: 0n },
     ]);
+    // The first gateway's ledger knows every transaction of the key: the second sent none.
+    await expectLedgerReconciled(first);
   }, 240_000);
 });
