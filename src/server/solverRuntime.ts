@@ -171,7 +171,10 @@ export function createSolverRuntime(
     );
   }
   const retention = createRequestRetention(ctx, options.retention ?? defaultRequestRetentionSettings);
-  /** Where a chain's deposit watcher starts on a database that never followed it, when the chain is rebuilt. */
+  /**
+   * Where a chain's deposit watcher starts on a database that never followed it, when the chain is rebuilt (else its
+   * `deploymentBlock`, else its head).
+   */
   const rebuildFrom = new Map<number, bigint>();
   const history = new Map<number, { ok: boolean; message: string }>();
   // Another gateway with the solver key and a database of its own would refund the deposits of requests it does not
@@ -204,7 +207,12 @@ export function createSolverRuntime(
         heads: heads.get(chain.id),
         metrics: ctx.metrics,
         solverAddress: ctx.solver.address,
-        startBlock: () => rebuildFrom.get(chain.id),
+        // A database that never followed the chain reads it from the deployment (when configured), not from the
+        // head: deposits made while no gateway ran (the solver key made no transaction since, so no rebuild is due)
+        // are seen and decided.
+        startBlock: () =>
+          rebuildFrom.get(chain.id) ??
+          (chain.deploymentBlock === undefined ? undefined : BigInt(chain.deploymentBlock)),
         onConfirmed: (deposit, request) => solver.handleDeposit(deposit, request),
         onReorg: () => {
           senders
