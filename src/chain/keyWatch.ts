@@ -65,7 +65,9 @@ interface ChainWatch {
  *   for (`recordSolverNonce`), so neither this watch nor the next start's history check counts it again.
  *
  * A count ahead that no transaction found explains (its blocks beyond what one look reads) is taken as another
- * gateway's: stopping is safe, refunding beside an unknown sender of the key is not.
+ * gateway's: stopping is safe, refunding beside an unknown sender of the key is not. So is a count ahead at the
+ * first look: the start's history check could not read that chain (its RPC was down), and the database may lack
+ * far older transactions; the solver stops there until a restart rebuilds from chain events.
  */
 export function createSolverKeyWatch(params: CreateSolverKeyWatchParameters): SolverKeyWatch {
   const { clients, db, solver, log } = params;

@@ -278,7 +278,7 @@ export function createSolverRuntime(
       const unknown = await findUnknownSolverHistory(followed, clients, ctx.db, account.address, (chainId, error) =>
         ctx.log.warn(
           { chainId, err: error },
-          "the solver key's transaction count could not be read: its history is compared with the database at the next start",
+          "the solver key's transaction count could not be read: the key watch compares it with the database once the chain answers",
         ),
       );
       for (const chain of unknown) {
