@@ -49,6 +49,8 @@ interface ChainWatch {
   /** Nonces a sender reported used by someone else, with the looks left before they are dropped. */
   reported: Map<bigint, number>;
   shared: boolean;
+  /** Whether the last look failed (its failure is logged once per outage). */
+  failing: boolean;
 }
 
 /**
@@ -73,7 +75,10 @@ export function createSolverKeyWatch(params: CreateSolverKeyWatchParameters): So
   const { clients, db, solver, log } = params;
   const signer = solver.toLowerCase();
   const watches = new Map<number, ChainWatch>(
-    params.chains.map((chain) => [chain.id, { chain, scannedTo: undefined, reported: new Map(), shared: false }]),
+    params.chains.map((chain) => [
+      chain.id,
+      { chain, scannedTo: undefined, reported: new Map(), shared: false, failing: false },
+    ]),
   );
   const intervalMs =
     params.intervalMs ?? Math.max(1_000, Math.min(60_000, ...params.chains.map((chain) => chain.blockTime * 1_000)));
@@ -81,15 +86,20 @@ export function createSolverKeyWatch(params: CreateSolverKeyWatchParameters): So
 
   async function pass(): Promise<void> {
     await Promise.all(
-      [...watches.values()].map((watch) =>
-        look(watch).catch((error: unknown) =>
+      [...watches.values()].map(async (watch) => {
+        try {
+          await look(watch);
+          watch.failing = false;
+        } catch (error) {
           // An RPC down for a while: the next look covers the blocks this one could not read.
-          log.warn(
-            { chainId: watch.chain.id, err: errorMessage(error) },
-            "key watch: the chain's count could not be read",
-          ),
-        ),
-      ),
+          if (!watch.failing)
+            log.warn(
+              { chainId: watch.chain.id, err: errorMessage(error) },
+              "key watch: the chain could not be read; the solver key's transactions are looked for once it answers",
+            );
+          watch.failing = true;
+        }
+      }),
     );
   }
 
