@@ -109,10 +109,10 @@ export function createSolverKeyWatch(params: CreateSolverKeyWatchParameters): So
     const client = clients.get(chain.id);
     if (client === undefined) return;
     const head = await client.getBlockNumber({ cacheTime: 0 });
-    const [count, known] = await Promise.all([
-      client.getTransactionCount({ address: solver, blockNumber: head }).then(BigInt),
-      knownSolverNonce(db, chain.id, solver),
-    ]);
+    // The count first, then the database: a transaction of this gateway's mined by `head` had its row committed
+    // before its broadcast, so the read after the count sees it (read together, a slow read could miss it).
+    const count = BigInt(await client.getTransactionCount({ address: solver, blockNumber: head }));
+    const known = await knownSolverNonce(db, chain.id, solver);
     if (watch.scannedTo === undefined && count > known) {
       // The start's history check could not read this chain: the database may lack far older transactions than
       // one look reads. Stopping is the safe answer; the next start rebuilds from chain events.
