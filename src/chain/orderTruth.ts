@@ -26,6 +26,9 @@ export function createOrderTruth(chains: readonly ChainConfig[], clients: ChainC
         args: [depositIndex],
       });
     },
+    async head(chainId: number): Promise<bigint> {
+      return chainOf(chainId).client.getBlockNumber({ cacheTime: 0 });
+    },
     async filled(chainId: number, requestId: Hex): Promise<boolean> {
       const { chain, client } = chainOf(chainId);
       return client.readContract({

@@ -44,6 +44,8 @@ export interface CreateTransactionSenderParameters {
    * waits for the first read. Absent or failing: the gas entry has no USD value.
    */
   nativeUsdPrice?: (() => Promise<UsdPrice>) | undefined;
+  /** Told of each nonce a transaction this sender did not make used (`SenderState.onForeignNonce`). */
+  onForeignNonce?: ((nonce: bigint) => void) | undefined;
 }
 
 /**
@@ -90,6 +92,7 @@ export function createTransactionSender(params: CreateTransactionSenderParameter
     now: params.now,
     scope: { chainId: chain.id, signer },
     crashAt: params.crashAt,
+    onForeignNonce: params.onForeignNonce,
     stopped: false,
   };
   const gasValue = createGasValue(state, chain.nativeCurrency.decimals, params.nativeUsdPrice);

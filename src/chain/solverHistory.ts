@@ -38,7 +38,8 @@ export async function findUnknownSolverHistory(
           .then(BigInt)
           .catch((error: unknown) => {
             // An RPC down at start must not keep the gateway from serving the other chains; its own readiness check
-            // reports it. The comparison is left for the next start (see `onUnreadable`).
+            // reports it. The key watch compares the count once the chain answers (`src/chain/keyWatch.ts`): a
+            // database behind it then stops the solver on that chain until a restart rebuilds it.
             onUnreadable?.(chain.id, error);
             return undefined;
           }),

@@ -49,6 +49,11 @@ export interface ChainChecks extends ChainStatus {
   served(chainId: number): boolean;
   /** Runs the periodic checks now (tests; an operator's fix is otherwise seen within the interval). */
   recheck(): Promise<void>;
+  /**
+   * Takes a chain out of service for this run for a reason found while the gateway runs (the solver key used by
+   * another gateway: `src/chain/keyWatch.ts`, which logs it); its deposits stop being followed (`onChainBlocked`).
+   */
+  block(chainId: number, reason: string): void;
   /** The findings as `/ready` checks: `solver:<chain>`, `approval:<chain>:<symbol>`, `price:<chain>:<symbol>`. */
   readiness(): Record<string, ReadinessCheck>;
 }
@@ -128,6 +133,11 @@ export function createChainChecks(params: CreateChainChecksParameters): ChainChe
     stop: () => job.stop(),
     served: (chainId) => !blocked.has(chainId),
     recheck: () => job.runNow(),
+    block(chainId, reason) {
+      if (blocked.has(chainId)) return;
+      blocked.set(chainId, reason);
+      params.onChainBlocked?.(chainId);
+    },
     chainBlocked: (chainId) => blocked.get(chainId) ?? null,
     tokenBlocked(chainId, token) {
       const finding = tokenFindings.find(

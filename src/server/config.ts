@@ -12,7 +12,7 @@ import {
 import { isHex, parseUnits, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { crashPoints, isCrashPoint, type CrashPoint } from '../core/faults.js';
-import type { ChainConfig, QuoteSettings } from '../core/chains/types.js';
+import { DEFAULT_UNKNOWN_DEPOSIT_GRACE_SECONDS, type ChainConfig, type QuoteSettings } from '../core/chains/types.js';
 import { defaultQuoteSettings } from '../core/settings.js';
 import { defaultSettlementSettings, type SettlementSettings } from '../core/settlement/settler.js';
 import { defaultRequestRetentionSettings, type RequestRetentionSettings } from '../core/requests/retention.js';
@@ -123,6 +123,12 @@ export interface GatewayConfig {
    * (`GATEWAY_INVENTORY_THRESHOLD_BPS`, default 5000).
    */
   inventory?: InventorySettings;
+  /**
+   * Seconds a deposit for a request this database does not know waits, from its block, before it is refunded
+   * (`GATEWAY_UNKNOWN_DEPOSIT_GRACE_SECONDS`, default 120; 0 on the devnet, where no other gateway can hold the key).
+   * Another gateway's request, should its database be another one with the same key, is filled within it.
+   */
+  unknownDepositGraceSeconds?: number;
   /**
    * The chains are the embedded devnet's (`configFromEnvironment`): a chain that is not the one the database
    * followed is reset rather than refused (`chainIdentity.ts`).
@@ -345,7 +351,20 @@ export function fromEnvironment(env: Env, problems: string[]) {
     depositAddressReindexBlocks: reindexBlocksFromEnvironment(env, problems),
     depositAddressSweep: sweepFromEnvironment(env, problems),
     inventory: inventoryFromEnvironment(env, problems),
+    unknownDepositGraceSeconds: unknownDepositGraceFromEnvironment(env, problems),
   };
+}
+
+function unknownDepositGraceFromEnvironment(
+  env: Env,
+  problems: string[],
+  fallback = DEFAULT_UNKNOWN_DEPOSIT_GRACE_SECONDS,
+): number {
+  const raw = env.GATEWAY_UNKNOWN_DEPOSIT_GRACE_SECONDS;
+  const seconds = raw === undefined || raw.trim() === '' ? fallback : Number(raw);
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > 86_400)
+    problems.push('GATEWAY_UNKNOWN_DEPOSIT_GRACE_SECONDS must be an integer 0..86400');
+  return seconds;
 }
 
 function inventoryFromEnvironment(env: Env, problems: string[]): InventorySettings {
@@ -648,6 +667,9 @@ export function configFromEnvironment(env: Env, chains: ChainConfig[], solverPri
   const requestRetention = requestRetentionFromEnvironment(env, problems, 1);
   // Devnet app fees are cents: a claim of one cent is allowed.
   const appFeeClaims = appFeeClaimsFromEnvironment(env, problems, 10_000n);
+  // The devnet's chains are this process's own: no other gateway holds its solver key, so a deposit for an unknown
+  // request is refunded at once.
+  const unknownDepositGraceSeconds = unknownDepositGraceFromEnvironment(env, problems, 0);
   return {
     ...base,
     webhooksAllowPrivate,
@@ -658,6 +680,7 @@ export function configFromEnvironment(env: Env, chains: ChainConfig[], solverPri
     reconciliation,
     requestRetention,
     appFeeClaims,
+    unknownDepositGraceSeconds,
     devnet: true,
   };
 }

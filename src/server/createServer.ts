@@ -206,6 +206,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       gasless: config.gasless,
       permits: config.permits,
       executionReverts: config.executionReverts,
+      unknownDepositGraceSeconds: config.unknownDepositGraceSeconds,
     },
     chainStatus: chainChecks,
     log: logger,
@@ -241,6 +242,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       reconciliation: config.reconciliation,
       listen: database.listen,
       served: (chainId) => chainChecks.served(chainId),
+      onSharedKey: (chainId, message) => chainChecks.block(chainId, message),
     });
     solverRuntime = runtime;
     // A quote's balance and allowance reads are shared within one head while the chain's feed is live.

@@ -23,6 +23,7 @@ import {
   type Reconciler,
 } from '../core/ledger/reconciler.js';
 import { createOrderTruth } from '../chain/orderTruth.js';
+import { createSolverKeyWatch, type SolverKeyWatch } from '../chain/keyWatch.js';
 import { findUnknownSolverHistory } from '../chain/solverHistory.js';
 import { createSolverStateReader } from '../chain/solverState.js';
 import { recordSolverNonce } from '../store/solverNonces.repository.js';
@@ -52,6 +53,8 @@ export interface SolverRuntime {
   claimPayer: ClaimPayer;
   /** Compares the ledger's solver holdings with the chains (`src/core/ledger/reconciler.ts`). */
   reconciler: Reconciler;
+  /** Watches for transactions of the solver key that this gateway did not send (`src/chain/keyWatch.ts`). */
+  keyWatch: SolverKeyWatch;
   /**
    * Removes never-paid requests after their refund window and the retention (`src/core/requests/retention.ts`).
    * It runs with the solver, which refunds a deposit that still arrives for a removed request as unknown, and
@@ -99,6 +102,13 @@ export function createSolverRuntime(
      * behind its RPC, contracts not the solver's) has no watchers and its sender does not recover; all when absent.
      */
     served?: ((chainId: number) => boolean) | undefined;
+    /**
+     * The solver key is used on `chainId` by another gateway (`src/chain/keyWatch.ts`): the runtime has stopped
+     * sending and following deposits there; the caller takes the chain out of service (quotes, fills, `/ready`).
+     */
+    onSharedKey?: ((chainId: number, message: string) => void) | undefined;
+    /** How often the key watch looks at each chain, ms (`createSolverKeyWatch`); tests shorten it. */
+    keyWatchIntervalMs?: number | undefined;
   } = {},
 ): SolverRuntime {
   const listen = options.listen;
@@ -128,6 +138,7 @@ export function createSolverRuntime(
         crashAt: ctx.config.crashAt,
         heads: heads.get(chain.id),
         nativeUsdPrice: () => ctx.market.usdPrice(chain.id, chain.nativeCurrency),
+        onForeignNonce: (nonce) => keyWatch.foreignNonce(chain.id, nonce),
       }),
     ]),
   );
@@ -144,10 +155,46 @@ export function createSolverRuntime(
     reader: createSolverStateReader(clients, account.address),
     settings: options.reconciliation ?? defaultReconciliationSettings,
   });
+  /**
+   * The ledger after a rebuild: the gas and releases of transactions this database never recorded are booked from
+   * the chain (`Reconciler.rebase`), tried while transactions are in flight for a while, then left to the drift
+   * the reconciliation reports.
+   */
+  async function rebaseLedger(chainId: number, chainNonce: bigint): Promise<void> {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const result = await reconciler.rebase(chainId, `nonce-${chainNonce}`);
+      if (result.outcome === 'settled') return;
+    }
+    ctx.log.warn(
+      { chainId },
+      'after the rebuild the ledger could not be compared (transactions in flight): the reconciliation reports as drift what the database did not know',
+    );
+  }
   const retention = createRequestRetention(ctx, options.retention ?? defaultRequestRetentionSettings);
-  /** Where a chain's deposit watcher starts on a database that never followed it, when the chain is rebuilt. */
+  /**
+   * Where a chain's deposit watcher starts on a database that never followed it, when the chain is rebuilt (else its
+   * `deploymentBlock`, else its head).
+   */
   const rebuildFrom = new Map<number, bigint>();
   const history = new Map<number, { ok: boolean; message: string }>();
+  // Another gateway with the solver key and a database of its own would refund the deposits of requests it does not
+  // know while this one fills them, and the other way round: on the first sign of it, nothing more is sent or
+  // followed on that chain until the operator has stopped the other and restarted this one.
+  const keyWatch = createSolverKeyWatch({
+    chains: followed,
+    clients,
+    db: ctx.db,
+    solver: account.address,
+    log: ctx.log,
+    now: ctx.now,
+    intervalMs: options.keyWatchIntervalMs,
+    onShared: (chainId, message) => {
+      void watchers.get(chainId)?.stop();
+      void addressWatchers.get(chainId)?.stop();
+      void senders.get(chainId)?.stop();
+      options.onSharedKey?.(chainId, message);
+    },
+  });
   const watchers = new Map<number, DepositWatcher>(
     followed.map((chain) => [
       chain.id,
@@ -160,7 +207,12 @@ export function createSolverRuntime(
         heads: heads.get(chain.id),
         metrics: ctx.metrics,
         solverAddress: ctx.solver.address,
-        startBlock: () => rebuildFrom.get(chain.id),
+        // A database that never followed the chain reads it from the deployment (when configured), not from the
+        // head: deposits made while no gateway ran (the solver key made no transaction since, so no rebuild is due)
+        // are seen and decided.
+        startBlock: () =>
+          rebuildFrom.get(chain.id) ??
+          (chain.deploymentBlock === undefined ? undefined : BigInt(chain.deploymentBlock)),
         onConfirmed: (deposit, request) => solver.handleDeposit(deposit, request),
         onReorg: () => {
           senders
@@ -215,6 +267,7 @@ export function createSolverRuntime(
     settler,
     claimPayer,
     reconciler,
+    keyWatch,
     retention,
     permitDepositor,
     gasless,
@@ -225,7 +278,7 @@ export function createSolverRuntime(
       const unknown = await findUnknownSolverHistory(followed, clients, ctx.db, account.address, (chainId, error) =>
         ctx.log.warn(
           { chainId, err: error },
-          "the solver key's transaction count could not be read: its history is compared with the database at the next start",
+          "the solver key's transaction count could not be read: the key watch compares it with the database once the chain answers",
         ),
       );
       for (const chain of unknown) {
@@ -266,7 +319,10 @@ export function createSolverRuntime(
       retention.start();
       await Promise.all([...watchers.values()].map((watcher) => watcher.start()));
       await Promise.all([...addressWatchers.values()].map((watcher) => watcher.start()));
-      if (unknown.length === 0) return;
+      if (unknown.length === 0) {
+        await keyWatch.start();
+        return;
+      }
       // Every deposit since the deployment has been read and decided (filled ones kept, released ones left, the rest
       // refunded); the chain's count up to the check is now accounted for.
       await solver.idle();
@@ -282,9 +338,12 @@ export function createSolverRuntime(
           message: `rebuilt from chain events since block ${chain.fromBlock} at ${new Date(ctx.now()).toISOString()}: the database did not know ${chain.chainNonce - chain.knownNonce} transaction(s) of the solver key`,
         });
         ctx.log.warn({ chainId: chain.chainId }, 'rebuilt from chain events: the solver runs');
+        await rebaseLedger(chain.chainId, chain.chainNonce);
       }
+      await keyWatch.start();
     },
     async stop() {
+      await keyWatch.stop();
       await Promise.all([...addressWatchers.values()].map((watcher) => watcher.stop()));
       await Promise.all([...watchers.values()].map((watcher) => watcher.stop()));
       // The senders stop together with the solver, not after it: a fill waiting for its receipt on a chain that

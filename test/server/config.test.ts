@@ -4,7 +4,7 @@ import path from 'node:path';
 import { getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { finalityDepthOf } from '../../src/core/chains/types.js';
-import { ConfigError } from '../../src/server/config.js';
+import { ConfigError, configFromEnvironment } from '../../src/server/config.js';
 import { loadConfigFile, parseConfigFile } from '../../src/server/configFile.js';
 
 const key = `0x${'11'.repeat(32)}`;
@@ -105,6 +105,19 @@ describe('config file', () => {
         DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
       }).pgliteSharedBuffers,
     ).toBeUndefined();
+  });
+
+  it('waits 120 s before refunding a deposit for an unknown request unless told otherwise, 0 on the devnet', () => {
+    const file = JSON.stringify({ chains: [validChain] });
+    expect(parseConfigFile(file, { GATEWAY_SOLVER_PRIVATE_KEY: key }).unknownDepositGraceSeconds).toBe(120);
+    expect(
+      parseConfigFile(file, { GATEWAY_SOLVER_PRIVATE_KEY: key, GATEWAY_UNKNOWN_DEPOSIT_GRACE_SECONDS: '30' })
+        .unknownDepositGraceSeconds,
+    ).toBe(30);
+    expect(configFromEnvironment({}, [], key as `0x${string}`).unknownDepositGraceSeconds).toBe(0);
+    expect(
+      problemsOf(file, { GATEWAY_SOLVER_PRIVATE_KEY: key, GATEWAY_UNKNOWN_DEPOSIT_GRACE_SECONDS: '1.5' }),
+    ).toContain('GATEWAY_UNKNOWN_DEPOSIT_GRACE_SECONDS must be an integer 0..86400');
   });
 
   it('reports every problem at once, never the key itself', () => {

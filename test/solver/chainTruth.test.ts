@@ -4,7 +4,8 @@
  * before settling it; gateway B, same solver key, empty database, is handed the deposit through the public
  * `POST /transactions/index`: it refunds nothing, and the user is paid exactly once. A deposit for an order nobody
  * filled, handed to B the same way, is refunded (so B's solver does run). The same holds when the database is
- * deleted with deposits in flight, and when it is restored from a backup older than a batch of fills.
+ * deleted with deposits in flight, and when it is restored from a backup older than a batch of fills. Each ends with
+ * the ledger reconciled with the chains. `chainTruthPostgres.test.ts` runs the last two on PostgreSQL.
  */
 import { cp, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ import { listDepositsForRequest } from '../../src/store/deposits.repository.js';
 import { call } from '../helpers/conformance.js';
 import { depositNative } from '../helpers/deposits.js';
 import type { TestGateway } from '../helpers/gateway.js';
+import { expectLedgerReconciled } from '../helpers/ledger.js';
 import { executeSteps, publicClientOf, requestQuote, waitForStatus } from '../helpers/quote.js';
 
 let devnet: Devnet;
@@ -146,6 +148,7 @@ describe('a fresh database and a deposit another gateway filled', () => {
     expect(await originClient.getBalance({ address: chainA!.contracts.depository })).toBe(
       depositoryBefore + parseEther('0.02') - refunded,
     );
+    await expectLedgerReconciled(second);
   }, 240_000);
 });
 
@@ -198,6 +201,7 @@ describe('the database deleted while requests are in flight', () => {
         });
         if (paid > 0n) expect(paid).toBe(BigInt(quotes[i]!.details.currencyOut.amount));
       }
+      await expectLedgerReconciled(second);
     } finally {
       // Stopped before their data directories are removed.
       await stopAll();
@@ -304,6 +308,7 @@ describe('a database restored from a backup taken before a batch of fills', () =
         expect(await destinationClient.getBalance({ address: recipient })).toBe(paid[i]);
       }
       expect(await originClient.getBalance({ address: alice.address })).toBe(aliceBefore);
+      await expectLedgerReconciled(restored);
     } finally {
       // Stopped before their data directories are removed.
       await stopAll();

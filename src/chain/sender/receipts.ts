@@ -160,6 +160,7 @@ export function createReceiptWaiter(
             });
             await updateOutgoingTx(db, row.id, { status: 'failed', now: now() });
             log.error({ ...scope, requestId: row.requestId, outgoingTxId: row.id }, message);
+            state.onForeignNonce?.(nonce);
             throw rejection(state, row, message, false);
           }
         } else {

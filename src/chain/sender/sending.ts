@@ -138,6 +138,7 @@ export function createSending(state: SenderState, gasValue: GasValue, feeCaps: F
             { ...scope, requestId: row.requestId, outgoingTxId: row.id, taken: payload.nonce },
             'nonce already used elsewhere; re-signing',
           );
+          state.onForeignNonce?.(BigInt(payload.nonce));
           ({ row, payload } = await resign(row, payload, tx));
       }
     }

@@ -26,6 +26,11 @@ export interface SenderState {
   readonly scope: { chainId: number; signer: string };
   /** Test only: kill the process at this step (`src/core/faults.ts`). */
   readonly crashAt: CrashPoint | undefined;
+  /**
+   * Told of each nonce found used by a transaction this sender did not make (a broadcast refused as `nonce too low`,
+   * a recorded transaction displaced): the solver's key watch looks for who used the key (`src/chain/keyWatch.ts`).
+   */
+  readonly onForeignNonce: ((nonce: bigint) => void) | undefined;
   /** Set by `stop`: nothing new starts, and sleeping receipt waits end. */
   stopped: boolean;
 }

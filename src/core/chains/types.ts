@@ -286,7 +286,19 @@ export interface CoreConfig {
   permits?: PermitSettings | undefined;
   /** The bar on requesters whose fills with calls or gasless batches revert; `defaultExecutionRevertSettings` when absent. */
   executionReverts?: ExecutionRevertSettings | undefined;
+  /**
+   * Seconds a deposit for a request this database does not know waits, counted from its block, before the solver
+   * checks the chains again and refunds it; `DEFAULT_UNKNOWN_DEPOSIT_GRACE_SECONDS` when absent.
+   */
+  unknownDepositGraceSeconds?: number | undefined;
 }
+
+/**
+ * The wait before a deposit for an unknown request is refunded. A second gateway whose database is another one with
+ * the same solver key (a misconfiguration the solver's key watch reports) fills its own requests' deposits in
+ * seconds; within this wait its fill lands, the chain says the order is filled, and the deposit is kept.
+ */
+export const DEFAULT_UNKNOWN_DEPOSIT_GRACE_SECONDS = 120;
 
 /** A chain as the catalogue returns it: every Chain field of the spec. */
 export interface Chain {

@@ -45,6 +45,13 @@ export interface Reconciler {
   start(): Promise<void>;
   /** One pass over every chain now; resolves with what each chain found. */
   reconcileNow(): Promise<ChainReconciliation[]>;
+  /**
+   * After a rebuild from chain events (`tag` names it, once per chain and tag): the database missed transactions of
+   * the solver key (the gas of fills and releases another database recorded, releases to the solver it made), so
+   * what the chain holds beyond the ledger is booked as an `opening` movement of its own, as for a database that
+   * never followed the chain, and logged. Compared when nothing is in flight, as a pass is; `in-flight` otherwise.
+   */
+  rebase(chainId: number, tag: string): Promise<ChainReconciliation>;
   stop(): Promise<void>;
 }
 
@@ -92,7 +99,7 @@ export function createReconciler({
     }
   }
 
-  async function checkOnce(chainId: number): Promise<ChainReconciliation> {
+  async function checkOnce(chainId: number, rebase?: string): Promise<ChainReconciliation> {
     const chain = ctx.config.chains.find((candidate) => candidate.id === chainId)!;
     const currencies = chainCurrencies(chain);
     const genesisHash = (await getGenesisHash(db, chainId)) ?? 'unrecorded';
@@ -142,6 +149,25 @@ export function createReconciler({
           'ledger: opening balance of the solver taken from the chain',
         );
       }
+      const missed = onChain - ledger - incoming;
+      if (rebase !== undefined && missed !== 0n) {
+        const movement = openingBalance({
+          chainId,
+          currency: address,
+          genesisHash,
+          difference: missed,
+          usdMicros: await usdOf(chainId, currency, missed),
+        });
+        const key = `rebuild:${chainId}:${address}:${genesisHash.toLowerCase()}:${rebase}`;
+        // Written already (a restart between the rebuild and its record): the snapshot holds it.
+        if ((await insertLedgerMovements(db, [{ ...movement, key }], checkedAt)) > 0) {
+          ledger += missed;
+          log.warn(
+            { chainId, currency: currency.symbol, amount: missed.toString(), block: state.blockNumber.toString() },
+            'ledger: after a rebuild from chain events, what the database did not know of the solver key is booked from the chain',
+          );
+        }
+      }
       records.push({
         chainId,
         currency: address,
@@ -156,11 +182,11 @@ export function createReconciler({
     return { chainId, outcome: 'settled', records, opened };
   }
 
-  async function reconcileChain(chainId: number): Promise<ChainReconciliation> {
+  async function reconcileChain(chainId: number, rebase?: string): Promise<ChainReconciliation> {
     let result: ChainReconciliation | undefined;
     for (let attempt = 0; attempt < attempts && !job.stopped; attempt += 1) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, retryDelayMs));
-      result = await checkOnce(chainId);
+      result = await checkOnce(chainId, rebase);
       if (result.outcome === 'settled') break;
     }
     result ??= { chainId, outcome: 'in-flight', reason: 'stopped' };
@@ -209,6 +235,7 @@ export function createReconciler({
     // The first pass (the opening balances) before the solver follows the chains.
     start: () => job.start(),
     reconcileNow: () => job.runNow(),
+    rebase: (chainId, tag) => reconcileChain(chainId, tag),
     stop: () => job.stop(),
   };
 }

@@ -12,6 +12,11 @@ export interface Lanes {
   enqueue: (key: string, work: () => Promise<void>, resume?: () => Promise<void>) => Promise<void>;
   /** Resolves when no work is queued or running. */
   idle(): Promise<void>;
+  /**
+   * Waits `ms` inside a piece of work; resolves true, or false at once when the solver stops (the work then leaves
+   * what it waited for to the next start).
+   */
+  pause: (ms: number) => Promise<boolean>;
   /** Cuts retry waits short and resolves when the running work has ended; nothing is retried afterwards. */
   stop(): Promise<void>;
 }
@@ -70,6 +75,10 @@ export function createLanes({ log, retry }: CreateLanesParameters): Lanes {
         if (lanes.get(key) === next) lanes.delete(key);
       });
       return next;
+    },
+    async pause(ms) {
+      if (ms > 0) await sleep(ms);
+      return !stopped;
     },
     async idle() {
       while (lanes.size > 0) await Promise.all([...lanes.values()]);

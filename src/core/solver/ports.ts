@@ -138,4 +138,6 @@ export interface OrderTruth {
    * or settled, by this database or by another one with the same key. Throws when the chain cannot be read.
    */
   released(chainId: number, depositIndex: bigint): Promise<boolean>;
+  /** The chain's head block number (how old a deposit is). Throws when the chain cannot be read. */
+  head(chainId: number): Promise<bigint>;
 }

@@ -20,7 +20,7 @@ import { appendRequestTxHash, getRequest, recordRequestFailReason } from '../../
 import type { JsonObject, Tables } from '../../store/tables.js';
 import { depositoryAbi } from '../abi.js';
 import { chainCurrencies, requireChain } from '../chains/requireChain.js';
-import type { ChainConfig } from '../chains/types.js';
+import { DEFAULT_UNKNOWN_DEPOSIT_GRACE_SECONDS, type ChainConfig } from '../chains/types.js';
 import { withGasMargin } from '../gasMargin.js';
 import { convert } from '../market.js';
 import type { FailReason } from '../requests/statusMachine.js';
@@ -133,11 +133,17 @@ export function queueStrayRefund(
  * Queues the refund of a deposit for a request the database does not know, in the deposit's own lane. The database
  * may have lost the request (deleted, restored from an older backup, another database used with the same key): when
  * any chain's fill contract filled its request id, the deposit paid for that fill and is not refunded.
+ *
+ * The chains are read after the grace (`unknownDepositGraceSeconds`, counted from the deposit's block): a request of
+ * another gateway with the same key is filled within it, and a fill still in flight when the chains were read would
+ * be paid twice by the refund. Nothing else waits meanwhile (the deposit has a lane of its own); a solver stopping
+ * leaves the deposit `confirmed`, and the watcher hands it on again at the next start.
  */
 export function queueUnknownRefund(scope: SolverScope, deposit: DepositRecord): void {
   void scope.enqueue(`deposit:${deposit.id}`, async () => {
     const { db, log } = scope.ctx;
     if ((await getDeposit(db, deposit.id))?.status !== 'confirmed') return;
+    if (!(await scope.pause(await unknownDepositGraceLeftMs(scope, deposit)))) return;
     if (deposit.depositIndex !== null && (await scope.truth.released(deposit.chainId, deposit.depositIndex))) {
       // Refunded or settled already (a rebuild from chain events reads old deposits again): nothing is owed.
       log.warn(
@@ -158,6 +164,23 @@ export function queueUnknownRefund(scope: SolverScope, deposit: DepositRecord): 
     );
     await updateDepositStatus(db, deposit.id, { status: 'consumed', fromStatus: 'confirmed', now: scope.ctx.now() });
   });
+}
+
+/**
+ * What is left of the grace of a deposit for an unknown request: the grace less the deposit's age, the larger of the
+ * time since the watcher recorded it and its depth in blocks times the block time (a rebuild reads old deposits
+ * again: their grace is long over).
+ */
+async function unknownDepositGraceLeftMs(scope: SolverScope, deposit: DepositRecord): Promise<number> {
+  const { ctx } = scope;
+  const graceMs = (ctx.config.unknownDepositGraceSeconds ?? DEFAULT_UNKNOWN_DEPOSIT_GRACE_SECONDS) * 1_000;
+  if (graceMs === 0) return 0;
+  const seenMs = ctx.now() - deposit.createdAt;
+  if (seenMs >= graceMs) return 0;
+  const blockTimeMs = requireChain(ctx, deposit.chainId).blockTime * 1_000;
+  const depth = (await scope.truth.head(deposit.chainId)) - deposit.blockNumber;
+  const depthMs = depth > 0n ? Number(depth) * blockTimeMs : 0;
+  return Math.max(0, graceMs - Math.max(seenMs, depthMs));
 }
 
 /** The request's own deposit: consumed, and its hash among the request's `inTxHashes`. */

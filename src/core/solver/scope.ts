@@ -18,6 +18,8 @@ export interface SolverScope {
   gate: Pick<FillGate, 'check' | 'served'>;
   /** Runs work in the lane of its key, after the work queued before it (`lanes.ts`). */
   enqueue: Lanes['enqueue'];
+  /** Waits inside a lane's work; false when the solver stops meanwhile (`lanes.ts`). */
+  pause: Lanes['pause'];
   /** The claim of a deposit that is its request's own, with the others asked for meanwhile (`claims.ts`). */
   claimTogether: ClaimTogether;
   /** A fill's move to `submitted`, with the others asked for meanwhile (`setStatus.ts`). */

@@ -87,6 +87,7 @@ export function createSolver({ ctx, senders, truth, retry = defaultRetryPolicy }
     },
     gate,
     enqueue: lanes.enqueue,
+    pause: lanes.pause,
     claimTogether: createClaimTogether(ctx),
     submitTogether: createSubmitTogether(ctx),
     readRequest: coalescedRequestReads(ctx.db),
