@@ -27,7 +27,10 @@ export function isFinalStatus(snapshot: Pick<RequestStatusSnapshot, 'status' | '
       return true;
     case 'failure':
       return snapshot.refundFailReason !== null;
-    default:
+    case 'waiting':
+    case 'depositing':
+    case 'pending':
+    case 'submitted':
       return false;
   }
 }
