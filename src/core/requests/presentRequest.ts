@@ -3,7 +3,7 @@ import { getAddress, isAddress, zeroAddress, type Address } from 'viem';
 import type { RequestRecord } from '../../store/requestRecord.js';
 import { parseStoredFees, type StoredFees } from '../../store/storedFees.js';
 import { addressOnlyDepositAddress, toStatusDepositAddress } from '../../store/requestStatus.js';
-import { chainCurrencies } from '../chains/requireChain.js';
+import { findCurrency } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import {
   amountOf,
@@ -215,7 +215,7 @@ function featuresOf(record: RequestRecord, fees: StoredFees | null): RequestFeat
 function currencyConfig(ctx: CoreContext, chainId: number, address: string) {
   const chain = ctx.config.chains.find((candidate) => candidate.id === chainId);
   if (chain === undefined) return undefined;
-  return chainCurrencies(chain).find((currency) => currency.address.toLowerCase() === address.toLowerCase());
+  return findCurrency(chain, address);
 }
 
 /**
