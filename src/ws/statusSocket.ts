@@ -8,7 +8,7 @@ import { isGatewayError } from '../core/errors.js';
 import type { RequestStatusUpdate } from '../core/events/statusStream.js';
 import { subscribeRequestStatus } from '../core/events/subscribeRequestStatus.js';
 import { toWebhookDepositAddress, type WebhookStatusData } from '../core/webhooks/webhookPayload.js';
-import type { Caller } from '../core/quote/types.js';
+import type { Caller } from '../core/vocabulary/caller.js';
 import type { SocketGuard } from './socketGuard.js';
 import { rawDataText } from './rawData.js';
 

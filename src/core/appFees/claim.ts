@@ -16,7 +16,7 @@ import { fromUsdMicros, toUsdMicros } from '../market.js';
 import { refuseBurnAddress } from '../quote/burnAddresses.js';
 import { parseAddress, parseInteger, parseUint, refuseGatewayAddress } from '../inputs.js';
 import { quoteCurrency } from '../quote/present.js';
-import type { Amount } from '../quote/types.js';
+import type { Amount } from '../vocabulary/amount.js';
 import { formatUsdMicros } from '../usd.js';
 import { availableAppBalance } from './getAppFeeBalances.js';
 import { claimSettingsOf, defaultAppFeeClaimSettings } from './claimSettings.js';

@@ -6,7 +6,7 @@ import { findCurrency } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { amountOf } from '../fees/presentFees.js';
 import { quoteCurrency } from '../quote/present.js';
-import type { Amount } from '../quote/types.js';
+import type { Amount } from '../vocabulary/amount.js';
 import { formatUsdMicros } from '../usd.js';
 
 export interface AppFeeBalances {

@@ -2,7 +2,7 @@ import type { RequestRecord } from '../../store/requestRecord.js';
 import type { RequestStatusSnapshot } from '../../store/requestStatus.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import type { Caller } from '../quote/types.js';
+import type { Caller } from '../vocabulary/caller.js';
 import { statusFieldsOf } from '../requests/statusRules.js';
 import type { IntentStatus, RenderedStatus } from '../requests/types.js';
 import type { RequestEventBus } from './requestEventBus.js';

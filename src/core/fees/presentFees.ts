@@ -1,5 +1,6 @@
 import { formatUnits } from 'viem';
-import type { Amount, QuoteCurrency, QuoteDetails } from '../quote/types.js';
+import type { QuoteDetails } from '../quote/types.js';
+import type { Amount, QuoteCurrency } from '../vocabulary/amount.js';
 import type { StoredFees } from '../../store/storedFees.js';
 import type { AppFeeEntry, FeeBuckets, PlatformFeeInfo, RequestAppFees, RequestViewV2 } from '../requests/types.js';
 import { formatUsdMicros } from '../usd.js';

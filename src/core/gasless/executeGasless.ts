@@ -14,7 +14,7 @@ import { GatewayError, isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
 import { parseAddress, parseInteger, parseUint } from '../inputs.js';
 import { convert, toUsdMicros } from '../market.js';
-import type { Caller } from '../quote/types.js';
+import type { Caller } from '../vocabulary/caller.js';
 import { parseRequestId } from '../requests/requestId.js';
 import type { SignedAuthorizationInput } from '../solver/ports.js';
 import { decodeRevert, revertDataOf } from './decodeRevert.js';

@@ -15,7 +15,8 @@ import {
   requestAppFees,
 } from '../fees/presentFees.js';
 import { quoteCurrency, rateOf } from '../quote/present.js';
-import type { Amount, FeeSponsorshipPhase, QuoteCurrency } from '../quote/types.js';
+import type { FeeSponsorshipPhase } from '../quote/types.js';
+import type { Amount, QuoteCurrency } from '../vocabulary/amount.js';
 import { SWAP_SOURCE } from '../settings.js';
 import { toWebhookDepositAddress } from '../webhooks/webhookPayload.js';
 import type { KeyScope } from './access.js';

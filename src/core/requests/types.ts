@@ -1,6 +1,7 @@
 import type { RequestStatus, RequestStatusSnapshot, StatusDepositAddress } from '../../store/requestStatus.js';
 import type { JsonObject } from '../../store/tables.js';
-import type { Amount, FeeSponsorshipPhase, QuoteCurrency, QuoteDetails } from '../quote/types.js';
+import type { FeeSponsorshipPhase, QuoteDetails } from '../quote/types.js';
+import type { Amount, QuoteCurrency } from '../vocabulary/amount.js';
 
 export type { RequestStatus };
 

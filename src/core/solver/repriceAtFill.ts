@@ -5,11 +5,11 @@ import { storedAmount } from '../json.js';
 import { requireChain, requireCurrency } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { isGatewayError } from '../errors.js';
-import type { RouteClass } from '../fees/classifyRoute.js';
+import type { RouteClass } from '../vocabulary/route.js';
 import { NEVER_SPONSORED } from '../fees/sponsorship.js';
 import { toUsdMicros } from '../market.js';
 import { fillExecutionFee, priceRoute } from '../quote/pricing.js';
-import type { ResolvedRoute } from '../quote/resolve.js';
+import type { ResolvedRoute } from '../vocabulary/route.js';
 import type { QuoteDetails } from '../quote/types.js';
 
 export type RepriceAtFillReturnType =

@@ -1,0 +1,21 @@
+/** Amounts as the wire shows them: a currency and its smallest units, shared by quotes, fees and requests. */
+import type { Address } from 'viem';
+
+/** A currency as the wire names it: chain, address and catalogue metadata. */
+export interface QuoteCurrency {
+  chainId: number;
+  address: Address;
+  symbol: string;
+  name: string;
+  decimals: number;
+  metadata: { logoURI: string; verified: boolean; isNative: boolean };
+}
+
+/** The spec's Amount object; `amount` and `minimumAmount` in smallest units. */
+export interface Amount {
+  currency: QuoteCurrency;
+  amount: bigint;
+  amountFormatted: string;
+  amountUsd: string;
+  minimumAmount: bigint;
+}
