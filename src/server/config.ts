@@ -3,12 +3,18 @@
  * (`configFile.ts`, merged with the environment's settings), or the devnet descriptor. Every problem is collected
  * and reported at once; the rest of the code receives a parsed `GatewayConfig` and never reads `process.env`.
  */
-import { defaultGaslessSettings, type GaslessSettings } from '../core/gasless/settings.js';
-import { defaultPermitSettings, type PermitSettings } from '../core/permits/settings.js';
-import {
-  defaultExecutionRevertSettings,
-  type ExecutionRevertSettings,
-} from '../core/limits/executionRevertSettings.js';
+import { defaultGaslessSettings } from '../core/gasless/settings.js';
+import type {
+  AppFeeClaimSettings,
+  ClaimChainSettings,
+  ExecutionRevertSettings,
+  GaslessSettings,
+  InventorySettings,
+  PermitSettings,
+  SweepSettings,
+} from '../core/chains/settings.js';
+import { defaultPermitSettings } from '../core/permits/settings.js';
+import { defaultExecutionRevertSettings } from '../core/limits/executionRevertSettings.js';
 import { isHex, parseUnits, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { crashPoints, isCrashPoint, type CrashPoint } from '../core/faults.js';
@@ -16,14 +22,10 @@ import type { ChainConfig, QuoteSettings } from '../core/chains/types.js';
 import { defaultQuoteSettings } from '../core/settings.js';
 import { defaultSettlementSettings, type SettlementSettings } from '../core/settlement/settler.js';
 import { defaultRequestRetentionSettings, type RequestRetentionSettings } from '../core/requests/retention.js';
-import { defaultInventorySettings, type InventorySettings } from '../core/inventory/settings.js';
-import { defaultSweepSettings, type SweepSettings } from '../core/depositAddresses/settings.js';
+import { defaultInventorySettings } from '../core/inventory/settings.js';
+import { defaultSweepSettings } from '../core/depositAddresses/settings.js';
 import { defaultReconciliationSettings, type ReconciliationSettings } from '../core/ledger/reconciler.js';
-import {
-  defaultAppFeeClaimSettings,
-  type AppFeeClaimSettings,
-  type ClaimChainSettings,
-} from '../core/appFees/claimSettings.js';
+import { defaultAppFeeClaimSettings } from '../core/appFees/claimSettings.js';
 
 export interface GatewayConfig {
   host: string;
