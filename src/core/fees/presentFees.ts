@@ -1,6 +1,5 @@
 import { formatUnits } from 'viem';
-import type { QuoteDetails } from '../quote/types.js';
-import type { Amount, QuoteCurrency } from '../vocabulary/amount.js';
+import type { Amount, ExpandedPriceImpact, QuoteCurrency } from '../vocabulary/amount.js';
 import type { StoredFees } from '../../store/storedFees.js';
 import type { AppFeeEntry, FeeBuckets, PlatformFeeInfo, RequestAppFees, RequestViewV2 } from '../requests/types.js';
 import { formatUsdMicros } from '../usd.js';
@@ -39,7 +38,7 @@ export function amountOf(
  * `expandedPriceImpact` of a quote's `details` and of a request in `GET /requests/v2`: costs negative, the
  * sponsored part positive; `relay` repeats `service` (the platform fee) under the reference's name.
  */
-export function expandedPriceImpact(usd: FeeUsdMicros): QuoteDetails['expandedPriceImpact'] {
+export function expandedPriceImpact(usd: FeeUsdMicros): ExpandedPriceImpact {
   return {
     swap: { usd: formatUsdMicros(-usd.swap) },
     execution: { usd: formatUsdMicros(-usd.execution) },

@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem';
 import type { TradeType } from '../../store/requestRecord.js';
 import type { RouteClass, RouteOperation } from '../vocabulary/route.js';
-import type { Amount } from '../vocabulary/amount.js';
+import type { Amount, ExpandedPriceImpact } from '../vocabulary/amount.js';
 
 export type { TradeType };
 
@@ -129,15 +129,7 @@ export interface QuoteDetails {
   refundCurrency: Amount;
   totalImpact: Impact;
   swapImpact: Impact;
-  /** `relay` repeats `service` (the platform fee) under the reference's name, which its clients read. */
-  expandedPriceImpact: {
-    swap: { usd: string };
-    execution: { usd: string };
-    service: { usd: string };
-    relay: { usd: string };
-    app: { usd: string };
-    sponsored: { usd: string };
-  };
+  expandedPriceImpact: ExpandedPriceImpact;
   rate: string;
   slippageTolerance: { total: number; origin: SlippageLeg; destination: SlippageLeg };
   /** Seconds. */

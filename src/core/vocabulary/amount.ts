@@ -19,3 +19,14 @@ export interface Amount {
   amountUsd: string;
   minimumAmount: bigint;
 }
+
+/** What each fee costs the user in USD, as quotes and requests show it. */
+export interface ExpandedPriceImpact {
+  swap: { usd: string };
+  execution: { usd: string };
+  service: { usd: string };
+  /** Repeats `service` (the platform fee) under the reference's name, which its clients read. */
+  relay: { usd: string };
+  app: { usd: string };
+  sponsored: { usd: string };
+}
