@@ -18,10 +18,9 @@ import { quoteCurrency, rateOf } from '../quote/present.js';
 import type { FeeSponsorshipPhase } from '../quote/types.js';
 import type { Amount, QuoteCurrency } from '../vocabulary/amount.js';
 import { SWAP_SOURCE } from '../settings.js';
-import { toWebhookDepositAddress } from '../webhooks/webhookPayload.js';
 import type { KeyScope } from './access.js';
 import { paidRecipientOf } from './paidRecipient.js';
-import { failReasonOf, orNoReason, refundFailReasonOf, statusV2 } from './statusRules.js';
+import { failReasonOf, orNoReason, refundFailReasonOf, statusV2, toWebhookDepositAddress } from './statusRules.js';
 import { asObject, parseSponsorshipPhase, toPhaseV3 } from './storedSponsorship.js';
 import type { RequestTransactions } from './transactions.js';
 import type {
