@@ -90,6 +90,13 @@ module.exports = {
       to: { path: '^src/core/quote/' },
     },
     {
+      name: 'core-requests-below-webhooks',
+      severity: 'error',
+      comment: 'Webhooks post what the requests render; the requests never import the webhooks back.',
+      from: { path: '^src/core/requests/' },
+      to: { path: '^src/core/webhooks/' },
+    },
+    {
       name: 'core-limits-below-gasless',
       severity: 'error',
       comment: 'Gasless execution checks the limits; the limits read their settings from core/chains, not from it.',
