@@ -90,6 +90,13 @@ module.exports = {
       to: { path: '^src/core/quote/' },
     },
     {
+      name: 'core-requests-above-fees',
+      severity: 'error',
+      comment: 'The requests render the fees; the fee views they share are core/vocabulary, not the requests.',
+      from: { path: '^src/core/fees/' },
+      to: { path: '^src/core/requests/' },
+    },
+    {
       name: 'core-requests-below-webhooks',
       severity: 'error',
       comment: 'Webhooks post what the requests render; the requests never import the webhooks back.',
