@@ -104,6 +104,14 @@ module.exports = {
       to: { path: '^src/core/webhooks/' },
     },
     {
+      name: 'core-api-keys-below-webhooks',
+      severity: 'error',
+      comment:
+        'Webhooks read the keys (URL, sealed secret); a key opens its own secret and never imports the webhooks.',
+      from: { path: '^src/core/apiKeys/' },
+      to: { path: '^src/core/webhooks/' },
+    },
+    {
       name: 'core-limits-below-gasless',
       severity: 'error',
       comment: 'Gasless execution checks the limits; the limits read their settings from core/chains, not from it.',

@@ -186,7 +186,7 @@ export const defaultRateLimitConfig: RateLimitConfig = {
 export interface WebhookDeliveryConfig {
   /**
    * 32-byte hex key that seals the keys' webhook signing secrets (`GATEWAY_WEBHOOK_SECRET_KEY`); unset: derived
-   * from the solver key (see `src/core/webhooks/webhookSecret.ts`).
+   * from the solver key (see `src/core/apiKeys/webhookSecret.ts`).
    */
   secretKey: Hex | undefined;
   /** Timeout of one attempt, ms (`GATEWAY_WEBHOOK_TIMEOUT_MS`, default 5000). */
