@@ -1,6 +1,6 @@
 import { authenticate } from '../core/apiKeys/authenticate.js';
 import type { CoreContext } from '../core/context.js';
-import type { Caller } from '../core/quote/types.js';
+import type { Caller } from '../core/vocabulary/caller.js';
 
 /** What every resolver receives: the core and the caller's identity, resolved by the transport. */
 export interface GraphQLContext {

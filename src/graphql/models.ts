@@ -1,4 +1,4 @@
-import type { Caller } from '../core/quote/types.js';
+import type { Caller } from '../core/vocabulary/caller.js';
 import type { GetRequestsParameters, GetRequestsReturnType } from '../core/requests/getRequests.js';
 
 // Objects resolvers hand to the field resolvers of a GraphQL type where no core type fits (codegen's mappers

@@ -1,6 +1,6 @@
 import type { SealWebhookSecret } from '../core/apiKeys/apiKey.js';
 import type { CoreContext } from '../core/context.js';
-import type { Caller } from '../core/quote/types.js';
+import type { Caller } from '../core/vocabulary/caller.js';
 
 export interface ReadinessCheck {
   ok: boolean;

@@ -3,7 +3,7 @@ import { admitRequest, RateLimitedError } from '../core/apiKeys/admitRequest.js'
 import { anonymousCaller } from '../core/apiKeys/authenticate.js';
 import type { RateLimiter } from '../core/apiKeys/rateLimiter.js';
 import type { CoreContext } from '../core/context.js';
-import type { Caller } from '../core/quote/types.js';
+import type { Caller } from '../core/vocabulary/caller.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -3,12 +3,18 @@
  * (`configFile.ts`, merged with the environment's settings), or the devnet descriptor. Every problem is collected
  * and reported at once; the rest of the code receives a parsed `GatewayConfig` and never reads `process.env`.
  */
-import { defaultGaslessSettings, type GaslessSettings } from '../core/gasless/settings.js';
-import { defaultPermitSettings, type PermitSettings } from '../core/permits/settings.js';
-import {
-  defaultExecutionRevertSettings,
-  type ExecutionRevertSettings,
-} from '../core/limits/executionRevertSettings.js';
+import { defaultGaslessSettings } from '../core/gasless/settings.js';
+import type {
+  AppFeeClaimSettings,
+  ClaimChainSettings,
+  ExecutionRevertSettings,
+  GaslessSettings,
+  InventorySettings,
+  PermitSettings,
+  SweepSettings,
+} from '../core/chains/settings.js';
+import { defaultPermitSettings } from '../core/permits/settings.js';
+import { defaultExecutionRevertSettings } from '../core/limits/executionRevertSettings.js';
 import { isHex, parseUnits, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { crashPoints, isCrashPoint, type CrashPoint } from '../core/faults.js';
@@ -16,14 +22,10 @@ import { DEFAULT_UNKNOWN_DEPOSIT_GRACE_SECONDS, type ChainConfig, type QuoteSett
 import { defaultQuoteSettings } from '../core/settings.js';
 import { defaultSettlementSettings, type SettlementSettings } from '../core/settlement/settler.js';
 import { defaultRequestRetentionSettings, type RequestRetentionSettings } from '../core/requests/retention.js';
-import { defaultInventorySettings, type InventorySettings } from '../core/inventory/settings.js';
-import { defaultSweepSettings, type SweepSettings } from '../core/depositAddresses/settings.js';
+import { defaultInventorySettings } from '../core/inventory/settings.js';
+import { defaultSweepSettings } from '../core/depositAddresses/settings.js';
 import { defaultReconciliationSettings, type ReconciliationSettings } from '../core/ledger/reconciler.js';
-import {
-  defaultAppFeeClaimSettings,
-  type AppFeeClaimSettings,
-  type ClaimChainSettings,
-} from '../core/appFees/claimSettings.js';
+import { defaultAppFeeClaimSettings } from '../core/appFees/claimSettings.js';
 
 export interface GatewayConfig {
   host: string;
@@ -190,7 +192,7 @@ export const defaultRateLimitConfig: RateLimitConfig = {
 export interface WebhookDeliveryConfig {
   /**
    * 32-byte hex key that seals the keys' webhook signing secrets (`GATEWAY_WEBHOOK_SECRET_KEY`); unset: derived
-   * from the solver key (see `src/core/webhooks/webhookSecret.ts`).
+   * from the solver key (see `src/core/apiKeys/webhookSecret.ts`).
    */
   secretKey: Hex | undefined;
   /** Timeout of one attempt, ms (`GATEWAY_WEBHOOK_TIMEOUT_MS`, default 5000). */

@@ -27,7 +27,7 @@ import {
   defaultWebhookSettings,
   type WebhookDispatcher,
 } from '../core/webhooks/createWebhookDispatcher.js';
-import { deriveWebhookEncryptionKey, sealWebhookSecret } from '../core/webhooks/webhookSecret.js';
+import { deriveWebhookEncryptionKey, sealWebhookSecret } from '../core/apiKeys/webhookSecret.js';
 import { warnUnsignableWebhooks } from '../core/webhooks/warnUnsignableWebhooks.js';
 import { createRequestWriter } from '../store/requestWriter.js';
 import { defaultRateLimitConfig, defaultSurfaceLimits, type GatewayConfig } from './config.js';

@@ -14,7 +14,7 @@ import { updateApiKey } from '../core/apiKeys/updateApiKey.js';
 import { isGatewayError } from '../core/errors.js';
 import { createDatabase } from '../store/database.js';
 import { DataDirInUseError } from '../store/dataDirLock.js';
-import { deriveWebhookEncryptionKey, sealWebhookSecret } from '../core/webhooks/webhookSecret.js';
+import { deriveWebhookEncryptionKey, sealWebhookSecret } from '../core/apiKeys/webhookSecret.js';
 import { ConfigError, keysCliConfigFromEnvironment } from './config.js';
 
 const usage = `Usage: npm run keys -- <command> [options]

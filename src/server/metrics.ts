@@ -5,7 +5,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { formatUnits } from 'viem';
 import { DEPOSITS_CURSOR } from '../chain/depositWatcher.js';
 import type { ChainClients } from '../chain/clients.js';
-import { chainCurrencies } from '../core/chains/requireChain.js';
+import { chainCurrencies, findCurrency } from '../core/chains/requireChain.js';
 import type { ChainConfig } from '../core/chains/types.js';
 import type { Logger } from '../core/logger.js';
 import type { MarketData } from '../core/market.js';
@@ -246,10 +246,7 @@ function registerScrapedGauges(registry: Registry, sources: MetricSources): void
       try {
         for (const check of await listReconciliations(db)) {
           const chain = chains.find((candidate) => candidate.id === check.chainId);
-          const currency =
-            chain === undefined
-              ? undefined
-              : chainCurrencies(chain).find((candidate) => candidate.address.toLowerCase() === check.currency);
+          const currency = chain === undefined ? undefined : findCurrency(chain, check.currency);
           if (currency === undefined) continue;
           this.labels(String(check.chainId), currency.symbol).set(Number(formatUnits(check.drift, currency.decimals)));
         }

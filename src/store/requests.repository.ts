@@ -693,6 +693,15 @@ export async function recordRequestFailReason(
     .execute();
 }
 
+/** The tables whose rows make a request history: a request with a row in any of them is never deleted unpaid. */
+const REQUEST_HISTORY_TABLES = [
+  'deposits',
+  'request_events',
+  'outgoing_txs',
+  'ledger_entries',
+  'webhook_deliveries',
+] as const;
+
 export interface DeleteExpiredUnpaidRequestsParameters {
   /** Requests whose `expiresAt` is before this (Unix ms) may go. */
   expiredBefore: number;
@@ -722,48 +731,18 @@ export async function deleteExpiredUnpaidRequests(
         .where('r.status', '=', 'waiting')
         .where('r.expires_at', '<', params.expiredBefore)
         .where((w) =>
-          w.and([
-            w.not(
-              w.exists(
-                w
-                  .selectFrom('deposits')
-                  .select(sql`1`.as('one'))
-                  .whereRef('deposits.request_id', '=', 'r.id'),
+          w.and(
+            REQUEST_HISTORY_TABLES.map((table) =>
+              w.not(
+                w.exists(
+                  w
+                    .selectFrom(table)
+                    .select(sql`1`.as('one'))
+                    .whereRef(`${table}.request_id`, '=', 'r.id'),
+                ),
               ),
             ),
-            w.not(
-              w.exists(
-                w
-                  .selectFrom('request_events')
-                  .select(sql`1`.as('one'))
-                  .whereRef('request_events.request_id', '=', 'r.id'),
-              ),
-            ),
-            w.not(
-              w.exists(
-                w
-                  .selectFrom('outgoing_txs')
-                  .select(sql`1`.as('one'))
-                  .whereRef('outgoing_txs.request_id', '=', 'r.id'),
-              ),
-            ),
-            w.not(
-              w.exists(
-                w
-                  .selectFrom('ledger_entries')
-                  .select(sql`1`.as('one'))
-                  .whereRef('ledger_entries.request_id', '=', 'r.id'),
-              ),
-            ),
-            w.not(
-              w.exists(
-                w
-                  .selectFrom('webhook_deliveries')
-                  .select(sql`1`.as('one'))
-                  .whereRef('webhook_deliveries.request_id', '=', 'r.id'),
-              ),
-            ),
-          ]),
+          ),
         )
         .limit(limit),
     )

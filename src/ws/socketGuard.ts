@@ -3,7 +3,7 @@ import { admitRequest } from '../core/apiKeys/admitRequest.js';
 import { clientBucket } from '../core/apiKeys/clientBucket.js';
 import type { RateLimiter } from '../core/apiKeys/rateLimiter.js';
 import type { CoreContext } from '../core/context.js';
-import type { Caller } from '../core/quote/types.js';
+import type { Caller } from '../core/vocabulary/caller.js';
 
 /** Close code for a connection refused or dropped by a limit (RFC 6455 policy violation). */
 const policyViolation = 1008;

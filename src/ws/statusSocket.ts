@@ -7,8 +7,9 @@ import type { CoreContext } from '../core/context.js';
 import { isGatewayError } from '../core/errors.js';
 import type { RequestStatusUpdate } from '../core/events/statusStream.js';
 import { subscribeRequestStatus } from '../core/events/subscribeRequestStatus.js';
-import { toWebhookDepositAddress, type WebhookStatusData } from '../core/webhooks/webhookPayload.js';
-import type { Caller } from '../core/quote/types.js';
+import type { WebhookStatusData } from '../core/webhooks/webhookPayload.js';
+import { toWebhookDepositAddress } from '../core/requests/statusRules.js';
+import type { Caller } from '../core/vocabulary/caller.js';
 import type { SocketGuard } from './socketGuard.js';
 import { rawDataText } from './rawData.js';
 

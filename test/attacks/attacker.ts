@@ -4,12 +4,13 @@
  */
 import { expect } from 'vitest';
 import { zeroAddress, type Address, type Hex } from 'viem';
-import { depositoryAbi, onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
+
 import type { DevnetChain } from '../../src/chain/devnet.js';
 import { listDepositsForRequest } from '../../src/store/deposits.repository.js';
 import { call } from '../helpers/conformance.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { publicClientOf } from '../helpers/quote.js';
+import { filledEvents, releasedEvents } from '../helpers/chainReads.js';
 
 export { depositErc20, depositNative, type SentDeposit } from '../helpers/deposits.js';
 
@@ -18,26 +19,14 @@ export async function releaseOf(
   chain: DevnetChain,
   depositIndex: bigint,
 ): Promise<{ to: Address; amount: bigint } | undefined> {
-  const events = await publicClientOf(chain).getContractEvents({
-    address: chain.contracts.depository,
-    abi: depositoryAbi,
-    eventName: 'Released',
-    args: { depositIndex },
-    fromBlock: 0n,
-  });
+  const events = await releasedEvents(chain, { depositIndex });
   const event = events[0];
   return event === undefined ? undefined : { to: event.args.to!, amount: event.args.amount! };
 }
 
 /** How many fills of `requestId` happened on `chain`. */
 export async function fillsOf(chain: DevnetChain, requestId: Hex): Promise<number> {
-  const events = await publicClientOf(chain).getContractEvents({
-    address: chain.contracts.onlyOwnerMulticaller,
-    abi: onlyOwnerMulticallerAbi,
-    eventName: 'Filled',
-    args: { id: requestId },
-    fromBlock: 0n,
-  });
+  const events = await filledEvents(chain, requestId);
   return events.length;
 }
 

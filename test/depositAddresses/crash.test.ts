@@ -8,12 +8,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, decodeFunctionData, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { depositAddressFactoryAbi, depositoryAbi, onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
+import { depositAddressFactoryAbi } from '../../generated/contracts/index.js';
 import { devnetViemChain, type Devnet, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import type { CrashPoint } from '../../src/core/faults.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { useGatewayProcesses, type GatewayRun } from '../helpers/gatewayProcess.js';
 import { publicClientOf, requestQuote, tokenOf, waitForStatus, type WireQuote } from '../helpers/quote.js';
+import { depositEvents, filledEvents, releasedEvents } from '../helpers/chainReads.js';
 
 const processes = useGatewayProcesses({ name: 'depaddr-crash', readyTimeoutMs: 60_000 });
 
@@ -103,33 +104,11 @@ async function sweepTxs(requestId: Hex): Promise<Hex[]> {
   return found;
 }
 
-const depositsOf = (requestId: Hex) =>
-  publicClientOf(chainA).getContractEvents({
-    address: chainA.contracts.depository,
-    abi: depositoryAbi,
-    eventName: 'Deposit',
-    args: { id: requestId },
-    fromBlock: 0n,
-  });
-const fillsOf = (requestId: Hex) =>
-  publicClientOf(chainB).getContractEvents({
-    address: chainB.contracts.onlyOwnerMulticaller,
-    abi: onlyOwnerMulticallerAbi,
-    eventName: 'Filled',
-    args: { id: requestId },
-    fromBlock: 0n,
-  });
 /** Releases of the request's deposits other than the solver's settlement. */
 const refundsOf = async (requestId: Hex) =>
-  (
-    await publicClientOf(chainA).getContractEvents({
-      address: chainA.contracts.depository,
-      abi: depositoryAbi,
-      eventName: 'Released',
-      args: { id: requestId },
-      fromBlock: 0n,
-    })
-  ).filter((event) => event.args.to !== getAddress(devnet.descriptor.solver.address));
+  (await releasedEvents(chainA, { id: requestId })).filter(
+    (event) => event.args.to !== getAddress(devnet.descriptor.solver.address),
+  );
 const usdcOf = (chain: DevnetChain, owner: Address) =>
   publicClientOf(chain).readContract({
     address: tokenOf(chain, 'USDC'),
@@ -140,7 +119,7 @@ const usdcOf = (chain: DevnetChain, owner: Address) =>
 
 async function expectSweptOnce(order: Order, sent: bigint): Promise<void> {
   expect(await sweepTxs(order.requestId)).toHaveLength(1);
-  const deposits = await depositsOf(order.requestId);
+  const deposits = await depositEvents(chainA, { id: order.requestId });
   expect(deposits).toHaveLength(1);
   expect(deposits[0]!.args.amount).toBe(sent);
   expect(await usdcOf(chainA, order.address)).toBe(0n);
@@ -148,14 +127,14 @@ async function expectSweptOnce(order: Order, sent: bigint): Promise<void> {
 
 async function expectFilledOnce(order: Order): Promise<void> {
   await expectSweptOnce(order, order.amountIn);
-  expect(await fillsOf(order.requestId)).toHaveLength(1);
+  expect(await filledEvents(chainB, order.requestId)).toHaveLength(1);
   expect(await usdcOf(chainB, order.recipient)).toBe(BigInt(order.quote.details.currencyOut.amount));
   expect(await refundsOf(order.requestId)).toHaveLength(0);
 }
 
 async function expectRefundedOnce(order: Order, sent: bigint): Promise<void> {
   await expectSweptOnce(order, sent);
-  expect(await fillsOf(order.requestId)).toHaveLength(0);
+  expect(await filledEvents(chainB, order.requestId)).toHaveLength(0);
   const refunds = await refundsOf(order.requestId);
   expect(refunds).toHaveLength(1);
   expect(refunds[0]!.args.to).toBe(getAddress(order.refundTo));

@@ -20,6 +20,7 @@ import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { publicClientOf, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { balanceOf } from '../helpers/chainReads.js';
 
 let gateway: TestGateway;
 let chainA: DevnetChain;
@@ -73,11 +74,6 @@ afterAll(async () => {
 });
 
 const fresh = (n: number): Address => `0x${(n * 0x10000).toString(16).padStart(40, '0')}`;
-const balanceOf = (chain: DevnetChain, token: Address, owner: Address): Promise<bigint> =>
-  token === zeroAddress
-    ? publicClientOf(chain).getBalance({ address: owner })
-    : publicClientOf(chain).readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
-
 function wallet(account: DevnetAccount, chain = chainA) {
   return createWalletClient({
     account: privateKeyToAccount(account.privateKey),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toStatusUpdate } from '../../src/core/events/statusStream.js';
-import type { Caller } from '../../src/core/quote/types.js';
+import type { Caller } from '../../src/core/vocabulary/caller.js';
 import type { RequestStatusSnapshot } from '../../src/store/requestStatus.js';
 import { statusEventFrame, toEventData } from '../../src/ws/statusSocket.js';
 

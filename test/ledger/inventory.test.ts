@@ -6,25 +6,21 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { erc20Abi, zeroAddress, type Address } from 'viem';
+import { zeroAddress } from 'viem';
 import type { DevnetAccount, DevnetChain } from '../../src/chain/devnet.js';
 import { planRebalance, type InventoryLine } from '../../src/core/inventory/inventory.js';
 import { insertRequest, updateRequestStatus } from '../../src/store/requests.repository.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { publicClientOf, tokenOf } from '../helpers/quote.js';
+import { tokenOf } from '../helpers/quote.js';
 import { newRequest } from '../store/requestFixture.js';
+import { balanceOf } from '../helpers/chainReads.js';
 
 const adminToken = 'inventory-admin-token-0123456789';
 const bearer = { authorization: `Bearer ${adminToken}` };
 let gateway: TestGateway;
 let chains: DevnetChain[];
 let alice: DevnetAccount;
-
-const balanceOf = (chain: DevnetChain, token: Address, owner: Address): Promise<bigint> =>
-  token === zeroAddress
-    ? publicClientOf(chain).getBalance({ address: owner })
-    : publicClientOf(chain).readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
 
 beforeAll(async () => {
   gateway = await startTestGateway(

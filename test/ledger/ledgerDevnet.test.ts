@@ -4,15 +4,16 @@
  * balances did.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { erc20Abi, parseEther, zeroAddress, type Address, type Hex } from 'viem';
+import { parseEther, zeroAddress, type Address, type Hex } from 'viem';
 import type { DevnetAccount, DevnetChain } from '../../src/chain/devnet.js';
 import { listDepositsForRequest } from '../../src/store/deposits.repository.js';
 import { ledgerBalances, ledgerImbalances, listLedgerEntries } from '../../src/store/ledger.repository.js';
 import { toUsdMicros } from '../../src/core/market.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { executeSteps, publicClientOf, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
+import { executeSteps, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
 import { depositNative as sendNativeDeposit } from '../helpers/deposits.js';
+import { balanceOf } from '../helpers/chainReads.js';
 
 let gateway: TestGateway;
 let chainA: DevnetChain;
@@ -28,11 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.stop();
 });
-
-const balanceOf = (chain: DevnetChain, token: Address, owner: Address): Promise<bigint> =>
-  token === zeroAddress
-    ? publicClientOf(chain).getBalance({ address: owner })
-    : publicClientOf(chain).readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
 
 async function depositNative(account: DevnetAccount, requestId: Hex, value: bigint): Promise<void> {
   await sendNativeDeposit(chainA, account, requestId, value);

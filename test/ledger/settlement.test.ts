@@ -25,6 +25,7 @@ import { listUnminedOutgoingTxs } from '../../src/store/outgoingTxs.repository.j
 import { listRejectedSettlementItems } from '../../src/store/settlements.repository.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, waitForStatus, type WireQuote } from '../helpers/quote.js';
+import { releasedEvents } from '../helpers/chainReads.js';
 
 let gateway: TestGateway;
 let chainA: DevnetChain;
@@ -46,15 +47,6 @@ afterAll(async () => {
   await gateway?.stop();
 });
 
-const released = (requestId: Hex) =>
-  publicClientOf(chainA).getContractEvents({
-    address: chainA.contracts.depository,
-    abi: depositoryAbi,
-    eventName: 'Released',
-    args: { id: requestId },
-    fromBlock: 0n,
-  });
-
 const walletOf = (account: DevnetAccount) =>
   createWalletClient({
     account: privateKeyToAccount(account.privateKey),
@@ -64,15 +56,11 @@ const walletOf = (account: DevnetAccount) =>
 
 /** Every release of one deposit on chain A, in order. */
 const releasesOf = async (depositIndex: bigint) =>
-  (
-    await publicClientOf(chainA).getContractEvents({
-      address: chainA.contracts.depository,
-      abi: depositoryAbi,
-      eventName: 'Released',
-      args: { depositIndex },
-      fromBlock: 0n,
-    })
-  ).map((event) => ({ to: event.args.to!, amount: event.args.amount!, hash: event.transactionHash }));
+  (await releasedEvents(chainA, { depositIndex })).map((event) => ({
+    to: event.args.to!,
+    amount: event.args.amount!,
+    hash: event.transactionHash,
+  }));
 
 /** What the solver paid in gas for the transactions `hashes` on chain A. */
 async function gasPaid(hashes: readonly Hex[]): Promise<bigint> {
@@ -161,7 +149,7 @@ describe('settlement', () => {
 
     const settler = gateway.server.solver!.settler;
     await settler.settleNow();
-    const events = await Promise.all(ids.map(released));
+    const events = await Promise.all(ids.map((id) => releasedEvents(chainA, { id })));
     for (const [i, list] of events.entries()) {
       expect(list, ids[i]).toHaveLength(1);
       expect(list[0]!.args.to).toBe(solver);
@@ -174,13 +162,13 @@ describe('settlement', () => {
     const depositoryAfter = await publicClientOf(chainA).getBalance({ address: chainA.contracts.depository });
     expect(depositoryAfter - (await unallocated())).toBe(depositoryBefore - unallocatedBefore);
     // The refunded deposit was released once, to its refundTo, not to the solver.
-    const refund = await released(expiredId);
+    const refund = await releasedEvents(chainA, { id: expiredId });
     expect(refund).toHaveLength(1);
     expect(refund[0]!.args.to).not.toBe(solver);
 
     // Another pass has nothing to settle: no new release.
     await settler.settleNow();
-    for (const id of ids) expect(await released(id)).toHaveLength(1);
+    for (const id of ids) expect(await releasedEvents(chainA, { id })).toHaveLength(1);
 
     // The ledger balances, and its solver holdings on the origin moved as the chain's did.
     const db = gateway.server.database.db;

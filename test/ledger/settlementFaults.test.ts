@@ -12,6 +12,7 @@ import type { CrashPoint } from '../../src/core/faults.js';
 import { useGatewayProcesses, type GatewayRun } from '../helpers/gatewayProcess.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, waitForStatus } from '../helpers/quote.js';
+import { depositEvents, releasedEvents } from '../helpers/chainReads.js';
 
 const processes = useGatewayProcesses({
   name: 'settlement-faults',
@@ -35,15 +36,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const startGateway = (crashAt?: CrashPoint): GatewayRun => processes.start(crashAt);
 
 const gatewayAt = (url: string) => ({ url, devnet }) as unknown as TestGateway;
-
-const released = (requestId: Hex) =>
-  publicClientOf(chainA).getContractEvents({
-    address: chainA.contracts.depository,
-    abi: depositoryAbi,
-    eventName: 'Released',
-    args: { id: requestId },
-    fromBlock: 0n,
-  });
 
 /** Every `releaseBatch` the solver sent since `fromBlock` (reverted ones too) that includes `depositIndex`. */
 async function settlementTxs(fromBlock: bigint, depositIndex: bigint): Promise<Hex[]> {
@@ -80,12 +72,7 @@ describe('settlement killed at each step', { timeout: 900_000 }, () => {
       });
       const requestId = quote.steps.at(-1)!.requestId;
       const receipts = await executeSteps(gatewayAt(url), quote.steps, alice);
-      const [deposit] = await publicClientOf(chainA).getContractEvents({
-        address: chainA.contracts.depository,
-        abi: depositoryAbi,
-        eventName: 'Deposit',
-        blockHash: receipts.get('deposit')!.blockHash,
-      });
+      const [deposit] = await depositEvents(chainA, { blockHash: receipts.get('deposit')!.blockHash });
       // The fill succeeds, then the settlement pass that follows kills the process at the armed point.
       const outcome = await Promise.race([armed.exited, sleep(90_000).then(() => 'timeout' as const)]);
       expect(outcome, armed.output()).toEqual({ code: null, signal: 'SIGKILL' });
@@ -96,12 +83,12 @@ describe('settlement killed at each step', { timeout: 900_000 }, () => {
         'success',
       );
       const deadline = Date.now() + 120_000;
-      while ((await released(requestId)).length === 0 && Date.now() < deadline) await sleep(100);
+      while ((await releasedEvents(chainA, { id: requestId })).length === 0 && Date.now() < deadline) await sleep(100);
       // A few more intervals: a second settlement would show by now.
       await sleep(1_500);
       await restarted.stop();
 
-      const events = await released(requestId);
+      const events = await releasedEvents(chainA, { id: requestId });
       expect(events).toHaveLength(1);
       expect(events[0]!.args).toMatchObject({
         depositIndex: deposit!.args.depositIndex,

@@ -8,7 +8,7 @@
  * Its websocket stays disabled: in Node the SDK's stub socket never fails, so it would never fall back to polling.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWalletClient, erc20Abi, http, parseEther, zeroAddress, type Address } from 'viem';
+import { createWalletClient, http, parseEther, zeroAddress, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import {
   convertViemChainToRelayChain,
@@ -21,6 +21,7 @@ import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { publicClientOf, tokenOf } from '../helpers/quote.js';
+import { balanceOf } from '../helpers/chainReads.js';
 
 let gateway: TestGateway;
 let chainA: DevnetChain;
@@ -45,11 +46,6 @@ afterAll(async () => {
 });
 
 const fresh = (n: number): Address => `0x${n.toString(16).padStart(40, '0')}`;
-
-const balanceOf = (chain: DevnetChain, token: Address, owner: Address): Promise<bigint> =>
-  token === zeroAddress
-    ? publicClientOf(chain).getBalance({ address: owner })
-    : publicClientOf(chain).readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
 
 interface BridgeCase {
   account: DevnetAccount;

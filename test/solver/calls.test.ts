@@ -28,6 +28,8 @@ import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
+import { balanceOf } from '../helpers/chainReads.js';
+import { revocablePull } from '../helpers/revertingCall.js';
 
 let gateway: TestGateway;
 let chainA: DevnetChain;
@@ -47,11 +49,6 @@ afterAll(async () => {
 // Fresh addresses above 0xffff: the gateway refuses the low range (precompiles, placeholders) as a recipient.
 const fresh = (n: number): Address => `0x${n.toString(16).padStart(40, '0')}`;
 const lower = (value: string) => value.toLowerCase();
-
-const balanceOf = (chain: DevnetChain, token: Address, owner: Address): Promise<bigint> =>
-  token === zeroAddress
-    ? publicClientOf(chain).getBalance({ address: owner })
-    : publicClientOf(chain).readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
 
 /** The quote's claims about the output, in one place. */
 function claims(q: { details: any; protocol: any }) {
@@ -226,39 +223,14 @@ describe('a call that reverts only at fill time', () => {
     // the quote (whose simulation passes) and the deposit, so the solver's simulation before the fill reverts.
     const owner = gateway.devnet.descriptor.accounts[3]!;
     const usdcB = tokenOf(chainB, 'USDC');
-    const ownerWallet = createWalletClient({
-      account: privateKeyToAccount(owner.privateKey),
-      chain: devnetViemChain(chainB),
-      transport: http(chainB.rpcUrl),
-    });
-    const approve = async (amount: bigint) =>
-      publicClientOf(chainB).waitForTransactionReceipt({
-        hash: await ownerWallet.writeContract({
-          address: usdcB,
-          abi: erc20Abi,
-          functionName: 'approve',
-          args: [chainB.contracts.multicaller, amount],
-        }),
-      });
-    await approve(10n ** 9n);
-    const txs = [
-      {
-        to: usdcB,
-        value: '0',
-        data: encodeFunctionData({
-          abi: erc20Abi,
-          functionName: 'transferFrom',
-          args: [owner.address, fresh(0x3e7c4a07), 1_000_000n],
-        }),
-      },
-    ];
+    const { txs, revoke } = await revocablePull(chainB, owner, fresh(0x3e7c4a07));
     const q = await requestQuote(gateway, bob, {
       originCurrency: zeroAddress,
       destinationCurrency: zeroAddress,
       amount: parseEther('0.01').toString(),
       txs,
     });
-    await approve(0n);
+    await revoke();
     await executeSteps(gateway, q.steps, bob);
     const record = await waitForStatus(gateway, q.steps.at(-1)!.requestId, ['refund', 'failure', 'success']);
     expect(record).toMatchObject({ status: 'refund', failReason: 'EXECUTION_REVERTED' });

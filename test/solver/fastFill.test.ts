@@ -13,6 +13,7 @@ import { getRequest } from '../../src/store/requests.repository.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, waitForStatus } from '../helpers/quote.js';
+import { releasedEvents } from '../helpers/chainReads.js';
 
 let gateway: TestGateway;
 let chainB: DevnetChain;
@@ -97,13 +98,7 @@ describe('POST /fast-fill', () => {
     await gateway.server.solver!.settler.settleNow();
     const chainA = gateway.devnet.descriptor.chains[0]!;
     const [deposit] = parseEventLogs({ abi: depositoryAbi, eventName: 'Deposit', logs: receipts.get('deposit')!.logs });
-    const released = await publicClientOf(chainA).getContractEvents({
-      address: chainA.contracts.depository,
-      abi: depositoryAbi,
-      eventName: 'Released',
-      args: { depositIndex: deposit!.args.depositIndex },
-      fromBlock: 0n,
-    });
+    const released = await releasedEvents(chainA, { depositIndex: deposit!.args.depositIndex });
     expect(released.map((event) => [event.args.to, event.args.amount])).toEqual([
       [getAddress(gateway.devnet.descriptor.solver.address), BigInt(q.details.currencyIn.amount)],
     ]);

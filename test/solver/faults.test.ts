@@ -7,33 +7,17 @@
  * gateway's records. The file shares one devnet and runs one child process at a time.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  createWalletClient,
-  decodeFunctionData,
-  encodeFunctionData,
-  erc20Abi,
-  getAddress,
-  http,
-  parseEther,
-  zeroAddress,
-  type Address,
-  type Hex,
-} from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { decodeFunctionData, getAddress, parseEther, zeroAddress, type Address, type Hex } from 'viem';
+
 import { depositoryAbi, onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
-import { devnetViemChain, type Devnet, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
+import { type Devnet, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import type { CrashPoint } from '../../src/core/faults.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { useGatewayProcesses, type GatewayRun } from '../helpers/gatewayProcess.js';
-import {
-  executeSteps,
-  publicClientOf,
-  requestQuote,
-  tokenOf,
-  waitForStatus,
-  type WireQuote,
-} from '../helpers/quote.js';
+import { executeSteps, publicClientOf, requestQuote, waitForStatus, type WireQuote } from '../helpers/quote.js';
 import { depositNative as sendNativeDeposit } from '../helpers/deposits.js';
+import { depositEvents, filledEvents, releasedEvents } from '../helpers/chainReads.js';
+import { revocablePull } from '../helpers/revertingCall.js';
 
 const processes = useGatewayProcesses({ name: 'faults', readyTimeoutMs: 60_000 });
 
@@ -106,23 +90,6 @@ const releaseTxs = (fromBlock: bigint, depositIndex: bigint) =>
     return call.functionName === 'release' && call.args[0] === depositIndex;
   });
 
-const filledEvents = (requestId: Hex) =>
-  publicClientOf(chainB).getContractEvents({
-    address: chainB.contracts.onlyOwnerMulticaller,
-    abi: onlyOwnerMulticallerAbi,
-    eventName: 'Filled',
-    args: { id: requestId },
-    fromBlock: 0n,
-  });
-const releasedEvents = (requestId: Hex) =>
-  publicClientOf(chainA).getContractEvents({
-    address: chainA.contracts.depository,
-    abi: depositoryAbi,
-    eventName: 'Released',
-    args: { id: requestId },
-    fromBlock: 0n,
-  });
-
 /** Deposits `value` of native for `requestId` directly on the depository; returns the deposit's index. */
 async function depositNative(account: DevnetAccount, requestId: Hex, value: bigint): Promise<bigint> {
   return (await sendNativeDeposit(chainA, account, requestId, value)).depositIndex;
@@ -130,12 +97,7 @@ async function depositNative(account: DevnetAccount, requestId: Hex, value: bigi
 
 /** The index of the (only) deposit in a block of the origin (automine: one transaction per block). */
 async function depositIndexOf(blockHash: Hex): Promise<bigint> {
-  const deposits = await publicClientOf(chainA).getContractEvents({
-    address: chainA.contracts.depository,
-    abi: depositoryAbi,
-    eventName: 'Deposit',
-    blockHash,
-  });
+  const deposits = await depositEvents(chainA, { blockHash });
   expect(deposits).toHaveLength(1);
   return deposits[0]!.args.depositIndex!;
 }
@@ -173,7 +135,7 @@ async function quoteNative(url: string, amount = parseEther('0.01')): Promise<Sc
 async function expectFilledOnce(s: Scenario, depositIndex: bigint, record: any): Promise<void> {
   expect(record).toMatchObject({ status: 'success', failReason: 'N/A' });
   expect(await fillTxs(s.from.b, s.requestId)).toHaveLength(1);
-  expect(await filledEvents(s.requestId)).toHaveLength(1);
+  expect(await filledEvents(chainB, s.requestId)).toHaveLength(1);
   expect(await publicClientOf(chainB).getBalance({ address: s.recipient })).toBe(
     BigInt(s.quote.details.currencyOut.amount),
   );
@@ -184,11 +146,11 @@ async function expectFilledOnce(s: Scenario, depositIndex: bigint, record: any):
 async function expectRefundedOnce(s: Scenario, depositIndex: bigint, record: any, failReason: string): Promise<void> {
   expect(record).toMatchObject({ status: 'refund', failReason, refundFailReason: 'N/A' });
   expect(await releaseTxs(s.from.a, depositIndex)).toHaveLength(1);
-  const released = await releasedEvents(s.requestId);
+  const released = await releasedEvents(chainA, { id: s.requestId });
   expect(released).toHaveLength(1);
   expect(released[0]!.args.to).toBe(getAddress(s.refundTo));
   expect(await publicClientOf(chainA).getBalance({ address: s.refundTo })).toBe(released[0]!.args.amount);
-  expect(await filledEvents(s.requestId)).toHaveLength(0);
+  expect(await filledEvents(chainB, s.requestId)).toHaveLength(0);
 }
 
 /**
@@ -272,33 +234,7 @@ describe('a kill -9 at each step, then a restart: exactly one fill or one refund
   it('a fill that reverts on chain, killed after it reverted: one reverted fill, one refund (TRANSACTION_REVERTED)', async () => {
     // The user's call pulls tokens carol approved to the multicaller; revoking the approval while the signed
     // fill waits unbroadcast makes it revert when the restart broadcasts it.
-    const usdcB = tokenOf(chainB, 'USDC');
-    const carolWallet = createWalletClient({
-      account: privateKeyToAccount(carol.privateKey),
-      chain: devnetViemChain(chainB),
-      transport: http(chainB.rpcUrl),
-    });
-    const approve = async (amount: bigint) =>
-      publicClientOf(chainB).waitForTransactionReceipt({
-        hash: await carolWallet.writeContract({
-          address: usdcB,
-          abi: erc20Abi,
-          functionName: 'approve',
-          args: [chainB.contracts.multicaller, amount],
-        }),
-      });
-    await approve(10n ** 9n);
-    const txs = [
-      {
-        to: usdcB,
-        value: '0',
-        data: encodeFunctionData({
-          abi: erc20Abi,
-          functionName: 'transferFrom',
-          args: [carol.address, freshAddress(), 1_000_000n],
-        }),
-      },
-    ];
+    const { txs, revoke } = await revocablePull(chainB, carol, freshAddress());
 
     const url = await takeOver('fill-recorded');
     const refundTo = freshAddress();
@@ -316,7 +252,7 @@ describe('a kill -9 at each step, then a restart: exactly one fill or one refund
     const s: Scenario = { requestId: quote.steps.at(-1)!.requestId, quote, recipient: alice.address, refundTo, from };
     const receipts = await executeSteps(gatewayAt(url), quote.steps, alice);
     await crashed(live!);
-    await approve(0n);
+    await revoke();
 
     // The restart broadcasts the recorded fill, which reverts; it dies once the request is `failure`. The next
     // one must refund it (`failure` is where it starts, so only `refund` ends the wait).
@@ -348,7 +284,7 @@ describe('a kill -9 at each step, then a restart: exactly one fill or one refund
     const restarted = await restart(undefined);
     const deadline = Date.now() + 20_000;
     const refundOf = async () =>
-      (await releasedEvents(s.requestId)).filter((event) => event.args.depositIndex === extra);
+      (await releasedEvents(chainA, { id: s.requestId })).filter((event) => event.args.depositIndex === extra);
     while ((await refundOf()).length === 0 && Date.now() < deadline) await sleep(100);
     const record = await waitForStatus(gatewayAt(restarted), s.requestId, ['success']);
     const check = async () => {
@@ -356,7 +292,7 @@ describe('a kill -9 at each step, then a restart: exactly one fill or one refund
       expect(await fillTxs(s.from.b, s.requestId)).toHaveLength(1);
       expect(await releaseTxs(s.from.a, extra)).toHaveLength(1);
       // The filled deposit is settled to the solver meanwhile (once at most); the extra one is only refunded.
-      const released = await releasedEvents(s.requestId);
+      const released = await releasedEvents(chainA, { id: s.requestId });
       const refunds = released.filter((event) => event.args.to !== getAddress(devnet.descriptor.solver.address));
       expect(refunds).toHaveLength(1);
       expect(refunds[0]!.args.depositIndex).toBe(extra);

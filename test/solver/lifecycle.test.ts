@@ -4,25 +4,16 @@
  * destination or refunds on the origin. Balances are read on chain.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createWalletClient,
-  encodeFunctionData,
-  erc20Abi,
-  http,
-  parseAbi,
-  parseEther,
-  parseEventLogs,
-  zeroAddress,
-  type Address,
-  type Hex,
-} from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { encodeFunctionData, parseAbi, parseEther, parseEventLogs, zeroAddress, type Address, type Hex } from 'viem';
+
 import { depositoryAbi } from '../../generated/contracts/index.js';
-import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
+import { type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { call } from '../helpers/conformance.js';
 import { executeSteps, publicClientOf, requestQuote, tokenOf, waitForStatus } from '../helpers/quote.js';
 import { depositNative as sendNativeDeposit } from '../helpers/deposits.js';
+import { balanceOf } from '../helpers/chainReads.js';
+import { revocablePull } from '../helpers/revertingCall.js';
 
 let gateway: TestGateway;
 let chainA: DevnetChain;
@@ -38,11 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.stop();
 });
-
-const balanceOf = (chain: DevnetChain, token: Address, owner: Address): Promise<bigint> =>
-  token === zeroAddress
-    ? publicClientOf(chain).getBalance({ address: owner })
-    : publicClientOf(chain).readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
 
 // Fresh addresses above 0xffff: the gateway refuses the low range (precompiles, placeholders) as a recipient.
 const fresh = (n: number): Address => `0x${n.toString(16).padStart(40, '0')}`;
@@ -231,33 +217,7 @@ describe('refunds', () => {
     // The call pulls tokens a funded account approved to the multicaller; revoking the approval after the
     // quote makes the fill's simulation revert.
     const deployer = gateway.devnet.descriptor.accounts[3]!;
-    const usdcB = tokenOf(chainB, 'USDC');
-    const deployerWallet = createWalletClient({
-      account: privateKeyToAccount(deployer.privateKey),
-      chain: devnetViemChain(chainB),
-      transport: http(chainB.rpcUrl),
-    });
-    const approve = async (amount: bigint) =>
-      publicClientOf(chainB).waitForTransactionReceipt({
-        hash: await deployerWallet.writeContract({
-          address: usdcB,
-          abi: erc20Abi,
-          functionName: 'approve',
-          args: [chainB.contracts.multicaller, amount],
-        }),
-      });
-    await approve(10n ** 9n);
-    const txs = [
-      {
-        to: usdcB,
-        value: '0',
-        data: encodeFunctionData({
-          abi: erc20Abi,
-          functionName: 'transferFrom',
-          args: [deployer.address, fresh(0xc0c0), 1_000_000n],
-        }),
-      },
-    ];
+    const { txs, revoke } = await revocablePull(chainB, deployer, fresh(0xc0c0));
     const q = await requestQuote(gateway, bob, {
       originCurrency: zeroAddress,
       destinationCurrency: zeroAddress,
@@ -265,7 +225,7 @@ describe('refunds', () => {
       tradeType: 'EXACT_INPUT',
       txs,
     });
-    await approve(0n);
+    await revoke();
     await executeSteps(gateway, q.steps, bob);
     const record = await waitForStatus(gateway, q.steps.at(-1)!.requestId, ['refund', 'failure', 'success']);
     expect(record).toMatchObject({ status: 'refund', failReason: 'EXECUTION_REVERTED' });

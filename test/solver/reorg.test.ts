@@ -25,7 +25,7 @@ import {
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { depositoryAbi, onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
+import { onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
 import { devnetViemChain, startDevnet, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import { configFromEnvironment } from '../../src/server/config.js';
 import { createServer } from '../../src/server/createServer.js';
@@ -36,6 +36,7 @@ import { getLiveOutgoingTx } from '../../src/store/outgoingTxs.repository.js';
 import { call } from '../helpers/conformance.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, waitForStatus } from '../helpers/quote.js';
+import { depositEvents, releasedEvents } from '../helpers/chainReads.js';
 
 const ORIGIN_CONFIRMATIONS = 3;
 
@@ -189,13 +190,7 @@ describe('a deposit reorged away before it is confirmed', () => {
       'consumed',
     ]);
     // The reorged deposit never reached the depository: nothing to release for it either.
-    const released = await origin.getContractEvents({
-      address: chainA.contracts.depository,
-      abi: depositoryAbi,
-      eventName: 'Released',
-      args: { id: requestId },
-      fromBlock: 0n,
-    });
+    const released = await releasedEvents(chainA, { id: requestId });
     expect(released).toEqual([]);
   });
 });
@@ -256,13 +251,7 @@ describe('a used deposit reorged away past its confirmations', () => {
     expect(await publicClientOf(chainB).getBalance({ address: recipient })).toBe(
       BigInt(quote.details.currencyOut.amount),
     );
-    const deposits = await origin.getContractEvents({
-      address: chainA.contracts.depository,
-      abi: depositoryAbi,
-      eventName: 'Deposit',
-      args: { id: requestId },
-      fromBlock: 0n,
-    });
+    const deposits = await depositEvents(chainA, { id: requestId });
     expect(deposits).toEqual([]);
 
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();

@@ -7,7 +7,7 @@ import {
   type WebhookDispatcher,
   type WebhookSettings,
 } from '../../src/core/webhooks/createWebhookDispatcher.js';
-import { sealWebhookSecret } from '../../src/core/webhooks/webhookSecret.js';
+import { sealWebhookSecret } from '../../src/core/apiKeys/webhookSecret.js';
 import { insertApiKey, type ApiKeyWebhook } from '../../src/store/apiKeys.repository.js';
 import type { Database } from '../../src/store/database.js';
 import type { RequestRecord } from '../../src/store/requestRecord.js';

@@ -2,7 +2,7 @@ import { getApiKeyByHash } from '../../store/apiKeys.repository.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { ApiKeyLimits } from './apiKey.js';
-import type { Caller } from '../quote/types.js';
+import type { Caller } from '../vocabulary/caller.js';
 import { anonymousCaller, callerOf, hashApiKey, invalidApiKey, isLiveKey } from './authenticate.js';
 import { clientBucket } from './clientBucket.js';
 import type { RateLimiter } from './rateLimiter.js';

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ApiKeyRecord, ApiKeyWebhook } from '../../store/apiKeys.repository.js';
 import type { CoreContext } from '../context.js';
-import { openWebhookSecret, type WebhookEncryptionKey } from '../webhooks/webhookSecret.js';
+import { openWebhookSecret, type WebhookEncryptionKey } from './webhookSecret.js';
 import { hashApiKey } from './authenticate.js';
 
 /**

@@ -3,7 +3,7 @@ import { parseUnits } from 'viem';
 import { getApiKeyByHash, type ApiKeyRecord } from '../../store/apiKeys.repository.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import type { Caller } from '../quote/types.js';
+import type { Caller } from '../vocabulary/caller.js';
 
 /** `limits.fastFillUsd` (a decimal USD string, e.g. "5000") in micro-USD; null when absent or not a positive amount. */
 function fastFillLimit(value: unknown): bigint | null {

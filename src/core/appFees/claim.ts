@@ -7,7 +7,7 @@ import {
   listClaims,
   type ClaimRecord,
 } from '../../store/appFeeClaims.repository.js';
-import { chainCurrencies, requireChain } from '../chains/requireChain.js';
+import { requireChain, requireCurrency } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { amountOf } from '../fees/presentFees.js';
@@ -16,7 +16,7 @@ import { fromUsdMicros, toUsdMicros } from '../market.js';
 import { refuseBurnAddress } from '../quote/burnAddresses.js';
 import { parseAddress, parseInteger, parseUint, refuseGatewayAddress } from '../inputs.js';
 import { quoteCurrency } from '../quote/present.js';
-import type { Amount } from '../quote/types.js';
+import type { Amount } from '../vocabulary/amount.js';
 import { formatUsdMicros } from '../usd.js';
 import { availableAppBalance } from './getAppFeeBalances.js';
 import { claimSettingsOf, defaultAppFeeClaimSettings } from './claimSettings.js';
@@ -100,9 +100,7 @@ export async function startClaim(ctx: CoreContext, params: StartClaimParameters)
   refuseBurnAddress(recipient, 'recipient');
   refuseGatewayAddress(ctx, recipient, 'recipient');
   const chain = requireChain(ctx, params.chainId);
-  const currency = chainCurrencies(chain).find((c) => c.address.toLowerCase() === params.currency.toLowerCase());
-  if (currency === undefined)
-    throw new GatewayError('UNSUPPORTED_CURRENCY', `Currency ${params.currency} is not supported on chain ${chain.id}`);
+  const currency = requireCurrency(chain, params.currency);
   const settings = claimSettingsOf(ctx.config.appFeeClaims ?? defaultAppFeeClaimSettings, chain.id);
   const available = await availableAppBalance(ctx, wallet);
   if (available <= 0n) throw new GatewayError('INVALID_INPUT', `Wallet ${wallet} has no app fees to claim`);
@@ -260,7 +258,7 @@ export async function listAppFeeClaims(
   const now = ctx.now();
   const claims = rows.map((claim) => {
     const chain = requireChain(ctx, claim.chainId);
-    const currency = chainCurrencies(chain).find((c) => c.address.toLowerCase() === claim.currency)!;
+    const currency = requireCurrency(chain, claim.currency);
     return {
       claimId: claim.id,
       wallet: getAddress(claim.wallet),

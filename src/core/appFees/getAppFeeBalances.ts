@@ -2,11 +2,11 @@ import { parseAddress } from '../inputs.js';
 import { availableAppBalanceUsd, fastFillHoldsUsd, pendingClaimsUsd } from '../../store/appFeeClaims.repository.js';
 import { accountOwed } from '../../store/ledger.repository.js';
 import { accounts } from '../../store/ledgerMovements.js';
-import { chainCurrencies } from '../chains/requireChain.js';
+import { findCurrency } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { amountOf } from '../fees/presentFees.js';
 import { quoteCurrency } from '../quote/present.js';
-import type { Amount } from '../quote/types.js';
+import type { Amount } from '../vocabulary/amount.js';
 import { formatUsdMicros } from '../usd.js';
 
 export interface AppFeeBalances {
@@ -31,8 +31,7 @@ export async function getAppFeeBalances(ctx: CoreContext, params: { wallet: stri
   const balances: Amount[] = [];
   for (const owed of await accountOwed(ctx.db, accounts.app(params.wallet))) {
     const chain = ctx.config.chains.find((candidate) => candidate.id === owed.chainId);
-    const currency =
-      chain === undefined ? undefined : chainCurrencies(chain).find((c) => c.address.toLowerCase() === owed.currency);
+    const currency = chain === undefined ? undefined : findCurrency(chain, owed.currency);
     if (owed.amount === 0n || chain === undefined || currency === undefined) continue;
     totalMicros += owed.usdMicros;
     balances.push(amountOf(quoteCurrency(chain.id, currency), owed.amount, owed.usdMicros));

@@ -23,3 +23,21 @@ export function requireChain(ctx: CoreContext, chainId: number, role?: 'origin' 
 
 /** Every currency of a chain, the native one first. */
 export const chainCurrencies = (chain: ChainConfig): CurrencyConfig[] => [chain.nativeCurrency, ...chain.currencies];
+
+/** The currency of a chain at `address` (any casing), if the chain lists it. */
+export function findCurrency(chain: ChainConfig, address: string): CurrencyConfig | undefined {
+  const wanted = address.toLowerCase();
+  return chainCurrencies(chain).find((currency) => currency.address.toLowerCase() === wanted);
+}
+
+/**
+ * The currency of a chain at `address` (any casing).
+ *
+ * @throws `UNSUPPORTED_CURRENCY` (400) when the chain does not list it.
+ */
+export function requireCurrency(chain: ChainConfig, address: string): CurrencyConfig {
+  const currency = findCurrency(chain, address);
+  if (currency === undefined)
+    throw new GatewayError('UNSUPPORTED_CURRENCY', `Currency ${address} is not supported on chain ${chain.id}`);
+  return currency;
+}

@@ -1,11 +1,13 @@
-import type { GaslessSettings } from '../gasless/settings.js';
-import type { PermitSettings } from '../permits/settings.js';
-import type { ExecutionRevertSettings } from '../limits/executionRevertSettings.js';
 import type { Address, Hex } from 'viem';
 import type { CrashPoint } from '../faults.js';
-import type { AppFeeClaimSettings } from '../appFees/claimSettings.js';
-import type { InventorySettings } from '../inventory/settings.js';
-import type { SweepSettings } from '../depositAddresses/settings.js';
+import type {
+  AppFeeClaimSettings,
+  ExecutionRevertSettings,
+  GaslessSettings,
+  InventorySettings,
+  PermitSettings,
+  SweepSettings,
+} from './settings.js';
 
 /** How a currency's USD price is found. */
 export type PriceSource =

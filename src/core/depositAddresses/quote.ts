@@ -2,7 +2,7 @@ import type { Address, Hex } from 'viem';
 import { insertDepositAddress } from '../../store/depositAddresses.repository.js';
 import type { JsonObject } from '../../store/tables.js';
 import type { CoreContext } from '../context.js';
-import type { ResolvedRoute } from '../quote/resolve.js';
+import type { ResolvedRoute } from '../vocabulary/route.js';
 import type { QuoteParameters } from '../quote/types.js';
 import { computeDepositAddress, openAddressKey, type OpenAddressTerms } from './address.js';
 

@@ -1,7 +1,7 @@
 import { encodeFunctionData, zeroAddress, type Address, type Hex } from 'viem';
 import { depositAddressFactoryAbi } from '../../../generated/contracts/index.js';
 import type { DepositAddressRecord } from '../../store/depositAddresses.repository.js';
-import { chainCurrencies, requireChain } from '../chains/requireChain.js';
+import { findCurrency, requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { convert, fromUsdMicros } from '../market.js';
 import { defaultSweepSettings } from './settings.js';
@@ -37,7 +37,7 @@ export async function minimumWorthSweeping(
     value: 0n,
   });
   const costInNative = gas * (await ctx.market.gasPrice(chain.id));
-  const currency = chainCurrencies(chain).find((one) => one.address.toLowerCase() === sweep.token.toLowerCase());
+  const currency = findCurrency(chain, sweep.token);
   if (currency === undefined) throw new Error(`token ${sweep.token} is not listed on chain ${chain.id}`);
   const price = await ctx.market.usdPrice(chain.id, currency);
   const native = sweep.token.toLowerCase() === zeroAddress;

@@ -2,7 +2,7 @@ import type { RequestRecord } from '../../store/requestRecord.js';
 import type { RequestStatusSnapshot } from '../../store/requestStatus.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import type { Caller } from '../quote/types.js';
+import type { Caller } from '../vocabulary/caller.js';
 import { statusFieldsOf } from '../requests/statusRules.js';
 import type { IntentStatus, RenderedStatus } from '../requests/types.js';
 import type { RequestEventBus } from './requestEventBus.js';
@@ -27,7 +27,10 @@ export function isFinalStatus(snapshot: Pick<RequestStatusSnapshot, 'status' | '
       return true;
     case 'failure':
       return snapshot.refundFailReason !== null;
-    default:
+    case 'waiting':
+    case 'depositing':
+    case 'pending':
+    case 'submitted':
       return false;
   }
 }

@@ -2,7 +2,7 @@ import { lastEventId } from '../../store/requestEvents.repository.js';
 import { getRequest } from '../../store/requests.repository.js';
 import { statusSnapshotOf } from '../../store/requestOutbox.js';
 import type { CoreContext } from '../context.js';
-import type { Caller } from '../quote/types.js';
+import type { Caller } from '../vocabulary/caller.js';
 import { parseRequestId, requestNotFound } from '../requests/requestId.js';
 import { createEventQueue } from './eventQueue.js';
 import { isFinalStatus, requireEventBus, toStatusUpdate, type RequestStatusUpdate } from './statusStream.js';

@@ -4,7 +4,7 @@ import type { RequestRecord } from '../../store/requestRecord.js';
 import type { RequestStatus } from '../../store/requestStatus.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import type { Caller } from '../quote/types.js';
+import type { Caller } from '../vocabulary/caller.js';
 import { parseRequestId } from '../requests/requestId.js';
 import { createEventQueue } from './eventQueue.js';
 import { ownsRequest, requireEventBus, toStatusUpdate, type RequestStatusUpdate } from './statusStream.js';

@@ -1,8 +1,4 @@
-/** Platform-fee class of a route (spec "Fee rules" §3). */
-export type RouteClass = 'bridge' | 'stablecoin' | 'major' | 'minor';
-
-export type RouteOperation = 'bridge' | 'swap' | 'call' | 'wrap' | 'unwrap';
-
+import type { RouteClass, RouteOperation } from '../vocabulary/route.js';
 /** One side of a route: the chain and the currency as the catalogue names it. */
 export interface RouteCurrency {
   chainId: number;

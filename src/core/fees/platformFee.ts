@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors.js';
-import type { RouteClass } from './classifyRoute.js';
+import type { RouteClass } from '../vocabulary/route.js';
 
 const BPS_DENOMINATOR = 10_000n;
 

@@ -1,7 +1,14 @@
 import { formatUnits } from 'viem';
-import type { Amount, QuoteCurrency, QuoteDetails } from '../quote/types.js';
+import type { Amount, ExpandedPriceImpact, QuoteCurrency } from '../vocabulary/amount.js';
 import type { StoredFees } from '../../store/storedFees.js';
-import type { AppFeeEntry, FeeBuckets, PlatformFeeInfo, RequestAppFees, RequestViewV2 } from '../requests/types.js';
+import type {
+  AppFeeEntry,
+  FeeBuckets,
+  LegacyAppFee,
+  LegacyRequestFeesView,
+  PlatformFeeInfo,
+  RequestAppFees,
+} from '../vocabulary/fees.js';
 import { formatUsdMicros } from '../usd.js';
 
 /*
@@ -38,7 +45,7 @@ export function amountOf(
  * `expandedPriceImpact` of a quote's `details` and of a request in `GET /requests/v2`: costs negative, the
  * sponsored part positive; `relay` repeats `service` (the platform fee) under the reference's name.
  */
-export function expandedPriceImpact(usd: FeeUsdMicros): QuoteDetails['expandedPriceImpact'] {
+export function expandedPriceImpact(usd: FeeUsdMicros): ExpandedPriceImpact {
   return {
     swap: { usd: formatUsdMicros(-usd.swap) },
     execution: { usd: formatUsdMicros(-usd.execution) },
@@ -102,7 +109,7 @@ export function requestAppFees(quoted: StoredFees, actual: StoredFees | null, cu
 }
 
 /** A request's app fees in the deprecated form (`appFees` / `paidAppFees` of `GET /requests/v2`); none without. */
-export function legacyAppFees(fees: StoredFees | null): RequestViewV2['appFees'] {
+export function legacyAppFees(fees: StoredFees | null): LegacyAppFee[] {
   if (fees === null) return [];
   return fees.appFees.map((fee) => ({
     recipient: fee.recipient,
@@ -118,7 +125,7 @@ export function legacyAppFees(fees: StoredFees | null): RequestViewV2['appFees']
  * the rest of the execution fee (the flat fee), `price` the fees priced in bps of the input (swap and platform),
  * `gateway` nothing here. Without a stored breakdown: zeros (the contract requires the object), no USD.
  */
-export function legacyRequestFees(fees: StoredFees | null): Pick<RequestViewV2, 'fees' | 'feesUsd'> {
+export function legacyRequestFees(fees: StoredFees | null): LegacyRequestFeesView {
   if (fees === null)
     return {
       fees: {

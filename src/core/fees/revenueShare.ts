@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors.js';
-import type { RouteClass } from './classifyRoute.js';
+import type { RouteClass } from '../vocabulary/route.js';
 
 /** USD 1 in micro-USD. */
 const USD = 1_000_000n;

@@ -6,15 +6,15 @@ import { incrementRateLimitCounter } from '../../store/rateLimitCounters.reposit
 import { getRequest, updateRequestStatus } from '../../store/requests.repository.js';
 import type { JsonObject } from '../../store/tables.js';
 import { batchExecutorAbi, depositoryAbi, receiverAbi } from '../abi.js';
-import { chainCurrencies, requireChain } from '../chains/requireChain.js';
-import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
+import { requireChain, requireCurrency } from '../chains/requireChain.js';
+import type { ChainConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { sponsorshipRemaining } from '../apiKeys/apiKey.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
 import { parseAddress, parseInteger, parseUint } from '../inputs.js';
 import { convert, toUsdMicros } from '../market.js';
-import type { Caller } from '../quote/types.js';
+import type { Caller } from '../vocabulary/caller.js';
 import { parseRequestId } from '../requests/requestId.js';
 import type { SignedAuthorizationInput } from '../solver/ports.js';
 import { decodeRevert, revertDataOf } from './decodeRevert.js';
@@ -200,7 +200,7 @@ export async function executeGasless(
   const sponsored = executionOptions.subsidizeFees;
 
   const destination = requireChain(ctx, request.destinationChainId);
-  const outCurrency = currencyOf(destination, request.destinationCurrency);
+  const outCurrency = requireCurrency(destination, request.destinationCurrency);
   const nativePrice = await ctx.market.usdPrice(chain.id, chain.nativeCurrency);
   const native = { decimals: chain.nativeCurrency.decimals, price: nativePrice };
   const recovered = sponsored
@@ -486,7 +486,7 @@ async function inFeeCurrency(
   const currency = quoted.currency as { chainId?: number; address?: string } | undefined;
   if (currency?.chainId === undefined || currency.address === undefined) return 0n;
   const feeChain = requireChain(ctx, currency.chainId);
-  const feeCurrency = currencyOf(feeChain, currency.address);
+  const feeCurrency = requireCurrency(feeChain, currency.address);
   return convert(
     nativeCost,
     native,
@@ -498,12 +498,3 @@ async function inFeeCurrency(
 /** A stored amount (a decimal string or a safe integer); 0 when absent. */
 const amountOf = (value: unknown): bigint =>
   typeof value === 'string' || typeof value === 'number' ? BigInt(value) : 0n;
-
-function currencyOf(chain: ChainConfig, address: string): CurrencyConfig {
-  const currency = chainCurrencies(chain).find(
-    (candidate) => candidate.address.toLowerCase() === address.toLowerCase(),
-  );
-  if (currency === undefined)
-    throw new GatewayError('UNSUPPORTED_CURRENCY', `${address} is no longer a currency of chain ${chain.id}`);
-  return currency;
-}

@@ -6,7 +6,7 @@ import { sumCommittedFills, sumPendingSettlement } from '../../store/settlements
 import { createTtlCache, type TtlCache } from '../cache.js';
 import { chainCurrencies } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
-import type { InventorySettings } from './settings.js';
+import type { InventorySettings } from '../chains/settings.js';
 import { pow10 } from '../powersOfTen.js';
 
 export interface InventoryLine {

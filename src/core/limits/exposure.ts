@@ -5,7 +5,7 @@ import type { ExposureLimits } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { MarketData } from '../market.js';
-import type { ResolvedRoute } from '../quote/resolve.js';
+import type { ResolvedRoute } from '../vocabulary/route.js';
 
 /**
  * Exposure limits: how much one order and one window of fills may put at risk. Quotes check

@@ -1,5 +1,5 @@
 import type { ChainConfig } from '../chains/types.js';
-import type { GaslessSettings } from '../gasless/settings.js';
+import type { GaslessSettings } from '../chains/settings.js';
 
 /**
  * Most gas a fill that runs the user's calls (`txs`) is sent with on a chain that sets no `maxCallsGas`. Calls

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import type { CoreContext } from '../context.js';
-import type { Caller } from '../quote/types.js';
+import type { Caller } from '../vocabulary/caller.js';
 
 /** A signature posted to `POST /execute/permits` (or GraphQL `submitPermit`): the step's `post.body` and the signature. */
 export interface SubmitPermitInput {

@@ -7,7 +7,7 @@ import { callsRevert } from '../fill/callsRevert.js';
 import { fillTransaction } from '../fill/fillTransaction.js';
 import { convert, type MarketData, type TransactionRequest } from '../market.js';
 import { rescale, type MarketSnapshot } from './pricing.js';
-import type { ResolvedRoute } from './resolve.js';
+import type { ResolvedRoute } from '../vocabulary/route.js';
 import type { QuoteParameters } from './types.js';
 
 /** Payment fill estimates per market (one per gateway), per destination chain and currency, for a minute (renewed in the background after half a minute, so quotes do not wait for it). */

@@ -21,7 +21,8 @@ import {
   timeEstimate,
   type PresentParameters,
 } from './present.js';
-import { resolveRoute, type ResolvedRoute } from './resolve.js';
+import { resolveRoute } from './resolve.js';
+import type { ResolvedRoute } from '../vocabulary/route.js';
 import { sponsorshipReservation, storeSponsoredRequest } from './sponsorshipReservation.js';
 import { quoteTtlSeconds } from './quoteTtl.js';
 import { buildPermitSteps, buildSteps, DEPOSIT_GAS } from './steps.js';
@@ -29,7 +30,8 @@ import type { PermitStandard } from '../permits/ports.js';
 import { PERMIT_DEPOSIT_GAS } from '../permits/typedData.js';
 import { quotePermit } from '../permits/quotePermit.js';
 import { depositAddressOfQuote, recordDepositAddress } from '../depositAddresses/quote.js';
-import type { Caller, Price, Quote, QuoteParameters } from './types.js';
+import type { Price, Quote, QuoteParameters } from './types.js';
+import type { Caller } from '../vocabulary/caller.js';
 
 export type GetQuoteParameters = QuoteParameters;
 export type GetQuoteReturnType = Quote;

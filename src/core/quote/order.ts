@@ -3,7 +3,7 @@ import type { Address, Hex } from 'viem';
 import type { ChainConfig } from '../chains/types.js';
 import { fillPayee } from '../fill/fillTransaction.js';
 import type { Pricing } from './pricing.js';
-import type { ResolvedRoute } from './resolve.js';
+import type { ResolvedRoute } from '../vocabulary/route.js';
 import { encodeCall, orderIdOf, requestIdOf } from './orderEncoding.js';
 import type { ProtocolOrder } from './types.js';
 

@@ -7,16 +7,9 @@ import { toUsdMicros, type UsdPrice } from '../market.js';
 import { SWAP_SOURCE } from '../settings.js';
 import { formatUsdMicros } from '../usd.js';
 import type { Pricing } from './pricing.js';
-import type { ResolvedRoute } from './resolve.js';
-import type {
-  Amount,
-  FeeSponsorshipPhase,
-  Impact,
-  LegacyFees,
-  QuoteCurrency,
-  QuoteDetails,
-  SponsorshipComponentName,
-} from './types.js';
+import type { ResolvedRoute } from '../vocabulary/route.js';
+import type { FeeSponsorshipPhase, Impact, LegacyFees, QuoteDetails, SponsorshipComponentName } from './types.js';
+import type { Amount, QuoteCurrency } from '../vocabulary/amount.js';
 import { pow10 } from '../powersOfTen.js';
 
 /** `part / whole` as a percentage with two decimals, truncated toward zero (`-1.25`); `0` when `whole` is 0. */

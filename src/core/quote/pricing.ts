@@ -7,8 +7,9 @@ import { ceilDiv, platformFee, platformFeeBps } from '../fees/platformFee.js';
 import { revenueShare } from '../fees/revenueShare.js';
 import { splitSponsorship, type FeeComponent, type SplitSponsorshipReturnType } from '../fees/sponsorship.js';
 import { convert, fromUsdMicros, toUsdMicros, type PricedCurrency, type UsdPrice } from '../market.js';
-import type { ResolvedRoute } from './resolve.js';
-import type { Caller, FeeBreakdown, QuoteParameters } from './types.js';
+import type { ResolvedRoute } from '../vocabulary/route.js';
+import type { FeeBreakdown, QuoteParameters } from './types.js';
+import type { Caller } from '../vocabulary/caller.js';
 import { pow10 } from '../powersOfTen.js';
 
 /** What pricing reads from the market, fetched once per quote. */

@@ -4,7 +4,8 @@ import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError, type ErrorCode } from '../errors.js';
-import { classifyRoute, type RouteClass } from '../fees/classifyRoute.js';
+import { classifyRoute } from '../fees/classifyRoute.js';
+import type { ResolvedRoute } from '../vocabulary/route.js';
 import type { DestinationCall } from '../fill/fillTransaction.js';
 import { refuseBurnAddress } from './burnAddresses.js';
 import { SWAP_SOURCE } from '../settings.js';
@@ -14,26 +15,6 @@ import {
   type QuoteParameters,
   type UnsupportedQuoteOption,
 } from './types.js';
-
-/** A quote request checked against the catalogue: chains, currencies, addresses and the kind of trade. */
-export interface ResolvedRoute {
-  origin: ChainConfig;
-  destination: ChainConfig;
-  currencyIn: CurrencyConfig;
-  currencyOut: CurrencyConfig;
-  user: Address;
-  recipient: Address;
-  refundTo: Address;
-  operation: QuoteDetails['operation'];
-  routeClass: RouteClass;
-  /** Same asset on both sides (bridge, send, wrap, unwrap): converted 1:1, no oracle. */
-  sameAsset: boolean;
-  sameChain: boolean;
-  calls: DestinationCall[];
-  slippageBps: number;
-  /** Set for `useDepositAddress` quotes. */
-  depositAddress?: { type: 'strict' | 'open'; recoveryAddress: Address | null } | null;
-}
 
 const BPS_PATTERN = /^(0|[1-9][0-9]{0,4})$/;
 

@@ -6,7 +6,7 @@ import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { toUsdMicros, type UsdPrice } from '../market.js';
 import type { Pricing } from './pricing.js';
-import type { ResolvedRoute } from './resolve.js';
+import type { ResolvedRoute } from '../vocabulary/route.js';
 
 /**
  * What a sponsored quote reserves against its API key's sponsorship allowance: the USD value of what the sponsor pays

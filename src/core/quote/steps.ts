@@ -1,6 +1,6 @@
 import { getAbiItem, maxUint256, toFunctionSelector, zeroAddress, type Abi, type Address, type Hex } from 'viem';
 import { depositoryAbi, erc20Abi, receiverAbi } from '../abi.js';
-import type { ResolvedRoute } from './resolve.js';
+import type { ResolvedRoute } from '../vocabulary/route.js';
 import { permitTypedData, type StoredPermit } from '../permits/typedData.js';
 import type { QuoteStep } from './types.js';
 

@@ -1,6 +1,7 @@
 import type { Address, Hex } from 'viem';
 import type { TradeType } from '../../store/requestRecord.js';
-import type { RouteClass, RouteOperation } from '../fees/classifyRoute.js';
+import type { RouteClass, RouteOperation } from '../vocabulary/route.js';
+import type { Amount, ExpandedPriceImpact } from '../vocabulary/amount.js';
 
 export type { TradeType };
 
@@ -66,38 +67,6 @@ export const unsupportedQuoteOptions = [
 ] as const;
 export type UnsupportedQuoteOption = (typeof unsupportedQuoteOptions)[number];
 
-/** Who is asking: the API key of the call, when one was sent and is valid. */
-export interface Caller {
-  apiKey: {
-    id: string;
-    sponsorshipEnabled: boolean;
-    /** Revenue share: business verification done and an EVM payout address on file. */
-    revenueShareEligible: boolean;
-    /** Most USD (micro) of fast fills awaiting their deposits at once; null when fast fill is not enabled. */
-    fastFillLimitUsdMicros: bigint | null;
-    /** The key's wallet (payout address, lower case): its fast fills are held against that app-fee balance. */
-    payoutAddress?: string | null;
-  } | null;
-}
-
-export interface QuoteCurrency {
-  chainId: number;
-  address: Address;
-  symbol: string;
-  name: string;
-  decimals: number;
-  metadata: { logoURI: string; verified: boolean; isNative: boolean };
-}
-
-/** The spec's Amount object; `amount` and `minimumAmount` in smallest units. */
-export interface Amount {
-  currency: QuoteCurrency;
-  amount: bigint;
-  amountFormatted: string;
-  amountUsd: string;
-  minimumAmount: bigint;
-}
-
 export interface TransactionItem {
   status: 'incomplete';
   data: { from: Address; to: Address; data: Hex; value: bigint; chainId: number };
@@ -160,15 +129,7 @@ export interface QuoteDetails {
   refundCurrency: Amount;
   totalImpact: Impact;
   swapImpact: Impact;
-  /** `relay` repeats `service` (the platform fee) under the reference's name, which its clients read. */
-  expandedPriceImpact: {
-    swap: { usd: string };
-    execution: { usd: string };
-    service: { usd: string };
-    relay: { usd: string };
-    app: { usd: string };
-    sponsored: { usd: string };
-  };
+  expandedPriceImpact: ExpandedPriceImpact;
   rate: string;
   slippageTolerance: { total: number; origin: SlippageLeg; destination: SlippageLeg };
   /** Seconds. */

@@ -2,7 +2,7 @@ import { getApiKey, getApiKeyByHash } from '../../store/apiKeys.repository.js';
 import { hashApiKey } from '../apiKeys/authenticate.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import type { Caller } from '../quote/types.js';
+import type { Caller } from '../vocabulary/caller.js';
 
 /**
  * Which requests a history call may filter by key and referrer, and whose owner-only data it may see.

@@ -3,7 +3,7 @@ import type { RequestRecord } from '../../store/requestRecord.js';
 import type { ListRequestsFilters, RequestSortBy, SortDirection } from '../../store/listRequests.repository.js';
 import { requestStatuses, type RequestStatus } from '../../store/requestStatus.js';
 import type { CoreContext } from '../context.js';
-import type { Caller } from '../quote/types.js';
+import type { Caller } from '../vocabulary/caller.js';
 import { scopeForCaller, type KeyScope } from './access.js';
 import { presentRequest } from './presentRequest.js';
 import { countRequests, fetchPage, pageSize, storeTimeFilters, type PageQuery } from './requestPages.js';

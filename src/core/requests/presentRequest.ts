@@ -3,7 +3,7 @@ import { getAddress, isAddress, zeroAddress, type Address } from 'viem';
 import type { RequestRecord } from '../../store/requestRecord.js';
 import { parseStoredFees, type StoredFees } from '../../store/storedFees.js';
 import { addressOnlyDepositAddress, toStatusDepositAddress } from '../../store/requestStatus.js';
-import { chainCurrencies } from '../chains/requireChain.js';
+import { findCurrency } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import {
   amountOf,
@@ -15,12 +15,12 @@ import {
   requestAppFees,
 } from '../fees/presentFees.js';
 import { quoteCurrency, rateOf } from '../quote/present.js';
-import type { Amount, FeeSponsorshipPhase, QuoteCurrency } from '../quote/types.js';
+import type { FeeSponsorshipPhase } from '../quote/types.js';
+import type { Amount, QuoteCurrency } from '../vocabulary/amount.js';
 import { SWAP_SOURCE } from '../settings.js';
-import { toWebhookDepositAddress } from '../webhooks/webhookPayload.js';
 import type { KeyScope } from './access.js';
 import { paidRecipientOf } from './paidRecipient.js';
-import { failReasonOf, orNoReason, refundFailReasonOf, statusV2 } from './statusRules.js';
+import { failReasonOf, orNoReason, refundFailReasonOf, statusV2, toWebhookDepositAddress } from './statusRules.js';
 import { asObject, parseSponsorshipPhase, toPhaseV3 } from './storedSponsorship.js';
 import type { RequestTransactions } from './transactions.js';
 import type {
@@ -215,7 +215,7 @@ function featuresOf(record: RequestRecord, fees: StoredFees | null): RequestFeat
 function currencyConfig(ctx: CoreContext, chainId: number, address: string) {
   const chain = ctx.config.chains.find((candidate) => candidate.id === chainId);
   if (chain === undefined) return undefined;
-  return chainCurrencies(chain).find((currency) => currency.address.toLowerCase() === address.toLowerCase());
+  return findCurrency(chain, address);
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { RequestStatus, RequestStatusSnapshot } from '../../store/requestStatus.js';
+import type { RequestStatus, RequestStatusSnapshot, StatusDepositAddress } from '../../store/requestStatus.js';
 import type { JsonObject, JsonValue } from '../../store/tables.js';
 import type { IntentStatusV1Status, RequestStatusV2, StatusFields } from './types.js';
 
@@ -81,5 +81,24 @@ export function statusFieldsOf(source: Pick<RequestStatusSnapshot, keyof StatusF
     details: detailsObject(source.details),
     failReason: orNoReason(failReasonOf(source)),
     refundFailReason: orNoReason(refundFailReasonOf(source)),
+  };
+}
+
+/** The deposit address object of the webhook and `/ws` forms (api-facts §5.3): `type` is `depositAddressType`. */
+export type WebhookDepositAddress = {
+  address: string;
+  depositAddressType: 'open' | 'strict';
+  depositor: string | null;
+  depositTxHash: string | null;
+} | null;
+
+/** A status record's deposit address in the webhook form. */
+export function toWebhookDepositAddress(stored: StatusDepositAddress | null): WebhookDepositAddress {
+  if (stored === null) return null;
+  return {
+    address: stored.address,
+    depositAddressType: stored.type,
+    depositor: stored.depositor,
+    depositTxHash: stored.depositTxHash,
   };
 }

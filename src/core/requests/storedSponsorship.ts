@@ -1,6 +1,7 @@
 import type { Address } from 'viem';
 import type { JsonObject, JsonValue } from '../../store/tables.js';
-import type { Amount, FeeSponsorshipPhase, SponsorshipComponentName } from '../quote/types.js';
+import type { FeeSponsorshipPhase, SponsorshipComponentName } from '../quote/types.js';
+import type { Amount } from '../vocabulary/amount.js';
 import type { BareAmount, SponsorshipComponentV3, SponsorshipPhase } from './types.js';
 
 /*

@@ -131,8 +131,10 @@ function statusOfOutgoing(tx: OutgoingTxRecord): RequestTransaction['status'] | 
       return 'success';
     case 'failed':
       return 'failure';
-    default:
-      // `prepared`, `broadcast`; a `replaced` row is never live, but its hashes never mined either.
+    case 'prepared':
+    case 'broadcast':
+    case 'replaced':
+      // A `replaced` row is never live, but its hashes never mined either.
       return null;
   }
 }

@@ -1,6 +1,8 @@
 import type { RequestStatus, RequestStatusSnapshot, StatusDepositAddress } from '../../store/requestStatus.js';
 import type { JsonObject } from '../../store/tables.js';
-import type { Amount, FeeSponsorshipPhase, QuoteCurrency, QuoteDetails } from '../quote/types.js';
+import type { FeeSponsorshipPhase, QuoteDetails } from '../quote/types.js';
+import type { FeeBuckets, LegacyRequestFees, PlatformFeeInfo, RequestAppFees } from '../vocabulary/fees.js';
+import type { Amount, QuoteCurrency } from '../vocabulary/amount.js';
 
 export type { RequestStatus };
 
@@ -66,43 +68,11 @@ export interface RequestTransaction {
   status: 'success' | 'failure';
 }
 
-/** One fee component: its size (positive) in smallest units of the fee currency, and its signed USD value. */
-export interface FeeBucket {
-  /** Decimal USD, from the USD value computed when the fee was priced: negative for a cost, positive for the
-   *  sponsored part (the reference's convention). */
-  usd: string;
-  amount: bigint;
-  amountFormatted: string;
-}
-
-export interface FeeBuckets {
-  execution: FeeBucket;
-  swap: FeeBucket;
-  platform: FeeBucket;
-  app: FeeBucket;
-  sponsored: FeeBucket;
-}
-
 /** Fees of a request: as quoted, and as computed at fill time (null before). */
 export interface RequestFees {
   quoted: FeeBuckets;
   actual: FeeBuckets | null;
   /** The fee currency (the input currency of the request). */
-  currency: QuoteCurrency;
-}
-
-export interface AppFeeEntry {
-  recipient: string;
-  bps: number;
-  amount: bigint;
-  amountFormatted: string;
-  amountUsd: string;
-}
-
-export interface RequestAppFees {
-  quoted: AppFeeEntry[];
-  /** App fees actually collected; empty until the fill is computed. */
-  actual: AppFeeEntry[];
   currency: QuoteCurrency;
 }
 
@@ -158,15 +128,6 @@ export interface RequestProtocol {
   solver: { address: string; protocolChainId: string } | null;
 }
 
-/** The platform fee applied to a request (owner-only data). */
-export interface PlatformFeeInfo {
-  /** Route class that decided the rate (`bridge`, `stablecoin`, `major`, `minor`). */
-  bucket: string;
-  totalFeeBps: number;
-  totalPlatformFee: Amount;
-  revenueShare: { tier: string | null; shareBps: number; amount: bigint };
-}
-
 /** Data only the API key that created the request sees. */
 export interface RequestOwnerData {
   referrer: string | null;
@@ -219,21 +180,6 @@ export interface RequestView {
 
 /** Statuses of the earlier history (`submitted` is reported as `pending`, `fallback` as `refund`). */
 export type RequestStatusV2 = 'waiting' | 'depositing' | 'pending' | 'success' | 'failure' | 'refund';
-
-/** The deprecated fee object of the earlier history, in smallest units of the fee currency. */
-export interface LegacyRequestFees {
-  relayer: bigint;
-  relayerGas: bigint;
-  relayerService: bigint;
-  app: bigint;
-  subsidized: bigint;
-  /** The reference's keys: destination gas, the flat fee, the bps-priced fees (swap and platform), and a
-   *  gateway fee (always zero: no canonical bridge is involved). */
-  gas: bigint;
-  fixed: bigint;
-  price: bigint;
-  gateway: bigint;
-}
 
 /** The quote's `details.expandedPriceImpact`, which the earlier history repeats for the request. */
 export type ExpandedPriceImpactView = QuoteDetails['expandedPriceImpact'];

@@ -3,7 +3,7 @@ import { getRequest } from '../../store/requests.repository.js';
 import { claimForFastFill } from '../../store/fastFills.repository.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import type { Caller } from '../quote/types.js';
+import type { Caller } from '../vocabulary/caller.js';
 import { parseRequestId } from '../requests/requestId.js';
 import { parseUint } from '../inputs.js';
 

@@ -2,15 +2,14 @@ import type { Address } from 'viem';
 import type { RequestRecord } from '../../store/requestRecord.js';
 import type { JsonObject } from '../../store/tables.js';
 import { storedAmount } from '../json.js';
-import { chainCurrencies, requireChain } from '../chains/requireChain.js';
-import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
+import { requireChain, requireCurrency } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
-import { GatewayError, isGatewayError } from '../errors.js';
-import type { RouteClass } from '../fees/classifyRoute.js';
+import { isGatewayError } from '../errors.js';
+import type { RouteClass } from '../vocabulary/route.js';
 import { NEVER_SPONSORED } from '../fees/sponsorship.js';
 import { toUsdMicros } from '../market.js';
 import { fillExecutionFee, priceRoute } from '../quote/pricing.js';
-import type { ResolvedRoute } from '../quote/resolve.js';
+import type { ResolvedRoute } from '../vocabulary/route.js';
 import type { QuoteDetails } from '../quote/types.js';
 
 export type RepriceAtFillReturnType =
@@ -41,8 +40,8 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
   const fees = request.feesQuoted;
   const origin = requireChain(ctx, request.originChainId);
   const destination = requireChain(ctx, request.destinationChainId);
-  const currencyIn = currencyOf(origin, request.originCurrency);
-  const currencyOut = currencyOf(destination, request.destinationCurrency);
+  const currencyIn = requireCurrency(origin, request.originCurrency);
+  const currencyOut = requireCurrency(destination, request.destinationCurrency);
   const routeClass = fees.routeClass as RouteClass;
   const sameAsset = routeClass === 'bridge';
   const parts = fees.executionParts as { gasUnits: string; l1FeeWei?: string } | undefined;
@@ -159,12 +158,3 @@ const slippage = (message: string, numbers: Record<string, string>): RepriceAtFi
   failReason: 'SLIPPAGE',
   details: { message, ...numbers },
 });
-
-function currencyOf(chain: ChainConfig, address: string): CurrencyConfig {
-  const currency = chainCurrencies(chain).find(
-    (candidate) => candidate.address.toLowerCase() === address.toLowerCase(),
-  );
-  if (currency === undefined)
-    throw new GatewayError('UNSUPPORTED_CURRENCY', `${address} is no longer a currency of chain ${chain.id}`);
-  return currency;
-}

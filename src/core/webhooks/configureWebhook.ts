@@ -2,7 +2,7 @@ import { getApiKey, hasWebhookSecret, setApiKeyWebhook, type ApiKeyRecord } from
 import { hashApiKey } from '../apiKeys/authenticate.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import { sealWebhookSecret } from './webhookSecret.js';
+import { sealWebhookSecret } from '../apiKeys/webhookSecret.js';
 import { validateWebhook, type ValidateWebhookParameters } from '../apiKeys/validateWebhook.js';
 
 export interface ConfigureWebhookParameters {

@@ -13,7 +13,7 @@ import type { GatewayMetrics } from '../metrics.js';
 import { postWebhook, type PostWebhookResult } from './postWebhook.js';
 import { reservedHeader, signatureHeader, signatureTimestampHeader, signWebhook } from './signature.js';
 import { webhookBodyText } from './webhookPayload.js';
-import { openWebhookSecret, type WebhookEncryptionKey } from './webhookSecret.js';
+import { openWebhookSecret, type WebhookEncryptionKey } from '../apiKeys/webhookSecret.js';
 import { checkWebhookUrl } from './webhookUrl.js';
 
 /** Delivery policy of webhooks (`GatewayConfig.webhooks`). */

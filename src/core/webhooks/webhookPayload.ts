@@ -1,16 +1,8 @@
-import type { RequestStatusSnapshot, StatusDepositAddress } from '../../store/requestStatus.js';
-import { statusFieldsOf } from '../requests/statusRules.js';
+import type { RequestStatusSnapshot } from '../../store/requestStatus.js';
+import { statusFieldsOf, toWebhookDepositAddress, type WebhookDepositAddress } from '../requests/statusRules.js';
 import type { RenderedStatus } from '../requests/types.js';
 
 const webhookEventName = 'request.status.updated';
-
-/** The deposit address object of the webhook and `/ws` forms (api-facts §5.3): `type` is `depositAddressType`. */
-export type WebhookDepositAddress = {
-  address: string;
-  depositAddressType: 'open' | 'strict';
-  depositor: string | null;
-  depositTxHash: string | null;
-} | null;
 
 /**
  * `data` of a `request.status.updated` webhook and of a `/ws` status event: the rendered snapshot with its deposit
@@ -32,17 +24,6 @@ function toWebhookStatusData(snapshot: RequestStatusSnapshot): WebhookStatusData
     depositAddress: toWebhookDepositAddress(snapshot.depositAddress),
     requestId: snapshot.requestId,
     referrer: snapshot.referrer,
-  };
-}
-
-/** A status record's deposit address in the webhook form. */
-export function toWebhookDepositAddress(stored: StatusDepositAddress | null): WebhookDepositAddress {
-  if (stored === null) return null;
-  return {
-    address: stored.address,
-    depositAddressType: stored.type,
-    depositor: stored.depositor,
-    depositTxHash: stored.depositTxHash,
   };
 }
 

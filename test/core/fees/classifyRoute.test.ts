@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  classifyRoute,
-  type RouteClass,
-  type RouteCurrency,
-  type RouteOperation,
-} from '../../../src/core/fees/index.js';
+import { classifyRoute, type RouteCurrency } from '../../../src/core/fees/index.js';
+import type { RouteClass, RouteOperation } from '../../../src/core/vocabulary/route.js';
 
 const on = (chainId: number, symbol: string, currencyId = symbol.toLowerCase()): RouteCurrency => ({
   chainId,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { platformFee, platformFeeBps, type RouteClass } from '../../../src/core/fees/index.js';
+import { platformFee, platformFeeBps } from '../../../src/core/fees/index.js';
+import type { RouteClass } from '../../../src/core/vocabulary/route.js';
 
 describe('platformFeeBps', () => {
   it.each<[RouteClass, number]>([

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { revenueShare, type RevenueShareReturnType, type RouteClass } from '../../../src/core/fees/index.js';
+import { revenueShare, type RevenueShareReturnType } from '../../../src/core/fees/index.js';
+import type { RouteClass } from '../../../src/core/vocabulary/route.js';
 
 const USD = 1_000_000n;
 const M = 1_000_000n * USD;

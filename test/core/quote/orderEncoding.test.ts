@@ -15,7 +15,7 @@ import {
   type OrderData,
 } from '../../../src/core/quote/orderEncoding.js';
 import type { Pricing } from '../../../src/core/quote/pricing.js';
-import type { ResolvedRoute } from '../../../src/core/quote/resolve.js';
+import type { ResolvedRoute } from '../../../src/core/vocabulary/route.js';
 import { makeChainConfig } from '../../helpers/chainConfig.js';
 
 /** The reference: the layout as viem parses it (the same struct definitions as the protocol's). */

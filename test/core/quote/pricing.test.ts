@@ -8,8 +8,8 @@ import { currencyConfig } from '../../../src/core/chains/currency.js';
 import { GatewayError } from '../../../src/core/errors.js';
 import type { UsdPrice } from '../../../src/core/market.js';
 import { priceRoute, type MarketSnapshot, type PricingParameters } from '../../../src/core/quote/pricing.js';
-import type { ResolvedRoute } from '../../../src/core/quote/resolve.js';
-import type { Caller } from '../../../src/core/quote/types.js';
+import type { ResolvedRoute } from '../../../src/core/vocabulary/route.js';
+import type { Caller } from '../../../src/core/vocabulary/caller.js';
 import { defaultQuoteSettings } from '../../../src/core/settings.js';
 import { makeChainConfig } from '../../helpers/chainConfig.js';
 

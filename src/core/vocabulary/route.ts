@@ -1,0 +1,29 @@
+/** What a quote's route is, shared by the quote, the fees and the limits that judge it. */
+import type { Address } from 'viem';
+import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
+import type { DestinationCall } from '../fill/fillTransaction.js';
+
+/** Platform-fee class of a route (spec "Fee rules" §3). */
+export type RouteClass = 'bridge' | 'stablecoin' | 'major' | 'minor';
+
+export type RouteOperation = 'bridge' | 'swap' | 'call' | 'wrap' | 'unwrap';
+
+/** A quote request checked against the catalogue: chains, currencies, addresses and the kind of trade. */
+export interface ResolvedRoute {
+  origin: ChainConfig;
+  destination: ChainConfig;
+  currencyIn: CurrencyConfig;
+  currencyOut: CurrencyConfig;
+  user: Address;
+  recipient: Address;
+  refundTo: Address;
+  operation: RouteOperation | 'send';
+  routeClass: RouteClass;
+  /** Same asset on both sides (bridge, send, wrap, unwrap): converted 1:1, no oracle. */
+  sameAsset: boolean;
+  sameChain: boolean;
+  calls: DestinationCall[];
+  slippageBps: number;
+  /** Set for `useDepositAddress` quotes. */
+  depositAddress?: { type: 'strict' | 'open'; recoveryAddress: Address | null } | null;
+}
