@@ -139,7 +139,8 @@ function refuseUnlessPending(request: RequestRecord): void {
       throw new GatewayError('CONFLICT', `Request ${id} is filled; it cannot be refunded`);
     case 'refund':
       throw new GatewayError('CONFLICT', `Request ${id} is already refunded`);
-    default:
+    case 'failure':
+    case 'fallback':
       throw new GatewayError(
         'CONFLICT',
         request.refundFailReason === null
