@@ -11,6 +11,12 @@ import type { ResolvedRoute } from './resolve.js';
 import type { Caller, FeeBreakdown, QuoteParameters } from './types.js';
 import { pow10 } from '../powersOfTen.js';
 
+/**
+ * Gas the fill's extra call that sends the top-up costs: a value transfer to an account that may not exist yet
+ * (9,000 for the value, 25,000 for a new account, a cold access) with a margin.
+ */
+export const GAS_TOPUP_FILL_GAS = 40_000n;
+
 /** What pricing reads from the market, fetched once per quote. */
 export interface MarketSnapshot {
   priceIn: UsdPrice;
@@ -42,6 +48,11 @@ export interface PricingParameters {
 }
 
 export interface Pricing {
+  /**
+   * The native gas the fill delivers to the recipient with the output (`topupGas`), in the destination's native
+   * smallest units, and the micro-USD charged for it in the execution fee; null without a top-up.
+   */
+  gasTopup: { amount: bigint; usdMicros: bigint } | null;
   amountIn: bigint;
   amountOut: bigint;
   /** Floor of the output after slippage (equal to `amountOut` for EXACT_OUTPUT). */
@@ -84,13 +95,30 @@ export function priceRoute(parameters: PricingParameters): Pricing {
     feeBps: parseFeeBps(entry.fee),
   }));
 
+  const topupUsdMicros = route.gasTopupUsdMicros ?? 0n;
+  const gasTopup =
+    topupUsdMicros === 0n
+      ? null
+      : {
+          // What the requested USD buys of the native currency, rounded down: never more than is charged.
+          amount: fromUsdMicros(
+            topupUsdMicros,
+            route.destination.nativeCurrency.decimals,
+            market.destinationNativePrice,
+            'down',
+          ),
+          usdMicros: topupUsdMicros,
+        };
+  const fillGasUnits = market.fillGasUnits + (gasTopup === null ? 0n : GAS_TOPUP_FILL_GAS);
   const execution = fillExecutionFee(
     route.destination,
-    { units: market.fillGasUnits, priceWei: market.destinationGasPrice, l1FeeWei: market.fillL1FeeWei },
+    { units: fillGasUnits, priceWei: market.destinationGasPrice, l1FeeWei: market.fillL1FeeWei },
     market.destinationNativePrice,
     market.originGas,
   );
-  const executionIn = fromUsdMicros(execution.totalMicros, from.decimals, from.price, 'up');
+  // The top-up's value is charged with the fill's gas, in the execution fee, as the reference shows it.
+  const executionMicros = execution.totalMicros + topupUsdMicros;
+  const executionIn = fromUsdMicros(executionMicros, from.decimals, from.price, 'up');
   const capIn =
     params.maxSubsidizationAmount === undefined
       ? undefined
@@ -148,6 +176,7 @@ export function priceRoute(parameters: PricingParameters): Pricing {
   });
 
   return {
+    gasTopup,
     amountIn,
     amountOut,
     minimumAmountOut,
@@ -161,12 +190,13 @@ export function priceRoute(parameters: PricingParameters): Pricing {
       },
       routeClass: route.routeClass,
       execution: fees.execution,
-      executionUsdMicros: execution.totalMicros,
+      executionUsdMicros: executionMicros,
       executionParts: {
         flatMicros: execution.flatMicros,
         destinationGasMicros: execution.destinationMicros,
         originGasMicros: execution.originMicros,
-        gasUnits: market.fillGasUnits,
+        gasTopupMicros: topupUsdMicros,
+        gasUnits: fillGasUnits,
         gasPriceWei: market.destinationGasPrice,
         l1FeeWei: market.fillL1FeeWei,
       },
@@ -184,7 +214,7 @@ export function priceRoute(parameters: PricingParameters): Pricing {
     usd: {
       in: usdIn(amountIn),
       out: toUsdMicros(amountOut, to.decimals, to.price),
-      execution: execution.totalMicros,
+      execution: executionMicros,
       swap: usdIn(fees.swap),
       platform: usdIn(fees.platform),
       app: usdIn(fees.app.total),
