@@ -5,8 +5,8 @@
  * reference does; and the unmodified `@relayprotocol/relay-sdk` passing `topupGas: true` completes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWalletClient, erc20Abi, http, zeroAddress, type Address } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { createWalletClient, erc20Abi, http, toHex, zeroAddress, type Address } from 'viem';
+import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts';
 import { convertViemChainToRelayChain, createClient, getClient } from '@relayprotocol/relay-sdk';
 import { devnetViemChain, type DevnetChain } from '../../src/chain/devnet.js';
 import { call } from '../helpers/conformance.js';
@@ -144,5 +144,37 @@ describe('gas top-up', () => {
     for (const item of result.steps.flatMap((step) => step.items ?? [])) expect(item.status).toBe('complete');
     expect(await nativeOf(chainB, recipient)).toBe(topup);
     expect(await tokenBalance(chainB, usdcB, recipient)).toBe(BigInt(quote.details!.currencyOut!.amount!));
+  });
+
+  it('refunds the deposit (SOLVER_BALANCE_TOO_LOW) when the solver cannot pay the top-up at fill time', async () => {
+    const user = gateway.devnet.descriptor.accounts[1]!;
+    const recipient = fresh(0x70_0004);
+    const solver = privateKeyToAddress(gateway.devnet.descriptor.solver.privateKey);
+    const usdcB = tokenOf(chainB, 'USDC');
+    const quote = await requestQuote(gateway, user, {
+      originCurrency: tokenOf(chainA, 'USDC'),
+      destinationCurrency: usdcB,
+      amount: '15000000',
+      recipient,
+      topupGas: true,
+    });
+    const requestId = quote.steps.at(-1)!.requestId;
+    const client = publicClientOf(chainB);
+    const held = await client.getBalance({ address: solver });
+    // Between the quote and the deposit the solver's native on B falls below the top-up (anvil sets the balance).
+    const short = BigInt(quote.details.currencyGasTopup.amount) - 1n;
+    await client.request({ method: 'anvil_setBalance' as any, params: [solver, toHex(short)] as any });
+    try {
+      await executeSteps(gateway, quote.steps, user);
+      await waitForStatus(requestId, 'refund');
+    } finally {
+      await client.request({ method: 'anvil_setBalance' as any, params: [solver, toHex(held)] as any });
+    }
+    expect(await nativeOf(chainB, recipient)).toBe(0n);
+    expect(await tokenBalance(chainB, usdcB, recipient)).toBe(0n);
+    const { body } = await call(gateway.url, 'getRequests', { query: { id: requestId } });
+    const [request] = (body as { requests: any[] }).requests;
+    expect(request.data.failReason).toBe('SOLVER_BALANCE_TOO_LOW');
+    expect(request.data.route.actual.currencyGasTopup).toBeNull();
   });
 });
