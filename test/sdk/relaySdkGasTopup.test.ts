@@ -10,6 +10,7 @@ import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts';
 import { convertViemChainToRelayChain, createClient, getClient } from '@relayprotocol/relay-sdk';
 import { devnetViemChain, type DevnetChain } from '../../src/chain/devnet.js';
 import { call } from '../helpers/conformance.js';
+import { post as graphqlPost } from '../graphql/harness.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { executeSteps, publicClientOf, requestQuote, tokenOf } from '../helpers/quote.js';
 
@@ -75,6 +76,33 @@ describe('gas top-up', () => {
     // A smaller amount asked for halves the native delivered (rounding down).
     const one = await requestQuote(gateway, user, { ...body, topupGas: true, topupGasAmount: '1000000' });
     expect(BigInt(one.details.currencyGasTopup.amount)).toBe(BigInt(topup.amount) / 2n);
+  });
+
+  it('GraphQL quote takes topupGas / topupGasAmount and shows details.currencyGasTopup', async () => {
+    const user = gateway.devnet.descriptor.accounts[0]!;
+    const QUOTE =
+      'query Quote($input: QuoteInput!) { quote(input: $input) { details { currencyGasTopup { amount amountUsd currency { chainId address } } } } }';
+    const input = {
+      user: user.address,
+      originChainId: chainA.chainId,
+      destinationChainId: chainB.chainId,
+      originCurrency: tokenOf(chainA, 'USDC'),
+      destinationCurrency: tokenOf(chainB, 'USDC'),
+      amount: '25000000',
+      tradeType: 'EXACT_INPUT',
+      recipient: fresh(0x70_0005),
+    };
+    const rest = await requestQuote(gateway, user, { ...input, topupGas: true, topupGasAmount: '3000000' });
+    const { body } = await graphqlPost(gateway.url, QUOTE, {
+      input: { ...input, topupGas: true, topupGasAmount: '3000000' },
+    });
+    expect(body.errors).toBeUndefined();
+    expect(body.data.quote.details.currencyGasTopup).toMatchObject({
+      amount: rest.details.currencyGasTopup.amount,
+      currency: { chainId: chainB.chainId, address: zeroAddress },
+    });
+    const without = await graphqlPost(gateway.url, QUOTE, { input });
+    expect(without.body.data.quote.details.currencyGasTopup).toBeNull();
   });
 
   it('ignores topupGas where the destination currency is the native one, as the reference does', async () => {
