@@ -137,6 +137,8 @@ describe('gas top-up', () => {
     expect(status).toBe(200);
     const [request] = (body as { requests: any[] }).requests;
     expect(request.features).toContain('gas_top_up');
+    const listed = await call(gateway.url, 'getRequests', { query: { features: 'gas_top_up', limit: '50' } });
+    expect((listed.body as { requests: Array<{ id: string }> }).requests.map((r) => r.id)).toContain(requestId);
     expect(request.data.route.actual.currencyGasTopup).toMatchObject({
       amount: quote.details.currencyGasTopup.amount,
       currency: { chainId: chainB.chainId, address: zeroAddress },
