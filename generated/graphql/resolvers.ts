@@ -1215,6 +1215,8 @@ export type Quote = {
 /** Summary of a quote: amounts, impact, slippage and route. */
 export type QuoteDetails = {
   __typename?: 'QuoteDetails';
+  /** Native gas the fill delivers to the recipient with the output (with `topupGas`, when eligible). */
+  currencyGasTopup?: Maybe<CurrencyAmount>;
   currencyIn: CurrencyAmount;
   currencyOut: CurrencyAmount;
   expandedPriceImpact: ExpandedPriceImpact;
@@ -1292,6 +1294,10 @@ export type QuoteInput = {
   strict?: InputMaybe<Scalars['Boolean']['input']>;
   /** Sponsor the fees from the API key's sponsorship allowance (requires `x-api-key`): their USD value is reserved when the quote is stored (`SPONSOR_BALANCE_TOO_LOW`, nothing stored, when the allowance cannot cover it). App fees are never sponsored. */
   subsidizeFees?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Deliver native gas worth `topupGasAmount` USD to the recipient in the same fill (charged in the execution fee, shown as `details.currencyGasTopup`); ignored where the destination is not eligible (its native currency, or a currency not bridged). */
+  topupGas?: InputMaybe<Scalars['Boolean']['input']>;
+  /** USD value of the gas top-up in micro-units (`1000000` = USD 1); default 2000000. Requires `topupGas`. */
+  topupGasAmount?: InputMaybe<Scalars['BigInt']['input']>;
   tradeType: TradeType;
   /** Seconds after which an unfilled request is refunded instead of filled: 1 up to the gateway's cap (`quote.maxTtlSeconds`, default 3600); anything else is refused `INVALID_INPUT`. */
   ttl?: InputMaybe<Scalars['Int']['input']>;
@@ -2522,6 +2528,7 @@ export type QuoteResolvers<ContextType = GraphQLContext, ParentType extends Reso
 }>;
 
 export type QuoteDetailsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['QuoteDetails'] = ResolversParentTypes['QuoteDetails']> = ResolversObject<{
+  currencyGasTopup?: Resolver<Maybe<ResolversTypes['CurrencyAmount']>, ParentType, ContextType>;
   currencyIn?: Resolver<ResolversTypes['CurrencyAmount'], ParentType, ContextType>;
   currencyOut?: Resolver<ResolversTypes['CurrencyAmount'], ParentType, ContextType>;
   expandedPriceImpact?: Resolver<ResolversTypes['ExpandedPriceImpact'], ParentType, ContextType>;

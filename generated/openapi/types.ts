@@ -77,8 +77,8 @@ export interface paths {
          * @description Prices a bridge, swap or call and returns the steps to execute it: usually one deposit transaction on
          *     the origin chain, preceded by an approval when an ERC-20 allowance is missing; with `usePermit`, one
          *     signature step instead (the gateway deposits and pays the gas); with `useDepositAddress`, a plain transfer
-         *     to a deposit address (`depositAddress` on the step). (`topupGas` and the other options marked "Not
-         *     supported by this gateway yet" are answered 400 `INVALID_INPUT`.) Creating a quote creates the request
+         *     to a deposit address (`depositAddress` on the step). (Options marked "Not
+         *     supported by this gateway yet" are refused with a 400 naming the option.) Creating a quote creates the request
          *     (status `waiting`) identified by the
          *     `requestId` carried by every step.
          *
@@ -1384,9 +1384,9 @@ export interface components {
              * @description Always refund on the origin chain (always the case).
              */
             refundOnOrigin?: boolean;
-            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, add a native-gas top-up to the destination fill. */
+            /** @description Deliver some of the destination chain's native currency to the recipient in the same fill, worth `topupGasAmount` USD, charged in the execution fee and shown as `details.currencyGasTopup`. Honoured when the destination is an EVM chain, the destination currency is not its native currency, and the chain's `tokenSupport` is `All` or the currency `supportsBridging`; elsewhere it is ignored (no `currencyGasTopup`), as in the reference. */
             topupGas?: boolean;
-            /** @description Not supported by this gateway yet; a quote or price that sets it is answered 400 `INVALID_INPUT` (`errorData` names the option). In the reference, USD value of the gas top-up in 6-decimal units (`"1000000"` = $1); default `"2000000"`. Requires `topupGas`. */
+            /** @description USD value of the gas top-up in 6-decimal units (`"1000000"` = $1); default `"2000000"`. Requires `topupGas` (else 400 `INVALID_INPUT`); more than `"100000000"` ($100) or `"0"` is refused `INVALID_INPUT`. */
             topupGasAmount?: components["schemas"]["UintString"];
             /** @description For exact-output swaps, keep any surplus with the solver instead of sweeping it to the recipient. */
             enableTrueExactOutput?: boolean;

@@ -60,7 +60,7 @@ export interface SearchRequestFilters {
 }
 
 /** The features a request here can have (the reference's others are never set on one). */
-export type RequestFeatureFilter = 'app_fees' | 'deposit_address';
+export type RequestFeatureFilter = 'app_fees' | 'deposit_address' | 'gas_top_up';
 
 type RequestsQuery<O> = SelectQueryBuilder<Tables, 'requests', O>;
 
@@ -177,7 +177,8 @@ export function applySearchFilters<O>(query: RequestsQuery<O>, filters: SearchRe
 
 /**
  * The rows with a feature, by the rule the record's `features` follows (`presentRequest.ts`): app fees quoted
- * (`app_fees_usd_micros` is set exactly then), or a deposit address.
+ * (`app_fees_usd_micros` is set exactly then), a deposit address, or a gas top-up stored with the quote (a
+ * containment test on the `quote` document, not indexed: narrow it with another filter on a large history).
  */
 function featureMatches(eb: ExpressionBuilder<Tables, 'requests'>, feature: RequestFeatureFilter): Expression<SqlBool> {
   switch (feature) {
@@ -185,6 +186,8 @@ function featureMatches(eb: ExpressionBuilder<Tables, 'requests'>, feature: Requ
       return eb('app_fees_usd_micros', 'is not', null);
     case 'deposit_address':
       return eb('deposit_address', 'is not', null);
+    case 'gas_top_up':
+      return sql<SqlBool>`requests.quote ? 'gasTopup'`;
   }
 }
 

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { zeroAddress } from 'viem';
 import { toDepositRecord, type DepositRecord } from './deposits.repository.js';
 import { normalizeHex, toNumber } from './mappers.js';
 import type { Tables } from './tables.js';
@@ -212,20 +213,36 @@ export async function sumPendingSettlement(
 
 /**
  * Per destination chain and currency: what fills in flight will take from the solver's wallet (requests whose
- * deposit is claimed or fill sent, not yet mined: `pending`, `submitted`).
+ * deposit is claimed or fill sent, not yet mined: `pending`, `submitted`), their gas top-ups in the native line.
  */
 export async function sumCommittedFills(
   db: Kysely<Tables>,
 ): Promise<Array<{ chainId: number; currency: string; amount: bigint }>> {
-  const rows = await db
-    .selectFrom('requests')
-    .select(['destination_chain_id', 'destination_currency', sql<string>`sum(amount_out)::text`.as('amount')])
-    .where('status', 'in', ['pending', 'submitted'])
-    .groupBy(['destination_chain_id', 'destination_currency'])
-    .execute();
-  return rows.map((row) => ({
-    chainId: toNumber(row.destination_chain_id),
-    currency: row.destination_currency.toLowerCase(),
-    amount: BigInt(row.amount.split('.')[0]!),
-  }));
+  const [rows, topups] = await Promise.all([
+    db
+      .selectFrom('requests')
+      .select(['destination_chain_id', 'destination_currency', sql<string>`sum(amount_out)::text`.as('amount')])
+      .where('status', 'in', ['pending', 'submitted'])
+      .groupBy(['destination_chain_id', 'destination_currency'])
+      .execute(),
+    // A gas top-up (`topupGas`) is native the fill sends besides its output: committed like a native output.
+    db
+      .selectFrom('requests')
+      .select(['destination_chain_id', sql<string>`sum((quote->'gasTopup'->>'amount')::numeric)::text`.as('amount')])
+      .where('status', 'in', ['pending', 'submitted'])
+      .where(sql<boolean>`quote ? 'gasTopup'`)
+      .groupBy('destination_chain_id')
+      .execute(),
+  ]);
+  const sums = new Map<string, { chainId: number; currency: string; amount: bigint }>();
+  const add = (chainId: number, currency: string, amount: bigint) => {
+    const key = `${chainId}:${currency}`;
+    const line = sums.get(key) ?? { chainId, currency, amount: 0n };
+    line.amount += amount;
+    sums.set(key, line);
+  };
+  for (const row of rows)
+    add(toNumber(row.destination_chain_id), row.destination_currency.toLowerCase(), BigInt(row.amount.split('.')[0]!));
+  for (const row of topups) add(toNumber(row.destination_chain_id), zeroAddress, BigInt(row.amount.split('.')[0]!));
+  return [...sums.values()];
 }

@@ -579,7 +579,10 @@ describe('POST /quote/v2 errors', () => {
       { ...base(), originCurrency: token(A, 'weth'), destinationCurrency: token(B, 'weth'), usePermit: true },
       { status: 400, code: 'INVALID_INPUT', data: 'usePermit' },
     );
-    await expectQuoteError({ ...base(), topupGas: true }, { status: 400, code: 'INVALID_INPUT', data: 'topupGas' });
+    await expectQuoteError(
+      { ...base(), topupGasAmount: '1000000' },
+      { status: 400, code: 'INVALID_INPUT', data: 'topupGasAmount' },
+    );
     // Turned off explicitly, they are no problem.
     await expectQuote({ ...base(), usePermit: false, topupGas: false, useDepositAddress: false });
   });

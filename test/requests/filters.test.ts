@@ -282,6 +282,7 @@ describe('GET /requests/v3 filters on values stored per request (blocks, fill ti
   it('features matches any of the listed features, as each record’s `features` lists them', async () => {
     await expectIds(v3, { features: 'app_fees' }, ['appFee', 'bigAppFee']);
     await expectIds(v3, { features: 'fast_fill,app_fees' }, ['appFee', 'bigAppFee']);
+    // No request of this history has a gas top-up (`test/sdk/relaySdkGasTopup.test.ts` lists one).
     await expectIds(v3, { features: 'gas_top_up' }, []);
     const { body } = await v3({ features: 'app_fees' });
     for (const record of body.requests) expect(record.features).toContain('app_fees');

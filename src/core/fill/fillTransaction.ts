@@ -20,6 +20,8 @@ export interface FillTransactionParameters {
   amount: bigint;
   /** The user's calls; empty or absent for a plain payment. */
   calls?: ReadonlyArray<DestinationCall> | undefined;
+  /** Native gas sent to the recipient besides the output (`topupGas`), smallest units; 0 or absent for none. */
+  gasTopup?: bigint | undefined;
 }
 
 export interface FillTransaction {
@@ -35,7 +37,9 @@ export interface FillTransaction {
  * - payment in an ERC-20: `transferFrom(solver, recipient, amount)` (the solver approves the fill contract);
  * - with the user's calls: the funds go to the public multicaller (native as value, tokens by `transferFrom`),
  *   which runs the calls and returns leftover native to the recipient. The calls themselves sweep leftover
- *   tokens (`cleanupErc20s`), as the reference's calling guide asks.
+ *   tokens (`cleanupErc20s`), as the reference's calling guide asks;
+ * - with a gas top-up: one more call sends the native amount to the recipient, in the same transaction, so the
+ *   output and the gas arrive together or not at all.
  *
  * The quote estimates this transaction's gas for the execution fee; the solver sends it.
  */
@@ -64,10 +68,12 @@ export function fillTransaction(params: FillTransactionParameters): FillTransact
     });
     inner.push({ to: contracts.multicaller, data: multicall, value: native ? amount : 0n, allowFailure: false });
   }
+  const gasTopup = params.gasTopup ?? 0n;
+  if (gasTopup > 0n) inner.push({ to: recipient, data: '0x', value: gasTopup, allowFailure: false });
   return {
     to: contracts.onlyOwnerMulticaller,
     data: encodeFunctionData({ abi: onlyOwnerMulticallerAbi, functionName: 'fill', args: [requestId, inner] }),
-    value: native ? amount : 0n,
+    value: (native ? amount : 0n) + gasTopup,
   };
 }
 

@@ -131,6 +131,8 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
       order: { orderData: order.orderData },
       ...(feeSponsorship === undefined ? {} : { feeSponsorship }),
       ...(permit === undefined ? {} : { permit: { ...permit } }),
+      // The native gas the fill sends the recipient besides the output, and what it was charged.
+      ...(pricing.gasTopup === null ? {} : { gasTopup: pricing.gasTopup }),
     }),
     feesQuoted: storedFeesOf(pricing),
     expiresAt: deadline * 1000,
@@ -308,6 +310,17 @@ async function prepare(
     caller,
     trailingVolumeUsdMicros: volume,
   });
+  if (pricing.gasTopup !== null) {
+    // The top-up is paid from the solver's native balance on the destination, less what native fills in flight take.
+    const nativeBalance = await market.solverBalance(destination.id, zeroAddress);
+    const availableNative = nativeBalance - (committed.get(`${destination.id}:${zeroAddress}`) ?? 0n);
+    if (availableNative < pricing.gasTopup.amount)
+      throw new GatewayError(
+        'INSUFFICIENT_LIQUIDITY',
+        `The solver cannot send a gas top-up of ${formatUnits(pricing.gasTopup.amount, destination.nativeCurrency.decimals)} ${destination.nativeCurrency.symbol} on chain ${destination.id} right now; leave topupGas out or ask for a smaller topupGasAmount`,
+        { data: `available=${availableNative > 0n ? availableNative : 0n}` },
+      );
+  }
   checkFillable(ctx, route, params, pricing, availableOut, {
     priceIn,
     priceOut,

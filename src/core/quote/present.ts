@@ -78,6 +78,17 @@ export function presentDetails(p: PresentParameters): QuoteDetails {
     currencyIn,
     currencyOut,
     refundCurrency: currencyIn,
+    ...(pricing.gasTopup === null
+      ? {}
+      : {
+          // Priced at what it is charged (the requested USD), as the execution fee carries it.
+          currencyGasTopup: amountOf(
+            quoteCurrency(route.destination.id, route.destination.nativeCurrency),
+            pricing.gasTopup.amount,
+            pricing.gasTopup.usdMicros,
+            pricing.gasTopup.amount,
+          ),
+        }),
     totalImpact: impact(usd.out - usd.in, usd.in),
     swapImpact: impact(-usd.swap, usd.in),
     expandedPriceImpact: expandedPriceImpact(usd),
@@ -128,7 +139,8 @@ export function presentLegacyFees(p: PresentParameters): LegacyFees {
   const fees = pricing.fees;
   const { relayerGas, relayerService } = relayerSplit(
     fees,
-    fees.executionParts.destinationGasMicros + fees.executionParts.originGasMicros,
+    // A gas top-up is destination gas the user buys: with the fill's gas, as the reference shows it.
+    fees.executionParts.destinationGasMicros + fees.executionParts.originGasMicros + fees.executionParts.gasTopupMicros,
     fees.executionUsdMicros,
   );
   const at = (amount: bigint) => pricedAmount(inCurrency, p.priceIn, amount);

@@ -12,6 +12,12 @@ import type { FeeBreakdown, QuoteParameters } from './types.js';
 import type { Caller } from '../vocabulary/caller.js';
 import { pow10 } from '../powersOfTen.js';
 
+/**
+ * Gas the fill's extra call that sends the top-up costs: a value transfer to an account that may not exist yet
+ * (9,000 for the value, 25,000 for a new account, a cold access) with a margin.
+ */
+export const GAS_TOPUP_FILL_GAS = 40_000n;
+
 /** What pricing reads from the market, fetched once per quote. */
 export interface MarketSnapshot {
   priceIn: UsdPrice;
@@ -43,6 +49,11 @@ export interface PricingParameters {
 }
 
 export interface Pricing {
+  /**
+   * The native gas the fill delivers to the recipient with the output (`topupGas`), in the destination's native
+   * smallest units, and the micro-USD charged for it in the execution fee; null without a top-up.
+   */
+  gasTopup: { amount: bigint; usdMicros: bigint } | null;
   amountIn: bigint;
   amountOut: bigint;
   /** Floor of the output after slippage (equal to `amountOut` for EXACT_OUTPUT). */
@@ -85,13 +96,30 @@ export function priceRoute(parameters: PricingParameters): Pricing {
     feeBps: parseFeeBps(entry.fee),
   }));
 
+  const topupUsdMicros = route.gasTopupUsdMicros ?? 0n;
+  const gasTopup =
+    topupUsdMicros === 0n
+      ? null
+      : {
+          // What the requested USD buys of the native currency, rounded down: never more than is charged.
+          amount: fromUsdMicros(
+            topupUsdMicros,
+            route.destination.nativeCurrency.decimals,
+            market.destinationNativePrice,
+            'down',
+          ),
+          usdMicros: topupUsdMicros,
+        };
+  const fillGasUnits = market.fillGasUnits + (gasTopup === null ? 0n : GAS_TOPUP_FILL_GAS);
   const execution = fillExecutionFee(
     route.destination,
-    { units: market.fillGasUnits, priceWei: market.destinationGasPrice, l1FeeWei: market.fillL1FeeWei },
+    { units: fillGasUnits, priceWei: market.destinationGasPrice, l1FeeWei: market.fillL1FeeWei },
     market.destinationNativePrice,
     market.originGas,
   );
-  const executionIn = fromUsdMicros(execution.totalMicros, from.decimals, from.price, 'up');
+  // The top-up's value is charged with the fill's gas, in the execution fee, as the reference shows it.
+  const executionMicros = execution.totalMicros + topupUsdMicros;
+  const executionIn = fromUsdMicros(executionMicros, from.decimals, from.price, 'up');
   const capIn =
     params.maxSubsidizationAmount === undefined
       ? undefined
@@ -149,6 +177,7 @@ export function priceRoute(parameters: PricingParameters): Pricing {
   });
 
   return {
+    gasTopup,
     amountIn,
     amountOut,
     minimumAmountOut,
@@ -162,12 +191,13 @@ export function priceRoute(parameters: PricingParameters): Pricing {
       },
       routeClass: route.routeClass,
       execution: fees.execution,
-      executionUsdMicros: execution.totalMicros,
+      executionUsdMicros: executionMicros,
       executionParts: {
         flatMicros: execution.flatMicros,
         destinationGasMicros: execution.destinationMicros,
         originGasMicros: execution.originMicros,
-        gasUnits: market.fillGasUnits,
+        gasTopupMicros: topupUsdMicros,
+        gasUnits: fillGasUnits,
         gasPriceWei: market.destinationGasPrice,
         l1FeeWei: market.fillL1FeeWei,
       },
@@ -185,7 +215,7 @@ export function priceRoute(parameters: PricingParameters): Pricing {
     usd: {
       in: usdIn(amountIn),
       out: toUsdMicros(amountOut, to.decimals, to.price),
-      execution: execution.totalMicros,
+      execution: executionMicros,
       swap: usdIn(fees.swap),
       platform: usdIn(fees.platform),
       app: usdIn(fees.app.total),

@@ -126,6 +126,7 @@ export function resolveRoute(ctx: CoreContext, params: QuoteParameters): Resolve
     );
   }
 
+  const gasTopupUsdMicros = gasTopupOf(params, destination, currencyOut);
   const slippageBps =
     slippage ?? (sameAsset ? ctx.config.quote.defaultSlippageBps.bridge : ctx.config.quote.defaultSlippageBps.swap);
   return {
@@ -143,7 +144,43 @@ export function resolveRoute(ctx: CoreContext, params: QuoteParameters): Resolve
     calls,
     slippageBps,
     depositAddress,
+    gasTopupUsdMicros,
   };
+}
+
+/** The default top-up: USD 2, as the reference's. */
+export const DEFAULT_GAS_TOPUP_USD_MICROS = 2_000_000n;
+/** The largest top-up a quote may ask for (USD 100): the solver's native inventory pays it. */
+export const MAX_GAS_TOPUP_USD_MICROS = 100_000_000n;
+
+/**
+ * The micro-USD value of the native gas a quote delivers with its fill: `topupGasAmount` (default USD 2) when
+ * `topupGas` is set and the destination is eligible by the reference's rule (an EVM chain, which every chain of
+ * this gateway is; a currency other than the chain's native one; the chain's `tokenSupport` `All` or the currency
+ * bridgeable). An ineligible top-up is ignored rather than refused: the reference documents no error for it.
+ */
+function gasTopupOf(params: QuoteParameters, destination: ChainConfig, currencyOut: CurrencyConfig): bigint {
+  const amount = params.topupGasAmount;
+  if (amount !== undefined && params.topupGas !== true)
+    throw new GatewayError('INVALID_INPUT', 'topupGasAmount requires topupGas: true', { data: 'topupGasAmount' });
+  if (params.topupGas !== true) return 0n;
+  let usdMicros = DEFAULT_GAS_TOPUP_USD_MICROS;
+  if (amount !== undefined) {
+    if (!/^[0-9]{1,20}$/.test(amount))
+      throw new GatewayError('INVALID_INPUT', 'topupGasAmount must be an integer string of micro-USD', {
+        data: 'topupGasAmount',
+      });
+    usdMicros = BigInt(amount);
+    if (usdMicros === 0n || usdMicros > MAX_GAS_TOPUP_USD_MICROS)
+      throw new GatewayError(
+        'INVALID_INPUT',
+        `topupGasAmount must be from 1 to ${MAX_GAS_TOPUP_USD_MICROS} micro-USD (USD 100)`,
+        { data: 'topupGasAmount' },
+      );
+  }
+  const eligible =
+    currencyOut.address !== zeroAddress && (destination.tokenSupport === 'All' || currencyOut.supportsBridging);
+  return eligible ? usdMicros : 0n;
 }
 
 /**
@@ -203,14 +240,6 @@ function checkDepositAddressOptions(
  * (`docs/api-notes.md`); `INVALID_INPUT` only where the reference has none.
  */
 const unsupportedOptionRefusals: Record<UnsupportedQuoteOption, { code: ErrorCode; message: string }> = {
-  topupGas: {
-    code: 'INVALID_INPUT',
-    message: 'topupGas (a native gas top-up with the fill) is not supported by this gateway; leave it out',
-  },
-  topupGasAmount: {
-    code: 'INVALID_INPUT',
-    message: 'topupGasAmount (a native gas top-up with the fill) is not supported by this gateway; leave it out',
-  },
   fixedRate: {
     code: 'NO_QUOTES',
     message: 'This gateway gives no fixed-rate quotes; leave fixedRate out to get a quote at the current price',

@@ -52,19 +52,20 @@ export interface QuoteParameters {
   /** Origin-chain address that may withdraw what is still at the deposit address; needs `useDepositAddress`. */
   recoveryAddress?: string | undefined;
   /**
+   * Deliver native gas worth `topupGasAmount` (micro-USD, default USD 2) to the recipient with the fill, where
+   * the destination is eligible (`docs/api-notes.md`); ignored elsewhere, as the reference does.
+   */
+  topupGas?: boolean | undefined;
+  /** Micro-USD as a decimal string; requires `topupGas`. */
+  topupGasAmount?: string | undefined;
+  /**
    * Options of the reference this gateway cannot honour; any that is set (true, or a non-empty value) is
    * refused with a clear `INVALID_INPUT` naming it, rather than silently quoting something else.
    */
   unsupported?: Partial<Record<UnsupportedQuoteOption, unknown>> | undefined;
 }
 
-export const unsupportedQuoteOptions = [
-  'topupGas',
-  'topupGasAmount',
-  'fixedRate',
-  'authorizationList',
-  'gasLimitForDepositSpecifiedTxs',
-] as const;
+export const unsupportedQuoteOptions = ['fixedRate', 'authorizationList', 'gasLimitForDepositSpecifiedTxs'] as const;
 export type UnsupportedQuoteOption = (typeof unsupportedQuoteOptions)[number];
 
 export interface TransactionItem {
@@ -127,6 +128,8 @@ export interface QuoteDetails {
   currencyIn: Amount;
   currencyOut: Amount;
   refundCurrency: Amount;
+  /** Native gas the fill sends the recipient besides the output (`topupGas`, when eligible). */
+  currencyGasTopup?: Amount;
   totalImpact: Impact;
   swapImpact: Impact;
   expandedPriceImpact: ExpandedPriceImpact;
@@ -233,6 +236,8 @@ export interface FeeBreakdown {
     destinationGasMicros: bigint;
     /** The origin transaction the gateway sends for the user (permit deposits); 0 otherwise. */
     originGasMicros: bigint;
+    /** The native gas top-up's value (`topupGas`), charged with the fill's gas; 0 without one. */
+    gasTopupMicros: bigint;
     gasUnits: bigint;
     gasPriceWei: bigint;
     /** The fill's L1 data fee (wei) on an OP-stack destination, in `destinationGasMicros`; 0 elsewhere. */

@@ -83,7 +83,7 @@ export function presentRequest(ctx: CoreContext, record: RequestRecord, present:
     appFees: fees === null || fees.appFees.length === 0 ? null : requestAppFees(fees, parts.actual, feeCurrency),
     feeSponsorship:
       parts.sponsorship === null ? null : { quoted: toPhaseV3(parts.sponsorship), actual: null, currency: feeCurrency },
-    route: routeOf(record, currencyIn, currencyOut),
+    route: routeOf(ctx, record, currencyIn, currencyOut),
     refundCurrency: currencyIn,
     protocol: parts.protocol,
     owner: ownerData(record, present.scope, fees, feeCurrency),
@@ -131,6 +131,7 @@ export function presentRequestV2(ctx: CoreContext, record: RequestRecord, presen
       recipient: paidRecipientOf(record),
       currencyIn,
       currencyOut,
+      ...gasTopupField(ctx, record),
       rate: rateOf(record.amountIn, currencyIn.currency.decimals, record.amountOut, currencyOut.currency.decimals),
     },
     price: record.amountOut,
@@ -206,6 +207,7 @@ function requestTypeOf(record: RequestRecord): RequestType | null {
 
 function featuresOf(record: RequestRecord, fees: StoredFees | null): RequestFeature[] {
   const features: RequestFeature[] = [];
+  if (record.quote.gasTopup !== undefined) features.push('gas_top_up');
   if (fees !== null && fees.appFees.length > 0) features.push('app_fees');
   if (record.depositAddress !== null) features.push('deposit_address');
   return features;
@@ -246,16 +248,39 @@ function currencyOf(
  * The actual route falls back to the quoted one until the fill; a request that ended without a fill
  * (`failure`, `refund`, `fallback`) shows the deposit going in and nothing coming out.
  */
-function routeOf(record: RequestRecord, currencyIn: Amount, currencyOut: Amount): RequestRoute {
+function routeOf(ctx: CoreContext, record: RequestRecord, currencyIn: Amount, currencyOut: Amount): RequestRoute {
   const origin: RouteLeg = { inputCurrency: currencyIn, outputCurrency: currencyIn, router: SWAP_SOURCE };
   const destination: RouteLeg = { inputCurrency: currencyOut, outputCurrency: currencyOut, router: SWAP_SOURCE };
   const noFill = record.status === 'failure' || record.status === 'refund' || record.status === 'fallback';
+  const topup = gasTopupField(ctx, record);
   return {
     quoted: { origin, destination },
     actual: noFill
-      ? { origin: { ...origin, outputCurrency: null }, destination: { ...destination, outputCurrency: null } }
-      : { origin, destination },
+      ? {
+          origin: { ...origin, outputCurrency: null },
+          destination: { ...destination, outputCurrency: null },
+          ...(topup.currencyGasTopup === undefined ? {} : { currencyGasTopup: null }),
+        }
+      : { origin, destination, ...topup },
   };
+}
+
+/**
+ * The native gas a request's fill delivers with the output (`topupGas`), as the quote showed it: the amount sent
+ * and the USD it was charged. Empty without a top-up.
+ */
+function gasTopupField(ctx: CoreContext, record: RequestRecord): { currencyGasTopup?: Amount } {
+  const stored = asObject(record.quote.gasTopup);
+  if (
+    stored === null ||
+    stored === undefined ||
+    typeof stored.amount !== 'string' ||
+    typeof stored.usdMicros !== 'string'
+  )
+    return {};
+  const native = currencyOf(ctx, record.destinationChainId, zeroAddress);
+  const amount = BigInt(stored.amount);
+  return { currencyGasTopup: amountOf(native, amount, BigInt(stored.usdMicros), amount) };
 }
 
 function protocolOf(record: RequestRecord): RequestProtocol {

@@ -160,7 +160,7 @@ const featureFilterOf: Record<RequestFeature, RequestFeatureFilter | null> = {
   gasless_execution: null,
   gasless_swap: null,
   fast_fill: null,
-  gas_top_up: null,
+  gas_top_up: 'gas_top_up',
   fixed_rate: null,
   app_fees: 'app_fees',
   deposit_address: 'deposit_address',

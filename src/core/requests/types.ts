@@ -116,7 +116,7 @@ export interface RouteLeg {
 export interface RequestRoute {
   quoted: { origin: RouteLeg; destination: RouteLeg };
   /** The route as executed; the quoted legs until the fill. */
-  actual: { origin: RouteLeg | null; destination: RouteLeg | null };
+  actual: { origin: RouteLeg | null; destination: RouteLeg | null; currencyGasTopup?: Amount | null };
 }
 
 /** A request's deposit address: the one a status record carries. */
@@ -223,7 +223,15 @@ export interface RequestViewV2 {
   /** Costs negative, the sponsored part positive, as in a quote's `details.expandedPriceImpact`. */
   expandedPriceImpact: { quoted: ExpandedPriceImpactView; actual: ExpandedPriceImpactView | null } | null;
   platformFee: PlatformFeeInfo | null;
-  metadata: { sender: string; recipient: string; currencyIn: Amount; currencyOut: Amount; rate: string };
+  metadata: {
+    sender: string;
+    recipient: string;
+    currencyIn: Amount;
+    currencyOut: Amount;
+    /** The native gas top-up the fill delivers (`topupGas`); absent without one. */
+    currencyGasTopup?: Amount;
+    rate: string;
+  };
   /** Quoted output amount, smallest units. */
   price: bigint;
   usesExternalLiquidity: boolean;

@@ -1,4 +1,4 @@
-import type { Address, Hex } from 'viem';
+import { zeroAddress, type Address, type Hex } from 'viem';
 import type { DepositRecord } from '../../store/deposits.repository.js';
 import type { RequestRecord } from '../../store/requestRecord.js';
 import type { JsonObject } from '../../store/tables.js';
@@ -11,6 +11,7 @@ import { fill, fillOf, fillRevert } from './fill.js';
 import { refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';
 import { setStatus } from './setStatus.js';
+import { gasTopupOf } from './requestCalls.js';
 
 /** The `failReason` of a refund its depositor asked for (`selfRefund.ts`), recorded while the request is pending. */
 export const REFUND_REQUESTED = 'MANUAL_ADMIN_REFUND' satisfies FailReason;
@@ -146,6 +147,13 @@ export async function validateFill(
   const reads = early !== undefined && sameFill(scope, early, request) ? early : readFillChecks(scope, request);
   const [balance, simulation] = await Promise.all([reads.balance, reads.simulation]);
   if (balance < request.amountOut) return { failReason: 'SOLVER_BALANCE_TOO_LOW' };
+  // A gas top-up is paid from the solver's native balance besides the output: without it the fill cannot be sent.
+  const gasTopup = gasTopupOf(request);
+  if (
+    gasTopup > 0n &&
+    (await ctx.market.balanceOf(request.destinationChainId, ctx.solver.address, zeroAddress)) < gasTopup
+  )
+    return { failReason: 'SOLVER_BALANCE_TOO_LOW' };
   if ('error' in simulation) {
     const { error } = simulation;
     if (isGatewayError(error) && error.code === 'DESTINATION_TX_FAILED') {

@@ -14,7 +14,7 @@ import type { SentReceipt } from './ports.js';
 import { attachedDeposit, refundOrFail, refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';
 import { setStatus } from './setStatus.js';
-import { callsOf } from './requestCalls.js';
+import { callsOf, gasTopupOf } from './requestCalls.js';
 
 /**
  * Fills a request that passed its checks (`decide.ts`); `deposit` is null for a fast fill whose deposit has not
@@ -121,6 +121,7 @@ export function fillOf(scope: SolverScope, request: RequestRecord) {
     currency: request.destinationCurrency as Address,
     amount: request.amountOut,
     calls,
+    gasTopup: gasTopupOf(request),
   });
 }
 

@@ -8,7 +8,7 @@ import { isGatewayError } from '../errors.js';
 import type { RouteClass } from '../vocabulary/route.js';
 import { NEVER_SPONSORED } from '../fees/sponsorship.js';
 import { toUsdMicros } from '../market.js';
-import { fillExecutionFee, priceRoute } from '../quote/pricing.js';
+import { fillExecutionFee, GAS_TOPUP_FILL_GAS, priceRoute } from '../quote/pricing.js';
 import type { ResolvedRoute } from '../vocabulary/route.js';
 import type { QuoteDetails } from '../quote/types.js';
 
@@ -44,7 +44,9 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
   const currencyOut = requireCurrency(destination, request.destinationCurrency);
   const routeClass = fees.routeClass as RouteClass;
   const sameAsset = routeClass === 'bridge';
-  const parts = fees.executionParts as { gasUnits: string; l1FeeWei?: string } | undefined;
+  const parts = fees.executionParts as { gasUnits: string; l1FeeWei?: string; gasTopupMicros?: string } | undefined;
+  // A gas top-up's value is in the execution fee (`topupGas`), but it pays for the native sent, not for gas.
+  const gasTopupMicros = BigInt(parts?.gasTopupMicros ?? '0');
   const gasUnits = BigInt(parts?.gasUnits ?? '0');
   // The L1 data fee quoted (OP-stack destinations): its bytes do not change, and the L1 base fee is not re-read.
   const l1FeeWei = BigInt(parts?.l1FeeWei ?? '0');
@@ -57,7 +59,7 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
   ]);
 
   if (sameAsset) {
-    const charged = toUsdMicros(storedAmount(fees.execution), currencyIn.decimals, priceIn);
+    const charged = toUsdMicros(storedAmount(fees.execution), currencyIn.decimals, priceIn) - gasTopupMicros;
     const gasNow = fillExecutionFee(
       destination,
       { units: gasUnits, priceWei: destinationGasPrice, l1FeeWei },
@@ -92,6 +94,7 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
     sameChain: origin.id === destination.id,
     calls: [],
     slippageBps,
+    gasTopupUsdMicros: gasTopupMicros,
   };
   const appFees = ((fees.appFees ?? []) as Array<{ recipient: string; feeBps: number }>).map((entry) => ({
     recipient: entry.recipient,
@@ -120,7 +123,8 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
         priceOut: priceOut!,
         destinationNativePrice,
         destinationGasPrice,
-        fillGasUnits: gasUnits,
+        // The stored units include the top-up's call, which pricing adds again.
+        fillGasUnits: gasTopupMicros > 0n ? gasUnits - GAS_TOPUP_FILL_GAS : gasUnits,
         fillL1FeeWei: l1FeeWei,
       },
       settings: ctx.config.quote,

@@ -26,4 +26,6 @@ export interface ResolvedRoute {
   slippageBps: number;
   /** Set for `useDepositAddress` quotes. */
   depositAddress?: { type: 'strict' | 'open'; recoveryAddress: Address | null } | null;
+  /** USD value (micro) of the native gas the fill delivers to the recipient (`topupGas`); 0 or absent for none. */
+  gasTopupUsdMicros?: bigint;
 }

@@ -32,6 +32,8 @@ function toQuoteParameters(input: QuoteInput): QuoteParameters {
     useDepositAddress: input.useDepositAddress ?? undefined,
     strict: input.strict ?? undefined,
     recoveryAddress: input.recoveryAddress ?? undefined,
+    topupGas: input.topupGas ?? undefined,
+    topupGasAmount: input.topupGasAmount == null ? undefined : String(input.topupGasAmount),
   };
 }
 

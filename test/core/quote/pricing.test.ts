@@ -95,6 +95,7 @@ describe('priceRoute', () => {
       flatMicros: 20_000n,
       destinationGasMicros: 300_000n,
       originGasMicros: 0n,
+      gasTopupMicros: 0n,
       gasUnits: 100_000n,
       gasPriceWei: 1_000_000_000n,
       l1FeeWei: 0n,
@@ -103,6 +104,21 @@ describe('priceRoute', () => {
     expect(pricing.amountIn).toBe(100_000_000n);
     expect(pricing.amountOut).toBe(99_680_000n);
     expect(pricing.minimumAmountOut).toBe(99_680_000n);
+  });
+
+  it('gas top-up: USD 2 of ETH at 3000 (rounded down) charged in the execution fee with its call gas', () => {
+    const pricing = price({
+      route: { ...route(), gasTopupUsdMicros: 2_000_000n },
+      params: { amount: 100_000_000n, tradeType: 'EXACT_INPUT' },
+    });
+    // 2 / 3000 ETH = 666,666,666,666,666.67 wei, rounded down.
+    expect(pricing.gasTopup).toEqual({ amount: 666_666_666_666_666n, usdMicros: 2_000_000n });
+    // USD 0.02 + 140,000 gas at 1 gwei (USD 0.42) + USD 2.
+    expect(pricing.fees.execution).toBe(2_440_000n);
+    expect(pricing.fees.executionParts).toMatchObject({ gasTopupMicros: 2_000_000n, gasUnits: 140_000n });
+    expect(pricing.usd.execution).toBe(2_440_000n);
+    expect(pricing.amountOut).toBe(97_560_000n);
+    expect(price({ params: { amount: 100_000_000n, tradeType: 'EXACT_INPUT' } }).gasTopup).toBeNull();
   });
 
   it("OP-stack destination: the fill's L1 data fee is part of the execution fee (USD 0.30 more for 1e14 wei)", () => {
