@@ -3,7 +3,8 @@
  * process on a devnet with PGlite in a data directory, started with `GATEWAY_CRASH_AT=permit-accepted`, so it
  * SIGKILLs itself after it recorded an accepted signature (the request `depositing`) and before it sent the
  * deposit. After a restart the deposit must be sent exactly once and the request filled: counted on chain (every
- * transaction the solver sent to the approval proxy), not read from the gateway's records.
+ * transaction the solver sent to the approval proxy), not read from the gateway's records. A permit its user
+ * invalidated while the gateway was down (its authorization cancelled) must not be sent at all.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, erc20Abi, http, parseUnits, type Address, type Hex } from 'viem';
@@ -110,4 +111,112 @@ describe('a kill -9 between accepting a permit and sending its deposit', { timeo
     );
     expect(await publicClientOf(chainA).getBalance({ address: user.address })).toBe(0n);
   });
+
+  it('a permit whose nonce the user spent before the restart is not sent: the permit fails, the request waits, the solver pays nothing', async () => {
+    const usdcA = tokenOf(chainA, 'USDC');
+    const funder = devnet.descriptor.accounts[1]!;
+    const funderWallet = createWalletClient({
+      account: privateKeyToAccount(funder.privateKey),
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
+    });
+    const user = privateKeyToAccount(generatePrivateKey());
+    const funding = await funderWallet.writeContract({
+      address: usdcA,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [user.address, 20_000_000n],
+    });
+    await publicClientOf(chainA).waitForTransactionReceipt({ hash: funding });
+    const fromBlock = await publicClientOf(chainA).getBlockNumber();
+
+    const armed = startGateway('permit-accepted');
+    const url = await armed.ready();
+    const { status, body: quote } = await call(url, 'getQuote', {
+      body: {
+        user: user.address,
+        recipient: '0x00000000000000000000000000000000005d1e05',
+        originChainId: chainA.chainId,
+        destinationChainId: chainB.chainId,
+        originCurrency: usdcA,
+        destinationCurrency: tokenOf(chainB, 'USDC'),
+        amount: parseUnits('10', 6).toString(),
+        tradeType: 'EXACT_INPUT',
+        usePermit: true,
+      },
+    });
+    expect(status, JSON.stringify(quote)).toBe(200);
+    const item = quote.steps[0].items[0];
+    const requestId = quote.steps[0].requestId as Hex;
+    const signature = await user.signTypedData({
+      domain: item.data.sign.domain,
+      types: item.data.sign.types,
+      primaryType: item.data.sign.primaryType,
+      message: item.data.sign.value,
+    });
+    await call(url, 'submitPermit', { query: { signature }, body: item.data.post.body }).catch(() => undefined);
+    const outcome = await Promise.race([armed.exited, sleep(20_000).then(() => 'timeout' as const)]);
+    expect(outcome, armed.output()).toEqual({ code: null, signal: 'SIGKILL' });
+
+    // While the gateway is down, the user cancels the authorization it signed: the permit's nonce is spent.
+    const nonce = item.data.sign.value.nonce as Hex;
+    const cancel = await user.signTypedData({
+      domain: item.data.sign.domain,
+      types: {
+        CancelAuthorization: [
+          { name: 'authorizer', type: 'address' },
+          { name: 'nonce', type: 'bytes32' },
+        ],
+      },
+      primaryType: 'CancelAuthorization',
+      message: { authorizer: user.address, nonce },
+    });
+    const cancelled = await funderWallet.writeContract({
+      address: usdcA,
+      abi: cancelAuthorizationAbi,
+      functionName: 'cancelAuthorization',
+      args: [
+        user.address,
+        nonce,
+        parseInt(cancel.slice(130, 132), 16),
+        `0x${cancel.slice(2, 66)}`,
+        `0x${cancel.slice(66, 130)}`,
+      ],
+    });
+    expect((await publicClientOf(chainA).waitForTransactionReceipt({ hash: cancelled })).status).toBe('success');
+
+    const recovering = startGateway();
+    const recoveredUrl = await recovering.ready();
+    await waitForStatus({ url: recoveredUrl } as unknown as TestGateway, requestId, ['waiting'], 60_000);
+    const again = await call(recoveredUrl, 'submitPermit', { query: { signature }, body: item.data.post.body });
+    expect(again.status).toBe(400);
+    expect(again.body).toMatchObject({ errorCode: 'PERMIT_FAILED', errorData: 'DEPOSIT_REVERTED' });
+    await recovering.stop();
+
+    // Nothing was sent to the approval proxy: the solver paid no gas for a deposit that would revert.
+    expect(await txsTo(devnet.descriptor.solver.address, chainA.contracts.approvalProxy, fromBlock)).toEqual([]);
+    const balance = await publicClientOf(chainA).readContract({
+      address: usdcA,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [user.address],
+    });
+    expect(balance).toBe(20_000_000n);
+  });
 });
+
+const cancelAuthorizationAbi = [
+  {
+    type: 'function',
+    name: 'cancelAuthorization',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'authorizer', type: 'address' },
+      { name: 'nonce', type: 'bytes32' },
+      { name: 'v', type: 'uint8' },
+      { name: 'r', type: 'bytes32' },
+      { name: 's', type: 'bytes32' },
+    ],
+    outputs: [],
+  },
+] as const;
