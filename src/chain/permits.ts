@@ -13,6 +13,7 @@ const permitTokenAbi = parseAbi([
   'function DOMAIN_SEPARATOR() view returns (bytes32)',
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
   'function allowance(address owner, address spender) view returns (uint256)',
+  'function balanceOf(address owner) view returns (uint256)',
 ]);
 
 /** An address no one holds a key to: probes read its (empty) state. */
@@ -111,6 +112,21 @@ export function createPermitChain(chains: readonly ChainConfig[], clients: Chain
         });
       } catch (error) {
         throw new GatewayError('RPC_HTTP_ERROR', `Chain ${chain.name}: reading the allowance of ${owner} failed`, {
+          cause: error,
+        });
+      }
+    },
+    async balance(chainId, token, owner) {
+      const { client, chain } = clientOf(chainId);
+      try {
+        return await client.readContract({
+          address: token,
+          abi: permitTokenAbi,
+          functionName: 'balanceOf',
+          args: [owner],
+        });
+      } catch (error) {
+        throw new GatewayError('RPC_HTTP_ERROR', `Chain ${chain.name}: reading the balance of ${owner} failed`, {
           cause: error,
         });
       }

@@ -18,4 +18,9 @@ export interface GatewayMetrics {
   depositReorged(chainId: number): void;
   /** Settlement set a deposit aside whose release the depository refuses (`SettlementRejection`), once per deposit. */
   settlementItemRejected(chainId: number, reason: string): void;
+  /**
+   * A deposit the solver's own transaction carried names a gateway contract as its depositor, and no requester of
+   * that transaction is known: it is held in the depository for the operator instead of refunded.
+   */
+  strayDepositHeld(chainId: number): void;
 }

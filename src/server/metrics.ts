@@ -120,6 +120,12 @@ export function createServerMetrics(): ServerMetrics {
     labelNames: ['chain_id'] as const,
     registers: [registry],
   });
+  const heldStrayDeposits = new Counter({
+    name: 'gateway_stray_deposits_held_total',
+    help: "Deposits carried by the solver's own transactions that name a gateway contract as depositor and have no known requester: held in the depository for the operator, by chain.",
+    labelNames: ['chain_id'] as const,
+    registers: [registry],
+  });
   const rpcErrors = new Counter({
     name: 'gateway_rpc_errors_total',
     help: 'RPC HTTP requests that failed (no answer, timeout, or a non-2xx status), by chain.',
@@ -175,6 +181,9 @@ export function createServerMetrics(): ServerMetrics {
     },
     settlementItemRejected(chainId, reason) {
       settlementRejections.labels(String(chainId), reason).inc();
+    },
+    strayDepositHeld(chainId) {
+      heldStrayDeposits.labels(String(chainId)).inc();
     },
     observeRpc(chainId, seconds, ok) {
       let child = rpcChildren.get(chainId);

@@ -311,6 +311,53 @@ describe("a deposit nested in the solver's own transaction is nobody's", () => {
   });
 });
 
+describe("a deposit the multicaller forwards inside the solver's fill", () => {
+  it('is refunded to the requester of the fill that carried it (its refundTo), never to the multicaller', async () => {
+    const victim = await requestQuote(gateway, alice, {
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: parseEther('0.01').toString(),
+      recipient: fresh(0x3e7c4c11),
+    });
+    const victimId = victim.steps.at(-1)!.requestId;
+    // The requester's calls, run by the multicaller on A, forward 0.002 ETH under the waiting victim's id: the
+    // receiver records the multicaller as its depositor.
+    const refundTo = fresh(0x3e7c4c12);
+    const forwarded = parseEther('0.002');
+    const multicallerBefore = await balanceOf(chainA, zeroAddress, chainA.contracts.multicaller);
+    const carrying = await requestQuote(gateway, bob, {
+      originChainId: chainB.chainId,
+      destinationChainId: chainA.chainId,
+      originCurrency: zeroAddress,
+      destinationCurrency: zeroAddress,
+      amount: forwarded.toString(),
+      tradeType: 'EXACT_OUTPUT',
+      recipient: bob.address,
+      refundTo,
+      txs: [
+        {
+          to: chainA.contracts.receiver,
+          value: forwarded.toString(),
+          data: encodeFunctionData({ abi: receiverAbi, functionName: 'forward', args: [victimId] }),
+        },
+      ],
+    });
+    await executeSteps(gateway, carrying.steps, bob);
+    const status = await waitForStatus(gateway, carrying.steps.at(-1)!.requestId, ['success', 'refund', 'failure']);
+    expect(status.status).toBe('success');
+
+    const deadline = Date.now() + 30_000;
+    while ((await balanceOf(chainA, zeroAddress, refundTo)) === 0n) {
+      if (Date.now() > deadline) throw new Error('the forwarded deposit was never refunded to the requester');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Less only the refund's gas; the multicaller got nothing back; the victim still waits.
+    expect(await balanceOf(chainA, zeroAddress, refundTo)).toBeLessThanOrEqual(forwarded);
+    expect(await balanceOf(chainA, zeroAddress, chainA.contracts.multicaller)).toBe(multicallerBefore);
+    expect((await getRequest(gateway.server.database.db, victimId))?.status).toBe('waiting');
+  });
+});
+
 async function waitForRow<T>(read: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

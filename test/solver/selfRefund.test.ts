@@ -6,10 +6,21 @@
  * refunded by itself after the maximum hold (`TTL_EXPIRED`). Refunds are counted on chain (`Released` events).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWalletClient, getAddress, http, parseUnits, type Hex } from 'viem';
+import {
+  createWalletClient,
+  encodeFunctionData,
+  erc20Abi,
+  getAddress,
+  http,
+  parseEther,
+  parseEventLogs,
+  parseUnits,
+  type Hex,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import {
   depositoryAbi,
+  multicall3Abi,
   ownerSignatureWalletAbi,
   ownerSignatureWalletBytecode,
 } from '../../generated/contracts/index.js';
@@ -66,7 +77,7 @@ beforeAll(async () => {
     amount: '10000000',
   };
   filled = await requestQuote(gateway, alice, usdcToUsdc);
-  for (let i = 0; i < 5; i++) quotes.push(await requestQuote(gateway, alice, usdcToUsdc));
+  for (let i = 0; i < 6; i++) quotes.push(await requestQuote(gateway, alice, usdcToUsdc));
   await executeSteps(gateway, filled.steps, alice);
   expect((await waitForStatus(gateway, idOf(filled), ['success', 'refund', 'failure'])).status).toBe('success');
 }, 180_000);
@@ -246,6 +257,108 @@ describe('POST /requests/refund', () => {
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(answer.body).toMatchObject({ status: 'refund' });
     expect(await releases(requestId)).toHaveLength(1);
+  });
+
+  it('refunds the deposit that paid when one Multicall3 transaction carried another deposit for the request first', async () => {
+    const quote = quotes[5]!;
+    const requestId = idOf(quote);
+    const usdcA = tokenOf(chainA, 'USDC');
+    const amount = BigInt(quote.details.currencyIn.amount);
+    const stray = parseEther('0.01');
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(alice.privateKey),
+      chain: devnetViemChain(chainA),
+      transport: http(chainA.rpcUrl),
+    });
+    const client = publicClientOf(chainA);
+    // Multicall3 holds the USDC it deposits (it approves the depository from its own balance in the batch).
+    await client.waitForTransactionReceipt({
+      hash: await wallet.writeContract({
+        address: usdcA,
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [chainA.contracts.multicall3, amount],
+      }),
+    });
+    const depository = chainA.contracts.depository;
+    // First a native deposit naming the request (another currency: a stray, refunded to alice), then the USDC
+    // deposit that pays it: the two share the transaction's hash, and the stray has the lower log index.
+    let receipt: Awaited<ReturnType<typeof client.waitForTransactionReceipt>> | undefined;
+    await payHeld(quote, async () => {
+      const hash = await wallet.writeContract({
+        address: chainA.contracts.multicall3,
+        abi: multicall3Abi,
+        functionName: 'aggregate3Value',
+        args: [
+          [
+            {
+              target: depository,
+              allowFailure: false,
+              value: stray,
+              callData: encodeFunctionData({
+                abi: depositoryAbi,
+                functionName: 'depositNative',
+                args: [alice.address, requestId],
+              }),
+            },
+            {
+              target: usdcA,
+              allowFailure: false,
+              value: 0n,
+              callData: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [depository, amount] }),
+            },
+            {
+              target: depository,
+              allowFailure: false,
+              value: 0n,
+              callData: encodeFunctionData({
+                abi: depositoryAbi,
+                functionName: 'depositErc20',
+                args: [alice.address, usdcA, amount, requestId],
+              }),
+            },
+          ],
+        ],
+        value: stray,
+      });
+      receipt = await client.waitForTransactionReceipt({ hash });
+      expect(receipt.status).toBe('success');
+    });
+    const [strayIndex, paidIndex] = parseEventLogs({
+      abi: depositoryAbi,
+      eventName: 'Deposit',
+      logs: receipt!.logs,
+    }).map((log) => log.args.depositIndex) as [bigint, bigint];
+    const releasedOf = async (index: bigint) =>
+      (await releases(requestId)).filter((event) => event.args.depositIndex === index);
+    // The stray is refunded and its row consumed before the depositor asks for the request's refund.
+    const strayDeadline = Date.now() + 20_000;
+    const strayConsumed = async () =>
+      (
+        await gateway.server.core.db
+          .selectFrom('deposits')
+          .select('status')
+          .where('request_id', '=', requestId.toLowerCase())
+          .where('token', '=', '0x0000000000000000000000000000000000000000')
+          .executeTakeFirst()
+      )?.status === 'consumed';
+    while (!(await strayConsumed())) {
+      if (Date.now() > strayDeadline) throw new Error('the stray native deposit was never refunded');
+      await sleep(100);
+    }
+    expect(await releasedOf(strayIndex)).toHaveLength(1);
+
+    const deadline = inAnHour();
+    const answer = await refundWhenHeld({ requestId, deadline, signature: await sign(alice, requestId, deadline) });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body).toMatchObject({ status: 'refund' });
+    const paid = await releasedOf(paidIndex);
+    expect(paid).toHaveLength(1);
+    // Refunded to its depositor, less the refund's gas.
+    expect(paid[0]!.args.to).toBe(getAddress(alice.address));
+    expect(paid[0]!.args.amount).toBeGreaterThan(0n);
+    expect(paid[0]!.args.amount).toBeLessThanOrEqual(amount);
+    expect(await releasedOf(strayIndex)).toHaveLength(1);
   });
 
   it('refuses a filled request, one with no deposit and an unknown one (409, 409, 404)', async () => {

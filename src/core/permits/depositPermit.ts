@@ -6,7 +6,7 @@ import { isUniqueViolation } from '../../store/errors.js';
 import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError, isGatewayError } from '../errors.js';
-import type { PermitStandard } from './ports.js';
+import type { PermitChain, PermitStandard } from './ports.js';
 import { permitDepositCalldata, permitTypedData, type StoredPermit } from './typedData.js';
 import type { PermitKind, SubmitPermitInput, SubmitPermitResult } from './types.js';
 import { withGasMargin } from '../gasMargin.js';
@@ -135,7 +135,11 @@ function again(earlier: PermitRecord, signature: Hex): SubmitPermitResult {
     );
   }
   if (earlier.status === 'failed') {
-    throw refused('DEPOSIT_REVERTED', `The deposit of this permit reverted on chain; ask for a new quote`);
+    throw refused(
+      'DEPOSIT_REVERTED',
+      `The deposit of this permit failed: it reverted on chain, or the permit was no longer valid on chain when ` +
+        `its deposit was due (nothing sent); ask for a new quote`,
+    );
   }
   return { message: 'Permit already accepted; its deposit is submitted once' };
 }
@@ -213,12 +217,15 @@ async function recoverSigner(permit: StoredPermit, signature: Hex): Promise<Addr
 async function checkNonceUnused(ctx: CoreContext, permit: StoredPermit): Promise<void> {
   const chain = ctx.permitChain;
   if (chain === undefined) throw new GatewayError('SERVICE_UNAVAILABLE', 'Permits are not available on this instance');
-  const used =
-    permit.kind === 'eip3009'
-      ? await chain.authorizationUsed(permit.chainId, permit.token, permit.owner, permit.nonce as Hex)
-      : (await chain.permitNonce(permit.chainId, permit.token, permit.owner)) !== BigInt(permit.nonce) &&
-        (await chain.allowance(permit.chainId, permit.token, permit.owner, permit.spender)) < BigInt(permit.value);
-  if (used) {
+  if (await permitNonceUsed(chain, permit)) {
     throw refused('NONCE_USED', `The permit's nonce ${permit.nonce} is already used on chain ${permit.chainId}`);
   }
+}
+
+/** Whether the permit can no longer be redeemed for its nonce (see `checkNonceUnused` for the EIP-2612 exception). */
+export async function permitNonceUsed(chain: PermitChain, permit: StoredPermit): Promise<boolean> {
+  return permit.kind === 'eip3009'
+    ? chain.authorizationUsed(permit.chainId, permit.token, permit.owner, permit.nonce as Hex)
+    : (await chain.permitNonce(permit.chainId, permit.token, permit.owner)) !== BigInt(permit.nonce) &&
+        (await chain.allowance(permit.chainId, permit.token, permit.owner, permit.spender)) < BigInt(permit.value);
 }

@@ -1,7 +1,8 @@
 import type { Hex } from 'viem';
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import { finishPermit, getPermit, listAcceptedPermits } from '../../store/permits.repository.js';
-import { updateRequestStatus } from '../../store/requests.repository.js';
+import { getRequest, updateRequestStatus } from '../../store/requests.repository.js';
+import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
@@ -9,6 +10,7 @@ import type { DepositWatcher, TransactionSender } from '../solver/ports.js';
 import type { PermitDepositor } from './ports.js';
 import { moveOf } from '../requests/statusMachine.js';
 import { createSleeper } from '../sleeper.js';
+import { permitNonceUsed, storedPermitOf } from './depositPermit.js';
 
 export interface CreatePermitDepositorParameters {
   ctx: CoreContext;
@@ -26,6 +28,11 @@ export interface RunningPermitDepositor extends PermitDepositor {
 
 const ATTEMPTS = 10;
 
+/** Blocks a permit must outlive when its deposit is sent: the deposit's own inclusion. */
+const INCLUSION_BLOCKS = 3;
+/** Seconds a permit must outlive when its deposit is sent, whatever the chain's block time. */
+const MIN_INCLUSION_SECONDS = 3;
+
 /**
  * Sends the deposits of accepted permits from the solver's origin sender, exactly once per request: the
  * `outgoing_txs` row (one live `deposit` per request) is recorded before the broadcast, a second submit finds
@@ -33,6 +40,11 @@ const ATTEMPTS = 10;
  * the deposit is indexed at once (the watcher would also find it); the solver then moves the request
  * `depositing -> pending` as for any deposit. A deposit that reverts leaves the permit `failed` and the
  * request `waiting` again (the user's funds did not move).
+ *
+ * The permit is accepted some time before its deposit is sent (a queue, a retry, a restart), and its user can
+ * spend its nonce or move the amount away meanwhile: right before sending, the chain is read again (the deadline
+ * with room for inclusion, the nonce, the balance), and a permit that would revert is not sent. It ends like a
+ * reverted one (the permit `failed`, the request `waiting`), with no gas spent by the solver.
  */
 export function createPermitDepositor({
   ctx,
@@ -53,6 +65,15 @@ export function createPermitDepositor({
     if (sender === undefined) throw new Error(`no sender for chain ${permit.chainId}`);
     let tx = await getLiveOutgoingTx(db, requestId, 'deposit');
     if (tx === undefined) {
+      const stale = await staleReason(requestId);
+      if (stale !== undefined) {
+        await db.transaction().execute(async (trx) => {
+          await finishPermit(trx, requestId, 'failed', ctx.now());
+          await updateRequestStatus(trx, requestId, { ...moveOf('abandonDeposit'), now: ctx.now() });
+        });
+        log.warn({ requestId, reason: stale }, 'permit no longer valid on chain; its deposit is not sent');
+        return;
+      }
       try {
         tx = await sender.send({
           requestId,
@@ -89,6 +110,31 @@ export function createPermitDepositor({
       await updateRequestStatus(trx, requestId, { ...moveOf('abandonDeposit'), now: ctx.now() });
     });
     log.warn({ requestId, txHash: receipt.hash }, 'permit deposit reverted; the request is waiting again');
+  }
+
+  /**
+   * Why the permit would make its deposit revert now (`EXPIRED`, `NONCE_USED`, `BALANCE_TOO_LOW`), or undefined
+   * when it can still be redeemed. An RPC failure throws: the attempt is retried, nothing is sent.
+   */
+  async function staleReason(requestId: Hex): Promise<string | undefined> {
+    const request = await getRequest(db, requestId);
+    const permit = request === undefined ? undefined : storedPermitOf(request);
+    const chain = ctx.permitChain;
+    if (request === undefined || permit === undefined || chain === undefined) {
+      throw new Error(`the permit of request ${requestId} cannot be checked on chain`);
+    }
+    const margin = BigInt(
+      Math.max(MIN_INCLUSION_SECONDS, Math.ceil(INCLUSION_BLOCKS * requireChain(ctx, permit.chainId).blockTime)),
+    );
+    const expiry = BigInt(permit.expiry);
+    const requestUntil = BigInt(Math.floor(request.expiresAt / 1000));
+    const until = expiry < requestUntil ? expiry : requestUntil;
+    if (until - BigInt(Math.floor(ctx.now() / 1000)) < margin) return 'EXPIRED';
+    if (await permitNonceUsed(chain, permit)) return 'NONCE_USED';
+    if ((await chain.balance(permit.chainId, permit.token, permit.owner)) < BigInt(permit.value)) {
+      return 'BALANCE_TOO_LOW';
+    }
+    return undefined;
   }
 
   async function withRetries(requestId: Hex): Promise<void> {

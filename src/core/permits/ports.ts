@@ -23,6 +23,8 @@ export interface PermitChain {
   permitNonce(chainId: number, token: Address, owner: Address): Promise<bigint>;
   /** Whether `owner`'s EIP-3009 authorization `nonce` is used or cancelled. */
   authorizationUsed(chainId: number, token: Address, owner: Address, nonce: Hex): Promise<boolean>;
+  /** The ERC-20 balance of `owner`. */
+  balance(chainId: number, token: Address, owner: Address): Promise<bigint>;
   /** The ERC-20 allowance `owner` gives `spender`. */
   allowance(chainId: number, token: Address, owner: Address, spender: Address): Promise<bigint>;
 }

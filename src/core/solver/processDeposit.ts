@@ -9,7 +9,8 @@ import { decideAndFill, startFillReads } from './decide.js';
 import { judgeDeposit, type DepositVerdict } from './depositMatch.js';
 import { queueStrayRefund, queueUnknownRefund, refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';
-import { depositOwner } from './solverCarrier.js';
+import { depositOwner, solverCarriedRefundTarget } from './solverCarrier.js';
+import { requireChain } from '../chains/requireChain.js';
 
 /**
  * Takes a confirmed deposit: claims it for its request when it is the order's own (`depositMatch.ts`) and decides
@@ -126,7 +127,27 @@ export async function processDeposit(
         { requestId: request.id, txHash: deposit.txHash, chainId: deposit.chainId, why },
         'deposit that cannot pay for its order: refunding it on its own; the request is left as it was',
       );
-      queueStrayRefund(scope, deposit, deposit.depositor as Address, shownOn);
+      const refundTo =
+        why === 'in-solver-transaction'
+          ? await solverCarriedRefundTarget(db, requireChain(ctx, deposit.chainId), ctx.solver.address, deposit)
+          : (deposit.depositor as Address);
+      if (refundTo === null) {
+        // Refunded to a gateway contract, it would be anyone's to sweep: it stays in the depository.
+        await updateDepositStatus(db, deposit.id, { status: 'consumed', fromStatus: 'confirmed', now: ctx.now() });
+        ctx.metrics?.strayDepositHeld(deposit.chainId);
+        log.error(
+          {
+            requestId: request.id,
+            txHash: deposit.txHash,
+            chainId: deposit.chainId,
+            depositor: deposit.depositor,
+            amount: deposit.amount.toString(),
+          },
+          "deposit in the solver's own transaction names a gateway contract and no requester: held in the depository for the operator",
+        );
+        return;
+      }
+      queueStrayRefund(scope, deposit, refundTo, shownOn);
       return;
     }
     log.warn(

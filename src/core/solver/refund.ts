@@ -183,8 +183,19 @@ async function unknownDepositGraceLeftMs(scope: SolverScope, deposit: DepositRec
   return Math.max(0, graceMs - Math.max(seenMs, depthMs));
 }
 
-/** The request's own deposit: consumed, and its hash among the request's `inTxHashes`. */
+/**
+ * The request's own deposit, consumed: the one its claim recorded (`requests.deposit_id`), so that a transaction
+ * carrying two deposits for the request (a Multicall3 batch) never yields the other one. A row claimed before that
+ * column existed falls back to the deposit whose hash is among the request's `inTxHashes`.
+ */
 export async function attachedDeposit(db: Kysely<Tables>, request: RequestRecord): Promise<DepositRecord | null> {
+  const claimed = await db.selectFrom('requests').select('deposit_id').where('id', '=', request.id).executeTakeFirst();
+  if (claimed?.deposit_id !== null && claimed?.deposit_id !== undefined) {
+    const deposit = await getDeposit(db, Number(claimed.deposit_id));
+    return deposit?.status === 'consumed' && deposit.requestId.toLowerCase() === request.id.toLowerCase()
+      ? deposit
+      : null;
+  }
   if (request.inTxHashes.length === 0) return null;
   const deposits = await listDepositsForRequest(db, request.id);
   return (

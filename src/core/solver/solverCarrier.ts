@@ -1,7 +1,11 @@
 import { decodeFunctionData, getAddress, isAddressEqual, type Address, type Hex } from 'viem';
 import { approvalProxyAbi, depositAddressFactoryAbi } from '../../../generated/contracts/index.js';
+import type { Kysely } from 'kysely';
 import type { DepositRecord } from '../../store/deposits.repository.js';
+import { findOutgoingTxsByHashes } from '../../store/outgoingTxs.repository.js';
 import type { RequestRecord } from '../../store/requestRecord.js';
+import { getRequest } from '../../store/requests.repository.js';
+import type { Tables } from '../../store/tables.js';
 import type { ChainConfig } from '../chains/types.js';
 import { computeDepositAddress } from '../depositAddresses/address.js';
 
@@ -72,6 +76,29 @@ export function depositOwner(
       : 'in-solver-transaction';
   if (carrier === `permit:${user}` || carrier === `call:${user}`) return 'user';
   return 'in-solver-transaction';
+}
+
+/**
+ * Where an `in-solver-transaction` deposit is refunded. The depositor it names, unless that is the gateway's own
+ * (the solver, or one of the chain's contracts: a deposit forwarded by the multicaller inside a fill names the
+ * multicaller, whose balance anyone's calls can sweep): then the requester of the solver's transaction that carried
+ * it (that request's `refundTo`), whose calls made the deposit. Null when that transaction is not the solver's
+ * record of any request: the deposit is held for the operator.
+ */
+export async function solverCarriedRefundTarget(
+  db: Kysely<Tables>,
+  chain: ChainConfig,
+  solverAddress: string,
+  deposit: DepositRecord,
+): Promise<Address | null> {
+  const gateway = [solverAddress, ...(Object.values(chain.contracts) as unknown[])].filter(
+    (address): address is string => typeof address === 'string',
+  );
+  if (!gateway.some((address) => address.toLowerCase() === deposit.depositor.toLowerCase()))
+    return getAddress(deposit.depositor);
+  const carrier = (await findOutgoingTxsByHashes(db, [deposit.txHash])).get(deposit.txHash.toLowerCase());
+  const requester = carrier === undefined ? undefined : await getRequest(db, carrier.requestId);
+  return requester === undefined ? null : getAddress(requester.refundTo);
 }
 
 const isZero = (address: Address): boolean => /^0x0{40}$/i.test(address);
