@@ -7,12 +7,14 @@ import {
   createTestClient,
   createWalletClient,
   encodeAbiParameters,
+  encodeFunctionData,
   getAddress,
   http,
   keccak256,
   parseAbiParameters,
   parseEther,
   parseEventLogs,
+  toHex,
   zeroAddress,
   type Hex,
 } from 'viem';
@@ -309,22 +311,32 @@ describe('settlement never stalls on one deposit', () => {
     await gateway.server.solver!.solver.idle();
     const amountOf = (filled: { quote: WireQuote }) => BigInt(filled.quote.details.currencyIn.amount);
 
-    // The same solver key on a second database (or an operator by hand) releases one deposit first.
-    const outOfBand = await walletOf(gateway.devnet.descriptor.solver).writeContract({
-      address: chainA.contracts.depository,
-      abi: depositoryAbi,
-      functionName: 'release',
-      args: [
-        elsewhere.depositIndex,
-        elsewhere.quote.steps.at(-1)!.requestId,
-        elsewhere.depositor,
-        zeroAddress,
-        amountOf(elsewhere),
-        solver,
-        amountOf(elsewhere),
-      ],
+    // One deposit is released first by a transaction that is not the settlement's (an operator by hand, or a batch
+    // the settlement's records lost), sent through the gateway's own sender so the solver key's nonce stays this
+    // database's: a release by the key that this database did not send is another gateway's, and the key watch
+    // stops the chain for it (test/solver/sharedKey.test.ts).
+    const sender = gateway.server.solver!.senders.get(chainA.chainId)!;
+    const byHand = await sender.send({
+      requestId: keccak256(toHex('settlement test: a release by hand')),
+      kind: 'settle',
+      to: chainA.contracts.depository,
+      data: encodeFunctionData({
+        abi: depositoryAbi,
+        functionName: 'release',
+        args: [
+          elsewhere.depositIndex,
+          elsewhere.quote.steps.at(-1)!.requestId,
+          elsewhere.depositor,
+          zeroAddress,
+          amountOf(elsewhere),
+          solver,
+          amountOf(elsewhere),
+        ],
+      }),
+      value: 0n,
     });
-    expect((await publicClientOf(chainA).waitForTransactionReceipt({ hash: outOfBand })).status).toBe('success');
+    const outOfBand = (await sender.waitForReceipt(byHand.id)).hash;
+    expect((await publicClientOf(chainA).getTransactionReceipt({ hash: outOfBand })).status).toBe('success');
     // A fault injected in the depository's storage (no transaction can make it): the slot of the second deposit is
     // emptied, as a reorg that took its block away leaves the depository. `deposits` is slot 3 (after the owner,
     // the reentrancy lock and the deposit count); the test checks it holds the deposit's commitment first.
