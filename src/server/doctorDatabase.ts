@@ -6,7 +6,12 @@ import { createDatabase, type Database } from '../store/database.js';
 import { DataDirInUseError } from '../store/dataDirLock.js';
 import { migrations } from '../store/migrations/index.js';
 import { durableDatabaseProblems, type Env } from './config.js';
-import type { DoctorReport } from './doctor.js';
+
+/** What the database check found: its lines for `npm run doctor`, and whether anything needs fixing. */
+export interface DatabaseReport {
+  ok: boolean;
+  lines: string[];
+}
 
 export interface DoctorDatabaseSettings {
   databaseUrl: string | undefined;
@@ -29,7 +34,7 @@ export async function checkDatabase(
   settings: DoctorDatabaseSettings,
   solver: Address,
   env: Env,
-): Promise<DoctorReport> {
+): Promise<DatabaseReport> {
   const { databaseUrl, dataDir, databaseSchema: schema } = settings;
   const problems = durableDatabaseProblems(env);
   if (problems.length > 0)
@@ -84,7 +89,7 @@ export async function checkDatabase(
   }
 }
 
-async function inspect(database: Database, where: string, solver: Address): Promise<DoctorReport> {
+async function inspect(database: Database, where: string, solver: Address): Promise<DatabaseReport> {
   const lines: string[] = [];
   let ok = true;
   const known = Object.keys(migrations).sort();
