@@ -3,6 +3,8 @@ import { createChainClients } from '../chain/clients.js';
 import { approveFillTokens, type ApprovalOutcome, type ChainFinding } from '../chain/startupChecks.js';
 import type { ChainConfig } from '../core/chains/types.js';
 import { runChainChecks } from './chainChecks.js';
+import type { Env } from './config.js';
+import { checkDatabase, type DoctorDatabaseSettings } from './doctorDatabase.js';
 
 /** What `npm run doctor` found: one line per chain or problem, and whether anything needs fixing. */
 export interface DoctorReport {
@@ -31,13 +33,22 @@ function fixOf(finding: ChainFinding, configFile: string): string {
  * Every start-up check the gateway makes of its chains, without starting it (`npm run doctor`): each chain's
  * RPC answers with the configured chain id, every configured contract has code, the depository and the fill
  * contract are owned by the solver, the solver has approved the fill contract for each ERC-20, every price feed
- * with a `maxAgeSeconds` is fresh, and the solver has gas on each chain.
+ * with a `maxAgeSeconds` is fresh, and the solver has gas on each chain. With `database`, the configured database
+ * too (`checkDatabase`): it answers, its version, no gateway holds it, and the solver key it was used with.
  */
-export async function runDoctor(chains: ChainConfig[], solver: Address, configFile: string): Promise<DoctorReport> {
+export async function runDoctor(
+  chains: ChainConfig[],
+  solver: Address,
+  configFile: string,
+  database?: { settings: DoctorDatabaseSettings; env: Env },
+): Promise<DoctorReport> {
   const clients = createChainClients(chains);
-  const { findings, unreachable } = await runChainChecks(chains, clients, solver);
-  const lines: string[] = [`solver ${solver}`];
-  let ok = true;
+  const [{ findings, unreachable }, stored] = await Promise.all([
+    runChainChecks(chains, clients, solver),
+    database === undefined ? undefined : checkDatabase(database.settings, solver, database.env),
+  ]);
+  const lines: string[] = [`solver ${solver}`, ...(stored?.lines ?? [])];
+  let ok = stored?.ok ?? true;
   for (const chain of chains) {
     if (unreachable.includes(chain.id)) {
       ok = false;

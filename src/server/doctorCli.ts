@@ -12,7 +12,10 @@ exitWith(async () => {
   const read = readCliConfig(usage);
   if (typeof read === 'number') return read;
   const { config, file } = read;
-  const report = await runDoctor(config.chains, privateKeyToAccount(config.solverPrivateKey).address, file);
+  const report = await runDoctor(config.chains, privateKeyToAccount(config.solverPrivateKey).address, file, {
+    settings: config,
+    env: process.env,
+  });
   process.stdout.write(`${report.lines.join('\n')}\n`);
   return report.ok ? 0 : 1;
 });

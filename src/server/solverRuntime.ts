@@ -114,6 +114,10 @@ export function createSolverRuntime(
   const listen = options.listen;
   const served = options.served ?? (() => true);
   const followed = ctx.config.chains.filter((chain) => served(chain.id));
+  /** Chains where the key watch found another gateway using the solver key: nothing more is sent there. */
+  const sharedKey = new Set<number>();
+  // Asked on every pass of the background jobs: a chain the checks take out of service later is skipped from then.
+  const inService = (chainId: number): boolean => served(chainId) && !sharedKey.has(chainId);
   const client = (chainId: number) => {
     const found = clients.get(chainId);
     if (found === undefined) throw new Error(`no client for chain ${chainId}`);
@@ -144,16 +148,23 @@ export function createSolverRuntime(
   );
   const solver = createSolver({ ctx, senders, truth: createOrderTruth(ctx.config.chains, clients) });
   const gasless = createGaslessRunner({ ctx, senders });
-  const settler = createSettler({ ctx, senders, settings: options.settlement ?? defaultSettlementSettings });
+  const settler = createSettler({
+    ctx,
+    senders,
+    settings: options.settlement ?? defaultSettlementSettings,
+    inService,
+  });
   const claimPayer = createClaimPayer({
     ctx,
     senders,
     intervalMs: (options.settlement ?? defaultSettlementSettings).intervalMs,
+    inService,
   });
   const reconciler = createReconciler({
     ctx,
     reader: createSolverStateReader(clients, account.address),
     settings: options.reconciliation ?? defaultReconciliationSettings,
+    inService,
   });
   /**
    * The ledger after a rebuild: the gas and releases of transactions this database never recorded are booked from
@@ -189,6 +200,7 @@ export function createSolverRuntime(
     now: ctx.now,
     intervalMs: options.keyWatchIntervalMs,
     onShared: (chainId, message) => {
+      sharedKey.add(chainId);
       void watchers.get(chainId)?.stop();
       void addressWatchers.get(chainId)?.stop();
       void senders.get(chainId)?.stop();

@@ -15,6 +15,8 @@ import {
   erc20Abi,
   http,
   keccak256,
+  serializeTransaction,
+  size,
   toHex,
   type Address,
   type Hex,
@@ -29,7 +31,8 @@ import {
   type Execute,
 } from '@relayprotocol/relay-sdk';
 import { devnetViemChain, SDK_BATCH_EXECUTOR, type DevnetChain } from '../../src/chain/devnet.js';
-import { stableTokenAbi } from '../../generated/contracts/index.js';
+import { devnetGasPriceOracleAbi, stableTokenAbi } from '../../generated/contracts/index.js';
+import { DEVNET_L1_BASE_FEE, GAS_PRICE_ORACLE, OP_STACK_DEVNET_CHAIN_ID } from '../../src/chain/devnetContracts.js';
 import { getGaslessSubmission } from '../../src/store/gaslessSubmissions.repository.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -854,5 +857,74 @@ describe('a negative originGasOverhead through GraphQL: the attack that drained 
     });
     expect(await amountOutOf(attacker.requestId)).toBe(amountOut);
     expect(await balances(attacker.account.address, recipient)).toEqual(before);
+  });
+});
+
+describe('a gasless batch on an OP-stack origin (devnet chain 31339, with a GasPriceOracle predeploy)', () => {
+  it("recovers the batch transaction's L1 data fee, read from the predeploy, with its gas", async () => {
+    const chainC = gateway.devnet.descriptor.chains[2]!;
+    expect(chainC.chainId).toBe(OP_STACK_DEVNET_CHAIN_ID);
+    const account = privateKeyToAccount(generatePrivateKey());
+    const deployer = createWalletClient({
+      account: privateKeyToAccount(gateway.devnet.descriptor.deployer.privateKey),
+      chain: devnetViemChain(chainC),
+      transport: http(chainC.rpcUrl),
+    });
+    const minted = await deployer.writeContract({
+      address: tokenOf(chainC, 'USDC'),
+      abi: stableTokenAbi,
+      functionName: 'mint',
+      args: [account.address, 30_000_000n],
+    });
+    await publicClientOf(chainC).waitForTransactionReceipt({ hash: minted });
+    const wallet = createWalletClient({ account, chain: devnetViemChain(chainC), transport: http(chainC.rpcUrl) });
+    const quote = await getClient().actions.getQuote(
+      {
+        chainId: chainC.chainId,
+        toChainId: chainA.chainId,
+        currency: tokenOf(chainC, 'USDC'),
+        toCurrency: tokenOf(chainA, 'USDC'),
+        amount: '25000000',
+        tradeType: 'EXACT_INPUT',
+        wallet,
+        recipient: fresh(0x6a5_0c01),
+      },
+      true,
+    );
+    const { requestId } = await getClient().actions.executeGaslessBatch({ quote, walletClient: wallet });
+
+    const { body } = await call(gateway.url, 'getIntentStatus', { query: { requestId } });
+    expect(body.status).toBe('success');
+    const sent = await publicClientOf(chainC).getTransaction({ hash: body.inTxHashes![0] as Hex });
+    // The bytes priced: the batch's transaction as sent (to the user, its data and authorization), unsigned, at the
+    // widest nonce, gas and fee fields; the oracle's documented formula on them.
+    const bytes = serializeTransaction({
+      type: 'eip7702',
+      chainId: chainC.chainId,
+      nonce: 0xff_ff_ff,
+      gas: 2n ** 32n - 1n,
+      maxFeePerGas: 2n ** 40n - 1n,
+      maxPriorityFeePerGas: 2n ** 40n - 1n,
+      to: sent.to!,
+      value: 0n,
+      data: sent.input,
+      authorizationList: sent.authorizationList!,
+    });
+    const l1Fee = await publicClientOf(chainC).readContract({
+      address: GAS_PRICE_ORACLE,
+      abi: devnetGasPriceOracleAbi,
+      functionName: 'getL1Fee',
+      args: [bytes],
+    });
+    expect(l1Fee).toBe((BigInt(size(bytes)) + 68n) * 16n * DEVNET_L1_BASE_FEE);
+
+    const request = await gateway.server.core.db
+      .selectFrom('requests')
+      .select(['fees_actual'])
+      .where('id', '=', requestId.toLowerCase())
+      .executeTakeFirstOrThrow();
+    const originGas = (request.fees_actual as any).originGas;
+    expect(BigInt(originGas.l1Fee)).toBe(l1Fee);
+    expect(BigInt(originGas.amount)).toBe(BigInt(originGas.gasUnits) * BigInt(originGas.gasPrice) + l1Fee);
   });
 });

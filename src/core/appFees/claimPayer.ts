@@ -10,6 +10,7 @@ import type { CoreContext } from '../context.js';
 import type { TransactionSender } from '../solver/ports.js';
 import { errorMessage } from '../errors.js';
 import { createPeriodicJob } from '../periodicJob.js';
+import { createServiceSkips } from '../chains/serviceSkips.js';
 
 /**
  * How long a claim that was never signed stays listed (`expired`) after its signature window before the payer's
@@ -50,12 +51,21 @@ export function createClaimPayer({
   ctx,
   senders,
   intervalMs,
+  inService,
 }: {
   ctx: CoreContext;
   senders: ReadonlyMap<number, TransactionSender>;
   intervalMs: number;
+  /** Whether the solver serves the chain now: claims on one out of service stay pending until it is back. */
+  inService?: ((chainId: number) => boolean) | undefined;
 }): ClaimPayer {
   const { db, log } = ctx;
+  const skips = createServiceSkips({
+    job: 'app-fee claims',
+    inService,
+    reason: (chainId) => ctx.chainStatus?.chainBlocked(chainId) ?? null,
+    log,
+  });
   const job = createPeriodicJob(intervalMs, pass);
 
   async function pay(claim: ClaimRecord): Promise<void> {
@@ -117,6 +127,7 @@ export function createClaimPayer({
     }
     for (const claim of pending) {
       if (job.stopped) return;
+      if (skips.skip(claim.chainId)) continue;
       try {
         await pay(claim);
       } catch (error) {

@@ -1,4 +1,4 @@
-import { decodeFunctionData, isHex, zeroAddress, type Address, type Hex } from 'viem';
+import { decodeFunctionData, isHex, serializeTransaction, zeroAddress, type Address, type Hex } from 'viem';
 import { recoverAuthorizationAddress } from 'viem/utils';
 import { drawSponsorship, getApiKey } from '../../store/apiKeys.repository.js';
 import { insertGaslessSubmission, getGaslessSubmission } from '../../store/gaslessSubmissions.repository.js';
@@ -196,7 +196,12 @@ export async function executeGasless(
     );
   }
   const gasPrice = await ctx.market.gasPrice(chain.id);
-  const nativeCost = (gas + overhead) * gasPrice;
+  // On an OP-stack origin the batch's transaction also pays an L1 data fee for its bytes, authorizations included.
+  const l1Fee =
+    chain.feeModel === 'op-stack'
+      ? await ctx.market.l1DataFee(chain.id, batchTxBytes(chain, user, tx.data as Hex, authorizationList))
+      : 0n;
+  const nativeCost = (gas + overhead) * gasPrice + l1Fee;
   const sponsored = executionOptions.subsidizeFees;
 
   const destination = requireChain(ctx, request.destinationChainId);
@@ -221,6 +226,7 @@ export async function executeGasless(
   const feesActual = withOriginGas(request.feesQuoted, {
     gasUnits: gas + overhead,
     gasPrice,
+    l1Fee,
     nativeCost,
     usdMicros,
     recovered,
@@ -448,6 +454,8 @@ function withOriginGas(
   gas: {
     gasUnits: bigint;
     gasPrice: bigint;
+    /** The L1 data fee (wei) on an OP-stack origin, in `nativeCost`; 0 elsewhere. */
+    l1Fee: bigint;
     nativeCost: bigint;
     usdMicros: bigint;
     recovered: bigint;
@@ -460,6 +468,7 @@ function withOriginGas(
   const originGas: JsonObject = {
     gasUnits: gas.gasUnits.toString(),
     gasPrice: gas.gasPrice.toString(),
+    ...(gas.l1Fee === 0n ? {} : { l1Fee: gas.l1Fee.toString() }),
     amount: gas.nativeCost.toString(),
     usdMicros: gas.usdMicros.toString(),
     recoveredFromOutput: gas.recovered.toString(),
@@ -498,3 +507,39 @@ async function inFeeCurrency(
 /** A stored amount (a decimal string or a safe integer); 0 when absent. */
 const amountOf = (value: unknown): bigint =>
   typeof value === 'string' || typeof value === 'number' ? BigInt(value) : 0n;
+
+/**
+ * The batch's transaction as the gateway sends it (to the user's account, with the authorizations), unsigned, with
+ * the widest nonce, gas and fee fields: the bytes an OP-stack origin's L1 data fee is priced on.
+ */
+function batchTxBytes(
+  chain: ChainConfig,
+  user: Address,
+  data: Hex,
+  authorizationList: SignedAuthorizationInput[] | undefined,
+): Hex {
+  const common = {
+    chainId: chain.id,
+    nonce: 0xff_ff_ff,
+    gas: 2n ** 32n - 1n,
+    maxFeePerGas: 2n ** 40n - 1n,
+    maxPriorityFeePerGas: 2n ** 40n - 1n,
+    to: user,
+    value: 0n,
+    data,
+  };
+  return authorizationList === undefined || authorizationList.length === 0
+    ? serializeTransaction({ type: 'eip1559', ...common })
+    : serializeTransaction({
+        type: 'eip7702',
+        ...common,
+        authorizationList: authorizationList.map((authorization) => ({
+          address: authorization.address,
+          chainId: authorization.chainId,
+          nonce: authorization.nonce,
+          yParity: authorization.yParity,
+          r: authorization.r,
+          s: authorization.s,
+        })),
+      });
+}

@@ -13,6 +13,7 @@ import type { CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { toUsdMicros } from '../market.js';
 import { createPeriodicJob } from '../periodicJob.js';
+import { createServiceSkips } from '../chains/serviceSkips.js';
 
 /** The solver's state on a chain at one block: what the reconciliation compares the ledger with. */
 export interface SolverChainState {
@@ -83,12 +84,24 @@ export function createReconciler({
   ctx,
   reader,
   settings,
+  inService,
 }: {
   ctx: CoreContext;
   reader: SolverStateReader;
   settings: ReconciliationSettings;
+  /**
+   * Whether the solver serves the chain now: one out of service is not compared (its RPC may answer for another
+   * network, or another gateway moves the key's money there) until it is back.
+   */
+  inService?: ((chainId: number) => boolean) | undefined;
 }): Reconciler {
   const { db, log } = ctx;
+  const skips = createServiceSkips({
+    job: 'ledger reconciliation',
+    inService,
+    reason: (chainId) => ctx.chainStatus?.chainBlocked(chainId) ?? null,
+    log,
+  });
   const job = createPeriodicJob(settings.intervalMs, pass);
 
   async function usdOf(chainId: number, currency: CurrencyConfig, amount: bigint): Promise<bigint | null> {
@@ -222,6 +235,7 @@ export function createReconciler({
     const results: ChainReconciliation[] = [];
     for (const chain of ctx.config.chains) {
       if (job.stopped) break;
+      if (skips.skip(chain.id)) continue;
       try {
         results.push(await reconcileChain(chain.id));
       } catch (error) {

@@ -119,3 +119,33 @@ export function permitDepositCalldata(permit: StoredPermit, requestId: Hex, sign
  * the origin leg of the execution fee (the gateway pays it).
  */
 export const PERMIT_DEPOSIT_GAS: Readonly<Record<PermitStandard, bigint>> = { eip3009: 180_000n, eip2612: 190_000n };
+
+/**
+ * The permit deposit the gateway sends through `approvalProxy`, at its largest: every field of the call at its
+ * widest value (no zero byte but the ABI's padding), so the L1 data fee an OP-stack origin charges for these bytes
+ * is at least the real deposit's, priced at quote time before the user signs.
+ */
+export function representativePermitDeposit(
+  standard: PermitStandard,
+  approvalProxy: Address,
+  token: Address,
+): { to: Address; data: Hex; value: bigint } {
+  const widest: Hex = `0x${'ff'.repeat(32)}`;
+  const data = permitDepositCalldata(
+    {
+      kind: standard,
+      chainId: 0,
+      token,
+      owner: `0x${'ff'.repeat(20)}`,
+      spender: approvalProxy,
+      value: BigInt(widest).toString(),
+      expiry: BigInt(widest).toString(),
+      nonce: widest,
+      domain: { name: '', version: '' },
+    },
+    widest,
+    // r and s below the curve's order (a signature must parse), still without a zero byte.
+    `0x${'7f'.repeat(64)}1c`,
+  );
+  return { to: approvalProxy, data, value: 0n };
+}

@@ -9,7 +9,7 @@ import { jsonify } from '../json.js';
 import { checkQuoteExposure } from '../limits/exposure.js';
 import { convert, type MarketData, type UsdPrice } from '../market.js';
 import { buildOrder } from './order.js';
-import { callsFillGas, paymentFillGas, paymentFillL1Fee } from './fillGas.js';
+import { callsFillGas, paymentFillGas, paymentFillL1Fee, representativeTxBytes } from './fillGas.js';
 import { withGasMargin } from '../gasMargin.js';
 import { callsGasCap } from '../limits/gasCaps.js';
 import { checkNoRecentExecutionRevert } from '../limits/executionReverts.js';
@@ -27,7 +27,7 @@ import { sponsorshipReservation, storeSponsoredRequest } from './sponsorshipRese
 import { quoteTtlSeconds } from './quoteTtl.js';
 import { buildPermitSteps, buildSteps, DEPOSIT_GAS } from './steps.js';
 import type { PermitStandard } from '../permits/ports.js';
-import { PERMIT_DEPOSIT_GAS } from '../permits/typedData.js';
+import { PERMIT_DEPOSIT_GAS, representativePermitDeposit } from '../permits/typedData.js';
 import { quotePermit } from '../permits/quotePermit.js';
 import { depositAddressOfQuote, recordDepositAddress } from '../depositAddresses/quote.js';
 import type { Price, Quote, QuoteParameters } from './types.js';
@@ -283,6 +283,17 @@ async function prepare(
   }
 
   const permit = permitSupport === undefined ? undefined : await permitSupport;
+  // On an OP-stack origin the permit deposit the gateway sends also pays an L1 data fee for its bytes.
+  const permitL1FeeWei =
+    permit !== undefined && origin.feeModel === 'op-stack'
+      ? await market.l1DataFee(
+          origin.id,
+          representativeTxBytes(
+            origin,
+            representativePermitDeposit(permit.standard, origin.contracts.approvalProxy, currencyIn.address),
+          ),
+        )
+      : 0n;
   const snapshot: MarketSnapshot = {
     priceIn,
     priceOut,
@@ -299,6 +310,7 @@ async function prepare(
             priceWei: originGasPrice,
             nativePrice: originNativePrice,
             nativeDecimals: origin.nativeCurrency.decimals,
+            ...(permitL1FeeWei === 0n ? {} : { l1FeeWei: permitL1FeeWei }),
           },
         }),
   };

@@ -32,7 +32,14 @@ export interface MarketSnapshot {
    * Gasless flows (permit deposits): the origin transaction the gateway sends for the user, priced into the
    * execution fee (spec "Fee rules" §1). Absent when the user sends the deposit and pays its gas.
    */
-  originGas?: { units: bigint; priceWei: bigint; nativePrice: UsdPrice; nativeDecimals: number };
+  originGas?: {
+    units: bigint;
+    priceWei: bigint;
+    nativePrice: UsdPrice;
+    nativeDecimals: number;
+    /** The origin transaction's L1 data fee (wei) on an OP-stack origin, paid besides its gas; 0 when absent. */
+    l1FeeWei?: bigint;
+  };
 }
 
 export interface PricingParameters {
@@ -200,6 +207,7 @@ export function priceRoute(parameters: PricingParameters): Pricing {
         gasUnits: fillGasUnits,
         gasPriceWei: market.destinationGasPrice,
         l1FeeWei: market.fillL1FeeWei,
+        ...(market.originGas?.l1FeeWei ? { originL1FeeWei: market.originGas.l1FeeWei } : {}),
       },
       swap: fees.swap,
       swapBps,
@@ -247,6 +255,7 @@ export function fillExecutionFee(
           originGas: {
             units: originGas.units,
             priceWei: originGas.priceWei,
+            extraWei: originGas.l1FeeWei ?? 0n,
             nativeUsdMicros: toUsdMicros(
               pow10(originGas.nativeDecimals),
               originGas.nativeDecimals,

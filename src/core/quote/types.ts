@@ -242,6 +242,8 @@ export interface FeeBreakdown {
     gasPriceWei: bigint;
     /** The fill's L1 data fee (wei) on an OP-stack destination, in `destinationGasMicros`; 0 elsewhere. */
     l1FeeWei: bigint;
+    /** The origin transaction's L1 data fee (wei) on an OP-stack origin, in `originGasMicros`; absent elsewhere. */
+    originL1FeeWei?: bigint;
   };
   swap: bigint;
   swapBps: number;

@@ -21,6 +21,7 @@ import { withGasMargin } from '../gasMargin.js';
 import type { TransactionSender } from '../solver/ports.js';
 import { errorMessage, GatewayError } from '../errors.js';
 import { createPeriodicJob } from '../periodicJob.js';
+import { createServiceSkips } from '../chains/serviceSkips.js';
 
 export interface SettlementSettings {
   /** How often each origin chain's filled deposits are released to the solver, ms. */
@@ -43,6 +44,8 @@ export interface CreateSettlerParameters {
   ctx: CoreContext;
   senders: ReadonlyMap<number, TransactionSender>;
   settings: SettlementSettings;
+  /** Whether the solver serves the chain now: one out of service is skipped until it is back (`ServiceSkips`). */
+  inService?: ((chainId: number) => boolean) | undefined;
 }
 
 /**
@@ -64,8 +67,14 @@ export interface CreateSettlerParameters {
  * others go into a new batch; when none is refused (the revert is the batch's, not a deposit's) it is marked
  * `failed` and left for an operator (its deposits stay in the depository, untouched and accounted).
  */
-export function createSettler({ ctx, senders, settings }: CreateSettlerParameters): Settler {
+export function createSettler({ ctx, senders, settings, inService }: CreateSettlerParameters): Settler {
   const { db, log } = ctx;
+  const skips = createServiceSkips({
+    job: 'settlement',
+    inService,
+    reason: (chainId) => ctx.chainStatus?.chainBlocked(chainId) ?? null,
+    log,
+  });
   const job = createPeriodicJob(settings.intervalMs, pass);
   /** Passes check it between pieces of work. */
   const stopped = (): boolean => job.stopped;
@@ -247,6 +256,7 @@ export function createSettler({ ctx, senders, settings }: CreateSettlerParameter
   async function pass(): Promise<void> {
     for (const chainId of senders.keys()) {
       if (stopped()) return;
+      if (skips.skip(chainId)) continue;
       try {
         await settleChain(chainId);
       } catch (error) {
