@@ -24,12 +24,14 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`update requests set origin_block = d.block_number
     from deposits as d
     where requests.origin_block is null and requests.deposit_id is not null and d.id = requests.deposit_id`.execute(db);
-  const firstSuccess = sql`(select min(e.created_at) from request_events as e
-    where e.request_id = requests.id and e.status = 'success')`;
-  await sql`update requests set fill_time_ms = greatest(0, ${firstSuccess} - d.created_at)
-    from deposits as d
+  // The first success of each request in one grouped scan of the events: joined rather than looked up per row,
+  // as `request_events.request_id` (default collation) cannot use its index against `requests.id` (collation "C").
+  await sql`update requests set fill_time_ms = greatest(0, filled.at - d.created_at)
+    from deposits as d,
+      (select request_id, min(created_at) as at from request_events where status = 'success' group by request_id)
+        as filled
     where requests.fill_time_ms is null and requests.status = 'success' and requests.deposit_id is not null
-      and d.id = requests.deposit_id and ${firstSuccess} is not null`.execute(db);
+      and d.id = requests.deposit_id and filled.request_id = requests.id`.execute(db);
   await sql`update requests set app_fees_usd_micros = (fees_quoted #>> '{usdMicros,app}')::numeric
     where app_fees_usd_micros is null
       and jsonb_typeof(fees_quoted -> 'appFees') = 'array' and jsonb_array_length(fees_quoted -> 'appFees') > 0
