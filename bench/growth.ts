@@ -200,6 +200,18 @@ function filterQueries(now: number): Array<[string, string, string?]> {
 /** A user of the filled rows (not the bench's): a few dozen requests spread over the 90 days. */
 const typicalUser = (users: number) => `0x${(65536 + (users >> 1) + 1).toString(16).padStart(40, '0')}`;
 
+/** Another user of the filled rows, as many requests as `typicalUser`. */
+const otherUser = (users: number) => `0x${(65536 + (users >> 1) + 2).toString(16).padStart(40, '0')}`;
+
+/**
+ * A typical `filters`: two users' requests, the second's without its refunds (two OR-ed groups, each on the user's
+ * index, one with a negation), URL-encoded.
+ */
+const groupsOf = (users: number) =>
+  encodeURIComponent(
+    JSON.stringify([{ user: typicalUser(users) }, { user: otherUser(users), 'not:status': 'refund' }]),
+  );
+
 /**
  * The listings measured, as the explorer sends them: the bench user's history (its newest rows are its own quotes
  * of this run), the search box (`term`) with a typical user's address (rows only in the filled table, spread
@@ -210,6 +222,7 @@ function listings(user: Address, options: GrowthOptions): Array<[string, BenchRe
     ['list user', { method: 'GET', path: `/requests/v3?limit=${PAGE_SIZE}&user=${user.toLowerCase()}` }],
     ['list term', { method: 'GET', path: `/requests/v3?limit=${PAGE_SIZE}&term=${typicalUser(options.users)}` }],
     ['list newest', { method: 'GET', path: `/requests/v3?limit=${PAGE_SIZE}` }],
+    ['list groups', { method: 'GET', path: `/requests/v3?limit=${PAGE_SIZE}&filters=${groupsOf(options.users)}` }],
     ...filterListings(Date.now()),
   ];
 }
@@ -397,6 +410,10 @@ async function explainListings(store: Store, user: string, options: GrowthOption
         `select * from requests where (id = '${typical}' or order_id = '${typical}' or user_address = '${typical}' or (sender = '${typical}' and sender <> user_address) or recipient = '${typical}' or (refund_to = '${typical}' and refund_to <> user_address) or deposit_address = '${typical}' or (in_tx_hashes @> '["${typical}"]'::jsonb and in_tx_hashes <> '[]'::jsonb) or (tx_hashes @> '["${typical}"]'::jsonb and tx_hashes <> '[]'::jsonb)) order by created_at desc, id desc limit ${PAGE_SIZE + 1}`,
       ],
       ['list newest', `select * from requests order by created_at desc, id desc limit ${PAGE_SIZE + 1}`],
+      [
+        'list groups',
+        `select * from requests where (user_address in ('${typical}') or (user_address in ('${otherUser(options.users)}') and (status in ('refund')) is not true)) order by created_at desc, id desc limit ${PAGE_SIZE + 1}`,
+      ],
       ...filterQueries(Date.now()).map(([name, where, order]): [string, string] => [
         name,
         `select * from requests ${where === '' ? '' : `where ${where}`} order by ${order ?? 'created_at desc, id desc'} limit ${PAGE_SIZE + 1}`,

@@ -958,7 +958,7 @@ export const openapiDocument: Record<string, unknown> = {
           {
             "name": "filters",
             "in": "query",
-            "description": "The reference's JSON filter groups; not supported here (400 naming it).",
+            "description": "JSON-encoded array of filter groups (at most 10), AND-ed with the other parameters: the keys of one\nobject are AND-ed, the objects OR-ed. A key prefixed `not:` is negated; an array value is any of its\nitems (at most 20; 100 values in all); `null` means the field is empty. Keys: `id`, `orderId`, `user`,\n`recipient`, `depositAddress`, `originChainId`, `destinationChainId`, `chainId`, `currencyInChainId`,\n`currencyOutChainId`, `currencyInAddress`, `currencyOutAddress`, `currencyInSymbol`,\n`currencyOutSymbol`, `status`, `failReason`, `refundFailReason`, `requestType`. Ranges and `features`\nare top-level only.\n",
             "schema": {
               "type": "string",
               "maxLength": 2048

@@ -3434,7 +3434,15 @@ export interface operations {
                  *     `gas_top_up`, `fixed_rate`, `app_fees`, `deposit_address` (the record's `features`).
                  */
                 features?: string;
-                /** @description The reference's JSON filter groups; not supported here (400 naming it). */
+                /**
+                 * @description JSON-encoded array of filter groups (at most 10), AND-ed with the other parameters: the keys of one
+                 *     object are AND-ed, the objects OR-ed. A key prefixed `not:` is negated; an array value is any of its
+                 *     items (at most 20; 100 values in all); `null` means the field is empty. Keys: `id`, `orderId`, `user`,
+                 *     `recipient`, `depositAddress`, `originChainId`, `destinationChainId`, `chainId`, `currencyInChainId`,
+                 *     `currencyOutChainId`, `currencyInAddress`, `currencyOutAddress`, `currencyInSymbol`,
+                 *     `currencyOutSymbol`, `status`, `failReason`, `refundFailReason`, `requestType`. Ranges and `features`
+                 *     are top-level only.
+                 */
                 filters?: string;
                 /** @description Comma-separated private chain ids (UUIDs); the gateway has no private chains, so they add nothing. */
                 privateChainsToInclude?: string;

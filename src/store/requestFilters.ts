@@ -57,7 +57,36 @@ export interface SearchRequestFilters {
   refundFailReason?: string | null;
   /** Any of these features (an empty list matches nothing): see `featureMatches`. */
   features?: readonly RequestFeatureFilter[];
+  /** A boolean combination of identity, chain, currency and status conditions (v3 `filters`): see `matches`. */
+  matching?: FilterExpression;
 }
+
+/** The `requests` columns a `FilterExpression` compares as they are (values as stored: lower-case hex). */
+export type FilterColumn =
+  | 'id'
+  | 'user_address'
+  | 'deposit_address'
+  | 'order_id'
+  | 'status'
+  | 'fail_reason'
+  | 'refund_fail_reason'
+  | 'origin_chain_id'
+  | 'destination_chain_id';
+
+/**
+ * A condition on one request. `anyOf` an empty list matches nothing, `and` of none everything, `or` of none
+ * nothing; `isNull` is the column's emptiness; `not` is true wherever its operand is false or unknown, so a
+ * negated comparison with a null column matches (a request without a deposit address is "not" any address).
+ */
+export type FilterExpression =
+  | { and: readonly FilterExpression[] }
+  | { or: readonly FilterExpression[] }
+  | { not: FilterExpression }
+  | { column: FilterColumn; anyOf: readonly (string | number)[] }
+  | { column: FilterColumn; isNull: true }
+  | { recipientAnyOf: readonly string[] }
+  | { currency: 'origin' | 'destination'; anyOf: readonly StoredCurrency[] }
+  | { requestTypes: readonly RequestTypeFilter[] };
 
 /** The features a request here can have (the reference's others are never set on one). */
 export type RequestFeatureFilter = 'app_fees' | 'deposit_address' | 'gas_top_up';
@@ -137,20 +166,7 @@ export function applySearchFilters<O>(query: RequestsQuery<O>, filters: SearchRe
     q = q.where(sql<SqlBool>`volume_usd_micros <= ${filters.amountUsdMaxMicros.toString()}::numeric`);
   if (filters.requestTypes !== undefined) {
     const types = filters.requestTypes;
-    q = q.where((eb) =>
-      types.length === 0
-        ? sql<SqlBool>`false`
-        : eb.or(
-            types.map((type) =>
-              eb.and([
-                eb('operation', '=', type.operation),
-                ...(type.chains === undefined
-                  ? []
-                  : [eb('origin_chain_id', type.chains === 'same' ? '=' : '<>', eb.ref('destination_chain_id'))]),
-              ]),
-            ),
-          ),
-    );
+    q = q.where((eb) => requestTypeMatch(eb, types));
   }
   if (filters.startBlock !== undefined) q = q.where('origin_block', '>=', filters.startBlock);
   if (filters.endBlock !== undefined) q = q.where('origin_block', '<=', filters.endBlock);
@@ -165,6 +181,10 @@ export function applySearchFilters<O>(query: RequestsQuery<O>, filters: SearchRe
     q = q.where((eb) =>
       reason === null ? eb('refund_fail_reason', 'is', null) : eb('refund_fail_reason', '=', reason),
     );
+  }
+  if (filters.matching !== undefined) {
+    const expression = filters.matching;
+    q = q.where((eb) => matches(eb, expression));
   }
   if (filters.features !== undefined) {
     const features = filters.features;
@@ -215,5 +235,61 @@ function currencyMatch(
   if (currencies.length === 0) return sql<SqlBool>`false`;
   return eb.or(
     currencies.map((c) => eb.and([eb(chainColumn, '=', c.chainId), eb(currencyColumn, '=', normalizeHex(c.address))])),
+  );
+}
+
+function requestTypeMatch(
+  eb: ExpressionBuilder<Tables, 'requests'>,
+  types: readonly RequestTypeFilter[],
+): Expression<SqlBool> {
+  if (types.length === 0) return sql<SqlBool>`false`;
+  return eb.or(
+    types.map((type) =>
+      eb.and([
+        eb('operation', '=', type.operation),
+        ...(type.chains === undefined
+          ? []
+          : [eb('origin_chain_id', type.chains === 'same' ? '=' : '<>', eb.ref('destination_chain_id'))]),
+      ]),
+    ),
+  );
+}
+
+/**
+ * A `FilterExpression` as a parameterised condition. Comparisons are plain `column in (…)` (the address columns in
+ * the forms their partial indexes answer), so a group that names an indexed value keeps its index; a negation is
+ * `(…) is not true`, which no index answers and is only ever AND-ed beside other conditions by the groups' rule.
+ */
+function matches(eb: ExpressionBuilder<Tables, 'requests'>, expression: FilterExpression): Expression<SqlBool> {
+  if ('and' in expression) {
+    return expression.and.length === 0
+      ? sql<SqlBool>`true`
+      : eb.and(expression.and.map((operand) => matches(eb, operand)));
+  }
+  if ('or' in expression) {
+    return expression.or.length === 0
+      ? sql<SqlBool>`false`
+      : eb.or(expression.or.map((operand) => matches(eb, operand)));
+  }
+  if ('not' in expression) return sql<SqlBool>`(${matches(eb, expression.not)}) is not true`;
+  if ('recipientAnyOf' in expression) {
+    const addresses = expression.recipientAnyOf;
+    return addresses.length === 0
+      ? sql<SqlBool>`false`
+      : eb.or(addresses.map((address) => recipientIs(eb, normalizeHex(address))));
+  }
+  if ('currency' in expression) {
+    return expression.currency === 'origin'
+      ? currencyMatch(eb, 'origin_chain_id', 'origin_currency', expression.anyOf)
+      : currencyMatch(eb, 'destination_chain_id', 'destination_currency', expression.anyOf);
+  }
+  if ('requestTypes' in expression) return requestTypeMatch(eb, expression.requestTypes);
+  if ('isNull' in expression) return eb(expression.column, 'is', null);
+  const values = expression.anyOf;
+  if (values.length === 0) return sql<SqlBool>`false`;
+  return eb(
+    expression.column,
+    'in',
+    values.map((value) => (typeof value === 'string' ? normalizeHex(value) : value)),
   );
 }

@@ -1,8 +1,8 @@
 /**
  * The request history's search filters on a real gateway and devnet, one by one: `term`, the deposit / fill /
  * refund hashes, the currency filters, the `amountUsd` bounds and `requestType` on `GET /requests/v3`; v2's
- * `user` (sender or recipient) and `hash`; address checks; and the reference parameters the gateway cannot
- * apply, which must answer 400 naming them instead of an unfiltered page. Requests come from real quotes;
+ * `user` (sender or recipient) and `hash`; address checks; and the JSON filter groups (`filters`), with the
+ * malformed or oversized ones answering 400 naming them instead of an unfiltered page. Requests come from real quotes;
  * statuses and outgoing transactions are recorded through the store's repositories, as the solver records them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -172,9 +172,74 @@ describe('GET /requests/v3 search filters', () => {
     await expectIds(v3, { user: account(2), currencyOutChainId: String(B) }, ['swap']);
   });
 
-  it('answers 400 naming a parameter it cannot apply, never an unfiltered page', async () => {
-    const { status, body } = await v3({ filters: '[{"status":"success"}]' });
-    expect(status).toBe(400);
+  it('filters: groups OR-ed, keys AND-ed, not: negates, arrays are any-of, null is empty', async () => {
+    const groups = (value: unknown) => ({ filters: JSON.stringify(value) });
+    await expectIds(v3, groups([{ user: account(0) }, { user: account(1) }]), ['bridge', 'eth']);
+    await expectIds(v3, groups([{ user: [account(0), account(1).toUpperCase().replace('0X', '0x')] }]), [
+      'bridge',
+      'eth',
+    ]);
+    await expectIds(v3, groups([{ 'not:status': 'waiting' }]), ['bridge', 'eth']);
+    await expectIds(v3, groups([{ 'not:status': ['waiting', 'success'] }]), ['eth']);
+    await expectIds(v3, groups([{ user: account(2), requestType: 'Same-chain Swap' }, { status: 'success' }]), [
+      'local',
+      'bridge',
+    ]);
+    await expectIds(v3, groups([{ currencyOutSymbol: 'weth' }, { recipient: account(3) }]), ['swap', 'local', 'eth']);
+    await expectIds(v3, groups([{ chainId: [C] }]), ['eth']);
+    await expectIds(v3, groups([{ failReason: 'SOLVER_BALANCE_TOO_LOW' }]), ['eth']);
+    await expectIds(v3, groups([{ 'not:failReason': 'N/A' }]), ['eth']);
+    await expectIds(v3, groups([{ depositAddress: null }]), ['bridge', 'eth', 'swap', 'local']);
+    await expectIds(v3, groups([{ 'not:depositAddress': null }]), []);
+    // AND-ed with the top-level parameters.
+    await expectIds(v3, { ...groups([{ user: account(0) }, { user: account(2) }]), currencyOutChainId: String(B) }, [
+      'bridge',
+      'swap',
+    ]);
+    await expectIds(v3, { ...groups([{ 'not:user': account(0) }]), status: 'waiting' }, ['swap', 'local']);
+  });
+
+  it('filters: pages stay exact with continuation', async () => {
+    const filters = JSON.stringify([{ user: account(2) }, { status: ['success', 'refund'] }]);
+    const seen: string[] = [];
+    let continuation: string | undefined;
+    do {
+      const { status, body } = await v3({
+        filters,
+        limit: '1',
+        ...(continuation === undefined ? {} : { continuation }),
+      });
+      expect(status, JSON.stringify(body)).toBe(200);
+      seen.push(...body.requests.map((r: any) => r.id));
+      continuation = body.continuation;
+    } while (continuation !== undefined);
+    expect(seen).toHaveLength(4);
+    expect(new Set(seen)).toEqual(new Set(['bridge', 'eth', 'swap', 'local'].map(idOf)));
+  });
+
+  it.each<[string, string]>([
+    ['not JSON', '[{"user":'],
+    ['not an array', '{"user":"0x0000000000000000000000000000000000000001"}'],
+    ['an empty array', '[]'],
+    ['a group that is not an object', '["success"]'],
+    ['an empty group', '[{}]'],
+    ['an unknown key', '[{"colour":"red"}]'],
+    ['a range key in a group', '[{"amountUsdMin":10}]'],
+    ['features in a group', '[{"features":"app_fees"}]'],
+    ['a bad value', '[{"user":"alice"}]'],
+    ['an unknown status', '[{"status":"lost"}]'],
+    ['null mixed with values', '[{"depositAddress":[null,"0x0000000000000000000000000000000000000001"]}]'],
+    ['too many groups', JSON.stringify(Array.from({ length: 11 }, () => ({ status: 'success' })))],
+    ['too many values in an array', JSON.stringify([{ originChainId: Array.from({ length: 21 }, (_, i) => i + 1) }])],
+    [
+      'too many values in all',
+      JSON.stringify(
+        Array.from({ length: 10 }, () => ({ originChainId: Array.from({ length: 11 }, (_, i) => i + 1) })),
+      ),
+    ],
+  ])('filters: %s answers 400 INVALID_INPUT naming filters', async (_name, filters) => {
+    const { status, body } = await v3({ filters });
+    expect(status, JSON.stringify(body)).toBe(400);
     expect(body).toMatchObject({ errorCode: 'INVALID_INPUT', errorData: 'filters' });
   });
 

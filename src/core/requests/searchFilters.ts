@@ -1,13 +1,9 @@
 import { isAddress, isHash } from 'viem';
-import type {
-  RequestFeatureFilter,
-  RequestTypeFilter,
-  SearchRequestFilters,
-  StoredCurrency,
-} from '../../store/requestFilters.js';
+import type { RequestFeatureFilter, SearchRequestFilters, StoredCurrency } from '../../store/requestFilters.js';
 import { chainCurrencies } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
+import { parseFilterGroups, requestTypes } from './filterGroups.js';
 import { NO_REASON } from './statusRules.js';
 import type { RequestFeature } from './types.js';
 
@@ -16,10 +12,6 @@ import type { RequestFeature } from './types.js';
  * the gateway cannot apply is refused with 400 naming it, never ignored: an unfiltered page that looks
  * filtered is worse than an error.
  */
-
-/** Reference parameters the store cannot apply (what each would need is in docs/api-notes.md). */
-export const unsupportedRequestFilters = ['filters'] as const;
-export type UnsupportedRequestFilter = (typeof unsupportedRequestFilters)[number];
 
 export interface RequestSearchParameters {
   /** A request id, order id, wallet or transaction hash (exact, any letter case). */
@@ -56,34 +48,18 @@ export interface RequestSearchParameters {
   features?: string | readonly string[] | undefined;
   /** Private chains to include: this gateway has none, so any list changes nothing (each item is still checked). */
   privateChainsToInclude?: string | undefined;
-  unsupported?: Partial<Record<UnsupportedRequestFilter, unknown>> | undefined;
+  /** The reference's JSON filter groups (see `filterGroups.ts`), AND-ed with the other parameters. */
+  filters?: string | undefined;
 }
-
-const requestTypes: Record<string, RequestTypeFilter> = {
-  bridge: { operation: 'bridge' },
-  'crosschain swap': { operation: 'swap', chains: 'cross' },
-  'same-chain swap': { operation: 'swap', chains: 'same' },
-  send: { operation: 'send' },
-  wrap: { operation: 'wrap' },
-  unwrap: { operation: 'unwrap' },
-  call: { operation: 'call' },
-};
 
 /**
  * The store filters for the search parameters.
  *
- * @throws `INVALID_INPUT` (400) for a parameter the gateway cannot apply, a malformed hash, an unknown
+ * @throws `INVALID_INPUT` (400) for a malformed `filters` (see `parseFilterGroups`), a malformed hash, an unknown
  *   `requestType` or an inverted `amountUsd` range; `INVALID_ADDRESS` (400) for a currency address that is not
  *   an EVM address. Each names the parameter in `errorData`.
  */
 export function searchFilters(ctx: CoreContext, params: RequestSearchParameters): SearchRequestFilters {
-  for (const name of unsupportedRequestFilters) {
-    if (params.unsupported?.[name] !== undefined) {
-      throw new GatewayError('INVALID_INPUT', `Filtering requests by ${name} is not supported by this gateway`, {
-        data: name,
-      });
-    }
-  }
   const filters: SearchRequestFilters = {};
   if (params.term !== undefined && params.term.trim() !== '') filters.term = params.term;
   for (const name of ['depositTxHash', 'fillTxHash', 'refundTxHash', 'txHash'] as const) {
@@ -141,6 +117,7 @@ export function searchFilters(ctx: CoreContext, params: RequestSearchParameters)
   }
   if (params.features !== undefined) filters.features = featureFilters(params.features);
   if (params.privateChainsToInclude !== undefined) privateChains(params.privateChainsToInclude);
+  if (params.filters !== undefined) filters.matching = parseFilterGroups(ctx, params.filters);
   return filters;
 }
 

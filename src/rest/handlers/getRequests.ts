@@ -1,7 +1,6 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
 import type { components } from '../../../generated/openapi/types.js';
 import { getRequests as getRequestsCore } from '../../core/requests/getRequests.js';
-import { unsupportedRequestFilters } from '../../core/requests/searchFilters.js';
 import { sharedRequestsParameters } from '../requestsQuery.js';
 import type { RequestTransaction, RequestView } from '../../core/requests/types.js';
 import { toWire } from '../wire.js';
@@ -106,7 +105,7 @@ export async function getRequests(
       refundFailReason: query.refundFailReason,
       features: query.features,
       privateChainsToInclude: query.privateChainsToInclude,
-      unsupported: Object.fromEntries(unsupportedRequestFilters.map((name) => [name, query[name]])),
+      filters: query.filters,
     },
     caller,
   );
