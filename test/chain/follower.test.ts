@@ -25,7 +25,7 @@ import type { ChainFollower } from '../../src/chain/follower/follower.js';
 import type { Logger } from '../../src/core/logger.js';
 import type { Database } from '../../src/store/database.js';
 import { getCursor } from '../../src/store/cursors.repository.js';
-import { tsx, useChildProcesses } from '../helpers/childProcess.js';
+import { useChildProcesses } from '../helpers/childProcess.js';
 import { disposeTestDatabase, openTestDatabase, testDatabaseUrl } from '../helpers/db.js';
 import {
   createTxFollower,
@@ -209,7 +209,9 @@ it('after a kill in the middle of a backfill, a restart misses no transaction an
     FOLLOWER_RPC_URL: anvil.rpcUrl,
     FOLLOWER_CHAIN_ID: String(CHAIN_ID),
   };
-  const killed = spawnWatched(process.execPath, [tsx, script], { env });
+  // The script runs in this node process itself (`--import tsx`), not under tsx's CLI, whose relay would leave the
+  // script running when the CLI is killed with SIGKILL.
+  const killed = spawnWatched(process.execPath, ['--import', 'tsx', script], { env });
   // Killed once it has confirmed a few, with most of the backfill still ahead (one block per range).
   await killed.waitFor(/(confirmed 0x[0-9a-f]+\n){5}/, 60_000);
   killed.child.kill('SIGKILL');
@@ -220,7 +222,7 @@ it('after a kill in the middle of a backfill, a restart misses no transaction an
   // More blocks while it is down, then a restart.
   for (let i = 0; i < 5; i++) hashes.push((await send(await signTransfer())).transactionHash);
   await testClient().mine({ blocks: 2 });
-  const restarted = spawnWatched(process.execPath, [tsx, script], { env });
+  const restarted = spawnWatched(process.execPath, ['--import', 'tsx', script], { env });
   await until(
     'every transaction confirmed',
     async () => {

@@ -47,7 +47,8 @@ const pingAbi = parseAbi(['event Ping()']);
 
 beforeAll(async () => {
   anvil = await startAnvil({ chainId });
-  direct = createPublicClient({ transport: http(anvil.rpcUrl) });
+  // No cached head: each test reads the chain as it is now.
+  direct = createPublicClient({ transport: http(anvil.rpcUrl), cacheTime: 0 });
   const wallet = createWalletClient({
     account: mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: 3 }),
     transport: http(anvil.rpcUrl),
