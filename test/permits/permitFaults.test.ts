@@ -20,6 +20,7 @@ import {
   type WalletClient,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { stableTokenAbi } from '../../generated/contracts/index.js';
 import { devnetViemChain, type Devnet, type DevnetChain } from '../../src/chain/devnet.js';
 import type { CrashPoint } from '../../src/core/faults.js';
 import { useGatewayProcesses, type GatewayRun } from '../helpers/gatewayProcess.js';
@@ -140,7 +141,7 @@ describe('a kill -9 between accepting a permit and sending its deposit', { timeo
       });
       const cancelled = await funderWallet.writeContract({
         address: usdcA,
-        abi: cancelAuthorizationAbi,
+        abi: stableTokenAbi,
         functionName: 'cancelAuthorization',
         args: [
           user.address,
@@ -182,7 +183,7 @@ describe('a kill -9 between accepting a permit and sending its deposit', { timeo
       });
       const moved = await funderWallet.writeContract({
         address: usdcA,
-        abi: transferWithAuthorizationAbi,
+        abi: stableTokenAbi,
         functionName: 'transferWithAuthorization',
         args: [
           user.address,
@@ -281,39 +282,3 @@ async function spoiledWhileDown(spoil: (spoiling: Spoiling) => Promise<bigint>):
   });
   expect(balance).toBe(userBalance);
 }
-
-const transferWithAuthorizationAbi = [
-  {
-    type: 'function',
-    name: 'transferWithAuthorization',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'from', type: 'address' },
-      { name: 'to', type: 'address' },
-      { name: 'value', type: 'uint256' },
-      { name: 'validAfter', type: 'uint256' },
-      { name: 'validBefore', type: 'uint256' },
-      { name: 'nonce', type: 'bytes32' },
-      { name: 'v', type: 'uint8' },
-      { name: 'r', type: 'bytes32' },
-      { name: 's', type: 'bytes32' },
-    ],
-    outputs: [],
-  },
-] as const;
-
-const cancelAuthorizationAbi = [
-  {
-    type: 'function',
-    name: 'cancelAuthorization',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'authorizer', type: 'address' },
-      { name: 'nonce', type: 'bytes32' },
-      { name: 'v', type: 'uint8' },
-      { name: 'r', type: 'bytes32' },
-      { name: 's', type: 'bytes32' },
-    ],
-    outputs: [],
-  },
-] as const;

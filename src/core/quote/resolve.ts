@@ -164,20 +164,10 @@ function gasTopupOf(params: QuoteParameters, destination: ChainConfig, currencyO
   if (amount !== undefined && params.topupGas !== true)
     throw new GatewayError('INVALID_INPUT', 'topupGasAmount requires topupGas: true', { data: 'topupGasAmount' });
   if (params.topupGas !== true) return 0n;
-  let usdMicros = DEFAULT_GAS_TOPUP_USD_MICROS;
-  if (amount !== undefined) {
-    if (!/^[0-9]{1,20}$/.test(amount))
-      throw new GatewayError('INVALID_INPUT', 'topupGasAmount must be an integer string of micro-USD', {
-        data: 'topupGasAmount',
-      });
-    usdMicros = BigInt(amount);
-    if (usdMicros === 0n || usdMicros > MAX_GAS_TOPUP_USD_MICROS)
-      throw new GatewayError(
-        'INVALID_INPUT',
-        `topupGasAmount must be from 1 to ${MAX_GAS_TOPUP_USD_MICROS} micro-USD (USD 100)`,
-        { data: 'topupGasAmount' },
-      );
-  }
+  const usdMicros =
+    amount === undefined
+      ? DEFAULT_GAS_TOPUP_USD_MICROS
+      : parseUint(amount, 'topupGasAmount', { min: 1n, max: MAX_GAS_TOPUP_USD_MICROS });
   const eligible =
     currencyOut.address !== zeroAddress && (destination.tokenSupport === 'All' || currencyOut.supportsBridging);
   return eligible ? usdMicros : 0n;
