@@ -10,16 +10,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, http, parseEther, zeroAddress, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import {
-  convertViemChainToRelayChain,
-  createClient,
-  getClient,
-  type Execute,
-  type ProgressData,
-} from '@relayprotocol/relay-sdk';
+import { getClient, type Execute, type ProgressData } from '@relayprotocol/relay-sdk';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { configureRelaySdk } from '../helpers/relaySdk.js';
 import { publicClientOf, tokenOf } from '../helpers/quote.js';
 import { balanceOf } from '../helpers/chainReads.js';
 
@@ -30,16 +25,7 @@ let chainB: DevnetChain;
 beforeAll(async () => {
   gateway = await startTestGateway();
   [chainA, chainB] = gateway.devnet.descriptor.chains as [DevnetChain, DevnetChain];
-  createClient({
-    baseApiUrl: gateway.url,
-    source: 'gateway-tests',
-    chains: gateway.devnet.descriptor.chains.map((chain) => convertViemChainToRelayChain(devnetViemChain(chain))),
-    pollingInterval: 200,
-    // 20 s of counted attempts; `pending` replies are not counted by the SDK.
-    maxPollingAttemptsBeforeTimeout: 100,
-  });
-  // The constructor ignores `confirmationPollingInterval`; only the second call (configure) sets it.
-  createClient({ confirmationPollingInterval: 100 });
+  configureRelaySdk(gateway);
 });
 afterAll(async () => {
   await gateway?.stop();

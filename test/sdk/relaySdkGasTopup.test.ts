@@ -7,11 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWalletClient, erc20Abi, http, toHex, zeroAddress, type Address } from 'viem';
 import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts';
-import { convertViemChainToRelayChain, createClient, getClient } from '@relayprotocol/relay-sdk';
+import { getClient } from '@relayprotocol/relay-sdk';
 import { devnetViemChain, type DevnetChain } from '../../src/chain/devnet.js';
 import { call } from '../helpers/conformance.js';
 import { post as graphqlPost } from '../graphql/harness.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { configureRelaySdk } from '../helpers/relaySdk.js';
 import { executeSteps, publicClientOf, requestQuote, tokenOf } from '../helpers/quote.js';
 
 let gateway: TestGateway;
@@ -21,14 +22,7 @@ let chainB: DevnetChain;
 beforeAll(async () => {
   gateway = await startTestGateway();
   [chainA, chainB] = gateway.devnet.descriptor.chains as [DevnetChain, DevnetChain];
-  createClient({
-    baseApiUrl: gateway.url,
-    source: 'gateway-tests',
-    chains: gateway.devnet.descriptor.chains.map((chain) => convertViemChainToRelayChain(devnetViemChain(chain))),
-    pollingInterval: 200,
-    maxPollingAttemptsBeforeTimeout: 100,
-  });
-  createClient({ confirmationPollingInterval: 100 });
+  configureRelaySdk(gateway);
 });
 afterAll(async () => {
   await gateway?.stop();
