@@ -11,6 +11,7 @@ import type { WebhookSettings } from './webhooks/createWebhookDispatcher.js';
 import type { PermitChain } from './permits/ports.js';
 import type { SolverHandle } from './solver/handle.js';
 import type { ChainStatus } from './chains/chainStatus.js';
+import type { DexLiquidity } from './dex/liquidity.js';
 
 /**
  * What every core operation receives: configuration and the services it may use.
@@ -49,4 +50,6 @@ export interface CoreContext {
   metrics?: GatewayMetrics;
   /** What the start-up checks found the solver cannot serve; absent: every chain and token is served. */
   chainStatus?: ChainStatus;
+  /** The DEX pools of the chains with a `dex` section, priced from memory; absent: no DEX routes. */
+  dex?: DexLiquidity;
 }

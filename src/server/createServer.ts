@@ -44,6 +44,7 @@ import { checkReadiness, withChainChecks, withFillPauses, withSolverHistory } fr
 import { createSocketGuard } from '../ws/socketGuard.js';
 import { createSolverLeadership } from './solverLeadership.js';
 import { createSolverRuntime, type SolverRuntime } from './solverRuntime.js';
+import { createDexLiquidity } from './dexLiquidity.js';
 import { registerStatusWebSocket } from '../ws/statusSocket.js';
 
 /**
@@ -118,6 +119,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
   const clients = createChainClients(config.chains, { observeRpc: metrics.observeRpc });
   const chainMarket = createMarketData({ chains: config.chains, solverAddress: solver.address, clients });
   const market = options.wrapMarket ? options.wrapMarket(chainMarket) : chainMarket;
+  const dex = createDexLiquidity({ chains: config.chains, clients, log: logger });
   const now = () => Date.now();
   const webhookConfig = config.webhooks;
   const webhookSettings = {
@@ -209,6 +211,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       unknownDepositGraceSeconds: config.unknownDepositGraceSeconds,
     },
     chainStatus: chainChecks,
+    ...(dex === undefined ? {} : { dex }),
     log: logger,
     now,
     db: database.db,
@@ -247,6 +250,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     solverRuntime = runtime;
     // A quote's balance and allowance reads are shared within one head while the chain's feed is live.
     chainMarket.followHeads(runtime.heads);
+    dex?.followHeads(runtime.heads);
     solving.attach({
       watchers: runtime.watchers,
       depositAddressWatchers: runtime.addressWatchers,
@@ -353,6 +357,8 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       // What the solver needs of each chain (its network, contracts, ownership, approvals, fresh feeds) before it
       // follows any: a chain that fails is left out of this run, and the rest serve.
       await chainChecks.start();
+      // The pools swaps may route through, in memory before the first quote.
+      await dex?.start();
       // Finish what a previous run left in flight and follow the chains before taking new quotes.
       await events.start();
       if (leadership !== null) await leadership.start();
@@ -368,6 +374,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
         if (leadership !== null) await leadership.stop();
         else await stopSolving();
         await chainChecks.stop();
+        await dex?.stop();
         // Attempts in flight finish and are recorded; the rest stay due in the database for the next start.
         await webhooks.stop();
         await disposeGraphQL();

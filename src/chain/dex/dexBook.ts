@@ -5,7 +5,8 @@
  */
 import type { Address, PublicClient } from 'viem';
 import type { Logger } from '../../core/logger.js';
-import type { DexSource, PoolState } from '../../core/dex/poolState.js';
+import type { PoolState } from '../../core/dex/poolState.js';
+import type { DexLiquidity, DexQuoteParameters } from '../../core/dex/liquidity.js';
 import {
   indexPools,
   quoteExactIn,
@@ -40,42 +41,28 @@ export interface DexChainConfig {
 export interface CreateDexBookParameters {
   chains: readonly DexChainConfig[];
   log: Logger;
+  /** How often a chain without pushed heads is read again; default `DEFAULT_POLL_INTERVAL_MS`. */
+  pollIntervalMs?: number;
+  /** Unix ms; default `Date.now`. */
+  now?: () => number;
 }
 
-export interface DexQuoteParameters {
-  chainId: number;
-  tokenIn: Address;
-  tokenOut: Address;
-  /** Default every source configured on the chain. */
-  sources?: readonly DexSource[];
-  /** The cost of `gas` units in tokenOut's smallest unit, to compare routes net of gas. */
-  costOfGas?: (gas: bigint) => bigint;
-}
+/** A chain whose node pushes no heads is read this often. */
+export const DEFAULT_POLL_INTERVAL_MS = 2_000;
 
-export interface DexQuoteExactInParameters extends DexQuoteParameters {
-  amountIn: bigint;
-}
-
-export interface DexQuoteExactOutParameters extends DexQuoteParameters {
-  amountOut: bigint;
-}
-
-export interface DexBook {
+export interface DexBook extends DexLiquidity {
   /** Finds the chain's pools through the factories (at start, and when the token list or pools change). */
   discover(chainId: number): Promise<readonly PoolInfo[]>;
   /**
-   * Reads the chain's pool state at `blockNumber` (default the latest) into memory, discovering the pools first if
-   * that was never done; resolves with the state now held. Concurrent calls share one read.
+   * Refreshes every chain once, then at each pushed head of the chains given a head feed, and every
+   * `pollIntervalMs` on every chain (which bounds the state's age when a feed stops pushing).
    */
-  refresh(chainId: number, blockNumber?: bigint): Promise<DexChainState>;
-  /** The state held for the chain, if any. */
-  state(chainId: number): DexChainState | undefined;
-  /** The best exact-input route on the state in memory; no RPC call. */
-  quoteExactIn(params: DexQuoteExactInParameters): DexQuote;
-  /** The route that buys exactly `amountOut` for the least input, on the state in memory; no RPC call. */
-  quoteExactOut(params: DexQuoteExactOutParameters): DexQuote;
-  /** Refreshes every chain once, then at each pushed head of the chains given a head feed. */
   start(): Promise<void>;
+  /**
+   * Refreshes the chains at each head their feed pushes from now on (feeds created after the book, such as the
+   * solver's).
+   */
+  followHeads(feeds: ReadonlyMap<number, HeadFeed>): void;
   stop(): Promise<void>;
 }
 
@@ -84,23 +71,28 @@ interface ChainBook {
   pools: readonly PoolInfo[] | undefined;
   state: DexChainState | undefined;
   byAddress: Map<Address, PoolState>;
+  /** When `state` was read (Unix ms). */
+  readAt: number | undefined;
   inFlight: Promise<DexChainState> | undefined;
   /** A head that arrived while a refresh was in flight: read once more when it ends. */
   queued: bigint | undefined;
   unsubscribe: (() => void) | undefined;
+  poll: ReturnType<typeof setInterval> | undefined;
 }
 
-export function createDexBook({ chains, log }: CreateDexBookParameters): DexBook {
+export function createDexBook({ chains, log, pollIntervalMs, now = Date.now }: CreateDexBookParameters): DexBook {
   const books = new Map<number, ChainBook>();
   for (const config of chains) {
     books.set(config.chainId, {
       config,
       pools: undefined,
       state: undefined,
+      readAt: undefined,
       byAddress: new Map(),
       inFlight: undefined,
       queued: undefined,
       unsubscribe: undefined,
+      poll: undefined,
     });
   }
   let stopped = false;
@@ -139,6 +131,7 @@ export function createDexBook({ chains, log }: CreateDexBookParameters): DexBook
     if (result.failed.length > 0) log.warn({ chainId, pools: result.failed }, 'dex book: pools could not be read');
     // A read that finished after a later one keeps the later state.
     if (book.state === undefined || result.blockNumber >= book.state.blockNumber) {
+      book.readAt = now();
       book.state = indexPools(chainId, result.blockNumber, result.pools);
       book.byAddress = new Map(result.pools.map((pool) => [pool.address, pool]));
     }
@@ -182,10 +175,27 @@ export function createDexBook({ chains, log }: CreateDexBookParameters): DexBook
     return { state: book.state, params };
   }
 
+  const refreshQuietly = (chainId: number, blockNumber?: bigint) =>
+    refresh(chainId, blockNumber).catch((error: unknown) =>
+      log.warn({ chainId, err: error }, 'dex book: refresh failed'),
+    );
+
+  function startPolling(book: ChainBook): void {
+    book.poll = setInterval(() => void refreshQuietly(book.config.chainId), pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS);
+    book.poll.unref();
+  }
+
+  function follow(book: ChainBook, heads: HeadFeed): void {
+    book.unsubscribe?.();
+    book.unsubscribe = heads.onHead((head) => void refreshQuietly(book.config.chainId, head.number));
+  }
+
   return {
     discover,
     refresh,
+    chainIds: () => [...books.keys()],
     state: (chainId) => books.get(chainId)?.state,
+    readAt: (chainId) => books.get(chainId)?.readAt,
     quoteExactIn({ amountIn, ...params }) {
       const routing = routingOf(params);
       return routing === undefined ? noState() : quoteExactIn(routing.state, { ...routing.params, amountIn });
@@ -203,17 +213,25 @@ export function createDexBook({ chains, log }: CreateDexBookParameters): DexBook
           } catch (error) {
             log.warn({ chainId, err: error }, 'dex book: first refresh failed; the next head retries');
           }
-          book.unsubscribe = heads?.onHead((head) => {
-            refresh(chainId, head.number).catch((error: unknown) =>
-              log.warn({ chainId, err: error }, 'dex book: refresh failed'),
-            );
-          });
+          if (stopped) return;
+          // The poll also bounds the state's age when a feed stops pushing (a dropped websocket).
+          startPolling(book);
+          if (heads !== undefined) follow(book, heads);
         }),
       );
     },
+    followHeads(feeds) {
+      for (const [chainId, feed] of feeds) {
+        const book = books.get(chainId);
+        if (book !== undefined && !stopped) follow(book, feed);
+      }
+    },
     async stop() {
       stopped = true;
-      for (const book of books.values()) book.unsubscribe?.();
+      for (const book of books.values()) {
+        book.unsubscribe?.();
+        if (book.poll !== undefined) clearInterval(book.poll);
+      }
       await Promise.allSettled([...books.values()].map((book) => book.inFlight ?? Promise.resolve()));
     },
   };

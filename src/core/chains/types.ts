@@ -116,6 +116,9 @@ export interface DexConfig {
   uniswapV2?: UniswapV2Deployment;
 }
 
+/** The symbols of the tokens a two-hop DEX route may pass through, when the chain lists them. */
+export const DEX_HUB_SYMBOLS: readonly string[] = ['WETH', 'USDC'];
+
 /** A chain as configured (from the config file or the devnet descriptor). */
 export interface ChainConfig {
   id: number;
