@@ -46,7 +46,7 @@ export interface DevnetChain {
 
 /** The devnet's Uniswap contracts and pools: the shape of a chain config's `dex`, with every part present. */
 export interface DevnetDex {
-  uniswapV3: Required<UniswapV3Deployment> & { pools: DexPool[] };
+  uniswapV3: Required<Omit<UniswapV3Deployment, 'swapRouterKind'>> & { pools: DexPool[] };
   uniswapV2: Required<UniswapV2Deployment> & { pools: DexPool[] };
 }
 

@@ -5,6 +5,7 @@
  */
 import { getAddress } from 'viem';
 import type { DexConfig, DexPool } from '../core/chains/types.js';
+import type { SwapRouterKind } from '../core/dex/routerCalls.js';
 
 const address = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' } as const;
 
@@ -33,6 +34,8 @@ export const dexSchema = {
       properties: {
         factory: address,
         swapRouter: address,
+        // `SwapRouter02` (Base, and newer deployments) has no deadline in its swap structs.
+        swapRouterKind: { enum: ['SwapRouter', 'SwapRouter02'] },
         quoterV2: address,
         positionManager: address,
         pools: { type: 'array', items: poolSchema, maxItems: 1000 },
@@ -56,7 +59,14 @@ interface PoolFile {
 
 /** `chains[].dex` as the file has it (addresses in any letter case). */
 export interface DexFile {
-  uniswapV3?: { factory: string; swapRouter: string; quoterV2: string; positionManager?: string; pools?: PoolFile[] };
+  uniswapV3?: {
+    factory: string;
+    swapRouter: string;
+    swapRouterKind?: SwapRouterKind;
+    quoterV2: string;
+    positionManager?: string;
+    pools?: PoolFile[];
+  };
   uniswapV2?: { factory: string; router: string; pools?: PoolFile[] };
 }
 
@@ -94,6 +104,7 @@ export function dexFromFile(dex: DexFile | undefined): DexConfig | undefined {
           uniswapV3: {
             factory: getAddress(v3.factory),
             swapRouter: getAddress(v3.swapRouter),
+            ...(v3.swapRouterKind === undefined ? {} : { swapRouterKind: v3.swapRouterKind }),
             quoterV2: getAddress(v3.quoterV2),
             ...(v3.positionManager === undefined ? {} : { positionManager: getAddress(v3.positionManager) }),
             ...(v3.pools === undefined ? {} : { pools: v3.pools.map(poolFromFile) }),

@@ -160,7 +160,7 @@ export function createDexBook({ chains, log, pollIntervalMs, now = Date.now }: C
   const noState = (): DexQuote => ({ ok: false, shortfall: 'insufficient-state', skipped: [] });
 
   /** The chain's state and the core's routing parameters; undefined before the chain's first refresh. */
-  function routingOf({ chainId, tokenIn, tokenOut, sources, costOfGas }: DexQuoteParameters) {
+  function routingOf({ chainId, tokenIn, tokenOut, sources, costOfGas, mixSources }: DexQuoteParameters) {
     const book = books.get(chainId);
     if (book?.state === undefined) return undefined;
     const { uniswapV3, uniswapV2, hubs } = book.config;
@@ -171,6 +171,7 @@ export function createDexBook({ chains, log, pollIntervalMs, now = Date.now }: C
       hubs,
       routers: { 'uniswap-v3': uniswapV3?.router, 'uniswap-v2': uniswapV2?.router },
       costOfGas,
+      ...(mixSources === undefined ? {} : { mixSources }),
     };
     return { state: book.state, params };
   }

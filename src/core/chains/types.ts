@@ -1,3 +1,4 @@
+import type { SwapRouterKind } from '../dex/routerCalls.js';
 import type { Address, Hex } from 'viem';
 import type { CrashPoint } from '../faults.js';
 import type {
@@ -95,6 +96,8 @@ export interface DexPool {
 export interface UniswapV3Deployment {
   factory: Address;
   swapRouter: Address;
+  /** Default `SwapRouter` (the original, with a deadline in its swap structs); `SwapRouter02` on Base. */
+  swapRouterKind?: SwapRouterKind;
   quoterV2: Address;
   /** `NonfungiblePositionManager`: only provides liquidity; the gateway's routing does not need it. */
   positionManager?: Address;

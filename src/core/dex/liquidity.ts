@@ -15,6 +15,8 @@ export interface DexQuoteParameters {
   sources?: readonly DexSource[];
   /** The cost of `gas` units in tokenOut's smallest unit, to compare routes net of gas. */
   costOfGas?: (gas: bigint) => bigint;
+  /** Whether a route may mix sources across its hops; default false (one router call executes it). */
+  mixSources?: boolean;
 }
 
 export interface DexQuoteExactInParameters extends DexQuoteParameters {

@@ -86,6 +86,11 @@ export interface QuoteParameters {
   routers: Partial<Record<DexSource, Address>>;
   /** The cost of `gas` units in tokenOut's smallest unit, to compare routes net of gas. */
   costOfGas?: (gas: bigint) => bigint;
+  /**
+   * Whether one route may pass through pools of different sources (a v3 hop then a v2 hop). Default false: every
+   * route is executable by one router call (`routerSwapCall`).
+   */
+  mixSources?: boolean;
 }
 
 export interface QuoteExactInParameters extends QuoteParameters {
@@ -107,7 +112,7 @@ interface HopChoice {
  * when a pool that could have answered needs ticks outside the loaded window).
  */
 export function quoteExactIn(state: DexChainState, params: QuoteExactInParameters): DexQuote {
-  return search(state, params, 'in', params.amountIn);
+  return searchBySource(state, params, 'in', params.amountIn);
 }
 
 /**
@@ -116,7 +121,28 @@ export function quoteExactIn(state: DexChainState, params: QuoteExactInParameter
  * as `SwapRouter.exactOutput` and `swapTokensForExactTokens` compute them.
  */
 export function quoteExactOut(state: DexChainState, params: QuoteExactOutParameters): DexQuote {
-  return search(state, params, 'out', params.amountOut);
+  return searchBySource(state, params, 'out', params.amountOut);
+}
+
+/** `search` over all allowed sources at once (`mixSources`), or over each source alone keeping the better route. */
+function searchBySource(state: DexChainState, params: QuoteParameters, side: 'in' | 'out', amount: bigint): DexQuote {
+  const allowed = (params.sources ?? (Object.keys(params.routers) as DexSource[])).filter(
+    (source) => params.routers[source] !== undefined,
+  );
+  if (params.mixSources === true || allowed.length <= 1) return search(state, params, side, amount);
+  const quotes = allowed.map((source) => search(state, { ...params, sources: [source] }, side, amount));
+  const skipped = quotes.flatMap((quote) => quote.skipped);
+  let best: DexRoute | undefined;
+  for (const quote of quotes)
+    if (quote.ok && (best === undefined || better(quote.route, best, side))) best = quote.route;
+  if (best !== undefined) return { ok: true, route: best, skipped };
+  const shortfalls = quotes.map((quote) => (quote.ok ? 'no-pool' : quote.shortfall));
+  const shortfall: RouteShortfall = shortfalls.includes('insufficient-state')
+    ? 'insufficient-state'
+    : shortfalls.includes('insufficient-liquidity')
+      ? 'insufficient-liquidity'
+      : 'no-pool';
+  return { ok: false, shortfall, skipped };
 }
 
 function search(state: DexChainState, params: QuoteParameters, side: 'in' | 'out', amount: bigint): DexQuote {
