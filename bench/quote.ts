@@ -1,11 +1,14 @@
 /**
  * `npm run bench`: quotes per second and p50/p99 latency at 1, 16 and 64 closed-loop clients on the embedded
  * devnet, beside a trivial route (`GET /health`) of the same server in the same run, so the table shows what
- * the quote costs over bare HTTP on this machine. The gateway runs in a child process (`bench/server.ts`) so
+ * the quote costs over bare HTTP on this machine. A DEX route (ETH on 31337 → LONG on 31338: LONG has no feed
+ * and no inventory, so the quote is priced from the pools in memory) runs beside the bridge, and the RPC requests
+ * the gateway makes to the chains in each window are counted from `/metrics`: the trivial route's count is the
+ * background (heads, watchers, the pool refresh), and what a quote route adds over it is its quote path's. The gateway runs in a child process (`bench/server.ts`) so
  * this process, busy generating load, never shares its event loop.
  *
  *   npm run bench -- [--duration 8] [--warmup 2] [--concurrency 1,16,64] [--route eth|erc20] [--users 1]
- *                    [--quote-endpoint "GET /chains"]   (debugging only: measure another route as the "quote")
+ *                    [--skip-dex] [--quote-endpoint "GET /chains"]   (debugging only: measure another route)
  *
  * Any non-200 response is an error: listed with its status and first body, and the exit status is 1.
  */
@@ -16,12 +19,14 @@ import { runLoad, type BenchRequest, type RequestFactory } from './load.js';
 import {
   countOf,
   errorReport,
+  fixed,
   progressLine,
   ratioTable,
   resultsTable,
   summarize,
   threadTable,
   type ScenarioRow,
+  type Summary,
 } from './report.js';
 import type { BenchServerInfo } from './serverProcess.js';
 import { processCpuSeconds, processMemoryMiB, startBenchServer, type BenchServer } from './serverProcess.js';
@@ -53,9 +58,14 @@ interface BenchOptions {
   quoteEndpoint: { method: BenchRequest['method']; path: string };
   /** True when `--quote-endpoint` replaced the real quote: the target verdict then means nothing. */
   standIn: boolean;
+  /** Whether the DEX route runs beside the bridge (`--skip-dex` leaves it out). */
+  dex: boolean;
 }
 
-const USAGE = `usage: npm run bench -- [--duration <s>] [--warmup <s>] [--concurrency 1,16,64] [--route eth|erc20] [--users 1] [--quote-endpoint "GET /chains"]`;
+/** The DEX route's target: its p50 within this factor of the bridge's at the same concurrency. */
+const DEX_P50_FACTOR = 1.3;
+
+const USAGE = `usage: npm run bench -- [--duration <s>] [--warmup <s>] [--concurrency 1,16,64] [--route eth|erc20] [--users 1] [--skip-dex] [--quote-endpoint "GET /chains"]`;
 
 function parseOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -67,6 +77,7 @@ function parseOptions(argv: string[]): BenchOptions {
       route: { type: 'string', default: 'eth' },
       users: { type: 'string', default: '1' },
       'quote-endpoint': { type: 'string' },
+      'skip-dex': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -88,6 +99,7 @@ function parseOptions(argv: string[]): BenchOptions {
     users,
     quoteEndpoint: endpoint === undefined ? { method: 'POST', path: '/quote/v2' } : parseEndpoint(endpoint),
     standIn: endpoint !== undefined,
+    dex: !values['skip-dex'] && endpoint === undefined,
   };
 }
 
@@ -127,6 +139,44 @@ function quoteRequests(info: BenchServerInfo, options: BenchOptions): RequestFac
     };
     return { method, path, body: JSON.stringify(body) };
   };
+}
+
+/** Quote bodies for ETH (0.01–0.05) on 31337 → LONG on 31338, EXACT_INPUT, from the funded test account. */
+function dexRequests(info: BenchServerInfo): RequestFactory {
+  const funded = info.descriptor.accounts[0]?.address;
+  const long = info.descriptor.chains
+    .find((chain) => chain.chainId === DESTINATION_CHAIN_ID)
+    ?.longTailTokens.find((t) => t.symbol === 'LONG');
+  if (!funded || !long) throw new Error('the devnet descriptor has no funded account or no LONG on 31338');
+  const { min, max } = ethPair();
+  return (index) => ({
+    method: 'POST',
+    path: '/quote/v2',
+    body: JSON.stringify({
+      user: funded,
+      originChainId: ORIGIN_CHAIN_ID,
+      destinationChainId: DESTINATION_CHAIN_ID,
+      originCurrency: zeroAddress,
+      destinationCurrency: long.address,
+      amount: spread(min, max, index).toString(),
+      tradeType: 'EXACT_INPUT',
+    }),
+  });
+}
+
+/** The RPC requests the gateway has made to the chains (its `/metrics` histogram counts), all chains together. */
+async function rpcRequestCount(url: string): Promise<number | null> {
+  try {
+    const response = await fetch(`${url}/metrics`);
+    if (!response.ok) return null;
+    let total = 0;
+    for (const line of (await response.text()).split('\n')) {
+      if (line.startsWith('gateway_rpc_request_duration_seconds_count')) total += Number(line.split(' ').pop());
+    }
+    return total;
+  } catch {
+    return null;
+  }
 }
 
 interface CurrencyPair {
@@ -177,6 +227,7 @@ async function measure(
   const clientCpuBefore = process.cpuUsage();
   const startedAt = process.hrtime.bigint();
   const window = windowCpu(pid);
+  const rpcBefore = await rpcRequestCount(server.info.url);
   const result = await runLoad({
     baseUrl: server.info.url,
     concurrency,
@@ -186,6 +237,7 @@ async function measure(
     onWindow: window.onWindow,
   });
   const elapsed = Number(process.hrtime.bigint() - startedAt) / 1e9;
+  const rpcAfter = await rpcRequestCount(server.info.url);
   const serverCpuAfter = processCpuSeconds(pid);
   const clientCpu = process.cpuUsage(clientCpuBefore);
   const serverCpu = window.result();
@@ -198,6 +250,8 @@ async function measure(
     serverCoresWithWarmup:
       serverCpuAfter === null || serverCpuBefore === null ? null : (serverCpuAfter - serverCpuBefore) / elapsed,
     clientCores: (clientCpu.user + clientCpu.system) / 1e6 / elapsed,
+    rpcRequests: rpcBefore === null || rpcAfter === null ? null : rpcAfter - rpcBefore,
+    seconds: elapsed,
   };
 }
 
@@ -213,6 +267,7 @@ Quote benchmark
   devnet      ${info.descriptor.chains.length} anvil chains, block time ${info.blockTime === null ? 'automine' : `${info.blockTime} s`}
   gateway     ${info.url} (pid ${info.pid})
   quote       ${quote}
+  dex         ${options.dex ? `POST /quote/v2, ETH 0.01–0.05 ${ORIGIN_CHAIN_ID} → LONG ${DESTINATION_CHAIN_ID} (no feed, no inventory: priced from the pools in memory)` : 'skipped'}
   trivial     ${TRIVIAL.method} ${TRIVIAL.path}
   clients     ${options.concurrencies.join(', ')} (closed loop, keep-alive, one connection each)
   window      ${options.warmupSeconds} s warm-up, then ${options.durationSeconds} s measured per route and concurrency
@@ -231,6 +286,7 @@ function printReport(rows: ScenarioRow[], options: BenchOptions, memory: { rss: 
   );
   console.log(`${ratioTable(quote, trivial)}\n`);
   if (memory) console.log(`server RSS at the end: ${memory.rss.toFixed(0)} MiB (peak ${memory.peak.toFixed(0)} MiB)`);
+  printDexReport(rows, quote);
 
   for (const target of TARGETS) {
     const atTarget = quote.find((s) => s.concurrency === target.concurrency);
@@ -259,6 +315,32 @@ function printReport(rows: ScenarioRow[], options: BenchOptions, memory: { rss: 
   return 1;
 }
 
+/**
+ * The DEX route against the bridge: p50 and p99 side by side, the p50 ratio against its target, and the RPC
+ * requests each window made (warm-up included) beside the trivial route's, per thousand 200 responses.
+ */
+function printDexReport(rows: ScenarioRow[], bridge: Summary[]): void {
+  const dex = rows.filter((row) => row.scenario === 'dex');
+  if (dex.length === 0) return;
+  const lines = dex.map((row) => {
+    const d = summarize(row);
+    const b = bridge.find((s) => s.concurrency === d.concurrency);
+    const ratio = b === undefined ? NaN : d.p50Ms / b.p50Ms;
+    const verdict = Number.isFinite(ratio) ? (ratio <= DEX_P50_FACTOR ? 'MET' : 'NOT MET') : '—';
+    return `  ${String(d.concurrency).padStart(3)} clients: dex p50 ${fixed(d.p50Ms, 2)} ms, p99 ${fixed(d.p99Ms, 2)} ms; bridge p50 ${b === undefined ? '—' : fixed(b.p50Ms, 2)} ms; ratio ${fixed(ratio, 2)} (target ≤ ${DEX_P50_FACTOR}: ${verdict})`;
+  });
+  console.log(`DEX route (ETH → LONG) beside the bridge:\n${lines.join('\n')}\n`);
+  const rpc = rows.map((row) => {
+    const responses = row.result.latenciesMs.length;
+    const perThousand =
+      row.rpcRequests === null || responses === 0 ? '—' : fixed((row.rpcRequests! * 1000) / responses, 1);
+    return `  ${row.scenario.padEnd(8)} ${String(row.result.concurrency).padStart(3)} clients: ${row.rpcRequests ?? '—'} RPC requests in ${fixed(row.seconds ?? NaN, 1)} s (${perThousand} per 1000 responses)`;
+  });
+  console.log(
+    `RPC requests to the chains during each run (warm-up and window; the trivial route's count is the background: heads, watchers, pool refresh):\n${rpc.join('\n')}\n`,
+  );
+}
+
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   console.error('Starting the devnet and the gateway in a child process...');
@@ -268,6 +350,7 @@ async function main(): Promise<number> {
     printHeader(server.info, options);
     const scenarios: [string, RequestFactory][] = [
       ['quote', quoteRequests(server.info, options)],
+      ...(options.dex ? [['dex', dexRequests(server.info)] as [string, RequestFactory]] : []),
       ['trivial', () => TRIVIAL],
     ];
     const rows: ScenarioRow[] = [];

@@ -16,6 +16,10 @@ export interface ScenarioRow {
   serverThreads?: ThreadCpu | null;
   /** The server's CPU over warm-up and window together, in cores: how the bench measured it before. */
   serverCoresWithWarmup?: number | null;
+  /** RPC requests the gateway made to the chains over warm-up and window (`/metrics`); null when unread. */
+  rpcRequests?: number | null;
+  /** Seconds the run took, warm-up included. */
+  seconds?: number;
 }
 
 export interface Summary {
