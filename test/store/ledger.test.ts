@@ -27,7 +27,8 @@ import {
 } from '../../src/store/ledger.repository.js';
 import { insertOutgoingTx, updateOutgoingTx } from '../../src/store/outgoingTxs.repository.js';
 import { getRequest, insertRequest, updateRequestStatus } from '../../src/store/requests.repository.js';
-import type { Kysely } from 'kysely';
+import type { Kysely, KyselyPlugin } from 'kysely';
+import { listEventsForRequest } from '../../src/store/requestEvents.repository.js';
 import type { Tables } from '../../src/store/tables.js';
 import { testDatabaseKinds, truncateAll, useTestDatabase } from '../helpers/db.js';
 import { hex32, newRequest } from './requestFixture.js';
@@ -190,6 +191,43 @@ describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
     expect(await insertLedgerMovements(db, requestFilled(fillOf((await getRequest(db, request.id))!)), 7)).toBe(0);
     expect((await listLedgerEntries(db)).length).toBe(count);
     expect(await ledgerImbalances(db)).toEqual({ currencies: [], movements: [] });
+  });
+
+  it("a fill's success is one statement: the row moved, its event and its ledger movements", async () => {
+    const { db } = database();
+    const request = await swapRequest();
+    await updateRequestStatus(db, request.id, { status: 'pending', fromStatus: 'waiting', now: 3 });
+    // Counted by their results: a statement that embeds a query builder transforms its node more than once.
+    let statements = 0;
+    const counting: KyselyPlugin = {
+      transformQuery: ({ node }) => node,
+      transformResult: ({ result }) => {
+        statements++;
+        return Promise.resolve(result);
+      },
+    };
+    const ledger = requestFilled(fillOf(request));
+    const moved = await db.transaction().execute((trx) =>
+      updateRequestStatus(trx.withPlugin(counting), request.id, {
+        status: 'success',
+        fromStatus: 'pending',
+        ledger,
+        now: 5,
+      }),
+    );
+    expect(moved).toMatchObject({ status: 'success' });
+    expect(statements).toBe(1);
+    expect((await listEventsForRequest(db, request.id)).map((event) => event.status)).toEqual(['pending', 'success']);
+    expect(await listLedgerEntries(db, { requestId: request.id })).toHaveLength(2 * ledger.length);
+    // A change that did not apply (the request moved on) books nothing.
+    const other = await swapRequest();
+    await updateRequestStatus(db, other.id, {
+      status: 'success',
+      fromStatus: 'pending',
+      ledger: requestFilled(fillOf(other)),
+      now: 6,
+    });
+    expect(await listLedgerEntries(db, { requestId: other.id })).toEqual([]);
   });
 
   it('a status change rolled back (a crash before commit) leaves no entry; the entry commits with the status', async () => {
