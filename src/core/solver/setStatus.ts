@@ -1,57 +1,9 @@
 import { groupedCalls } from '../../store/groupedCalls.js';
 import type { RequestRecord } from '../../store/requestRecord.js';
-import {
-  updateRequestStatus,
-  moveRequestsWithTxHash,
-  type TxHashMove,
-  type UpdateRequestStatusParameters,
-} from '../../store/requests.repository.js';
-import type { JsonObject } from '../../store/tables.js';
+import { moveRequestsWithTxHash, updateRequestStatus, type TxHashMove } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
-import { requestFilled, type FillFacts, type LedgerMovement } from '../ledger/movements.js';
+import { statusChangeOf, type MoveFacts } from '../requests/statusChange.js';
 import { statusMoves, type StatusMove } from '../requests/statusMachine.js';
-
-/** The fields a move may change besides the status. */
-export type MoveFields = Partial<{
-  failReason: string | null;
-  refundFailReason: string | null;
-  details: JsonObject | null;
-  inTxHash: string;
-  txHash: string;
-  feesActual: JsonObject;
-}>;
-
-/** What a move needs besides its fields: a `succeed` names what the fill paid (`fillFactsOf`), which it books. */
-export type MoveFacts<M extends StatusMove> = M extends 'succeed' ? MoveFields & { fill: FillFacts } : MoveFields;
-
-/**
- * One status change of a request, as the core decides it: the row's move (status, the statuses it may come from,
- * its fields) and the ledger movements it books (a fill's fees, exchange and payout with its `success`). The store
- * writes it in one statement (`updateRequestStatus`), with the event and the webhook deliveries of the moved row,
- * or not at all when the request moved on.
- */
-export interface StatusChange {
-  requestId: string;
-  move: StatusMove;
-  update: Omit<UpdateRequestStatusParameters, 'now' | 'ledger'>;
-  ledger: LedgerMovement[];
-}
-
-/** The status change of `move` on `request`. */
-export function statusChangeOf<M extends StatusMove>(
-  request: RequestRecord,
-  move: M,
-  facts: MoveFacts<M>,
-): StatusChange {
-  const { to: status, from } = statusMoves[move];
-  const { fill, ...fields } = facts as MoveFields & { fill?: FillFacts };
-  return {
-    requestId: request.id,
-    move,
-    update: { status, fromStatus: from, ...fields },
-    ledger: fill === undefined ? [] : requestFilled(fill),
-  };
-}
 
 /** Applies one move of the status machine (`statusMoves`); skipped (null) when the request moved on. */
 export async function setStatus<M extends StatusMove>(
@@ -60,7 +12,7 @@ export async function setStatus<M extends StatusMove>(
   move: M,
   ...[facts]: M extends 'succeed' ? [MoveFacts<M>] : [MoveFacts<M>?]
 ) {
-  const change = statusChangeOf(request, move, (facts ?? {}) as MoveFacts<M>);
+  const change = statusChangeOf(request.id, move, (facts ?? {}) as MoveFacts<M>);
   // The clock is read once the transaction has begun, as the deposit's claim does: `updatedAt` is when the change
   // was made, not when it started waiting for the database (on PGlite, behind every query already queued).
   const updated = await ctx.db
