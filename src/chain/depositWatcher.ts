@@ -11,6 +11,7 @@ import type { ChainConfig } from '../core/chains/types.js';
 import type { GatewayMetrics } from '../core/metrics.js';
 import type { Logger } from '../core/logger.js';
 import { GatewayError } from '../core/errors.js';
+import { depositRules } from '../core/ledger/movements.js';
 import type { DepositWatcher, DepositWatcherOptions } from '../core/solver/ports.js';
 import { createDepositLogReader, depositEvents, type DepositLog } from './depositLogs.js';
 import { createChainFollower, type ChainFollower } from './follower/follower.js';
@@ -256,7 +257,7 @@ export function createDepositWatcher(params: CreateDepositWatcherParameters): De
        * order, each with its request as the confirmation read it.
        */
       async confirm(confirmable) {
-        const confirmed = await confirmDepositsAtBlocks(db, confirmable, now());
+        const confirmed = await confirmDepositsAtBlocks(db, confirmable, now(), depositRules.received);
         for (const { deposit } of confirmed)
           log.info(
             { ...context, depositId: deposit.id, requestId: deposit.requestId, blockNumber: deposit.blockNumber },

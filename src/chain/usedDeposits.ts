@@ -7,6 +7,7 @@ import {
   type PublicClient,
 } from 'viem';
 import { finalityDepthOf, type ChainConfig } from '../core/chains/types.js';
+import { depositRules } from '../core/ledger/movements.js';
 import type { Logger } from '../core/logger.js';
 import type { GatewayMetrics } from '../core/metrics.js';
 import {
@@ -89,7 +90,7 @@ export function createUsedDeposits(params: {
     // Still in the node's pool: it may be mined again, until the finality depth says it will not count.
     if (pending && head < deposit.blockNumber + finality) return;
     suspects.delete(deposit.id);
-    const removed = await markDepositReorged(db, deposit, now());
+    const removed = await markDepositReorged(db, deposit, now(), depositRules.lost);
     if (removed === null) return;
     params.metrics?.depositReorged(chainId);
     log.warn(

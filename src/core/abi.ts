@@ -1,20 +1,17 @@
 import { parseAbi } from 'viem';
-import { depositoryReleaseAbi } from '../store/depositoryReleases.js';
 
 /**
  * The functions of the gateway's contracts the core encodes, as human-readable ABI fragments. The core owns
- * them (it never imports `generated/`), except the depository's releases, which the store reads back from the
- * transactions it recorded and so holds below the core (`src/store/depositoryReleases.ts`);
- * `test/core/abi.test.ts` checks each against the compiled ABIs, so a contract change that breaks one fails the
- * build.
+ * them (it never imports `generated/`); `test/core/abi.test.ts` checks each against the compiled ABIs, so a
+ * contract change that breaks one fails the build.
  */
-export const depositoryAbi = [
-  ...parseAbi([
-    'function depositNative(address depositor, bytes32 id) payable returns (uint256)',
-    'function depositErc20(address depositor, address token, uint256 amount, bytes32 id) returns (uint256)',
-  ]),
-  ...depositoryReleaseAbi,
-] as const;
+export const depositoryAbi = parseAbi([
+  'function depositNative(address depositor, bytes32 id) payable returns (uint256)',
+  'function depositErc20(address depositor, address token, uint256 amount, bytes32 id) returns (uint256)',
+  'function release(uint256 depositIndex, bytes32 id, address depositor, address token, uint256 depositAmount, address to, uint256 amount)',
+  'struct Release { uint256 depositIndex; bytes32 id; address depositor; address token; uint256 depositAmount; address to; uint256 amount; }',
+  'function releaseBatch(Release[] releases)',
+]);
 
 export const receiverAbi = parseAbi(['function forward(bytes32 id) payable']);
 

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { accounts, claimPaid } from './ledgerMovements.js';
+import { accounts, type LedgerMovement } from './ledgerMovements.js';
 import { accountOwed, insertLedgerMovements } from './ledger.repository.js';
 import { normalizeHex, toBigInt, toNumber } from './mappers.js';
 import type { AppFeeClaimsTable, Tables } from './tables.js';
@@ -184,13 +184,22 @@ export async function listPendingClaims(db: Kysely<Tables>): Promise<ClaimRecord
 }
 
 /**
- * Ends a pending claim with its payout's outcome. `success` writes the ledger's movements of the claim in the
- * same transaction (the caller's: `updateOutgoingTx` runs it with the payout's receipt). No-op when the claim is
- * no longer pending.
+ * The ledger movements of a paid claim (the core's `claimPaid`), from the claim and what its wallet is owed, read
+ * under the wallet's lock in the claim's transaction.
+ */
+export type ClaimRule = (
+  claim: ClaimRecord,
+  owed: ReadonlyArray<{ chainId: number; currency: string; amount: bigint; usdMicros: bigint }>,
+) => LedgerMovement[];
+
+/**
+ * Ends a pending claim with its payout's outcome. `success` writes the ledger's movements of the claim
+ * (`claimPaid`) in the same transaction (the caller's: `updateOutgoingTx` runs it with the payout's receipt). No-op
+ * when the claim is no longer pending.
  */
 export async function finishClaim(
   db: Kysely<Tables>,
-  params: { id: string; status: 'success' | 'failed'; txHash: string | null; now: number },
+  params: { id: string; status: 'success' | 'failed'; txHash: string | null; now: number; claimPaid?: ClaimRule },
 ): Promise<ClaimRecord | undefined> {
   if (!db.isTransaction) return db.transaction().execute((trx) => finishClaim(trx, params));
   const pending = await getClaim(db, params.id);
@@ -210,9 +219,9 @@ export async function finishClaim(
     .executeTakeFirst();
   if (row === undefined) return undefined;
   const claim = toClaimRecord(row);
-  if (claim.status === 'success') {
+  if (claim.status === 'success' && params.claimPaid !== undefined) {
     const owed = await accountOwed(db, accounts.app(claim.wallet));
-    await insertLedgerMovements(db, claimPaid(claim, owed), params.now);
+    await insertLedgerMovements(db, params.claimPaid(claim, owed), params.now);
   }
   return claim;
 }

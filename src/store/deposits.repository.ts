@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { depositLost, depositReceived } from './ledgerMovements.js';
+import type { LedgerMovement } from './ledgerMovements.js';
 import { insertLedgerMovements, ledgerEntryRows } from './ledger.repository.js';
 import { getRequest, getRequests } from './requests.repository.js';
 import type { RequestRecord } from './requestRecord.js';
@@ -175,10 +175,19 @@ export async function listDepositsForRequest(db: Kysely<Tables>, requestId: stri
   return rows.map(toDepositRecord);
 }
 
+/**
+ * The ledger movement of a deposit and its request (undefined: none such), the core's rule
+ * (`src/core/ledger/movements.ts`, `depositRules`): `received` when it is confirmed, `lost` when a reorg took a used
+ * one off the chain. The store reads the request in the change's transaction and writes what the rule books.
+ */
+export type DepositRule = (deposit: DepositToConfirm, request: RequestRecord | undefined) => LedgerMovement;
+
 export interface UpdateDepositStatusParameters {
   status: DepositStatus;
   /** Apply only from this status (e.g. confirm only what is still `seen`); null is returned otherwise. */
   fromStatus?: DepositStatus;
+  /** The rule of the deposit's receipt: required to move it to `confirmed`, which books it. */
+  received?: DepositRule;
   now: number;
 }
 
@@ -285,19 +294,20 @@ export async function confirmDepositsAtBlocks(
   db: Kysely<Tables>,
   deposits: readonly DepositToConfirm[],
   now: number,
+  received: DepositRule,
 ): Promise<ConfirmedDeposit[]> {
   if (deposits.length === 0) return [];
   // More than one statement's worth (a backfill): one transaction, so that the batch commits or not as a whole and a
   // failure leaves every deposit `seen` for the next pass, none confirmed without being handed on.
   if (deposits.length > CONFIRM_BATCH && !db.isTransaction)
-    return db.transaction().execute((trx) => confirmDepositsAtBlocks(trx, deposits, now));
+    return db.transaction().execute((trx) => confirmDepositsAtBlocks(trx, deposits, now, received));
   const requests = await getRequests(db, [...new Set(deposits.map((deposit) => normalizeHex(deposit.requestId)))]);
   const requestOf = (deposit: { requestId: string }) => requests.get(normalizeHex(deposit.requestId));
   const confirmed: ConfirmedDeposit[] = [];
   for (let start = 0; start < deposits.length; start += CONFIRM_BATCH) {
     const batch = deposits.slice(start, start + CONFIRM_BATCH);
-    const received = batch.flatMap((deposit) =>
-      ledgerEntryRows([depositReceived(deposit, requestOf(deposit))], now).map((row) => ({
+    const receipts = batch.flatMap((deposit) =>
+      ledgerEntryRows([received(deposit, requestOf(deposit))], now).map((row) => ({
         depositId: deposit.id,
         row,
       })),
@@ -314,7 +324,7 @@ export async function confirmDepositsAtBlocks(
       ),
       received (deposit_id, movement_key, kind, account, chain_id, currency, amount, usd_micros, request_id) as (
         values ${sql.join(
-          received.map(
+          receipts.map(
             ({ depositId, row }) =>
               sql`(${depositId}::bigint, ${row.movement_key}::text, ${row.kind}::text, ${row.account}::text,
                 ${row.chain_id}::bigint, ${row.currency}::text, ${row.amount}::numeric, ${row.usd_micros}::numeric,
@@ -348,7 +358,8 @@ async function recordIfConfirmed(
   params: UpdateDepositStatusParameters,
 ): Promise<DepositRecord> {
   if (params.status === 'confirmed') {
-    await insertLedgerMovements(db, [depositReceived(deposit, await getRequest(db, deposit.requestId))], params.now);
+    if (params.received === undefined) throw new Error('a deposit confirmed books its receipt: pass its rule');
+    await insertLedgerMovements(db, [params.received(deposit, await getRequest(db, deposit.requestId))], params.now);
   }
   return deposit;
 }
@@ -412,15 +423,17 @@ export async function moveConsumedDeposit(
 
 /**
  * A `consumed` deposit that a reorg took off the chain: it becomes `removed` with `reorged_at` set, and its amount
- * is booked as a loss (`depositLost`) in the same transaction. Guarded by the block hash the caller found gone, so
- * a concurrent move to another block wins; null when it did not apply (already flagged, moved, or not consumed).
+ * is booked as a loss (`lost`, the core's `depositLost`) in the same transaction. Guarded by the block hash the
+ * caller found gone, so a concurrent move to another block wins; null when it did not apply (already flagged, moved,
+ * or not consumed).
  */
 export async function markDepositReorged(
   db: Kysely<Tables>,
   deposit: Pick<DepositRecord, 'id' | 'blockHash'>,
   now: number,
+  lost: DepositRule,
 ): Promise<DepositRecord | null> {
-  if (!db.isTransaction) return db.transaction().execute((trx) => markDepositReorged(trx, deposit, now));
+  if (!db.isTransaction) return db.transaction().execute((trx) => markDepositReorged(trx, deposit, now, lost));
   const row = await db
     .updateTable('deposits')
     .set({ status: 'removed', reorged_at: now, updated_at: now })
@@ -431,7 +444,7 @@ export async function markDepositReorged(
     .executeTakeFirst();
   if (row === undefined) return null;
   const removed = toDepositRecord(row);
-  await insertLedgerMovements(db, [depositLost(removed, await getRequest(db, removed.requestId))], now);
+  await insertLedgerMovements(db, [lost(removed, await getRequest(db, removed.requestId))], now);
   return removed;
 }
 

@@ -1,14 +1,15 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { LedgerMovement } from './ledgerMovements.js';
 import { normalizeHex, toBigInt, toNumber } from './mappers.js';
 import type { Tables } from './tables.js';
 
 /**
- * The ledger's storage: append-only rows, two per movement (see `ledgerMovements.ts`). Writers run in
- * the transaction of the status change that causes the movement: `updateRequestStatus` (a fill),
- * `updateDepositStatusAtBlock` (a deposit confirmed), `updateOutgoingTx` (a transaction mined: its gas, a
- * refund), or in its statement (`confirmDepositsAtBlocks`, through `ledgerEntryRows`), so the change and its
- * entries commit together or not at all.
+ * The ledger's storage: append-only rows, two per movement (see `ledgerMovements.ts`). The movements come from the
+ * core's rules (`src/core/ledger/movements.ts`); writers run in the transaction of the status change that causes
+ * them: in its statement (`updateRequestStatus`: a fill's `success`, through `ledgerInsertWhen`;
+ * `confirmDepositsAtBlocks`, through `ledgerEntryRows`) or beside it (`updateDepositStatus`: a deposit confirmed,
+ * `updateOutgoingTx`: a transaction mined, its gas, a refund, a settlement), so the change and its entries commit
+ * together or not at all.
  */
 
 /**
@@ -28,6 +29,28 @@ export async function insertLedgerMovements(
     .onConflict((oc) => oc.columns(['movement_key', 'account']).doNothing())
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) / 2;
+}
+
+/**
+ * `insertLedgerMovements` as the body of a CTE of another statement, writing only when `when` (SQL over that
+ * statement's CTEs) holds: the movements of a change commit in the change's own statement. `movements` is not
+ * empty.
+ */
+export function ledgerInsertWhen(movements: readonly LedgerMovement[], now: number, when: RawBuilder<unknown>) {
+  const rows = ledgerEntryRows(movements, now);
+  if (rows.length === 0) throw new RangeError('ledgerInsertWhen: no movement');
+  return sql`insert into ledger_entries
+      (movement_key, kind, account, chain_id, currency, amount, usd_micros, request_id, created_at)
+    select entry.movement_key, entry.kind, entry.account, entry.chain_id, entry.currency, entry.amount,
+      entry.usd_micros, entry.request_id, ${now}::bigint
+    from (values ${sql.join(
+      rows.map(
+        (row) => sql`(${row.movement_key}::text, ${row.kind}::text, ${row.account}::text, ${row.chain_id}::bigint,
+          ${row.currency}::text, ${row.amount}::numeric, ${row.usd_micros}::numeric, ${row.request_id}::text)`,
+      ),
+    )}) as entry (movement_key, kind, account, chain_id, currency, amount, usd_micros, request_id)
+    where ${when}
+    on conflict (movement_key, account) do nothing`;
 }
 
 /** The two rows of each movement (debit, then credit), checked: what `insertLedgerMovements` inserts. */

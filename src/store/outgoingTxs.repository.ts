@@ -1,16 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import {
-  gasSpent,
-  refundedRequestId,
-  refundPaid,
-  settledRequestIds,
-  settlementPaid,
-  type LedgerMovement,
-} from './ledgerMovements.js';
-import { finishClaim } from './appFeeClaims.repository.js';
+import type { LedgerMovement } from './ledgerMovements.js';
+import { finishClaim, type ClaimRule } from './appFeeClaims.repository.js';
 import { insertLedgerMovements } from './ledger.repository.js';
-import type { RequestRecord } from './requestRecord.js';
-import { getRequest } from './requests.repository.js';
 import { appendUnique } from './fragments.js';
 import { normalizeHex, toBigInt, toJson, toNumber } from './mappers.js';
 import type { JsonObject, OutgoingTxsTable, Tables } from './tables.js';
@@ -145,17 +136,11 @@ export interface UpdateOutgoingTxParameters {
   /** A broadcast hash to append (ignored when already recorded). */
   hash?: string;
   /**
-   * The receipt, when the transaction was mined (`confirmed` or `failed`): its gas and, for a successful
-   * refund, the refund itself go to the ledger in the same transaction as the status.
+   * The receipt, when the transaction was mined (`confirmed` or `failed`), with the ledger movements it books (the
+   * core's rules: its gas and, for a successful refund or settlement, what it paid), written in the same
+   * transaction as the status. A claim's payout ends its claim, whose movements `claimPaid` books.
    */
-  receipt?: {
-    hash: string;
-    gasUsed: bigint;
-    effectiveGasPrice: bigint;
-    /** An OP-stack receipt's L1 data fee (wei): gas spent too. */
-    l1Fee?: bigint;
-    gasUsdMicros?: bigint | null;
-  };
+  receipt?: { hash: string; movements: readonly LedgerMovement[]; claimPaid?: ClaimRule };
   now: number;
 }
 
@@ -212,20 +197,7 @@ export async function updateOutgoingTx(
   const record = toOutgoingTxRecord(row);
   const { receipt } = params;
   if (receipt !== undefined && (record.status === 'confirmed' || record.status === 'failed')) {
-    const movements: LedgerMovement[] = [];
-    const gas = gasSpent(record, receipt, receipt.gasUsdMicros ?? null);
-    if (gas !== null) movements.push(gas);
-    if (record.kind === 'refund' && record.status === 'confirmed')
-      movements.push(...refundPaid(record, await getRequest(db, refundedRequestId(record))));
-    if (record.kind === 'settle' && record.status === 'confirmed') {
-      const requests = new Map<string, RequestRecord>();
-      for (const requestId of settledRequestIds(record)) {
-        const request = await getRequest(db, requestId);
-        if (request !== undefined) requests.set(requestId, request);
-      }
-      movements.push(...settlementPaid(record, requests));
-    }
-    await insertLedgerMovements(db, movements, params.now);
+    await insertLedgerMovements(db, receipt.movements, params.now);
     // A claim's payout ends its claim (and writes the claim's movements) with the receipt.
     if (record.kind === 'claim')
       await finishClaim(db, {
@@ -233,6 +205,7 @@ export async function updateOutgoingTx(
         status: record.status === 'confirmed' ? 'success' : 'failed',
         txHash: receipt.hash,
         now: params.now,
+        ...(receipt.claimPaid === undefined ? {} : { claimPaid: receipt.claimPaid }),
       });
   }
   return record;

@@ -1,13 +1,11 @@
 /**
  * The status outbox: what commits with each status change of a request, in its transaction (`updateRequestStatus`
  * takes the outbox lock first). The `request_events` row carries the status record that webhooks, `/ws` and
- * subscriptions read; a key's webhook delivery (in the event's statement) and a fill's ledger movements are written
- * beside it.
+ * subscriptions read; a key's webhook delivery is written in the event's statement. The ledger movements a change
+ * books (the core's, `StatusChange`) are written in the change's own statement (`updateRequestStatus`).
  */
 import { sql, type Kysely } from 'kysely';
-import { requestFilled } from './ledgerMovements.js';
 import { depositAddressesOfRequests } from './depositAddresses.repository.js';
-import { insertLedgerMovements } from './ledger.repository.js';
 import { insertRequestEvent } from './requestEvents.repository.js';
 import type { RequestRecord } from './requestRecord.js';
 import type { RequestStatusSnapshot, StatusDepositAddress } from './requestStatus.js';
@@ -16,8 +14,8 @@ import { webhookDeliveriesOf, webhookNotifyChannel } from './webhookDeliveries.r
 
 /**
  * Write the outbox of a status change that `record` is the result of: its event with its webhook delivery when an
- * API key quoted it (one statement), and its ledger movements when it became `success`. `db` is the transaction of
- * the change, holding the outbox lock (`outboxLock`), so all of it commits with the change or not at all.
+ * API key quoted it (one statement). `db` is the transaction of the change, holding the outbox lock (`outboxLock`),
+ * so all of it commits with the change or not at all.
  */
 export async function writeStatusOutbox(db: Kysely<Tables>, record: RequestRecord, now: number): Promise<void> {
   await insertRequestEvent(db, {
@@ -27,17 +25,14 @@ export async function writeStatusOutbox(db: Kysely<Tables>, record: RequestRecor
     now,
     apiKeyId: record.apiKeyId,
   });
-  // A fill's fees, exchange and payout commit with its `success`.
-  if (record.status === 'success') await insertLedgerMovements(db, requestFilled(record), now);
 }
 
 /**
- * When the status change's own statement writes its outbox (`updateRequestStatus`): the event (and its webhook
- * delivery, `movedDeliveries`) is all there is, and its payload needs nothing but the moved row. That is a row with
- * no deposit address to read and not `success` (no ledger movements); the others are written by
- * `writeStatusOutbox` in the same transaction. SQL over the columns of the moved `requests` row.
+ * When the status change's own statement writes its event (`updateRequestStatus`): its payload needs nothing but
+ * the moved row, so a row with no deposit address to read; the others are written by `writeStatusOutbox` in the
+ * same transaction. SQL over the columns of the moved `requests` row.
  */
-export const outboxInStatement = sql<boolean>`deposit_address is null and status <> 'success'`;
+export const outboxInStatement = sql<boolean>`deposit_address is null`;
 
 /**
  * The CTE `moved_delivery` of a status change's statement: the webhook deliveries of the events it wrote (the CTE

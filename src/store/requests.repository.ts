@@ -6,6 +6,8 @@
 import { CompiledQuery, sql, type Insertable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { appendUnique } from './fragments.js';
 import { groupedCalls } from './groupedCalls.js';
+import { ledgerInsertWhen } from './ledger.repository.js';
+import type { LedgerMovement } from './ledgerMovements.js';
 import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toUint256 } from './mappers.js';
 import { notifyEvents, outboxLock } from './requestEvents.repository.js';
 import {
@@ -323,6 +325,11 @@ export interface UpdateRequestStatusParameters {
   inTxHash?: string;
   /** A destination-chain hash to append (ignored when already recorded). */
   txHash?: string;
+  /**
+   * The ledger movements the change books (the core's rules: a fill's fees, exchange and payout with its `success`),
+   * written in the change's statement when the row moved.
+   */
+  ledger?: readonly LedgerMovement[];
   /** Unix milliseconds. `updatedAt` never moves backwards, even when instances' clocks disagree. */
   now: number;
 }
@@ -332,9 +339,9 @@ export interface UpdateRequestStatusParameters {
  * does. When `db` is already a transaction, it runs inside it. Returns the updated request, or null when the
  * request does not exist or its status did not match `fromStatus` (nothing is written then).
  *
- * One statement takes the outbox lock, updates the row and, for most rows, inserts the event with its webhook
- * delivery and notifies (`moveRequestStatus`); the outbox of a row with a deposit address (its fields are read) or of
- * a `success` (a fill's ledger movements) follows in the same transaction (`writeStatusOutbox`).
+ * One statement takes the outbox lock, updates the row, writes the change's ledger movements and, for most rows,
+ * inserts the event with its webhook delivery and notifies (`moveRequestStatus`); the event of a row with a deposit
+ * address (its fields are read) follows in the same transaction (`writeStatusOutbox`).
  */
 export async function updateRequestStatus(
   db: Kysely<Tables>,
@@ -644,7 +651,7 @@ async function moveRequestStatus(
   const { rows } = await sql<MovedRow>`
     with ${consume}outbox_lock as (select ${outboxLock} as taken${depositId === undefined ? sql`` : sql` from consumed`}),
     moved as (${update.returningAll()}),
-    moved_event as (
+    ${movedLedger(params)}moved_event as (
       insert into request_events (request_id, status, payload, created_at)
       select id, status, ${statusSnapshotInStatement}, ${params.now}::bigint from moved where ${outboxInStatement}
       returning *
@@ -675,6 +682,13 @@ async function moveRequestStatus(
   if (settlesSponsorship(row)) await settleSponsorships(db, [movedId]);
   return { consumed, moved: record };
 }
+
+/** The CTE `moved_ledger` of a status change's statement: its ledger movements, when the row moved (none: empty). */
+const movedLedger = (params: UpdateRequestStatusParameters) =>
+  params.ledger === undefined || params.ledger.length === 0
+    ? sql``
+    : sql`moved_ledger as (${ledgerInsertWhen(params.ledger, params.now, sql`exists (select 1 from moved)`)}),
+    `;
 
 /**
  * Record why a request is about to be refunded, before the refund is sent, without changing its status (and so

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEther, parseEventLogs, zeroAddress, type Hex } from 'viem';
 import { depositoryAbi } from '../../generated/contracts/index.js';
 import type { DevnetAccount, DevnetChain } from '../../src/chain/devnet.js';
+import { depositRules } from '../../src/core/ledger/movements.js';
 import { confirmDepositsAtBlocks, getDeposit, insertDeposits } from '../../src/store/deposits.repository.js';
 import { getRequest } from '../../src/store/requests.repository.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -56,7 +57,7 @@ async function depositAndConfirm(requestId: Hex, value: bigint) {
       now: Date.now(),
     },
   ]);
-  const [confirmed] = await confirmDepositsAtBlocks(db, [recorded!.deposit], Date.now());
+  const [confirmed] = await confirmDepositsAtBlocks(db, [recorded!.deposit], Date.now(), depositRules.received);
   return { confirmed: confirmed!, hash };
 }
 

@@ -1,13 +1,23 @@
 /**
  * The ledger as the status changes write it: a deposit confirmed, a request filled, a refund and its gas mined.
- * Each movement commits with its status change, is written once however often the change is repeated, and
- * every currency sums to zero.
+ * The core's rules (`src/core/ledger/movements.ts`) say what each books; the store writes it with the change. Each
+ * movement commits with its status change, is written once however often the change is repeated, and every
+ * currency sums to zero.
  */
 import { encodeFunctionData, zeroAddress, type Address, type Hex } from 'viem';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { receiptL1Fee } from '../../src/chain/sender/receipts.js';
 import { depositoryAbi } from '../../src/core/abi.js';
-import { openingBalance, requestFilled } from '../../src/store/ledgerMovements.js';
+import {
+  depositRules,
+  inputValuation,
+  openingBalance,
+  quotedRequestOf,
+  requestFilled,
+  type FillFacts,
+} from '../../src/core/ledger/movements.js';
+import { minedTxMovements, sentTxFactsJson } from '../../src/core/ledger/sentTxFacts.js';
+import type { RequestRecord } from '../../src/store/requestRecord.js';
 import { insertDeposit, updateDepositStatus } from '../../src/store/deposits.repository.js';
 import {
   insertLedgerMovements,
@@ -17,7 +27,8 @@ import {
 } from '../../src/store/ledger.repository.js';
 import { insertOutgoingTx, updateOutgoingTx } from '../../src/store/outgoingTxs.repository.js';
 import { getRequest, insertRequest, updateRequestStatus } from '../../src/store/requests.repository.js';
-import type { Kysely } from 'kysely';
+import type { Kysely, KyselyPlugin } from 'kysely';
+import { listEventsForRequest } from '../../src/store/requestEvents.repository.js';
 import type { Tables } from '../../src/store/tables.js';
 import { testDatabaseKinds, truncateAll, useTestDatabase } from '../helpers/db.js';
 import { hex32, newRequest } from './requestFixture.js';
@@ -48,6 +59,18 @@ const feesQuoted = {
     sponsored: '0',
   },
 };
+
+/** What the fill of `request` paid, as the solver's fill states it: the output, from its wallet, to the recipient. */
+const fillOf = (request: RequestRecord): FillFacts => ({
+  request: quotedRequestOf(request),
+  paid: {
+    chainId: request.destinationChainId,
+    currency: request.destinationCurrency,
+    amount: request.amountOut,
+    to: request.recipient,
+  },
+  gasTopup: 0n,
+});
 
 describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
   const database = useTestDatabase(kind);
@@ -85,7 +108,12 @@ describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
       depositIndex,
       now: 1,
     });
-    return (await updateDepositStatus(db, deposit.id, { status: 'confirmed', fromStatus: 'seen', now: 2 }))!;
+    return (await updateDepositStatus(db, deposit.id, {
+      status: 'confirmed',
+      fromStatus: 'seen',
+      now: 2,
+      received: depositRules.received,
+    }))!;
   }
 
   const balance = async (db: Kysely<Tables>, account: string, chainId: number, currency: string) =>
@@ -111,7 +139,12 @@ describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
       txHash: hex32(0xf1),
       now: 4,
     });
-    await updateRequestStatus(db, request.id, { status: 'success', fromStatus: ['pending', 'submitted'], now: 5 });
+    await updateRequestStatus(db, request.id, {
+      status: 'success',
+      fromStatus: ['pending', 'submitted'],
+      ledger: requestFilled(fillOf(request)),
+      now: 5,
+    });
 
     expect(await ledgerImbalances(db)).toEqual({ currencies: [], movements: [] });
     expect(await balance(db, 'counterparty', 31337, usdc)).toBe(0n);
@@ -137,15 +170,64 @@ describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
     const request = await swapRequest();
     const deposit = await confirmedDeposit(db, request.id, 10_000_000n);
     // The deposit confirmed again (a second watcher instance) is refused by its status, and a forced write by its key.
-    expect(await updateDepositStatus(db, deposit.id, { status: 'confirmed', fromStatus: 'seen', now: 9 })).toBeNull();
+    expect(
+      await updateDepositStatus(db, deposit.id, {
+        status: 'confirmed',
+        fromStatus: 'seen',
+        now: 9,
+        received: depositRules.received,
+      }),
+    ).toBeNull();
     await updateRequestStatus(db, request.id, { status: 'pending', fromStatus: 'waiting', now: 3 });
-    await updateRequestStatus(db, request.id, { status: 'success', fromStatus: 'pending', now: 5 });
+    await updateRequestStatus(db, request.id, {
+      status: 'success',
+      fromStatus: 'pending',
+      ledger: requestFilled(fillOf(request)),
+      now: 5,
+    });
     const count = (await listLedgerEntries(db)).length;
     // A recovery that sets `success` again without a guard, and the movements written directly once more.
-    await updateRequestStatus(db, request.id, { status: 'success', now: 6 });
-    expect(await insertLedgerMovements(db, requestFilled((await getRequest(db, request.id))!), 7)).toBe(0);
+    await updateRequestStatus(db, request.id, { status: 'success', ledger: requestFilled(fillOf(request)), now: 6 });
+    expect(await insertLedgerMovements(db, requestFilled(fillOf((await getRequest(db, request.id))!)), 7)).toBe(0);
     expect((await listLedgerEntries(db)).length).toBe(count);
     expect(await ledgerImbalances(db)).toEqual({ currencies: [], movements: [] });
+  });
+
+  it("a fill's success is one statement: the row moved, its event and its ledger movements", async () => {
+    const { db } = database();
+    const request = await swapRequest();
+    await updateRequestStatus(db, request.id, { status: 'pending', fromStatus: 'waiting', now: 3 });
+    // Counted by their results: a statement that embeds a query builder transforms its node more than once.
+    let statements = 0;
+    const counting: KyselyPlugin = {
+      transformQuery: ({ node }) => node,
+      transformResult: ({ result }) => {
+        statements++;
+        return Promise.resolve(result);
+      },
+    };
+    const ledger = requestFilled(fillOf(request));
+    const moved = await db.transaction().execute((trx) =>
+      updateRequestStatus(trx.withPlugin(counting), request.id, {
+        status: 'success',
+        fromStatus: 'pending',
+        ledger,
+        now: 5,
+      }),
+    );
+    expect(moved).toMatchObject({ status: 'success' });
+    expect(statements).toBe(1);
+    expect((await listEventsForRequest(db, request.id)).map((event) => event.status)).toEqual(['pending', 'success']);
+    expect(await listLedgerEntries(db, { requestId: request.id })).toHaveLength(2 * ledger.length);
+    // A change that did not apply (the request moved on) books nothing.
+    const other = await swapRequest();
+    await updateRequestStatus(db, other.id, {
+      status: 'success',
+      fromStatus: 'pending',
+      ledger: requestFilled(fillOf(other)),
+      now: 6,
+    });
+    expect(await listLedgerEntries(db, { requestId: other.id })).toEqual([]);
   });
 
   it('a status change rolled back (a crash before commit) leaves no entry; the entry commits with the status', async () => {
@@ -154,13 +236,23 @@ describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
     await updateRequestStatus(db, request.id, { status: 'pending', fromStatus: 'waiting', now: 3 });
     await expect(
       db.transaction().execute(async (trx) => {
-        await updateRequestStatus(trx, request.id, { status: 'success', fromStatus: 'pending', now: 5 });
+        await updateRequestStatus(trx, request.id, {
+          status: 'success',
+          fromStatus: 'pending',
+          ledger: requestFilled(fillOf(request)),
+          now: 5,
+        });
         throw new Error('crash before commit');
       }),
     ).rejects.toThrow('crash before commit');
     expect((await getRequest(db, request.id))!.status).toBe('pending');
     expect(await listLedgerEntries(db, { requestId: request.id })).toEqual([]);
-    await updateRequestStatus(db, request.id, { status: 'success', fromStatus: 'pending', now: 6 });
+    await updateRequestStatus(db, request.id, {
+      status: 'success',
+      fromStatus: 'pending',
+      ledger: requestFilled(fillOf(request)),
+      now: 6,
+    });
     expect((await listLedgerEntries(db, { requestId: request.id })).length).toBeGreaterThan(0);
   });
 
@@ -194,13 +286,35 @@ describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
       signer: solver,
       nonce: 0n,
       status: 'broadcast',
-      payload: { to: hex32(9).slice(0, 42), data, value: '0' },
+      // The refund's facts as the solver sends it (`refund.ts`): what the ledger books, whatever the call's encoding.
+      payload: {
+        to: hex32(9).slice(0, 42),
+        data,
+        value: '0',
+        ledger: sentTxFactsJson({
+          kind: 'refund',
+          refund: {
+            requestId: request.id,
+            from: 'depository',
+            currency: usdc,
+            paid: 8_950_000n,
+            depositAmount: 9_000_000n,
+            valuation: inputValuation(quotedRequestOf(request), 31337, usdc),
+          },
+        }),
+      },
       now: 4,
     });
-    const receipt = { hash: hex32(0xe1), gasUsed: 60_000n, effectiveGasPrice: 1_000_000_000n };
-    await updateOutgoingTx(db, tx.id, { status: 'confirmed', hash: receipt.hash, receipt, now: 5 });
+    const receipt = {
+      status: 'success' as const,
+      hash: hex32(0xe1),
+      gasUsed: 60_000n,
+      effectiveGasPrice: 1_000_000_000n,
+    };
+    const mined = { hash: receipt.hash, movements: minedTxMovements(tx, receipt, null) };
+    await updateOutgoingTx(db, tx.id, { status: 'confirmed', hash: receipt.hash, receipt: mined, now: 5 });
     // The sender finishing again after a restart writes nothing more.
-    await updateOutgoingTx(db, tx.id, { status: 'confirmed', hash: receipt.hash, receipt, now: 6 });
+    await updateOutgoingTx(db, tx.id, { status: 'confirmed', hash: receipt.hash, receipt: mined, now: 6 });
     await updateRequestStatus(db, request.id, {
       status: 'refund',
       fromStatus: 'pending',
@@ -233,8 +347,20 @@ describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
     // What the sender reads of an OP-stack node's receipt (`l1Fee`, a hex quantity beside the usual fields).
     const l1Fee = receiptL1Fee({ gasUsed: 60_000n, l1Fee: '0x3b9aca000' });
     expect(l1Fee).toBe(16_000_000_000n);
-    const receipt = { hash: hex32(0xe2), gasUsed: 60_000n, effectiveGasPrice: 1_000_000n, l1Fee: l1Fee! };
-    await updateOutgoingTx(db, tx.id, { status: 'confirmed', hash: receipt.hash, receipt, now: 5 });
+    const receipt = {
+      status: 'success' as const,
+      hash: hex32(0xe2),
+      gasUsed: 60_000n,
+      effectiveGasPrice: 1_000_000n,
+      l1Fee: l1Fee!,
+    };
+    const movements = minedTxMovements(tx, receipt, null);
+    await updateOutgoingTx(db, tx.id, {
+      status: 'confirmed',
+      hash: receipt.hash,
+      receipt: { ...receipt, movements },
+      now: 5,
+    });
 
     const spent = 60_000n * 1_000_000n + 16_000_000_000n;
     expect(await balance(db, 'solver', 31339, zeroAddress)).toBe(-spent);

@@ -19,6 +19,7 @@ import {
   type InsertDepositParameters,
 } from '../../src/store/deposits.repository.js';
 import { isUniqueViolation } from '../../src/store/errors.js';
+import { depositRules } from '../../src/core/ledger/movements.js';
 import { insertRequest } from '../../src/store/requests.repository.js';
 import { listLedgerEntries } from '../../src/store/ledger.repository.js';
 import {
@@ -38,6 +39,8 @@ import { hex32, newRequest } from './requestFixture.js';
 
 const solver = '0x5015e00000000000000000000000000000000005';
 
+/** The core's rule of a deposit's receipt, which confirming a deposit books. */
+const received = depositRules.received;
 describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
   const database = useTestDatabase(kind);
   beforeEach(() => truncateAll(database()));
@@ -157,11 +160,15 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
     it('moves through statuses, guarded by the expected one', async () => {
       const { db } = database();
       const { deposit: d } = await insertDeposit(db, deposit());
-      expect(await updateDepositStatus(db, d.id, { status: 'confirmed', fromStatus: 'seen', now: 150 })).toMatchObject({
+      expect(
+        await updateDepositStatus(db, d.id, { status: 'confirmed', fromStatus: 'seen', now: 150, received }),
+      ).toMatchObject({
         status: 'confirmed',
         updatedAt: 150,
       });
-      expect(await updateDepositStatus(db, d.id, { status: 'confirmed', fromStatus: 'seen', now: 160 })).toBeNull();
+      expect(
+        await updateDepositStatus(db, d.id, { status: 'confirmed', fromStatus: 'seen', now: 160, received }),
+      ).toBeNull();
       expect(await updateDepositStatus(db, d.id, { status: 'consumed', now: 170 })).toMatchObject({
         status: 'consumed',
       });
@@ -208,7 +215,7 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
         (typeof inserted)[number],
       ];
       // d2 was confirmed already (by another pass), d3 is named with a block hash it no longer has.
-      await updateDepositStatus(db, d2.id, { status: 'confirmed', fromStatus: 'seen', now: 110 });
+      await updateDepositStatus(db, d2.id, { status: 'confirmed', fromStatus: 'seen', now: 110, received });
       const confirmed = await confirmDepositsAtBlocks(
         db,
         [
@@ -218,6 +225,7 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
           { ...d1, blockHash: d1.blockHash.toUpperCase().replace('0X', '0x') },
         ],
         150,
+        received,
       );
       // Block and log order, whatever the order asked.
       expect(confirmed.map(({ deposit: d }) => d.id)).toEqual([d1.id, d5.id]);
@@ -238,9 +246,9 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
         ]),
       );
       // Nothing left to confirm: a second call (another pass, another instance) moves nothing, writes nothing.
-      expect(await confirmDepositsAtBlocks(db, [d1, d5], 160)).toEqual([]);
+      expect(await confirmDepositsAtBlocks(db, [d1, d5], 160, received)).toEqual([]);
       expect(await listLedgerEntries(db)).toHaveLength(6);
-      expect(await confirmDepositsAtBlocks(db, [], 170)).toEqual([]);
+      expect(await confirmDepositsAtBlocks(db, [], 170, received)).toEqual([]);
       // A backfill's worth (more than one statement's 64): all confirmed, each with its movement.
       const many = (
         await insertDeposits(
@@ -248,7 +256,7 @@ describe.each(testDatabaseKinds)('solver state (%s)', (kind) => {
           Array.from({ length: 70 }, (_, index) => deposit({ txHash: hex32(0xe000 + index), logIndex: 0 })),
         )
       ).map((result) => result.deposit);
-      const all = await confirmDepositsAtBlocks(db, many, 180);
+      const all = await confirmDepositsAtBlocks(db, many, 180, received);
       expect(all.map(({ deposit: d }) => d.id).sort((a, b) => a - b)).toEqual(
         many.map((d) => d.id).sort((a, b) => a - b),
       );

@@ -1,4 +1,5 @@
 import type { Address, Hex } from 'viem';
+import { sentTxFactsJson } from '../../core/ledger/sentTxFacts.js';
 import type { SendParameters, SignedAuthorizationInput } from '../../core/solver/ports.js';
 import type { OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
 import type { JsonObject } from '../../store/tables.js';
@@ -23,6 +24,8 @@ export interface TxPayload {
   error?: string;
   /** EIP-7702 authorizations of a type-4 transaction (a gasless batch); absent for type 2. */
   authorizationList?: SignedAuthorizationInput[];
+  /** What it pays besides its gas, for the ledger (`sentTxFactsJson`); absent when nothing. */
+  ledger?: JsonObject;
 }
 
 export interface Fees {
@@ -83,5 +86,6 @@ export function payloadOf(
     initialMaxFeePerGas: fees.maxFeePerGas.toString(),
     bumps: 0,
     ...(tx.authorizationList === undefined ? {} : { authorizationList: tx.authorizationList }),
+    ...(tx.ledger === undefined ? {} : { ledger: sentTxFactsJson(tx.ledger) }),
   };
 }

@@ -1,5 +1,7 @@
 import { BaseError, TransactionReceiptNotFoundError, type Hex } from 'viem';
 import { GatewayError } from '../../core/errors.js';
+import { claimPaid } from '../../core/ledger/movements.js';
+import { minedTxMovements } from '../../core/ledger/sentTxFacts.js';
 import type { SentReceipt } from '../../core/solver/ports.js';
 import {
   getOutgoingTx,
@@ -99,10 +101,11 @@ export function createReceiptWaiter(
 
   async function finish(row: OutgoingTxRecord, receipt: SentReceipt): Promise<SentReceipt> {
     const status = receipt.status === 'success' ? 'confirmed' : 'failed';
+    const movements = minedTxMovements(row, receipt, await gasValue.usdMicros(receipt));
     await updateOutgoingTx(db, row.id, {
       status,
       hash: receipt.hash,
-      receipt: { ...receipt, gasUsdMicros: await gasValue.usdMicros(receipt) },
+      receipt: { hash: receipt.hash, movements, claimPaid },
       now: now(),
     });
     crash(state, 'mined', row.kind);

@@ -1,7 +1,7 @@
 import { parseAddress } from '../inputs.js';
 import { availableAppBalanceUsd, fastFillHoldsUsd, pendingClaimsUsd } from '../../store/appFeeClaims.repository.js';
 import { accountOwed } from '../../store/ledger.repository.js';
-import { accounts } from '../../store/ledgerMovements.js';
+import { accounts } from '../ledger/movements.js';
 import { findCurrency } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { amountOf } from '../fees/presentFees.js';

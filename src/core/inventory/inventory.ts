@@ -1,6 +1,6 @@
 import { formatUnits, type Address } from 'viem';
 import { ledgerBalances } from '../../store/ledger.repository.js';
-import { accounts } from '../../store/ledgerMovements.js';
+import { accounts } from '../ledger/movements.js';
 import { listReconciliations, type ReconciliationRecord } from '../../store/reconciliations.repository.js';
 import { sumCommittedFills, sumPendingSettlement } from '../../store/settlements.repository.js';
 import { createTtlCache, type TtlCache } from '../cache.js';

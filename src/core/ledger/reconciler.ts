@@ -1,7 +1,7 @@
 import type { Address } from 'viem';
 import { getGenesisHash } from '../../store/chainGenesis.repository.js';
 import { insertLedgerMovements } from '../../store/ledger.repository.js';
-import { openingBalance, openingKey } from '../../store/ledgerMovements.js';
+import { openingBalance, openingKey } from './movements.js';
 import {
   markReconciliationInFlight,
   readSolverLedgerSnapshot,

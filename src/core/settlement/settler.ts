@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { encodeFunctionData, type Address, type Hex } from 'viem';
+import type { Kysely } from 'kysely';
+import { normalizeHex } from '../../store/mappers.js';
+import { getRequests } from '../../store/requests.repository.js';
+import type { Tables } from '../../store/tables.js';
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import type { DepositRecord } from '../../store/deposits.repository.js';
 import {
@@ -18,6 +22,7 @@ import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { crashPoint } from '../faults.js';
 import { withGasMargin } from '../gasMargin.js';
+import { inputValuation, quotedRequestOf, type SettledDeposit } from '../ledger/movements.js';
 import type { TransactionSender } from '../solver/ports.js';
 import { errorMessage, GatewayError } from '../errors.js';
 import { createPeriodicJob } from '../periodicJob.js';
@@ -193,6 +198,7 @@ export function createSettler({ ctx, senders, settings, inService }: CreateSettl
         data: releaseData(deposits),
         value: 0n,
         ...(gas === undefined ? {} : { gas }),
+        ledger: { kind: 'settlement', deposits: await settledDeposits(db, batch.chainId, deposits) },
       });
     }
     if (record.status === 'failed' && record.nonce === null) {
@@ -291,4 +297,27 @@ function classify(reason: string, deposit: DepositRecord): SettlementRejection {
   if (name === 'UnknownDeposit') return deposit.status === 'removed' ? 'REMOVED_BY_REORG' : 'UNKNOWN_DEPOSIT';
   if (name === 'DepositMismatch') return deposit.status === 'removed' ? 'REMOVED_BY_REORG' : 'DEPOSIT_MISMATCH';
   return 'REVERTED';
+}
+
+/**
+ * What a settlement batch releasing `deposits` (each in full, to the solver) books once it succeeds, each deposit
+ * valued as its request values its input.
+ */
+async function settledDeposits(
+  db: Kysely<Tables>,
+  chainId: number,
+  deposits: readonly DepositRecord[],
+): Promise<SettledDeposit[]> {
+  const requests = await getRequests(db, [...new Set(deposits.map((deposit) => normalizeHex(deposit.requestId)))]);
+  return deposits.map((deposit) => {
+    const request = requests.get(normalizeHex(deposit.requestId));
+    return {
+      requestId: deposit.requestId.toLowerCase(),
+      depositIndex: deposit.depositIndex!,
+      currency: deposit.token.toLowerCase(),
+      depositAmount: deposit.amount,
+      released: deposit.amount,
+      valuation: inputValuation(request === undefined ? undefined : quotedRequestOf(request), chainId, deposit.token),
+    };
+  });
 }

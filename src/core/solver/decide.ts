@@ -8,6 +8,7 @@ import { requireChain } from '../chains/requireChain.js';
 import { callsGasCap } from '../limits/gasCaps.js';
 import type { FailReason } from '../requests/statusMachine.js';
 import { fill, fillOf, fillRevert } from './fill.js';
+import { fillFactsOf } from './fillFacts.js';
 import { refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';
 import { setStatus } from './setStatus.js';
@@ -73,7 +74,7 @@ async function endReleased(scope: SolverScope, request: RequestRecord, deposit: 
     { requestId: request.id, txHash: deposit.txHash, chainId: deposit.chainId, filled },
     'not filling: the deposit was already released on chain (the database did not know)',
   );
-  if (filled) await setStatus(scope.ctx, request, 'succeed');
+  if (filled) await setStatus(scope.ctx, request, 'succeed', { fill: fillFactsOf(scope.ctx, request) });
   else
     await setStatus(scope.ctx, request, 'refund', {
       details: { message: 'The deposit was already released on chain, by an earlier run of this solver' },

@@ -1,4 +1,4 @@
-import type { Address, Hex } from 'viem';
+import type { Hex } from 'viem';
 import type { DepositRecord } from '../../store/deposits.repository.js';
 import { getLiveOutgoingTx, type OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
 import { recordExecutionRevert } from '../../store/executionReverts.repository.js';
@@ -14,7 +14,8 @@ import type { SentReceipt } from './ports.js';
 import { attachedDeposit, refundOrFail, refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';
 import { setStatus } from './setStatus.js';
-import { callsOf, gasTopupOf } from './requestCalls.js';
+import { fillFactsOf, fillParametersOf } from './fillFacts.js';
+import { callsOf } from './requestCalls.js';
 
 /**
  * Fills a request that passed its checks (`decide.ts`); `deposit` is null for a fast fill whose deposit has not
@@ -82,6 +83,7 @@ export async function finishFill(
     const succeeded = await setStatus(ctx, request, 'succeed', {
       txHash: receipt.hash,
       feesActual: actualFees(request, receipt),
+      fill: fillFactsOf(ctx, request),
     });
     if (succeeded !== null && deposit !== null) ctx.metrics?.depositSucceeded((ctx.now() - deposit.createdAt) / 1000);
     return;
@@ -110,20 +112,8 @@ export async function finishFill(
 }
 
 /** The fill transaction of a request: the solver's fill contract delivers the output and runs the user's calls. */
-export function fillOf(scope: SolverScope, request: RequestRecord) {
-  const destination = requireChain(scope.ctx, request.destinationChainId);
-  const calls = callsOf(request);
-  return fillTransaction({
-    requestId: request.id as Hex,
-    contracts: destination.contracts,
-    solver: scope.ctx.solver.address,
-    recipient: request.recipient as Address,
-    currency: request.destinationCurrency as Address,
-    amount: request.amountOut,
-    calls,
-    gasTopup: gasTopupOf(request),
-  });
-}
+export const fillOf = (scope: SolverScope, request: RequestRecord) =>
+  fillTransaction(fillParametersOf(scope.ctx, request));
 
 /**
  * A fill's revert as the user needs it: when the request has calls, the message names the calls' target

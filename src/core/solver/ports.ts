@@ -2,6 +2,7 @@ import type { Address, Hex } from 'viem';
 import type { DepositRecord } from '../../store/deposits.repository.js';
 import type { OutgoingTxKind, OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
 import type { RequestRecord } from '../../store/requestRecord.js';
+import type { SentTxFacts } from '../ledger/sentTxFacts.js';
 
 /**
  * What the solver core needs from the chain layer (implemented in `src/chain`): deposits coming in, and a
@@ -52,6 +53,8 @@ export interface SendParameters {
   gas?: bigint;
   /** EIP-7702 authorizations: the transaction is sent as type 4 with them (gasless batches, `POST /execute`). */
   authorizationList?: SignedAuthorizationInput[];
+  /** What it pays besides its gas (a refund, a settlement), booked with its receipt once it succeeds. */
+  ledger?: SentTxFacts;
 }
 
 /** One signed EIP-7702 authorization, as the SDK posts it (`r`, `s` hex; numbers as numbers). */

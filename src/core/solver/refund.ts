@@ -22,11 +22,13 @@ import { depositoryAbi } from '../abi.js';
 import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import { DEFAULT_UNKNOWN_DEPOSIT_GRACE_SECONDS, type ChainConfig } from '../chains/types.js';
 import { withGasMargin } from '../gasMargin.js';
+import { inputValuation, quotedRequestOf, type RefundFacts } from '../ledger/movements.js';
 import { convert } from '../market.js';
 import type { FailReason } from '../requests/statusMachine.js';
 import { callsOf } from './requestCalls.js';
 import type { SentReceipt } from './ports.js';
 import type { SolverScope } from './scope.js';
+import { fillFactsOf } from './fillFacts.js';
 import { setStatus } from './setStatus.js';
 import { representativeTxBytes } from '../quote/fillGas.js';
 
@@ -96,7 +98,8 @@ async function keepFilledDeposit(scope: SolverScope, request: RequestRecord, fai
     { requestId: request.id, destinationChainId: request.destinationChainId, status: request.status, failReason },
     'not refunding: the chain says this order is already filled (the database did not know); its deposit is kept',
   );
-  if (request.status === 'pending' || request.status === 'submitted') await setStatus(ctx, request, 'succeed');
+  if (request.status === 'pending' || request.status === 'submitted')
+    await setStatus(ctx, request, 'succeed', { fill: fillFactsOf(ctx, request) });
   else
     await setStatus(ctx, request, 'refundFail', {
       failReason,
@@ -332,12 +335,33 @@ async function refundDeposit(
       kind: 'refund',
       ...build(amount),
       gas: withGasMargin(gasUnits),
+      ledger: { kind: 'refund', refund: await refundFacts(ctx.db, deposit, target.key, amount) },
     });
   }
   const receipt = await sender.waitForReceipt(record.id);
   ctx.market.invalidateSolverBalances(deposit.chainId);
   if (receipt.status !== 'success') return { kind: 'unrefundable', refundFailReason: 'MANUAL_REFUND_REQUIRED' };
   return { kind: 'refunded', receipt };
+}
+
+/**
+ * What a refund of `deposit` paying back `amount` books once it succeeds: the depository's release of the deposit
+ * (what it does not pay back is kept), or the solver's own payment in native for a deposit the receiver forwarded.
+ * It names (and is valued by) the request the deposit names; a refund of a forwarded deposit, keyed by `key`, the
+ * request of that key.
+ */
+async function refundFacts(db: Kysely<Tables>, deposit: DepositRecord, key: Hex, amount: bigint): Promise<RefundFacts> {
+  const fromSolver = deposit.depositIndex === null;
+  const request = await getRequest(db, fromSolver ? key : deposit.requestId);
+  const currency = fromSolver ? zeroAddress : deposit.token.toLowerCase();
+  return {
+    requestId: request?.id ?? null,
+    from: fromSolver ? 'solver' : 'depository',
+    currency,
+    paid: amount,
+    depositAmount: deposit.amount,
+    valuation: inputValuation(request === undefined ? undefined : quotedRequestOf(request), deposit.chainId, currency),
+  };
 }
 
 const DEPOSIT_KEY_ABI = parseAbiParameters('bytes32 requestId, uint256 chainId, bytes32 txHash, uint256 logIndex');

@@ -1,31 +1,26 @@
 import { groupedCalls } from '../../store/groupedCalls.js';
 import type { RequestRecord } from '../../store/requestRecord.js';
 import { moveRequestsWithTxHash, updateRequestStatus, type TxHashMove } from '../../store/requests.repository.js';
-import type { JsonObject } from '../../store/tables.js';
 import type { CoreContext } from '../context.js';
+import { statusChangeOf, type MoveFacts } from '../requests/statusChange.js';
 import { statusMoves, type StatusMove } from '../requests/statusMachine.js';
 
 /** Applies one move of the status machine (`statusMoves`); skipped (null) when the request moved on. */
-export async function setStatus(
+export async function setStatus<M extends StatusMove>(
   ctx: CoreContext,
   request: RequestRecord,
-  move: StatusMove,
-  extra: Partial<{
-    failReason: string | null;
-    refundFailReason: string | null;
-    details: JsonObject | null;
-    inTxHash: string;
-    txHash: string;
-    feesActual: JsonObject;
-  }> = {},
+  move: M,
+  ...[facts]: M extends 'succeed' ? [MoveFacts<M>] : [MoveFacts<M>?]
 ) {
-  const { to: status, from } = statusMoves[move];
+  const change = statusChangeOf(request.id, move, (facts ?? {}) as MoveFacts<M>);
   // The clock is read once the transaction has begun, as the deposit's claim does: `updatedAt` is when the change
   // was made, not when it started waiting for the database (on PGlite, behind every query already queued).
   const updated = await ctx.db
     .transaction()
-    .execute((trx) => updateRequestStatus(trx, request.id, { status, fromStatus: from, now: ctx.now(), ...extra }));
-  reportStatus(ctx, request.id, move, updated, extra.failReason);
+    .execute((trx) =>
+      updateRequestStatus(trx, change.requestId, { ...change.update, ledger: change.ledger, now: ctx.now() }),
+    );
+  reportStatus(ctx, request.id, move, updated, change.update.failReason);
   return updated;
 }
 
