@@ -154,7 +154,7 @@ export interface FillFacts {
   };
   /**
    * Native gas sent to the recipient besides the output (`topupGas`), smallest units; 0 for none. Its value is
-   * charged in the execution fee; the ledger does not book the transfer itself.
+   * charged in the execution fee; the native that left the solver is booked as a second exchange and payout.
    */
   gasTopup: bigint;
 }
@@ -211,8 +211,31 @@ export function requestFilled(fill: FillFacts): LedgerMovement[] {
     credit: accounts.solver,
     usdMicros: outUsd,
   });
+  // The top-up is the destination's native currency, sent in the same transaction: its own exchange and payout.
+  const native = { chainId: paid.chainId, currency: NATIVE_CURRENCY };
+  add({
+    key: `${request.id}:topup:exchange:out`,
+    kind: 'exchange',
+    ...native,
+    amount: fill.gasTopup,
+    debit: accounts.trade,
+    credit: accounts.counterparty,
+    usdMicros: null,
+  });
+  add({
+    key: `${request.id}:topup`,
+    kind: 'fill_paid',
+    ...native,
+    amount: fill.gasTopup,
+    debit: accounts.counterparty,
+    credit: accounts.solver,
+    usdMicros: null,
+  });
   return movements;
 }
+
+/** The ledger's currency for a chain's native coin. */
+const NATIVE_CURRENCY = '0x0000000000000000000000000000000000000000';
 
 /** The fees a filled request paid: each kind to its revenue account, each app fee to its recipient, the sponsor's. */
 function feeMovements(requestId: string, fees: StoredFees): LedgerMovement[] {

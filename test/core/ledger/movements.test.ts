@@ -108,8 +108,16 @@ describe('the ledger rules: a request filled', () => {
       }),
       filledSwap({ currency: usdc, amount: 9_870_000n }),
     ],
-    // The top-up's value is charged in the execution fee; its transfer is not booked as a movement of its own.
-    ['a fill with a gas top-up', fill({ gasTopup: 500_000_000_000_000n }), filledSwap(eth)],
+    // The top-up's value is charged in the execution fee; the native it sends is exchanged and paid like the output.
+    [
+      'a fill with a gas top-up',
+      fill({ gasTopup: 500_000_000_000_000n }),
+      [
+        ...filledSwap(eth),
+        [`${id}:topup:exchange:out`, 'exchange', 2, zeroAddress, 500_000_000_000_000n, 'trade', 'counterparty', null],
+        [`${id}:topup`, 'fill_paid', 2, zeroAddress, 500_000_000_000_000n, 'counterparty', 'solver', null],
+      ],
+    ],
     // A fill that swaps inventory through a DEX names what left the solver: the exchange and the payout are in it.
     [
       'a fill that spent another inventory token (WETH)',
