@@ -3,7 +3,7 @@ import { listRequests } from '../../store/listRequests.repository.js';
 import type { RequestRecord } from '../../store/requestRecord.js';
 import { getRequest } from '../../store/requests.repository.js';
 import type { FailReason } from '../requests/statusMachine.js';
-import { decideAndFill } from './decide.js';
+import { walkPaidRequest } from './execute.js';
 import { fill, finishFill } from './fill.js';
 import { attachedDeposit, refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';
@@ -114,5 +114,5 @@ async function recoverRequest(scope: SolverScope, request: RequestRecord): Promi
     await finishFill(scope, request, deposit, fillTx.id);
     return;
   }
-  await decideAndFill(scope, request, deposit);
+  await walkPaidRequest(scope, request, deposit);
 }
