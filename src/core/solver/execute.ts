@@ -6,9 +6,9 @@ import { requireChain } from '../chains/requireChain.js';
 import { DEFAULT_UNKNOWN_DEPOSIT_GRACE_SECONDS } from '../chains/types.js';
 import type { Claim } from './claims.js';
 import { decide, type Decision, type DecisionReads, type Standing } from './decide.js';
-import { fill } from './fill.js';
+import { fill, finishFill, type FillEnd } from './fill.js';
 import { isReleased, readAheadFill, validateOwnFill, type FillReads } from './fillChecks.js';
-import { queueStrayRefund, refundRequest } from './refund.js';
+import { attachedDeposit, queueStrayRefund, refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';
 import { setStatus } from './setStatus.js';
 import { solverCarriedRefundTarget } from './solverCarrier.js';
@@ -22,7 +22,7 @@ export async function act(scope: SolverScope, deposit: DepositRecord, decision: 
   const { log } = scope.ctx;
   switch (decision.kind) {
     case 'fill':
-      await fill(scope, decision.request, deposit);
+      await sendFill(scope, decision.request, deposit);
       return;
     case 'refund':
       if (decision.fastFillFailed === true)
@@ -44,6 +44,63 @@ export async function act(scope: SolverScope, deposit: DepositRecord, decision: 
       return;
     case 'done':
       await end(scope, deposit, decision);
+  }
+}
+
+/** Sends a request's fill and refunds what its end owes; `deposit` is null for a fast fill whose deposit is not in. */
+export async function sendFill(
+  scope: SolverScope,
+  request: RequestRecord,
+  deposit: DepositRecord | null,
+): Promise<void> {
+  await afterFill(scope, request, deposit, await fill(scope, request, deposit));
+}
+
+/** Follows a fill sent before (a restart, a retry) to its end, and refunds what that end owes. */
+export async function followFill(
+  scope: SolverScope,
+  request: RequestRecord,
+  deposit: DepositRecord | null,
+  outgoingTxId: number,
+): Promise<void> {
+  await afterFill(scope, request, deposit, await finishFill(scope, request, deposit, outgoingTxId));
+}
+
+/**
+ * What a fill's end owes: a fill that never reached the chain refunds the deposit with its reason, or fails a fast
+ * fill whose deposit is not in; a reverted fill refunds the deposit (`TRANSACTION_REVERTED`, less what its calls
+ * cost: `refund.ts`).
+ */
+async function afterFill(
+  scope: SolverScope,
+  request: RequestRecord,
+  deposit: DepositRecord | null,
+  end: FillEnd,
+): Promise<void> {
+  const { ctx } = scope;
+  switch (end.kind) {
+    case 'sent':
+      return;
+    case 'rejected': {
+      const { failReason, details } = end;
+      // A fast fill's deposit may have arrived meanwhile (attached to the request): it is refunded, never kept.
+      const fresh = deposit === null ? await getRequest(ctx.db, request.id) : undefined;
+      const paid = deposit ?? (fresh === undefined ? null : await attachedDeposit(ctx.db, fresh));
+      if (paid === null) await setStatus(ctx, request, 'fail', { failReason, details: details ?? null });
+      else
+        await act(scope, paid, {
+          kind: 'refund',
+          request: fresh ?? request,
+          failReason,
+          ...(details === undefined ? {} : { details }),
+        });
+      return;
+    }
+    case 'reverted': {
+      const paid = deposit ?? (await attachedDeposit(ctx.db, end.request));
+      if (paid !== null)
+        await act(scope, paid, { kind: 'refund', request: end.request, failReason: 'TRANSACTION_REVERTED' });
+    }
   }
 }
 

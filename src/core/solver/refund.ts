@@ -16,7 +16,7 @@ import {
 } from '../../store/deposits.repository.js';
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import type { RequestRecord } from '../../store/requestRecord.js';
-import { appendRequestTxHash, getRequest, recordRequestFailReason } from '../../store/requests.repository.js';
+import { appendRequestTxHash, recordRequestFailReason } from '../../store/requests.repository.js';
 import type { JsonObject, Tables } from '../../store/tables.js';
 import { depositoryAbi } from '../abi.js';
 import { requireChain, requireCurrency } from '../chains/requireChain.js';
@@ -29,22 +29,6 @@ import type { SentReceipt } from './ports.js';
 import type { SolverScope } from './scope.js';
 import { setStatus } from './setStatus.js';
 import { representativeTxBytes } from '../quote/fillGas.js';
-
-/** A request that cannot be filled: its deposit is refunded, or without one (a fast fill) it simply fails. */
-export async function refundOrFail(
-  scope: SolverScope,
-  request: RequestRecord,
-  deposit: DepositRecord | null,
-  failReason: FailReason,
-  details?: JsonObject,
-): Promise<void> {
-  const { db } = scope.ctx;
-  // A fast fill's deposit may have arrived meanwhile (attached to the request): it is refunded, never kept.
-  const fresh = deposit === null ? await getRequest(db, request.id) : undefined;
-  const paid = deposit ?? (fresh === undefined ? null : await attachedDeposit(db, fresh));
-  if (paid !== null) await refundRequest(scope, fresh ?? request, paid, failReason, details);
-  else await setStatus(scope.ctx, request, 'fail', { failReason, details: details ?? null });
-}
 
 /** Refund of the request's own deposit; the request ends in `refund` (or `failure` when the refund cannot be made). */
 export async function refundRequest(

@@ -5,7 +5,7 @@ import { coalescedRequestReads, getRequest } from '../../store/requests.reposito
 import type { CoreContext } from '../context.js';
 import { createClaimTogether } from './claims.js';
 import { validateFill } from './fillChecks.js';
-import { fill } from './fill.js';
+import { sendFill } from './execute.js';
 import { createFillGate, type FillPause } from './fillGate.js';
 import { createLanes } from './lanes.js';
 import type { OrderTruth, TransactionSender } from './ports.js';
@@ -127,7 +127,7 @@ export function createSolver({ ctx, senders, truth, retry = defaultRetryPolicy }
         async () => {
           const request = await getRequest(ctx.db, requestId);
           if (request !== undefined && request.status === 'pending' && request.fastFill !== null)
-            await fill(scope, request, null);
+            await sendFill(scope, request, null);
         },
         () => resumeRequest(scope, requestId),
       );
