@@ -20,7 +20,7 @@ import { appendRequestTxHash, recordRequestFailReason } from '../../store/reques
 import type { JsonObject, Tables } from '../../store/tables.js';
 import { depositoryAbi } from '../abi.js';
 import { requireChain, requireCurrency } from '../chains/requireChain.js';
-import type { ChainConfig } from '../chains/types.js';
+import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
 import { withGasMargin } from '../gasMargin.js';
 import { convert } from '../market.js';
 import type { FailReason } from '../requests/statusMachine.js';
@@ -173,14 +173,8 @@ async function revertedCallsCost(scope: SolverScope, request: RequestRecord, dep
   const origin = requireChain(ctx, deposit.chainId);
   return convert(
     spent,
-    {
-      decimals: destination.nativeCurrency.decimals,
-      price: await ctx.market.usdPrice(destination.id, destination.nativeCurrency),
-    },
-    {
-      decimals: tokenDecimals(origin, deposit.token),
-      price: await ctx.market.usdPrice(origin.id, requireCurrency(origin, deposit.token)),
-    },
+    await pricedCurrency(scope, destination, destination.nativeCurrency),
+    await pricedCurrency(scope, origin, requireCurrency(origin, deposit.token)),
     'up',
   );
 }
@@ -235,14 +229,8 @@ async function refundDeposit(
       ? gasCost
       : convert(
           gasCost,
-          {
-            decimals: chain.nativeCurrency.decimals,
-            price: await ctx.market.usdPrice(chain.id, chain.nativeCurrency),
-          },
-          {
-            decimals: tokenDecimals(chain, deposit.token),
-            price: await ctx.market.usdPrice(chain.id, requireCurrency(chain, deposit.token)),
-          },
+          await pricedCurrency(scope, chain, chain.nativeCurrency),
+          await pricedCurrency(scope, chain, requireCurrency(chain, deposit.token)),
           'up',
         );
     const amount = deposit.amount - gasInToken - (target.kept ?? 0n);
@@ -274,5 +262,8 @@ function depositKey(deposit: DepositRecord): Hex {
   );
 }
 
-/** The decimals of a chain's currency at `token` (a deposit's token: the watcher records only listed ones). */
-const tokenDecimals = (chain: ChainConfig, token: string): number => requireCurrency(chain, token).decimals;
+/** A chain's currency as `convert` takes it: its decimals and its oracle price now. */
+const pricedCurrency = async (scope: SolverScope, chain: ChainConfig, currency: CurrencyConfig) => ({
+  decimals: currency.decimals,
+  price: await scope.ctx.market.usdPrice(chain.id, currency),
+});
