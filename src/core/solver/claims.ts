@@ -8,7 +8,6 @@ import type { Tables } from '../../store/tables.js';
 import type { CoreContext } from '../context.js';
 import { statusMoves } from '../requests/statusMachine.js';
 import type { DepositVerdict } from './depositMatch.js';
-import type { SolverScope } from './scope.js';
 
 /** Most claims one transaction takes. */
 const CLAIM_GROUP = 16;
@@ -78,17 +77,16 @@ export function createClaimTogether(ctx: CoreContext): ClaimTogether {
  * and a crash before the refund leaves it `confirmed` for the watcher to hand on again at start.
  */
 export async function claimDeposit(
-  scope: SolverScope,
+  { ctx, claimTogether }: { ctx: CoreContext; claimTogether: ClaimTogether },
   request: RequestRecord | undefined,
   deposit: DepositRecord,
   verdict: DepositVerdict | undefined,
 ): Promise<Claim> {
   const own = request !== undefined && verdict !== undefined && verdict.kind !== 'stray';
   if (own) {
-    const together = await scope.claimTogether(deposit);
+    const together = await claimTogether(deposit);
     if (together.kind !== 'unmoved') return together;
   }
-  const { ctx } = scope;
   return inTransactionKept(ctx.db, async (trx): Promise<Claim> => {
     const now = ctx.now();
     if (own) {
