@@ -47,7 +47,6 @@ const LONG_FUNCTIONS = [
   ['src/chain/dex/dexBook.ts', "a closure over each chain's pool states and the refresh in flight"],
   ['src/chain/dex/readPoolStates.ts', 'one read at one block: the batches depend on what the batch before found'],
   ['src/core/permits/depositor.ts', 'a closure over the permits in flight, each re-checked on chain before its send'],
-  ['src/core/solver/processDeposit.ts', "one deposit's walk, until the decision is split from its execution"],
   ['src/chain/devnetDex.ts', 'deploys and seeds the Uniswap contracts in dependency order'],
 ];
 

@@ -16,6 +16,7 @@ import { parseAddress, parseInteger, parseUint } from '../inputs.js';
 import { convert, toUsdMicros } from '../market.js';
 import type { Caller } from '../vocabulary/caller.js';
 import { parseRequestId } from '../requests/requestId.js';
+import { judgeDeposit } from '../solver/depositMatch.js';
 import type { SignedAuthorizationInput } from '../solver/ports.js';
 import { decodeRevert, revertDataOf } from './decodeRevert.js';
 import { defaultGaslessSettings } from './settings.js';
@@ -161,12 +162,20 @@ export async function executeGasless(
       data: 'requestId',
     });
   }
-  if (request.originChainId !== chain.id) {
+  // The solver's own match rule, with the batch's account as the deposit's sender: a batch is sent only when its
+  // deposit pays the order, so that the solver claims it as the order's own.
+  const verdict = judgeDeposit(request, {
+    chainId: chain.id,
+    token: deposit.token,
+    amount: deposit.amount,
+    sender: user,
+  });
+  if (verdict.kind === 'stray' && verdict.why === 'other-chain') {
     throw new GatewayError('INVALID_INPUT', `Request ${requestId} is not paid on chain ${chain.id}`, {
       data: 'chainId',
     });
   }
-  if (deposit.token.toLowerCase() !== request.originCurrency.toLowerCase() || deposit.amount < request.amountIn) {
+  if (verdict.kind !== 'pays') {
     throw new GatewayError(
       'INVALID_INPUT',
       `The batch's deposit (${deposit.amount} of ${deposit.token}) does not pay the order (${request.amountIn} of ${request.originCurrency})`,

@@ -1,204 +1,258 @@
-import { zeroAddress, type Address, type Hex } from 'viem';
+import type { Address } from 'viem';
 import type { DepositRecord } from '../../store/deposits.repository.js';
 import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestStatus } from '../../store/requestStatus.js';
 import type { JsonObject } from '../../store/tables.js';
-import { isGatewayError } from '../errors.js';
-import { withGasMargin } from '../gasMargin.js';
-import { requireChain } from '../chains/requireChain.js';
-import { callsGasCap } from '../limits/gasCaps.js';
 import type { FailReason } from '../requests/statusMachine.js';
-import { fill, fillOf, fillRevert } from './fill.js';
-import { fillFactsOf } from './fillFacts.js';
-import { refundRequest } from './refund.js';
-import type { SolverScope } from './scope.js';
-import { setStatus } from './setStatus.js';
-import { gasTopupOf } from './requestCalls.js';
+import type { Claim } from './claims.js';
+import { judgeDeposit, type DepositVerdict, type StrayReason } from './depositMatch.js';
+import type { FillBlock } from './fillChecks.js';
+import type { FillGateDecision } from './fillGate.js';
+import type { SelfRefundDecision } from './selfRefundDecision.js';
+import { depositOwner } from './solverCarrier.js';
 
 /** The `failReason` of a refund its depositor asked for (`selfRefund.ts`), recorded while the request is pending. */
 export const REFUND_REQUESTED = 'MANUAL_ADMIN_REFUND' satisfies FailReason;
 
-/** Why a request cannot be filled, as its status will say. */
-export interface FillBlock {
-  failReason: FailReason;
-  details?: JsonObject;
+/** Why a deposit is refunded on its own: it cannot pay its order, pays one already paid, or names no known request. */
+export type StrayRefundReason = StrayReason | 'double-spend' | 'unknown-request';
+
+/**
+ * What the solver does with a deposit and its request, decided from what it read (`decide`) and acted on by one
+ * executor (`execute.ts`):
+ *
+ * - `fill`: the request passed its checks and the fill gate: its fill is sent (`fill.ts`).
+ * - `refund`: the request's own deposit goes back with `failReason`; the request ends `refund` (or `failure`).
+ * - `strayRefund`: a deposit that is not its request's own goes back to `refundTo` on its own, in a lane of its own;
+ *   the request is left as it was (its `txHashes` show the refund when `shownOn` names it).
+ * - `hold`: nothing now. `gate`: the fill gate holds the paid request and tries it again; `unknown-request`: the
+ *   deposit of a request the database does not know waits out its grace in a lane of its own, then is decided again.
+ * - `done`: nothing is sent. `taken` (another claim got the deposit), `fast-fill-paid` (it paid a fast fill);
+ *   `released`: the depository already released the deposit, and the request ends as the chain says (`filled`);
+ *   `kept`: the deposit stays in the depository (its refund would go to a gateway contract, the chain released it
+ *   already, or its unknown request was filled on chain `filledOn`).
+ */
+export type Decision =
+  | { kind: 'fill'; request: RequestRecord }
+  | {
+      kind: 'refund';
+      request: RequestRecord;
+      failReason: FailReason;
+      details?: JsonObject;
+      /** A fast fill failed before the deposit that pays for it arrived. */
+      fastFillFailed?: true;
+    }
+  | {
+      kind: 'strayRefund';
+      why: StrayRefundReason;
+      refundTo: Address;
+      shownOn: string | null;
+      /** The status of the request a double spend came for. */
+      status?: RequestStatus;
+    }
+  | { kind: 'hold'; why: 'gate'; reason: string }
+  | { kind: 'hold'; why: 'unknown-request' }
+  | { kind: 'done'; why: 'taken' | 'fast-fill-paid' }
+  | { kind: 'done'; why: 'released'; request: RequestRecord; filled: boolean }
+  | { kind: 'done'; why: 'kept'; keep: 'gateway-depositor' | 'released' | 'filled'; filledOn?: number };
+
+/**
+ * What a deposit is to its request before it is claimed: `verdict` (`judgeDeposit`; undefined for a request the
+ * database does not know) and whether it came from a sweep of the request's own deposit address.
+ */
+export interface Standing {
+  verdict: DepositVerdict | undefined;
+  swept: boolean;
 }
 
 /**
- * Decides a request its deposit paid for: re-validated (the deposit, the expiry, the solver's balance, a
- * simulation of the fill), then the fill gate; filled, refunded with its `failReason`, or held by the gate.
- * `early`: the chain reads of the checks, started before the claim from the record the deposit was handed on with
- * (`startFillReads`); used only when the claimed row asks for the very same fill.
+ * A deposit's standing. One the solver's own transaction carried is the order user's own only when that transaction
+ * is positively theirs: a sweep of the request's own deposit address (`src/core/depositAddresses/processor.ts`), their
+ * permit or their gasless batch. Any other (nested in a fill, a call quote's calls, someone else's batch) pays no
+ * request and spoils none: it is refunded on its own (`solverCarrier.ts`).
  */
-export async function decideAndFill(
-  scope: SolverScope,
+export function standingOf(request: RequestRecord | undefined, deposit: DepositRecord, solver: string): Standing {
+  if (request === undefined) return { verdict: undefined, swept: false };
+  const owner = depositOwner(request, deposit, solver);
+  if (owner === 'in-solver-transaction')
+    return { verdict: { kind: 'stray', why: 'in-solver-transaction' }, swept: false };
+  return {
+    verdict: judgeDeposit(request, owner === 'user' ? { ...deposit, sender: request.user } : deposit),
+    swept: owner === 'user' && deposit.carrier !== null && deposit.carrier.startsWith('sweep:'),
+  };
+}
+
+/**
+ * What `decide` may read, each only when the decision needs it (they are reads: nothing is sent or written, but
+ * the fill gate keeps its holds and admitted outflow).
+ */
+export interface DecisionReads {
+  /** What the deposit's claim found (`claims.ts`); a request picked up again with its deposit is `claimed`. */
+  claim: Claim;
+  /** The deposit's standing before its claim: read for a deposit that is not its request's own. */
+  standing?: Standing;
+  /** A deposit of an unknown request: it has waited out its grace. */
+  graceOver?: boolean;
+  /** The request as it is now (a record handed on with the deposit may be old). */
+  latest(): Promise<RequestRecord>;
+  /** The request read again, whatever record the walk holds (a fast fill's outcome). */
+  fresh(): Promise<RequestRecord | undefined>;
+  /** Where a deposit the solver's own transaction carried goes back to; null when only a gateway contract is named. */
+  carriedRefundTarget(): Promise<Address | null>;
+  /** Whether the depository released the deposit already (refunded or settled). */
+  released(): Promise<boolean>;
+  /** Whether the destination's fill contract filled the request's order. */
+  filled(request: RequestRecord): Promise<boolean>;
+  /** The chain whose fill contract filled the deposit's request id, if any (the request is unknown). */
+  filledAnywhere(): Promise<number | undefined>;
+  /** Whether the destination is served now (`FillGate.served`). */
+  served(request: RequestRecord): FillGateDecision;
+  /** The checks of a fill the deposit paid for: the deposit, the expiry, the balance, the simulation. */
+  checks(request: RequestRecord): Promise<FillBlock | null>;
+  /** The last check before a fill: prices and the outflow limit (`FillGate.check`). */
+  gate(request: RequestRecord): Promise<FillGateDecision>;
+}
+
+/**
+ * Decides what happens to a claimed deposit (`reads.claim`) and its request (undefined when the database does not
+ * know it). Only decides: what it decides is acted on by `act` (`execute.ts`).
+ */
+export async function decide(
+  request: RequestRecord | undefined,
+  deposit: DepositRecord,
+  reads: DecisionReads,
+): Promise<Decision> {
+  const { claim } = reads;
+  switch (claim.kind) {
+    case 'taken':
+      return { kind: 'done', why: 'taken' };
+    case 'fastFill':
+      return decideFastFillDeposit(reads);
+    case 'claimed':
+      return decideRequest(claim.request, reads);
+    case 'notOwn':
+      if (request === undefined || claim.why === 'orphan') return decideUnknownRequest(deposit, reads);
+      return decideNotOwn(request, deposit, claim.why, reads);
+  }
+}
+
+/** A deposit recorded on a fast-filled request: refunded when the fast fill failed (and no refund was decided yet). */
+async function decideFastFillDeposit(reads: DecisionReads): Promise<Decision> {
+  const paid = await reads.fresh();
+  if (paid === undefined || paid.status !== 'failure' || paid.refundFailReason !== null)
+    return { kind: 'done', why: 'fast-fill-paid' };
+  const failReason = (paid.failReason as FailReason | null) ?? 'EXECUTION_REVERTED';
+  return { kind: 'refund', request: paid, failReason, fastFillFailed: true };
+}
+
+/**
+ * The deposit of a request the database does not know. The database may have lost the request (deleted, restored
+ * from an older backup, another database used with the same key): when any chain's fill contract filled its request
+ * id, the deposit paid for that fill and is not refunded. The chains are read after the grace
+ * (`unknownDepositGraceSeconds`): a request of another gateway with the same key is filled within it, and a fill still
+ * in flight when the chains were read would be paid twice by the refund.
+ */
+async function decideUnknownRequest(deposit: DepositRecord, reads: DecisionReads): Promise<Decision> {
+  if (reads.graceOver !== true) return { kind: 'hold', why: 'unknown-request' };
+  // Refunded or settled already (a rebuild from chain events reads old deposits again): nothing is owed.
+  if (await reads.released()) return { kind: 'done', why: 'kept', keep: 'released' };
+  const filledOn = await reads.filledAnywhere();
+  if (filledOn !== undefined) return { kind: 'done', why: 'kept', keep: 'filled', filledOn };
+  return { kind: 'strayRefund', why: 'unknown-request', refundTo: deposit.depositor as Address, shownOn: null };
+}
+
+/** A deposit that cannot pay its order (`stray`) or pays one already paid (`extra`, a double spend). */
+async function decideNotOwn(
   request: RequestRecord,
   deposit: DepositRecord,
-  early?: FillReads,
-): Promise<void> {
+  why: 'stray' | 'extra',
+  reads: DecisionReads,
+): Promise<Decision> {
+  const swept = reads.standing?.swept ?? false;
+  const latest = await reads.latest();
+  // A swept deposit refunded on its own beside a request already paid is a leg of the address's transfer (a strict
+  // over-payment's excess, a second transfer): its refund is shown in the request's `txHashes` beside the fill.
+  const shownOn = swept && latest.status !== 'waiting' ? latest.id : null;
+  if (why === 'extra') {
+    // A swept deposit names its refund target as depositor (the transfer's own sender, or the address's refundTo):
+    // a second transfer to a strict address goes back to whoever sent it, not to the first sender.
+    const refundTo = (swept ? deposit.depositor : request.refundTo) as Address;
+    return { kind: 'strayRefund', why: 'double-spend', refundTo, shownOn, status: latest.status };
+  }
+  const verdict = reads.standing?.verdict;
+  const stray = verdict?.kind === 'stray' ? verdict.why : 'short-not-from-user';
+  const refundTo =
+    stray === 'in-solver-transaction' ? await reads.carriedRefundTarget() : (deposit.depositor as Address);
+  // Refunded to a gateway contract, it would be anyone's to sweep: it stays in the depository.
+  if (refundTo === null) return { kind: 'done', why: 'kept', keep: 'gateway-depositor' };
+  return { kind: 'strayRefund', why: stray, refundTo, shownOn };
+}
+
+/**
+ * A request its own deposit paid for (`pending`): refunded at its depositor's request, held or refunded by the fill
+ * gate, ended as the chain says when the deposit was already released, refunded when a check fails, or filled.
+ */
+async function decideRequest(request: RequestRecord, reads: DecisionReads): Promise<Decision> {
   // Its depositor asked for the refund (recorded in the request's lane before it was sent: a restart lands here).
   if (request.status === 'pending' && request.failReason === REFUND_REQUESTED) {
-    await refundRequest(scope, request, deposit, REFUND_REQUESTED, (request.details as JsonObject | null) ?? undefined);
-    return;
+    const details = (request.details as JsonObject | null) ?? undefined;
+    return { kind: 'refund', request, failReason: REFUND_REQUESTED, ...(details === undefined ? {} : { details }) };
   }
-  const served = scope.gate.served(request);
-  if (served.kind === 'refund') await refundRequest(scope, request, deposit, served.failReason, served.details);
-  if (served.kind !== 'fill') return;
-  if (early === undefined) readAheadFill(scope, request);
-  // Read while the checks run (both only read): a fill waits for the slower of the two.
-  const released = isReleased(scope, deposit);
-  released.catch(() => undefined);
-  const reason = await validate(scope, request, deposit, early);
-  if (await released) {
-    scope.simulatedGas.delete(request.id);
-    await endReleased(scope, request, deposit);
-    return;
+  // Before the checks: a fill simulated without the destination's approval reverts, and a revert is refunded.
+  const served = reads.served(request);
+  if (served.kind !== 'fill') return fromGate(request, served);
+  // The chain decides before money leaves: a deposit the depository already released was refunded or settled by
+  // this key with a database that is not this one (lost, older, another gateway's), so its request is not filled
+  // (nor refunded) again. Read while the checks run (both only read): a fill waits for the slower of the two.
+  const [released, block] = await Promise.all([reads.released(), reads.checks(request)]);
+  if (released) return { kind: 'done', why: 'released', request, filled: await reads.filled(request) };
+  if (block !== null) return { kind: 'refund', request, ...block };
+  const gate = await reads.gate(request);
+  if (gate.kind !== 'fill') return fromGate(request, gate);
+  return { kind: 'fill', request };
+}
+
+function fromGate(request: RequestRecord, gate: Exclude<FillGateDecision, { kind: 'fill' }>): Decision {
+  switch (gate.kind) {
+    case 'refund':
+      return { kind: 'refund', request, failReason: gate.failReason, details: gate.details };
+    case 'hold':
+      return { kind: 'hold', why: 'gate', reason: gate.reason };
   }
-  if (reason !== null) {
-    await refundRequest(scope, request, deposit, reason.failReason, reason.details);
-    return;
-  }
-  const gate = await scope.gate.check(request);
-  if (gate.kind === 'refund') await refundRequest(scope, request, deposit, gate.failReason, gate.details);
-  if (gate.kind !== 'fill') return;
-  await fill(scope, request, deposit);
+}
+
+/** What a depositor's refund request (`selfRefund.ts`) may read, each only when needed. */
+export interface SelfRefundReads {
+  /** Why the fill gate holds the request now, or null. */
+  heldReason(): string | null;
+  /** The request's own deposit, consumed by its claim (`attachedDeposit`). */
+  deposit(): Promise<DepositRecord | null>;
+  /** Whether a fill of the request is recorded (sent, or about to be). */
+  liveFill(): Promise<boolean>;
 }
 
 /**
- * The chain decides before money leaves: a deposit the depository already released was refunded or settled by this
- * key with a database that is not this one (lost, older, another gateway's), so its request is not filled (nor
- * refunded) again. The request ends as the chain says: `success` when its order is filled, else `refund`.
+ * What the solver does with its depositor's refund request: `answer` (nothing to do: unknown, moved on, not held),
+ * `resume` (asked for before: finished from the records, then `accepted`), or `refund` (recorded, then the refund
+ * `decision` executed with the request's deposit). Only a request the fill gate holds, paid and with no fill sent,
+ * is refunded so.
  */
-async function endReleased(scope: SolverScope, request: RequestRecord, deposit: DepositRecord): Promise<void> {
-  const filled = await scope.truth.filled(request.destinationChainId, request.id as Hex);
-  scope.ctx.log.error(
-    { requestId: request.id, txHash: deposit.txHash, chainId: deposit.chainId, filled },
-    'not filling: the deposit was already released on chain (the database did not know)',
-  );
-  if (filled) await setStatus(scope.ctx, request, 'succeed', { fill: fillFactsOf(scope.ctx, request) });
-  else
-    await setStatus(scope.ctx, request, 'refund', {
-      details: { message: 'The deposit was already released on chain, by an earlier run of this solver' },
-    });
-}
+export type SelfRefundStep =
+  | { kind: 'answer'; answer: SelfRefundDecision }
+  | { kind: 'resume' }
+  | { kind: 'refund'; decision: Extract<Decision, { kind: 'refund' }>; deposit: DepositRecord };
 
-/** Whether the depository released `deposit` (false for a deposit the receiver forwarded: it has no index). */
-const isReleased = async (scope: SolverScope, deposit: DepositRecord): Promise<boolean> =>
-  deposit.depositIndex !== null && scope.truth.released(deposit.chainId, deposit.depositIndex);
-
-/** Starts the destination sender's read ahead of a fill (`TransactionSender.readAhead`); none without a sender. */
-function readAheadFill(scope: SolverScope, request: RequestRecord): void {
-  let sender;
-  try {
-    sender = scope.senderOf(request.destinationChainId);
-  } catch {
-    return; // The fill finds out, if the request gets that far (it may be refunded before).
-  }
-  sender.readAhead();
-}
-
-/** The chain reads of a fill's checks, under way: the solver's balance of the output and the fill's simulation. */
-export interface FillReads {
-  chainId: number;
-  currency: string;
-  /** The fill simulated: what the claimed request's fill must be for these reads to be its own. */
-  tx: { to: string; data: string; value: bigint };
-  balance: Promise<bigint>;
-  simulation: Promise<{ gas: bigint } | { error: unknown }>;
-}
-
-/** Starts a fill's check reads for `request` (and the sender's fee caps), without waiting for them. */
-function readFillChecks(scope: SolverScope, request: RequestRecord): FillReads {
-  const { ctx } = scope;
-  const tx = fillOf(scope, request);
-  const currency = request.destinationCurrency as Address;
-  const balance = ctx.market.balanceOf(request.destinationChainId, ctx.solver.address, currency);
-  // Awaited later, or never (a claim that does not go through): not an unhandled rejection meanwhile.
-  balance.catch(() => undefined);
-  const simulation = ctx.market.estimateGas(request.destinationChainId, { from: ctx.solver.address, ...tx }).then(
-    (gas) => ({ gas }),
-    (error: unknown) => ({ error: fillRevert(scope, request, error) }),
-  );
-  return { chainId: request.destinationChainId, currency: currency.toLowerCase(), tx, balance, simulation };
-}
-
-/**
- * The check reads of a deposit's fill started before its claim, from the request record it was handed on with,
- * so that they overlap the claim's transaction (they are reads: nothing is sent or written). Undefined when they
- * cannot start (the fill's chain is not configured: the decision finds out).
- */
-export function startFillReads(scope: SolverScope, request: RequestRecord): FillReads | undefined {
-  try {
-    readAheadFill(scope, request);
-    return readFillChecks(scope, request);
-  } catch {
-    return undefined;
-  }
-}
-
-/** What a fill needs whatever paid for it: the order is live, the solver holds the output, the fill simulates. */
-export async function validateFill(
-  scope: SolverScope,
-  request: RequestRecord,
-  early?: FillReads,
-): Promise<FillBlock | null> {
-  const { ctx } = scope;
-  if (ctx.now() > request.expiresAt) return { failReason: 'ORDER_EXPIRED' };
-  // The balance read and the simulation are independent: both at once (a fill waits on the slower one only). Reads
-  // started early serve only the same fill of the same output (a request's amount out can change: a gasless batch).
-  const reads = early !== undefined && sameFill(scope, early, request) ? early : readFillChecks(scope, request);
-  const [balance, simulation] = await Promise.all([reads.balance, reads.simulation]);
-  if (balance < request.amountOut) return { failReason: 'SOLVER_BALANCE_TOO_LOW' };
-  // A gas top-up is paid from the solver's native balance besides the output: without it the fill cannot be sent.
-  const gasTopup = gasTopupOf(request);
-  if (
-    gasTopup > 0n &&
-    (await ctx.market.balanceOf(request.destinationChainId, ctx.solver.address, zeroAddress)) < gasTopup
-  )
-    return { failReason: 'SOLVER_BALANCE_TOO_LOW' };
-  if ('error' in simulation) {
-    const { error } = simulation;
-    if (isGatewayError(error) && error.code === 'DESTINATION_TX_FAILED') {
-      return { failReason: 'EXECUTION_REVERTED', details: { message: error.message, revert: error.data ?? null } };
-    }
-    throw error;
-  }
-  // The simulation's estimate is the fill's gas limit (plus a margin): no second estimate before sending.
-  const gas = withGasMargin(simulation.gas);
-  const cap = callsGasCap(requireChain(ctx, request.destinationChainId));
-  if (Array.isArray(request.quote.calls) && request.quote.calls.length > 0 && gas > cap) {
-    // The calls need more now than when they were quoted: more than the solver risks on calls (the quote's cap).
-    const message = `The calls need ${gas} gas with the fill (margin included), more than the cap of ${cap}`;
-    return { failReason: 'EXECUTION_REVERTED', details: { message, revert: null } };
-  }
-  scope.simulatedGas.set(request.id, gas);
-  return null;
-}
-
-/** Whether reads started for one record are the checks of `request`'s fill: the same output, the same transaction. */
-function sameFill(scope: SolverScope, early: FillReads, request: RequestRecord): boolean {
-  const tx = fillOf(scope, request);
-  return (
-    early.chainId === request.destinationChainId &&
-    early.currency === request.destinationCurrency.toLowerCase() &&
-    early.tx.to.toLowerCase() === tx.to.toLowerCase() &&
-    early.tx.data === tx.data &&
-    early.tx.value === tx.value
-  );
-}
-
-async function validate(
-  scope: SolverScope,
-  request: RequestRecord,
-  deposit: DepositRecord,
-  early: FillReads | undefined,
-): Promise<FillBlock | null> {
-  // Stray deposits never get here (`judgeDeposit`); kept for requests claimed before that rule existed.
-  if (
-    deposit.chainId !== request.originChainId ||
-    deposit.token.toLowerCase() !== request.originCurrency.toLowerCase()
-  ) {
-    return { failReason: 'ORIGIN_CURRENCY_MISMATCH' };
-  }
-  if (deposit.amount < request.amountIn) return { failReason: 'DEPOSITED_AMOUNT_TOO_LOW_TO_FILL' };
-  return validateFill(scope, request, early);
+export async function decideSelfRefund(
+  request: RequestRecord | undefined,
+  reads: SelfRefundReads,
+): Promise<SelfRefundStep> {
+  if (request === undefined) return { kind: 'answer', answer: { kind: 'unknown' } };
+  if (request.status !== 'pending') return { kind: 'answer', answer: { kind: 'moved', request } };
+  if (request.failReason === REFUND_REQUESTED) return { kind: 'resume' };
+  const held = reads.heldReason();
+  const deposit = held === null ? null : await reads.deposit();
+  if (held === null || deposit === null || (await reads.liveFill()))
+    return { kind: 'answer', answer: { kind: 'notHeld', request } };
+  const details = { message: `Refunded at its depositor's request while held: ${held}` };
+  return { kind: 'refund', decision: { kind: 'refund', request, failReason: REFUND_REQUESTED, details }, deposit };
 }

@@ -27,7 +27,17 @@ export type DepositVerdict = { kind: 'pays' } | { kind: 'own-short' } | { kind: 
  */
 export type StrayReason = 'other-chain' | 'other-currency' | 'short-not-from-user' | 'in-solver-transaction';
 
-export function judgeDeposit(request: RequestRecord, deposit: DepositRecord): DepositVerdict {
+/** The fields of an order the match reads. */
+type Order = Pick<RequestRecord, 'originChainId' | 'originCurrency' | 'amountIn' | 'user'>;
+
+/**
+ * The one rule of what a deposit is to an order: the solver's claim (`processDeposit.ts`), its checks before a fill
+ * (`fillChecks.ts`) and a gasless batch's deposit before it is sent (`executeGasless.ts`) all ask it.
+ */
+export function judgeDeposit(
+  request: Order,
+  deposit: Pick<DepositRecord, 'chainId' | 'token' | 'amount' | 'sender'>,
+): DepositVerdict {
   if (deposit.chainId !== request.originChainId) return { kind: 'stray', why: 'other-chain' };
   if (deposit.token.toLowerCase() !== request.originCurrency.toLowerCase())
     return { kind: 'stray', why: 'other-currency' };
@@ -36,6 +46,6 @@ export function judgeDeposit(request: RequestRecord, deposit: DepositRecord): De
 }
 
 /** Whether the order's user sent the deposit's transaction (the chain's `from`, not the caller-chosen depositor). */
-function sentByUser(request: RequestRecord, deposit: DepositRecord): boolean {
+function sentByUser(request: Order, deposit: Pick<DepositRecord, 'sender'>): boolean {
   return deposit.sender !== null && deposit.sender.toLowerCase() === request.user.toLowerCase();
 }

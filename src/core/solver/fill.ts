@@ -11,17 +11,30 @@ import { callsRevert } from '../fill/callsRevert.js';
 import { fillTransaction } from '../fill/fillTransaction.js';
 import type { FailReason } from '../requests/statusMachine.js';
 import type { SentReceipt } from './ports.js';
-import { attachedDeposit, refundOrFail, refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';
 import { setStatus } from './setStatus.js';
 import { fillFactsOf, fillParametersOf } from './fillFacts.js';
 import { callsOf } from './requestCalls.js';
 
 /**
- * Fills a request that passed its checks (`decide.ts`); `deposit` is null for a fast fill whose deposit has not
- * arrived (nothing to refund then).
+ * How a fill ended, for the executor (`execute.ts`), which refunds what is owed: `sent` (mined and recorded, or
+ * moved on meanwhile), `rejected` (the node refused it or it never reached the chain: nothing was sent, the deposit
+ * goes back or a fast fill fails), `reverted` (mined and reverted: the request is `failure`, its deposit goes back).
  */
-export async function fill(scope: SolverScope, request: RequestRecord, deposit: DepositRecord | null): Promise<void> {
+export type FillEnd =
+  | { kind: 'sent' }
+  | { kind: 'rejected'; failReason: FailReason; details?: JsonObject }
+  | { kind: 'reverted'; request: RequestRecord };
+
+/**
+ * Fills a request that passed its checks (`decide.ts`): builds and sends its fill transaction, then follows it
+ * (`finishFill`); `deposit` is null for a fast fill whose deposit has not arrived.
+ */
+export async function fill(
+  scope: SolverScope,
+  request: RequestRecord,
+  deposit: DepositRecord | null,
+): Promise<FillEnd> {
   const { ctx } = scope;
   const sender = scope.senderOf(request.destinationChainId);
   const tx = fillOf(scope, request);
@@ -45,37 +58,29 @@ export async function fill(scope: SolverScope, request: RequestRecord, deposit: 
     if (record === undefined) {
       // The node refused the fill outright (nothing was broadcast, the nonce was released): refund.
       const error = fillRevert(scope, request, sendError);
-      const reason = rejectedFillReason(error);
-      if (reason === null) throw error;
-      await refundOrFail(
-        scope,
-        request,
-        deposit,
-        reason,
-        isGatewayError(error) ? { message: error.message, revert: error.data ?? null } : undefined,
-      );
-      return;
+      const failReason = rejectedFillReason(error);
+      if (failReason === null) throw error;
+      if (!isGatewayError(error)) return { kind: 'rejected', failReason };
+      return { kind: 'rejected', failReason, details: { message: error.message, revert: error.data ?? null } };
     }
   }
-  if (record.status === 'failed' && record.nonce === null) {
-    // A fill the node rejected before a crash: it never reached the chain.
-    await refundOrFail(scope, request, deposit, 'EXECUTION_REVERTED');
-    return;
-  }
+  // A fill the node rejected before a crash: it never reached the chain.
+  if (record.status === 'failed' && record.nonce === null)
+    return { kind: 'rejected', failReason: 'EXECUTION_REVERTED' };
   const hash = record.hashes.at(-1);
   // Written with the other fills' moves that come while one is being written (`createSubmitTogether`).
   if (hash !== undefined) await scope.submitTogether(request, hash);
   crashPoint(ctx.config.crashAt, 'fill-submitted');
-  await finishFill(scope, request, deposit, record.id);
+  return finishFill(scope, request, deposit, record.id);
 }
 
-/** Waits for a sent fill's receipt: `success` with the actual fees, or `failure` and a refund when it reverted. */
+/** Waits for a sent fill's receipt: `success` with the actual fees, or `failure` (`reverted`, to refund). */
 export async function finishFill(
   scope: SolverScope,
   request: RequestRecord,
   deposit: DepositRecord | null,
   outgoingTxId: number,
-): Promise<void> {
+): Promise<FillEnd> {
   const { ctx } = scope;
   const receipt = await scope.senderOf(request.destinationChainId).waitForReceipt(outgoingTxId);
   ctx.market.invalidateSolverBalances(request.destinationChainId);
@@ -86,7 +91,7 @@ export async function finishFill(
       fill: fillFactsOf(ctx, request),
     });
     if (succeeded !== null && deposit !== null) ctx.metrics?.depositSucceeded((ctx.now() - deposit.createdAt) / 1000);
-    return;
+    return { kind: 'sent' };
   }
   // The fill's gas is recorded with the failure: a fill with calls that reverts is paid from its deposit (`refund.ts`).
   const failed = await setStatus(ctx, request, 'fail', {
@@ -107,8 +112,7 @@ export async function finishFill(
     });
   }
   crashPoint(ctx.config.crashAt, 'fill-reverted');
-  const paid = deposit ?? (failed === null ? null : await attachedDeposit(ctx.db, failed));
-  if (failed !== null && paid !== null) await refundRequest(scope, failed, paid, 'TRANSACTION_REVERTED');
+  return failed === null ? { kind: 'sent' } : { kind: 'reverted', request: failed };
 }
 
 /** The fill transaction of a request: the solver's fill contract delivers the output and runs the user's calls. */

@@ -3,9 +3,8 @@ import { listRequests } from '../../store/listRequests.repository.js';
 import type { RequestRecord } from '../../store/requestRecord.js';
 import { getRequest } from '../../store/requests.repository.js';
 import type { FailReason } from '../requests/statusMachine.js';
-import { decideAndFill } from './decide.js';
-import { fill, finishFill } from './fill.js';
-import { attachedDeposit, refundRequest } from './refund.js';
+import { act, followFill, sendFill, walkPaidRequest } from './execute.js';
+import { attachedDeposit } from './refund.js';
 import type { SolverScope } from './scope.js';
 import { setStatus } from './setStatus.js';
 
@@ -74,8 +73,8 @@ async function recoverRequest(scope: SolverScope, request: RequestRecord): Promi
   const deposit = await attachedDeposit(ctx.db, request);
   if (deposit === null && request.fastFill !== null) {
     const fastFillTx = await getLiveOutgoingTx(ctx.db, request.id, 'fill');
-    if (fastFillTx !== undefined) await finishFill(scope, request, null, fastFillTx.id);
-    else if (request.status === 'pending') await fill(scope, request, null);
+    if (fastFillTx !== undefined) await followFill(scope, request, null, fastFillTx.id);
+    else if (request.status === 'pending') await sendFill(scope, request, null);
     return;
   }
   if (deposit === null) {
@@ -100,19 +99,20 @@ async function recoverRequest(scope: SolverScope, request: RequestRecord): Promi
   // `failure` with no refund fail reason: the fill reverted and the refund was never recorded. Checked before
   // the fill's branch, which would only find the reverted receipt again and leave the deposit unrefunded.
   if (request.status === 'failure') {
-    await refundRequest(scope, request, deposit, (request.failReason as FailReason | null) ?? 'TRANSACTION_REVERTED');
+    const failReason = (request.failReason as FailReason | null) ?? 'TRANSACTION_REVERTED';
+    await act(scope, deposit, { kind: 'refund', request, failReason });
     return;
   }
   const fillTx = await getLiveOutgoingTx(ctx.db, request.id, 'fill');
   if (fillTx !== undefined && fillTx.status === 'failed' && fillTx.nonce === null) {
-    await refundRequest(scope, request, deposit, 'EXECUTION_REVERTED');
+    await act(scope, deposit, { kind: 'refund', request, failReason: 'EXECUTION_REVERTED' });
     return;
   }
   if (fillTx !== undefined) {
     if (request.status === 'pending' && fillTx.hashes.length > 0)
       await setStatus(ctx, request, 'submit', { txHash: fillTx.hashes.at(-1)! });
-    await finishFill(scope, request, deposit, fillTx.id);
+    await followFill(scope, request, deposit, fillTx.id);
     return;
   }
-  await decideAndFill(scope, request, deposit);
+  await walkPaidRequest(scope, request, deposit);
 }

@@ -19,8 +19,8 @@ import type { RequestRecord } from '../../store/requestRecord.js';
 import { appendRequestTxHash, getRequest, recordRequestFailReason } from '../../store/requests.repository.js';
 import type { JsonObject, Tables } from '../../store/tables.js';
 import { depositoryAbi } from '../abi.js';
-import { chainCurrencies, requireChain } from '../chains/requireChain.js';
-import { DEFAULT_UNKNOWN_DEPOSIT_GRACE_SECONDS, type ChainConfig } from '../chains/types.js';
+import { requireChain, requireCurrency } from '../chains/requireChain.js';
+import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
 import { withGasMargin } from '../gasMargin.js';
 import { inputValuation, quotedRequestOf, type RefundFacts } from '../ledger/movements.js';
 import { convert } from '../market.js';
@@ -31,22 +31,6 @@ import type { SolverScope } from './scope.js';
 import { fillFactsOf } from './fillFacts.js';
 import { setStatus } from './setStatus.js';
 import { representativeTxBytes } from '../quote/fillGas.js';
-
-/** A request that cannot be filled: its deposit is refunded, or without one (a fast fill) it simply fails. */
-export async function refundOrFail(
-  scope: SolverScope,
-  request: RequestRecord,
-  deposit: DepositRecord | null,
-  failReason: FailReason,
-  details?: JsonObject,
-): Promise<void> {
-  const { db } = scope.ctx;
-  // A fast fill's deposit may have arrived meanwhile (attached to the request): it is refunded, never kept.
-  const fresh = deposit === null ? await getRequest(db, request.id) : undefined;
-  const paid = deposit ?? (fresh === undefined ? null : await attachedDeposit(db, fresh));
-  if (paid !== null) await refundRequest(scope, fresh ?? request, paid, failReason, details);
-  else await setStatus(scope.ctx, request, 'fail', { failReason, details: details ?? null });
-}
 
 /** Refund of the request's own deposit; the request ends in `refund` (or `failure` when the refund cannot be made). */
 export async function refundRequest(
@@ -109,16 +93,6 @@ async function keepFilledDeposit(scope: SolverScope, request: RequestRecord, fai
 }
 
 /**
- * Whether any configured chain's fill contract filled request `requestId`: for a deposit whose request the database
- * does not know, and so whose destination it cannot tell. One indexed read per chain, all at once.
- */
-async function filledAnywhere(scope: SolverScope, requestId: Hex): Promise<number | undefined> {
-  const chains = scope.ctx.config.chains.map((chain) => chain.id);
-  const filled = await Promise.all(chains.map((chainId) => scope.truth.filled(chainId, requestId)));
-  return chains.find((_, i) => filled[i]);
-}
-
-/**
  * Queues the refund of a deposit that is not its request's own in a lane of its own (keyed by the deposit), so
  * refunding it does not hold up the request's work. With `shownOn`, the refund's hash is shown in that request's
  * `txHashes`.
@@ -130,60 +104,6 @@ export function queueStrayRefund(
   shownOn: string | null = null,
 ): void {
   void scope.enqueue(`deposit:${deposit.id}`, () => refundStrayDeposit(scope, deposit, refundTo, shownOn));
-}
-
-/**
- * Queues the refund of a deposit for a request the database does not know, in the deposit's own lane. The database
- * may have lost the request (deleted, restored from an older backup, another database used with the same key): when
- * any chain's fill contract filled its request id, the deposit paid for that fill and is not refunded.
- *
- * The chains are read after the grace (`unknownDepositGraceSeconds`, counted from the deposit's block): a request of
- * another gateway with the same key is filled within it, and a fill still in flight when the chains were read would
- * be paid twice by the refund. Nothing else waits meanwhile (the deposit has a lane of its own); a solver stopping
- * leaves the deposit `confirmed`, and the watcher hands it on again at the next start.
- */
-export function queueUnknownRefund(scope: SolverScope, deposit: DepositRecord): void {
-  void scope.enqueue(`deposit:${deposit.id}`, async () => {
-    const { db, log } = scope.ctx;
-    if ((await getDeposit(db, deposit.id))?.status !== 'confirmed') return;
-    if (!(await scope.pause(await unknownDepositGraceLeftMs(scope, deposit)))) return;
-    if (deposit.depositIndex !== null && (await scope.truth.released(deposit.chainId, deposit.depositIndex))) {
-      // Refunded or settled already (a rebuild from chain events reads old deposits again): nothing is owed.
-      log.warn(
-        { requestId: deposit.requestId, txHash: deposit.txHash, chainId: deposit.chainId },
-        'deposit for a request this database does not know, already released on chain: nothing to do',
-      );
-      await updateDepositStatus(db, deposit.id, { status: 'consumed', fromStatus: 'confirmed', now: scope.ctx.now() });
-      return;
-    }
-    const filledOn = await filledAnywhere(scope, deposit.requestId as Hex);
-    if (filledOn === undefined) {
-      await refundStrayDeposit(scope, deposit, deposit.depositor as Address, null);
-      return;
-    }
-    log.error(
-      { requestId: deposit.requestId, txHash: deposit.txHash, chainId: deposit.chainId, filledOn },
-      'deposit for a request this database does not know, filled on chain: not refunded; left in the depository',
-    );
-    await updateDepositStatus(db, deposit.id, { status: 'consumed', fromStatus: 'confirmed', now: scope.ctx.now() });
-  });
-}
-
-/**
- * What is left of the grace of a deposit for an unknown request: the grace less the deposit's age, the larger of the
- * time since the watcher recorded it and its depth in blocks times the block time (a rebuild reads old deposits
- * again: their grace is long over).
- */
-async function unknownDepositGraceLeftMs(scope: SolverScope, deposit: DepositRecord): Promise<number> {
-  const { ctx } = scope;
-  const graceMs = (ctx.config.unknownDepositGraceSeconds ?? DEFAULT_UNKNOWN_DEPOSIT_GRACE_SECONDS) * 1_000;
-  if (graceMs === 0) return 0;
-  const seenMs = ctx.now() - deposit.createdAt;
-  if (seenMs >= graceMs) return 0;
-  const blockTimeMs = requireChain(ctx, deposit.chainId).blockTime * 1_000;
-  const depth = (await scope.truth.head(deposit.chainId)) - deposit.blockNumber;
-  const depthMs = depth > 0n ? Number(depth) * blockTimeMs : 0;
-  return Math.max(0, graceMs - Math.max(seenMs, depthMs));
 }
 
 /**
@@ -256,14 +176,8 @@ async function revertedCallsCost(scope: SolverScope, request: RequestRecord, dep
   const origin = requireChain(ctx, deposit.chainId);
   return convert(
     spent,
-    {
-      decimals: destination.nativeCurrency.decimals,
-      price: await ctx.market.usdPrice(destination.id, destination.nativeCurrency),
-    },
-    {
-      decimals: tokenDecimals(origin, deposit.token),
-      price: await ctx.market.usdPrice(origin.id, tokenConfig(origin, deposit.token)),
-    },
+    await pricedCurrency(scope, destination, destination.nativeCurrency),
+    await pricedCurrency(scope, origin, requireCurrency(origin, deposit.token)),
     'up',
   );
 }
@@ -318,14 +232,8 @@ async function refundDeposit(
       ? gasCost
       : convert(
           gasCost,
-          {
-            decimals: chain.nativeCurrency.decimals,
-            price: await ctx.market.usdPrice(chain.id, chain.nativeCurrency),
-          },
-          {
-            decimals: tokenDecimals(chain, deposit.token),
-            price: await ctx.market.usdPrice(chain.id, tokenConfig(chain, deposit.token)),
-          },
+          await pricedCurrency(scope, chain, chain.nativeCurrency),
+          await pricedCurrency(scope, chain, requireCurrency(chain, deposit.token)),
           'up',
         );
     const amount = deposit.amount - gasInToken - (target.kept ?? 0n);
@@ -378,9 +286,8 @@ function depositKey(deposit: DepositRecord): Hex {
   );
 }
 
-function tokenConfig(chain: ChainConfig, token: string) {
-  const currency = chainCurrencies(chain).find((candidate) => candidate.address.toLowerCase() === token.toLowerCase());
-  if (currency === undefined) throw new Error(`token ${token} is not configured on chain ${chain.id}`);
-  return currency;
-}
-const tokenDecimals = (chain: ChainConfig, token: string): number => tokenConfig(chain, token).decimals;
+/** A chain's currency as `convert` takes it: its decimals and its oracle price now. */
+const pricedCurrency = async (scope: SolverScope, chain: ChainConfig, currency: CurrencyConfig) => ({
+  decimals: currency.decimals,
+  price: await scope.ctx.market.usdPrice(chain.id, currency),
+});

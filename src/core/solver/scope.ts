@@ -7,7 +7,7 @@ import type { SubmitTogether } from './setStatus.js';
 import type { OrderTruth, TransactionSender } from './ports.js';
 
 /**
- * What the solver's parts (`processDeposit.ts`, `decide.ts`, `fill.ts`, `refund.ts`, `recovery.ts`) share, built
+ * What the solver's parts (`processDeposit.ts`, `execute.ts`, `fill.ts`, `refund.ts`, `recovery.ts`) share, built
  * once by `createSolver` and passed to each of them: nothing of the solver's is kept in module state.
  */
 export interface SolverScope {

@@ -4,8 +4,8 @@ import type { RequestRecord } from '../../store/requestRecord.js';
 import { coalescedRequestReads, getRequest } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
 import { createClaimTogether } from './claims.js';
-import { validateFill } from './decide.js';
-import { fill } from './fill.js';
+import { validateFill } from './fillChecks.js';
+import { sendFill } from './execute.js';
 import { createFillGate, type FillPause } from './fillGate.js';
 import { createLanes } from './lanes.js';
 import type { OrderTruth, TransactionSender } from './ports.js';
@@ -68,8 +68,9 @@ export interface CreateSolverParameters {
  *   forwarded through the receiver, pays it back from the solver), then `refund`.
  *
  * Each job has a file, and all of them share one `SolverScope` (`scope.ts`): the lanes that serialize and retry
- * a request's work (`lanes.ts`), the claim of a deposit (`processDeposit.ts`), the decision (`decide.ts`), the
- * fill (`fill.ts`), refunds (`refund.ts`) and restart recovery (`recovery.ts`).
+ * a request's work (`lanes.ts`), a deposit's walk (`processDeposit.ts`: its claim, `claims.ts`, the decision,
+ * `decide.ts`, and the one executor of decisions, `execute.ts`), the checks before a fill (`fillChecks.ts`), the fill
+ * (`fill.ts`), refunds (`refund.ts`) and restart recovery (`recovery.ts`).
  */
 export function createSolver({ ctx, senders, truth, retry = defaultRetryPolicy }: CreateSolverParameters): Solver {
   const lanes = createLanes({ log: ctx.log, retry });
@@ -126,7 +127,7 @@ export function createSolver({ ctx, senders, truth, retry = defaultRetryPolicy }
         async () => {
           const request = await getRequest(ctx.db, requestId);
           if (request !== undefined && request.status === 'pending' && request.fastFill !== null)
-            await fill(scope, request, null);
+            await sendFill(scope, request, null);
         },
         () => resumeRequest(scope, requestId),
       );
