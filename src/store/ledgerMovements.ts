@@ -158,6 +158,8 @@ export function depositLost(deposit: ReceivedDeposit, request: RequestRecord | u
  * from the solver's wallet on the destination.
  */
 export function requestFilled(request: RequestRecord): LedgerMovement[] {
+  // A same-chain DEX swap is the user's own router transaction: the solver neither received nor paid anything.
+  if (isSelfExecutedSwap(request)) return [];
   const fees = parseStoredFees(request.feesQuoted);
   const origin = { chainId: request.originChainId, currency: request.originCurrency.toLowerCase() };
   const destination = { chainId: request.destinationChainId, currency: request.destinationCurrency.toLowerCase() };
@@ -513,3 +515,9 @@ export function openingBalance(params: {
 /** The movement key of a chain's opening balance in a currency (one per chain genesis). */
 export const openingKey = (chainId: number, currency: string, genesisHash: string): string =>
   `opening:${chainId}:${currency.toLowerCase()}:${genesisHash.toLowerCase()}`;
+
+/** Whether the request is a same-chain swap the user sent through a DEX itself (`quote.dex.sameChain`). */
+function isSelfExecutedSwap(request: RequestRecord): boolean {
+  const dex = (request.quote as { dex?: { sameChain?: unknown } } | null)?.dex;
+  return typeof dex === 'object' && dex !== null && dex.sameChain !== undefined && dex.sameChain !== null;
+}

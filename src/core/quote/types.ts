@@ -92,7 +92,7 @@ export interface SignatureItem {
 
 export type QuoteStep =
   | {
-      id: 'approve' | 'deposit';
+      id: 'approve' | 'deposit' | 'swap';
       action: string;
       description: string;
       kind: 'transaction';
