@@ -148,6 +148,9 @@ describe('same-chain swaps through the DEX', () => {
     const { db } = gateway.server.database;
     const entries = await db.selectFrom('ledger_entries').selectAll().where('request_id', '=', requestId).execute();
     expect(entries).toEqual([]);
+    // The status event (webhooks, /ws and subscriptions read it) is written as for any request.
+    const events = await db.selectFrom('request_events').selectAll().where('request_id', '=', requestId).execute();
+    expect(events.map((event) => event.status)).toContain('success');
     // The history finds it like any request.
     const history = await call(gateway.url, 'getRequestsV2', { query: { id: requestId } });
     expect(history.status).toBe(200);
@@ -272,6 +275,39 @@ describe('sources, fees and the inventory', () => {
     const weth = await sameChain(user, 'USDC', 'WETH', parseUnits('100', 6), { appFees });
     expect(weth.steps.at(-1)!.id).toBe('deposit');
     expect(BigInt(weth.fees.app.amount)).toBeGreaterThan(0n);
+  });
+
+  it('forceSolverExecution takes the inventory; /price gives the quote numbers; 0 and oversized amounts are refused', async () => {
+    const user = account(0);
+    const forced = await sameChain(user, 'USDC', 'WETH', parseUnits('100', 6), { forceSolverExecution: true });
+    expect(forced.steps.at(-1)!.id).toBe('deposit');
+    const base = {
+      user: user.address,
+      originChainId: chainA.chainId,
+      destinationChainId: chainA.chainId,
+      originCurrency: token('USDC'),
+      destinationCurrency: token('LONG'),
+      tradeType: 'EXACT_INPUT',
+    };
+    const refused = async (body: object, code: string) => {
+      const answer = await call(gateway.url, 'getQuote', { body: { ...base, amount: '50000000', ...body } });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+      expect(answer.body.errorCode).toBe(code);
+    };
+    await refused({ forceSolverExecution: true }, 'NO_SWAP_ROUTES_FOUND');
+    await refused({ amount: '0' }, 'AMOUNT_TOO_LOW');
+    // A million USDC for LONG through a 1% pool seeded with a few ETH: far past the impact limit, or the pool.
+    const huge = await call(gateway.url, 'getQuote', {
+      body: { ...base, amount: parseUnits('1000000', 6).toString() },
+    });
+    expect(huge.status).toBe(400);
+    expect(['SWAP_IMPACT_TOO_HIGH', 'INSUFFICIENT_LIQUIDITY']).toContain(huge.body.errorCode);
+
+    const price = await call(gateway.url, 'getPrice', { body: { ...base, amount: '50000000' } });
+    expect(price.status, JSON.stringify(price.body)).toBe(200);
+    const quote = await sameChain(user, 'USDC', 'LONG', parseUnits('50', 6));
+    expect(price.body.details.currencyOut.amount).toBe(quote.details.currencyOut.amount);
+    expect(price.body.details.route.origin.router).toBe(quote.details.route.origin.router);
   });
 
   it('GraphQL quote is the REST quote', async () => {

@@ -55,6 +55,7 @@ export async function planSameChainDex(
   if (params.originChainId !== params.destinationChainId) return null;
   const route = resolveRoute(ctx, params);
   if (route.operation !== 'swap') return null;
+  if (params.amount === 0n) throw new GatewayError('AMOUNT_TOO_LOW', 'Amount must be greater than zero');
   const chain = route.origin;
   const { inventoryAllowed, dexSources } = sourcesFor(params, route);
   const refuse = () => noRoute(route, dexSources, inventoryAllowed);
@@ -84,10 +85,16 @@ export async function planSameChainDex(
     throw refuse();
   }
   if (inventoryAllowed && !(await dexBeatsInventory(dex.route, params, inventory))) return null;
-  return planOf(ctx, params, route, dex.route);
+  const maxImpactBps = BigInt(ctx.config.quote.maxPriceImpactBps);
+  if (params.overridePriceImpact !== true && dex.route.priceImpactBps > maxImpactBps)
+    throw new GatewayError(
+      'SWAP_IMPACT_TOO_HIGH',
+      `The pools' fees and price impact would take ${Number(dex.route.priceImpactBps) / 100}% of the value, above the ${Number(maxImpactBps) / 100}% limit; send a smaller amount or set overridePriceImpact`,
+    );
+  return planOf(params, route, dex.route);
 }
 
-function planOf(ctx: CoreContext, params: QuoteParameters, route: ResolvedRoute, dex: DexRoute): SameChainDexPlan {
+function planOf(params: QuoteParameters, route: ResolvedRoute, dex: DexRoute): SameChainDexPlan {
   const nativeIn = route.currencyIn.address === zeroAddress;
   const nativeOut = route.currencyOut.address === zeroAddress;
   // EXACT_OUTPUT delivers the amount asked or nothing; the others take the slippage tolerance off the quoted output.
@@ -96,7 +103,6 @@ function planOf(ctx: CoreContext, params: QuoteParameters, route: ResolvedRoute,
       ? params.amount
       : (dex.amountOut * BigInt(10_000 - route.slippageBps)) / 10_000n;
   const routerKind = route.origin.dex?.uniswapV3?.swapRouterKind ?? 'SwapRouter';
-  void ctx;
   return {
     route,
     dex,
@@ -165,8 +171,10 @@ function sourcesFor(
   );
   return {
     inventoryAllowed: allowed.includes(SWAP_SOURCE) && route.currencyIn.solver && route.currencyOut.solver,
+    // `forceSolverExecution` asks for the solver's fill (a deposit) instead of the user's own swap.
     dexSources: allowed.filter(
-      (source): source is DexSource => source === UNISWAP_V3_SOURCE || source === UNISWAP_V2_SOURCE,
+      (source): source is DexSource =>
+        params.forceSolverExecution !== true && (source === UNISWAP_V3_SOURCE || source === UNISWAP_V2_SOURCE),
     ),
   };
 }
