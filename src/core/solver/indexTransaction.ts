@@ -54,8 +54,9 @@ export interface IndexSingleTransactionParameters {
 
 /**
  * Indexes a same-chain transaction of a request (`POST /transactions/single`, GraphQL
- * `Mutation.indexSingleTransaction`). Same-chain routes deposit through the depository like any other, so the
- * transaction is indexed exactly as `indexTransaction` does.
+ * `Mutation.indexSingleTransaction`). A same-chain DEX swap (`quote.dex.sameChain`) is the user's own router
+ * transaction: it is followed to its receipt, which decides the status (`followSameChainSwap`). Other same-chain
+ * routes deposit through the depository like any other, so the transaction is indexed as `indexTransaction` does.
  *
  * @throws `INVALID_INPUT` when `tx` is not a JSON object with a 32-byte `txHash`, or names another chain; otherwise
  *   as `indexTransaction`.
