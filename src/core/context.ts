@@ -12,6 +12,7 @@ import type { PermitChain } from './permits/ports.js';
 import type { SolverHandle } from './solver/handle.js';
 import type { ChainStatus } from './chains/chainStatus.js';
 import type { DexLiquidity } from './dex/liquidity.js';
+import type { ChainTransactions } from './chains/chainTransactions.js';
 
 /**
  * What every core operation receives: configuration and the services it may use.
@@ -52,4 +53,6 @@ export interface CoreContext {
   chainStatus?: ChainStatus;
   /** The DEX pools of the chains with a `dex` section, priced from memory; absent: no DEX routes. */
   dex?: DexLiquidity;
+  /** Reads of users' own transactions: the receipts of same-chain DEX swaps, which no deposit announces. */
+  transactions?: ChainTransactions;
 }

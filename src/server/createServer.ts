@@ -45,6 +45,7 @@ import { createSocketGuard } from '../ws/socketGuard.js';
 import { createSolverLeadership } from './solverLeadership.js';
 import { createSolverRuntime, type SolverRuntime } from './solverRuntime.js';
 import { createDexLiquidity } from './dexLiquidity.js';
+import { createChainTransactions } from '../chain/chainTransactions.js';
 import { registerStatusWebSocket } from '../ws/statusSocket.js';
 
 /**
@@ -212,6 +213,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
     },
     chainStatus: chainChecks,
     ...(dex === undefined ? {} : { dex }),
+    transactions: createChainTransactions(clients),
     log: logger,
     now,
     db: database.db,

@@ -324,7 +324,13 @@ describe('POST /quote/v2 errors', () => {
 
   it('UNSUPPORTED_CURRENCY: a listed currency without a price source, as input or output', async () => {
     const target = variant;
-    const onB = { ...base(), originChainId: B, destinationChainId: B };
+    // Through the inventory, which prices by feed (the pools of B would swap MNR without one: sameChainDex.test.ts).
+    const onB = {
+      ...base(),
+      originChainId: B,
+      destinationChainId: B,
+      excludedSwapSources: ['uniswap-v3', 'uniswap-v2'],
+    };
     await expectQuoteError(
       {
         ...onB,

@@ -218,6 +218,8 @@ describe('quotes executed on the devnet deposit exactly what they say', () => {
       originCurrency: token(chainA, 'USDC'),
       destinationCurrency: token(chainA, 'WETH'),
       amount: '50000000',
+      // The inventory's deposit route (the DEX's own same-chain swap is test/quote/sameChainDex.test.ts).
+      includedSwapSources: ['solver-inventory'],
     });
     expect(q.details.operation).toBe('swap');
     expect(q.details.currencyOut.currency.chainId).toBe(chainA.chainId);

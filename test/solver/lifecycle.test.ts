@@ -96,7 +96,10 @@ describe('fills', () => {
       destinationCurrency: tokenOf(chainA, 'WETH'),
       amount: '40000000',
       recipient,
+      // From inventory: left to choose, a same-chain swap may go through the DEX (test/quote/sameChainDex.test.ts).
+      includedSwapSources: ['solver-inventory'],
     });
+    expect(same.steps.at(-1)!.id).toBe('deposit');
     await executeSteps(gateway, same.steps, alice);
     await waitForStatus(gateway, same.steps.at(-1)!.requestId, ['success']);
     expect(await balanceOf(chainA, tokenOf(chainA, 'WETH'), recipient)).toBe(BigInt(same.details.currencyOut.amount));

@@ -31,6 +31,8 @@ import { PERMIT_DEPOSIT_GAS, representativePermitDeposit } from '../permits/type
 import { quotePermit } from '../permits/quotePermit.js';
 import { depositAddressOfQuote, recordDepositAddress } from '../depositAddresses/quote.js';
 import type { Price, Quote, QuoteParameters } from './types.js';
+import { planSameChainDex, type InventoryOffer } from './sameChainDex.js';
+import { priceSameChainDex, quoteSameChainDex } from './sameChainDexQuote.js';
 import type { Caller } from '../vocabulary/caller.js';
 
 export type GetQuoteParameters = QuoteParameters;
@@ -63,6 +65,8 @@ export async function getQuote(
 }
 
 async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller: Caller): Promise<GetQuoteReturnType> {
+  const dexPlan = await planSameChainDex(ctx, params, inventoryOffer(ctx, params, caller));
+  if (dexPlan !== null) return quoteSameChainDex(ctx, params, caller, dexPlan);
   const ttlSeconds = quoteTtlSeconds(ctx.config.quote, params.ttl);
   const prepared = await prepare(ctx, params, caller, 'quote');
   const { route, pricing } = prepared;
@@ -186,10 +190,20 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
 
 /** A price (`POST /price`, GraphQL `price`): the quote's numbers without steps, order or stored request. */
 export async function getPrice(ctx: CoreContext, params: GetQuoteParameters, caller: Caller): Promise<Price> {
+  const dexPlan = await planSameChainDex(ctx, params, inventoryOffer(ctx, params, caller));
+  if (dexPlan !== null) return priceSameChainDex(ctx, dexPlan);
   const prepared = await prepare(ctx, params, caller, 'price');
   const present = presentParameters(prepared, await prepared.wallet);
   return { fees: presentLegacyFees(present), details: presentDetails(present) };
 }
+
+/** What the solver's inventory gives for a same-chain swap, to compare with the DEX (`planSameChainDex`). */
+const inventoryOffer =
+  (ctx: CoreContext, params: GetQuoteParameters, caller: Caller): InventoryOffer =>
+  async () => {
+    const { pricing } = await prepare(ctx, params, caller, 'price');
+    return { amountIn: pricing.amountIn, amountOut: pricing.amountOut };
+  };
 
 /** What a quote reads of the user's wallet: shown in the details and steps, but not part of the order. */
 interface Wallet {

@@ -75,7 +75,11 @@ export function resolveRoute(ctx: CoreContext, params: QuoteParameters): Resolve
   }
   const currencyIn = findCurrency(origin, params.originCurrency, 'INVALID_INPUT_CURRENCY', 'input');
   const currencyOut = findCurrency(destination, params.destinationCurrency, 'INVALID_OUTPUT_CURRENCY', 'output');
-  if (!currencyIn.solver) {
+  // A swap between two currencies of one chain may go through the chain's DEX (the user's own router transaction,
+  // `sameChainDex.ts`), which decides for currencies the solver does not hold and for the swap sources.
+  const dexEligible =
+    origin.id === destination.id && currencyIn.id !== currencyOut.id && (params.txs ?? []).length === 0;
+  if (!currencyIn.solver && !dexEligible) {
     throw new GatewayError(
       'INVALID_INPUT_CURRENCY',
       `${currencyIn.symbol} on chain ${origin.id} is listed but not accepted as an input`,
@@ -118,8 +122,8 @@ export function resolveRoute(ctx: CoreContext, params: QuoteParameters): Resolve
       `${currencyIn.symbol} cannot be bridged between chain ${origin.id} and chain ${destination.id}`,
     );
   }
-  if (!sameAsset) checkSwapSources(params);
-  if (!currencyOut.solver) {
+  if (!sameAsset && !dexEligible) checkSwapSources(params);
+  if (!currencyOut.solver && !dexEligible) {
     throw new GatewayError(
       'NO_SWAP_ROUTES_FOUND',
       `The solver holds no ${currencyOut.symbol} on chain ${destination.id}, so it cannot deliver it`,

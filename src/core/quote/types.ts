@@ -45,6 +45,8 @@ export interface QuoteParameters {
   excludedSwapSources?: ReadonlyArray<string> | undefined;
   includedOriginSwapSources?: ReadonlyArray<string> | undefined;
   includedDestinationSwapSources?: ReadonlyArray<string> | undefined;
+  /** A same-chain swap through the solver (a deposit) rather than the user's own DEX swap (REST only). */
+  forceSolverExecution?: boolean | undefined;
   /** Pay by a plain transfer to a deposit address (`docs/deposit-addresses.md`). */
   useDepositAddress?: boolean | undefined;
   /** A strict (order-bound, single-use) deposit address; needs `refundTo`. */
@@ -92,7 +94,7 @@ export interface SignatureItem {
 
 export type QuoteStep =
   | {
-      id: 'approve' | 'deposit';
+      id: 'approve' | 'deposit' | 'swap';
       action: string;
       description: string;
       kind: 'transaction';

@@ -6,6 +6,8 @@ import type { CoreContext } from '../context.js';
 import { parseRequestId, requestNotFound } from './requestId.js';
 import { statusFieldsOf } from './statusRules.js';
 import type { IntentStatus } from './types.js';
+import type { DexLegRecord } from '../dex/legRecord.js';
+import { discoverSameChainSwap, sameChainLegOf } from '../solver/sameChainSwap.js';
 
 export interface GetIntentStatusParameters {
   requestId: string;
@@ -23,7 +25,33 @@ export async function getIntentStatus(
   ctx: CoreContext,
   params: GetIntentStatusParameters,
 ): Promise<GetIntentStatusReturnType> {
-  return toIntentStatus(await requireRequest(ctx, params.requestId));
+  const record = await requireRequest(ctx, params.requestId);
+  if (record.status === 'waiting') {
+    const leg = sameChainLegOf(record);
+    // A same-chain DEX swap announces itself by no deposit: the poll looks for it (once at a time per request).
+    if (leg !== undefined && (await discoverOnce(ctx, record, leg)))
+      return toIntentStatus(await requireRequest(ctx, params.requestId));
+  }
+  return toIntentStatus(record);
+}
+
+const discovering = new WeakMap<CoreContext, Map<string, Promise<void>>>();
+
+/** Runs `discoverSameChainSwap` for the request unless one is under way; whether this call ran it. */
+async function discoverOnce(ctx: CoreContext, record: RequestRecord, leg: DexLegRecord): Promise<boolean> {
+  let running = discovering.get(ctx);
+  if (running === undefined) discovering.set(ctx, (running = new Map<string, Promise<void>>()));
+  const under = running.get(record.id);
+  if (under !== undefined) {
+    await under;
+    return true;
+  }
+  const search = discoverSameChainSwap(ctx, record, leg)
+    .catch((error: unknown) => ctx.log.warn({ err: error, requestId: record.id }, 'same-chain swap search failed'))
+    .finally(() => running.delete(record.id));
+  running.set(record.id, search);
+  await search;
+  return true;
 }
 
 /**

@@ -13,6 +13,8 @@ import type { RequestStatus } from '../../store/requestStatus.js';
  *
  *   waiting --startDeposit--> depositing --claim--> pending ...   (the gateway sends the user's deposit itself)
  *   depositing --abandonDeposit--> waiting                        (that deposit reverted, or was never sent)
+ *
+ *   waiting --swapSucceed--> success, waiting --swapFail--> failure  (a same-chain DEX swap the user sends itself)
  */
 export const statusMoves = {
   /** The gateway accepted a signed permit or gasless batch and will send the user's deposit itself. */
@@ -34,6 +36,10 @@ export const statusMoves = {
   refund: { from: ['pending', 'submitted', 'failure'], to: 'refund' },
   /** The deposit could not be paid back (e.g. the refund's gas exceeds it). */
   refundFail: { from: ['pending', 'submitted', 'failure'], to: 'failure' },
+  /** The user's own same-chain DEX swap of the request (no deposit, no fill) was mined and paid the recipient. */
+  swapSucceed: { from: ['waiting'], to: 'success' },
+  /** The user's own same-chain DEX swap reverted: the user's funds never left, nothing is refunded. */
+  swapFail: { from: ['waiting'], to: 'failure' },
 } as const satisfies Record<string, { from: readonly RequestStatus[]; to: RequestStatus }>;
 
 export type StatusMove = keyof typeof statusMoves;

@@ -4,6 +4,8 @@ import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { DepositWatcher } from './ports.js';
+import { getRequest } from '../../store/requests.repository.js';
+import { followSameChainSwap, sameChainLegOf } from './sameChainSwap.js';
 
 const bytes32 = /^0x[0-9a-fA-F]{64}$/;
 
@@ -52,8 +54,9 @@ export interface IndexSingleTransactionParameters {
 
 /**
  * Indexes a same-chain transaction of a request (`POST /transactions/single`, GraphQL
- * `Mutation.indexSingleTransaction`). Same-chain routes deposit through the depository like any other, so the
- * transaction is indexed exactly as `indexTransaction` does.
+ * `Mutation.indexSingleTransaction`). A same-chain DEX swap (`quote.dex.sameChain`) is the user's own router
+ * transaction: it is followed to its receipt, which decides the status (`followSameChainSwap`). Other same-chain
+ * routes deposit through the depository like any other, so the transaction is indexed as `indexTransaction` does.
  *
  * @throws `INVALID_INPUT` when `tx` is not a JSON object with a 32-byte `txHash`, or names another chain; otherwise
  *   as `indexTransaction`.
@@ -65,6 +68,13 @@ export async function indexSingleTransaction(
   const txHash = params.tx !== undefined ? txHashOfEncodedTransaction(params.tx, params.chainId) : params.txHash;
   if (txHash === undefined)
     throw new GatewayError('INVALID_INPUT', 'Give the transaction hash (txHash) or the transaction (tx)');
+  // A same-chain DEX swap is the user's own router transaction, with no deposit to index: its receipt decides.
+  const request = bytes32.test(params.requestId) ? await getRequest(ctx.db, params.requestId) : undefined;
+  const leg = request === undefined ? undefined : sameChainLegOf(request);
+  if (request !== undefined && leg !== undefined && leg.chainId === params.chainId) {
+    const message = await followSameChainSwap(ctx, request, leg, requireBytes32(txHash, 'txHash'));
+    return { message, deposits: [] };
+  }
   return indexTransaction(ctx, { chainId: params.chainId, txHash, requestId: params.requestId });
 }
 

@@ -14,6 +14,9 @@ const allowed: ReadonlyArray<[from: RequestStatus, to: RequestStatus]> = [
   ['waiting', 'depositing'],
   ['depositing', 'pending'],
   ['depositing', 'waiting'],
+  // A same-chain DEX swap is the user's own transaction: no deposit, its receipt decides at once.
+  ['waiting', 'success'],
+  ['waiting', 'failure'],
   ['pending', 'submitted'],
   ['pending', 'success'],
   ['submitted', 'success'],
