@@ -1,5 +1,5 @@
 // The layer rules of docs/architecture.md ("Layers"), checked by `npm run lint` in CI.
-// server (composition root) -> rest | graphql | ws (transports), chain (adapters) -> core (domain) -> store.
+// server (composition root) -> rest | graphql | ws (transports), chain (adapters) -> core (domain) -> store -> records.
 // No exceptions: nothing may cross the line or close a circle.
 
 /** The folders of src/core that hold a domain area (every folder but vocabulary and chains). */
@@ -47,6 +47,15 @@ module.exports = {
       comment: 'Storage is the bottom layer: it imports nothing from the layers that use it.',
       from: { path: '^src/store/' },
       to: { path: '^(src/(core|rest|graphql|ws|server|chain)/|generated/)' },
+    },
+    {
+      name: 'records-at-the-bottom',
+      severity: 'error',
+      comment:
+        'src/records holds the records the core reads and the store keeps (a request, a deposit, a status): both ' +
+        'layers import them, so they import nothing of the layers above them.',
+      from: { path: '^src/records/' },
+      to: { path: '^(src/(?!records/)|generated/)' },
     },
     {
       name: 'adapters-import-no-transport',

@@ -23,10 +23,10 @@ import {
   moveConsumedDeposit,
   reviveDeposit,
   updateDepositStatusAtBlock,
-  type DepositRecord,
 } from '../store/deposits.repository.js';
+import type { DepositRecord } from '../records/deposit.js';
 import { normalizeHex } from '../store/mappers.js';
-import type { RequestRecord } from '../store/requestRecord.js';
+import type { RequestRecord } from '../records/request.js';
 import type { Tables } from '../store/tables.js';
 import { rpcGatewayError } from './rpcErrors.js';
 

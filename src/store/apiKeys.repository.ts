@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { toBigInt, toJson, toNumber, toNumberOrNull } from './mappers.js';
-import type { ApiKeysTable, JsonObject, Tables } from './tables.js';
+import type { ApiKeysTable, Tables } from './tables.js';
+import type { JsonObject } from '../records/json.js';
 
 /** The webhook of an API key (one per key, as in the reference). */
 export interface ApiKeyWebhook {

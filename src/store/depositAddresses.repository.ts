@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toNumberOrNull, toUint256 } from './mappers.js';
-import type { DepositAddressesTable, DepositAddressTransfersTable, JsonObject, JsonValue, Tables } from './tables.js';
+import type { DepositAddressesTable, DepositAddressTransfersTable, Tables } from './tables.js';
+import type { JsonObject, JsonValue } from '../records/json.js';
 
 export type DepositAddressType = 'strict' | 'open';
 

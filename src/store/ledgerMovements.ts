@@ -1,8 +1,8 @@
 import { decodeFunctionData, zeroAddress, type Hex } from 'viem';
 import { depositoryReleaseAbi } from './depositoryReleases.js';
-import type { RequestRecord } from './requestRecord.js';
+import type { RequestRecord } from '../records/request.js';
 import { parseStoredFees } from './storedFees.js';
-import type { JsonObject } from './tables.js';
+import type { JsonObject } from '../records/json.js';
 
 /**
  * The ledger's movements: what each money event of the solver writes, as pure functions of the records whose

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { groupByRequest, normalizeHex, toJson, toNumber } from './mappers.js';
-import { readStatusSnapshot, type RequestStatus, type RequestStatusSnapshot } from './requestStatus.js';
+import { readStatusSnapshot } from './requestStatus.js';
+import type { RequestStatus, RequestStatusSnapshot } from '../records/requestStatus.js';
 import type { RequestEventsTable, Tables } from './tables.js';
 import { webhookDeliveriesOf, webhookNotifyChannel } from './webhookDeliveries.repository.js';
 

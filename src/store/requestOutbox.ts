@@ -9,8 +9,8 @@ import { requestFilled } from './ledgerMovements.js';
 import { depositAddressesOfRequests } from './depositAddresses.repository.js';
 import { insertLedgerMovements } from './ledger.repository.js';
 import { insertRequestEvent } from './requestEvents.repository.js';
-import type { RequestRecord } from './requestRecord.js';
-import type { RequestStatusSnapshot, StatusDepositAddress } from './requestStatus.js';
+import type { RequestRecord } from '../records/request.js';
+import type { RequestStatusSnapshot, StatusDepositAddress } from '../records/requestStatus.js';
 import type { Tables } from './tables.js';
 import { webhookDeliveriesOf, webhookNotifyChannel } from './webhookDeliveries.repository.js';
 

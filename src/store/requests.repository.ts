@@ -15,10 +15,12 @@ import {
   statusSnapshotInStatement,
   writeStatusOutbox,
 } from './requestOutbox.js';
-import { toRequestRecord, type RequestRecord } from './requestRecord.js';
+import { toRequestRecord } from './requestRecord.js';
+import type { RequestRecord } from '../records/request.js';
 import { releasedReservationsOf, settleSponsorships, settlesSponsorship } from './sponsorshipReservations.js';
-import type { RequestStatus } from './requestStatus.js';
-import type { JsonObject, JsonValue, RequestsTable, Tables } from './tables.js';
+import type { RequestStatus } from '../records/requestStatus.js';
+import type { JsonObject, JsonValue } from '../records/json.js';
+import type { RequestsTable, Tables } from './tables.js';
 
 /** What a new request needs; the rest defaults (status `waiting`, no hashes, no failure, updatedAt = createdAt). */
 export type InsertRequestParameters = Omit<

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { zeroAddress } from 'viem';
-import { toDepositRecord, type DepositRecord } from './deposits.repository.js';
+import { toDepositRecord } from './deposits.repository.js';
+import type { DepositRecord } from '../records/deposit.js';
 import { normalizeHex, toNumber } from './mappers.js';
 import type { Tables } from './tables.js';
 

@@ -1,8 +1,10 @@
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { toJson, toNumber, toNumberOrNull } from './mappers.js';
 import type { ApiKeyWebhook } from './apiKeys.repository.js';
-import { readStatusSnapshot, type RequestStatusSnapshot } from './requestStatus.js';
-import type { JsonValue, Tables, WebhookDeliveriesTable } from './tables.js';
+import { readStatusSnapshot } from './requestStatus.js';
+import type { RequestStatusSnapshot } from '../records/requestStatus.js';
+import type { JsonValue } from '../records/json.js';
+import type { Tables, WebhookDeliveriesTable } from './tables.js';
 import { listenWithReconnect } from './listen.js';
 
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';

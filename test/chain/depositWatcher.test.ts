@@ -17,11 +17,8 @@ import type { DepositWatcher } from '../../src/core/solver/ports.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import { getCursor } from '../../src/store/cursors.repository.js';
 import { createDatabase, type Database } from '../../src/store/database.js';
-import {
-  listDepositsForRequest,
-  updateDepositStatus,
-  type DepositRecord,
-} from '../../src/store/deposits.repository.js';
+import { listDepositsForRequest, updateDepositStatus } from '../../src/store/deposits.repository.js';
+import type { DepositRecord } from '../../src/records/deposit.js';
 import { useDevnet } from '../helpers/anvil.js';
 import { truncateAll } from '../helpers/db.js';
 

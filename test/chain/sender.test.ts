@@ -33,8 +33,8 @@ import {
   getOutgoingTx,
   insertOutgoingTx,
   outgoingTxRequestKindKey,
-  type OutgoingTxRecord,
 } from '../../src/store/outgoingTxs.repository.js';
+import type { OutgoingTxRecord } from '../../src/records/outgoingTx.js';
 import { useDevnet } from '../helpers/anvil.js';
 
 const devnet = useDevnet();

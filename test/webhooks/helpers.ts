@@ -10,7 +10,7 @@ import {
 import { sealWebhookSecret } from '../../src/core/apiKeys/webhookSecret.js';
 import { insertApiKey, type ApiKeyWebhook } from '../../src/store/apiKeys.repository.js';
 import type { Database } from '../../src/store/database.js';
-import type { RequestRecord } from '../../src/store/requestRecord.js';
+import type { RequestRecord } from '../../src/records/request.js';
 import { insertRequest, updateRequestStatus } from '../../src/store/requests.repository.js';
 import {
   listenWebhookDeliveries,

@@ -5,8 +5,8 @@ import {
   insertOutgoingTxs,
   outgoingTxRequestKindKey,
   outgoingTxSignerNonceKey,
-  type OutgoingTxRecord,
 } from '../../store/outgoingTxs.repository.js';
+import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
 import { sign } from './broadcast.js';
 import type { NonceAllocator } from './nonces.js';
 import { payloadOf, toJson, type Fees, type TxPayload } from './payload.js';

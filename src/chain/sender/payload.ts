@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem';
 import type { SendParameters, SignedAuthorizationInput } from '../../core/solver/ports.js';
-import type { OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
-import type { JsonObject } from '../../store/tables.js';
+import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
+import type { JsonObject } from '../../records/json.js';
 import type { SenderState } from './state.js';
 
 /** The stored `payload`: everything needed to rebroadcast or re-sign without the caller (decimal strings). */

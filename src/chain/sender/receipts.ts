@@ -1,12 +1,8 @@
 import { BaseError, TransactionReceiptNotFoundError, type Hex } from 'viem';
 import { GatewayError } from '../../core/errors.js';
 import type { SentReceipt } from '../../core/solver/ports.js';
-import {
-  getOutgoingTx,
-  reviseOutgoingTx,
-  updateOutgoingTx,
-  type OutgoingTxRecord,
-} from '../../store/outgoingTxs.repository.js';
+import { getOutgoingTx, reviseOutgoingTx, updateOutgoingTx } from '../../store/outgoingTxs.repository.js';
+import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
 import type { HeadFeed } from '../heads.js';
 import { rejection } from './broadcast.js';
 import { resendDropped } from './dropped.js';

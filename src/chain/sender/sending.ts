@@ -12,8 +12,8 @@ import {
   outgoingTxSignerNonceKey,
   releaseOutgoingTxNonce,
   reviseOutgoingTx,
-  type OutgoingTxRecord,
 } from '../../store/outgoingTxs.repository.js';
+import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
 import { broadcast, markBroadcast, rejection, sign } from './broadcast.js';
 import type { FeeCaps } from './feeCaps.js';
 import type { GasValue } from './gasValue.js';

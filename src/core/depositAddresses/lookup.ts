@@ -7,7 +7,7 @@ import {
   insertDepositAddress,
   listTransfers,
 } from '../../store/depositAddresses.repository.js';
-import { toStatusDepositAddress, type StatusDepositAddress } from '../../store/requestStatus.js';
+import { toStatusDepositAddress, type StatusDepositAddress } from '../../records/requestStatus.js';
 import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';

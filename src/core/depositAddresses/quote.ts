@@ -1,6 +1,6 @@
 import type { Address, Hex } from 'viem';
 import { insertDepositAddress } from '../../store/depositAddresses.repository.js';
-import type { JsonObject } from '../../store/tables.js';
+import type { JsonObject } from '../../records/json.js';
 import type { CoreContext } from '../context.js';
 import type { ResolvedRoute } from '../vocabulary/route.js';
 import type { QuoteParameters } from '../quote/types.js';

@@ -1,5 +1,5 @@
-import type { RequestRecord } from '../../store/requestRecord.js';
-import type { RequestStatusSnapshot } from '../../store/requestStatus.js';
+import type { RequestRecord } from '../../records/request.js';
+import type { RequestStatusSnapshot } from '../../records/requestStatus.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Caller } from '../vocabulary/caller.js';

@@ -1,7 +1,7 @@
 import { normalizeHex } from '../../store/mappers.js';
 import { lastEventId, type RequestEvent } from '../../store/requestEvents.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
-import type { RequestStatus } from '../../store/requestStatus.js';
+import type { RequestRecord } from '../../records/request.js';
+import type { RequestStatus } from '../../records/requestStatus.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Caller } from '../vocabulary/caller.js';

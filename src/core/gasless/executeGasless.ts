@@ -4,7 +4,7 @@ import { drawSponsorship, getApiKey } from '../../store/apiKeys.repository.js';
 import { insertGaslessSubmission, getGaslessSubmission } from '../../store/gaslessSubmissions.repository.js';
 import { incrementRateLimitCounter } from '../../store/rateLimitCounters.repository.js';
 import { getRequest, updateRequestStatus } from '../../store/requests.repository.js';
-import type { JsonObject } from '../../store/tables.js';
+import type { JsonObject } from '../../records/json.js';
 import { batchExecutorAbi, depositoryAbi, receiverAbi } from '../abi.js';
 import { requireChain, requireCurrency } from '../chains/requireChain.js';
 import type { ChainConfig } from '../chains/types.js';

@@ -6,7 +6,8 @@ import {
 } from '../../store/gaslessSubmissions.repository.js';
 import { returnSponsorship } from '../../store/apiKeys.repository.js';
 import { recordExecutionRevert } from '../../store/executionReverts.repository.js';
-import { getLiveOutgoingTx, updateOutgoingTx, type OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
+import { getLiveOutgoingTx, updateOutgoingTx } from '../../store/outgoingTxs.repository.js';
+import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
 import { updateRequestStatus } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError, isGatewayError } from '../errors.js';

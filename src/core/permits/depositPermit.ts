@@ -1,6 +1,6 @@
 import { isAddressEqual, recoverTypedDataAddress, type Address, type Hex } from 'viem';
 import { getPermit, insertPermit, type PermitRecord } from '../../store/permits.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import { getRequest, updateRequestStatus } from '../../store/requests.repository.js';
 import { isUniqueViolation } from '../../store/errors.js';
 import { requireChain } from '../chains/requireChain.js';

@@ -1,6 +1,6 @@
 import { formatUnits, zeroAddress } from 'viem';
 import { deleteUnansweredRequest, sumApiKeyVolume } from '../../store/requests.repository.js';
-import type { JsonObject } from '../../store/tables.js';
+import type { JsonObject } from '../../records/json.js';
 import { createTtlCache, type TtlCache } from '../cache.js';
 import type { CoreContext } from '../context.js';
 import { committedFills } from '../inventory/inventory.js';

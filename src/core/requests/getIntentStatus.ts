@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import { coalescedRequestReads } from '../../store/requests.repository.js';
 import type { Tables } from '../../store/tables.js';
 import type { CoreContext } from '../context.js';

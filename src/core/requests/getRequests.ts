@@ -1,7 +1,7 @@
 import { depositAddressesOfRequests } from '../../store/depositAddresses.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import type { ListRequestsFilters, RequestSortBy, SortDirection } from '../../store/listRequests.repository.js';
-import { requestStatuses, type RequestStatus } from '../../store/requestStatus.js';
+import { requestStatuses, type RequestStatus } from '../../records/requestStatus.js';
 import type { CoreContext } from '../context.js';
 import type { Caller } from '../vocabulary/caller.js';
 import { scopeForCaller, type KeyScope } from './access.js';

@@ -1,8 +1,8 @@
 import type { RequestDepositAddress as StoredDepositAddress } from '../../store/depositAddresses.repository.js';
 import { getAddress, isAddress, zeroAddress, type Address } from 'viem';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import { parseStoredFees, type StoredFees } from '../../store/storedFees.js';
-import { addressOnlyDepositAddress, toStatusDepositAddress } from '../../store/requestStatus.js';
+import { addressOnlyDepositAddress, toStatusDepositAddress } from '../../records/requestStatus.js';
 import { findCurrency } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import {

@@ -1,5 +1,5 @@
 import { getAddress, hashTypedData, type Address, type Hex } from 'viem';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import { getRequest } from '../../store/requests.repository.js';
 import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { encodeFunctionData, type Address, type Hex } from 'viem';
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
-import type { DepositRecord } from '../../store/deposits.repository.js';
+import type { DepositRecord } from '../../records/deposit.js';
 import {
   finishSettlementBatch,
   insertSettlementBatch,

@@ -1,6 +1,6 @@
-import type { DepositRecord } from '../../store/deposits.repository.js';
+import type { DepositRecord } from '../../records/deposit.js';
 import { groupedCalls } from '../../store/groupedCalls.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import { claimDepositsForRequests } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
 import { statusMoves } from '../requests/statusMachine.js';

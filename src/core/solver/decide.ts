@@ -1,7 +1,7 @@
 import { zeroAddress, type Address, type Hex } from 'viem';
-import type { DepositRecord } from '../../store/deposits.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
-import type { JsonObject } from '../../store/tables.js';
+import type { DepositRecord } from '../../records/deposit.js';
+import type { RequestRecord } from '../../records/request.js';
+import type { JsonObject } from '../../records/json.js';
 import { isGatewayError } from '../errors.js';
 import { withGasMargin } from '../gasMargin.js';
 import { requireChain } from '../chains/requireChain.js';

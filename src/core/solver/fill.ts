@@ -1,9 +1,10 @@
 import type { Address, Hex } from 'viem';
-import type { DepositRecord } from '../../store/deposits.repository.js';
-import { getLiveOutgoingTx, type OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
+import type { DepositRecord } from '../../records/deposit.js';
+import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
+import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
 import { recordExecutionRevert } from '../../store/executionReverts.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
-import type { JsonObject } from '../../store/tables.js';
+import type { RequestRecord } from '../../records/request.js';
+import type { JsonObject } from '../../records/json.js';
 import { requireChain } from '../chains/requireChain.js';
 import { isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';

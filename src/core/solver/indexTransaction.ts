@@ -1,5 +1,5 @@
 import type { Hex } from 'viem';
-import type { DepositRecord } from '../../store/deposits.repository.js';
+import type { DepositRecord } from '../../records/deposit.js';
 import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';

@@ -1,7 +1,8 @@
 import type { Address } from 'viem';
-import { updateDepositStatus, type DepositRecord } from '../../store/deposits.repository.js';
+import { updateDepositStatus } from '../../store/deposits.repository.js';
+import type { DepositRecord } from '../../records/deposit.js';
 import { attachDepositToFastFill } from '../../store/fastFills.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import { claimDepositForRequest, getRequest } from '../../store/requests.repository.js';
 import { crashPoint } from '../faults.js';
 import { statusMoves, type FailReason } from '../requests/statusMachine.js';

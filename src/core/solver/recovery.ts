@@ -1,6 +1,6 @@
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import { listRequests } from '../../store/listRequests.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import { getRequest } from '../../store/requests.repository.js';
 import type { FailReason } from '../requests/statusMachine.js';
 import { decideAndFill } from './decide.js';

@@ -8,16 +8,13 @@ import {
   type Hex,
 } from 'viem';
 import type { Kysely } from 'kysely';
-import {
-  getDeposit,
-  listDepositsForRequest,
-  updateDepositStatus,
-  type DepositRecord,
-} from '../../store/deposits.repository.js';
+import { getDeposit, listDepositsForRequest, updateDepositStatus } from '../../store/deposits.repository.js';
+import type { DepositRecord } from '../../records/deposit.js';
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import { appendRequestTxHash, getRequest, recordRequestFailReason } from '../../store/requests.repository.js';
-import type { JsonObject, Tables } from '../../store/tables.js';
+import type { JsonObject } from '../../records/json.js';
+import type { Tables } from '../../store/tables.js';
 import { depositoryAbi } from '../abi.js';
 import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import { DEFAULT_UNKNOWN_DEPOSIT_GRACE_SECONDS, type ChainConfig } from '../chains/types.js';

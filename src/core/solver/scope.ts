@@ -1,4 +1,4 @@
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import type { CoreContext } from '../context.js';
 import type { ClaimTogether } from './claims.js';
 import type { FillGate } from './fillGate.js';

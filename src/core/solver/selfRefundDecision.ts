@@ -1,4 +1,4 @@
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 
 /**
  * What the solver made of a depositor's refund request (`selfRefund.ts`), decided in the request's lane (after any

@@ -1,7 +1,7 @@
 import { groupedCalls } from '../../store/groupedCalls.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import { moveRequestsWithTxHash, updateRequestStatus, type TxHashMove } from '../../store/requests.repository.js';
-import type { JsonObject } from '../../store/tables.js';
+import type { JsonObject } from '../../records/json.js';
 import type { CoreContext } from '../context.js';
 import { statusMoves, type StatusMove } from '../requests/statusMachine.js';
 

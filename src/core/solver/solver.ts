@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
-import type { DepositRecord } from '../../store/deposits.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { DepositRecord } from '../../records/deposit.js';
+import type { RequestRecord } from '../../records/request.js';
 import { coalescedRequestReads, getRequest } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
 import { createClaimTogether } from './claims.js';

@@ -1,9 +1,9 @@
 import { decodeFunctionData, getAddress, isAddressEqual, type Address, type Hex } from 'viem';
 import { approvalProxyAbi, depositAddressFactoryAbi } from '../../../generated/contracts/index.js';
 import type { Kysely } from 'kysely';
-import type { DepositRecord } from '../../store/deposits.repository.js';
+import type { DepositRecord } from '../../records/deposit.js';
 import { findOutgoingTxsByHashes } from '../../store/outgoingTxs.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import { getRequest } from '../../store/requests.repository.js';
 import type { Tables } from '../../store/tables.js';
 import type { ChainConfig } from '../chains/types.js';

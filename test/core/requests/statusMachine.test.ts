@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { canMove, statusMoves } from '../../../src/core/requests/statusMachine.js';
-import { requestStatuses, type RequestStatus } from '../../../src/store/requestStatus.js';
+import { requestStatuses, type RequestStatus } from '../../../src/records/requestStatus.js';
 
 /** Every allowed transition; any pair not listed must be refused. */
 const allowed: ReadonlyArray<[from: RequestStatus, to: RequestStatus]> = [
