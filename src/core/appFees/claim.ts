@@ -1,12 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { encodeAbiParameters, formatUnits, getAddress, keccak256, type Address, type Hex } from 'viem';
-import {
-  authorizeClaim,
-  getClaim,
-  insertClaim,
-  listClaims,
-  type ClaimRecord,
-} from '../../store/appFeeClaims.repository.js';
+import { authorizeClaim, getClaim, insertClaim, listClaims } from '../../store/appFeeClaims.repository.js';
+import type { ClaimRecord } from '../../records/appFeeClaim.js';
 import { requireChain, requireCurrency } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';

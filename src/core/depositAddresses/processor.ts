@@ -7,10 +7,8 @@ import {
   linkRequestToAddress,
   listTransfers,
   updateTransfer,
-  type DepositAddressRecord,
-  type SweepLeg,
-  type TransferRecord,
 } from '../../store/depositAddresses.repository.js';
+import type { DepositAddressRecord, SweepLeg, TransferRecord } from '../../records/depositAddress.js';
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import { getRequest } from '../../store/requests.repository.js';
 import { requireChain } from '../chains/requireChain.js';

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { lastEventId, listEventsAfter, type RequestEvent } from '../../store/requestEvents.repository.js';
+import { lastEventId, listEventsAfter } from '../../store/requestEvents.repository.js';
+import type { RequestEvent } from '../../records/requestEvent.js';
 import type { RequestRecord } from '../../records/request.js';
 import { getRequest } from '../../store/requests.repository.js';
 import type { Tables } from '../../store/tables.js';

@@ -1,5 +1,6 @@
 import { normalizeHex } from '../../store/mappers.js';
-import { lastEventId, type RequestEvent } from '../../store/requestEvents.repository.js';
+import { lastEventId } from '../../store/requestEvents.repository.js';
+import type { RequestEvent } from '../../records/requestEvent.js';
 import type { RequestRecord } from '../../records/request.js';
 import type { RequestStatus } from '../../records/requestStatus.js';
 import type { CoreContext } from '../context.js';

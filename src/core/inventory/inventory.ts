@@ -1,7 +1,8 @@
 import { formatUnits, type Address } from 'viem';
 import { ledgerBalances } from '../../store/ledger.repository.js';
 import { accounts } from '../../store/ledgerMovements.js';
-import { listReconciliations, type ReconciliationRecord } from '../../store/reconciliations.repository.js';
+import { listReconciliations } from '../../store/reconciliations.repository.js';
+import type { ReconciliationRecord } from '../../records/reconciliation.js';
 import { sumCommittedFills, sumPendingSettlement } from '../../store/settlements.repository.js';
 import { createTtlCache, type TtlCache } from '../cache.js';
 import { chainCurrencies } from '../chains/requireChain.js';

@@ -6,8 +6,8 @@ import {
   markReconciliationInFlight,
   readSolverLedgerSnapshot,
   saveReconciliations,
-  type ReconciliationRecord,
 } from '../../store/reconciliations.repository.js';
+import type { ReconciliationRecord } from '../../records/reconciliation.js';
 import { chainCurrencies } from '../chains/requireChain.js';
 import type { CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';

@@ -1,5 +1,6 @@
 import { isAddressEqual, recoverTypedDataAddress, type Address, type Hex } from 'viem';
-import { getPermit, insertPermit, type PermitRecord } from '../../store/permits.repository.js';
+import { getPermit, insertPermit } from '../../store/permits.repository.js';
+import type { PermitRecord } from '../../records/permit.js';
 import type { RequestRecord } from '../../records/request.js';
 import { getRequest, updateRequestStatus } from '../../store/requests.repository.js';
 import { isUniqueViolation } from '../../store/errors.js';

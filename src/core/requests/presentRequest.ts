@@ -1,4 +1,4 @@
-import type { RequestDepositAddress as StoredDepositAddress } from '../../store/depositAddresses.repository.js';
+import type { RequestDepositAddress as StoredDepositAddress } from '../../records/depositAddress.js';
 import { getAddress, isAddress, zeroAddress, type Address } from 'viem';
 import type { RequestRecord } from '../../records/request.js';
 import { parseStoredFees, type StoredFees } from '../../store/storedFees.js';

@@ -6,8 +6,8 @@ import {
   deleteFinishedWebhookDeliveries,
   recordWebhookAttempt,
   type ClaimedWebhookAttempt,
-  type WebhookDeliveryStatus,
 } from '../../store/webhookDeliveries.repository.js';
+import type { WebhookDeliveryStatus } from '../../records/webhookDelivery.js';
 import type { Logger } from '../logger.js';
 import type { GatewayMetrics } from '../metrics.js';
 import { postWebhook, type PostWebhookResult } from './postWebhook.js';
