@@ -11,7 +11,7 @@ import type { ChainConfig } from '../core/chains/types.js';
 import type { GatewayMetrics } from '../core/metrics.js';
 import type { Logger } from '../core/logger.js';
 import { GatewayError } from '../core/errors.js';
-import type { DepositWatcher, DepositWatcherOptions } from '../core/solver/ports.js';
+import type { DepositWatcher, DepositWatcherOptions } from '../core/ports/solver.js';
 import { createDepositLogReader, depositEvents, type DepositLog } from './depositLogs.js';
 import { createChainFollower, type ChainFollower } from './follower/follower.js';
 import type { HeadFeed } from './heads.js';

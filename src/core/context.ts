@@ -3,13 +3,13 @@ import type { LocalAccount } from 'viem';
 import type { RequestWriter } from '../store/requestWriter.js';
 import type { Tables } from '../store/tables.js';
 import type { CoreConfig } from './chains/types.js';
-import type { RequestEventBus } from './events/requestEventBus.js';
+import type { RequestEventBus } from './ports/requestEventBus.js';
 import type { Logger } from './logger.js';
 import type { MarketData } from './market.js';
 import type { GatewayMetrics } from './metrics.js';
-import type { WebhookSettings } from './webhooks/createWebhookDispatcher.js';
-import type { PermitChain } from './permits/ports.js';
-import type { SolverHandle } from './solver/handle.js';
+import type { WebhookSettings } from './ports/webhookSettings.js';
+import type { PermitChain } from './ports/permits.js';
+import type { SolverHandle } from './ports/solverHandle.js';
 import type { ChainStatus } from './chains/chainStatus.js';
 
 /**

@@ -8,7 +8,7 @@ import type { ChainClients } from '../chain/clients.js';
 import { createHeadFeed, type HeadFeed } from '../chain/heads.js';
 import { createTransactionSender } from '../chain/sender.js';
 import type { CoreContext } from '../core/context.js';
-import type { DepositWatcher, TransactionSender } from '../core/solver/ports.js';
+import type { DepositWatcher, TransactionSender } from '../core/ports/solver.js';
 import {
   createSettler,
   defaultSettlementSettings,

@@ -17,7 +17,7 @@ import { createHeadFeed, type Head, type HeadFeed } from '../../src/chain/heads.
 import { EMPTY_TRIE_ROOT } from '../../src/chain/logsBloom.js';
 import type { ChainConfig } from '../../src/core/chains/types.js';
 import type { Logger } from '../../src/core/logger.js';
-import type { DepositWatcher } from '../../src/core/solver/ports.js';
+import type { DepositWatcher } from '../../src/core/ports/solver.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import { createDatabase, type Database } from '../../src/store/database.js';
 import { listDepositsForRequest } from '../../src/store/deposits.repository.js';

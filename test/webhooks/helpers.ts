@@ -5,8 +5,8 @@ import {
   createWebhookDispatcher,
   defaultWebhookSettings,
   type WebhookDispatcher,
-  type WebhookSettings,
 } from '../../src/core/webhooks/createWebhookDispatcher.js';
+import type { WebhookSettings } from '../../src/core/ports/webhookSettings.js';
 import { sealWebhookSecret } from '../../src/core/apiKeys/webhookSecret.js';
 import { insertApiKey } from '../../src/store/apiKeys.repository.js';
 import type { ApiKeyWebhook } from '../../src/records/apiKey.js';

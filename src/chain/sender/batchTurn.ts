@@ -1,5 +1,5 @@
 import type { Hex } from 'viem';
-import type { SendParameters } from '../../core/solver/ports.js';
+import type { SendParameters } from '../../core/ports/solver.js';
 import { isUniqueViolation } from '../../store/errors.js';
 import {
   insertOutgoingTxs,

@@ -1,6 +1,6 @@
 import { BaseError, keccak256, TransactionNotFoundError, type Address, type Hex } from 'viem';
 import { GatewayError } from '../../core/errors.js';
-import type { SignedAuthorizationInput } from '../../core/solver/ports.js';
+import type { SignedAuthorizationInput } from '../../core/ports/solver.js';
 import { getOutgoingTx, updateOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
 import { mayHaveReachedNode } from '../rpcErrors.js';

@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem';
-import type { SendParameters, SignedAuthorizationInput } from '../../core/solver/ports.js';
+import type { SendParameters, SignedAuthorizationInput } from '../../core/ports/solver.js';
 import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
 import type { JsonObject } from '../../records/json.js';
 import type { SenderState } from './state.js';

@@ -1,6 +1,6 @@
 import { BaseError, TransactionReceiptNotFoundError, type Hex } from 'viem';
 import { GatewayError } from '../../core/errors.js';
-import type { SentReceipt } from '../../core/solver/ports.js';
+import type { SentReceipt } from '../../core/ports/solver.js';
 import { getOutgoingTx, reviseOutgoingTx, updateOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
 import type { HeadFeed } from '../heads.js';

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import { GatewayError } from '../../core/errors.js';
-import type { SendParameters } from '../../core/solver/ports.js';
+import type { SendParameters } from '../../core/ports/solver.js';
 import { isUniqueViolation } from '../../store/errors.js';
 import { groupedCalls } from '../../store/groupedCalls.js';
 import {

@@ -3,7 +3,7 @@ import { deleteExpiredClaims, finishClaim, listPendingClaims } from '../../store
 import type { ClaimRecord } from '../../records/appFeeClaim.js';
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import type { CoreContext } from '../context.js';
-import type { TransactionSender } from '../solver/ports.js';
+import type { TransactionSender } from '../ports/solver.js';
 import { errorMessage } from '../errors.js';
 import { createPeriodicJob } from '../periodicJob.js';
 import { createServiceSkips } from '../chains/serviceSkips.js';

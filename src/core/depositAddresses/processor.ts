@@ -16,7 +16,7 @@ import type { CoreContext } from '../context.js';
 import { errorMessage, isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
 import { getQuote } from '../quote/getQuote.js';
-import type { TransactionSender } from '../solver/ports.js';
+import type { TransactionSender } from '../ports/solver.js';
 import { refundOnlyIdOf, sweepIdOf } from './address.js';
 import { minimumWorthSweeping } from './sweepWorth.js';
 

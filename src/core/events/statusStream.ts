@@ -5,7 +5,7 @@ import { GatewayError } from '../errors.js';
 import type { Caller } from '../vocabulary/caller.js';
 import { statusFieldsOf } from '../requests/statusRules.js';
 import type { IntentStatus, RenderedStatus } from '../requests/types.js';
-import type { RequestEventBus } from './requestEventBus.js';
+import type { RequestEventBus } from '../ports/requestEventBus.js';
 
 /**
  * One message of a status stream: the whole rendered snapshot, with when the request was quoted (as the status

@@ -16,7 +16,7 @@ import { parseAddress, parseInteger, parseUint } from '../inputs.js';
 import { convert, toUsdMicros } from '../market.js';
 import type { Caller } from '../vocabulary/caller.js';
 import { parseRequestId } from '../requests/requestId.js';
-import type { SignedAuthorizationInput } from '../solver/ports.js';
+import type { SignedAuthorizationInput } from '../ports/solver.js';
 import { decodeRevert, revertDataOf } from './decodeRevert.js';
 import { defaultGaslessSettings } from './settings.js';
 import { withGasMargin } from '../gasMargin.js';

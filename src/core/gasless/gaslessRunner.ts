@@ -11,7 +11,7 @@ import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
 import { updateRequestStatus } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError, isGatewayError } from '../errors.js';
-import type { GaslessLifecycle, TransactionSender } from '../solver/ports.js';
+import type { GaslessLifecycle, TransactionSender } from '../ports/solver.js';
 import type { GaslessPayload } from './executeGasless.js';
 import { moveOf } from '../requests/statusMachine.js';
 

@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../../store/errors.js';
 import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError, isGatewayError } from '../errors.js';
-import type { PermitChain, PermitStandard } from './ports.js';
+import type { PermitChain, PermitStandard } from '../ports/permits.js';
 import { permitDepositCalldata, permitTypedData, type StoredPermit } from './typedData.js';
 import type { PermitKind, SubmitPermitInput, SubmitPermitResult } from './types.js';
 import { withGasMargin } from '../gasMargin.js';

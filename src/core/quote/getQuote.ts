@@ -26,7 +26,7 @@ import type { ResolvedRoute } from '../vocabulary/route.js';
 import { sponsorshipReservation, storeSponsoredRequest } from './sponsorshipReservation.js';
 import { quoteTtlSeconds } from './quoteTtl.js';
 import { buildPermitSteps, buildSteps, DEPOSIT_GAS } from './steps.js';
-import type { PermitStandard } from '../permits/ports.js';
+import type { PermitStandard } from '../ports/permits.js';
 import { PERMIT_DEPOSIT_GAS, representativePermitDeposit } from '../permits/typedData.js';
 import { quotePermit } from '../permits/quotePermit.js';
 import { depositAddressOfQuote, recordDepositAddress } from '../depositAddresses/quote.js';

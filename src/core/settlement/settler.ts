@@ -18,7 +18,7 @@ import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { crashPoint } from '../faults.js';
 import { withGasMargin } from '../gasMargin.js';
-import type { TransactionSender } from '../solver/ports.js';
+import type { TransactionSender } from '../ports/solver.js';
 import { errorMessage, GatewayError } from '../errors.js';
 import { createPeriodicJob } from '../periodicJob.js';
 import { createServiceSkips } from '../chains/serviceSkips.js';

@@ -11,7 +11,7 @@ import { crashPoint } from '../faults.js';
 import { callsRevert } from '../fill/callsRevert.js';
 import { fillTransaction } from '../fill/fillTransaction.js';
 import type { FailReason } from '../requests/statusMachine.js';
-import type { SentReceipt } from './ports.js';
+import type { SentReceipt } from '../ports/solver.js';
 import { attachedDeposit, refundOrFail, refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';
 import { setStatus } from './setStatus.js';

@@ -3,7 +3,7 @@ import type { DepositRecord } from '../../records/deposit.js';
 import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import type { DepositWatcher } from './ports.js';
+import type { DepositWatcher } from '../ports/solver.js';
 
 const bytes32 = /^0x[0-9a-fA-F]{64}$/;
 

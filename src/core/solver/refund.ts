@@ -22,7 +22,7 @@ import { withGasMargin } from '../gasMargin.js';
 import { convert } from '../market.js';
 import type { FailReason } from '../requests/statusMachine.js';
 import { callsOf } from './requestCalls.js';
-import type { SentReceipt } from './ports.js';
+import type { SentReceipt } from '../ports/solver.js';
 import type { SolverScope } from './scope.js';
 import { setStatus } from './setStatus.js';
 import { representativeTxBytes } from '../quote/fillGas.js';

@@ -4,7 +4,7 @@ import type { ClaimTogether } from './claims.js';
 import type { FillGate } from './fillGate.js';
 import type { Lanes } from './lanes.js';
 import type { SubmitTogether } from './setStatus.js';
-import type { OrderTruth, TransactionSender } from './ports.js';
+import type { OrderTruth, TransactionSender } from '../ports/solver.js';
 
 /**
  * What the solver's parts (`processDeposit.ts`, `decide.ts`, `fill.ts`, `refund.ts`, `recovery.ts`) share, built

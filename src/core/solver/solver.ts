@@ -8,13 +8,13 @@ import { validateFill } from './decide.js';
 import { fill } from './fill.js';
 import { createFillGate, type FillPause } from './fillGate.js';
 import { createLanes } from './lanes.js';
-import type { OrderTruth, TransactionSender } from './ports.js';
+import type { OrderTruth, TransactionSender } from '../ports/solver.js';
 import { processDeposit } from './processDeposit.js';
 import { createSubmitTogether } from './setStatus.js';
 import { recoverAll, recoverIfStill, resumeRequest } from './recovery.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
 import { refundOnRequest } from './selfRefund.js';
-import type { SelfRefundDecision } from './selfRefundDecision.js';
+import type { SelfRefundDecision } from '../ports/selfRefundDecision.js';
 import type { SolverScope } from './scope.js';
 
 export interface Solver {
