@@ -4,7 +4,7 @@ import { fillPayee } from '../fill/fillTransaction.js';
 import { amountOf, expandedPriceImpact, relayerSplit } from '../fees/presentFees.js';
 import { FEE_COMPONENTS, type FeeComponent } from '../fees/sponsorship.js';
 import { toUsdMicros, type UsdPrice } from '../market.js';
-import { SWAP_SOURCE } from '../settings.js';
+import { SWAP_SOURCE } from '../chains/dexSources.js';
 import { formatUsdMicros } from '../usd.js';
 import type { Pricing } from './pricing.js';
 import type { ResolvedRoute } from '../vocabulary/route.js';

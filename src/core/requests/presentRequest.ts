@@ -17,7 +17,7 @@ import {
 import { quoteCurrency, rateOf } from '../quote/present.js';
 import type { FeeSponsorshipPhase } from '../quote/types.js';
 import type { Amount, QuoteCurrency } from '../vocabulary/amount.js';
-import { SWAP_SOURCE } from '../settings.js';
+import { SWAP_SOURCE } from '../chains/dexSources.js';
 import type { KeyScope } from './access.js';
 import { paidRecipientOf } from './paidRecipient.js';
 import { failReasonOf, orNoReason, refundFailReasonOf, statusV2, toWebhookDepositAddress } from './statusRules.js';
