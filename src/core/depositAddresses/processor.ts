@@ -17,7 +17,7 @@ import { errorMessage, isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
 import { getQuote } from '../quote/getQuote.js';
 import type { TransactionSender } from '../ports/solver.js';
-import { refundOnlyIdOf, sweepIdOf } from './address.js';
+import { refundOnlyIdOf, sweepIdOf } from '../vocabulary/depositAddress.js';
 import { minimumWorthSweeping } from './sweepWorth.js';
 
 export interface DepositAddressProcessor {

@@ -6,7 +6,7 @@ import type { RequestStatus } from '../../records/requestStatus.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Caller } from '../vocabulary/caller.js';
-import { parseRequestId } from '../requests/requestId.js';
+import { parseRequestId } from '../vocabulary/requestId.js';
 import { createEventQueue } from './eventQueue.js';
 import { ownsRequest, requireEventBus, toStatusUpdate, type RequestStatusUpdate } from './statusStream.js';
 

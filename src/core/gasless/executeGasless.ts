@@ -15,14 +15,14 @@ import { crashPoint } from '../faults.js';
 import { parseAddress, parseInteger, parseUint } from '../inputs.js';
 import { convert, toUsdMicros } from '../market.js';
 import type { Caller } from '../vocabulary/caller.js';
-import { parseRequestId } from '../requests/requestId.js';
+import { parseRequestId } from '../vocabulary/requestId.js';
 import type { SignedAuthorizationInput } from '../ports/solver.js';
 import { decodeRevert, revertDataOf } from './decodeRevert.js';
 import { defaultGaslessSettings } from './settings.js';
 import { withGasMargin } from '../gasMargin.js';
 import { gaslessGasCap } from '../limits/gasCaps.js';
 import { checkNoRecentExecutionRevert } from '../limits/executionReverts.js';
-import { moveOf } from '../requests/statusMachine.js';
+import { moveOf } from '../vocabulary/statusMachine.js';
 
 export interface ExecuteGaslessParameters {
   executionKind: 'rawCalls';

@@ -13,7 +13,7 @@ import type { CoreContext } from '../context.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import type { GaslessLifecycle, TransactionSender } from '../ports/solver.js';
 import type { GaslessPayload } from './executeGasless.js';
-import { moveOf } from '../requests/statusMachine.js';
+import { moveOf } from '../vocabulary/statusMachine.js';
 
 /**
  * Sends accepted gasless batches (`executeGasless`) from the solver's sender of their chain and follows them:

@@ -11,7 +11,7 @@ import type { PermitChain, PermitStandard } from '../ports/permits.js';
 import { permitDepositCalldata, permitTypedData, type StoredPermit } from './typedData.js';
 import type { PermitKind, SubmitPermitInput, SubmitPermitResult } from './types.js';
 import { withGasMargin } from '../gasMargin.js';
-import { moveOf } from '../requests/statusMachine.js';
+import { moveOf } from '../vocabulary/statusMachine.js';
 import { checkNoRecentPermitRevert } from './revertCooldown.js';
 import { defaultPermitSettings, minPermitValiditySeconds } from './settings.js';
 

@@ -8,7 +8,7 @@ import { isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
 import type { DepositWatcher, TransactionSender } from '../ports/solver.js';
 import type { PermitDepositor } from '../ports/permits.js';
-import { moveOf } from '../requests/statusMachine.js';
+import { moveOf } from '../vocabulary/statusMachine.js';
 import { createSleeper } from '../sleeper.js';
 import { permitNonceUsed, storedPermitOf } from './depositPermit.js';
 

@@ -29,7 +29,7 @@ import { buildPermitSteps, buildSteps, DEPOSIT_GAS } from './steps.js';
 import type { PermitStandard } from '../ports/permits.js';
 import { PERMIT_DEPOSIT_GAS, representativePermitDeposit } from '../permits/typedData.js';
 import { quotePermit } from '../permits/quotePermit.js';
-import { depositAddressOfQuote, recordDepositAddress } from '../depositAddresses/quote.js';
+import { depositAddressOfQuote, recordDepositAddress } from './depositAddress.js';
 import type { Price, Quote, QuoteParameters } from './types.js';
 import type { Caller } from '../vocabulary/caller.js';
 

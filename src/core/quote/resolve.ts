@@ -8,7 +8,7 @@ import { GatewayError, type ErrorCode } from '../errors.js';
 import { classifyRoute } from '../fees/classifyRoute.js';
 import type { ResolvedRoute } from '../vocabulary/route.js';
 import type { DestinationCall } from '../fill/fillTransaction.js';
-import { refuseBurnAddress } from './burnAddresses.js';
+import { refuseBurnAddress } from '../burnAddresses.js';
 import { SWAP_SOURCE } from '../chains/dexSources.js';
 import {
   unsupportedQuoteOptions,

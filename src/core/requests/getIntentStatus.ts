@@ -3,7 +3,7 @@ import type { RequestRecord } from '../../records/request.js';
 import { coalescedRequestReads } from '../../store/requests.repository.js';
 import type { Tables } from '../../store/tables.js';
 import type { CoreContext } from '../context.js';
-import { parseRequestId, requestNotFound } from './requestId.js';
+import { parseRequestId, requestNotFound } from '../vocabulary/requestId.js';
 import { statusFieldsOf } from './statusRules.js';
 import type { IntentStatus } from './types.js';
 

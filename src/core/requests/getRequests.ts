@@ -8,7 +8,7 @@ import { scopeForCaller, type KeyScope } from './access.js';
 import { presentRequest } from './presentRequest.js';
 import { countRequests, fetchPage, pageSize, storeTimeFilters, type PageQuery } from './requestPages.js';
 import { parseChainId } from '../inputs.js';
-import { parseRequestId } from './requestId.js';
+import { parseRequestId } from '../vocabulary/requestId.js';
 import { checkAddressFilter, searchFilters, type RequestSearchParameters } from './searchFilters.js';
 import { NO_REASON } from './statusRules.js';
 import { loadRequestTransactions } from './transactions.js';

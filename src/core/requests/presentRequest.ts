@@ -14,9 +14,9 @@ import {
   platformFeeInfo,
   requestAppFees,
 } from '../fees/presentFees.js';
-import { quoteCurrency, rateOf } from '../quote/present.js';
+import { quoteCurrency, type Amount, type QuoteCurrency } from '../vocabulary/amount.js';
+import { rateOf } from '../quote/present.js';
 import type { FeeSponsorshipPhase } from '../quote/types.js';
-import type { Amount, QuoteCurrency } from '../vocabulary/amount.js';
 import { SWAP_SOURCE } from '../chains/dexSources.js';
 import type { KeyScope } from './access.js';
 import { paidRecipientOf } from './paidRecipient.js';

@@ -7,7 +7,7 @@ import { GatewayError } from '../errors.js';
 import { parseInteger } from '../inputs.js';
 import { REFUND_REQUESTED } from '../solver/decide.js';
 import { attachedDeposit } from '../solver/refund.js';
-import { parseRequestId, requestNotFound } from './requestId.js';
+import { parseRequestId, requestNotFound } from '../vocabulary/requestId.js';
 
 export interface RequestRefundParameters {
   requestId: string;

@@ -3,7 +3,7 @@ import { groupedCalls } from '../../store/groupedCalls.js';
 import type { RequestRecord } from '../../records/request.js';
 import { claimDepositsForRequests } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
-import { statusMoves } from '../requests/statusMachine.js';
+import { statusMoves } from '../vocabulary/statusMachine.js';
 
 /** Most claims one transaction takes. */
 const CLAIM_GROUP = 16;

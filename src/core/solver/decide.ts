@@ -6,7 +6,7 @@ import { isGatewayError } from '../errors.js';
 import { withGasMargin } from '../gasMargin.js';
 import { requireChain } from '../chains/requireChain.js';
 import { callsGasCap } from '../limits/gasCaps.js';
-import type { FailReason } from '../requests/statusMachine.js';
+import type { FailReason } from '../vocabulary/statusMachine.js';
 import { fill, fillOf, fillRevert } from './fill.js';
 import { refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';

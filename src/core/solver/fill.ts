@@ -10,7 +10,7 @@ import { isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
 import { callsRevert } from '../fill/callsRevert.js';
 import { fillTransaction } from '../fill/fillTransaction.js';
-import type { FailReason } from '../requests/statusMachine.js';
+import type { FailReason } from '../vocabulary/statusMachine.js';
 import type { SentReceipt } from '../ports/solver.js';
 import { attachedDeposit, refundOrFail, refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';

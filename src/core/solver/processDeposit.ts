@@ -5,7 +5,7 @@ import { attachDepositToFastFill } from '../../store/fastFills.repository.js';
 import type { RequestRecord } from '../../records/request.js';
 import { claimDepositForRequest, getRequest } from '../../store/requests.repository.js';
 import { crashPoint } from '../faults.js';
-import { statusMoves, type FailReason } from '../requests/statusMachine.js';
+import { statusMoves, type FailReason } from '../vocabulary/statusMachine.js';
 import { decideAndFill, startFillReads } from './decide.js';
 import { judgeDeposit, type DepositVerdict } from './depositMatch.js';
 import { queueStrayRefund, queueUnknownRefund, refundRequest } from './refund.js';

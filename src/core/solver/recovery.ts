@@ -2,7 +2,7 @@ import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import { listRequests } from '../../store/listRequests.repository.js';
 import type { RequestRecord } from '../../records/request.js';
 import { getRequest } from '../../store/requests.repository.js';
-import type { FailReason } from '../requests/statusMachine.js';
+import type { FailReason } from '../vocabulary/statusMachine.js';
 import { decideAndFill } from './decide.js';
 import { fill, finishFill } from './fill.js';
 import { attachedDeposit, refundRequest } from './refund.js';

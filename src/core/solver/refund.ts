@@ -20,7 +20,7 @@ import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import { DEFAULT_UNKNOWN_DEPOSIT_GRACE_SECONDS, type ChainConfig } from '../chains/types.js';
 import { withGasMargin } from '../gasMargin.js';
 import { convert } from '../market.js';
-import type { FailReason } from '../requests/statusMachine.js';
+import type { FailReason } from '../vocabulary/statusMachine.js';
 import { callsOf } from './requestCalls.js';
 import type { SentReceipt } from '../ports/solver.js';
 import type { SolverScope } from './scope.js';

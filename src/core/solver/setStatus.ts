@@ -3,7 +3,7 @@ import type { RequestRecord } from '../../records/request.js';
 import { moveRequestsWithTxHash, updateRequestStatus, type TxHashMove } from '../../store/requests.repository.js';
 import type { JsonObject } from '../../records/json.js';
 import type { CoreContext } from '../context.js';
-import { statusMoves, type StatusMove } from '../requests/statusMachine.js';
+import { statusMoves, type StatusMove } from '../vocabulary/statusMachine.js';
 
 /** Applies one move of the status machine (`statusMoves`); skipped (null) when the request moved on. */
 export async function setStatus(

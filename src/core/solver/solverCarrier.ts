@@ -7,7 +7,7 @@ import type { RequestRecord } from '../../records/request.js';
 import { getRequest } from '../../store/requests.repository.js';
 import type { Tables } from '../../store/tables.js';
 import type { ChainConfig } from '../chains/types.js';
-import { computeDepositAddress } from '../depositAddresses/address.js';
+import { computeDepositAddress } from '../vocabulary/depositAddress.js';
 
 /**
  * What a transaction the solver itself sent was, read from the chain (its target and calldata), for each deposit it

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeFunctionData, zeroAddress, type Address, type Hex } from 'viem';
 import { approvalProxyAbi, depositAddressFactoryAbi } from '../../../generated/contracts/index.js';
-import { computeDepositAddress } from '../../../src/core/depositAddresses/address.js';
+import { computeDepositAddress } from '../../../src/core/vocabulary/depositAddress.js';
 import { depositOwner, solverCarrierOf } from '../../../src/core/solver/solverCarrier.js';
 import type { DepositRecord } from '../../../src/records/deposit.js';
 import type { RequestRecord } from '../../../src/records/request.js';
