@@ -1,7 +1,8 @@
 /**
  * The request records: a quote's insert (one row, or the group commit's batch), the reads by id and a key's
  * volume, the status writes (each with its outbox, `requestOutbox.ts`) and the retention job's deletes. The record
- * itself is `requestRecord.ts`; the history's lists are `listRequests.repository.ts`.
+ * itself is `src/records/request.ts`, read from its row by `requestRecord.ts`; the history's lists are
+ * `listRequests.repository.ts`.
  */
 import { CompiledQuery, sql, type Insertable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { appendUnique } from './fragments.js';
