@@ -1,28 +1,68 @@
 // The layer rules of docs/architecture.md ("Layers"), checked by `npm run lint` in CI.
-// server (composition root) -> rest | graphql | ws (transports), chain (adapters) -> core (domain) -> store.
+// server (composition root) -> rest | graphql | ws (transports), chain (adapters) -> core (domain) -> store -> records.
 // No exceptions: nothing may cross the line or close a circle.
 
-/** The folders of src/core that hold a domain area (every folder but vocabulary and chains). */
-const CORE_AREAS = [
-  'apiKeys',
-  'appFees',
-  'catalogue',
-  'depositAddresses',
-  'events',
-  'fees',
-  'fill',
-  'gasless',
-  'inventory',
-  'ledger',
-  'limits',
-  'permits',
-  'quote',
-  'requests',
-  'settlement',
-  'solver',
-  'webhooks',
-  'vocabulary',
+/**
+ * The rooms of src/core (its folders, and its files beside them) in layers, from the ground up: a room imports only
+ * rooms of lower layers, and a file of a layer may import the files beside it (no-circular guards those) but no
+ * folder of its own layer, so the core's map has no arrow that runs back up (`farm-studio look src/core`). A room
+ * that needs one of its own layer or above moves up a layer here, or the shared part moves down.
+ */
+const CORE_LAYERS = [
+  // The ground: helpers that know no area, and the services the context carries (ports) that the areas implement.
+  [
+    'abi.ts',
+    'burnAddresses.ts',
+    'cache.ts',
+    'errors.ts',
+    'faults.ts',
+    'gasMargin.ts',
+    'inputs.ts',
+    'json.ts',
+    'keccak.ts',
+    'logger.ts',
+    'metrics.ts',
+    'periodicJob.ts',
+    'powersOfTen.ts',
+    'sleeper.ts',
+    'dex/',
+    // The money rules (pure functions of the solver's facts) and the deposit-match rule: they read records only.
+    'ledger/',
+    'deposits/',
+  ],
+  // The services the context carries, which the areas implement (a sent transaction states its ledger facts).
+  ['ports/'],
+  // The configuration every area reads.
+  ['chains/'],
+  ['fill/', 'market.ts', 'settings.ts'],
+  // The words the areas share (Caller, Amount, ResolvedRoute, request ids and status moves), and the context.
+  ['vocabulary/', 'context.ts', 'usd.ts'],
+  ['apiKeys/', 'catalogue/', 'fees/', 'inventory/', 'limits/', 'reconciliation/', 'settlement/'],
+  ['appFees/', 'gasless/'],
+  ['permits/'],
+  ['quote/'],
+  ['depositAddresses/', 'solver/'],
+  ['requests/'],
+  ['events/', 'webhooks/'],
 ];
+
+/** A room as a regular expression over the path below src/core/: a folder and everything in it, or one file. */
+const roomPattern = (room) => (room.endsWith('/') ? room : `${room.replace('.', '[.]')}$`);
+const roomsPattern = (rooms) => `^src/core/(${rooms.map(roomPattern).join('|')})`;
+
+/** One rule per layer: its rooms import no room above it, and no folder of their own layer but their own. */
+const coreLayerRules = CORE_LAYERS.map((layer, index) => ({
+  name: `core-layer-${index + 1}`,
+  severity: 'error',
+  comment:
+    `Layer ${index + 1} of src/core (${layer.join(', ')}) imports only the layers below it (CORE_LAYERS), so ` +
+    'no arrow runs back up between the core areas: share a type through core/vocabulary or core/ports instead.',
+  from: { path: `^src/core/(${layer.map((room) => room.replace(/\/$/, '').replace('.', '[.]')).join('|')})(/|$)` },
+  to: {
+    path: roomsPattern([...CORE_LAYERS.slice(index + 1).flat(), ...layer.filter((room) => room.endsWith('/'))]),
+    pathNot: '^src/core/$1/',
+  },
+}));
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -49,6 +89,15 @@ module.exports = {
       to: { path: '^(src/(core|rest|graphql|ws|server|chain)/|generated/)' },
     },
     {
+      name: 'records-at-the-bottom',
+      severity: 'error',
+      comment:
+        'src/records holds the records the core reads and the store keeps (a request, a deposit, a status): both ' +
+        'layers import them, so they import nothing of the layers above them.',
+      from: { path: '^src/records/' },
+      to: { path: '^(src/(?!records/)|generated/)' },
+    },
+    {
       name: 'adapters-import-no-transport',
       severity: 'error',
       comment: 'Chain adapters implement core ports; they know nothing of the transports or the composition root.',
@@ -67,57 +116,21 @@ module.exports = {
       severity: 'error',
       comment:
         'core/vocabulary holds the types the core areas share (Caller, Amount, ResolvedRoute, ...): it names only ' +
-        'the configuration and the fill call beside itself, so every area can import it without an arrow back up.',
+        'the configuration, the fill call and the errors beside itself, so every area can import it.',
       from: { path: '^src/core/vocabulary/' },
-      to: { path: '^src/core/', pathNot: '^src/core/(vocabulary/|chains/types[.]ts$|fill/fillTransaction[.]ts$)' },
+      to: {
+        path: '^src/core/',
+        pathNot: '^src/core/(vocabulary/|chains/types[.]ts$|fill/fillTransaction[.]ts$|errors[.]ts$)',
+      },
     },
     {
-      name: 'core-chains-below-the-areas',
+      name: 'core-rooms-are-layered',
       severity: 'error',
-      comment:
-        'core/chains is the configuration every area reads (CoreConfig and the areas settings types): it imports ' +
-        'no area; an area keeps its defaults beside its own code.',
-      from: { path: '^src/core/chains/' },
-      to: { path: `^src/core/(${CORE_AREAS.join('|')})/` },
+      comment: 'Every folder and file of src/core is named in CORE_LAYERS, so the layer rules see it.',
+      from: {},
+      to: { path: '^src/core/', pathNot: roomsPattern(CORE_LAYERS.flat()) },
     },
-    {
-      name: 'core-quote-above-fees-limits-permits-keys',
-      severity: 'error',
-      comment:
-        'The quote uses the fees, the limits, the permits and the API keys; they share its types through ' +
-        'core/vocabulary and never import the quote back.',
-      from: { path: '^src/core/(fees|limits|permits|apiKeys)/' },
-      to: { path: '^src/core/quote/' },
-    },
-    {
-      name: 'core-requests-above-fees',
-      severity: 'error',
-      comment: 'The requests render the fees; the fee views they share are core/vocabulary, not the requests.',
-      from: { path: '^src/core/fees/' },
-      to: { path: '^src/core/requests/' },
-    },
-    {
-      name: 'core-requests-below-webhooks',
-      severity: 'error',
-      comment: 'Webhooks post what the requests render; the requests never import the webhooks back.',
-      from: { path: '^src/core/requests/' },
-      to: { path: '^src/core/webhooks/' },
-    },
-    {
-      name: 'core-api-keys-below-webhooks',
-      severity: 'error',
-      comment:
-        'Webhooks read the keys (URL, sealed secret); a key opens its own secret and never imports the webhooks.',
-      from: { path: '^src/core/apiKeys/' },
-      to: { path: '^src/core/webhooks/' },
-    },
-    {
-      name: 'core-limits-below-gasless',
-      severity: 'error',
-      comment: 'Gasless execution checks the limits; the limits read their settings from core/chains, not from it.',
-      from: { path: '^src/core/limits/' },
-      to: { path: '^src/core/gasless/' },
-    },
+    ...coreLayerRules,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

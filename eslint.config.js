@@ -26,7 +26,7 @@ const LONG_FUNCTIONS = [
   ['src/core/webhooks/createWebhookDispatcher.ts', 'a closure over the delivery queue, timers and backoff'],
   ['src/core/events/requestEventBus.ts', 'a closure over the subscribers, outbox cursor and listener'],
   ['src/core/settlement/settler.ts', 'a closure over the settlement batch state'],
-  ['src/core/ledger/reconciler.ts', 'a closure over the reconciliation schedule and its last result'],
+  ['src/core/reconciliation/reconciler.ts', 'a closure over the reconciliation schedule and its last result'],
   ['src/core/gasless/gaslessRunner.ts', 'a closure over the resumed batches and their timers'],
   ['src/core/gasless/executeGasless.ts', 'one batch checked, simulated, recorded and sent: the steps share the checks'],
   ['src/core/apiKeys/rateLimiter.ts', 'a closure over the buckets and their shared sweep'],

@@ -9,8 +9,8 @@ import {
   recordTransfer,
   updateTransfer,
   type InsertTransferParameters,
-  type TransferRecord,
 } from '../store/depositAddresses.repository.js';
+import type { TransferRecord } from '../records/depositAddress.js';
 import type { Tables } from '../store/tables.js';
 import { createBlockTraces, nativeFromTraces } from './blockTraces.js';
 import { createChainFollower } from './follower/follower.js';

@@ -12,7 +12,6 @@ import type { GatewayMetrics } from '../core/metrics.js';
 import type { Logger } from '../core/logger.js';
 import { GatewayError } from '../core/errors.js';
 import { depositRules } from '../core/ledger/movements.js';
-import type { DepositWatcher, DepositWatcherOptions } from '../core/solver/ports.js';
 import { createDepositLogReader, depositEvents, type DepositLog } from './depositLogs.js';
 import { createChainFollower, type ChainFollower } from './follower/follower.js';
 import type { HeadFeed } from './heads.js';
@@ -24,12 +23,13 @@ import {
   moveConsumedDeposit,
   reviveDeposit,
   updateDepositStatusAtBlock,
-  type DepositRecord,
 } from '../store/deposits.repository.js';
 import { normalizeHex } from '../store/mappers.js';
-import type { RequestRecord } from '../store/requestRecord.js';
 import type { Tables } from '../store/tables.js';
 import { rpcGatewayError } from './rpcErrors.js';
+import type { DepositWatcher, DepositWatcherOptions } from '../core/ports/solver.js';
+import { type DepositRecord } from '../records/deposit.js';
+import type { RequestRecord } from '../records/request.js';
 
 /** The `chain_cursors` name of the deposit watcher. */
 export const DEPOSITS_CURSOR = 'deposits';

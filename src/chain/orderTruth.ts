@@ -1,7 +1,7 @@
 import type { Hex } from 'viem';
 import { depositoryAbi, onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
 import type { ChainConfig } from '../core/chains/types.js';
-import type { OrderTruth } from '../core/solver/ports.js';
+import type { OrderTruth } from '../core/ports/solver.js';
 import type { ChainClients } from './clients.js';
 
 /**

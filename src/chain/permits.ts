@@ -1,7 +1,7 @@
 import { parseAbi, type Address, type Hex, type PublicClient } from 'viem';
 import type { ChainConfig } from '../core/chains/types.js';
 import { GatewayError } from '../core/errors.js';
-import type { PermitChain, PermitStandard, PermitToken } from '../core/permits/ports.js';
+import type { PermitChain, PermitStandard, PermitToken } from '../core/ports/permits.js';
 import type { ChainClients } from './clients.js';
 import { isRevert } from './rpcErrors.js';
 

@@ -4,7 +4,7 @@ import { finalityDepthOf, type ChainConfig } from '../core/chains/types.js';
 import type { Logger } from '../core/logger.js';
 import type { UsdPrice } from '../core/market.js';
 import type { CrashPoint } from '../core/faults.js';
-import type { TransactionSender } from '../core/solver/ports.js';
+import type { TransactionSender } from '../core/ports/solver.js';
 import type { Tables } from '../store/tables.js';
 import type { HeadFeed } from './heads.js';
 import { createFeeCaps } from './sender/feeCaps.js';

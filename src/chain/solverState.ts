@@ -1,5 +1,5 @@
 import { erc20Abi, zeroAddress, type Address } from 'viem';
-import type { SolverChainState, SolverStateReader } from '../core/ledger/reconciler.js';
+import type { SolverChainState, SolverStateReader } from '../core/reconciliation/reconciler.js';
 import type { ChainClients } from './clients.js';
 
 /**

@@ -10,12 +10,8 @@ import { finalityDepthOf, type ChainConfig } from '../core/chains/types.js';
 import { depositRules } from '../core/ledger/movements.js';
 import type { Logger } from '../core/logger.js';
 import type { GatewayMetrics } from '../core/metrics.js';
-import {
-  listChainDeposits,
-  markDepositReorged,
-  moveConsumedDeposit,
-  type DepositRecord,
-} from '../store/deposits.repository.js';
+import { listChainDeposits, markDepositReorged, moveConsumedDeposit } from '../store/deposits.repository.js';
+import type { DepositRecord } from '../records/deposit.js';
 import { normalizeHex } from '../store/mappers.js';
 import type { Tables } from '../store/tables.js';
 import { blockHashReader } from './heads.js';

@@ -1,4 +1,4 @@
-import type { SignedAuthorizationInput } from './solver/ports.js';
+import type { SignedAuthorizationInput } from './ports/solver.js';
 import type { Address, Hex } from 'viem';
 import type { CurrencyConfig } from './chains/types.js';
 import { GatewayError } from './errors.js';

@@ -29,9 +29,3 @@ export const DEFAULT_PRICE_MAX_AGE_SECONDS = 3_600;
 
 /** Largest distance (bps) of a stablecoin's feed from its fixed price before quotes and fills on it stop. */
 export const DEFAULT_PEG_DEVIATION_BPS = 200;
-
-/**
- * The one swap source of this gateway: the solver fills every swap from its own inventory at oracle prices.
- * `GET /swap-sources` lists it, and quotes honour `includedSwapSources` / `excludedSwapSources` against it.
- */
-export const SWAP_SOURCE = 'solver-inventory';

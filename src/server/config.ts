@@ -24,7 +24,7 @@ import { defaultSettlementSettings, type SettlementSettings } from '../core/sett
 import { defaultRequestRetentionSettings, type RequestRetentionSettings } from '../core/requests/retention.js';
 import { defaultInventorySettings } from '../core/inventory/settings.js';
 import { defaultSweepSettings } from '../core/depositAddresses/settings.js';
-import { defaultReconciliationSettings, type ReconciliationSettings } from '../core/ledger/reconciler.js';
+import { defaultReconciliationSettings, type ReconciliationSettings } from '../core/reconciliation/reconciler.js';
 import { defaultAppFeeClaimSettings } from '../core/appFees/claimSettings.js';
 
 export interface GatewayConfig {

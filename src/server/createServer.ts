@@ -32,7 +32,7 @@ import { warnUnsignableWebhooks } from '../core/webhooks/warnUnsignableWebhooks.
 import { createRequestWriter } from '../store/requestWriter.js';
 import { defaultRateLimitConfig, defaultSurfaceLimits, type GatewayConfig } from './config.js';
 import { createEventFollower } from './events.js';
-import { createSolverSwitch } from '../core/solver/handle.js';
+import { createSolverSwitch } from '../core/ports/solverHandle.js';
 import { registerExplorer } from './explorer.js';
 import { httpServerOptions } from './httpLimits.js';
 import { checkChainIdentities } from './chainIdentity.js';

@@ -1,5 +1,6 @@
 import type { Logger } from '../core/logger.js';
-import { createRequestEventBus, type RequestEventBus } from '../core/events/requestEventBus.js';
+import { createRequestEventBus } from '../core/events/requestEventBus.js';
+import type { RequestEventBus } from '../core/ports/requestEventBus.js';
 import type { Database } from '../store/database.js';
 import { listenWithReconnect } from '../store/listen.js';
 import { currentSchema, readEventNotification, REQUEST_EVENTS_CHANNEL } from '../store/requestEvents.repository.js';

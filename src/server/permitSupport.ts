@@ -1,6 +1,6 @@
 import type { ChainConfig } from '../core/chains/types.js';
 import type { Logger } from '../core/logger.js';
-import type { PermitChain } from '../core/permits/ports.js';
+import type { PermitChain } from '../core/ports/permits.js';
 
 /**
  * At start: every currency configured with `supportsPermit` is probed on its chain; one whose token supports

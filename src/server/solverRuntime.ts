@@ -8,7 +8,7 @@ import type { ChainClients } from '../chain/clients.js';
 import { createHeadFeed, type HeadFeed } from '../chain/heads.js';
 import { createTransactionSender } from '../chain/sender.js';
 import type { CoreContext } from '../core/context.js';
-import type { DepositWatcher, TransactionSender } from '../core/solver/ports.js';
+import type { DepositWatcher, TransactionSender } from '../core/ports/solver.js';
 import {
   createSettler,
   defaultSettlementSettings,
@@ -21,7 +21,7 @@ import {
   defaultReconciliationSettings,
   type ReconciliationSettings,
   type Reconciler,
-} from '../core/ledger/reconciler.js';
+} from '../core/reconciliation/reconciler.js';
 import { createOrderTruth } from '../chain/orderTruth.js';
 import { createSolverKeyWatch, type SolverKeyWatch } from '../chain/keyWatch.js';
 import { findUnknownSolverHistory } from '../chain/solverHistory.js';
@@ -51,7 +51,7 @@ export interface SolverRuntime {
   settler: Settler;
   /** Pays authorized app-fee claims (`src/core/appFees/claimPayer.ts`), on the settlement interval or when woken. */
   claimPayer: ClaimPayer;
-  /** Compares the ledger's solver holdings with the chains (`src/core/ledger/reconciler.ts`). */
+  /** Compares the ledger's solver holdings with the chains (`src/core/reconciliation/reconciler.ts`). */
   reconciler: Reconciler;
   /** Watches for transactions of the solver key that this gateway did not send (`src/chain/keyWatch.ts`). */
   keyWatch: SolverKeyWatch;

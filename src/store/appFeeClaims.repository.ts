@@ -3,30 +3,7 @@ import { accounts, type LedgerMovement } from './ledgerMovements.js';
 import { accountOwed, insertLedgerMovements } from './ledger.repository.js';
 import { normalizeHex, toBigInt, toNumber } from './mappers.js';
 import type { AppFeeClaimsTable, Tables } from './tables.js';
-
-/**
- * App-fee claims (`app_fee_claims`): created `authorizing`, `pending` once the wallet's signature is accepted,
- * `success` / `failed` when the payout is mined. See `src/core/appFees/claim.ts`.
- */
-export type ClaimStatus = 'authorizing' | 'pending' | 'success' | 'failed';
-
-export interface ClaimRecord {
-  id: string;
-  seq: number;
-  wallet: string;
-  recipient: string;
-  chainId: number;
-  currency: string;
-  usdMicros: bigint;
-  feeUsdMicros: bigint;
-  amount: bigint;
-  message: string;
-  status: ClaimStatus;
-  txHash: string | null;
-  expiresAt: number;
-  createdAt: number;
-  updatedAt: number;
-}
+import type { ClaimRecord, ClaimStatus } from '../records/appFeeClaim.js';
 
 function toClaimRecord(row: Selectable<AppFeeClaimsTable>): ClaimRecord {
   return {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { toBigInt } from './mappers.js';
 import { failRequests } from './requests.repository.js';
-import type { RequestStatus } from './requestStatus.js';
+import type { RequestStatus } from '../records/requestStatus.js';
 import type { Tables } from './tables.js';
 
 /** The genesis block hash recorded for `chainId`, or undefined before the gateway first followed it. */

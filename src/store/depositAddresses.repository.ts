@@ -1,63 +1,15 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toNumberOrNull, toUint256 } from './mappers.js';
-import type { DepositAddressesTable, DepositAddressTransfersTable, JsonObject, JsonValue, Tables } from './tables.js';
-
-export type DepositAddressType = 'strict' | 'open';
-
-export interface DepositAddressRecord {
-  chainId: number;
-  address: string;
-  type: DepositAddressType;
-  /** The factory's `key`: the request id (strict) or a hash of the route and parties (open). */
-  saltKey: string;
-  recoveryAddress: string | null;
-  /** Strict: the order it is bound to; open: the quote that first handed it out. */
-  requestId: string;
-  /** The quoted input currency. */
-  currency: string;
-  /** Null: no automatic refunds (open without `refundTo`); the zero address: refund the detected depositor. */
-  refundTo: string | null;
-  /** What a re-quote needs (open): the quote's parameters, amounts as decimal strings. */
-  params: JsonObject;
-  createdAt: number;
-  reindexedAt: number | null;
-}
-
-/**
- * `dust`: worth less than sweeping it costs (`src/core/depositAddresses/sweepWorth.ts`): left at the address, and
- * taken along (`swept`, `dustSweepId` set) by the sweep of a later transfer there that makes the sum worth it.
- */
-export type TransferStatus = 'seen' | 'confirmed' | 'removed' | 'unsupported' | 'sweeping' | 'swept' | 'held' | 'dust';
-
-export interface SweepLeg {
-  id: string;
-  depositor: string;
-  amount: bigint;
-}
-
-export interface TransferRecord {
-  id: number;
-  chainId: number;
-  address: string;
-  txHash: string;
-  /** -1 for a native transfer (the transaction itself). */
-  logIndex: number;
-  blockNumber: bigint;
-  blockHash: string;
-  token: string;
-  amount: bigint;
-  /** The sender of the transfer (the transaction's `from`, or the ERC-20 `Transfer`'s `from`). */
-  depositor: string;
-  status: TransferStatus;
-  requestId: string | null;
-  supersedesRequestId: string | null;
-  sweepId: string | null;
-  legs: SweepLeg[] | null;
-  /** A `dust` transfer taken along by a later transfer's sweep: that sweep's id. */
-  dustSweepId: string | null;
-  createdAt: number;
-  updatedAt: number;
-}
+import type { DepositAddressesTable, DepositAddressTransfersTable, Tables } from './tables.js';
+import type { JsonValue } from '../records/json.js';
+import type {
+  DepositAddressRecord,
+  DepositAddressType,
+  RequestDepositAddress,
+  SweepLeg,
+  TransferRecord,
+  TransferStatus,
+} from '../records/depositAddress.js';
 
 /**
  * The notification channel `insertDepositAddress` notifies (payload: the schema), delivered at its commit: on PGlite,
@@ -298,17 +250,6 @@ export async function updateTransfer(
   if (change.blockHash !== undefined) q = q.where('block_hash', '=', normalizeHex(change.blockHash));
   const row = await q.returningAll().executeTakeFirst();
   return row === undefined ? null : toTransferRecord(row);
-}
-
-/** What a request record shows of its deposit address (`depositAddress`, `supersededByRequestId`). */
-export interface RequestDepositAddress {
-  address: string;
-  type: DepositAddressType;
-  depositor: string | null;
-  depositTxHash: string | null;
-  recoveryAddress: string | null;
-  refundTo: string | null;
-  supersededByRequestId: string | null;
 }
 
 /** The deposit address of each of `requestIds` that has one (one query per table, for a page of requests). */

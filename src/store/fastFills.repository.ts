@@ -6,7 +6,8 @@ import { sql, type Kysely } from 'kysely';
 import { availableAppBalanceUsd, lockAppWallet } from './appFeeClaims.repository.js';
 import { appendUnique } from './fragments.js';
 import { normalizeHex, toBigInt, toUint256 } from './mappers.js';
-import { toRequestRecord, type RequestRecord } from './requestRecord.js';
+import { toRequestRecord } from './requestRecord.js';
+import type { RequestRecord } from '../records/request.js';
 import { getRequest, updateRequestStatus } from './requests.repository.js';
 import type { Tables } from './tables.js';
 

@@ -1,6 +1,7 @@
 import type { ColumnType, Kysely, Selectable } from 'kysely';
 import { normalizeHex, toBigInt, toJson, toNumber } from './mappers.js';
-import type { JsonObject, Tables } from './tables.js';
+import type { JsonObject } from '../records/json.js';
+import type { Tables } from './tables.js';
 
 /** `gasless_submissions` (migration 1100); declared here because only this module touches it. */
 interface GaslessSubmissionsTable {

@@ -6,8 +6,9 @@ import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { InvalidContinuationError } from './errors.js';
 import { normalizeHex } from './mappers.js';
 import { applySearchFilters, recipientIs, type SearchRequestFilters } from './requestFilters.js';
-import { toRequestRecord, type RequestRecord } from './requestRecord.js';
-import type { RequestStatus } from './requestStatus.js';
+import { toRequestRecord } from './requestRecord.js';
+import type { RequestRecord } from '../records/request.js';
+import type { RequestStatus } from '../records/requestStatus.js';
 import type { Tables } from './tables.js';
 
 /** Identity, time and status filters; the search filters are in `requestFilters.ts`. */

@@ -4,7 +4,8 @@
  * and numeric as a string.
  */
 
-import { maxUint256 } from 'viem';
+/** The largest amount a numeric(78,0) amount column holds: every amount is a uint256 on chain. */
+const maxUint256 = (1n << 256n) - 1n;
 
 /** An int8 or numeric value as a bigint (amounts, block numbers, nonces). */
 export const toBigInt = (value: string | number | bigint): bigint =>

@@ -4,44 +4,14 @@ import { finishClaim, type ClaimRule } from './appFeeClaims.repository.js';
 import { insertLedgerMovements } from './ledger.repository.js';
 import { appendUnique } from './fragments.js';
 import { normalizeHex, toBigInt, toJson, toNumber } from './mappers.js';
-import type { JsonObject, OutgoingTxsTable, Tables } from './tables.js';
-
-/**
- * `deposit`: the gateway's own origin deposit of a permit (`POST /execute/permits`); `gasless`: a user's EIP-7702
- * batch the gateway submits for them (`POST /execute`), keyed by its request; `sweep`: a deposit address's
- * balance swept into the depository; `claim`: an app-fee claim's payout.
- */
-export type OutgoingTxKind = 'fill' | 'refund' | 'settle' | 'deposit' | 'gasless' | 'sweep' | 'claim';
-/**
- * `prepared`: recorded, not yet sent; `broadcast`: sent (every attempt's hash is in `hashes`); `confirmed` /
- * `failed`: mined, succeeded or reverted; `replaced`: superseded by another row, the only status that frees
- * the (request, kind) slot.
- */
-export type OutgoingTxStatus = 'prepared' | 'broadcast' | 'confirmed' | 'failed' | 'replaced';
+import type { OutgoingTxsTable, Tables } from './tables.js';
+import type { JsonObject } from '../records/json.js';
+import type { OutgoingTxKind, OutgoingTxRecord, OutgoingTxStatus } from '../records/outgoingTx.js';
 
 /** Name of the unique index that allows one live fill (and one live refund) per request. */
 export const outgoingTxRequestKindKey = 'outgoing_txs_request_kind_key';
 /** Name of the unique index that keeps two live transactions of one signer off the same nonce. */
 export const outgoingTxSignerNonceKey = 'outgoing_txs_signer_nonce_key';
-
-export interface OutgoingTxRecord {
-  id: number;
-  chainId: number;
-  requestId: string;
-  kind: OutgoingTxKind;
-  signer: string;
-  nonce: bigint | null;
-  status: OutgoingTxStatus;
-  /**
-   * Every hash broadcast for this transaction, oldest first. Gas bumps append theirs just before broadcasting
-   * (so a crash cannot lose a mined hash): the last one may never have reached a node.
-   */
-  hashes: string[];
-  /** The transaction as built (to, data, value, gas), JSON-safe. */
-  payload: JsonObject;
-  createdAt: number;
-  updatedAt: number;
-}
 
 export interface InsertOutgoingTxParameters {
   chainId: number;

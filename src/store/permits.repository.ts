@@ -1,28 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { normalizeHex, toJson, toNumber } from './mappers.js';
 import type { PermitsTable, Tables } from './tables.js';
-
-export type PermitStatus = 'accepted' | 'submitted' | 'failed';
-
-/** The approval proxy call that redeems an accepted permit. */
-export interface PermitCall {
-  to: string;
-  data: string;
-  /** Gas limit, decimal string. */
-  gas: string;
-}
-
-export interface PermitRecord {
-  requestId: string;
-  chainId: number;
-  kind: string;
-  /** As posted, lower-case hex. */
-  signature: string;
-  call: PermitCall;
-  status: PermitStatus;
-  createdAt: number;
-  updatedAt: number;
-}
+import type { PermitCall, PermitRecord, PermitStatus } from '../records/permit.js';
 
 export interface InsertPermitParameters {
   requestId: string;

@@ -1,9 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 import { normalizeHex, toBigInt, toNumber } from './mappers.js';
 import type { Tables } from './tables.js';
+import type { ReconciliationRecord } from '../records/reconciliation.js';
 
 /**
- * What the reconciliation job (`src/core/ledger/reconciler.ts`) reads of the database for one chain, in one
+ * What the reconciliation job (`src/core/reconciliation/reconciler.ts`) reads of the database for one chain, in one
  * snapshot (one statement), so the ledger and the transactions it is compared with are of one moment.
  */
 export interface SolverLedgerSnapshot {
@@ -57,20 +58,6 @@ export async function readSolverLedgerSnapshot(
     unfinishedFills: Number(row.fills),
     incoming: new Map(row.incoming.map((entry) => [entry.token.toLowerCase(), toBigInt(entry.amount)])),
   };
-}
-
-export interface ReconciliationRecord {
-  chainId: number;
-  currency: string;
-  blockNumber: bigint;
-  onChain: bigint;
-  ledger: bigint;
-  incoming: bigint;
-  /** onChain - (ledger + incoming). */
-  drift: bigint;
-  checkedAt: number;
-  /** The last check that found transactions in flight and compared nothing, when after `checkedAt`. */
-  inFlightAt: number | null;
 }
 
 /** Replaces the latest result of each chain and currency given. */

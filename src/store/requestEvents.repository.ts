@@ -1,19 +1,10 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { groupByRequest, normalizeHex, toJson, toNumber } from './mappers.js';
-import { readStatusSnapshot, type RequestStatus, type RequestStatusSnapshot } from './requestStatus.js';
+import { readStatusSnapshot } from './requestStatus.js';
+import type { RequestStatus, RequestStatusSnapshot } from '../records/requestStatus.js';
 import type { RequestEventsTable, Tables } from './tables.js';
 import { webhookDeliveriesOf, webhookNotifyChannel } from './webhookDeliveries.repository.js';
-
-/** One row of a request's status history; also an outbox entry for webhooks and event fan-out. */
-export interface RequestEvent {
-  /** Increases in commit order (see `outboxLock`), so a reader can resume after the last id it saw. */
-  id: number;
-  requestId: string;
-  status: RequestStatus;
-  /** The status record right after the change. */
-  payload: RequestStatusSnapshot;
-  createdAt: number;
-}
+import type { RequestEvent } from '../records/requestEvent.js';
 
 export interface InsertRequestEventParameters {
   requestId: string;

@@ -7,8 +7,8 @@
 import { sql, type Kysely } from 'kysely';
 import { depositAddressesOfRequests } from './depositAddresses.repository.js';
 import { insertRequestEvent } from './requestEvents.repository.js';
-import type { RequestRecord } from './requestRecord.js';
-import type { RequestStatusSnapshot, StatusDepositAddress } from './requestStatus.js';
+import type { RequestRecord } from '../records/request.js';
+import type { RequestStatusSnapshot, StatusDepositAddress } from '../records/requestStatus.js';
 import type { Tables } from './tables.js';
 import { webhookDeliveriesOf, webhookNotifyChannel } from './webhookDeliveries.repository.js';
 

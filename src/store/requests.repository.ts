@@ -1,7 +1,8 @@
 /**
  * The request records: a quote's insert (one row, or the group commit's batch), the reads by id and a key's
  * volume, the status writes (each with its outbox, `requestOutbox.ts`) and the retention job's deletes. The record
- * itself is `requestRecord.ts`; the history's lists are `listRequests.repository.ts`.
+ * itself is `src/records/request.ts`, read from its row by `requestRecord.ts`; the history's lists are
+ * `listRequests.repository.ts`.
  */
 import { CompiledQuery, sql, type Insertable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { appendUnique } from './fragments.js';
@@ -17,10 +18,12 @@ import {
   statusSnapshotInStatement,
   writeStatusOutbox,
 } from './requestOutbox.js';
-import { toRequestRecord, type RequestRecord } from './requestRecord.js';
+import { toRequestRecord } from './requestRecord.js';
+import type { RequestRecord } from '../records/request.js';
 import { releasedReservationsOf, settleSponsorships, settlesSponsorship } from './sponsorshipReservations.js';
-import type { RequestStatus } from './requestStatus.js';
-import type { JsonObject, JsonValue, RequestsTable, Tables } from './tables.js';
+import type { RequestStatus } from '../records/requestStatus.js';
+import type { JsonObject, JsonValue } from '../records/json.js';
+import type { RequestsTable, Tables } from './tables.js';
 
 /** What a new request needs; the rest defaults (status `waiting`, no hashes, no failure, updatedAt = createdAt). */
 export type InsertRequestParameters = Omit<

@@ -1,8 +1,11 @@
 import { sql, type Kysely } from 'kysely';
-import { zeroAddress } from 'viem';
-import { toDepositRecord, type DepositRecord } from './deposits.repository.js';
+import { toDepositRecord } from './deposits.repository.js';
+import type { DepositRecord } from '../records/deposit.js';
 import { normalizeHex, toNumber } from './mappers.js';
 import type { Tables } from './tables.js';
+
+/** How the rows name a chain's native currency (`deposits.token`, `requests.destination_currency`). */
+const nativeToken = '0x0000000000000000000000000000000000000000';
 
 /**
  * `pending` until the batch is mined: `settled`, or `failed` (the batch reverted or was refused: an operator looks);
@@ -243,6 +246,6 @@ export async function sumCommittedFills(
   };
   for (const row of rows)
     add(toNumber(row.destination_chain_id), row.destination_currency.toLowerCase(), BigInt(row.amount.split('.')[0]!));
-  for (const row of topups) add(toNumber(row.destination_chain_id), zeroAddress, BigInt(row.amount.split('.')[0]!));
+  for (const row of topups) add(toNumber(row.destination_chain_id), nativeToken, BigInt(row.amount.split('.')[0]!));
   return [...sums.values()];
 }

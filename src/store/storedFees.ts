@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from './tables.js';
+import type { JsonObject, JsonValue } from '../records/json.js';
 
 /**
  * A request's fee breakdown as stored (`fees_quoted`, `fees_actual`): the quote engine's `FeeBreakdown` with

@@ -1,4 +1,5 @@
 import type { ColumnType } from 'kysely';
+import type { JsonObject, JsonValue } from '../records/json.js';
 
 /**
  * Table types of the gateway's database, as kysely sees them.
@@ -7,10 +8,6 @@ import type { ColumnType } from 'kysely';
  * as strings, PGlite returns int8 as a number (or a bigint beyond 2^53) and numeric as a string. Repositories
  * never leak these: their row mappers convert with `toBigInt` / `toNumber` (see `mappers.ts`).
  */
-
-/** A JSON value as stored in a jsonb column (no bigint: amounts inside JSON are decimal strings). */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
 
 /** int8 / bigint column: read as whatever the driver returns, written as a number, bigint or decimal string. */
 export type Int8 = ColumnType<string | number | bigint, number | bigint | string, number | bigint | string>;

@@ -1,42 +1,12 @@
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { toJson, toNumber, toNumberOrNull } from './mappers.js';
-import type { ApiKeyWebhook } from './apiKeys.repository.js';
-import { readStatusSnapshot, type RequestStatusSnapshot } from './requestStatus.js';
-import type { JsonValue, Tables, WebhookDeliveriesTable } from './tables.js';
+import type { ApiKeyWebhook } from '../records/apiKey.js';
+import { readStatusSnapshot } from './requestStatus.js';
+import type { RequestStatusSnapshot } from '../records/requestStatus.js';
+import type { JsonValue } from '../records/json.js';
+import type { Tables, WebhookDeliveriesTable } from './tables.js';
 import { listenWithReconnect } from './listen.js';
-
-export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
-
-/** One attempt of a delivery, as kept in its log. */
-export interface WebhookAttempt {
-  /** 1 for the first attempt. */
-  attempt: number;
-  /** Unix ms when the request was sent. */
-  at: number;
-  durationMs: number;
-  /** HTTP status of the answer; null when there was none (timeout, refused connection, refused URL). */
-  statusCode: number | null;
-  error: string | null;
-}
-
-/** A delivery and its log: what `listWebhookDeliveries` shows. */
-export interface WebhookDelivery {
-  id: number;
-  apiKeyId: string;
-  requestId: string;
-  eventId: number;
-  /** The delivery this one replays, when it is a replay. */
-  replayOf: number | null;
-  status: WebhookDeliveryStatus;
-  attempts: number;
-  /** When the next attempt is due (pending only). */
-  nextAttemptAt: number | null;
-  log: WebhookAttempt[];
-  createdAt: number;
-  updatedAt: number;
-  /** When it was delivered, failed for good or cancelled. */
-  finishedAt: number | null;
-}
+import type { WebhookAttempt, WebhookDelivery, WebhookDeliveryStatus } from '../records/webhookDelivery.js';
 
 /** Channel of the `pg_notify` sent when a delivery is enqueued (payload: the schema), delivered at commit. */
 export const webhookNotifyChannel = 'gateway_webhook_deliveries';

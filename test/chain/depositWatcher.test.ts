@@ -13,15 +13,12 @@ import { createDepositWatcher, DEPOSITS_CURSOR } from '../../src/chain/depositWa
 import type { ChainConfig } from '../../src/core/chains/types.js';
 import type { Logger } from '../../src/core/logger.js';
 import { GatewayError } from '../../src/core/errors.js';
-import type { DepositWatcher } from '../../src/core/solver/ports.js';
+import type { DepositWatcher } from '../../src/core/ports/solver.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import { getCursor } from '../../src/store/cursors.repository.js';
 import { createDatabase, type Database } from '../../src/store/database.js';
-import {
-  listDepositsForRequest,
-  updateDepositStatus,
-  type DepositRecord,
-} from '../../src/store/deposits.repository.js';
+import { listDepositsForRequest, updateDepositStatus } from '../../src/store/deposits.repository.js';
+import type { DepositRecord } from '../../src/records/deposit.js';
 import { useDevnet } from '../helpers/anvil.js';
 import { truncateAll } from '../helpers/db.js';
 

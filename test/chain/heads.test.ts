@@ -17,10 +17,11 @@ import { createHeadFeed, type Head, type HeadFeed } from '../../src/chain/heads.
 import { EMPTY_TRIE_ROOT } from '../../src/chain/logsBloom.js';
 import type { ChainConfig } from '../../src/core/chains/types.js';
 import type { Logger } from '../../src/core/logger.js';
-import type { DepositWatcher } from '../../src/core/solver/ports.js';
+import type { DepositWatcher } from '../../src/core/ports/solver.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import { createDatabase, type Database } from '../../src/store/database.js';
-import { listDepositsForRequest, type DepositRecord } from '../../src/store/deposits.repository.js';
+import { listDepositsForRequest } from '../../src/store/deposits.repository.js';
+import type { DepositRecord } from '../../src/records/deposit.js';
 import { recordRpcMethods, useDevnet } from '../helpers/anvil.js';
 import { truncateAll } from '../helpers/db.js';
 

@@ -24,7 +24,7 @@ import { createTransactionSender, type CreateTransactionSenderParameters } from 
 import type { ChainConfig } from '../../src/core/chains/types.js';
 import type { Logger } from '../../src/core/logger.js';
 import { GatewayError, type ErrorCode } from '../../src/core/errors.js';
-import type { SendParameters, TransactionSender } from '../../src/core/solver/ports.js';
+import type { SendParameters, TransactionSender } from '../../src/core/ports/solver.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import { createDatabase, type Database } from '../../src/store/database.js';
 import { isUniqueViolation } from '../../src/store/errors.js';
@@ -33,8 +33,8 @@ import {
   getOutgoingTx,
   insertOutgoingTx,
   outgoingTxRequestKindKey,
-  type OutgoingTxRecord,
 } from '../../src/store/outgoingTxs.repository.js';
+import type { OutgoingTxRecord } from '../../src/records/outgoingTx.js';
 import { useDevnet } from '../helpers/anvil.js';
 
 const devnet = useDevnet();

@@ -35,7 +35,8 @@ import { devnetViemChain, startDevnet, type Devnet, type DevnetChain } from '../
 import { createHeadFeed, type Head } from '../../src/chain/heads.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import type { Database } from '../../src/store/database.js';
-import { listTransfers, type TransferRecord } from '../../src/store/depositAddresses.repository.js';
+import { listTransfers } from '../../src/store/depositAddresses.repository.js';
+import type { TransferRecord } from '../../src/records/depositAddress.js';
 import { toJson } from '../../src/store/mappers.js';
 import { recordRpcMethods } from '../helpers/anvil.js';
 import { disposeTestDatabase, openTestDatabase } from '../helpers/db.js';

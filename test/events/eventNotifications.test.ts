@@ -21,8 +21,8 @@ import {
   readEventNotification,
   REQUEST_EVENTS_CHANNEL,
   type EventNotification,
-  type RequestEvent,
 } from '../../src/store/requestEvents.repository.js';
+import type { RequestEvent } from '../../src/records/requestEvent.js';
 import {
   claimDepositsForRequests,
   insertRequest,

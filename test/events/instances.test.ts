@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from 'graphql-ws';
 import { createServer, type GatewayServer } from '../../src/server/createServer.js';
 import { insertRequest, updateRequestStatus } from '../../src/store/requests.repository.js';
-import type { RequestStatus } from '../../src/store/requestStatus.js';
+import type { RequestStatus } from '../../src/records/requestStatus.js';
 import { testDatabaseUrl } from '../helpers/db.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { newRequest } from '../store/requestFixture.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toStatusUpdate } from '../../src/core/events/statusStream.js';
 import type { Caller } from '../../src/core/vocabulary/caller.js';
-import type { RequestStatusSnapshot } from '../../src/store/requestStatus.js';
+import type { RequestStatusSnapshot } from '../../src/records/requestStatus.js';
 import { statusEventFrame, toEventData } from '../../src/ws/statusSocket.js';
 
 const keyOf = (id: string): Caller => ({

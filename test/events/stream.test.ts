@@ -12,7 +12,7 @@ import WebSocket from 'ws';
 import { hashApiKey } from '../../src/core/apiKeys/authenticate.js';
 import { insertApiKey } from '../../src/store/apiKeys.repository.js';
 import { insertRequest, updateRequestStatus } from '../../src/store/requests.repository.js';
-import type { RequestStatus } from '../../src/store/requestStatus.js';
+import type { RequestStatus } from '../../src/records/requestStatus.js';
 import { rawDataText } from '../../src/ws/rawData.js';
 import { startGraphQLApp } from '../graphql/harness.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';

@@ -11,7 +11,7 @@ import type { Logger } from '../../src/core/logger.js';
 import { defaultQuoteSettings } from '../../src/core/settings.js';
 import { createGraphQL, type GatewayGraphQL } from '../../src/graphql/createGraphQL.js';
 import { registerGraphQL, type DisposeGraphQL } from '../../src/graphql/registerGraphQL.js';
-import { createSolverSwitch } from '../../src/core/solver/handle.js';
+import { createSolverSwitch } from '../../src/core/ports/solverHandle.js';
 
 export interface LogEntry {
   level: keyof Logger;

@@ -13,7 +13,7 @@ import { createWalletClient, erc20Abi, http, parseEther, zeroAddress, type Addre
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import { createSolverStateReader } from '../../src/chain/solverState.js';
-import { createReconciler } from '../../src/core/ledger/reconciler.js';
+import { createReconciler } from '../../src/core/reconciliation/reconciler.js';
 import { ledgerImbalances, listLedgerEntries } from '../../src/store/ledger.repository.js';
 import { insertOutgoingTx } from '../../src/store/outgoingTxs.repository.js';
 import { call } from '../helpers/conformance.js';

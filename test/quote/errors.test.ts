@@ -25,7 +25,7 @@ import { devnetViemChain, type DevnetChain } from '../../src/chain/devnet.js';
 import { hashApiKey } from '../../src/core/apiKeys/authenticate.js';
 import type { ChainConfig } from '../../src/core/chains/types.js';
 import { GatewayError } from '../../src/core/errors.js';
-import { SWAP_SOURCE } from '../../src/core/settings.js';
+import { SWAP_SOURCE } from '../../src/core/chains/dexSources.js';
 import { createServer, type GatewayServer } from '../../src/server/createServer.js';
 import { insertApiKey } from '../../src/store/apiKeys.repository.js';
 import { call } from '../helpers/conformance.js';

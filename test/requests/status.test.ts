@@ -5,7 +5,7 @@
  * solver does. Every REST answer is checked against the contract by `call`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestStatus } from '../../src/store/requestStatus.js';
+import type { RequestStatus } from '../../src/records/requestStatus.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { A, B, fixtures, randomHash } from './fixtures.js';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { detailsObject, failReasonOf, statusesOfV2, statusV1, statusV2 } from '../../src/core/requests/statusRules.js';
 import { parseStoredFees } from '../../src/store/storedFees.js';
-import { requestStatuses, type RequestStatus } from '../../src/store/requestStatus.js';
+import { requestStatuses, type RequestStatus } from '../../src/records/requestStatus.js';
 
 describe('failReasonOf', () => {
   const failed: RequestStatus[] = ['failure', 'fallback', 'refund'];

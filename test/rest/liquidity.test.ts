@@ -18,7 +18,7 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { priceFeedAbi, stableTokenAbi } from '../../generated/contracts/index.js';
-import { SWAP_SOURCE } from '../../src/core/settings.js';
+import { SWAP_SOURCE } from '../../src/core/chains/dexSources.js';
 import { configFromEnvironment } from '../../src/server/config.js';
 import { createServer, type GatewayServer } from '../../src/server/createServer.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';

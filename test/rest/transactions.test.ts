@@ -20,12 +20,13 @@ import { depositoryAbi, multicallerAbi } from '../../generated/contracts/index.j
 import { createChainClients } from '../../src/chain/clients.js';
 import { createDepositWatcher } from '../../src/chain/depositWatcher.js';
 import { devnetViemChain } from '../../src/chain/devnet.js';
-import type { DepositWatcher } from '../../src/core/solver/ports.js';
-import { listDepositsForRequest, type DepositRecord } from '../../src/store/deposits.repository.js';
+import type { DepositWatcher } from '../../src/core/ports/solver.js';
+import { listDepositsForRequest } from '../../src/store/deposits.repository.js';
+import type { DepositRecord } from '../../src/records/deposit.js';
 import { post } from '../graphql/harness.js';
 import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import type { SolverParts, SolverSwitch } from '../../src/core/solver/handle.js';
+import type { SolverParts, SolverSwitch } from '../../src/core/ports/solverHandle.js';
 
 let gateway: TestGateway;
 let watchers: Map<number, DepositWatcher>;

@@ -30,7 +30,8 @@ import { devnetViemChain, startDevnet, type DevnetAccount, type DevnetChain } fr
 import { configFromEnvironment } from '../../src/server/config.js';
 import { createServer } from '../../src/server/createServer.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
-import { listDepositsForRequest, type DepositRecord } from '../../src/store/deposits.repository.js';
+import { listDepositsForRequest } from '../../src/store/deposits.repository.js';
+import type { DepositRecord } from '../../src/records/deposit.js';
 import { listLedgerEntries } from '../../src/store/ledger.repository.js';
 import { getLiveOutgoingTx } from '../../src/store/outgoingTxs.repository.js';
 import { call } from '../helpers/conformance.js';

@@ -14,7 +14,7 @@ import {
   insertRequests,
   updateRequestStatus,
 } from '../../src/store/requests.repository.js';
-import type { RequestStatus } from '../../src/store/requestStatus.js';
+import type { RequestStatus } from '../../src/records/requestStatus.js';
 import { testDatabaseKinds, truncateAll, useTestDatabase } from '../helpers/db.js';
 import { newRequest } from './requestFixture.js';
 

@@ -17,7 +17,6 @@ import {
   type FillFacts,
 } from '../../src/core/ledger/movements.js';
 import { minedTxMovements, sentTxFactsJson } from '../../src/core/ledger/sentTxFacts.js';
-import type { RequestRecord } from '../../src/store/requestRecord.js';
 import { insertDeposit, updateDepositStatus } from '../../src/store/deposits.repository.js';
 import {
   insertLedgerMovements,
@@ -32,6 +31,7 @@ import { listEventsForRequest } from '../../src/store/requestEvents.repository.j
 import type { Tables } from '../../src/store/tables.js';
 import { testDatabaseKinds, truncateAll, useTestDatabase } from '../helpers/db.js';
 import { hex32, newRequest } from './requestFixture.js';
+import type { RequestRecord } from '../../src/records/request.js';
 
 const usdc = '0x00000000000000000000000000000000000005dc';
 const app = '0xaaaa00000000000000000000000000000000000a';

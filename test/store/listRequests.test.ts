@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { InvalidContinuationError } from '../../src/store/errors.js';
-import type { RequestRecord } from '../../src/store/requestRecord.js';
+import type { RequestRecord } from '../../src/records/request.js';
 import { getRequest, insertRequest, updateRequestStatus } from '../../src/store/requests.repository.js';
 import {
   listRequests,

@@ -16,7 +16,7 @@ import {
   updateRequestStatus,
 } from '../../src/store/requests.repository.js';
 import { toStatusSnapshot } from '../../src/store/requestOutbox.js';
-import type { RequestRecord } from '../../src/store/requestRecord.js';
+import type { RequestRecord } from '../../src/records/request.js';
 import type { Tables } from '../../src/store/tables.js';
 import { testDatabaseKinds, truncateAll, useTestDatabase } from '../helpers/db.js';
 import { hex32, newRequest } from './requestFixture.js';

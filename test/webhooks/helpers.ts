@@ -5,18 +5,16 @@ import {
   createWebhookDispatcher,
   defaultWebhookSettings,
   type WebhookDispatcher,
-  type WebhookSettings,
 } from '../../src/core/webhooks/createWebhookDispatcher.js';
+import type { WebhookSettings } from '../../src/core/ports/webhookSettings.js';
 import { sealWebhookSecret } from '../../src/core/apiKeys/webhookSecret.js';
-import { insertApiKey, type ApiKeyWebhook } from '../../src/store/apiKeys.repository.js';
+import { insertApiKey } from '../../src/store/apiKeys.repository.js';
+import type { ApiKeyWebhook } from '../../src/records/apiKey.js';
 import type { Database } from '../../src/store/database.js';
-import type { RequestRecord } from '../../src/store/requestRecord.js';
+import type { RequestRecord } from '../../src/records/request.js';
 import { insertRequest, updateRequestStatus } from '../../src/store/requests.repository.js';
-import {
-  listenWebhookDeliveries,
-  listWebhookDeliveries,
-  type WebhookDelivery,
-} from '../../src/store/webhookDeliveries.repository.js';
+import { listenWebhookDeliveries, listWebhookDeliveries } from '../../src/store/webhookDeliveries.repository.js';
+import type { WebhookDelivery } from '../../src/records/webhookDelivery.js';
 import { newRequest } from '../store/requestFixture.js';
 import { testDatabaseUrl } from '../helpers/db.js';
 

@@ -1,12 +1,12 @@
 import type { Hex } from 'viem';
-import type { SendParameters } from '../../core/solver/ports.js';
+import type { SendParameters } from '../../core/ports/solver.js';
 import { isUniqueViolation } from '../../store/errors.js';
 import {
   insertOutgoingTxs,
   outgoingTxRequestKindKey,
   outgoingTxSignerNonceKey,
-  type OutgoingTxRecord,
 } from '../../store/outgoingTxs.repository.js';
+import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
 import { sign } from './broadcast.js';
 import type { NonceAllocator } from './nonces.js';
 import { payloadOf, toJson, type Fees, type TxPayload } from './payload.js';

@@ -1,7 +1,8 @@
 import { BaseError, keccak256, TransactionNotFoundError, type Address, type Hex } from 'viem';
 import { GatewayError } from '../../core/errors.js';
-import type { SignedAuthorizationInput } from '../../core/solver/ports.js';
-import { getOutgoingTx, updateOutgoingTx, type OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
+import type { SignedAuthorizationInput } from '../../core/ports/solver.js';
+import { getOutgoingTx, updateOutgoingTx } from '../../store/outgoingTxs.repository.js';
+import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
 import { mayHaveReachedNode } from '../rpcErrors.js';
 import type { Fees } from './payload.js';
 import type { SenderState } from './state.js';

@@ -3,8 +3,8 @@ import {
   getOutgoingTxAtNonce,
   listRecentlyMinedOutgoingTxs,
   updateOutgoingTx,
-  type OutgoingTxRecord,
 } from '../../store/outgoingTxs.repository.js';
+import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
 import { broadcast } from './broadcast.js';
 import { readPayload, versionFields } from './payload.js';
 import type { SenderState } from './state.js';

@@ -1,7 +1,7 @@
 import { BaseError, ExecutionRevertedError } from 'viem';
 import { GatewayError } from '../../core/errors.js';
 import { withGasMargin } from '../../core/gasMargin.js';
-import type { SendParameters } from '../../core/solver/ports.js';
+import type { SendParameters } from '../../core/ports/solver.js';
 import { describeExecutionFailure } from '../revertReasons.js';
 import { mayHaveReachedNode } from '../rpcErrors.js';
 import { messageOf, rpcFailure, toViemAuthorization } from './broadcast.js';

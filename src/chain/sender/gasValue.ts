@@ -1,5 +1,5 @@
 import { toUsdMicros, type UsdPrice } from '../../core/market.js';
-import type { SentReceipt } from '../../core/solver/ports.js';
+import type { SentReceipt } from '../../core/ports/solver.js';
 import type { SenderState } from './state.js';
 
 export interface GasValue {

@@ -1,9 +1,9 @@
 import type { Address, Hex } from 'viem';
 import { sentTxFactsJson } from '../../core/ledger/sentTxFacts.js';
-import type { SendParameters, SignedAuthorizationInput } from '../../core/solver/ports.js';
-import type { OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
-import type { JsonObject } from '../../store/tables.js';
 import type { SenderState } from './state.js';
+import type { SendParameters, SignedAuthorizationInput } from '../../core/ports/solver.js';
+import type { JsonObject } from '../../records/json.js';
+import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
 
 /** The stored `payload`: everything needed to rebroadcast or re-sign without the caller (decimal strings). */
 export interface TxPayload {

@@ -2,13 +2,7 @@ import { BaseError, TransactionReceiptNotFoundError, type Hex } from 'viem';
 import { GatewayError } from '../../core/errors.js';
 import { claimPaid } from '../../core/ledger/movements.js';
 import { minedTxMovements } from '../../core/ledger/sentTxFacts.js';
-import type { SentReceipt } from '../../core/solver/ports.js';
-import {
-  getOutgoingTx,
-  reviseOutgoingTx,
-  updateOutgoingTx,
-  type OutgoingTxRecord,
-} from '../../store/outgoingTxs.repository.js';
+import { getOutgoingTx, reviseOutgoingTx, updateOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import type { HeadFeed } from '../heads.js';
 import { rejection } from './broadcast.js';
 import { resendDropped } from './dropped.js';
@@ -17,6 +11,8 @@ import { readPayload, toJson, type TxPayload } from './payload.js';
 import { bump, rebroadcastPrepared, type ReplacementSettings } from './replacement.js';
 import { assertRunning, crash, type SenderState } from './state.js';
 import { createSleeper } from '../../core/sleeper.js';
+import type { SentReceipt } from '../../core/ports/solver.js';
+import { type OutgoingTxRecord } from '../../records/outgoingTx.js';
 
 /**
  * Polls in a row that must see the nonce used on chain with no receipt for any of our hashes before the

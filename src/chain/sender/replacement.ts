@@ -1,4 +1,5 @@
-import { getOutgoingTx, reviseOutgoingTx, type OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
+import { getOutgoingTx, reviseOutgoingTx } from '../../store/outgoingTxs.repository.js';
+import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
 import { broadcast, estimateFees, markBroadcast, sign } from './broadcast.js';
 import { toJson, versionFields, type TxPayload } from './payload.js';
 import type { SenderState } from './state.js';

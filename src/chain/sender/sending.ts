@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import { GatewayError } from '../../core/errors.js';
-import type { SendParameters } from '../../core/solver/ports.js';
+import type { SendParameters } from '../../core/ports/solver.js';
 import { isUniqueViolation } from '../../store/errors.js';
 import { groupedCalls } from '../../store/groupedCalls.js';
 import {
@@ -12,8 +12,8 @@ import {
   outgoingTxSignerNonceKey,
   releaseOutgoingTxNonce,
   reviseOutgoingTx,
-  type OutgoingTxRecord,
 } from '../../store/outgoingTxs.repository.js';
+import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
 import { broadcast, markBroadcast, rejection, sign } from './broadcast.js';
 import type { FeeCaps } from './feeCaps.js';
 import type { GasValue } from './gasValue.js';

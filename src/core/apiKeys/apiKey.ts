@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { ApiKeyRecord, ApiKeyWebhook } from '../../store/apiKeys.repository.js';
+import type { ApiKeyRecord, ApiKeyWebhook } from '../../records/apiKey.js';
 import type { CoreContext } from '../context.js';
-import { openWebhookSecret, type WebhookEncryptionKey } from './webhookSecret.js';
+import { openWebhookSecret } from './webhookSecret.js';
+import type { WebhookEncryptionKey } from '../ports/webhookSettings.js';
 import { hashApiKey } from './authenticate.js';
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parseUnits } from 'viem';
-import { getApiKeyByHash, type ApiKeyRecord } from '../../store/apiKeys.repository.js';
+import { getApiKeyByHash } from '../../store/apiKeys.repository.js';
+import type { ApiKeyRecord } from '../../records/apiKey.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Caller } from '../vocabulary/caller.js';

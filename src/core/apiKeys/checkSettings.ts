@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../store/tables.js';
+import type { JsonObject } from '../../records/json.js';
 import { GatewayError } from '../errors.js';
 import type { ApiKeyLimits } from './apiKey.js';
 

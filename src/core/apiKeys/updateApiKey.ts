@@ -1,8 +1,5 @@
-import {
-  getApiKey as getApiKeyRow,
-  updateApiKey as updateApiKeyRow,
-  type ApiKeyWebhook,
-} from '../../store/apiKeys.repository.js';
+import { getApiKey as getApiKeyRow, updateApiKey as updateApiKeyRow } from '../../store/apiKeys.repository.js';
+import type { ApiKeyWebhook } from '../../records/apiKey.js';
 import { GatewayError } from '../errors.js';
 import type { ApiKey, ApiKeyLimits, ApiKeysContext } from './apiKey.js';
 import { toApiKey } from './apiKey.js';

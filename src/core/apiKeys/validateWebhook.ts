@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { ApiKeyWebhook } from '../../store/apiKeys.repository.js';
+import type { ApiKeyWebhook } from '../../records/apiKey.js';
 import { GatewayError } from '../errors.js';
 
 export interface ValidateWebhookParameters {

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Hex } from 'viem';
 import { GatewayError } from '../errors.js';
+import type { WebhookEncryptionKey } from '../ports/webhookSettings.js';
 
 /**
  * The HMAC secret of a key's webhooks is the API key itself (as in the reference: receivers verify with their
@@ -9,9 +10,6 @@ import { GatewayError } from '../errors.js';
  * open). A database leak alone does not reveal keys; the database and the encryption key together do.
  */
 const version = 'v1';
-
-/** 32 bytes of key material: `GATEWAY_WEBHOOK_SECRET_KEY`, or derived from the solver key when that is unset. */
-export type WebhookEncryptionKey = Buffer;
 
 /**
  * The encryption key when none is configured: HKDF of the solver's private key, so every deployment has one

@@ -1,22 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { encodeAbiParameters, formatUnits, getAddress, keccak256, type Address, type Hex } from 'viem';
-import {
-  authorizeClaim,
-  getClaim,
-  insertClaim,
-  listClaims,
-  type ClaimRecord,
-} from '../../store/appFeeClaims.repository.js';
+import { authorizeClaim, getClaim, insertClaim, listClaims } from '../../store/appFeeClaims.repository.js';
+import type { ClaimRecord } from '../../records/appFeeClaim.js';
 import { requireChain, requireCurrency } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { amountOf } from '../fees/presentFees.js';
 import { crashPoint } from '../faults.js';
 import { fromUsdMicros, toUsdMicros } from '../market.js';
-import { refuseBurnAddress } from '../quote/burnAddresses.js';
-import { parseAddress, parseInteger, parseUint, refuseGatewayAddress } from '../inputs.js';
-import { quoteCurrency } from '../quote/present.js';
-import type { Amount } from '../vocabulary/amount.js';
+import { refuseBurnAddress } from '../burnAddresses.js';
+import { parseAddress, parseInteger, parseUint } from '../inputs.js';
+import { refuseGatewayAddress } from '../chains/gatewayAddresses.js';
+import { quoteCurrency, type Amount } from '../vocabulary/amount.js';
 import { formatUsdMicros } from '../usd.js';
 import { availableAppBalance } from './getAppFeeBalances.js';
 import { claimSettingsOf, defaultAppFeeClaimSettings } from './claimSettings.js';

@@ -1,13 +1,9 @@
 import { encodeFunctionData, erc20Abi, zeroAddress, type Address, type Hex } from 'viem';
-import {
-  deleteExpiredClaims,
-  finishClaim,
-  listPendingClaims,
-  type ClaimRecord,
-} from '../../store/appFeeClaims.repository.js';
+import { deleteExpiredClaims, finishClaim, listPendingClaims } from '../../store/appFeeClaims.repository.js';
+import type { ClaimRecord } from '../../records/appFeeClaim.js';
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import type { CoreContext } from '../context.js';
-import type { TransactionSender } from '../solver/ports.js';
+import type { TransactionSender } from '../ports/solver.js';
 import { errorMessage } from '../errors.js';
 import { createPeriodicJob } from '../periodicJob.js';
 import { createServiceSkips } from '../chains/serviceSkips.js';

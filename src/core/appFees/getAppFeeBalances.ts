@@ -5,8 +5,7 @@ import { accounts } from '../ledger/movements.js';
 import { findCurrency } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { amountOf } from '../fees/presentFees.js';
-import { quoteCurrency } from '../quote/present.js';
-import type { Amount } from '../vocabulary/amount.js';
+import { quoteCurrency, type Amount } from '../vocabulary/amount.js';
 import { formatUsdMicros } from '../usd.js';
 
 export interface AppFeeBalances {

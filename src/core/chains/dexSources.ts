@@ -1,5 +1,10 @@
-import { SWAP_SOURCE } from '../settings.js';
 import type { ChainConfig } from './types.js';
+
+/**
+ * The one swap source of this gateway: the solver fills every swap from its own inventory at oracle prices.
+ * `GET /swap-sources` lists it, and quotes honour `includedSwapSources` / `excludedSwapSources` against it.
+ */
+export const SWAP_SOURCE = 'solver-inventory';
 
 /** The swap source name of a chain's Uniswap v3 deployment (`dex.uniswapV3`). */
 export const UNISWAP_V3_SOURCE = 'uniswap-v3';

@@ -1,6 +1,5 @@
 import { zeroAddress } from 'viem';
-import type { CoreContext } from '../context.js';
-import type { Chain, ChainConfig, CurrencyConfig } from './types.js';
+import type { Chain, ChainConfig, CoreConfig, CurrencyConfig } from './types.js';
 
 export interface GetChainsParameters {
   /** Comma-separated ids of hidden chains to include (the reference's `includeChains`). */
@@ -13,7 +12,10 @@ export type GetChainsReturnType = Chain[];
  * The chain catalogue: every configured chain that is not hidden, plus hidden chains named in
  * `includeChains`. Backs `GET /chains` and the GraphQL `chains` field.
  */
-export function getChains(ctx: CoreContext, params: GetChainsParameters = {}): GetChainsReturnType {
+export function getChains(
+  ctx: { config: Pick<CoreConfig, 'chains' | 'solverAddress'> },
+  params: GetChainsParameters = {},
+): GetChainsReturnType {
   const included = new Set(
     (params.includeChains ?? '')
       .split(',')

@@ -1,5 +1,4 @@
-import type { ChainConfig, CurrencyConfig } from './types.js';
-import type { CoreContext } from '../context.js';
+import type { ChainConfig, CoreConfig, CurrencyConfig } from './types.js';
 import { GatewayError } from '../errors.js';
 import { parseChainId } from '../inputs.js';
 
@@ -9,7 +8,11 @@ import { parseChainId } from '../inputs.js';
  * @throws `INVALID_INPUT` (400) when `chainId` is not a positive integer, `UNSUPPORTED_CHAIN` (400) when the gateway
  *   does not serve the chain.
  */
-export function requireChain(ctx: CoreContext, chainId: number, role?: 'origin' | 'destination'): ChainConfig {
+export function requireChain(
+  ctx: { config: Pick<CoreConfig, 'chains'> },
+  chainId: number,
+  role?: 'origin' | 'destination',
+): ChainConfig {
   // The shape first (GraphQL's Int is signed): a negative or fractional id is bad input, not an unknown chain.
   parseChainId(chainId, role === undefined ? 'chainId' : `${role}ChainId`);
   const chain = ctx.config.chains.find((candidate) => candidate.id === chainId);

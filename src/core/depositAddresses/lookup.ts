@@ -7,11 +7,11 @@ import {
   insertDepositAddress,
   listTransfers,
 } from '../../store/depositAddresses.repository.js';
-import { toStatusDepositAddress, type StatusDepositAddress } from '../../store/requestStatus.js';
+import { toStatusDepositAddress, type StatusDepositAddress } from '../../records/requestStatus.js';
 import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import { computeDepositAddress } from './address.js';
+import { computeDepositAddress } from '../vocabulary/depositAddress.js';
 
 /** The most dust transfers one lookup lists (`unsweptTransfers`). */
 const MAX_UNSWEPT_SHOWN = 100;

@@ -7,10 +7,8 @@ import {
   linkRequestToAddress,
   listTransfers,
   updateTransfer,
-  type DepositAddressRecord,
-  type SweepLeg,
-  type TransferRecord,
 } from '../../store/depositAddresses.repository.js';
+import type { DepositAddressRecord, SweepLeg, TransferRecord } from '../../records/depositAddress.js';
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import { getRequest } from '../../store/requests.repository.js';
 import { requireChain } from '../chains/requireChain.js';
@@ -18,8 +16,8 @@ import type { CoreContext } from '../context.js';
 import { errorMessage, isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
 import { getQuote } from '../quote/getQuote.js';
-import type { TransactionSender } from '../solver/ports.js';
-import { refundOnlyIdOf, sweepIdOf } from './address.js';
+import type { TransactionSender } from '../ports/solver.js';
+import { refundOnlyIdOf, sweepIdOf } from '../vocabulary/depositAddress.js';
 import { minimumWorthSweeping } from './sweepWorth.js';
 
 export interface DepositAddressProcessor {

@@ -1,6 +1,6 @@
 import { encodeFunctionData, zeroAddress, type Address, type Hex } from 'viem';
 import { depositAddressFactoryAbi } from '../../../generated/contracts/index.js';
-import type { DepositAddressRecord } from '../../store/depositAddresses.repository.js';
+import type { DepositAddressRecord } from '../../records/depositAddress.js';
 import { findCurrency, requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { convert, fromUsdMicros } from '../market.js';

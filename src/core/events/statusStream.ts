@@ -1,11 +1,11 @@
-import type { RequestRecord } from '../../store/requestRecord.js';
-import type { RequestStatusSnapshot } from '../../store/requestStatus.js';
+import type { RequestRecord } from '../../records/request.js';
+import type { RequestStatusSnapshot } from '../../records/requestStatus.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Caller } from '../vocabulary/caller.js';
 import { statusFieldsOf } from '../requests/statusRules.js';
 import type { IntentStatus, RenderedStatus } from '../requests/types.js';
-import type { RequestEventBus } from './requestEventBus.js';
+import type { RequestEventBus } from '../ports/requestEventBus.js';
 
 /**
  * One message of a status stream: the whole rendered snapshot, with when the request was quoted (as the status

@@ -3,7 +3,7 @@ import { getRequest } from '../../store/requests.repository.js';
 import { statusSnapshotOf } from '../../store/requestOutbox.js';
 import type { CoreContext } from '../context.js';
 import type { Caller } from '../vocabulary/caller.js';
-import { parseRequestId, requestNotFound } from '../requests/requestId.js';
+import { parseRequestId, requestNotFound } from '../vocabulary/requestId.js';
 import { createEventQueue } from './eventQueue.js';
 import { isFinalStatus, requireEventBus, toStatusUpdate, type RequestStatusUpdate } from './statusStream.js';
 

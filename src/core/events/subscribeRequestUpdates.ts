@@ -1,11 +1,12 @@
 import { normalizeHex } from '../../store/mappers.js';
-import { lastEventId, type RequestEvent } from '../../store/requestEvents.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
-import type { RequestStatus } from '../../store/requestStatus.js';
+import { lastEventId } from '../../store/requestEvents.repository.js';
+import type { RequestEvent } from '../../records/requestEvent.js';
+import type { RequestRecord } from '../../records/request.js';
+import type { RequestStatus } from '../../records/requestStatus.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Caller } from '../vocabulary/caller.js';
-import { parseRequestId } from '../requests/requestId.js';
+import { parseRequestId } from '../vocabulary/requestId.js';
 import { createEventQueue } from './eventQueue.js';
 import { ownsRequest, requireEventBus, toStatusUpdate, type RequestStatusUpdate } from './statusStream.js';
 

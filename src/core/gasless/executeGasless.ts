@@ -4,7 +4,6 @@ import { drawSponsorship, getApiKey } from '../../store/apiKeys.repository.js';
 import { insertGaslessSubmission, getGaslessSubmission } from '../../store/gaslessSubmissions.repository.js';
 import { incrementRateLimitCounter } from '../../store/rateLimitCounters.repository.js';
 import { getRequest, updateRequestStatus } from '../../store/requests.repository.js';
-import type { JsonObject } from '../../store/tables.js';
 import { batchExecutorAbi, depositoryAbi, receiverAbi } from '../abi.js';
 import { requireChain, requireCurrency } from '../chains/requireChain.js';
 import type { ChainConfig } from '../chains/types.js';
@@ -15,15 +14,16 @@ import { crashPoint } from '../faults.js';
 import { parseAddress, parseInteger, parseUint } from '../inputs.js';
 import { convert, toUsdMicros } from '../market.js';
 import type { Caller } from '../vocabulary/caller.js';
-import { parseRequestId } from '../requests/requestId.js';
-import { judgeDeposit } from '../solver/depositMatch.js';
-import type { SignedAuthorizationInput } from '../solver/ports.js';
+import { judgeDeposit } from '../deposits/depositMatch.js';
 import { decodeRevert, revertDataOf } from './decodeRevert.js';
 import { defaultGaslessSettings } from './settings.js';
 import { withGasMargin } from '../gasMargin.js';
 import { gaslessGasCap } from '../limits/gasCaps.js';
 import { checkNoRecentExecutionRevert } from '../limits/executionReverts.js';
-import { moveOf } from '../requests/statusMachine.js';
+import type { JsonObject } from '../../records/json.js';
+import { parseRequestId } from '../vocabulary/requestId.js';
+import type { SignedAuthorizationInput } from '../ports/solver.js';
+import { moveOf } from '../vocabulary/statusMachine.js';
 
 export interface ExecuteGaslessParameters {
   executionKind: 'rawCalls';

@@ -6,13 +6,14 @@ import {
 } from '../../store/gaslessSubmissions.repository.js';
 import { returnSponsorship } from '../../store/apiKeys.repository.js';
 import { recordExecutionRevert } from '../../store/executionReverts.repository.js';
-import { getLiveOutgoingTx, updateOutgoingTx, type OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
+import { getLiveOutgoingTx, updateOutgoingTx } from '../../store/outgoingTxs.repository.js';
+import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
 import { updateRequestStatus } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError, isGatewayError } from '../errors.js';
-import type { GaslessLifecycle, TransactionSender } from '../solver/ports.js';
+import type { GaslessLifecycle, TransactionSender } from '../ports/solver.js';
 import type { GaslessPayload } from './executeGasless.js';
-import { moveOf } from '../requests/statusMachine.js';
+import { moveOf } from '../vocabulary/statusMachine.js';
 
 /**
  * Sends accepted gasless batches (`executeGasless`) from the solver's sender of their chain and follows them:

@@ -1,13 +1,14 @@
 import { formatUnits, type Address } from 'viem';
 import { ledgerBalances } from '../../store/ledger.repository.js';
 import { accounts } from '../ledger/movements.js';
-import { listReconciliations, type ReconciliationRecord } from '../../store/reconciliations.repository.js';
+import { listReconciliations } from '../../store/reconciliations.repository.js';
 import { sumCommittedFills, sumPendingSettlement } from '../../store/settlements.repository.js';
 import { createTtlCache, type TtlCache } from '../cache.js';
 import { chainCurrencies } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import type { InventorySettings } from '../chains/settings.js';
 import { pow10 } from '../powersOfTen.js';
+import { type ReconciliationRecord } from '../../records/reconciliation.js';
 
 export interface InventoryLine {
   chainId: number;
@@ -44,7 +45,7 @@ export interface InventoryReport {
   /** Chains below their threshold, per currency group, by how much (smallest units) to reach the target. */
   short: Array<{ group: string; chainId: number; currency: Address; target: bigint; shortBy: bigint }>;
   plan: RebalanceMove[];
-  /** The ledger's latest reconciliation with the chains (`src/core/ledger/reconciler.ts`), per chain and currency. */
+  /** The ledger's latest reconciliation with the chains (`src/core/reconciliation/reconciler.ts`), per chain and currency. */
   reconciliation: ReconciliationRecord[];
 }
 

@@ -1,7 +1,7 @@
 import { zeroAddress } from 'viem';
-import type { RequestRecord } from '../../store/requestRecord.js';
 import { accounts, type LedgerMovement } from '../../store/ledgerMovements.js';
 import { parseStoredFees, type StoredFees } from '../../store/storedFees.js';
+import type { RequestRecord } from '../../records/request.js';
 
 export { accounts, type LedgerAccount, type LedgerMovement, type MovementKind } from '../../store/ledgerMovements.js';
 

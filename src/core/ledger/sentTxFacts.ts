@@ -1,5 +1,3 @@
-import type { OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
-import type { JsonObject, JsonValue } from '../../store/tables.js';
 import {
   gasSpent,
   refundPaid,
@@ -9,6 +7,8 @@ import {
   type SettledDeposit,
   type Valuation,
 } from './movements.js';
+import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
+import type { JsonObject, JsonValue } from '../../records/json.js';
 
 /**
  * What a transaction the solver sends pays besides its gas, as the solver knows it when it builds the transaction:

@@ -1,16 +1,17 @@
 import { isAddressEqual, recoverTypedDataAddress, type Address, type Hex } from 'viem';
-import { getPermit, insertPermit, type PermitRecord } from '../../store/permits.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import { getPermit, insertPermit } from '../../store/permits.repository.js';
+import type { PermitRecord } from '../../records/permit.js';
+import type { RequestRecord } from '../../records/request.js';
 import { getRequest, updateRequestStatus } from '../../store/requests.repository.js';
 import { isUniqueViolation } from '../../store/errors.js';
 import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError, isGatewayError } from '../errors.js';
-import type { PermitChain, PermitStandard } from './ports.js';
+import type { PermitChain, PermitStandard } from '../ports/permits.js';
 import { permitDepositCalldata, permitTypedData, type StoredPermit } from './typedData.js';
 import type { PermitKind, SubmitPermitInput, SubmitPermitResult } from './types.js';
 import { withGasMargin } from '../gasMargin.js';
-import { moveOf } from '../requests/statusMachine.js';
+import { moveOf } from '../vocabulary/statusMachine.js';
 import { checkNoRecentPermitRevert } from './revertCooldown.js';
 import { defaultPermitSettings, minPermitValiditySeconds } from './settings.js';
 

@@ -6,9 +6,9 @@ import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
-import type { DepositWatcher, TransactionSender } from '../solver/ports.js';
-import type { PermitDepositor } from './ports.js';
-import { moveOf } from '../requests/statusMachine.js';
+import type { DepositWatcher, TransactionSender } from '../ports/solver.js';
+import type { PermitDepositor } from '../ports/permits.js';
+import { moveOf } from '../vocabulary/statusMachine.js';
 import { createSleeper } from '../sleeper.js';
 import { permitNonceUsed, storedPermitOf } from './depositPermit.js';
 

@@ -3,7 +3,7 @@ import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { reservePermitDeadline } from './deadlines.js';
-import type { PermitStandard } from './ports.js';
+import type { PermitStandard } from '../ports/permits.js';
 import { checkNoRecentPermitRevert } from './revertCooldown.js';
 import { defaultPermitSettings, minPermitValiditySeconds } from './settings.js';
 import type { StoredPermit } from './typedData.js';

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors.js';
-import { parseRequestId } from '../requests/requestId.js';
+import { parseRequestId } from '../vocabulary/requestId.js';
 import type { CoreContext } from '../context.js';
 import { authorizeClaimSignature } from '../appFees/claim.js';
 import { depositPermitKind } from './depositPermit.js';

@@ -1,5 +1,5 @@
 import { encodeFunctionData, parseAbi, parseSignature, type Address, type Hex } from 'viem';
-import type { PermitStandard } from './ports.js';
+import type { PermitStandard } from '../ports/permits.js';
 
 /**
  * The permit a quote with `usePermit: true` asks the user to sign, stored with the request (`quote.permit`) so

@@ -1,32 +1,20 @@
-import { formatUnits, zeroAddress } from 'viem';
-import type { CurrencyConfig } from '../chains/types.js';
+import { formatUnits } from 'viem';
 import { fillPayee } from '../fill/fillTransaction.js';
 import { amountOf, expandedPriceImpact, relayerSplit } from '../fees/presentFees.js';
 import { FEE_COMPONENTS, type FeeComponent } from '../fees/sponsorship.js';
 import { toUsdMicros, type UsdPrice } from '../market.js';
-import { SWAP_SOURCE } from '../settings.js';
+import { SWAP_SOURCE } from '../chains/dexSources.js';
 import { formatUsdMicros } from '../usd.js';
 import type { Pricing } from './pricing.js';
 import type { ResolvedRoute } from '../vocabulary/route.js';
 import type { FeeSponsorshipPhase, Impact, LegacyFees, QuoteDetails, SponsorshipComponentName } from './types.js';
-import type { Amount, QuoteCurrency } from '../vocabulary/amount.js';
+import { quoteCurrency, type Amount, type QuoteCurrency } from '../vocabulary/amount.js';
 import { pow10 } from '../powersOfTen.js';
 
 /** `part / whole` as a percentage with two decimals, truncated toward zero (`-1.25`); `0` when `whole` is 0. */
 function formatPercent(part: bigint, whole: bigint): string {
   if (whole === 0n) return '0';
   return formatUnits((part * 10_000n) / whole, 2);
-}
-
-export function quoteCurrency(chainId: number, currency: CurrencyConfig): QuoteCurrency {
-  return {
-    chainId,
-    address: currency.address,
-    symbol: currency.symbol,
-    name: currency.name,
-    decimals: currency.decimals,
-    metadata: { logoURI: currency.logoURI, verified: currency.verified, isNative: currency.address === zeroAddress },
-  };
 }
 
 /** An Amount object priced at `price`: exact smallest units, whole units and USD for display. */

@@ -1,5 +1,6 @@
 import { getAddress, isAddress, isHex, zeroAddress, type Address } from 'viem';
-import { parseAddress, parseChainId, parseInteger, parseUint, refuseGatewayAddress } from '../inputs.js';
+import { parseAddress, parseChainId, parseInteger, parseUint } from '../inputs.js';
+import { refuseGatewayAddress } from '../chains/gatewayAddresses.js';
 import { chainCurrencies, requireChain } from '../chains/requireChain.js';
 import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
@@ -7,8 +8,8 @@ import { GatewayError, type ErrorCode } from '../errors.js';
 import { classifyRoute } from '../fees/classifyRoute.js';
 import type { ResolvedRoute } from '../vocabulary/route.js';
 import type { DestinationCall } from '../fill/fillTransaction.js';
-import { refuseBurnAddress } from './burnAddresses.js';
-import { SWAP_SOURCE } from '../settings.js';
+import { refuseBurnAddress } from '../burnAddresses.js';
+import { SWAP_SOURCE } from '../chains/dexSources.js';
 import {
   unsupportedQuoteOptions,
   type QuoteDetails,

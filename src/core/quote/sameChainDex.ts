@@ -14,14 +14,13 @@
  */
 import { concat, zeroAddress, type Address, type Hex } from 'viem';
 import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
-import { swapSourcesOf, UNISWAP_V2_SOURCE, UNISWAP_V3_SOURCE } from '../chains/dexSources.js';
+import { swapSourcesOf, UNISWAP_V2_SOURCE, UNISWAP_V3_SOURCE, SWAP_SOURCE } from '../chains/dexSources.js';
 import type { CoreContext } from '../context.js';
 import { dexLegRecord, type DexLegRecord } from '../dex/legRecord.js';
 import type { DexSource } from '../dex/poolState.js';
 import type { DexQuote, DexRoute } from '../dex/route.js';
 import { routerSwapCall } from '../dex/routerCalls.js';
 import { GatewayError, isGatewayError } from '../errors.js';
-import { SWAP_SOURCE } from '../settings.js';
 import type { ResolvedRoute } from '../vocabulary/route.js';
 import { resolveRoute } from './resolve.js';
 import type { QuoteParameters } from './types.js';

@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem';
-import type { TradeType } from '../../store/requestRecord.js';
+import type { TradeType } from '../../records/request.js';
 import type { RouteClass, RouteOperation } from '../vocabulary/route.js';
 import type { Amount, ExpandedPriceImpact } from '../vocabulary/amount.js';
 

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../store/tables.js';
+import type { JsonObject } from '../../records/json.js';
 
 /**
  * `details` of a status record as the reference sends it: text. A recorded message is itself; any other

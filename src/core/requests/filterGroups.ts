@@ -1,6 +1,6 @@
 import { isAddress } from 'viem';
 import type { FilterColumn, FilterExpression, RequestTypeFilter, StoredCurrency } from '../../store/requestFilters.js';
-import { requestStatuses } from '../../store/requestStatus.js';
+import { requestStatuses } from '../../records/requestStatus.js';
 import { chainCurrencies } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';

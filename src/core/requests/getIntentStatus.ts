@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import { coalescedRequestReads } from '../../store/requests.repository.js';
 import type { Tables } from '../../store/tables.js';
 import type { CoreContext } from '../context.js';
-import { parseRequestId, requestNotFound } from './requestId.js';
+import { parseRequestId, requestNotFound } from '../vocabulary/requestId.js';
 import { statusFieldsOf } from './statusRules.js';
 import type { IntentStatus } from './types.js';
 import type { DexLegRecord } from '../dex/legRecord.js';

@@ -1,14 +1,14 @@
 import { depositAddressesOfRequests } from '../../store/depositAddresses.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import type { ListRequestsFilters, RequestSortBy, SortDirection } from '../../store/listRequests.repository.js';
-import { requestStatuses, type RequestStatus } from '../../store/requestStatus.js';
+import { requestStatuses, type RequestStatus } from '../../records/requestStatus.js';
 import type { CoreContext } from '../context.js';
 import type { Caller } from '../vocabulary/caller.js';
 import { scopeForCaller, type KeyScope } from './access.js';
 import { presentRequest } from './presentRequest.js';
 import { countRequests, fetchPage, pageSize, storeTimeFilters, type PageQuery } from './requestPages.js';
 import { parseChainId } from '../inputs.js';
-import { parseRequestId } from './requestId.js';
+import { parseRequestId } from '../vocabulary/requestId.js';
 import { checkAddressFilter, searchFilters, type RequestSearchParameters } from './searchFilters.js';
 import { NO_REASON } from './statusRules.js';
 import { loadRequestTransactions } from './transactions.js';

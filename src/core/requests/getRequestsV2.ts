@@ -1,6 +1,6 @@
 import { depositAddressesOfRequests } from '../../store/depositAddresses.repository.js';
 import type { RequestSortBy, SortDirection } from '../../store/listRequests.repository.js';
-import type { JsonObject } from '../../store/tables.js';
+import type { JsonObject } from '../../records/json.js';
 import type { CoreContext } from '../context.js';
 import { scopeForApiKeys } from './access.js';
 import { storeFilters } from './getRequests.js';

@@ -1,5 +1,5 @@
 import type { Address } from 'viem';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 
 /**
  * Whom a request's fill pays on the destination: the recipient of a plain payment; for a request

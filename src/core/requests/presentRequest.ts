@@ -1,8 +1,8 @@
-import type { RequestDepositAddress as StoredDepositAddress } from '../../store/depositAddresses.repository.js';
+import type { RequestDepositAddress as StoredDepositAddress } from '../../records/depositAddress.js';
 import { getAddress, isAddress, zeroAddress, type Address } from 'viem';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import { parseStoredFees, type StoredFees } from '../../store/storedFees.js';
-import { addressOnlyDepositAddress, toStatusDepositAddress } from '../../store/requestStatus.js';
+import { addressOnlyDepositAddress, toStatusDepositAddress } from '../../records/requestStatus.js';
 import { findCurrency } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import {
@@ -14,10 +14,10 @@ import {
   platformFeeInfo,
   requestAppFees,
 } from '../fees/presentFees.js';
-import { quoteCurrency, rateOf } from '../quote/present.js';
+import { quoteCurrency, type Amount, type QuoteCurrency } from '../vocabulary/amount.js';
+import { rateOf } from '../quote/present.js';
 import type { FeeSponsorshipPhase } from '../quote/types.js';
-import type { Amount, QuoteCurrency } from '../vocabulary/amount.js';
-import { SWAP_SOURCE } from '../settings.js';
+import { SWAP_SOURCE } from '../chains/dexSources.js';
 import type { KeyScope } from './access.js';
 import { paidRecipientOf } from './paidRecipient.js';
 import { failReasonOf, orNoReason, refundFailReasonOf, statusV2, toWebhookDepositAddress } from './statusRules.js';

@@ -1,4 +1,4 @@
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import {
   countRequests as countStoredRequests,
   decodeCursor,

@@ -1,5 +1,5 @@
 import { getAddress, hashTypedData, type Address, type Hex } from 'viem';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import { getRequest } from '../../store/requests.repository.js';
 import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
@@ -7,7 +7,7 @@ import { GatewayError } from '../errors.js';
 import { parseInteger } from '../inputs.js';
 import { REFUND_REQUESTED } from '../solver/decide.js';
 import { attachedDeposit } from '../solver/refund.js';
-import { parseRequestId, requestNotFound } from './requestId.js';
+import { parseRequestId, requestNotFound } from '../vocabulary/requestId.js';
 
 export interface RequestRefundParameters {
   requestId: string;

@@ -1,5 +1,5 @@
-import type { RequestStatus, RequestStatusSnapshot, StatusDepositAddress } from '../../store/requestStatus.js';
-import type { JsonObject, JsonValue } from '../../store/tables.js';
+import type { RequestStatus, RequestStatusSnapshot, StatusDepositAddress } from '../../records/requestStatus.js';
+import type { JsonObject, JsonValue } from '../../records/json.js';
 import type { IntentStatusV1Status, RequestStatusV2, StatusFields } from './types.js';
 
 /** What the status operation, v2 and webhooks say when there is no reason (`/requests/v3` says null). */

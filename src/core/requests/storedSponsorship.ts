@@ -1,5 +1,5 @@
 import type { Address } from 'viem';
-import type { JsonObject, JsonValue } from '../../store/tables.js';
+import type { JsonObject, JsonValue } from '../../records/json.js';
 import type { FeeSponsorshipPhase, SponsorshipComponentName } from '../quote/types.js';
 import type { Amount } from '../vocabulary/amount.js';
 import type { BareAmount, SponsorshipComponentV3, SponsorshipPhase } from './types.js';

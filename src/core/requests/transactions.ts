@@ -1,11 +1,10 @@
-import { listDepositsForRequests, type DepositRecord } from '../../store/deposits.repository.js';
-import {
-  findOutgoingTxsByHashes,
-  listLiveOutgoingTxs,
-  type OutgoingTxRecord,
-} from '../../store/outgoingTxs.repository.js';
-import { listEventsForRequests, type RequestEvent } from '../../store/requestEvents.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import { listDepositsForRequests } from '../../store/deposits.repository.js';
+import type { DepositRecord } from '../../records/deposit.js';
+import { findOutgoingTxsByHashes, listLiveOutgoingTxs } from '../../store/outgoingTxs.repository.js';
+import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
+import { listEventsForRequests } from '../../store/requestEvents.repository.js';
+import type { RequestEvent } from '../../records/requestEvent.js';
+import type { RequestRecord } from '../../records/request.js';
 import type { CoreContext } from '../context.js';
 import type { RequestTransaction } from './types.js';
 

@@ -1,5 +1,5 @@
-import type { RequestStatus, RequestStatusSnapshot, StatusDepositAddress } from '../../store/requestStatus.js';
-import type { JsonObject } from '../../store/tables.js';
+import type { RequestStatus, RequestStatusSnapshot, StatusDepositAddress } from '../../records/requestStatus.js';
+import type { JsonObject } from '../../records/json.js';
 import type { FeeSponsorshipPhase, QuoteDetails } from '../quote/types.js';
 import type { FeeBuckets, LegacyRequestFees, PlatformFeeInfo, RequestAppFees } from '../vocabulary/fees.js';
 import type { Amount, QuoteCurrency } from '../vocabulary/amount.js';

@@ -5,7 +5,6 @@ import { normalizeHex } from '../../store/mappers.js';
 import { getRequests } from '../../store/requests.repository.js';
 import type { Tables } from '../../store/tables.js';
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
-import type { DepositRecord } from '../../store/deposits.repository.js';
 import {
   finishSettlementBatch,
   insertSettlementBatch,
@@ -23,10 +22,11 @@ import type { CoreContext } from '../context.js';
 import { crashPoint } from '../faults.js';
 import { withGasMargin } from '../gasMargin.js';
 import { inputValuation, quotedRequestOf, type SettledDeposit } from '../ledger/movements.js';
-import type { TransactionSender } from '../solver/ports.js';
 import { errorMessage, GatewayError } from '../errors.js';
 import { createPeriodicJob } from '../periodicJob.js';
 import { createServiceSkips } from '../chains/serviceSkips.js';
+import type { DepositRecord } from '../../records/deposit.js';
+import type { TransactionSender } from '../ports/solver.js';
 
 export interface SettlementSettings {
   /** How often each origin chain's filled deposits are released to the solver, ms. */

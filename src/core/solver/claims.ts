@@ -1,13 +1,14 @@
 import type { Kysely } from 'kysely';
-import { updateDepositStatus, type DepositRecord } from '../../store/deposits.repository.js';
+import { updateDepositStatus } from '../../store/deposits.repository.js';
 import { attachDepositToFastFill } from '../../store/fastFills.repository.js';
 import { groupedCalls } from '../../store/groupedCalls.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
 import { claimDepositForRequest, claimDepositsForRequests } from '../../store/requests.repository.js';
 import type { Tables } from '../../store/tables.js';
 import type { CoreContext } from '../context.js';
-import { statusMoves } from '../requests/statusMachine.js';
-import type { DepositVerdict } from './depositMatch.js';
+import type { DepositVerdict } from '../deposits/depositMatch.js';
+import { type DepositRecord } from '../../records/deposit.js';
+import type { RequestRecord } from '../../records/request.js';
+import { statusMoves } from '../vocabulary/statusMachine.js';
 
 /** Most claims one transaction takes. */
 const CLAIM_GROUP = 16;

@@ -1,15 +1,15 @@
 import type { Address } from 'viem';
-import type { DepositRecord } from '../../store/deposits.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
-import type { RequestStatus } from '../../store/requestStatus.js';
-import type { JsonObject } from '../../store/tables.js';
-import type { FailReason } from '../requests/statusMachine.js';
 import type { Claim } from './claims.js';
-import { judgeDeposit, type DepositVerdict, type StrayReason } from './depositMatch.js';
+import { judgeDeposit, type DepositVerdict, type StrayReason } from '../deposits/depositMatch.js';
 import type { FillBlock } from './fillChecks.js';
 import type { FillGateDecision } from './fillGate.js';
-import type { SelfRefundDecision } from './selfRefundDecision.js';
 import { depositOwner } from './solverCarrier.js';
+import type { DepositRecord } from '../../records/deposit.js';
+import type { RequestRecord } from '../../records/request.js';
+import type { RequestStatus } from '../../records/requestStatus.js';
+import type { JsonObject } from '../../records/json.js';
+import type { FailReason } from '../vocabulary/statusMachine.js';
+import type { SelfRefundDecision } from '../ports/selfRefundDecision.js';
 
 /** The `failReason` of a refund its depositor asked for (`selfRefund.ts`), recorded while the request is pending. */
 export const REFUND_REQUESTED = 'MANUAL_ADMIN_REFUND' satisfies FailReason;

@@ -1,6 +1,5 @@
 import type { Hex } from 'viem';
-import { getDeposit, updateDepositStatus, type DepositRecord } from '../../store/deposits.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import { getDeposit, updateDepositStatus } from '../../store/deposits.repository.js';
 import { getRequest } from '../../store/requests.repository.js';
 import { requireChain } from '../chains/requireChain.js';
 import { DEFAULT_UNKNOWN_DEPOSIT_GRACE_SECONDS } from '../chains/types.js';
@@ -13,6 +12,8 @@ import { attachedDeposit, queueStrayRefund, refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';
 import { setStatus } from './setStatus.js';
 import { solverCarriedRefundTarget } from './solverCarrier.js';
+import { type DepositRecord } from '../../records/deposit.js';
+import type { RequestRecord } from '../../records/request.js';
 
 /**
  * The one executor of the solver's decisions (`decide.ts`): sends the fill, refunds the request's own deposit,

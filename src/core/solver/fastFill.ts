@@ -4,7 +4,7 @@ import { claimForFastFill } from '../../store/fastFills.repository.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Caller } from '../vocabulary/caller.js';
-import { parseRequestId } from '../requests/requestId.js';
+import { parseRequestId } from '../vocabulary/requestId.js';
 import { parseUint } from '../inputs.js';
 
 export interface FastFillParameters {

@@ -1,20 +1,21 @@
 import type { Hex } from 'viem';
-import type { DepositRecord } from '../../store/deposits.repository.js';
-import { getLiveOutgoingTx, type OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
+import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import { recordExecutionRevert } from '../../store/executionReverts.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
-import type { JsonObject } from '../../store/tables.js';
 import { requireChain } from '../chains/requireChain.js';
 import { isGatewayError } from '../errors.js';
 import { crashPoint } from '../faults.js';
 import { callsRevert } from '../fill/callsRevert.js';
 import { fillTransaction } from '../fill/fillTransaction.js';
-import type { FailReason } from '../requests/statusMachine.js';
-import type { SentReceipt } from './ports.js';
 import type { SolverScope } from './scope.js';
 import { setStatus } from './setStatus.js';
 import { fillFactsOf, fillParametersOf } from './fillFacts.js';
 import { callsOf } from './requestCalls.js';
+import type { DepositRecord } from '../../records/deposit.js';
+import type { RequestRecord } from '../../records/request.js';
+import type { JsonObject } from '../../records/json.js';
+import type { FailReason } from '../vocabulary/statusMachine.js';
+import type { SentReceipt } from '../ports/solver.js';
+import { type OutgoingTxRecord } from '../../records/outgoingTx.js';
 
 /**
  * How a fill ended, for the executor (`execute.ts`), which refunds what is owed: `sent` (mined and recorded, or

@@ -1,16 +1,16 @@
 import { zeroAddress, type Address } from 'viem';
-import type { DepositRecord } from '../../store/deposits.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
-import type { JsonObject } from '../../store/tables.js';
 import { isGatewayError } from '../errors.js';
 import { withGasMargin } from '../gasMargin.js';
 import { requireChain } from '../chains/requireChain.js';
 import { callsGasCap } from '../limits/gasCaps.js';
-import type { FailReason } from '../requests/statusMachine.js';
-import { judgeDeposit } from './depositMatch.js';
+import { judgeDeposit } from '../deposits/depositMatch.js';
 import { fillOf, fillRevert } from './fill.js';
 import type { SolverScope } from './scope.js';
 import { gasTopupOf } from './requestCalls.js';
+import type { DepositRecord } from '../../records/deposit.js';
+import type { RequestRecord } from '../../records/request.js';
+import type { JsonObject } from '../../records/json.js';
+import type { FailReason } from '../vocabulary/statusMachine.js';
 
 /** Why a request cannot be filled, as its status will say. */
 export interface FillBlock {

@@ -1,10 +1,10 @@
 import type { Address, Hex } from 'viem';
-import type { RequestRecord } from '../../store/requestRecord.js';
 import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { fillPayee, type FillTransactionParameters } from '../fill/fillTransaction.js';
 import { quotedRequestOf, type FillFacts } from '../ledger/movements.js';
 import { callsOf, gasTopupOf } from './requestCalls.js';
+import type { RequestRecord } from '../../records/request.js';
 
 /**
  * The fill of a request, as the solver's fill contract makes it: the output to the recipient (or, with calls, to

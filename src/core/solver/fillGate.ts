@@ -1,7 +1,7 @@
 import { formatUnits, zeroAddress, type Address } from 'viem';
 import { listFillOutflow } from '../../store/outflow.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
-import type { JsonObject } from '../../store/tables.js';
+import type { RequestRecord } from '../../records/request.js';
+import type { JsonObject } from '../../records/json.js';
 import { storedAmount } from '../json.js';
 import type { CoreContext } from '../context.js';
 import { isGatewayError } from '../errors.js';

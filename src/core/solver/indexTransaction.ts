@@ -1,11 +1,11 @@
 import type { Hex } from 'viem';
-import type { DepositRecord } from '../../store/deposits.repository.js';
 import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
-import type { DepositWatcher } from './ports.js';
 import { getRequest } from '../../store/requests.repository.js';
 import { followSameChainSwap, sameChainLegOf } from './sameChainSwap.js';
+import type { DepositRecord } from '../../records/deposit.js';
+import type { DepositWatcher } from '../ports/solver.js';
 
 const bytes32 = /^0x[0-9a-fA-F]{64}$/;
 

@@ -1,11 +1,11 @@
-import type { DepositRecord } from '../../store/deposits.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
 import { crashPoint } from '../faults.js';
 import { claimDeposit } from './claims.js';
 import { decide, standingOf } from './decide.js';
 import { act, readsOf } from './execute.js';
 import { startFillReads } from './fillChecks.js';
 import type { SolverScope } from './scope.js';
+import type { DepositRecord } from '../../records/deposit.js';
+import type { RequestRecord } from '../../records/request.js';
 
 /**
  * A confirmed deposit's walk: its standing (`standingOf`), its claim (`claims.ts`), the decision (`decide.ts`) and

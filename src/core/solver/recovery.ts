@@ -1,12 +1,12 @@
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import { listRequests } from '../../store/listRequests.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
 import { getRequest } from '../../store/requests.repository.js';
-import type { FailReason } from '../requests/statusMachine.js';
 import { act, followFill, sendFill, walkPaidRequest } from './execute.js';
 import { attachedDeposit } from './refund.js';
 import type { SolverScope } from './scope.js';
 import { setStatus } from './setStatus.js';
+import type { RequestRecord } from '../../records/request.js';
+import type { FailReason } from '../vocabulary/statusMachine.js';
 
 /**
  * After a restart: queues every request left in flight (`pending`, `submitted`, or `failure` with its refund not

@@ -8,25 +8,22 @@ import {
   type Hex,
 } from 'viem';
 import type { Kysely } from 'kysely';
-import {
-  getDeposit,
-  listDepositsForRequest,
-  updateDepositStatus,
-  type DepositRecord,
-} from '../../store/deposits.repository.js';
+import { getDeposit, listDepositsForRequest, updateDepositStatus } from '../../store/deposits.repository.js';
+import type { DepositRecord } from '../../records/deposit.js';
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import { appendRequestTxHash, getRequest, recordRequestFailReason } from '../../store/requests.repository.js';
-import type { JsonObject, Tables } from '../../store/tables.js';
+import type { JsonObject } from '../../records/json.js';
+import type { Tables } from '../../store/tables.js';
 import { depositoryAbi } from '../abi.js';
 import { requireChain, requireCurrency } from '../chains/requireChain.js';
 import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
 import { withGasMargin } from '../gasMargin.js';
 import { inputValuation, quotedRequestOf, type RefundFacts } from '../ledger/movements.js';
 import { convert } from '../market.js';
-import type { FailReason } from '../requests/statusMachine.js';
+import type { FailReason } from '../vocabulary/statusMachine.js';
 import { callsOf } from './requestCalls.js';
-import type { SentReceipt } from './ports.js';
+import type { SentReceipt } from '../ports/solver.js';
 import type { SolverScope } from './scope.js';
 import { fillFactsOf } from './fillFacts.js';
 import { setStatus } from './setStatus.js';

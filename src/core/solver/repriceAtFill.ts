@@ -1,6 +1,6 @@
 import type { Address } from 'viem';
-import type { RequestRecord } from '../../store/requestRecord.js';
-import type { JsonObject } from '../../store/tables.js';
+import type { RequestRecord } from '../../records/request.js';
+import type { JsonObject } from '../../records/json.js';
 import { storedAmount } from '../json.js';
 import { requireChain, requireCurrency } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';

@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import type { DestinationCall } from '../fill/fillTransaction.js';
 
 /** The native gas a request's fill sends its recipient with the output (`topupGas`); 0 without a top-up. */

@@ -16,8 +16,8 @@ import type { ChainReceipt, ChainTransactions } from '../chains/chainTransaction
 import type { CoreContext } from '../context.js';
 import { dexLegsOf, type DexLegRecord } from '../dex/legRecord.js';
 import { GatewayError } from '../errors.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
 import { setStatus } from './setStatus.js';
+import type { RequestRecord } from '../../records/request.js';
 
 const TRANSFER = keccak256(toBytes('Transfer(address,address,uint256)'));
 const WITHDRAWAL = keccak256(toBytes('Withdrawal(address,uint256)'));

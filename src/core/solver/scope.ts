@@ -1,10 +1,10 @@
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import type { CoreContext } from '../context.js';
 import type { ClaimTogether } from './claims.js';
 import type { FillGate } from './fillGate.js';
 import type { Lanes } from './lanes.js';
 import type { SubmitTogether } from './setStatus.js';
-import type { OrderTruth, TransactionSender } from './ports.js';
+import type { OrderTruth, TransactionSender } from '../ports/solver.js';
 
 /**
  * What the solver's parts (`processDeposit.ts`, `execute.ts`, `fill.ts`, `refund.ts`, `recovery.ts`) share, built

@@ -7,7 +7,7 @@ import type { FillGate } from './fillGate.js';
 import { recoverIfStill } from './recovery.js';
 import { attachedDeposit } from './refund.js';
 import type { SolverScope } from './scope.js';
-import type { SelfRefundDecision } from './selfRefundDecision.js';
+import type { SelfRefundDecision } from '../ports/selfRefundDecision.js';
 
 /**
  * Refunds a held request at its depositor's request (`requestRefund`, which checked the signature), in its lane,

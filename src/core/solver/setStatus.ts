@@ -1,9 +1,9 @@
 import { groupedCalls } from '../../store/groupedCalls.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
 import { moveRequestsWithTxHash, updateRequestStatus, type TxHashMove } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
-import { statusChangeOf, type MoveFacts } from '../requests/statusChange.js';
-import { statusMoves, type StatusMove } from '../requests/statusMachine.js';
+import { statusChangeOf, type MoveFacts } from './statusChange.js';
+import type { RequestRecord } from '../../records/request.js';
+import { statusMoves, type StatusMove } from '../vocabulary/statusMachine.js';
 
 /** Applies one move of the status machine (`statusMoves`); skipped (null) when the request moved on. */
 export async function setStatus<M extends StatusMove>(

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
-import type { DepositRecord } from '../../store/deposits.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { DepositRecord } from '../../records/deposit.js';
+import type { RequestRecord } from '../../records/request.js';
 import { coalescedRequestReads, getRequest } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
 import { createClaimTogether } from './claims.js';
@@ -8,13 +8,13 @@ import { validateFill } from './fillChecks.js';
 import { sendFill } from './execute.js';
 import { createFillGate, type FillPause } from './fillGate.js';
 import { createLanes } from './lanes.js';
-import type { OrderTruth, TransactionSender } from './ports.js';
+import type { OrderTruth, TransactionSender } from '../ports/solver.js';
 import { processDeposit } from './processDeposit.js';
 import { createSubmitTogether } from './setStatus.js';
 import { recoverAll, recoverIfStill, resumeRequest } from './recovery.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
 import { refundOnRequest } from './selfRefund.js';
-import type { SelfRefundDecision } from './selfRefundDecision.js';
+import type { SelfRefundDecision } from '../ports/selfRefundDecision.js';
 import type { SolverScope } from './scope.js';
 
 export interface Solver {

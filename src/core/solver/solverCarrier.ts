@@ -1,13 +1,13 @@
 import { decodeFunctionData, getAddress, isAddressEqual, type Address, type Hex } from 'viem';
 import { approvalProxyAbi, depositAddressFactoryAbi } from '../../../generated/contracts/index.js';
 import type { Kysely } from 'kysely';
-import type { DepositRecord } from '../../store/deposits.repository.js';
+import type { DepositRecord } from '../../records/deposit.js';
 import { findOutgoingTxsByHashes } from '../../store/outgoingTxs.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 import { getRequest } from '../../store/requests.repository.js';
 import type { Tables } from '../../store/tables.js';
 import type { ChainConfig } from '../chains/types.js';
-import { computeDepositAddress } from '../depositAddresses/address.js';
+import { computeDepositAddress } from '../vocabulary/depositAddress.js';
 
 /**
  * What a transaction the solver itself sent was, read from the chain (its target and calldata), for each deposit it

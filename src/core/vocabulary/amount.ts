@@ -1,5 +1,6 @@
 /** Amounts as the wire shows them: a currency and its smallest units, shared by quotes, fees and requests. */
-import type { Address } from 'viem';
+import { zeroAddress, type Address } from 'viem';
+import type { CurrencyConfig } from '../chains/types.js';
 
 /** A currency as the wire names it: chain, address and catalogue metadata. */
 export interface QuoteCurrency {
@@ -29,4 +30,16 @@ export interface ExpandedPriceImpact {
   relay: { usd: string };
   app: { usd: string };
   sponsored: { usd: string };
+}
+
+/** A configured currency as the wire names it. */
+export function quoteCurrency(chainId: number, currency: CurrencyConfig): QuoteCurrency {
+  return {
+    chainId,
+    address: currency.address,
+    symbol: currency.symbol,
+    name: currency.name,
+    decimals: currency.decimals,
+    metadata: { logoURI: currency.logoURI, verified: currency.verified, isNative: currency.address === zeroAddress },
+  };
 }

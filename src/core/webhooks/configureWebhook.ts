@@ -1,4 +1,5 @@
-import { getApiKey, hasWebhookSecret, setApiKeyWebhook, type ApiKeyRecord } from '../../store/apiKeys.repository.js';
+import { getApiKey, hasWebhookSecret, setApiKeyWebhook } from '../../store/apiKeys.repository.js';
+import type { ApiKeyRecord } from '../../records/apiKey.js';
 import { hashApiKey } from '../apiKeys/authenticate.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';

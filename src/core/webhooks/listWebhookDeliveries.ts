@@ -1,7 +1,5 @@
-import {
-  listWebhookDeliveries as listDeliveries,
-  type WebhookDelivery,
-} from '../../store/webhookDeliveries.repository.js';
+import { listWebhookDeliveries as listDeliveries } from '../../store/webhookDeliveries.repository.js';
+import type { WebhookDelivery } from '../../records/webhookDelivery.js';
 import { getApiKey } from '../../store/apiKeys.repository.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';

@@ -1,9 +1,6 @@
 import { getApiKey } from '../../store/apiKeys.repository.js';
-import {
-  getWebhookDelivery,
-  insertWebhookReplay,
-  type WebhookDelivery,
-} from '../../store/webhookDeliveries.repository.js';
+import { getWebhookDelivery, insertWebhookReplay } from '../../store/webhookDeliveries.repository.js';
+import type { WebhookDelivery } from '../../records/webhookDelivery.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 

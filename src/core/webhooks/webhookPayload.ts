@@ -1,4 +1,4 @@
-import type { RequestStatusSnapshot } from '../../store/requestStatus.js';
+import type { RequestStatusSnapshot } from '../../records/requestStatus.js';
 import { statusFieldsOf, toWebhookDepositAddress, type WebhookDepositAddress } from '../requests/statusRules.js';
 import type { RenderedStatus } from '../requests/types.js';
 

@@ -1,7 +1,7 @@
 import type { OperationInput, OperationOutput } from '../../../generated/openapi/operations.js';
 import { GatewayError } from '../../core/errors.js';
 import { executeGasless as executeGaslessCore } from '../../core/gasless/executeGasless.js';
-import type { SignedAuthorizationInput } from '../../core/solver/ports.js';
+import type { SignedAuthorizationInput } from '../../core/ports/solver.js';
 import type { RestContext } from '../context.js';
 
 /** POST /execute: a gasless batch (`executionKind: "rawCalls"`); the key is optional unless it sponsors the gas. */

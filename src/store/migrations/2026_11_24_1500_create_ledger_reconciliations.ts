@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * The reconciliation job's latest result per chain and currency (`src/core/ledger/reconciler.ts`): the solver's
+ * The reconciliation job's latest result per chain and currency (`src/core/reconciliation/reconciler.ts`): the solver's
  * balance on chain at a block, the ledger's `solver` account at that block, what is known to be on its way
  * (deposits forwarded to the solver and not confirmed yet), and the drift between them. One row per chain and
  * currency, replaced by every settled check; read by `GET /admin/inventory` and the `/metrics` drift gauge on

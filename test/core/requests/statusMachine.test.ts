@@ -3,8 +3,8 @@
  * The solver takes its "from" statuses from `statusMoves`, so this table is what it may and may not overwrite.
  */
 import { describe, expect, it } from 'vitest';
-import { canMove, statusMoves } from '../../../src/core/requests/statusMachine.js';
-import { requestStatuses, type RequestStatus } from '../../../src/store/requestStatus.js';
+import { canMove, statusMoves } from '../../../src/core/vocabulary/statusMachine.js';
+import { requestStatuses, type RequestStatus } from '../../../src/records/requestStatus.js';
 
 /** Every allowed transition; any pair not listed must be refused. */
 const allowed: ReadonlyArray<[from: RequestStatus, to: RequestStatus]> = [

@@ -21,8 +21,8 @@ import {
 } from '../../../src/core/solver/decide.js';
 import type { FillBlock } from '../../../src/core/solver/fillChecks.js';
 import type { FillGateDecision } from '../../../src/core/solver/fillGate.js';
-import type { DepositRecord } from '../../../src/store/deposits.repository.js';
-import type { RequestRecord } from '../../../src/store/requestRecord.js';
+import type { DepositRecord } from '../../../src/records/deposit.js';
+import type { RequestRecord } from '../../../src/records/request.js';
 
 const user: Address = '0x0000000000000000000000000000000000001234';
 const depositor: Address = '0x000000000000000000000000000000000000d00d';

@@ -5,10 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { encodeFunctionData, zeroAddress, type Address, type Hex } from 'viem';
 import { approvalProxyAbi, depositAddressFactoryAbi } from '../../../generated/contracts/index.js';
-import { computeDepositAddress } from '../../../src/core/depositAddresses/address.js';
+import { computeDepositAddress } from '../../../src/core/vocabulary/depositAddress.js';
 import { depositOwner, solverCarrierOf } from '../../../src/core/solver/solverCarrier.js';
-import type { DepositRecord } from '../../../src/store/deposits.repository.js';
-import type { RequestRecord } from '../../../src/store/requestRecord.js';
+import type { DepositRecord } from '../../../src/records/deposit.js';
+import type { RequestRecord } from '../../../src/records/request.js';
 import { chainAddress, makeChainConfig } from '../../helpers/chainConfig.js';
 
 const factory = chainAddress(1, 0x20);

@@ -1,9 +1,9 @@
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { RequestRecord } from '../../records/request.js';
 
 /**
- * What the solver made of a depositor's refund request (`selfRefund.ts`), decided in the request's lane (after any
+ * What the solver made of a depositor's refund request (`solver/selfRefund.ts`), decided in the request's lane (after any
  * fill or refund queued before it): `accepted` (recorded, and the refund sent or under way), or why not, with the
- * request as read. A module of its own: the solver handle (`handle.ts`, which the core context names) needs the type
+ * request as read. Beside the solver handle (`solverHandle.ts`, which the core context names), which needs the type
  * without the solver's modules.
  */
 export type SelfRefundDecision =

@@ -1,5 +1,5 @@
-import type { PermitDepositor } from '../permits/ports.js';
-import type { DepositWatcher, FastFillLifecycle, GaslessLifecycle } from './ports.js';
+import type { PermitDepositor } from './permits.js';
+import type { DepositWatcher, FastFillLifecycle, GaslessLifecycle } from './solver.js';
 import type { SelfRefundDecision } from './selfRefundDecision.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { UpdateRequestStatusParameters } from '../../store/requests.repository.js';
-import type { JsonObject } from '../../store/tables.js';
 import { requestFilled, type FillFacts, type LedgerMovement } from '../ledger/movements.js';
-import { statusMoves, type StatusMove } from './statusMachine.js';
+import type { JsonObject } from '../../records/json.js';
+import { statusMoves, type StatusMove } from '../vocabulary/statusMachine.js';
 
 /** The fields a move may change besides the status. */
 export type MoveFields = Partial<{

@@ -5,8 +5,8 @@
 import { zeroAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { requestFilled, type FillFacts } from '../../../src/core/ledger/movements.js';
-import { statusChangeOf } from '../../../src/core/requests/statusChange.js';
-import { statusMoves, type StatusMove } from '../../../src/core/requests/statusMachine.js';
+import { statusChangeOf } from '../../../src/core/solver/statusChange.js';
+import { statusMoves, type StatusMove } from '../../../src/core/vocabulary/statusMachine.js';
 
 const id = `0x${'cd'.repeat(32)}`;
 const fill: FillFacts = {

@@ -1,5 +1,5 @@
-import type { DepositRecord } from '../../store/deposits.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { DepositRecord } from '../../records/deposit.js';
+import type { RequestRecord } from '../../records/request.js';
 
 /**
  * What a confirmed deposit is to the request whose id it carries (`docs/security.md`, "The solver's decision"):

@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem';
-import type { DepositRecord } from '../../store/deposits.repository.js';
-import type { OutgoingTxKind, OutgoingTxRecord } from '../../store/outgoingTxs.repository.js';
-import type { RequestRecord } from '../../store/requestRecord.js';
+import type { DepositRecord } from '../../records/deposit.js';
+import type { OutgoingTxKind, OutgoingTxRecord } from '../../records/outgoingTx.js';
+import type { RequestRecord } from '../../records/request.js';
 import type { SentTxFacts } from '../ledger/sentTxFacts.js';
 
 /**

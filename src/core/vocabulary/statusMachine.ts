@@ -1,4 +1,4 @@
-import type { RequestStatus } from '../../store/requestStatus.js';
+import type { RequestStatus } from '../../records/requestStatus.js';
 
 /**
  * The request lifecycle as the solver drives it: each move names the status it sets and the statuses it may start

@@ -1,13 +1,13 @@
 import type { Address } from 'viem';
 import { getGenesisHash } from '../../store/chainGenesis.repository.js';
 import { insertLedgerMovements } from '../../store/ledger.repository.js';
-import { openingBalance, openingKey } from './movements.js';
+import { openingBalance, openingKey } from '../ledger/movements.js';
 import {
   markReconciliationInFlight,
   readSolverLedgerSnapshot,
   saveReconciliations,
-  type ReconciliationRecord,
 } from '../../store/reconciliations.repository.js';
+import type { ReconciliationRecord } from '../../records/reconciliation.js';
 import { chainCurrencies } from '../chains/requireChain.js';
 import type { CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';

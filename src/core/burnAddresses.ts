@@ -1,5 +1,5 @@
 import type { Address } from 'viem';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from './errors.js';
 
 /**
  * Addresses nobody can spend from: value sent there is gone for good. A quote refuses them as `recipient`,

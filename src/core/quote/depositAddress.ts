@@ -1,10 +1,10 @@
 import type { Address, Hex } from 'viem';
 import { insertDepositAddress } from '../../store/depositAddresses.repository.js';
-import type { JsonObject } from '../../store/tables.js';
+import type { JsonObject } from '../../records/json.js';
 import type { CoreContext } from '../context.js';
 import type { ResolvedRoute } from '../vocabulary/route.js';
-import type { QuoteParameters } from '../quote/types.js';
-import { computeDepositAddress, openAddressKey, type OpenAddressTerms } from './address.js';
+import type { QuoteParameters } from './types.js';
+import { computeDepositAddress, openAddressKey, type OpenAddressTerms } from '../vocabulary/depositAddress.js';
 
 export interface QuotedDepositAddress {
   address: Address;
