@@ -13,7 +13,8 @@ import { callsFillGas, paymentFillGas, paymentFillL1Fee, representativeTxBytes }
 import { withGasMargin } from '../gasMargin.js';
 import { callsGasCap } from '../limits/gasCaps.js';
 import { checkNoRecentExecutionRevert } from '../limits/executionReverts.js';
-import { priceRoute, type MarketSnapshot, type Pricing } from './pricing.js';
+import { type MarketSnapshot, type Pricing } from './pricing.js';
+import { inventoryQuote } from './inventoryQuote.js';
 import {
   presentDetails,
   presentLegacyFees,
@@ -314,7 +315,8 @@ async function prepare(
           },
         }),
   };
-  const pricing = priceRoute({
+  // Swaps sell from the solver's inventory, capped at the destination pools' price and a size per swap.
+  const pricing = await inventoryQuote(ctx, {
     route,
     params,
     market: snapshot,
