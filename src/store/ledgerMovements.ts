@@ -29,6 +29,8 @@ import type { JsonObject } from './tables.js';
  * - `loss:reorg`: deposits the solver had already used (a fill paid, a refund sent) that a reorg past the
  *   confirmation depth then took off the chain: the depository (or the solver's wallet, for a deposit the
  *   receiver forwarded) never holds them.
+ * - The solver's own swaps through the pools (a surplus swapped back, `swappedBack`) move between `solver` and
+ *   `trade`, as an exchange does: the tokens sold leave the wallet, the tokens bought enter it.
  * - `equity:opening`: the other side of the opening balances: what the solver held on a chain when the ledger
  *   first followed it (`openingBalance`).
  */
@@ -62,6 +64,7 @@ export type MovementKind =
   | 'settlement'
   | 'app_fee_claimed'
   | 'claim_paid'
+  | 'swap_back'
   | 'opening';
 
 /** One movement: `amount` moves into `debit` from `credit`, on one chain in one currency. */
@@ -513,3 +516,44 @@ export function openingBalance(params: {
 /** The movement key of a chain's opening balance in a currency (one per chain genesis). */
 export const openingKey = (chainId: number, currency: string, genesisHash: string): string =>
   `opening:${chainId}:${currency.toLowerCase()}:${genesisHash.toLowerCase()}`;
+
+/** One token transfer in or out of the solver's wallet in a mined transaction (its receipt's `Transfer` logs). */
+export interface SwapTransfer {
+  token: string;
+  from: string;
+  to: string;
+  amount: bigint;
+  logIndex: number;
+}
+
+/**
+ * A swap of the solver's own inventory through the pools (the rebalancing job's swap back of a surplus), sent by
+ * `wallet`: every token the receipt shows leaving the wallet moves to `trade`, every token entering it comes from
+ * `trade`; keyed by the transaction and log, so a receipt read twice books once.
+ */
+export function swappedBack(
+  tx: MinedTx,
+  wallet: string,
+  hash: string,
+  transfers: readonly SwapTransfer[],
+): LedgerMovement[] {
+  const own = wallet.toLowerCase();
+  return transfers.flatMap((transfer): LedgerMovement[] => {
+    const leaving = transfer.from.toLowerCase() === own;
+    const entering = transfer.to.toLowerCase() === own;
+    if (transfer.amount <= 0n || leaving === entering) return [];
+    return [
+      {
+        key: `swap-back:${tx.chainId}:${hash.toLowerCase()}:${transfer.logIndex}`,
+        kind: 'swap_back',
+        chainId: tx.chainId,
+        currency: transfer.token.toLowerCase(),
+        amount: transfer.amount,
+        debit: leaving ? accounts.trade : accounts.solver,
+        credit: leaving ? accounts.solver : accounts.trade,
+        usdMicros: null,
+        requestId: null,
+      },
+    ];
+  });
+}

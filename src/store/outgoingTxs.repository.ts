@@ -3,6 +3,8 @@ import {
   gasSpent,
   refundedRequestId,
   refundPaid,
+  swappedBack,
+  type SwapTransfer,
   settledRequestIds,
   settlementPaid,
   type LedgerMovement,
@@ -20,7 +22,8 @@ import type { JsonObject, OutgoingTxsTable, Tables } from './tables.js';
  * batch the gateway submits for them (`POST /execute`), keyed by its request; `sweep`: a deposit address's
  * balance swept into the depository; `claim`: an app-fee claim's payout.
  */
-export type OutgoingTxKind = 'fill' | 'refund' | 'settle' | 'deposit' | 'gasless' | 'sweep' | 'claim';
+/** `rebalance`: the solver's own inventory moves (an approval, a swap of a surplus back through the pools). */
+export type OutgoingTxKind = 'fill' | 'refund' | 'settle' | 'deposit' | 'gasless' | 'sweep' | 'claim' | 'rebalance';
 /**
  * `prepared`: recorded, not yet sent; `broadcast`: sent (every attempt's hash is in `hashes`); `confirmed` /
  * `failed`: mined, succeeded or reverted; `replaced`: superseded by another row, the only status that frees
@@ -155,6 +158,8 @@ export interface UpdateOutgoingTxParameters {
     /** An OP-stack receipt's L1 data fee (wei): gas spent too. */
     l1Fee?: bigint;
     gasUsdMicros?: bigint | null;
+    /** The token transfers in and out of the solver's wallet (read for `rebalance` transactions). */
+    tokenTransfers?: SwapTransfer[];
   };
   now: number;
 }
@@ -225,6 +230,8 @@ export async function updateOutgoingTx(
       }
       movements.push(...settlementPaid(record, requests));
     }
+    if (record.kind === 'rebalance' && record.status === 'confirmed')
+      movements.push(...swappedBack(record, record.signer, receipt.hash, receipt.tokenTransfers ?? []));
     await insertLedgerMovements(db, movements, params.now);
     // A claim's payout ends its claim (and writes the claim's movements) with the receipt.
     if (record.kind === 'claim')

@@ -1,4 +1,5 @@
 import { BaseError, TransactionReceiptNotFoundError, type Hex } from 'viem';
+import { tokenTransfers } from './tokenTransfers.js';
 import { GatewayError } from '../../core/errors.js';
 import type { SentReceipt } from '../../core/solver/ports.js';
 import {
@@ -89,6 +90,7 @@ export function createReceiptWaiter(
           gasUsed: receipt.gasUsed,
           effectiveGasPrice: receipt.effectiveGasPrice,
           ...withL1Fee(receiptL1Fee(receipt)),
+          ...(row.kind === 'rebalance' ? { tokenTransfers: tokenTransfers(receipt.logs, address) } : {}),
         };
       } catch (error) {
         if (!(error instanceof TransactionReceiptNotFoundError)) throw error;
