@@ -14,7 +14,7 @@ import { withGasMargin } from '../gasMargin.js';
 import { callsGasCap } from '../limits/gasCaps.js';
 import { checkNoRecentExecutionRevert } from '../limits/executionReverts.js';
 import { type MarketSnapshot, type Pricing } from './pricing.js';
-import { inventoryQuote } from './inventoryQuote.js';
+import { checkInventoryLimits, inventoryPricing } from './inventoryQuote.js';
 import {
   presentDetails,
   presentLegacyFees,
@@ -316,7 +316,7 @@ async function prepare(
         }),
   };
   // Swaps sell from the solver's inventory, capped at the destination pools' price and a size per swap.
-  const pricing = await inventoryQuote(ctx, {
+  const pricing = await inventoryPricing(ctx, {
     route,
     params,
     market: snapshot,
@@ -341,6 +341,7 @@ async function prepare(
     originNativePrice,
     destinationNativePrice,
   });
+  checkInventoryLimits(ctx, route, pricing);
   await checkQuoteExposure(ctx, route, pricing.usd);
   return {
     route,

@@ -96,31 +96,47 @@ export const maxInventorySwapUsdMicros = (ctx: CoreContext): bigint =>
   ctx.config.quote.maxInventorySwapUsdMicros ?? DEFAULT_MAX_INVENTORY_SWAP_USD_MICROS;
 
 /**
- * A swap sold from the solver's inventory: `priceRoute` with the pools' buy-back price as a cap (built here unless
- * the snapshot carries one), refused above the size cap (`AMOUNT_TOO_HIGH`) or where the pools could not buy the
- * output back (`INSUFFICIENT_LIQUIDITY`). Same-asset routes are priced as they always are. Another source (a DEX
- * route) compares its own output with this one's `amountOut`.
+ * A swap sold from the solver's inventory, priced: `priceRoute` with the pools' buy-back price as a cap (built here
+ * unless the snapshot carries one). Same-asset routes are priced as they always are. What the inventory refuses
+ * (too large, or more than the pools could buy back) is `checkInventoryLimits`'s to say, after the checks of the
+ * solver's balance.
  */
-export async function inventoryQuote(ctx: CoreContext, parameters: PricingParameters): Promise<Pricing> {
+export async function inventoryPricing(ctx: CoreContext, parameters: PricingParameters): Promise<Pricing> {
   const { route, market } = parameters;
   const inventoryCap = market.inventoryCap ?? (await inventoryCapFor(ctx, route, market));
-  const pricing = priceRoute(
-    inventoryCap === undefined ? parameters : { ...parameters, market: { ...market, inventoryCap } },
-  );
-  if (!route.sameAsset) checkInventorySize(ctx, route, pricing);
+  return priceRoute(inventoryCap === undefined ? parameters : { ...parameters, market: { ...market, inventoryCap } });
+}
+
+/**
+ * What the inventory would quote for a swap, as a source another one (a DEX route) compares its output with:
+ * `inventoryPricing`, refused where `checkInventoryLimits` refuses it.
+ */
+export async function inventoryQuote(ctx: CoreContext, parameters: PricingParameters): Promise<Pricing> {
+  const pricing = await inventoryPricing(ctx, parameters);
+  checkInventoryLimits(ctx, parameters.route, pricing);
   return pricing;
 }
 
-/** Refuses a swap from inventory worth more than the size cap. */
-export function checkInventorySize(ctx: CoreContext, route: ResolvedRoute, pricing: Pricing): void {
+/**
+ * Refuses a swap from inventory worth more than the size cap (`AMOUNT_TOO_HIGH`), or one the destination's pools
+ * could not buy back (`INSUFFICIENT_LIQUIDITY`); same-asset routes pass.
+ */
+export function checkInventoryLimits(ctx: CoreContext, route: ResolvedRoute, pricing: Pricing): void {
+  if (route.sameAsset) return;
   const cap = maxInventorySwapUsdMicros(ctx);
-  if (pricing.usd.in <= cap) return;
-  throw new GatewayError(
-    'AMOUNT_TOO_HIGH',
-    `Swaps from the solver's inventory are limited to USD ${formatUsd(cap)} each; this ${route.currencyIn.symbol} → ` +
-      `${route.currencyOut.symbol} swap is worth USD ${formatUsd(pricing.usd.in)}; send a smaller amount`,
-    { data: `maxInventorySwapUsd=${formatUsd(cap)}` },
-  );
+  if (pricing.usd.in > cap)
+    throw new GatewayError(
+      'AMOUNT_TOO_HIGH',
+      `Swaps from the solver's inventory are limited to USD ${formatUsd(cap)} each; this ${route.currencyIn.symbol} → ` +
+        `${route.currencyOut.symbol} swap is worth USD ${formatUsd(pricing.usd.in)}; send a smaller amount`,
+      { data: `maxInventorySwapUsd=${formatUsd(cap)}` },
+    );
+  if (pricing.inventoryCapShort === true)
+    throw new GatewayError(
+      'INSUFFICIENT_LIQUIDITY',
+      `The solver's inventory does not sell ${route.currencyOut.symbol} on chain ${route.destination.id} for this ` +
+        `amount: the pools there could not buy it back; send a smaller amount`,
+    );
 }
 
 const formatUsd = (micros: bigint): string => {

@@ -79,6 +79,11 @@ export interface Pricing {
   gasTopup: { amount: bigint; usdMicros: bigint } | null;
   amountIn: bigint;
   amountOut: bigint;
+  /**
+   * Set when the inventory cap's pools could not carry the amount (`MarketSnapshot.inventoryCap`): the output is
+   * then the oracle's, which the inventory must not sell (`checkInventoryLimits` refuses it).
+   */
+  inventoryCapShort?: true;
   /** Floor of the output after slippage (equal to `amountOut` for EXACT_OUTPUT). */
   minimumAmountOut: bigint;
   fees: FeeBreakdown;
@@ -179,11 +184,16 @@ export function priceRoute(parameters: PricingParameters): Pricing {
     route.sameAsset ? rescale(net, from.decimals, to.decimals, 'down') : convert(net, from, to, 'down');
   const cap = route.sameAsset ? undefined : market.inventoryCap;
   // The inventory never sells for less than it could buy the output back for in the pools.
+  /** Whether the pools could not carry the net input: the output is the oracle's, and the caller refuses it. */
+  let poolsShort = false;
   const toOutput = (net: bigint): bigint => {
     const atOracle = oracleOutput(net);
     if (cap === undefined) return atOracle;
     const inPools = cap.outFor(net);
-    if (inPools === undefined) throw poolsCannotCarry(route);
+    if (inPools === undefined) {
+      poolsShort = true;
+      return atOracle;
+    }
     return inPools < atOracle ? inPools : atOracle;
   };
 
@@ -207,8 +217,8 @@ export function priceRoute(parameters: PricingParameters): Pricing {
       : convert(amountOut, to, from, 'up');
     if (cap !== undefined) {
       const inPools = cap.inFor(amountOut);
-      if (inPools === undefined) throw poolsCannotCarry(route);
-      if (inPools > net) net = inPools;
+      if (inPools === undefined) poolsShort = true;
+      else if (inPools > net) net = inPools;
     }
     ({ amountIn, fees } = solveInput(net, feesAt));
     // The fixed point guarantees the user's remainder covers `net`; converting back must reach the output.
@@ -229,6 +239,7 @@ export function priceRoute(parameters: PricingParameters): Pricing {
   });
 
   return {
+    ...(poolsShort ? { inventoryCapShort: true as const } : {}),
     gasTopup,
     amountIn,
     amountOut,
@@ -351,14 +362,6 @@ function parseFeeBps(fee: string | undefined): number {
     );
   }
   return bps;
-}
-
-function poolsCannotCarry(route: ResolvedRoute): GatewayError {
-  return new GatewayError(
-    'INSUFFICIENT_LIQUIDITY',
-    `The solver's inventory does not sell ${route.currencyOut.symbol} on chain ${route.destination.id} for this amount: ` +
-      `the pools there could not buy it back; try a smaller amount`,
-  );
 }
 
 function amountTooLow(fees: bigint, route: ResolvedRoute): GatewayError {

@@ -115,7 +115,7 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
   const inventoryCap = await inventoryCapFor(ctx, route, { priceIn });
   let amountOutNow: bigint;
   try {
-    amountOutNow = priceRoute({
+    const now = priceRoute({
       route,
       params: {
         amount: request.amountIn,
@@ -148,11 +148,12 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
             : null,
       },
       trailingVolumeUsdMicros: 0n,
-    }).amountOut;
+    });
+    // Pools that could no longer buy the output back: the inventory would not sell it now.
+    amountOutNow = now.inventoryCapShort === true ? 0n : now.amountOut;
   } catch (error) {
-    // Fees now take the whole input, or the pools could no longer buy the output back: nothing would be quoted.
-    if (isGatewayError(error) && (error.code === 'AMOUNT_TOO_LOW' || error.code === 'INSUFFICIENT_LIQUIDITY'))
-      amountOutNow = 0n;
+    // Fees now take the whole input: nothing would be quoted at all.
+    if (isGatewayError(error) && error.code === 'AMOUNT_TOO_LOW') amountOutNow = 0n;
     else throw error;
   }
   if (amountOutNow >= floor) return { ok: true };

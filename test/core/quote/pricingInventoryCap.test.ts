@@ -96,11 +96,11 @@ describe('priceRoute with an inventory cap', () => {
     expect(ninetyPercent.outFor(net - 1n)).toBeLessThan(90_000_000n);
   });
 
-  it('pools that cannot carry the amount refuse it (INSUFFICIENT_LIQUIDITY)', () => {
+  it('pools that cannot carry the amount mark the pricing short (the quote then refuses it)', () => {
     const dry: InventoryCap = { outFor: () => undefined, inFor: () => undefined };
-    expect(() => price(100_000_000n, 'EXACT_INPUT', dry)).toThrow(
-      expect.objectContaining({ code: 'INSUFFICIENT_LIQUIDITY' }),
-    );
+    expect(price(100_000_000n, 'EXACT_INPUT', dry).inventoryCapShort).toBe(true);
+    expect(price(90_000_000n, 'EXACT_OUTPUT', dry).inventoryCapShort).toBe(true);
+    expect(price(100_000_000n, 'EXACT_INPUT', ninetyPercent).inventoryCapShort).toBeUndefined();
   });
 
   it('same-asset routes ignore the cap', () => {
