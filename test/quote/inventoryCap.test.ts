@@ -36,18 +36,18 @@ afterAll(async () => {
   await gateway?.stop();
 });
 
-/** What chain B's WETH/MNR 0.3% pool pays for `amountIn` WETH now, by Uniswap's own QuoterV2. */
-async function poolPays(amountIn: bigint): Promise<bigint> {
+/** What a pool of chain B (default WETH/MNR 0.3%) pays for `amountIn` now, by Uniswap's own QuoterV2. */
+async function poolPays(amountIn: bigint, tokenIn = 'WETH', tokenOut = 'MNR', fee = 3000): Promise<bigint> {
   const { result } = await publicClientOf(chainB).simulateContract({
     address: chainB.dex.uniswapV3.quoterV2,
     abi: quoterAbi,
     functionName: 'quoteExactInputSingle',
     args: [
       {
-        tokenIn: tokenOf(chainB, 'WETH'),
-        tokenOut: tokenOf(chainB, 'MNR'),
+        tokenIn: tokenOf(chainB, tokenIn),
+        tokenOut: tokenOf(chainB, tokenOut),
         amountIn,
-        fee: 3000,
+        fee,
         sqrtPriceLimitX96: 0n,
       },
     ],
@@ -85,6 +85,18 @@ describe('inventory capped at the pools', () => {
     expect(out).toBeGreaterThan(parseEther('5950'));
     expect(out).toBeLessThanOrEqual(await poolPays(parseEther('1')));
     expect(Number(quote.details.swapImpact.percent)).toBeGreaterThan(-1);
+  });
+
+  it('USDC → native ETH is bought back as WETH: no better than the WETH/USDC pool', async () => {
+    const amount = 100_000_000_000n; // 100,000 USDC
+    const quote = await requestQuote(gateway, alice, {
+      originCurrency: tokenOf(gateway.devnet.descriptor.chains[0]!, 'USDC'),
+      destinationCurrency: zeroAddress,
+      amount: amount.toString(),
+    });
+    const out = BigInt(quote.details.currencyOut.amount);
+    expect(out).toBeLessThanOrEqual(await poolPays(amount, 'USDC', 'WETH', 500));
+    expect(out).toBeGreaterThanOrEqual(await poolPays((amount * 9_980n) / 10_000n, 'USDC', 'WETH', 500));
   });
 
   it('above the size cap the inventory does not quote', async () => {

@@ -51,7 +51,14 @@ export async function inventoryCapFor(
   const dex = ctx.dex;
   const { destination, currencyIn, currencyOut } = route;
   if (route.sameAsset || dex === undefined || !dex.chainIds().includes(destination.id)) return undefined;
-  if (currencyOut.address === zeroAddress) return undefined;
+  // Native ETH out is bought back as the chain's WETH (unwrapped 1:1).
+  const tokenOut =
+    currencyOut.address !== zeroAddress
+      ? currencyOut.address
+      : destination.nativeCurrency.symbol.toUpperCase() === 'ETH'
+        ? destination.currencies.find((c) => c.address !== zeroAddress && c.symbol.toUpperCase() === 'WETH')?.address
+        : undefined;
+  if (tokenOut === undefined) return undefined;
   const same = sameAssetOnDestination(destination, currencyIn);
   let input: PoolInput | undefined;
   if (same !== undefined) input = { token: same.address, decimals: same.decimals };
@@ -60,12 +67,12 @@ export async function inventoryCapFor(
       (currency) =>
         currency.address !== zeroAddress &&
         DEX_HUB_SYMBOLS.includes(currency.symbol.toUpperCase()) &&
-        currency.address.toLowerCase() !== currencyOut.address.toLowerCase(),
+        currency.address.toLowerCase() !== tokenOut.toLowerCase(),
     );
     if (hub !== undefined)
       input = { token: hub.address, decimals: hub.decimals, price: await ctx.market.usdPrice(destination.id, hub) };
   }
-  if (input === undefined || input.token.toLowerCase() === currencyOut.address.toLowerCase()) return undefined;
+  if (input === undefined || input.token.toLowerCase() === tokenOut.toLowerCase()) return undefined;
   const from: PricedCurrency = { decimals: currencyIn.decimals, price: prices.priceIn };
   const toPool = (net: bigint): bigint =>
     input.price === undefined
@@ -75,7 +82,7 @@ export async function inventoryCapFor(
     input.price === undefined
       ? rescale(amount, input.decimals, currencyIn.decimals, 'up')
       : convert(amount, { decimals: input.decimals, price: input.price }, from, 'up');
-  const base = { chainId: destination.id, tokenIn: input.token, tokenOut: currencyOut.address };
+  const base = { chainId: destination.id, tokenIn: input.token, tokenOut };
   if (dex.state(destination.id) === undefined) return undefined;
   return {
     outFor(netIn) {
