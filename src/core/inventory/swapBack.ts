@@ -20,7 +20,7 @@ import {
   zeroAddress,
   type Address,
 } from 'viem';
-import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
+import { getLiveOutgoingTx, listUnminedOutgoingTxs } from '../../store/outgoingTxs.repository.js';
 import { DEX_HUB_SYMBOLS, type ChainConfig, type CurrencyConfig } from '../chains/types.js';
 import { createServiceSkips } from '../chains/serviceSkips.js';
 import type { CoreContext } from '../context.js';
@@ -180,6 +180,10 @@ async function swapBackToken(
   const requestId = keccak256(toHex(`swap-back:${chain.id}:${currency.address.toLowerCase()}:${slot}`));
   if ((await getLiveOutgoingTx(ctx.db, requestId, 'rebalance')) !== undefined)
     return { outcome: 'skipped', ...base, reason: 'swapped back already in this interval' };
+  // A swap of an earlier interval still in flight (a restart left it unmined): its surplus is not sold twice.
+  const unmined = await listUnminedOutgoingTxs(ctx.db, { chainId: chain.id, signer: sender.address });
+  if (unmined.some((tx) => tx.kind === 'rebalance'))
+    return { outcome: 'skipped', ...base, reason: 'a swap back is still in flight on this chain' };
 
   await ctx.dex!.refresh(chain.id);
   const best = await bestRoute(ctx, chain, currency, surplus);
