@@ -99,6 +99,16 @@ describe('inventory capped at the pools', () => {
     expect(out).toBeGreaterThanOrEqual(await poolPays((amount * 9_980n) / 10_000n, 'USDC', 'WETH', 500));
   });
 
+  it('a token no pool trades (PUSD) is sold at the oracle: nothing to buy back through, no cap', async () => {
+    const quote = await requestQuote(gateway, alice, {
+      originCurrency: tokenOf(gateway.devnet.descriptor.chains[0]!, 'PUSD'),
+      destinationCurrency: tokenOf(chainB, 'USDC'),
+      amount: '1000000000', // 1,000 PUSD
+    });
+    // The stablecoin swap fee (2 bps of USD 1,000) is the whole swap impact.
+    expect(Number(quote.details.swapImpact.usd)).toBeCloseTo(-0.2, 6);
+  });
+
   it('above the size cap the inventory does not quote', async () => {
     const [chainA] = gateway.devnet.descriptor.chains;
     const { status, body } = await call(gateway.url, 'getQuote', {

@@ -84,6 +84,9 @@ export async function inventoryCapFor(
       : convert(amount, { decimals: input.decimals, price: input.price }, from, 'up');
   const base = { chainId: destination.id, tokenIn: input.token, tokenOut };
   if (dex.state(destination.id) === undefined) return undefined;
+  // No pool path between the two at all (a token only the solver trades): nothing to buy back through, no cap.
+  const probe = dex.quoteExactIn({ ...base, amountIn: 10n ** BigInt(Math.max(0, input.decimals - 3)) });
+  if (!probe.ok && probe.shortfall === 'no-pool') return undefined;
   return {
     outFor(netIn) {
       const amountIn = toPool(netIn);
