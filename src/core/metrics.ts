@@ -23,4 +23,6 @@ export interface GatewayMetrics {
    * that transaction is known: it is held in the depository for the operator instead of refunded.
    */
   strayDepositHeld(chainId: number): void;
+  /** The rebalancing job swapped a token's surplus back through the pools (`src/core/inventory/swapBack.ts`): `outcome` is `swapped`, `skipped` or `failed`. */
+  swapBack?(chainId: number, symbol: string, outcome: string): void;
 }

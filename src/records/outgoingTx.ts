@@ -4,9 +4,10 @@ import type { JsonObject } from './json.js';
 /**
  * `deposit`: the gateway's own origin deposit of a permit (`POST /execute/permits`); `gasless`: a user's EIP-7702
  * batch the gateway submits for them (`POST /execute`), keyed by its request; `sweep`: a deposit address's
- * balance swept into the depository; `claim`: an app-fee claim's payout.
+ * balance swept into the depository; `claim`: an app-fee claim's payout; `rebalance`: the solver's own inventory
+ * moves (an approval, a swap of a surplus back through the pools).
  */
-export type OutgoingTxKind = 'fill' | 'refund' | 'settle' | 'deposit' | 'gasless' | 'sweep' | 'claim';
+export type OutgoingTxKind = 'fill' | 'refund' | 'settle' | 'deposit' | 'gasless' | 'sweep' | 'claim' | 'rebalance';
 /**
  * `prepared`: recorded, not yet sent; `broadcast`: sent (every attempt's hash is in `hashes`); `confirmed` /
  * `failed`: mined, succeeded or reverted; `replaced`: superseded by another row, the only status that frees

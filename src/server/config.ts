@@ -23,6 +23,7 @@ import { defaultQuoteSettings } from '../core/settings.js';
 import { defaultSettlementSettings, type SettlementSettings } from '../core/settlement/settler.js';
 import { defaultRequestRetentionSettings, type RequestRetentionSettings } from '../core/requests/retention.js';
 import { defaultInventorySettings } from '../core/inventory/settings.js';
+import { defaultSwapBackSettings, type SwapBackSettings } from '../core/inventory/swapBack.js';
 import { defaultSweepSettings } from '../core/depositAddresses/settings.js';
 import { defaultReconciliationSettings, type ReconciliationSettings } from '../core/reconciliation/reconciler.js';
 import { defaultAppFeeClaimSettings } from '../core/appFees/claimSettings.js';
@@ -125,6 +126,14 @@ export interface GatewayConfig {
    * (`GATEWAY_INVENTORY_THRESHOLD_BPS`, default 5000).
    */
   inventory?: InventorySettings;
+  /**
+   * The rebalancing job's swap back of surpluses through the pools (`src/core/inventory/swapBack.ts`): targets
+   * (`GATEWAY_SWAP_BACK_TARGETS`, `"mnr=100000,8453:mnr=50000"`: currency id, optionally for one chain, and the
+   * balance in whole units above which it is sold; none by default, so nothing is swapped), the most the swap may
+   * pay below the oracle (`GATEWAY_SWAP_BACK_MAX_SLIPPAGE_BPS`, default 100) and how often it looks
+   * (`GATEWAY_SWAP_BACK_INTERVAL_MS`, default 600000).
+   */
+  swapBack?: SwapBackSettings;
   /**
    * Seconds a deposit for a request this database does not know waits, from its block, before it is refunded
    * (`GATEWAY_UNKNOWN_DEPOSIT_GRACE_SECONDS`, default 120; 0 on the devnet, where no other gateway can hold the key).
@@ -353,6 +362,7 @@ export function fromEnvironment(env: Env, problems: string[]) {
     depositAddressReindexBlocks: reindexBlocksFromEnvironment(env, problems),
     depositAddressSweep: sweepFromEnvironment(env, problems),
     inventory: inventoryFromEnvironment(env, problems),
+    swapBack: swapBackFromEnvironment(env, problems),
     unknownDepositGraceSeconds: unknownDepositGraceFromEnvironment(env, problems),
   };
 }
@@ -367,6 +377,32 @@ function unknownDepositGraceFromEnvironment(
   if (!Number.isInteger(seconds) || seconds < 0 || seconds > 86_400)
     problems.push('GATEWAY_UNKNOWN_DEPOSIT_GRACE_SECONDS must be an integer 0..86400');
   return seconds;
+}
+
+function swapBackFromEnvironment(env: Env, problems: string[]): SwapBackSettings {
+  const targets = new Map<string, string>();
+  const raw = env.GATEWAY_SWAP_BACK_TARGETS;
+  if (raw !== undefined && raw.trim() !== '') {
+    for (const entry of raw.split(',').map((part) => part.trim())) {
+      const match = /^((?:[1-9][0-9]{0,15}:)?[a-z0-9][a-z0-9._-]*)=([0-9]+(?:\.[0-9]+)?)$/.exec(entry);
+      if (match === null) {
+        problems.push(`GATEWAY_SWAP_BACK_TARGETS: "${entry}" is not [<chainId>:]<currency id>=<whole units>`);
+        continue;
+      }
+      targets.set(match[1]!, match[2]!);
+    }
+  }
+  const slippage = env.GATEWAY_SWAP_BACK_MAX_SLIPPAGE_BPS
+    ? Number(env.GATEWAY_SWAP_BACK_MAX_SLIPPAGE_BPS)
+    : defaultSwapBackSettings.maxSlippageBps;
+  if (!Number.isInteger(slippage) || slippage < 0 || slippage > 5_000)
+    problems.push('GATEWAY_SWAP_BACK_MAX_SLIPPAGE_BPS must be an integer 0..5000');
+  const interval = env.GATEWAY_SWAP_BACK_INTERVAL_MS
+    ? Number(env.GATEWAY_SWAP_BACK_INTERVAL_MS)
+    : defaultSwapBackSettings.intervalMs;
+  if (!Number.isInteger(interval) || interval < 1_000)
+    problems.push('GATEWAY_SWAP_BACK_INTERVAL_MS must be an integer of at least 1000');
+  return { targets, maxSlippageBps: slippage, intervalMs: interval };
 }
 
 function inventoryFromEnvironment(env: Env, problems: string[]): InventorySettings {

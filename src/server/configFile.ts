@@ -166,6 +166,7 @@ const quoteSchema = {
     },
     maxPriceImpactBps: bpsSchema,
     minSameChainSwapUsd: { type: 'string', pattern: '^[0-9]+(\\.[0-9]{1,6})?$' },
+    maxInventorySwapUsd: { type: 'string', pattern: '^[0-9]+(\\.[0-9]{1,6})?$' },
   },
 };
 const fileSchema = {
@@ -182,16 +183,20 @@ const fileSchema = {
 };
 
 type QuoteFile = Partial<
-  Omit<QuoteSettings, 'swapFeeBps' | 'defaultSlippageBps' | 'minSameChainSwapUsdMicros' | 'exposure'>
+  Omit<
+    QuoteSettings,
+    'swapFeeBps' | 'defaultSlippageBps' | 'minSameChainSwapUsdMicros' | 'exposure' | 'maxInventorySwapUsdMicros'
+  >
 > & {
   swapFeeBps?: Partial<QuoteSettings['swapFeeBps']>;
   defaultSlippageBps?: Partial<QuoteSettings['defaultSlippageBps']>;
   minSameChainSwapUsd?: string;
+  maxInventorySwapUsd?: string;
 };
 
 /** The quote settings of a config file over the defaults. */
 function quoteSettingsFromFile(file: QuoteFile | undefined): QuoteSettings {
-  const { swapFeeBps, defaultSlippageBps, minSameChainSwapUsd, ...rest } = file ?? {};
+  const { swapFeeBps, defaultSlippageBps, minSameChainSwapUsd, maxInventorySwapUsd, ...rest } = file ?? {};
   return {
     ...defaultQuoteSettings,
     ...rest,
@@ -201,6 +206,7 @@ function quoteSettingsFromFile(file: QuoteFile | undefined): QuoteSettings {
       minSameChainSwapUsd === undefined
         ? defaultQuoteSettings.minSameChainSwapUsdMicros
         : parseUnits(minSameChainSwapUsd, 6),
+    ...(maxInventorySwapUsd === undefined ? {} : { maxInventorySwapUsdMicros: parseUnits(maxInventorySwapUsd, 6) }),
   };
 }
 

@@ -245,6 +245,7 @@ export async function createServer(config: GatewayConfig, options: CreateServerO
       settlement: config.settlement,
       retention: config.requestRetention,
       reconciliation: config.reconciliation,
+      swapBack: config.swapBack,
       listen: database.listen,
       served: (chainId) => chainChecks.served(chainId),
       onSharedKey: (chainId, message) => chainChecks.block(chainId, message),

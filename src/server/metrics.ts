@@ -126,6 +126,12 @@ export function createServerMetrics(): ServerMetrics {
     labelNames: ['chain_id'] as const,
     registers: [registry],
   });
+  const swapBacks = new Counter({
+    name: 'gateway_swap_backs_total',
+    help: "The rebalancing job's swaps of a surplus back through the pools, by chain, token and outcome (swapped, skipped: the pools would pay below the oracle by more than the maximum slippage, failed).",
+    labelNames: ['chain_id', 'symbol', 'outcome'] as const,
+    registers: [registry],
+  });
   const rpcErrors = new Counter({
     name: 'gateway_rpc_errors_total',
     help: 'RPC HTTP requests that failed (no answer, timeout, or a non-2xx status), by chain.',
@@ -184,6 +190,9 @@ export function createServerMetrics(): ServerMetrics {
     },
     strayDepositHeld(chainId) {
       heldStrayDeposits.labels(String(chainId)).inc();
+    },
+    swapBack(chainId, symbol, outcome) {
+      swapBacks.labels(String(chainId), symbol, outcome).inc();
     },
     observeRpc(chainId, seconds, ok) {
       let child = rpcChildren.get(chainId);

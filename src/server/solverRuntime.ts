@@ -23,6 +23,12 @@ import {
   type Reconciler,
 } from '../core/reconciliation/reconciler.js';
 import { createOrderTruth } from '../chain/orderTruth.js';
+import {
+  createSwapBack,
+  defaultSwapBackSettings,
+  type SwapBack,
+  type SwapBackSettings,
+} from '../core/inventory/swapBack.js';
 import { createSolverKeyWatch, type SolverKeyWatch } from '../chain/keyWatch.js';
 import { findUnknownSolverHistory } from '../chain/solverHistory.js';
 import { createSolverStateReader } from '../chain/solverState.js';
@@ -53,6 +59,8 @@ export interface SolverRuntime {
   claimPayer: ClaimPayer;
   /** Compares the ledger's solver holdings with the chains (`src/core/reconciliation/reconciler.ts`). */
   reconciler: Reconciler;
+  /** Sells surpluses above their targets back through the pools (`src/core/inventory/swapBack.ts`). */
+  swapBack: SwapBack;
   /** Watches for transactions of the solver key that this gateway did not send (`src/chain/keyWatch.ts`). */
   keyWatch: SolverKeyWatch;
   /**
@@ -92,6 +100,7 @@ export function createSolverRuntime(
     settlement?: SettlementSettings | undefined;
     retention?: RequestRetentionSettings | undefined;
     reconciliation?: ReconciliationSettings | undefined;
+    swapBack?: SwapBackSettings | undefined;
     /**
      * PGlite's LISTEN on this process's own commits (`Database.listen`): the deposit-address watchers then read new
      * addresses only when one is created (`onAddressCreated`). Absent on PostgreSQL.
@@ -158,6 +167,12 @@ export function createSolverRuntime(
     ctx,
     senders,
     intervalMs: (options.settlement ?? defaultSettlementSettings).intervalMs,
+    inService,
+  });
+  const swapBack = createSwapBack({
+    ctx,
+    senders,
+    settings: options.swapBack ?? defaultSwapBackSettings,
     inService,
   });
   const reconciler = createReconciler({
@@ -279,6 +294,7 @@ export function createSolverRuntime(
     settler,
     claimPayer,
     reconciler,
+    swapBack,
     keyWatch,
     retention,
     permitDepositor,
@@ -328,6 +344,7 @@ export function createSolverRuntime(
       await reconciler.start();
       await settler.start();
       claimPayer.start();
+      swapBack.start();
       retention.start();
       await Promise.all([...watchers.values()].map((watcher) => watcher.start()));
       await Promise.all([...addressWatchers.values()].map((watcher) => watcher.start()));
@@ -369,6 +386,7 @@ export function createSolverRuntime(
         settler.stop(),
         claimPayer.stop(),
         reconciler.stop(),
+        swapBack.stop(),
         retention.stop(),
       ]);
       // Awaited below; handled now, as the awaits before it could let a rejection go unhandled.

@@ -35,6 +35,7 @@ export type MovementKind =
   | 'settlement'
   | 'app_fee_claimed'
   | 'claim_paid'
+  | 'swap_back'
   | 'opening';
 
 /** One movement: `amount` moves into `debit` from `credit`, on one chain in one currency. */

@@ -1,4 +1,5 @@
 import { BaseError, TransactionReceiptNotFoundError, type Hex } from 'viem';
+import { tokenTransfers } from './tokenTransfers.js';
 import { GatewayError } from '../../core/errors.js';
 import { claimPaid } from '../../core/ledger/movements.js';
 import { minedTxMovements } from '../../core/ledger/sentTxFacts.js';
@@ -87,6 +88,7 @@ export function createReceiptWaiter(
           gasUsed: receipt.gasUsed,
           effectiveGasPrice: receipt.effectiveGasPrice,
           ...withL1Fee(receiptL1Fee(receipt)),
+          ...(row.kind === 'rebalance' ? { tokenTransfers: tokenTransfers(receipt.logs, address) } : {}),
         };
       } catch (error) {
         if (!(error instanceof TransactionReceiptNotFoundError)) throw error;

@@ -239,6 +239,11 @@ export interface QuoteSettings {
   maxTtlSeconds: number;
   /** Exposure limits of quotes and fills (`src/core/limits/exposure.ts`). */
   exposure: ExposureLimits;
+  /**
+   * Largest swap the solver's inventory sells (micro-USD of its input); a larger one is refused from inventory
+   * (`AMOUNT_TOO_HIGH`). `DEFAULT_MAX_INVENTORY_SWAP_USD_MICROS` (USD 250,000) when absent.
+   */
+  maxInventorySwapUsdMicros?: bigint;
 }
 
 /**

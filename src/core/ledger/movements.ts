@@ -534,3 +534,44 @@ export function openingBalance(params: {
 /** The movement key of a chain's opening balance in a currency (one per chain genesis). */
 export const openingKey = (chainId: number, currency: string, genesisHash: string): string =>
   `opening:${chainId}:${currency.toLowerCase()}:${genesisHash.toLowerCase()}`;
+
+/** One token transfer in or out of the solver's wallet in a mined transaction (its receipt's `Transfer` logs). */
+export interface SwapTransfer {
+  token: string;
+  from: string;
+  to: string;
+  amount: bigint;
+  logIndex: number;
+}
+
+/**
+ * A swap of the solver's own inventory through the pools (the rebalancing job's swap back of a surplus), sent by
+ * `wallet`: every token the receipt shows leaving the wallet moves to `trade`, every token entering it comes from
+ * `trade`; keyed by the transaction and log, so a receipt read twice books once.
+ */
+export function swappedBack(
+  chainId: number,
+  wallet: string,
+  hash: string,
+  transfers: readonly SwapTransfer[],
+): LedgerMovement[] {
+  const own = wallet.toLowerCase();
+  return transfers.flatMap((transfer): LedgerMovement[] => {
+    const leaving = transfer.from.toLowerCase() === own;
+    const entering = transfer.to.toLowerCase() === own;
+    if (transfer.amount <= 0n || leaving === entering) return [];
+    return [
+      {
+        key: `swap-back:${chainId}:${hash.toLowerCase()}:${transfer.logIndex}`,
+        kind: 'swap_back',
+        chainId,
+        currency: transfer.token.toLowerCase(),
+        amount: transfer.amount,
+        debit: leaving ? accounts.trade : accounts.solver,
+        credit: leaving ? accounts.solver : accounts.trade,
+        usdMicros: null,
+        requestId: null,
+      },
+    ];
+  });
+}

@@ -2,7 +2,9 @@ import {
   gasSpent,
   refundPaid,
   settlementPaid,
+  swappedBack,
   type LedgerMovement,
+  type SwapTransfer,
   type RefundFacts,
   type SettledDeposit,
   type Valuation,
@@ -119,6 +121,8 @@ export interface MinedReceipt {
   gasUsed: bigint;
   effectiveGasPrice: bigint;
   l1Fee?: bigint;
+  /** The token transfers in and out of the sender's wallet (read for `rebalance` transactions). */
+  tokenTransfers?: readonly SwapTransfer[];
 }
 
 /**
@@ -126,7 +130,8 @@ export interface MinedReceipt {
  * succeeded, what its stored facts say it paid (a refund, a settlement's releases).
  */
 export function minedTxMovements(
-  tx: Pick<OutgoingTxRecord, 'id' | 'chainId' | 'requestId' | 'kind' | 'payload'>,
+  tx: Pick<OutgoingTxRecord, 'id' | 'chainId' | 'requestId' | 'kind' | 'payload'> &
+    Partial<Pick<OutgoingTxRecord, 'signer'>>,
   receipt: MinedReceipt,
   gasUsdMicros: bigint | null,
 ): LedgerMovement[] {
@@ -143,5 +148,7 @@ export function minedTxMovements(
   const facts = readSentTxFacts(tx.payload, tx.id);
   if (facts?.kind === 'refund') movements.push(...refundPaid(tx.id, tx.chainId, facts.refund));
   if (facts?.kind === 'settlement') movements.push(...settlementPaid(tx.chainId, facts.deposits));
+  if (tx.kind === 'rebalance' && tx.signer !== undefined)
+    movements.push(...swappedBack(tx.chainId, tx.signer, receipt.hash, receipt.tokenTransfers ?? []));
   return movements;
 }

@@ -75,6 +75,20 @@ export interface SentReceipt {
   effectiveGasPrice: bigint;
   /** An OP-stack receipt's L1 data fee (wei), paid besides `gasUsed * effectiveGasPrice`; absent elsewhere. */
   l1Fee?: bigint;
+  /**
+   * The ERC-20 `Transfer`s into or out of the sender's wallet the transaction made, read from its logs for the
+   * kinds whose ledger movements rest on them (`rebalance`: a swap back through the pools); absent for the others.
+   */
+  tokenTransfers?: TokenTransfer[];
+}
+
+/** One ERC-20 `Transfer` log of a mined transaction. */
+export interface TokenTransfer {
+  token: Address;
+  from: Address;
+  to: Address;
+  amount: bigint;
+  logIndex: number;
 }
 
 /** The solver's sender on one chain (`src/chain/sender.ts`): the only code that uses its nonce there. */

@@ -13,7 +13,8 @@ import { callsFillGas, paymentFillGas, paymentFillL1Fee, representativeTxBytes }
 import { withGasMargin } from '../gasMargin.js';
 import { callsGasCap } from '../limits/gasCaps.js';
 import { checkNoRecentExecutionRevert } from '../limits/executionReverts.js';
-import { priceRoute, type MarketSnapshot, type Pricing } from './pricing.js';
+import { type MarketSnapshot, type Pricing } from './pricing.js';
+import { checkInventoryLimits, inventoryPricing } from './inventoryQuote.js';
 import {
   presentDetails,
   presentLegacyFees,
@@ -328,7 +329,8 @@ async function prepare(
           },
         }),
   };
-  const pricing = priceRoute({
+  // Swaps sell from the solver's inventory, capped at the destination pools' price and a size per swap.
+  const pricing = await inventoryPricing(ctx, {
     route,
     params,
     market: snapshot,
@@ -353,6 +355,7 @@ async function prepare(
     originNativePrice,
     destinationNativePrice,
   });
+  checkInventoryLimits(ctx, route, pricing);
   await checkQuoteExposure(ctx, route, pricing.usd);
   return {
     route,

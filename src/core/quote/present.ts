@@ -78,8 +78,9 @@ export function presentDetails(p: PresentParameters): QuoteDetails {
           ),
         }),
     totalImpact: impact(usd.out - usd.in, usd.in),
-    swapImpact: impact(-usd.swap, usd.in),
-    expandedPriceImpact: expandedPriceImpact(usd),
+    // The swap's cost: its fee, and what the inventory cap took off the oracle's price (a price impact).
+    swapImpact: impact(-(usd.swap + usd.inventoryCap), usd.in),
+    expandedPriceImpact: expandedPriceImpact({ ...usd, swap: usd.swap + usd.inventoryCap }),
     rate: rateOf(pricing.amountIn, inCurrency.decimals, pricing.amountOut, outCurrency.decimals),
     slippageTolerance: {
       total: route.slippageBps,

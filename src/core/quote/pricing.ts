@@ -40,6 +40,22 @@ export interface MarketSnapshot {
     /** The origin transaction's L1 data fee (wei) on an OP-stack origin, paid besides its gas; 0 when absent. */
     l1FeeWei?: bigint;
   };
+  /**
+   * A swap sold from the solver's inventory where the destination's pools trade the pair: what the solver could buy
+   * the output back for there (`src/core/quote/inventoryQuote.ts`). The output is then never more than the pools
+   * would pay; absent, swaps convert at the oracle prices alone.
+   */
+  inventoryCap?: InventoryCap;
+}
+
+/**
+ * What the destination's pools pay for the input, in the route's own currencies: `outFor(net)` is the output (smallest
+ * units of currencyOut) for `net` smallest units of currencyIn, `inFor(out)` the least currencyIn that buys `out`;
+ * `undefined` when the pools cannot carry the amount.
+ */
+export interface InventoryCap {
+  outFor(netIn: bigint): bigint | undefined;
+  inFor(amountOut: bigint): bigint | undefined;
 }
 
 export interface PricingParameters {
@@ -63,12 +79,29 @@ export interface Pricing {
   gasTopup: { amount: bigint; usdMicros: bigint } | null;
   amountIn: bigint;
   amountOut: bigint;
+  /**
+   * Set when the inventory cap's pools could not carry the amount (`MarketSnapshot.inventoryCap`): the output is
+   * then the oracle's, which the inventory must not sell (`checkInventoryLimits` refuses it).
+   */
+  inventoryCapShort?: true;
   /** Floor of the output after slippage (equal to `amountOut` for EXACT_OUTPUT). */
   minimumAmountOut: bigint;
   fees: FeeBreakdown;
   sponsorship: SplitSponsorshipReturnType;
-  /** USD values in micro-USD. */
-  usd: { in: bigint; out: bigint; execution: bigint; swap: bigint; platform: bigint; app: bigint; sponsored: bigint };
+  /**
+   * USD values in micro-USD. `inventoryCap`: what the inventory cap (`MarketSnapshot.inventoryCap`) took off the
+   * oracle's output, a price impact the quote shows in `swapImpact`; 0 when the oracle's price was the lower.
+   */
+  usd: {
+    in: bigint;
+    out: bigint;
+    execution: bigint;
+    swap: bigint;
+    platform: bigint;
+    app: bigint;
+    sponsored: bigint;
+    inventoryCap: bigint;
+  };
 }
 
 /** Fee components in smallest units of the input currency, for an input of `amountIn`. */
@@ -147,8 +180,25 @@ export function priceRoute(parameters: PricingParameters): Pricing {
     });
     return { execution: executionIn, swap, platform, app, sponsorship };
   };
-  const toOutput = (net: bigint): bigint =>
+  const oracleOutput = (net: bigint): bigint =>
     route.sameAsset ? rescale(net, from.decimals, to.decimals, 'down') : convert(net, from, to, 'down');
+  const cap = route.sameAsset ? undefined : market.inventoryCap;
+  // The inventory never sells for less than it could buy the output back for in the pools.
+  /** Whether the pools could not carry the net input: the output is the oracle's, and the caller refuses it. */
+  let poolsShort = false;
+  const toOutput = (net: bigint): bigint => {
+    const atOracle = oracleOutput(net);
+    if (cap === undefined) return atOracle;
+    const inPools = cap.outFor(net);
+    if (inPools === undefined) {
+      poolsShort = true;
+      return atOracle;
+    }
+    return inPools < atOracle ? inPools : atOracle;
+  };
+
+  /** Micro-USD of output the cap takes off the oracle's conversion of `net`. */
+  const capImpact = (net: bigint): bigint => toUsdMicros(oracleOutput(net) - toOutput(net), to.decimals, to.price);
 
   let amountIn: bigint;
   let amountOut: bigint;
@@ -162,9 +212,14 @@ export function priceRoute(parameters: PricingParameters): Pricing {
     if (amountOut === 0n) throw amountTooLow(fees.sponsorship.userPaysTotal, route);
   } else {
     amountOut = params.amount;
-    const net = route.sameAsset
+    let net = route.sameAsset
       ? rescale(amountOut, to.decimals, from.decimals, 'up')
       : convert(amountOut, to, from, 'up');
+    if (cap !== undefined) {
+      const inPools = cap.inFor(amountOut);
+      if (inPools === undefined) poolsShort = true;
+      else if (inPools > net) net = inPools;
+    }
     ({ amountIn, fees } = solveInput(net, feesAt));
     // The fixed point guarantees the user's remainder covers `net`; converting back must reach the output.
     while (toOutput(amountIn - fees.sponsorship.userPaysTotal) < amountOut) {
@@ -184,6 +239,7 @@ export function priceRoute(parameters: PricingParameters): Pricing {
   });
 
   return {
+    ...(poolsShort ? { inventoryCapShort: true as const } : {}),
     gasTopup,
     amountIn,
     amountOut,
@@ -228,6 +284,7 @@ export function priceRoute(parameters: PricingParameters): Pricing {
       platform: usdIn(fees.platform),
       app: usdIn(fees.app.total),
       sponsored: usdIn(fees.sponsorship.sponsoredTotal),
+      inventoryCap: cap === undefined ? 0n : capImpact(amountIn - fees.sponsorship.userPaysTotal),
     },
   };
 }

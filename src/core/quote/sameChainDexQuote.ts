@@ -257,7 +257,16 @@ function pricingOf(plan: SameChainDexPlan, usdIn: bigint, usdOut: bigint): Prici
       revenueShare: { tier: null, shareBps: 0, amount: 0n },
     },
     sponsorship: splitSponsorship({ components: zero, subsidizeFees: false, sponsorshipEnabled: false }),
-    usd: { in: usdIn, out: usdOut, execution: 0n, swap: usdIn - usdOut, platform: 0n, app: 0n, sponsored: 0n },
+    usd: {
+      in: usdIn,
+      out: usdOut,
+      execution: 0n,
+      swap: usdIn - usdOut,
+      platform: 0n,
+      app: 0n,
+      sponsored: 0n,
+      inventoryCap: 0n,
+    },
   };
 }
 

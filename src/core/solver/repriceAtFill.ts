@@ -9,6 +9,7 @@ import type { RouteClass } from '../vocabulary/route.js';
 import { NEVER_SPONSORED } from '../fees/sponsorship.js';
 import { toUsdMicros } from '../market.js';
 import { fillExecutionFee, GAS_TOPUP_FILL_GAS, priceRoute } from '../quote/pricing.js';
+import { inventoryCapFor } from '../quote/inventoryQuote.js';
 import type { ResolvedRoute } from '../vocabulary/route.js';
 import type { QuoteDetails } from '../quote/types.js';
 
@@ -30,6 +31,9 @@ export type RepriceAtFillReturnType =
  * - Same-asset routes (bridge, wrap, unwrap, send) are converted 1:1 and only the gas can move: the execution
  *   fee the order charged (at the current price of the input) must still cover the fill's gas at the current gas
  *   and native prices (the USD 0.02 flat part is the margin that absorbs a rise).
+ * - Swaps sold from inventory where the destination has pools: the same cap as the quote (never more than the
+ *   pools would pay for the input, `inventoryQuote.ts`), on the pools' state read again now; the size cap is not
+ *   checked again (the order was accepted at its size).
  * - Surplus: the fill always delivers the quoted output, never more. A move in the user's favour stays with the
  *   solver, as a move against it within the tolerance is the solver's to bear.
  *
@@ -106,9 +110,12 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
   );
   const cap = ((request.quote.feeSponsorship as JsonObject | undefined)?.quoted as JsonObject | undefined)
     ?.maxSubsidizationAmount;
+  // The inventory's cap at the destination pools' price, as the quote applied it, on their live state.
+  if (ctx.dex?.chainIds().includes(destination.id) === true) await ctx.dex.refresh(destination.id);
+  const inventoryCap = await inventoryCapFor(ctx, route, { priceIn });
   let amountOutNow: bigint;
   try {
-    amountOutNow = priceRoute({
+    const now = priceRoute({
       route,
       params: {
         amount: request.amountIn,
@@ -126,6 +133,7 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
         // The stored units include the top-up's call, which pricing adds again.
         fillGasUnits: gasTopupMicros > 0n ? gasUnits - GAS_TOPUP_FILL_GAS : gasUnits,
         fillL1FeeWei: l1FeeWei,
+        ...(inventoryCap === undefined ? {} : { inventoryCap }),
       },
       settings: ctx.config.quote,
       caller: {
@@ -140,7 +148,9 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
             : null,
       },
       trailingVolumeUsdMicros: 0n,
-    }).amountOut;
+    });
+    // Pools that could no longer buy the output back: the inventory would not sell it now.
+    amountOutNow = now.inventoryCapShort === true ? 0n : now.amountOut;
   } catch (error) {
     // Fees now take the whole input: nothing would be quoted at all.
     if (isGatewayError(error) && error.code === 'AMOUNT_TOO_LOW') amountOutNow = 0n;

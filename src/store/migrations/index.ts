@@ -37,6 +37,7 @@ import * as createDepositAddresses from './2026_11_24_1200_create_deposit_addres
 import * as settleByDepositIdentity from './2026_11_29_2000_settle_by_deposit_identity.js';
 import * as requestFilterColumns from './2026_12_01_0500_request_filter_columns.js';
 import * as backfillRequestFilterColumns from './2026_12_01_1000_backfill_request_filter_columns.js';
+import * as outgoingTxsRebalanceKind from './2026_12_02_0700_outgoing_txs_rebalance_kind.js';
 
 /**
  * Every migration, by name. A static list rather than a folder scan, so it works the same from source (tsx),
@@ -81,4 +82,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_30_0100_create_solver_nonces': createSolverNonces,
   '2026_12_01_0500_request_filter_columns': requestFilterColumns,
   '2026_12_01_1000_backfill_request_filter_columns': backfillRequestFilterColumns,
+  '2026_12_02_0700_outgoing_txs_rebalance_kind': outgoingTxsRebalanceKind,
 };
