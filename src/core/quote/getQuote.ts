@@ -30,7 +30,15 @@ import type { PermitStandard } from '../permits/ports.js';
 import { PERMIT_DEPOSIT_GAS, representativePermitDeposit } from '../permits/typedData.js';
 import { quotePermit } from '../permits/quotePermit.js';
 import { depositAddressOfQuote, recordDepositAddress } from '../depositAddresses/quote.js';
-import type { Price, Quote, QuoteParameters } from './types.js';
+import type { Price, Quote, QuoteDetails, QuoteParameters } from './types.js';
+import {
+  buildOriginSwapSteps,
+  originSwapGas,
+  originSwapRecord,
+  planOriginSwap,
+  presentOriginSwap,
+  type OriginSwap,
+} from './originSwap.js';
 import type { Caller } from '../vocabulary/caller.js';
 
 export type GetQuoteParameters = QuoteParameters;
@@ -62,9 +70,16 @@ export async function getQuote(
   }
 }
 
-async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller: Caller): Promise<GetQuoteReturnType> {
+async function quoteRequest(
+  ctx: CoreContext,
+  requested: GetQuoteParameters,
+  caller: Caller,
+): Promise<GetQuoteReturnType> {
+  // An input the solver does not hold is swapped on the origin first: the order is for what that deposits.
+  const originSwap = await planOriginSwap(ctx, requested);
+  const params = originSwap?.params ?? requested;
   const ttlSeconds = quoteTtlSeconds(ctx.config.quote, params.ttl);
-  const prepared = await prepare(ctx, params, caller, 'quote');
+  const prepared = await prepare(ctx, params, caller, 'quote', originSwap);
   const { route, pricing } = prepared;
   const nowMs = ctx.now();
   const deadline = Math.floor(nowMs / 1000) + ttlSeconds;
@@ -133,6 +148,7 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
       ...(permit === undefined ? {} : { permit: { ...permit } }),
       // The native gas the fill sends the recipient besides the output, and what it was charged.
       ...(pricing.gasTopup === null ? {} : { gasTopup: pricing.gasTopup }),
+      ...(originSwap === null ? {} : { dex: originSwapRecord(originSwap) }),
     }),
     feesQuoted: storedFeesOf(pricing),
     expiresAt: deadline * 1000,
@@ -164,31 +180,46 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
 
   const present = presentParameters(prepared, wallet.value);
   const steps =
-    permit === undefined
-      ? buildSteps({
-          route,
-          requestId,
-          amountIn: pricing.amountIn,
-          allowance: wallet.value.allowance,
-          explicitDeposit: params.explicitDeposit !== false,
-          depositAddress: depositAddress?.address ?? null,
-        })
-      : buildPermitSteps({ route, requestId, permit });
+    originSwap !== null
+      ? buildOriginSwapSteps({ swap: originSwap, route, requestId, allowance: wallet.value.allowance, deadline })
+      : permit === undefined
+        ? buildSteps({
+            route,
+            requestId,
+            amountIn: pricing.amountIn,
+            allowance: wallet.value.allowance,
+            explicitDeposit: params.explicitDeposit !== false,
+            depositAddress: depositAddress?.address ?? null,
+          })
+        : buildPermitSteps({ route, requestId, permit });
   return {
     requestId,
     steps,
     fees: presentLegacyFees(present),
     ...(feeSponsorship === undefined ? {} : { feeSponsorship }),
-    details: presentDetails(present),
+    details: detailsOf(prepared, present),
     protocol: { v2: order },
   };
 }
 
 /** A price (`POST /price`, GraphQL `price`): the quote's numbers without steps, order or stored request. */
-export async function getPrice(ctx: CoreContext, params: GetQuoteParameters, caller: Caller): Promise<Price> {
-  const prepared = await prepare(ctx, params, caller, 'price');
+export async function getPrice(ctx: CoreContext, requested: GetQuoteParameters, caller: Caller): Promise<Price> {
+  const originSwap = await planOriginSwap(ctx, requested);
+  const prepared = await prepare(ctx, originSwap?.params ?? requested, caller, 'price', originSwap);
   const present = presentParameters(prepared, await prepared.wallet);
-  return { fees: presentLegacyFees(present), details: presentDetails(present) };
+  return { fees: presentLegacyFees(present), details: detailsOf(prepared, present) };
+}
+
+/** The details of a quote or price, with its origin swap shown when it has one. */
+function detailsOf(prepared: Prepared, present: PresentParameters): QuoteDetails {
+  const details = presentDetails(present);
+  const swap = prepared.originSwap;
+  if (swap === null) return details;
+  return presentOriginSwap(details, swap, {
+    depositPrice: prepared.priceIn,
+    userBalance: present.userBalance,
+    usd: prepared.pricing.usd,
+  });
 }
 
 /** What a quote reads of the user's wallet: shown in the details and steps, but not part of the order. */
@@ -206,6 +237,8 @@ interface Prepared extends Omit<PresentParameters, 'userBalance' | 'originGas'> 
   wallet: Promise<Wallet>;
   /** `usePermit`: the standard the deposit uses and the token's EIP-712 domain. */
   permit?: { standard: PermitStandard; domain: { name: string; version: string } };
+  /** The swap of an input the solver does not hold into the deposit currency (`originSwap.ts`). */
+  originSwap: OriginSwap | null;
 }
 
 async function prepare(
@@ -213,6 +246,7 @@ async function prepare(
   params: QuoteParameters,
   caller: Caller,
   mode: 'quote' | 'price',
+  originSwap: OriginSwap | null,
 ): Promise<Prepared> {
   const route = resolveRoute(ctx, params);
   refuseUnservedRoute(ctx, route);
@@ -226,14 +260,15 @@ async function prepare(
   const { origin, destination, currencyIn, currencyOut } = route;
   const permitSupport = params.usePermit === true ? permitSupportOf(ctx, route) : undefined;
   permitSupport?.catch(() => undefined);
+  // With an origin swap, the user pays the swapped token, approved to the swap-deposit router.
+  const paid = originSwap?.currencyIn.address ?? currencyIn.address;
+  const spender = originSwap?.router ?? origin.contracts.depository;
   const needsAllowance =
-    mode === 'quote' && currencyIn.address !== zeroAddress && permitSupport === undefined && !route.depositAddress;
+    mode === 'quote' && paid !== zeroAddress && permitSupport === undefined && !route.depositAddress;
   // What the quote shows of the user's wallet: a read of the same head serves every quote of it (`sameHead`).
   const wallet = Promise.all([
-    market.balanceOf(origin.id, route.user, currencyIn.address, { sameHead: true }),
-    needsAllowance
-      ? market.allowance(origin.id, route.user, currencyIn.address, origin.contracts.depository, { sameHead: true })
-      : 0n,
+    market.balanceOf(origin.id, route.user, paid, { sameHead: true }),
+    needsAllowance ? market.allowance(origin.id, route.user, paid, spender, { sameHead: true }) : 0n,
   ]).then(([userBalance, allowance]): Wallet => ({ userBalance, allowance }));
   wallet.catch(() => undefined);
   const [
@@ -349,6 +384,7 @@ async function prepare(
     originNativePrice,
     wallet,
     ...(permit === undefined ? {} : { permit }),
+    originSwap,
   };
 }
 
@@ -375,11 +411,13 @@ function presentParameters(prepared: Prepared, { userBalance, allowance }: Walle
   const { route, pricing, priceIn, priceOut, originGasPrice, originNativePrice } = prepared;
   // A permit deposit is sent (and its gas paid) by the gateway: the user pays no origin gas.
   const originGasUnits =
-    prepared.permit !== undefined
-      ? 0n
-      : route.currencyIn.address === zeroAddress
-        ? DEPOSIT_GAS.native
-        : DEPOSIT_GAS.erc20 + (allowance < pricing.amountIn ? DEPOSIT_GAS.approve : 0n);
+    prepared.originSwap !== null
+      ? originSwapGas(prepared.originSwap, allowance)
+      : prepared.permit !== undefined
+        ? 0n
+        : route.currencyIn.address === zeroAddress
+          ? DEPOSIT_GAS.native
+          : DEPOSIT_GAS.erc20 + (allowance < pricing.amountIn ? DEPOSIT_GAS.approve : 0n);
   return {
     route,
     pricing,
