@@ -81,6 +81,20 @@ describe('LONG(A) → USDC(B) over REST', () => {
     expect(await erc20Balance(chainB, tokenOf(chainB, 'USDC'), user.address)).toBe(
       usdcBefore + BigInt(quote.details.currencyOut.amount),
     );
+
+    // The request shows what the user paid (LONG) and the origin leg's router; refunds would return the USDC.
+    const v3 = await call(gateway.url, 'getRequests', { query: { id: requestId } });
+    const [request] = v3.body.requests;
+    expect(request.requestType).toBe('Crosschain Swap');
+    expect(request.data.slippageTolerance).toBe('50');
+    const origin = request.data.route.quoted.origin;
+    expect(origin.router).toBe('uniswap-v3');
+    expect(origin.inputCurrency.currency.symbol).toBe('LONG');
+    expect(origin.inputCurrency.amount).toBe(amount.toString());
+    expect(origin.outputCurrency.currency.symbol).toBe('USDC');
+    expect(request.data.refundCurrencyData.currency.symbol).toBe('USDC');
+    const v2 = await call(gateway.url, 'getRequestsV2', { query: { id: requestId } });
+    expect(v2.body.requests[0].data.metadata.currencyIn.currency.symbol).toBe('LONG');
   });
 });
 

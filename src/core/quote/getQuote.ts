@@ -129,12 +129,14 @@ async function quoteRequest(
     amountOut: pricing.amountOut,
     minAmountOut: pricing.minimumAmountOut,
     tradeType: params.tradeType,
-    operation: route.operation,
+    // A deposit of the output's own asset that the user's swap produced: to the user, a swap.
+    operation: originSwap !== null && route.operation === 'bridge' ? 'swap' : route.operation,
     orderId: order.orderId,
     referrer: params.referrer ?? null,
     apiKeyId: caller.apiKey?.id ?? null,
     quote: jsonSafe({
-      slippageBps: route.slippageBps,
+      // With an origin swap, its tolerance (the order's own output is exact when it is a bridge).
+      slippageBps: Math.max(route.slippageBps, originSwap?.slippageBps ?? 0),
       calls: route.calls,
       txsGasLimit: params.txsGasLimit ?? null,
       explicitDeposit: params.explicitDeposit !== false,

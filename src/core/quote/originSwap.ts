@@ -46,6 +46,8 @@ export interface OriginSwap {
   route: DexRoute;
   /** The least the swap may deposit: the order's `amountIn`. */
   minDeposit: bigint;
+  /** The tolerance `minDeposit` was taken with (bps). */
+  slippageBps: number;
   leg: DexLegRecord;
   /** `SwapDepositRouter` and the executor it created (the swap's recipient). */
   router: Address;
@@ -114,6 +116,7 @@ export async function planOriginSwap(ctx: CoreContext, params: QuoteParameters):
     deposit: chosen.currency,
     route: chosen.route,
     minDeposit,
+    slippageBps,
     leg,
     router,
     executor: executorOf(router),
@@ -349,6 +352,7 @@ export function presentOriginSwap(
   const slippageValue = swap.route.amountOut - swap.minDeposit;
   return {
     ...details,
+    operation: details.operation === 'bridge' ? 'swap' : details.operation,
     currencyIn: input,
     refundCurrency: details.currencyIn,
     totalImpact: impactOf(p.usd.out - usdIn, usdIn),
@@ -365,6 +369,7 @@ export function presentOriginSwap(
     ),
     slippageTolerance: {
       ...details.slippageTolerance,
+      total: Math.max(details.slippageTolerance.total, swap.slippageBps),
       origin: {
         usd: formatUsdMicros(toUsdMicros(slippageValue, swap.deposit.decimals, p.depositPrice)),
         value: slippageValue.toString(),
