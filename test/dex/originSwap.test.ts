@@ -20,6 +20,7 @@ import { getClient } from '@relayprotocol/relay-sdk';
 import { depositoryAbi } from '../../generated/contracts/index.js';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
 import { getRequest } from '../../src/store/requests.repository.js';
+import { post } from '../graphql/harness.js';
 import { call } from '../helpers/conformance.js';
 import { depositErc20 } from '../helpers/deposits.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -179,6 +180,26 @@ describe('sources and options', () => {
     const zero = await call(gateway.url, 'getQuote', { body: { ...base(), amount: '0' } });
     expect(zero.status).toBe(400);
     expect(zero.body.errorCode).toBe('AMOUNT_TOO_LOW');
+  });
+
+  it('answers GraphQL `quote` with the same steps and origin leg', async () => {
+    const query = `query Quote($input: QuoteInput!) { quote(input: $input) {
+      steps { id items { data { ... on TransactionData { to } } } }
+      details { currencyIn { amount currency { symbol } } route { origin { router outputCurrency { currency { symbol } } } } }
+    } }`;
+    const { status, body } = await post(gateway.url, query, { input: { ...base(), tradeType: 'EXACT_INPUT' } });
+    expect(status, JSON.stringify(body)).toBe(200);
+    const quote = body.data.quote;
+    expect(quote.steps.map((step: any) => step.id)).toEqual(['approve', 'deposit']);
+    expect(quote.steps[1].items[0].data.to).toBe(chainA.contracts.swapDepositRouter);
+    expect(quote.details.currencyIn).toMatchObject({
+      amount: parseEther('10').toString(),
+      currency: { symbol: 'LONG' },
+    });
+    expect(quote.details.route.origin).toMatchObject({
+      router: 'uniswap-v3',
+      outputCurrency: { currency: { symbol: 'USDC' } },
+    });
   });
 
   it('prices without steps (POST /price) with the same origin leg', async () => {
