@@ -10,6 +10,7 @@ import {
   parseEther,
   parseEventLogs,
   parseUnits,
+  toFunctionSelector,
   toHex,
   zeroAddress,
   type Address,
@@ -20,6 +21,7 @@ import {
   stableTokenAbi,
   swapDepositRouterAbi,
   swapExecutorAbi,
+  wrappedNativeAbi,
 } from '../../generated/contracts/index.js';
 import { createDexBook, type DexBook } from '../../src/chain/dex/dexBook.js';
 import type { DexSource } from '../../src/core/dex/poolState.js';
@@ -229,6 +231,44 @@ describe('SwapDepositRouter', () => {
     });
     await expectRevert(simulation, 'SwapFailed');
     expect(await devnet.balanceOf(token('USDC'), victim.address)).toBe(parseUnits('100000', 6));
+  });
+
+  it('returns input the swap left unspent to the payer: nothing stays behind', async () => {
+    const payer = user(0);
+    await devnet.approve(payer, token('LONG'), router(), parseEther('5'));
+    const before = await devnet.balanceOf(token('LONG'), payer.address);
+    // A "swap" that spends nothing (WETH.deposit() with no value): no output, the whole input comes back.
+    const noop = encodeFunctionData({ abi: wrappedNativeAbi, functionName: 'deposit' });
+    await devnet.mined(
+      devnet.wallet(payer).writeContract({
+        address: router(),
+        abi,
+        functionName: 'swapAndDeposit',
+        args: [token('LONG'), parseEther('5'), token('WETH'), noop, token('USDC'), 0n, payer.address, newId()],
+      }),
+    );
+    expect(await devnet.balanceOf(token('LONG'), payer.address)).toBe(before);
+    await expectNothingHeld();
+  });
+
+  it('a swap that calls back into the router is refused (no re-entry)', async () => {
+    const payer = user(0);
+    const r = await route('LONG', 'USDC', parseEther('1'));
+    await devnet.approve(payer, token('LONG'), router(), parseEther('2'));
+    const inner = await swapArgs(r, { depositor: payer.address, id: newId() });
+    const reenter = encodeFunctionData({ abi: swapDepositRouterAbi, functionName: 'swapAndDeposit', args: inner });
+    const error = await expectRevert(
+      devnet.publicClient.simulateContract({
+        account: payer.address,
+        address: router(),
+        abi,
+        functionName: 'swapAndDeposit',
+        args: [token('LONG'), parseEther('1'), router(), reenter, token('USDC'), 0n, payer.address, newId()],
+      }),
+      'SwapFailed',
+    );
+    // The inner call's own revert: the router's guard.
+    expect(error.data?.args?.[0]).toBe(toFunctionSelector('Reentrancy()'));
   });
 
   it('refuses a zero input and a zero depositor', async () => {
