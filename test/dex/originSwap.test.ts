@@ -19,6 +19,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { getClient } from '@relayprotocol/relay-sdk';
 import { depositoryAbi } from '../../generated/contracts/index.js';
 import { devnetViemChain, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
+import { executorOf } from '../../src/core/quote/originSwap.js';
 import { getRequest } from '../../src/store/requests.repository.js';
 import { post } from '../graphql/harness.js';
 import { call } from '../helpers/conformance.js';
@@ -177,6 +178,10 @@ describe('sources and options', () => {
       expect(body.errorCode).toBe('INVALID_INPUT');
       expect(body.message).toContain(field);
     }
+    const executor = executorOf(chainB.contracts.swapDepositRouter);
+    const toExecutor = await call(gateway.url, 'getQuote', { body: { ...base(), recipient: executor } });
+    expect(toExecutor.status).toBe(400);
+    expect(toExecutor.body.errorCode).toBe('INVALID_RECIPIENT');
     const zero = await call(gateway.url, 'getQuote', { body: { ...base(), amount: '0' } });
     expect(zero.status).toBe(400);
     expect(zero.body.errorCode).toBe('AMOUNT_TOO_LOW');

@@ -8,6 +8,7 @@ import { classifyRoute } from '../fees/classifyRoute.js';
 import type { ResolvedRoute } from '../vocabulary/route.js';
 import type { DestinationCall } from '../fill/fillTransaction.js';
 import { refuseBurnAddress } from './burnAddresses.js';
+import { executorOf } from './originSwap.js';
 import { SWAP_SOURCE } from '../settings.js';
 import {
   unsupportedQuoteOptions,
@@ -339,6 +340,8 @@ function operationOf(route: {
 function isTokenOrGatewayContract(chain: ChainConfig, address: Address): boolean {
   const lower = address.toLowerCase();
   const contracts = Object.values(chain.contracts).filter((value): value is Address => typeof value === 'string');
+  // The swap-deposit router's executor deposits whatever it holds with the next swap: never a recipient.
+  if (chain.contracts.swapDepositRouter !== undefined) contracts.push(executorOf(chain.contracts.swapDepositRouter));
   return [...chain.currencies.map((currency) => currency.address), ...contracts].some(
     (candidate) => candidate.toLowerCase() === lower,
   );
