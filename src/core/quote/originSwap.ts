@@ -76,7 +76,7 @@ export async function planOriginSwap(ctx: CoreContext, params: QuoteParameters):
 
   const sources = allowedSources(origin, params);
   const candidates = depositCandidates(origin);
-  const quoted = candidates.flatMap((candidate) => {
+  const quoteTo = (candidate: Candidate) => {
     const quote = ctx.dex!.quoteExactIn({
       chainId: origin.id,
       tokenIn: currencyIn.address,
@@ -85,7 +85,12 @@ export async function planOriginSwap(ctx: CoreContext, params: QuoteParameters):
       sources,
     });
     return quote.ok && quote.route.amountOut > 0n ? [{ ...candidate, route: quote.route }] : [];
-  });
+  };
+  // The output's own asset, when the swap reaches it, is the deposit (the order is then a bridge): the other
+  // candidates are priced only when it does not.
+  const same = sameAssetCandidate(ctx, params, candidates);
+  const preferred = same === undefined ? [] : quoteTo(same);
+  const quoted = preferred.length > 0 ? preferred : candidates.filter((c) => c !== same).flatMap(quoteTo);
   const chosen = await choose(ctx, params, quoted);
   if (chosen === undefined) {
     throw new GatewayError(
@@ -184,33 +189,32 @@ function depositCandidates(origin: ChainConfig): Candidate[] {
   });
 }
 
-/**
- * The deposit currency: the one that is the same asset as the output (the order is then a bridge, the cheapest),
- * else whichever the swap turns into the most USD.
- */
+/** The candidate that is the same asset as the requested output, if any. */
+function sameAssetCandidate(
+  ctx: CoreContext,
+  params: QuoteParameters,
+  candidates: readonly Candidate[],
+): Candidate | undefined {
+  const destination = ctx.config.chains.find((chain) => chain.id === params.destinationChainId);
+  const out = destination === undefined ? undefined : lookup(destination, params.destinationCurrency);
+  if (destination === undefined || out === undefined) return undefined;
+  return candidates.find(
+    (candidate) =>
+      classifyRoute({
+        origin: { chainId: params.originChainId, currencyId: candidate.currency.id, symbol: candidate.currency.symbol },
+        destination: { chainId: destination.id, currencyId: out.id, symbol: out.symbol },
+        operation: 'swap',
+      }) === 'bridge',
+  );
+}
+
+/** Of the candidates the swap reaches, the one it turns into the most USD. */
 async function choose<T extends Candidate & { route: DexRoute }>(
   ctx: CoreContext,
   params: QuoteParameters,
   quoted: T[],
 ): Promise<T | undefined> {
   if (quoted.length <= 1) return quoted[0];
-  const destination = ctx.config.chains.find((chain) => chain.id === params.destinationChainId);
-  const out = destination === undefined ? undefined : lookup(destination, params.destinationCurrency);
-  if (destination !== undefined && out !== undefined) {
-    const same = quoted.find(
-      (candidate) =>
-        classifyRoute({
-          origin: {
-            chainId: params.originChainId,
-            currencyId: candidate.currency.id,
-            symbol: candidate.currency.symbol,
-          },
-          destination: { chainId: destination.id, currencyId: out.id, symbol: out.symbol },
-          operation: 'swap',
-        }) === 'bridge',
-    );
-    if (same !== undefined) return same;
-  }
   const values = await Promise.all(
     quoted.map(async (candidate) => {
       const price = await ctx.market.usdPrice(params.originChainId, candidate.currency);
