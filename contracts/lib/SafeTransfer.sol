@@ -14,6 +14,11 @@ library SafeTransfer {
         _callOptionalReturn(token, abi.encodeWithSelector(0x23b872dd, from, to, amount));
     }
 
+    /// @dev `approve(spender, amount)`; tokens that return nothing are accepted.
+    function safeApprove(address token, address spender, uint256 amount) internal {
+        _callOptionalReturn(token, abi.encodeWithSelector(0x095ea7b3, spender, amount));
+    }
+
     function sendNative(address to, uint256 amount) internal {
         (bool success,) = to.call{value: amount}("");
         if (!success) revert NativeTransferFailed(to, amount);

@@ -17,4 +17,6 @@ export * from './PermitToken.js';
 export * from './PriceFeed.js';
 export * from './Receiver.js';
 export * from './StableToken.js';
+export * from './SwapDepositRouter.js';
+export * from './SwapExecutor.js';
 export * from './WrappedNative.js';

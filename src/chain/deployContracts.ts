@@ -30,6 +30,8 @@ import {
   onlyOwnerMulticallerBytecode,
   receiverAbi,
   receiverBytecode,
+  swapDepositRouterAbi,
+  swapDepositRouterBytecode,
 } from '../../generated/contracts/index.js';
 import type { ChainContracts } from '../core/chains/types.js';
 
@@ -52,7 +54,7 @@ export interface DeployContractsParameters {
  * solver-owned multicaller that runs fills, approval proxy, ERC-20 router, attestation verifier, deposit-address
  * factory and the EIP-7702 batch executor of gasless batches (`contracts/BatchExecutor.sol`: no owner, no
  * constructor state; its EIP-712 domain salt is its own address, so SDK clients point `executeGaslessBatch` at
- * it, see docs/real-networks.md); Multicall3 only when the chain has none at its canonical address. Each deployment waits for its receipt and checks the
+ * it, see docs/real-networks.md), and the swap-and-deposit router of inputs the solver does not hold (no owner); Multicall3 only when the chain has none at its canonical address. Each deployment waits for its receipt and checks the
  * code is there. Returns the addresses in the shape of a config file's `contracts`.
  */
 export async function deployContracts({
@@ -107,6 +109,9 @@ export async function deployContracts({
     [solver, depository],
   );
   const batchExecutor = await deploy('batchExecutor', batchExecutorAbi, batchExecutorBytecode);
+  const swapDepositRouter = await deploy('swapDepositRouter', swapDepositRouterAbi, swapDepositRouterBytecode, [
+    depository,
+  ]);
   return {
     depository,
     receiver,
@@ -118,5 +123,6 @@ export async function deployContracts({
     attestationVerifier,
     depositAddressFactory,
     batchExecutor,
+    swapDepositRouter,
   };
 }

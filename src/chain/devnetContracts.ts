@@ -45,6 +45,8 @@ import {
   receiverBytecode,
   stableTokenAbi,
   stableTokenBytecode,
+  swapDepositRouterAbi,
+  swapDepositRouterBytecode,
   wrappedNativeAbi,
   wrappedNativeBytecode,
 } from '../../generated/contracts/index.js';
@@ -243,6 +245,8 @@ export async function deployChain(
   // The deployer keeps the WETH the pools are seeded with.
   await fromDeployer.call(dexTokens.weth.address, wrap, dexWeth);
   const dex = await deployDex({ sender: fromDeployer, owner: deployer.address, tokens: dexTokens, usd });
+  // After everything else, so the addresses above stay what they were before it existed.
+  const swapDepositRouter = await deploy(swapDepositRouterAbi, swapDepositRouterBytecode, [depository]);
   // Everything is sent: with interval mining, mine it now rather than wait for the next tick (the block phases are
   // set after the setup anyway).
   if (blockGasLimit !== null) await anvil.mine({ blocks: 1 });
@@ -292,6 +296,7 @@ export async function deployChain(
       attestationVerifier,
       batchExecutor: SDK_BATCH_EXECUTOR,
       depositAddressFactory,
+      swapDepositRouter,
     },
     tokens,
     longTailTokens: [long],

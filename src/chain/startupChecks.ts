@@ -43,6 +43,7 @@ const CONTRACT_NAMES: ReadonlyArray<keyof ChainContracts> = [
   'attestationVerifier',
   'depositAddressFactory',
   'batchExecutor',
+  'swapDepositRouter',
 ];
 
 const firstLine = (error: unknown): string =>

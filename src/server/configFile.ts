@@ -115,10 +115,9 @@ const chainSchema = {
       additionalProperties: false,
       required: [...contractNames],
       properties: Object.fromEntries(
-        [...contractNames, 'attestationVerifier', 'batchExecutor', 'depositAddressFactory'].map((name) => [
-          name,
-          { type: 'string', pattern: addressPattern },
-        ]),
+        [...contractNames, 'attestationVerifier', 'batchExecutor', 'depositAddressFactory', 'swapDepositRouter'].map(
+          (name) => [name, { type: 'string', pattern: addressPattern }],
+        ),
       ),
     },
     dex: dexSchema,

@@ -64,6 +64,7 @@ it('deploys every contract to a fresh chain and writes the config block to --out
     'multicaller',
     'onlyOwnerMulticaller',
     'receiver',
+    'swapDepositRouter',
   ]);
   expect(stderr).toContain('depository: ');
   const client = createPublicClient({ transport: http(anvil.rpcUrl) });

@@ -80,6 +80,11 @@ export interface ChainContracts {
   batchExecutor?: Address;
   /** Factory of counterfactual deposit addresses (`useDepositAddress`), when deployed. */
   depositAddressFactory?: Address;
+  /**
+   * Swaps a token the solver does not hold into one it does and deposits the output for a request, in the user's
+   * own transaction (`contracts/SwapDepositRouter.sol`). Absent: inputs the solver does not hold are refused.
+   */
+  swapDepositRouter?: Address;
 }
 
 /** A pool of a DEX the gateway may route through: its address, its tokens in the pool's order, its fee. */

@@ -31,9 +31,17 @@ import type { PermitStandard } from '../ports/permits.js';
 import { PERMIT_DEPOSIT_GAS, representativePermitDeposit } from '../permits/typedData.js';
 import { quotePermit } from '../permits/quotePermit.js';
 import { depositAddressOfQuote, recordDepositAddress } from './depositAddress.js';
-import type { Price, Quote, QuoteParameters } from './types.js';
+import type { Price, Quote, QuoteDetails, QuoteParameters } from './types.js';
 import { planSameChainDex, type InventoryOffer } from './sameChainDex.js';
 import { priceSameChainDex, quoteSameChainDex } from './sameChainDexQuote.js';
+import {
+  buildOriginSwapSteps,
+  originSwapGas,
+  originSwapRecord,
+  planOriginSwap,
+  presentOriginSwap,
+  type OriginSwap,
+} from './originSwap.js';
 import type { Caller } from '../vocabulary/caller.js';
 
 export type GetQuoteParameters = QuoteParameters;
@@ -65,11 +73,19 @@ export async function getQuote(
   }
 }
 
-async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller: Caller): Promise<GetQuoteReturnType> {
-  const dexPlan = await planSameChainDex(ctx, params, inventoryOffer(ctx, params, caller));
-  if (dexPlan !== null) return quoteSameChainDex(ctx, params, caller, dexPlan);
+async function quoteRequest(
+  ctx: CoreContext,
+  requested: GetQuoteParameters,
+  caller: Caller,
+): Promise<GetQuoteReturnType> {
+  // A same-chain swap the pools serve better is the user's own router transaction: no deposit, no fill.
+  const dexPlan = await planSameChainDex(ctx, requested, inventoryOffer(ctx, requested, caller));
+  if (dexPlan !== null) return quoteSameChainDex(ctx, requested, caller, dexPlan);
+  // An input the solver does not hold is swapped on the origin first: the order is for what that deposits.
+  const originSwap = await planOriginSwap(ctx, requested);
+  const params = originSwap?.params ?? requested;
   const ttlSeconds = quoteTtlSeconds(ctx.config.quote, params.ttl);
-  const prepared = await prepare(ctx, params, caller, 'quote');
+  const prepared = await prepare(ctx, params, caller, 'quote', originSwap);
   const { route, pricing } = prepared;
   const nowMs = ctx.now();
   const deadline = Math.floor(nowMs / 1000) + ttlSeconds;
@@ -119,12 +135,14 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
     amountOut: pricing.amountOut,
     minAmountOut: pricing.minimumAmountOut,
     tradeType: params.tradeType,
-    operation: route.operation,
+    // A deposit of the output's own asset that the user's swap produced: to the user, a swap.
+    operation: originSwap !== null && route.operation === 'bridge' ? 'swap' : route.operation,
     orderId: order.orderId,
     referrer: params.referrer ?? null,
     apiKeyId: caller.apiKey?.id ?? null,
     quote: jsonSafe({
-      slippageBps: route.slippageBps,
+      // With an origin swap, its tolerance (the order's own output is exact when it is a bridge).
+      slippageBps: Math.max(route.slippageBps, originSwap?.slippageBps ?? 0),
       calls: route.calls,
       txsGasLimit: params.txsGasLimit ?? null,
       explicitDeposit: params.explicitDeposit !== false,
@@ -138,6 +156,7 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
       ...(permit === undefined ? {} : { permit: { ...permit } }),
       // The native gas the fill sends the recipient besides the output, and what it was charged.
       ...(pricing.gasTopup === null ? {} : { gasTopup: pricing.gasTopup }),
+      ...(originSwap === null ? {} : { dex: originSwapRecord(originSwap) }),
     }),
     feesQuoted: storedFeesOf(pricing),
     expiresAt: deadline * 1000,
@@ -169,40 +188,55 @@ async function quoteRequest(ctx: CoreContext, params: GetQuoteParameters, caller
 
   const present = presentParameters(prepared, wallet.value);
   const steps =
-    permit === undefined
-      ? buildSteps({
-          route,
-          requestId,
-          amountIn: pricing.amountIn,
-          allowance: wallet.value.allowance,
-          explicitDeposit: params.explicitDeposit !== false,
-          depositAddress: depositAddress?.address ?? null,
-        })
-      : buildPermitSteps({ route, requestId, permit });
+    originSwap !== null
+      ? buildOriginSwapSteps({ swap: originSwap, route, requestId, allowance: wallet.value.allowance, deadline })
+      : permit === undefined
+        ? buildSteps({
+            route,
+            requestId,
+            amountIn: pricing.amountIn,
+            allowance: wallet.value.allowance,
+            explicitDeposit: params.explicitDeposit !== false,
+            depositAddress: depositAddress?.address ?? null,
+          })
+        : buildPermitSteps({ route, requestId, permit });
   return {
     requestId,
     steps,
     fees: presentLegacyFees(present),
     ...(feeSponsorship === undefined ? {} : { feeSponsorship }),
-    details: presentDetails(present),
+    details: detailsOf(prepared, present),
     protocol: { v2: order },
   };
 }
 
 /** A price (`POST /price`, GraphQL `price`): the quote's numbers without steps, order or stored request. */
-export async function getPrice(ctx: CoreContext, params: GetQuoteParameters, caller: Caller): Promise<Price> {
-  const dexPlan = await planSameChainDex(ctx, params, inventoryOffer(ctx, params, caller));
+export async function getPrice(ctx: CoreContext, requested: GetQuoteParameters, caller: Caller): Promise<Price> {
+  const dexPlan = await planSameChainDex(ctx, requested, inventoryOffer(ctx, requested, caller));
   if (dexPlan !== null) return priceSameChainDex(ctx, dexPlan);
-  const prepared = await prepare(ctx, params, caller, 'price');
+  const originSwap = await planOriginSwap(ctx, requested);
+  const prepared = await prepare(ctx, originSwap?.params ?? requested, caller, 'price', originSwap);
   const present = presentParameters(prepared, await prepared.wallet);
-  return { fees: presentLegacyFees(present), details: presentDetails(present) };
+  return { fees: presentLegacyFees(present), details: detailsOf(prepared, present) };
+}
+
+/** The details of a quote or price, with its origin swap shown when it has one. */
+function detailsOf(prepared: Prepared, present: PresentParameters): QuoteDetails {
+  const details = presentDetails(present);
+  const swap = prepared.originSwap;
+  if (swap === null) return details;
+  return presentOriginSwap(details, swap, {
+    depositPrice: prepared.priceIn,
+    userBalance: present.userBalance,
+    usd: prepared.pricing.usd,
+  });
 }
 
 /** What the solver's inventory gives for a same-chain swap, to compare with the DEX (`planSameChainDex`). */
 const inventoryOffer =
   (ctx: CoreContext, params: GetQuoteParameters, caller: Caller): InventoryOffer =>
   async () => {
-    const { pricing } = await prepare(ctx, params, caller, 'price');
+    const { pricing } = await prepare(ctx, params, caller, 'price', null);
     return { amountIn: pricing.amountIn, amountOut: pricing.amountOut };
   };
 
@@ -221,6 +255,8 @@ interface Prepared extends Omit<PresentParameters, 'userBalance' | 'originGas'> 
   wallet: Promise<Wallet>;
   /** `usePermit`: the standard the deposit uses and the token's EIP-712 domain. */
   permit?: { standard: PermitStandard; domain: { name: string; version: string } };
+  /** The swap of an input the solver does not hold into the deposit currency (`originSwap.ts`). */
+  originSwap: OriginSwap | null;
 }
 
 async function prepare(
@@ -228,6 +264,7 @@ async function prepare(
   params: QuoteParameters,
   caller: Caller,
   mode: 'quote' | 'price',
+  originSwap: OriginSwap | null,
 ): Promise<Prepared> {
   const route = resolveRoute(ctx, params);
   refuseUnservedRoute(ctx, route);
@@ -241,14 +278,15 @@ async function prepare(
   const { origin, destination, currencyIn, currencyOut } = route;
   const permitSupport = params.usePermit === true ? permitSupportOf(ctx, route) : undefined;
   permitSupport?.catch(() => undefined);
+  // With an origin swap, the user pays the swapped token, approved to the swap-deposit router.
+  const paid = originSwap?.currencyIn.address ?? currencyIn.address;
+  const spender = originSwap?.router ?? origin.contracts.depository;
   const needsAllowance =
-    mode === 'quote' && currencyIn.address !== zeroAddress && permitSupport === undefined && !route.depositAddress;
+    mode === 'quote' && paid !== zeroAddress && permitSupport === undefined && !route.depositAddress;
   // What the quote shows of the user's wallet: a read of the same head serves every quote of it (`sameHead`).
   const wallet = Promise.all([
-    market.balanceOf(origin.id, route.user, currencyIn.address, { sameHead: true }),
-    needsAllowance
-      ? market.allowance(origin.id, route.user, currencyIn.address, origin.contracts.depository, { sameHead: true })
-      : 0n,
+    market.balanceOf(origin.id, route.user, paid, { sameHead: true }),
+    needsAllowance ? market.allowance(origin.id, route.user, paid, spender, { sameHead: true }) : 0n,
   ]).then(([userBalance, allowance]): Wallet => ({ userBalance, allowance }));
   wallet.catch(() => undefined);
   const [
@@ -366,6 +404,7 @@ async function prepare(
     originNativePrice,
     wallet,
     ...(permit === undefined ? {} : { permit }),
+    originSwap,
   };
 }
 
@@ -392,11 +431,13 @@ function presentParameters(prepared: Prepared, { userBalance, allowance }: Walle
   const { route, pricing, priceIn, priceOut, originGasPrice, originNativePrice } = prepared;
   // A permit deposit is sent (and its gas paid) by the gateway: the user pays no origin gas.
   const originGasUnits =
-    prepared.permit !== undefined
-      ? 0n
-      : route.currencyIn.address === zeroAddress
-        ? DEPOSIT_GAS.native
-        : DEPOSIT_GAS.erc20 + (allowance < pricing.amountIn ? DEPOSIT_GAS.approve : 0n);
+    prepared.originSwap !== null
+      ? originSwapGas(prepared.originSwap, allowance)
+      : prepared.permit !== undefined
+        ? 0n
+        : route.currencyIn.address === zeroAddress
+          ? DEPOSIT_GAS.native
+          : DEPOSIT_GAS.erc20 + (allowance < pricing.amountIn ? DEPOSIT_GAS.approve : 0n);
   return {
     route,
     pricing,

@@ -10,6 +10,7 @@ import type { ResolvedRoute } from '../vocabulary/route.js';
 import type { DestinationCall } from '../fill/fillTransaction.js';
 import { refuseBurnAddress } from '../burnAddresses.js';
 import { SWAP_SOURCE } from '../chains/dexSources.js';
+import { executorOf } from './originSwap.js';
 import {
   unsupportedQuoteOptions,
   type QuoteDetails,
@@ -344,6 +345,8 @@ function operationOf(route: {
 function isTokenOrGatewayContract(chain: ChainConfig, address: Address): boolean {
   const lower = address.toLowerCase();
   const contracts = Object.values(chain.contracts).filter((value): value is Address => typeof value === 'string');
+  // The swap-deposit router's executor deposits whatever it holds with the next swap: never a recipient.
+  if (chain.contracts.swapDepositRouter !== undefined) contracts.push(executorOf(chain.contracts.swapDepositRouter));
   return [...chain.currencies.map((currency) => currency.address), ...contracts].some(
     (candidate) => candidate.toLowerCase() === lower,
   );

@@ -18,6 +18,7 @@ import { quoteCurrency, type Amount, type QuoteCurrency } from '../vocabulary/am
 import { rateOf } from '../quote/present.js';
 import type { FeeSponsorshipPhase } from '../quote/types.js';
 import { SWAP_SOURCE } from '../chains/dexSources.js';
+import { dexLegsOf } from '../dex/legRecord.js';
 import type { KeyScope } from './access.js';
 import { paidRecipientOf } from './paidRecipient.js';
 import { failReasonOf, orNoReason, refundFailReasonOf, statusV2, toWebhookDepositAddress } from './statusRules.js';
@@ -58,7 +59,7 @@ export function presentRequest(ctx: CoreContext, record: RequestRecord, present:
     features: featuresOf(record, fees),
     originChainId: record.originChainId,
     destinationChainId: record.destinationChainId,
-    currencyIn,
+    currencyIn: parts.paidIn,
     currencyOut,
     depositAddress: depositAddressOf(record, present),
     supersededByRequestId: present.depositAddress?.supersededByRequestId ?? null,
@@ -83,7 +84,7 @@ export function presentRequest(ctx: CoreContext, record: RequestRecord, present:
     appFees: fees === null || fees.appFees.length === 0 ? null : requestAppFees(fees, parts.actual, feeCurrency),
     feeSponsorship:
       parts.sponsorship === null ? null : { quoted: toPhaseV3(parts.sponsorship), actual: null, currency: feeCurrency },
-    route: routeOf(ctx, record, currencyIn, currencyOut),
+    route: routeOf(ctx, record, parts, currencyOut),
     refundCurrency: currencyIn,
     protocol: parts.protocol,
     owner: ownerData(record, present.scope, fees, feeCurrency),
@@ -129,10 +130,15 @@ export function presentRequestV2(ctx: CoreContext, record: RequestRecord, presen
       sender: record.sender,
       // As the quote's `details.recipient`: whom the fill pays (the multicaller when the request has calls).
       recipient: paidRecipientOf(record),
-      currencyIn,
+      currencyIn: parts.paidIn,
       currencyOut,
       ...gasTopupField(ctx, record),
-      rate: rateOf(record.amountIn, currencyIn.currency.decimals, record.amountOut, currencyOut.currency.decimals),
+      rate: rateOf(
+        parts.paidIn.amount,
+        parts.paidIn.currency.decimals,
+        record.amountOut,
+        currencyOut.currency.decimals,
+      ),
     },
     price: record.amountOut,
     usesExternalLiquidity: false,
@@ -154,7 +160,14 @@ interface Parts {
   fees: StoredFees | null;
   actual: StoredFees | null;
   feeCurrency: QuoteCurrency;
+  /** What the request's deposit is in (refunds return it). */
   currencyIn: Amount;
+  /**
+   * What the user paid: `currencyIn`, or the token an origin swap turned into it (`quote.dex.origin`), with the
+   * router that swapped it.
+   */
+  paidIn: Amount;
+  originRouter: string;
   currencyOut: Amount;
   slippageBps: number | null;
   timeEstimate: number | null;
@@ -171,12 +184,23 @@ function partsOf(ctx: CoreContext, record: RequestRecord): Parts {
   const inCurrency = currencyOf(ctx, record.originChainId, record.originCurrency, fees?.currency);
   const outCurrency = currencyOf(ctx, record.destinationChainId, record.destinationCurrency);
   const quote = record.quote;
+  const currencyIn = amountOf(inCurrency, record.amountIn, fees?.usdMicros.in ?? 0n);
+  const swapped = dexLegsOf(quote).origin;
   return {
     fees,
     actual,
     feeCurrency:
       fees === null ? inCurrency : currencyOf(ctx, fees.currency.chainId, fees.currency.address, fees.currency),
-    currencyIn: amountOf(inCurrency, record.amountIn, fees?.usdMicros.in ?? 0n),
+    currencyIn,
+    paidIn:
+      swapped === undefined
+        ? currencyIn
+        : amountOf(
+            currencyOf(ctx, record.originChainId, swapped.tokenIn),
+            BigInt(swapped.amountIn),
+            fees?.usdMicros.in ?? 0n,
+          ),
+    originRouter: swapped?.source ?? SWAP_SOURCE,
     currencyOut: amountOf(outCurrency, record.amountOut, fees?.usdMicros.out ?? 0n, record.minAmountOut),
     slippageBps: typeof quote.slippageBps === 'number' ? quote.slippageBps : null,
     timeEstimate: typeof quote.timeEstimate === 'number' ? quote.timeEstimate : null,
@@ -248,8 +272,13 @@ function currencyOf(
  * The actual route falls back to the quoted one until the fill; a request that ended without a fill
  * (`failure`, `refund`, `fallback`) shows the deposit going in and nothing coming out.
  */
-function routeOf(ctx: CoreContext, record: RequestRecord, currencyIn: Amount, currencyOut: Amount): RequestRoute {
-  const origin: RouteLeg = { inputCurrency: currencyIn, outputCurrency: currencyIn, router: SWAP_SOURCE };
+function routeOf(
+  ctx: CoreContext,
+  record: RequestRecord,
+  { paidIn, currencyIn, originRouter }: Pick<Parts, 'paidIn' | 'currencyIn' | 'originRouter'>,
+  currencyOut: Amount,
+): RequestRoute {
+  const origin: RouteLeg = { inputCurrency: paidIn, outputCurrency: currencyIn, router: originRouter };
   const destination: RouteLeg = { inputCurrency: currencyOut, outputCurrency: currencyOut, router: SWAP_SOURCE };
   const noFill = record.status === 'failure' || record.status === 'refund' || record.status === 'fallback';
   const topup = gasTopupField(ctx, record);
