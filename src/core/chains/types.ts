@@ -239,6 +239,8 @@ export interface QuoteSettings {
   maxTtlSeconds: number;
   /** Exposure limits of quotes and fills (`src/core/limits/exposure.ts`). */
   exposure: ExposureLimits;
+  /** Oldest pool state (seconds since it was read) a DEX quote is priced from; default 30. */
+  maxDexStateAgeSeconds?: number;
 }
 
 /**

@@ -67,8 +67,17 @@ export function presentDetails(p: PresentParameters): QuoteDetails {
   const currencyIn = pricedAmount(inCurrency, p.priceIn, pricing.amountIn);
   const currencyOut = pricedAmount(outCurrency, p.priceOut, pricing.amountOut, pricing.minimumAmountOut);
   const slippageValue = pricing.amountOut - pricing.minimumAmountOut;
-  const sources = route.sameAsset ? [] : [SWAP_SOURCE];
+  const dex = pricing.dex;
+  // The source that delivers the output: the pools of the destination leg, else the solver's inventory.
+  const source = dex?.record.source ?? SWAP_SOURCE;
+  const sources = route.sameAsset ? [] : [source];
   const { usd } = pricing;
+  const swapImpactMicros = dex === undefined ? -usd.swap : dex.swapImpactUsdMicros;
+  // What enters the destination's swap: the currency the solver spends into the pools, or the output itself.
+  const destinationInput =
+    dex === undefined
+      ? currencyOut
+      : pricedAmount(quoteCurrency(route.destination.id, dex.start), dex.startPrice, dex.route.amountIn);
   return {
     operation: route.operation,
     sender: route.user,
@@ -90,8 +99,8 @@ export function presentDetails(p: PresentParameters): QuoteDetails {
           ),
         }),
     totalImpact: impact(usd.out - usd.in, usd.in),
-    swapImpact: impact(-usd.swap, usd.in),
-    expandedPriceImpact: expandedPriceImpact(usd),
+    swapImpact: impact(swapImpactMicros, usd.in),
+    expandedPriceImpact: { ...expandedPriceImpact(usd), swap: { usd: formatUsdMicros(swapImpactMicros) } },
     rate: rateOf(pricing.amountIn, inCurrency.decimals, pricing.amountOut, outCurrency.decimals),
     slippageTolerance: {
       total: route.slippageBps,
@@ -109,9 +118,9 @@ export function presentDetails(p: PresentParameters): QuoteDetails {
     route: {
       origin: { inputCurrency: currencyIn, outputCurrency: currencyIn, router: SWAP_SOURCE, includedSwapSources: [] },
       destination: {
-        inputCurrency: currencyOut,
+        inputCurrency: destinationInput,
         outputCurrency: currencyOut,
-        router: SWAP_SOURCE,
+        router: route.sameAsset ? SWAP_SOURCE : source,
         includedSwapSources: sources,
       },
     },

@@ -1,6 +1,7 @@
 /** What a quote's route is, shared by the quote, the fees and the limits that judge it. */
 import type { Address } from 'viem';
 import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
+import type { DexSource } from '../dex/poolState.js';
 import type { DestinationCall } from '../fill/fillTransaction.js';
 
 /** Platform-fee class of a route (spec "Fee rules" §3). */
@@ -28,4 +29,12 @@ export interface ResolvedRoute {
   depositAddress?: { type: 'strict' | 'open'; recoveryAddress: Address | null } | null;
   /** USD value (micro) of the native gas the fill delivers to the recipient (`topupGas`); 0 or absent for none. */
   gasTopupUsdMicros?: bigint;
+  /** Swaps: where the output may come from on the destination (absent for same-asset routes). */
+  swapSources?: SwapSources;
+}
+
+/** The sources a swap's output may come from on the destination: the solver's inventory, and DEX pools. */
+export interface SwapSources {
+  inventory: boolean;
+  dex: DexSource[];
 }
