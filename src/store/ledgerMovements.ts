@@ -160,7 +160,14 @@ export function depositLost(deposit: ReceivedDeposit, request: RequestRecord | u
 export function requestFilled(request: RequestRecord): LedgerMovement[] {
   const fees = parseStoredFees(request.feesQuoted);
   const origin = { chainId: request.originChainId, currency: request.originCurrency.toLowerCase() };
-  const destination = { chainId: request.destinationChainId, currency: request.destinationCurrency.toLowerCase() };
+  // What left the solver on the destination: the output, or the currency a DEX leg spent to buy it
+  // (`quote.dex.destination`: the recipient got the pool's output, the solver paid its entry currency).
+  const leg = destinationLeg(request.quote);
+  const destination = {
+    chainId: request.destinationChainId,
+    currency: leg?.currency ?? request.destinationCurrency.toLowerCase(),
+  };
+  const paidOut = leg?.amount ?? request.amountOut;
   const movements: LedgerMovement[] = [];
   const add = (movement: Omit<LedgerMovement, 'requestId'>) => {
     if (movement.amount > 0n) movements.push({ ...movement, requestId: request.id });
@@ -218,7 +225,7 @@ export function requestFilled(request: RequestRecord): LedgerMovement[] {
     key: `${request.id}:exchange:out`,
     kind: 'exchange',
     ...destination,
-    amount: request.amountOut,
+    amount: paidOut,
     debit: accounts.trade,
     credit: accounts.counterparty,
     usdMicros: outUsd ?? null,
@@ -227,12 +234,19 @@ export function requestFilled(request: RequestRecord): LedgerMovement[] {
     key: `${request.id}:fill`,
     kind: 'fill_paid',
     ...destination,
-    amount: request.amountOut,
+    amount: paidOut,
     debit: accounts.counterparty,
     credit: accounts.solver,
     usdMicros: outUsd ?? null,
   });
   return movements;
+}
+
+/** The entry currency (lower case; zero for native) and amount a request's destination DEX leg spends. */
+function destinationLeg(quote: JsonObject | null): { currency: string; amount: bigint } | undefined {
+  const leg = ((quote?.dex as JsonObject | undefined)?.destination ?? undefined) as JsonObject | undefined;
+  if (leg === undefined || typeof leg.amountIn !== 'string' || typeof leg.tokenIn !== 'string') return undefined;
+  return { currency: leg.nativeIn === true ? zeroAddress : leg.tokenIn.toLowerCase(), amount: BigInt(leg.amountIn) };
 }
 
 /**

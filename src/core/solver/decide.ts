@@ -1,4 +1,4 @@
-import { zeroAddress, type Address, type Hex } from 'viem';
+import { zeroAddress, type Hex } from 'viem';
 import type { DepositRecord } from '../../store/deposits.repository.js';
 import type { RequestRecord } from '../../store/requestRecord.js';
 import type { JsonObject } from '../../store/tables.js';
@@ -12,6 +12,9 @@ import { refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';
 import { setStatus } from './setStatus.js';
 import { gasTopupOf } from './requestCalls.js';
+import { fillOutflow } from './dexFill.js';
+import { destinationLegOf } from '../dex/legRecord.js';
+import { repriceDexLeg } from './repriceDexLeg.js';
 
 /** The `failReason` of a refund its depositor asked for (`selfRefund.ts`), recorded while the request is pending. */
 export const REFUND_REQUESTED = 'MANUAL_ADMIN_REFUND' satisfies FailReason;
@@ -109,7 +112,8 @@ export interface FillReads {
 function readFillChecks(scope: SolverScope, request: RequestRecord): FillReads {
   const { ctx } = scope;
   const tx = fillOf(scope, request);
-  const currency = request.destinationCurrency as Address;
+  // What leaves the solver: the output, or the currency a DEX leg spends to buy it.
+  const currency = fillOutflow(request).currency;
   const balance = ctx.market.balanceOf(request.destinationChainId, ctx.solver.address, currency);
   // Awaited later, or never (a claim that does not go through): not an unhandled rejection meanwhile.
   balance.catch(() => undefined);
@@ -146,7 +150,7 @@ export async function validateFill(
   // started early serve only the same fill of the same output (a request's amount out can change: a gasless batch).
   const reads = early !== undefined && sameFill(scope, early, request) ? early : readFillChecks(scope, request);
   const [balance, simulation] = await Promise.all([reads.balance, reads.simulation]);
-  if (balance < request.amountOut) return { failReason: 'SOLVER_BALANCE_TOO_LOW' };
+  if (balance < fillOutflow(request).amount) return { failReason: 'SOLVER_BALANCE_TOO_LOW' };
   // A gas top-up is paid from the solver's native balance besides the output: without it the fill cannot be sent.
   const gasTopup = gasTopupOf(request);
   if (
@@ -156,6 +160,11 @@ export async function validateFill(
     return { failReason: 'SOLVER_BALANCE_TOO_LOW' };
   if ('error' in simulation) {
     const { error } = simulation;
+    // A fill buying its output through the pools reverts when they moved below the order's minimum: that is
+    // slippage, refunded as such, not a failed execution.
+    const leg = destinationLegOf(request.quote);
+    const moved = leg === undefined ? null : await repriceDexLeg(ctx, request, leg);
+    if (moved !== null && !moved.ok) return { failReason: 'SLIPPAGE', details: { message: moved.why } };
     if (isGatewayError(error) && error.code === 'DESTINATION_TX_FAILED') {
       return { failReason: 'EXECUTION_REVERTED', details: { message: error.message, revert: error.data ?? null } };
     }
@@ -178,7 +187,7 @@ function sameFill(scope: SolverScope, early: FillReads, request: RequestRecord):
   const tx = fillOf(scope, request);
   return (
     early.chainId === request.destinationChainId &&
-    early.currency === request.destinationCurrency.toLowerCase() &&
+    early.currency === fillOutflow(request).currency.toLowerCase() &&
     early.tx.to.toLowerCase() === tx.to.toLowerCase() &&
     early.tx.data === tx.data &&
     early.tx.value === tx.value

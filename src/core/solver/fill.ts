@@ -15,6 +15,7 @@ import { attachedDeposit, refundOrFail, refundRequest } from './refund.js';
 import type { SolverScope } from './scope.js';
 import { setStatus } from './setStatus.js';
 import { callsOf, gasTopupOf } from './requestCalls.js';
+import { dexSwapOf } from './dexFill.js';
 
 /**
  * Fills a request that passed its checks (`decide.ts`); `deposit` is null for a fast fill whose deposit has not
@@ -122,6 +123,7 @@ export function fillOf(scope: SolverScope, request: RequestRecord) {
     amount: request.amountOut,
     calls,
     gasTopup: gasTopupOf(request),
+    dexSwap: dexSwapOf(request),
   });
 }
 
