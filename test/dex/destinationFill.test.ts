@@ -9,6 +9,7 @@ import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts';
 import { getClient } from '@relayprotocol/relay-sdk';
 import { devnetViemChain, type DevnetChain } from '../../src/chain/devnet.js';
 import { balanceOf, filledEvents } from '../helpers/chainReads.js';
+import { call } from '../helpers/conformance.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { configureRelaySdk } from '../helpers/relaySdk.js';
 import { executeSteps, publicClientOf, requestQuote, waitForStatus } from '../helpers/quote.js';
@@ -51,6 +52,8 @@ describe('destination DEX fills', () => {
     expect(status.status).toBe('success');
     expect(await balanceOf(chainB, long, recipient)).toBe(BigInt(quote.details.currencyOut.amount));
     expect(await balanceOf(chainB, long, solver())).toBe(0n);
+    const { body: record } = await call(gateway.url, 'getRequests', { query: { id: requestId } });
+    expect(JSON.stringify(record)).toContain(`"router":"${leg.router}"`);
     // What left the solver on B: the entry amount and the fill's gas.
     const [filled] = await filledEvents(chainB, requestId);
     const receipt = await publicClientOf(chainB).getTransactionReceipt({ hash: filled!.transactionHash });

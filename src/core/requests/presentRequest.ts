@@ -18,6 +18,7 @@ import { quoteCurrency, rateOf } from '../quote/present.js';
 import type { FeeSponsorshipPhase } from '../quote/types.js';
 import type { Amount, QuoteCurrency } from '../vocabulary/amount.js';
 import { SWAP_SOURCE } from '../settings.js';
+import { destinationLegOf } from '../dex/legRecord.js';
 import type { KeyScope } from './access.js';
 import { paidRecipientOf } from './paidRecipient.js';
 import { failReasonOf, orNoReason, refundFailReasonOf, statusV2, toWebhookDepositAddress } from './statusRules.js';
@@ -250,7 +251,9 @@ function currencyOf(
  */
 function routeOf(ctx: CoreContext, record: RequestRecord, currencyIn: Amount, currencyOut: Amount): RequestRoute {
   const origin: RouteLeg = { inputCurrency: currencyIn, outputCurrency: currencyIn, router: SWAP_SOURCE };
-  const destination: RouteLeg = { inputCurrency: currencyOut, outputCurrency: currencyOut, router: SWAP_SOURCE };
+  // A destination leg bought through the pools names the source that executes it, as the quote did.
+  const router = destinationLegOf(record.quote)?.source ?? SWAP_SOURCE;
+  const destination: RouteLeg = { inputCurrency: currencyOut, outputCurrency: currencyOut, router };
   const noFill = record.status === 'failure' || record.status === 'refund' || record.status === 'fallback';
   const topup = gasTopupField(ctx, record);
   return {
