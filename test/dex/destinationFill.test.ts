@@ -64,6 +64,21 @@ describe('destination DEX fills', () => {
     const { db } = gateway.server.database;
     const row = await db.selectFrom('requests').select('quote').where('id', '=', requestId).executeTakeFirstOrThrow();
     expect((row.quote as any).dex.destination).toMatchObject({ nativeIn: true, amountIn: leg.inputCurrency.amount });
+    // The ledger books what left the solver on B: its ETH, not the LONG the pools delivered.
+    const paid = await db
+      .selectFrom('ledger_entries')
+      .select(['currency', 'amount', 'account'])
+      .where('request_id', '=', requestId)
+      .where('kind', '=', 'fill_paid')
+      .execute();
+    expect(paid.length).toBeGreaterThan(0);
+    for (const entry of paid) {
+      expect(entry.currency).toBe(zeroAddress);
+      expect(
+        BigInt(entry.amount) === BigInt(leg.inputCurrency.amount) ||
+          BigInt(entry.amount) === -BigInt(leg.inputCurrency.amount),
+      ).toBe(true);
+    }
   });
 
   it('USDC(A) → LONG(B): entered with the solver USDC on B, delivered exactly', async () => {

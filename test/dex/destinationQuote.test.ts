@@ -140,4 +140,34 @@ describe('quotes through the destination pools', () => {
     });
     expect(Number(large.details.swapImpact.percent)).toBeLessThan(-10);
   });
+
+  it('refuses a DEX quote priced from pool state older than the limit; inventory routes still quote', async () => {
+    const settings = gateway.server.core.config.quote;
+    const before = settings.maxDexStateAgeSeconds;
+    settings.maxDexStateAgeSeconds = 0.001;
+    try {
+      const { status, body } = await call(gateway.url, 'getQuote', {
+        body: {
+          user: user().address,
+          originChainId: A,
+          destinationChainId: B,
+          originCurrency: zeroAddress,
+          destinationCurrency: token(B, 'LONG'),
+          amount: parseEther('1').toString(),
+          tradeType: 'EXACT_INPUT',
+        },
+      });
+      expect(status).toBe(400);
+      expect(body.errorCode).toBe('ROUTE_TEMPORARILY_RESTRICTED');
+      expect(body.message).toMatch(/pool state of chain 31338/);
+      const mnr = await requestQuote(gateway, user(), {
+        originCurrency: zeroAddress,
+        destinationCurrency: token(B, 'MNR'),
+        amount: parseEther('1').toString(),
+      });
+      expect(mnr.details.route.destination.router).toBe('solver-inventory');
+    } finally {
+      settings.maxDexStateAgeSeconds = before;
+    }
+  });
 });
