@@ -1,7 +1,6 @@
 /** What a quote's route is, shared by the quote, the fees and the limits that judge it. */
 import type { Address } from 'viem';
 import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
-import type { DexSource } from '../dex/poolState.js';
 import type { DestinationCall } from '../fill/fillTransaction.js';
 
 /** Platform-fee class of a route (spec "Fee rules" §3). */
@@ -36,5 +35,6 @@ export interface ResolvedRoute {
 /** The sources a swap's output may come from on the destination: the solver's inventory, and DEX pools. */
 export interface SwapSources {
   inventory: boolean;
-  dex: DexSource[];
+  /** DEX sources by name (`DexSource`: `uniswap-v3`, `uniswap-v2`). */
+  dex: Array<'uniswap-v3' | 'uniswap-v2'>;
 }
