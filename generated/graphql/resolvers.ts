@@ -1267,15 +1267,23 @@ export type QuoteInput = {
   destinationChainId: Scalars['Int']['input'];
   /** Same format as `originCurrency`. */
   destinationCurrency: Scalars['String']['input'];
+  /** Swap sources a route may not use. */
+  excludedSwapSources?: InputMaybe<Array<Scalars['String']['input']>>;
   /** Deposit through the depository (approve + `depositErc20`) rather than a direct transfer. Default true. */
   explicitDeposit?: InputMaybe<Scalars['Boolean']['input']>;
   /** Return `protocol.v2.orderSignature`. */
   includeProtocolData?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Swap sources the destination leg may use. */
+  includedDestinationSwapSources?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Swap sources a route may use (values of `swapSources`: `solver-inventory`, `uniswap-v3`, `uniswap-v2`). */
+  includedSwapSources?: InputMaybe<Array<Scalars['String']['input']>>;
   /** Cap of the sponsorship in USD micro-units (`1000000` = USD 1). */
   maxSubsidizationAmount?: InputMaybe<Scalars['BigInt']['input']>;
   originChainId: Scalars['Int']['input'];
   /** Currency address (the zero address is the native currency); symbol-like strings are accepted too. */
   originCurrency: Scalars['String']['input'];
+  /** Quote even when the fees and the swap's impact take more than the gateway's limit of the input. */
+  overridePriceImpact?: InputMaybe<Scalars['Boolean']['input']>;
   /** Validity of a permit in seconds (default 600). */
   permitExpiry?: InputMaybe<Scalars['Int']['input']>;
   /** Receiver on the destination chain; defaults to `user`. Token and gateway contracts and burn addresses (the zero address, `0x…0001` to `0x…ffff`, `0x…dEaD`, `0xdEaD…2069`) are refused with `INVALID_RECIPIENT`. */

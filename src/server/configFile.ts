@@ -166,6 +166,7 @@ const quoteSchema = {
     maxPriceImpactBps: bpsSchema,
     minSameChainSwapUsd: { type: 'string', pattern: '^[0-9]+(\\.[0-9]{1,6})?$' },
     maxInventorySwapUsd: { type: 'string', pattern: '^[0-9]+(\\.[0-9]{1,6})?$' },
+    maxDexStateAgeSeconds: { type: 'integer', minimum: 1, maximum: 3600 },
   },
 };
 const fileSchema = {

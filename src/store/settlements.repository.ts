@@ -214,6 +214,10 @@ export async function sumPendingSettlement(
   return rows.map((row) => ({ chainId: toNumber(row.chain_id), currency: row.token, amount: BigInt(row.amount) }));
 }
 
+const destinationLeg = sql`quote -> 'dex' -> 'destination'`;
+const paidCurrency = sql`case when ${destinationLeg} is null then destination_currency when (${destinationLeg} ->> 'nativeIn') = 'true' then ${sql.raw(`'${nativeToken}'`)} else lower(${destinationLeg} ->> 'tokenIn') end`;
+const paidAmount = sql`coalesce((${destinationLeg} ->> 'amountIn')::numeric, amount_out)`;
+
 /**
  * Per destination chain and currency: what fills in flight will take from the solver's wallet (requests whose
  * deposit is claimed or fill sent, not yet mined: `pending`, `submitted`), their gas top-ups in the native line.
@@ -222,11 +226,16 @@ export async function sumCommittedFills(
   db: Kysely<Tables>,
 ): Promise<Array<{ chainId: number; currency: string; amount: bigint }>> {
   const [rows, topups] = await Promise.all([
+    // A fill that buys its output through a DEX (`quote.dex.destination`) takes the leg's entry currency and amount.
     db
       .selectFrom('requests')
-      .select(['destination_chain_id', 'destination_currency', sql<string>`sum(amount_out)::text`.as('amount')])
+      .select([
+        'destination_chain_id',
+        sql<string>`${paidCurrency}`.as('destination_currency'),
+        sql<string>`sum(${paidAmount})::text`.as('amount'),
+      ])
       .where('status', 'in', ['pending', 'submitted'])
-      .groupBy(['destination_chain_id', 'destination_currency'])
+      .groupBy(['destination_chain_id', sql`${paidCurrency}`])
       .execute(),
     // A gas top-up (`topupGas`) is native the fill sends besides its output: committed like a native output.
     db

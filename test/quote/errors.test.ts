@@ -386,22 +386,20 @@ describe('POST /quote/v2 errors', () => {
     await expectQuoteError(usdt, { status: 400, code: 'UNSUPPORTED_ROUTE' }, { target: variant });
   });
 
-  it("NO_SWAP_ROUTES_FOUND: the gateway's only swap source excluded, or not among the included ones", async () => {
+  it('NO_SWAP_ROUTES_FOUND: every swap source excluded, or none of the included ones offered', async () => {
     const swap = { ...base(), destinationCurrency: token(B, 'usdt') };
     await expectQuoteError(
-      { ...swap, excludedSwapSources: [SWAP_SOURCE] },
+      { ...swap, excludedSwapSources: [SWAP_SOURCE, 'uniswap-v3', 'uniswap-v2'] },
       { status: 400, code: 'NO_SWAP_ROUTES_FOUND' },
     );
+    await expectQuoteError({ ...swap, includedSwapSources: ['curve'] }, { status: 400, code: 'NO_SWAP_ROUTES_FOUND' });
     await expectQuoteError(
-      { ...swap, includedSwapSources: ['uniswap-v3', 'curve'] },
+      { ...swap, includedSwapSources: [SWAP_SOURCE], includedDestinationSwapSources: ['uniswap-v3'] },
       { status: 400, code: 'NO_SWAP_ROUTES_FOUND' },
     );
-    await expectQuoteError(
-      { ...swap, includedDestinationSwapSources: ['uniswap-v3'] },
-      { status: 400, code: 'NO_SWAP_ROUTES_FOUND' },
-    );
-    // Naming it is fine.
+    // Naming a source is fine.
     await expectQuote({ ...swap, includedSwapSources: [SWAP_SOURCE], excludedSwapSources: ['uniswap-v3'] });
+    await expectQuote({ ...swap, includedDestinationSwapSources: ['uniswap-v3'] });
   });
 
   it('INSUFFICIENT_LIQUIDITY: more than the solver holds on the destination', async () => {

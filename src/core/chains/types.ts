@@ -249,6 +249,8 @@ export interface QuoteSettings {
    * (`AMOUNT_TOO_HIGH`). `DEFAULT_MAX_INVENTORY_SWAP_USD_MICROS` (USD 250,000) when absent.
    */
   maxInventorySwapUsdMicros?: bigint;
+  /** Oldest pool state (seconds since it was read) a DEX quote is priced from; default 30. */
+  maxDexStateAgeSeconds?: number;
 }
 
 /**

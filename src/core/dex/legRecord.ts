@@ -87,3 +87,35 @@ function parseLeg(value: unknown): DexLegRecord | undefined {
     return undefined;
   return value as DexLegRecord;
 }
+
+/**
+ * The route a stored leg executes, for `routerSwapCall`: its hops with the router, the amount in and the quoted
+ * amount out (the minimum is the caller's). Per-hop amounts are not stored; the router needs only the path.
+ */
+export function routeOfLeg(leg: DexLegRecord): DexRoute {
+  const amountIn = BigInt(leg.amountIn);
+  const amountOut = BigInt(leg.amountOut);
+  return {
+    chainId: leg.chainId,
+    blockNumber: BigInt(leg.blockNumber),
+    tokenIn: leg.tokenIn,
+    tokenOut: leg.tokenOut,
+    amountIn,
+    amountOut,
+    gasEstimate: 0n,
+    netAmountOut: amountOut,
+    midAmountOut: amountOut,
+    priceImpactBps: BigInt(leg.priceImpactBps),
+    hops: leg.hops.map((hop, index) => ({
+      source: leg.source,
+      pool: hop.pool,
+      router: leg.router,
+      tokenIn: hop.tokenIn,
+      tokenOut: hop.tokenOut,
+      fee: hop.fee,
+      amountIn: index === 0 ? amountIn : 0n,
+      amountOut: index === leg.hops.length - 1 ? amountOut : 0n,
+      ticksCrossed: 0,
+    })),
+  };
+}

@@ -22,6 +22,20 @@ export interface FillTransactionParameters {
   calls?: ReadonlyArray<DestinationCall> | undefined;
   /** Native gas sent to the recipient besides the output (`topupGas`), smallest units; 0 or absent for none. */
   gasTopup?: bigint | undefined;
+  /**
+   * Deliver the output through a DEX instead of paying it from inventory: the solver's `amountIn` of `currency`
+   * (its entry currency; the zero address is native) goes to the public multicaller, which approves the router
+   * and sends `call` (a `routerSwapCall` to the recipient with the order's minimum). `currency` and `amount` above
+   * are then the order's output and are not paid directly.
+   */
+  dexSwap?: DexSwapFill | undefined;
+}
+
+/** What a fill spends through a DEX router (see `FillTransactionParameters.dexSwap`). */
+export interface DexSwapFill {
+  currency: Address;
+  amountIn: bigint;
+  call: { to: Address; data: Hex; value: bigint };
 }
 
 export interface FillTransaction {
@@ -47,7 +61,10 @@ export function fillTransaction(params: FillTransactionParameters): FillTransact
   const { requestId, contracts, solver, recipient, currency, amount, calls } = params;
   const native = currency.toLowerCase() === zeroAddress;
   const inner: Array<{ to: Address; data: Hex; value: bigint; allowFailure: boolean }> = [];
-  if (calls === undefined || calls.length === 0) {
+  let value = native ? amount : 0n;
+  if (params.dexSwap !== undefined) {
+    ({ value } = dexSwapCalls(params, inner));
+  } else if (calls === undefined || calls.length === 0) {
     inner.push(
       native
         ? { to: recipient, data: '0x', value: amount, allowFailure: false }
@@ -73,8 +90,46 @@ export function fillTransaction(params: FillTransactionParameters): FillTransact
   return {
     to: contracts.onlyOwnerMulticaller,
     data: encodeFunctionData({ abi: onlyOwnerMulticallerAbi, functionName: 'fill', args: [requestId, inner] }),
-    value: (native ? amount : 0n) + gasTopup,
+    value: value + gasTopup,
   };
+}
+
+/**
+ * The fill's calls that buy the output through a DEX: the entry currency to the public multicaller (a token by
+ * `transferFrom`, native as value), which approves the router for exactly `amountIn` (tokens) and runs the router
+ * call. The router enforces the minimum: below it the whole fill reverts and nothing leaves the solver.
+ */
+function dexSwapCalls(
+  params: FillTransactionParameters,
+  inner: Array<{ to: Address; data: Hex; value: bigint; allowFailure: boolean }>,
+): { value: bigint } {
+  const { contracts, solver, recipient } = params;
+  const swap = params.dexSwap!;
+  const native = swap.currency.toLowerCase() === zeroAddress;
+  const multicallCalls: Array<{ to: Address; data: Hex; value: bigint; allowFailure: boolean }> = [];
+  if (!native) {
+    inner.push({
+      to: swap.currency,
+      data: transferFrom(solver, contracts.multicaller, swap.amountIn),
+      value: 0n,
+      allowFailure: false,
+    });
+    multicallCalls.push({
+      to: swap.currency,
+      data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [swap.call.to, swap.amountIn] }),
+      value: 0n,
+      allowFailure: false,
+    });
+  }
+  multicallCalls.push({ ...swap.call, allowFailure: false });
+  const value = native ? swap.amountIn : 0n;
+  inner.push({
+    to: contracts.multicaller,
+    data: encodeFunctionData({ abi: multicallerAbi, functionName: 'multicall', args: [multicallCalls, recipient] }),
+    value,
+    allowFailure: false,
+  });
+  return { value };
 }
 
 /**

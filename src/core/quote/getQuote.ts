@@ -23,6 +23,7 @@ import {
   type PresentParameters,
 } from './present.js';
 import { resolveRoute } from './resolve.js';
+import { better, quoteDestinationDex } from './dexDestination.js';
 import type { ResolvedRoute } from '../vocabulary/route.js';
 import { sponsorshipReservation, storeSponsoredRequest } from './sponsorshipReservation.js';
 import { quoteTtlSeconds } from './quoteTtl.js';
@@ -156,7 +157,15 @@ async function quoteRequest(
       ...(permit === undefined ? {} : { permit: { ...permit } }),
       // The native gas the fill sends the recipient besides the output, and what it was charged.
       ...(pricing.gasTopup === null ? {} : { gasTopup: pricing.gasTopup }),
-      ...(originSwap === null ? {} : { dex: originSwapRecord(originSwap) }),
+      // The DEX legs the user's origin transaction and the fill execute (`src/core/dex/legRecord.ts`).
+      ...(originSwap === null && pricing.dex === undefined
+        ? {}
+        : {
+            dex: {
+              ...(originSwap === null ? {} : originSwapRecord(originSwap)),
+              ...(pricing.dex === undefined ? {} : { destination: pricing.dex.record }),
+            },
+          }),
     }),
     feesQuoted: storedFeesOf(pricing),
     expiresAt: deadline * 1000,
@@ -289,6 +298,7 @@ async function prepare(
     needsAllowance ? market.allowance(origin.id, route.user, paid, spender, { sameHead: true }) : 0n,
   ]).then(([userBalance, allowance]): Wallet => ({ userBalance, allowance }));
   wallet.catch(() => undefined);
+  const inventory = route.swapSources?.inventory !== false;
   const [
     priceIn,
     priceOut,
@@ -296,23 +306,130 @@ async function prepare(
     originNativePrice,
     destinationGasPrice,
     originGasPrice,
-    solverBalance,
     volume,
     committed,
   ] = await Promise.all([
     market.usdPrice(origin.id, currencyIn),
-    market.usdPrice(destination.id, currencyOut),
+    // A long-tail output has no feed: only the pools price it.
+    inventory || currencyOut.price !== undefined ? market.usdPrice(destination.id, currencyOut) : undefined,
     market.usdPrice(destination.id, destination.nativeCurrency),
     market.usdPrice(origin.id, origin.nativeCurrency),
     market.gasPrice(destination.id),
     market.gasPrice(origin.id),
-    market.solverBalance(destination.id, currencyOut.address),
     trailingVolume(ctx, caller),
     committedFills(ctx),
   ]);
-  // What the solver can promise: its balance less what fills in flight will take from it.
-  const availableOut = solverBalance - (committed.get(`${destination.id}:${currencyOut.address.toLowerCase()}`) ?? 0n);
+  const originGas = await permitOriginGas(ctx, route, permitSupport, { originGasPrice, originNativePrice });
+  const common = { route, params, caller, volume, committed, priceIn, destinationNativePrice, destinationGasPrice };
+  const [fromInventory, fromDex] = await Promise.allSettled([
+    inventory
+      ? inventoryQuote(ctx, { ...common, priceOut: priceOut!, originNativePrice, originGas: originGas?.snapshot })
+      : Promise.reject(new Error('inventory is not a source of this route')),
+    (route.swapSources?.dex.length ?? 0) > 0
+      ? quoteDestinationDex(ctx, {
+          ...common,
+          trailingVolumeUsdMicros: volume,
+          priceOut,
+          ...(originGas === undefined ? {} : { originGas: originGas.snapshot }),
+        }).then((dex) => {
+          checkFillable(ctx, dex.entry.route, params, dex.entry.pricing, dex.entry.available, {
+            priceIn,
+            priceOut: dex.entry.price,
+            originNativePrice,
+            destinationNativePrice,
+          });
+          return dex;
+        })
+      : Promise.reject(new Error('no DEX source')),
+  ]);
+  let pricing: Pricing;
+  let pricedOut: UsdPrice;
+  if (
+    fromDex.status === 'fulfilled' &&
+    (fromInventory.status === 'rejected' || better(fromDex.value.pricing, fromInventory.value, params.tradeType))
+  ) {
+    pricing = fromDex.value.pricing;
+    pricedOut = fromDex.value.priceOut;
+  } else if (fromInventory.status === 'fulfilled') {
+    pricing = fromInventory.value;
+    pricedOut = priceOut!;
+  } else {
+    throw inventory ? fromInventory.reason : (fromDex as PromiseRejectedResult).reason;
+  }
+  await checkGasTopup(ctx, route, pricing, committed);
+  await checkQuoteExposure(ctx, route, pricing.usd);
+  return {
+    route,
+    pricing,
+    priceIn,
+    priceOut: pricedOut,
+    originGasPrice,
+    originNativePrice,
+    wallet,
+    ...(originGas === undefined ? {} : { permit: originGas.permit }),
+    originSwap,
+  };
+}
 
+/** The permit a gasless deposit uses and the origin gas the gateway pays for it; undefined without `usePermit`. */
+async function permitOriginGas(
+  ctx: CoreContext,
+  route: ResolvedRoute,
+  permitSupport: Promise<NonNullable<Prepared['permit']>> | undefined,
+  prices: { originGasPrice: bigint; originNativePrice: UsdPrice },
+): Promise<
+  { permit: NonNullable<Prepared['permit']>; snapshot: NonNullable<MarketSnapshot['originGas']> } | undefined
+> {
+  if (permitSupport === undefined) return undefined;
+  const permit = await permitSupport;
+  const { origin, currencyIn } = route;
+  // On an OP-stack origin the permit deposit the gateway sends also pays an L1 data fee for its bytes.
+  const permitL1FeeWei =
+    origin.feeModel === 'op-stack'
+      ? await ctx.market.l1DataFee(
+          origin.id,
+          representativeTxBytes(
+            origin,
+            representativePermitDeposit(permit.standard, origin.contracts.approvalProxy, currencyIn.address),
+          ),
+        )
+      : 0n;
+  return {
+    permit,
+    // The gateway sends a permit's deposit and pays its gas: priced into the execution fee.
+    snapshot: {
+      units: PERMIT_DEPOSIT_GAS[permit.standard],
+      priceWei: prices.originGasPrice,
+      nativePrice: prices.originNativePrice,
+      nativeDecimals: origin.nativeCurrency.decimals,
+      ...(permitL1FeeWei === 0n ? {} : { l1FeeWei: permitL1FeeWei }),
+    },
+  };
+}
+
+/** The quote paid from the solver's inventory of the output, at the oracle prices. */
+async function inventoryQuote(
+  ctx: CoreContext,
+  inputs: {
+    route: ResolvedRoute;
+    params: QuoteParameters;
+    caller: Caller;
+    volume: bigint;
+    committed: ReadonlyMap<string, bigint>;
+    priceIn: UsdPrice;
+    priceOut: UsdPrice;
+    originNativePrice: UsdPrice;
+    destinationNativePrice: UsdPrice;
+    destinationGasPrice: bigint;
+    originGas: MarketSnapshot['originGas'] | undefined;
+  },
+): Promise<Pricing> {
+  const { route, params, priceIn, priceOut } = inputs;
+  const { destination, currencyOut } = route;
+  const solverBalance = await ctx.market.solverBalance(destination.id, currencyOut.address);
+  // What the solver can promise: its balance less what fills in flight will take from it.
+  const availableOut =
+    solverBalance - (inputs.committed.get(`${destination.id}:${currencyOut.address.toLowerCase()}`) ?? 0n);
   const { gasUnits: fillGasUnits, l1FeeWei: fillL1FeeWei } =
     route.calls.length === 0
       ? await Promise.all([
@@ -320,6 +437,36 @@ async function prepare(
           paymentFillL1Fee(ctx, destination, currencyOut.address),
         ]).then(([gasUnits, l1FeeWei]) => ({ gasUnits, l1FeeWei }))
       : await callsFillGas(ctx, route, params, { priceIn, priceOut }, solverBalance);
+  checkCallsGas(route, params, fillGasUnits);
+  // Swaps sold from the inventory are capped at the destination pools' price and a size per swap.
+  const pricing = await inventoryPricing(ctx, {
+    route,
+    params,
+    market: {
+      priceIn,
+      priceOut,
+      destinationNativePrice: inputs.destinationNativePrice,
+      destinationGasPrice: inputs.destinationGasPrice,
+      fillGasUnits,
+      fillL1FeeWei,
+      ...(inputs.originGas === undefined ? {} : { originGas: inputs.originGas }),
+    },
+    settings: ctx.config.quote,
+    caller: inputs.caller,
+    trailingVolumeUsdMicros: inputs.volume,
+  });
+  checkFillable(ctx, route, params, pricing, availableOut, {
+    priceIn,
+    priceOut,
+    originNativePrice: inputs.originNativePrice,
+    destinationNativePrice: inputs.destinationNativePrice,
+  });
+  checkInventoryLimits(ctx, route, pricing);
+  return pricing;
+}
+
+function checkCallsGas(route: ResolvedRoute, params: QuoteParameters, fillGasUnits: bigint): void {
+  const { destination } = route;
   if (params.txsGasLimit !== undefined && route.calls.length > 0 && fillGasUnits > BigInt(params.txsGasLimit)) {
     throw new GatewayError(
       'INVALID_EXTRA_TXS',
@@ -334,78 +481,27 @@ async function prepare(
       { data: `maxCallsGas=${callsGasCap(destination)}` },
     );
   }
+}
 
-  const permit = permitSupport === undefined ? undefined : await permitSupport;
-  // On an OP-stack origin the permit deposit the gateway sends also pays an L1 data fee for its bytes.
-  const permitL1FeeWei =
-    permit !== undefined && origin.feeModel === 'op-stack'
-      ? await market.l1DataFee(
-          origin.id,
-          representativeTxBytes(
-            origin,
-            representativePermitDeposit(permit.standard, origin.contracts.approvalProxy, currencyIn.address),
-          ),
-        )
-      : 0n;
-  const snapshot: MarketSnapshot = {
-    priceIn,
-    priceOut,
-    destinationNativePrice,
-    destinationGasPrice,
-    fillGasUnits,
-    fillL1FeeWei,
-    // The gateway sends a permit's deposit and pays its gas: priced into the execution fee.
-    ...(permit === undefined
-      ? {}
-      : {
-          originGas: {
-            units: PERMIT_DEPOSIT_GAS[permit.standard],
-            priceWei: originGasPrice,
-            nativePrice: originNativePrice,
-            nativeDecimals: origin.nativeCurrency.decimals,
-            ...(permitL1FeeWei === 0n ? {} : { l1FeeWei: permitL1FeeWei }),
-          },
-        }),
-  };
-  // Swaps sell from the solver's inventory, capped at the destination pools' price and a size per swap.
-  const pricing = await inventoryPricing(ctx, {
-    route,
-    params,
-    market: snapshot,
-    settings: ctx.config.quote,
-    caller,
-    trailingVolumeUsdMicros: volume,
-  });
-  if (pricing.gasTopup !== null) {
-    // The top-up is paid from the solver's native balance on the destination, less what native fills in flight take.
-    const nativeBalance = await market.solverBalance(destination.id, zeroAddress);
-    const availableNative = nativeBalance - (committed.get(`${destination.id}:${zeroAddress}`) ?? 0n);
-    if (availableNative < pricing.gasTopup.amount)
-      throw new GatewayError(
-        'INSUFFICIENT_LIQUIDITY',
-        `The solver cannot send a gas top-up of ${formatUnits(pricing.gasTopup.amount, destination.nativeCurrency.decimals)} ${destination.nativeCurrency.symbol} on chain ${destination.id} right now; leave topupGas out or ask for a smaller topupGasAmount`,
-        { data: `available=${availableNative > 0n ? availableNative : 0n}` },
-      );
-  }
-  checkFillable(ctx, route, params, pricing, availableOut, {
-    priceIn,
-    priceOut,
-    originNativePrice,
-    destinationNativePrice,
-  });
-  checkInventoryLimits(ctx, route, pricing);
-  await checkQuoteExposure(ctx, route, pricing.usd);
-  return {
-    route,
-    pricing,
-    priceIn,
-    priceOut,
-    originGasPrice,
-    originNativePrice,
-    wallet,
-    ...(permit === undefined ? {} : { permit }),
-    originSwap,
-  };
+/** The top-up is paid from the solver's native balance on the destination, less what native fills in flight take. */
+async function checkGasTopup(
+  ctx: CoreContext,
+  route: ResolvedRoute,
+  pricing: Pricing,
+  committed: ReadonlyMap<string, bigint>,
+): Promise<void> {
+  if (pricing.gasTopup === null) return;
+  const { destination } = route;
+  const nativeBalance = await ctx.market.solverBalance(destination.id, zeroAddress);
+  // A DEX leg entered with native value takes it from the same balance.
+  const entered = pricing.dex?.start.address === zeroAddress ? pricing.dex.route.amountIn : 0n;
+  const availableNative = nativeBalance - (committed.get(`${destination.id}:${zeroAddress}`) ?? 0n) - entered;
+  if (availableNative < pricing.gasTopup.amount)
+    throw new GatewayError(
+      'INSUFFICIENT_LIQUIDITY',
+      `The solver cannot send a gas top-up of ${formatUnits(pricing.gasTopup.amount, destination.nativeCurrency.decimals)} ${destination.nativeCurrency.symbol} on chain ${destination.id} right now; leave topupGas out or ask for a smaller topupGasAmount`,
+      { data: `available=${availableNative > 0n ? availableNative : 0n}` },
+    );
 }
 
 /** `usePermit`: the input must be an ERC-20 configured with `supportsPermit` whose token really supports one. */

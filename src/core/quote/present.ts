@@ -55,8 +55,18 @@ export function presentDetails(p: PresentParameters): QuoteDetails {
   const currencyIn = pricedAmount(inCurrency, p.priceIn, pricing.amountIn);
   const currencyOut = pricedAmount(outCurrency, p.priceOut, pricing.amountOut, pricing.minimumAmountOut);
   const slippageValue = pricing.amountOut - pricing.minimumAmountOut;
-  const sources = route.sameAsset ? [] : [SWAP_SOURCE];
+  const dex = pricing.dex;
+  // The source that delivers the output: the pools of the destination leg, else the solver's inventory.
+  const source = dex?.record.source ?? SWAP_SOURCE;
+  const sources = route.sameAsset ? [] : [source];
   const { usd } = pricing;
+  // The swap's cost: its fee and what the inventory cap took off the oracle's price, or the pools' own impact.
+  const swapImpactMicros = dex === undefined ? -(usd.swap + usd.inventoryCap) : dex.swapImpactUsdMicros;
+  // What enters the destination's swap: the currency the solver spends into the pools, or the output itself.
+  const destinationInput =
+    dex === undefined
+      ? currencyOut
+      : pricedAmount(quoteCurrency(route.destination.id, dex.start), dex.startPrice, dex.route.amountIn);
   return {
     operation: route.operation,
     sender: route.user,
@@ -78,9 +88,8 @@ export function presentDetails(p: PresentParameters): QuoteDetails {
           ),
         }),
     totalImpact: impact(usd.out - usd.in, usd.in),
-    // The swap's cost: its fee, and what the inventory cap took off the oracle's price (a price impact).
-    swapImpact: impact(-(usd.swap + usd.inventoryCap), usd.in),
-    expandedPriceImpact: expandedPriceImpact({ ...usd, swap: usd.swap + usd.inventoryCap }),
+    swapImpact: impact(swapImpactMicros, usd.in),
+    expandedPriceImpact: { ...expandedPriceImpact(usd), swap: { usd: formatUsdMicros(swapImpactMicros) } },
     rate: rateOf(pricing.amountIn, inCurrency.decimals, pricing.amountOut, outCurrency.decimals),
     slippageTolerance: {
       total: route.slippageBps,
@@ -98,9 +107,9 @@ export function presentDetails(p: PresentParameters): QuoteDetails {
     route: {
       origin: { inputCurrency: currencyIn, outputCurrency: currencyIn, router: SWAP_SOURCE, includedSwapSources: [] },
       destination: {
-        inputCurrency: currencyOut,
+        inputCurrency: destinationInput,
         outputCurrency: currencyOut,
-        router: SWAP_SOURCE,
+        router: route.sameAsset ? SWAP_SOURCE : source,
         includedSwapSources: sources,
       },
     },

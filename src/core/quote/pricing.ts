@@ -1,5 +1,7 @@
 import type { Address } from 'viem';
-import type { ChainConfig, QuoteSettings } from '../chains/types.js';
+import type { ChainConfig, CurrencyConfig, QuoteSettings } from '../chains/types.js';
+import type { DexRoute } from '../dex/route.js';
+import type { DexLegRecord } from '../dex/legRecord.js';
 import { GatewayError } from '../errors.js';
 import { appFees as computeAppFees } from '../fees/appFees.js';
 import { executionFeeUsd } from '../fees/executionFee.js';
@@ -7,7 +9,7 @@ import { ceilDiv, platformFee, platformFeeBps } from '../fees/platformFee.js';
 import { revenueShare } from '../fees/revenueShare.js';
 import { splitSponsorship, type FeeComponent, type SplitSponsorshipReturnType } from '../fees/sponsorship.js';
 import { convert, fromUsdMicros, toUsdMicros, type PricedCurrency, type UsdPrice } from '../market.js';
-import type { ResolvedRoute } from '../vocabulary/route.js';
+import type { ResolvedRoute, RouteClass } from '../vocabulary/route.js';
 import type { FeeBreakdown, QuoteParameters } from './types.js';
 import type { Caller } from '../vocabulary/caller.js';
 import { pow10 } from '../powersOfTen.js';
@@ -69,6 +71,11 @@ export interface PricingParameters {
   caller: Caller;
   /** Trailing 30-day volume of the caller's key in micro-USD (revenue share); 0 without a key. */
   trailingVolumeUsdMicros: bigint;
+  /**
+   * The class whose swap fee applies, when it is not the route's: a destination DEX leg charges the gateway's swap
+   * fee only on the conversion into the currency the pools are entered with (`dexDestination.ts`).
+   */
+  swapFeeClass?: RouteClass;
 }
 
 export interface Pricing {
@@ -102,6 +109,19 @@ export interface Pricing {
     sponsored: bigint;
     inventoryCap: bigint;
   };
+  /** The destination DEX leg the output is bought through; absent when the solver pays it from inventory. */
+  dex?: DestinationDexLeg;
+}
+
+/** A destination DEX leg: the inventory currency the fill spends, and the route it buys the output through. */
+export interface DestinationDexLeg {
+  /** The currency that leaves the solver on the destination (native when the route is entered with value). */
+  start: CurrencyConfig;
+  startPrice: UsdPrice;
+  route: DexRoute;
+  record: DexLegRecord;
+  /** Micro-USD the swap costs the user: the output's value less the value entering the pools, less the swap fee. */
+  swapImpactUsdMicros: bigint;
 }
 
 /** Fee components in smallest units of the input currency, for an input of `amountIn`. */
@@ -130,7 +150,7 @@ export function priceRoute(parameters: PricingParameters): Pricing {
   const { route, params, market, settings, caller } = parameters;
   const from: PricedCurrency = { decimals: route.currencyIn.decimals, price: market.priceIn };
   const to: PricedCurrency = { decimals: route.currencyOut.decimals, price: market.priceOut };
-  const swapBps = settings.swapFeeBps[route.routeClass];
+  const swapBps = settings.swapFeeBps[parameters.swapFeeClass ?? route.routeClass];
   const appEntries = (params.appFees ?? []).map((entry) => ({
     recipient: entry.recipient as Address,
     feeBps: parseFeeBps(entry.fee),

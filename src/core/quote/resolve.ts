@@ -6,7 +6,9 @@ import type { ChainConfig, CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError, type ErrorCode } from '../errors.js';
 import { classifyRoute } from '../fees/classifyRoute.js';
-import type { ResolvedRoute } from '../vocabulary/route.js';
+import type { ResolvedRoute, SwapSources } from '../vocabulary/route.js';
+import type { DexSource } from '../dex/poolState.js';
+import { swapSourcesOf } from '../chains/dexSources.js';
 import type { DestinationCall } from '../fill/fillTransaction.js';
 import { refuseBurnAddress } from '../burnAddresses.js';
 import { SWAP_SOURCE } from '../chains/dexSources.js';
@@ -124,13 +126,11 @@ export function resolveRoute(ctx: CoreContext, params: QuoteParameters): Resolve
       `${currencyIn.symbol} cannot be bridged between chain ${origin.id} and chain ${destination.id}`,
     );
   }
-  if (!sameAsset && !dexEligible) checkSwapSources(params);
-  if (!currencyOut.solver && !dexEligible) {
-    throw new GatewayError(
-      'NO_SWAP_ROUTES_FOUND',
-      `The solver holds no ${currencyOut.symbol} on chain ${destination.id}, so it cannot deliver it`,
-    );
-  }
+  // A same-chain swap the pools may serve was planned before (`sameChainDex.ts`): what reaches here is the inventory's.
+  const swapSources =
+    sameAsset || dexEligible
+      ? undefined
+      : destinationSwapSources(ctx, params, { destination, currencyIn, currencyOut, sameChain, calls });
 
   const gasTopupUsdMicros = gasTopupOf(params, destination, currencyOut);
   const slippageBps =
@@ -151,6 +151,7 @@ export function resolveRoute(ctx: CoreContext, params: QuoteParameters): Resolve
     slippageBps,
     depositAddress,
     gasTopupUsdMicros,
+    ...(swapSources === undefined ? {} : { swapSources }),
   };
 }
 
@@ -386,22 +387,45 @@ function parseCalls(params: QuoteParameters, destination: ChainConfig): Destinat
   });
 }
 
-function checkSwapSources(params: QuoteParameters): void {
-  const included = [params.includedSwapSources, params.includedDestinationSwapSources].filter(
-    (list) => list !== undefined && list.length > 0,
+/**
+ * The sources a swap may take its output from on the destination: the solver's inventory (when it holds the
+ * currency) and the chain's DEXes (cross-chain swaps without calls, on a chain whose pools the gateway holds),
+ * narrowed by `includedSwapSources` / `includedDestinationSwapSources` (each list given must name a source) and
+ * `excludedSwapSources`. None left: `NO_SWAP_ROUTES_FOUND`, naming the pair, the chain and the sources.
+ */
+function destinationSwapSources(
+  ctx: CoreContext,
+  params: QuoteParameters,
+  route: {
+    destination: ChainConfig;
+    currencyIn: CurrencyConfig;
+    currencyOut: CurrencyConfig;
+    sameChain: boolean;
+    calls: DestinationCall[];
+  },
+): SwapSources {
+  const { destination, currencyIn, currencyOut } = route;
+  const offered = swapSourcesOf(destination);
+  const lists = [params.includedSwapSources, params.includedDestinationSwapSources].filter(
+    (list): list is ReadonlyArray<string> => list !== undefined && list.length > 0,
   );
-  for (const list of included) {
-    if (!list!.includes(SWAP_SOURCE)) {
-      throw new GatewayError(
-        'NO_SWAP_ROUTES_FOUND',
-        `No swap route uses only the included swap sources; this gateway's source is '${SWAP_SOURCE}'`,
-      );
-    }
-  }
-  if (params.excludedSwapSources?.includes(SWAP_SOURCE)) {
+  const allowed = offered.filter(
+    (source) => lists.every((list) => list.includes(source)) && !(params.excludedSwapSources ?? []).includes(source),
+  );
+  const dexUsable =
+    !route.sameChain && route.calls.length === 0 && ctx.dex?.chainIds().includes(destination.id) === true;
+  const sources: SwapSources = {
+    inventory: currencyOut.solver && allowed.includes(SWAP_SOURCE),
+    dex: dexUsable ? allowed.filter((source): source is DexSource => source !== SWAP_SOURCE) : [],
+  };
+  if (!sources.inventory && sources.dex.length === 0) {
+    const why = !currencyOut.solver
+      ? `the solver holds no ${currencyOut.symbol} there and no DEX source may deliver it`
+      : `no allowed source: this chain's sources are ${offered.map((s) => `'${s}'`).join(', ')}`;
     throw new GatewayError(
       'NO_SWAP_ROUTES_FOUND',
-      `'${SWAP_SOURCE}' is excluded, and it is the only swap source of this gateway`,
+      `No swap route from ${currencyIn.symbol} to ${currencyOut.symbol} on chain ${destination.id} (${destination.displayName}): ${why}${allowed.length === offered.length ? '' : ` (sources allowed by the request: ${allowed.length === 0 ? 'none' : allowed.join(', ')})`}`,
     );
   }
+  return sources;
 }

@@ -279,7 +279,9 @@ function routeOf(
   currencyOut: Amount,
 ): RequestRoute {
   const origin: RouteLeg = { inputCurrency: paidIn, outputCurrency: currencyIn, router: originRouter };
-  const destination: RouteLeg = { inputCurrency: currencyOut, outputCurrency: currencyOut, router: SWAP_SOURCE };
+  // A destination leg bought through the pools names the source that executes it, as the quote did.
+  const router = dexLegsOf(record.quote).destination?.source ?? SWAP_SOURCE;
+  const destination: RouteLeg = { inputCurrency: currencyOut, outputCurrency: currencyOut, router };
   const noFill = record.status === 'failure' || record.status === 'refund' || record.status === 'fallback';
   const topup = gasTopupField(ctx, record);
   return {

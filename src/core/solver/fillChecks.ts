@@ -1,4 +1,7 @@
-import { zeroAddress, type Address } from 'viem';
+import { zeroAddress } from 'viem';
+import { fillOutflow } from './dexFill.js';
+import { dexLegsOf } from '../dex/legRecord.js';
+import { repriceDexLeg } from './repriceDexLeg.js';
 import { isGatewayError } from '../errors.js';
 import { withGasMargin } from '../gasMargin.js';
 import { requireChain } from '../chains/requireChain.js';
@@ -47,7 +50,8 @@ export interface FillReads {
 function readFillChecks(scope: SolverScope, request: RequestRecord): FillReads {
   const { ctx } = scope;
   const tx = fillOf(scope, request);
-  const currency = request.destinationCurrency as Address;
+  // What leaves the solver: the output, or the currency a DEX leg spends to buy it.
+  const currency = fillOutflow(request).currency;
   const balance = ctx.market.balanceOf(request.destinationChainId, ctx.solver.address, currency);
   // Awaited later, or never (a claim that does not go through): not an unhandled rejection meanwhile.
   balance.catch(() => undefined);
@@ -84,7 +88,7 @@ export async function validateFill(
   // started early serve only the same fill of the same output (a request's amount out can change: a gasless batch).
   const reads = early !== undefined && sameFill(scope, early, request) ? early : readFillChecks(scope, request);
   const [balance, simulation] = await Promise.all([reads.balance, reads.simulation]);
-  if (balance < request.amountOut) return { failReason: 'SOLVER_BALANCE_TOO_LOW' };
+  if (balance < fillOutflow(request).amount) return { failReason: 'SOLVER_BALANCE_TOO_LOW' };
   // A gas top-up is paid from the solver's native balance besides the output: without it the fill cannot be sent.
   const gasTopup = gasTopupOf(request);
   if (
@@ -94,6 +98,11 @@ export async function validateFill(
     return { failReason: 'SOLVER_BALANCE_TOO_LOW' };
   if ('error' in simulation) {
     const { error } = simulation;
+    // A fill buying its output through the pools reverts when they moved below the order's minimum: that is
+    // slippage, refunded as such, not a failed execution.
+    const leg = dexLegsOf(request.quote).destination;
+    const moved = leg === undefined ? null : await repriceDexLeg(ctx, request, leg);
+    if (moved !== null && !moved.ok) return { failReason: 'SLIPPAGE', details: { message: moved.why } };
     if (isGatewayError(error) && error.code === 'DESTINATION_TX_FAILED') {
       return { failReason: 'EXECUTION_REVERTED', details: { message: error.message, revert: error.data ?? null } };
     }
@@ -116,7 +125,7 @@ function sameFill(scope: SolverScope, early: FillReads, request: RequestRecord):
   const tx = fillOf(scope, request);
   return (
     early.chainId === request.destinationChainId &&
-    early.currency === request.destinationCurrency.toLowerCase() &&
+    early.currency === fillOutflow(request).currency.toLowerCase() &&
     early.tx.to.toLowerCase() === tx.to.toLowerCase() &&
     early.tx.data === tx.data &&
     early.tx.value === tx.value

@@ -4,6 +4,7 @@ import type { CoreContext } from '../context.js';
 import { fillPayee, type FillTransactionParameters } from '../fill/fillTransaction.js';
 import { quotedRequestOf, type FillFacts } from '../ledger/movements.js';
 import { callsOf, gasTopupOf } from './requestCalls.js';
+import { dexSwapOf, fillOutflow } from './dexFill.js';
 import type { RequestRecord } from '../../records/request.js';
 
 /**
@@ -22,21 +23,24 @@ export function fillParametersOf(ctx: CoreContext, request: RequestRecord): Fill
     amount: request.amountOut,
     calls: callsOf(request),
     gasTopup: gasTopupOf(request),
+    dexSwap: dexSwapOf(request),
   };
 }
 
 /**
- * What a request's fill pays, for the ledger: the output, from the solver's wallet on the destination, to the
- * recipient or the multicaller; the top-up beside it.
+ * What a request's fill pays, for the ledger: the output (or, bought through the pools, the entry currency the
+ * swap spends), from the solver's wallet on the destination, to the recipient or the multicaller; the top-up
+ * beside it.
  */
 export function fillFactsOf(ctx: CoreContext, request: RequestRecord): FillFacts {
   const fill = fillParametersOf(ctx, request);
+  const outflow = fillOutflow(request);
   return {
     request: quotedRequestOf(request),
     paid: {
       chainId: request.destinationChainId,
-      currency: fill.currency.toLowerCase(),
-      amount: fill.amount,
+      currency: outflow.currency.toLowerCase(),
+      amount: outflow.amount,
       to: fillPayee(fill.contracts, fill.recipient, fill.calls).toLowerCase(),
     },
     gasTopup: fill.gasTopup ?? 0n,

@@ -1,4 +1,7 @@
-import type { Address } from 'viem';
+import { zeroAddress, type Address } from 'viem';
+import { dexLegsOf, type DexLegRecord } from '../dex/legRecord.js';
+import { classifyRoute } from '../fees/classifyRoute.js';
+import { repriceDexLeg } from './repriceDexLeg.js';
 import type { RequestRecord } from '../../records/request.js';
 import type { JsonObject } from '../../records/json.js';
 import { storedAmount } from '../json.js';
@@ -41,6 +44,62 @@ export type RepriceAtFillReturnType =
  * caller holds the fill until prices can be read again (see `fillGate.ts`).
  */
 export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): Promise<RepriceAtFillReturnType> {
+  const leg = dexLegsOf(request.quote).destination;
+  if (leg !== undefined) return repriceWithDexLeg(ctx, request, leg);
+  return repriceOrder(ctx, request);
+}
+
+/**
+ * A request whose output is bought through the destination's pools: the swap on live pool state must still reach
+ * the order's minimum, and the currency the fill spends into the pools must still be covered by what the user paid
+ * (checked as an order paying that currency: 1:1 routes by their gas, oracle conversions by their price).
+ */
+async function repriceWithDexLeg(
+  ctx: CoreContext,
+  request: RequestRecord,
+  leg: DexLegRecord,
+): Promise<RepriceAtFillReturnType> {
+  const pools = await repriceDexLeg(ctx, request, leg);
+  if (!pools.ok)
+    return slippage(pools.why, {
+      quotedAmountOut: request.amountOut.toString(),
+      minimumAmountOut: request.minAmountOut.toString(),
+      amountOutNow: pools.amountOutNow?.toString() ?? '0',
+      dexBlockNumber: ctx.dex?.state(leg.chainId)?.blockNumber.toString() ?? '',
+    });
+  const origin = requireChain(ctx, request.originChainId);
+  const destination = requireChain(ctx, request.destinationChainId);
+  const currencyIn = requireCurrency(origin, request.originCurrency);
+  const entry = requireCurrency(destination, leg.nativeIn ? zeroAddress : leg.tokenIn);
+  const oneToOne =
+    classifyRoute({
+      origin: { chainId: origin.id, currencyId: currencyIn.id, symbol: currencyIn.symbol },
+      destination: { chainId: destination.id, currencyId: entry.id, symbol: entry.symbol },
+      operation: 'swap',
+    }) === 'bridge';
+  const entryAmount = BigInt(leg.amountIn);
+  const slippageBps = Number(request.quote.slippageBps ?? 0);
+  const fees = request.feesQuoted;
+  return repriceOrder(
+    ctx,
+    {
+      ...request,
+      destinationCurrency: entry.address,
+      amountOut: entryAmount,
+      minAmountOut: (entryAmount * BigInt(10_000 - slippageBps)) / 10_000n,
+      tradeType: 'EXACT_INPUT',
+      feesQuoted: oneToOne ? { ...fees, routeClass: 'bridge' } : fees,
+    },
+    // The swap fee charged: the conversion's into the entry currency, not the user's pair's.
+    typeof fees.swapBps === 'number' ? fees.swapBps : undefined,
+  );
+}
+
+async function repriceOrder(
+  ctx: CoreContext,
+  request: RequestRecord,
+  swapBps?: number,
+): Promise<RepriceAtFillReturnType> {
   const fees = request.feesQuoted;
   const origin = requireChain(ctx, request.originChainId);
   const destination = requireChain(ctx, request.destinationChainId);
@@ -135,7 +194,10 @@ export async function repriceAtFill(ctx: CoreContext, request: RequestRecord): P
         fillL1FeeWei: l1FeeWei,
         ...(inventoryCap === undefined ? {} : { inventoryCap }),
       },
-      settings: ctx.config.quote,
+      settings:
+        swapBps === undefined
+          ? ctx.config.quote
+          : { ...ctx.config.quote, swapFeeBps: { ...ctx.config.quote.swapFeeBps, [routeClass]: swapBps } },
       caller: {
         apiKey:
           sponsored.length > 0

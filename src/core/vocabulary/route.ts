@@ -28,4 +28,13 @@ export interface ResolvedRoute {
   depositAddress?: { type: 'strict' | 'open'; recoveryAddress: Address | null } | null;
   /** USD value (micro) of the native gas the fill delivers to the recipient (`topupGas`); 0 or absent for none. */
   gasTopupUsdMicros?: bigint;
+  /** Swaps: where the output may come from on the destination (absent for same-asset routes). */
+  swapSources?: SwapSources;
+}
+
+/** The sources a swap's output may come from on the destination: the solver's inventory, and DEX pools. */
+export interface SwapSources {
+  inventory: boolean;
+  /** DEX sources by name (`DexSource`: `uniswap-v3`, `uniswap-v2`). */
+  dex: Array<'uniswap-v3' | 'uniswap-v2'>;
 }

@@ -34,6 +34,10 @@ function toQuoteParameters(input: QuoteInput): QuoteParameters {
     recoveryAddress: input.recoveryAddress ?? undefined,
     topupGas: input.topupGas ?? undefined,
     topupGasAmount: input.topupGasAmount == null ? undefined : String(input.topupGasAmount),
+    includedSwapSources: input.includedSwapSources ?? undefined,
+    excludedSwapSources: input.excludedSwapSources ?? undefined,
+    includedDestinationSwapSources: input.includedDestinationSwapSources ?? undefined,
+    overridePriceImpact: input.overridePriceImpact ?? undefined,
   };
 }
 
