@@ -9,30 +9,7 @@ import {
   type Hex,
   type LocalAccount,
 } from 'viem';
-import {
-  approvalProxyAbi,
-  approvalProxyBytecode,
-  attestationVerifierAbi,
-  attestationVerifierBytecode,
-  batchExecutorAbi,
-  batchExecutorBytecode,
-  depositAddressFactoryAbi,
-  depositAddressFactoryBytecode,
-  depositoryAbi,
-  depositoryBytecode,
-  erc20RouterAbi,
-  erc20RouterBytecode,
-  multicall3Abi,
-  multicall3Bytecode,
-  multicallerAbi,
-  multicallerBytecode,
-  onlyOwnerMulticallerAbi,
-  onlyOwnerMulticallerBytecode,
-  receiverAbi,
-  receiverBytecode,
-  swapDepositRouterAbi,
-  swapDepositRouterBytecode,
-} from '../../generated/contracts/index.js';
+import { GATEWAY_CONTRACTS, type GatewayContractName } from './gatewayContracts.js';
 import type { ChainContracts } from '../core/chains/types.js';
 
 /** Multicall3's address on nearly every public chain (deployed there with a keyless transaction). */
@@ -78,51 +55,23 @@ export async function deployContracts({
     return address;
   }
 
-  const existingMulticall3 = await publicClient.getCode({ address: CANONICAL_MULTICALL3 });
-  const multicall3 =
-    existingMulticall3 !== undefined && existingMulticall3 !== '0x'
-      ? (say(`multicall3: ${CANONICAL_MULTICALL3} (already on the chain)`), CANONICAL_MULTICALL3)
-      : await deploy('multicall3', multicall3Abi, multicall3Bytecode);
-  const depository = await deploy('depository', depositoryAbi, depositoryBytecode, [solver]);
-  const receiver = await deploy('receiver', receiverAbi, receiverBytecode, [solver, solver]);
-  const multicaller = await deploy('multicaller', multicallerAbi, multicallerBytecode);
-  const onlyOwnerMulticaller = await deploy(
-    'onlyOwnerMulticaller',
-    onlyOwnerMulticallerAbi,
-    onlyOwnerMulticallerBytecode,
-    [solver],
-  );
-  const approvalProxy = await deploy('approvalProxy', approvalProxyAbi, approvalProxyBytecode, [
-    multicaller,
-    depository,
-    solver,
-  ]);
-  const erc20Router = await deploy('erc20Router', erc20RouterAbi, erc20RouterBytecode, [multicaller]);
-  const attestationVerifier = await deploy('attestationVerifier', attestationVerifierAbi, attestationVerifierBytecode, [
-    solver,
-    solver,
-  ]);
-  const depositAddressFactory = await deploy(
-    'depositAddressFactory',
-    depositAddressFactoryAbi,
-    depositAddressFactoryBytecode,
-    [solver, depository],
-  );
-  const batchExecutor = await deploy('batchExecutor', batchExecutorAbi, batchExecutorBytecode);
-  const swapDepositRouter = await deploy('swapDepositRouter', swapDepositRouterAbi, swapDepositRouterBytecode, [
-    depository,
-  ]);
-  return {
-    depository,
-    receiver,
-    multicaller,
-    onlyOwnerMulticaller,
-    approvalProxy,
-    erc20Router,
-    multicall3,
-    attestationVerifier,
-    depositAddressFactory,
-    batchExecutor,
-    swapDepositRouter,
-  };
+  const deployed: Partial<Record<GatewayContractName, Address>> = {};
+  for (const contract of GATEWAY_CONTRACTS) {
+    if (contract.name === 'multicall3') {
+      // The canonical Multicall3 is on nearly every public chain already.
+      const existing = await publicClient.getCode({ address: CANONICAL_MULTICALL3 });
+      if (existing !== undefined && existing !== '0x') {
+        say(`multicall3: ${CANONICAL_MULTICALL3} (already on the chain)`);
+        deployed.multicall3 = CANONICAL_MULTICALL3;
+        continue;
+      }
+    }
+    deployed[contract.name] = await deploy(
+      contract.name,
+      contract.abi,
+      contract.bytecode,
+      contract.args(solver, deployed),
+    );
+  }
+  return deployed as Required<ChainContracts>;
 }

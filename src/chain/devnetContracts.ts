@@ -1,3 +1,4 @@
+import { contractsOfWave, type GatewayContractName } from './gatewayContracts.js';
 import {
   createPublicClient,
   createTestClient,
@@ -16,37 +17,15 @@ import {
 } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import {
-  approvalProxyAbi,
-  approvalProxyBytecode,
-  attestationVerifierAbi,
-  attestationVerifierBytecode,
-  batchExecutorAbi,
-  batchExecutorBytecode,
-  depositAddressFactoryAbi,
-  depositAddressFactoryBytecode,
-  depositoryAbi,
-  depositoryBytecode,
   devnetGasPriceOracleBytecode,
-  erc20RouterAbi,
-  erc20RouterBytecode,
   minorTokenAbi,
   minorTokenBytecode,
-  multicall3Abi,
-  multicall3Bytecode,
-  multicallerAbi,
-  multicallerBytecode,
-  onlyOwnerMulticallerAbi,
-  onlyOwnerMulticallerBytecode,
   permitTokenAbi,
   permitTokenBytecode,
   priceFeedAbi,
   priceFeedBytecode,
-  receiverAbi,
-  receiverBytecode,
   stableTokenAbi,
   stableTokenBytecode,
-  swapDepositRouterAbi,
-  swapDepositRouterBytecode,
   wrappedNativeAbi,
   wrappedNativeBytecode,
 } from '../../generated/contracts/index.js';
@@ -141,21 +120,18 @@ export async function deployChain(
   // before anything is mined.
   const deploy = (abi: Abi, bytecode: Hex, args: readonly unknown[] = []): Promise<Address> =>
     fromDeployer.deploy(encodeDeployData({ abi, bytecode, args }));
-  const [depository, receiver, multicaller, onlyOwnerMulticaller, multicall3, attestationVerifier, executorTemplate] =
-    await Promise.all([
-      deploy(depositoryAbi, depositoryBytecode, [solver.address]),
-      deploy(receiverAbi, receiverBytecode, [solver.address, solver.address]),
-      deploy(multicallerAbi, multicallerBytecode),
-      deploy(onlyOwnerMulticallerAbi, onlyOwnerMulticallerBytecode, [solver.address]),
-      deploy(multicall3Abi, multicall3Bytecode),
-      deploy(attestationVerifierAbi, attestationVerifierBytecode, [solver.address, solver.address]),
-      deploy(batchExecutorAbi, batchExecutorBytecode),
-    ]);
-  const [approvalProxy, erc20Router, depositAddressFactory] = await Promise.all([
-    deploy(approvalProxyAbi, approvalProxyBytecode, [multicaller, depository, solver.address]),
-    deploy(erc20RouterAbi, erc20RouterBytecode, [multicaller]),
-    deploy(depositAddressFactoryAbi, depositAddressFactoryBytecode, [solver.address, depository]),
-  ]);
+  // The gateway's contracts (`gatewayContracts.ts`), wave by wave: each wave's constructors name earlier ones only.
+  const gateway: Partial<Record<GatewayContractName, Address>> = {};
+  const deployWave = async (wave: 'first' | 'second' | 'late') => {
+    const contracts = contractsOfWave(wave);
+    const addresses = await Promise.all(
+      contracts.map((contract) => deploy(contract.abi, contract.bytecode, contract.args(solver.address, gateway))),
+    );
+    contracts.forEach((contract, i) => (gateway[contract.name] = addresses[i]!));
+  };
+  await deployWave('first');
+  await deployWave('second');
+  const { onlyOwnerMulticaller } = gateway as Required<typeof gateway>;
   const nativePriceFeed = await deploy(priceFeedAbi, priceFeedBytecode, [
     PRICE_FEED_DECIMALS,
     'ETH / USD',
@@ -246,7 +222,7 @@ export async function deployChain(
   await fromDeployer.call(dexTokens.weth.address, wrap, dexWeth);
   const dex = await deployDex({ sender: fromDeployer, owner: deployer.address, tokens: dexTokens, usd });
   // After everything else, so the addresses above stay what they were before it existed.
-  const swapDepositRouter = await deploy(swapDepositRouterAbi, swapDepositRouterBytecode, [depository]);
+  await deployWave('late');
   // Everything is sent: with interval mining, mine it now rather than wait for the next tick (the block phases are
   // set after the setup anyway).
   if (blockGasLimit !== null) await anvil.mine({ blocks: 1 });
@@ -268,7 +244,7 @@ export async function deployChain(
   // The batch executor goes where the reference SDK's `executeGaslessBatch` expects it (Calibur's address on
   // every chain): its runtime code is copied there from the deployment above (the code reads its own address
   // from the EOA's delegation designator, so it needs no constructor state).
-  const executorCode = await client.getCode({ address: executorTemplate });
+  const executorCode = await client.getCode({ address: gateway.batchExecutor! });
   if (executorCode === undefined || executorCode === '0x') throw new Error('the batch executor was not deployed');
   await anvil.setCode({
     address: SDK_BATCH_EXECUTOR,
@@ -285,19 +261,8 @@ export async function deployChain(
     rpcUrl: instance.rpcUrl,
     wsUrl: instance.wsUrl,
     blockTime,
-    contracts: {
-      depository,
-      receiver,
-      multicaller,
-      onlyOwnerMulticaller,
-      approvalProxy,
-      erc20Router,
-      multicall3,
-      attestationVerifier,
-      batchExecutor: SDK_BATCH_EXECUTOR,
-      depositAddressFactory,
-      swapDepositRouter,
-    },
+    // The batch executor is used at the address the SDK expects, where its code was copied.
+    contracts: { ...(gateway as Required<typeof gateway>), batchExecutor: SDK_BATCH_EXECUTOR },
     tokens,
     longTailTokens: [long],
     nativePriceFeed,
