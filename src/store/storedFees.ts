@@ -26,6 +26,8 @@ export interface StoredFees {
     platform: bigint;
     app: bigint;
     sponsored: bigint;
+    /** The swap's whole cost (its fee, and the inventory cap's or the pools' impact); absent on older requests. */
+    swapWithImpact?: bigint;
   };
 }
 
@@ -100,6 +102,7 @@ export function parseStoredFees(value: JsonObject | null): StoredFees | null {
         platform: big(usd.platform),
         app: big(usd.app),
         sponsored: big(usd.sponsored),
+        ...(usd.swapWithImpact === undefined ? {} : { swapWithImpact: big(usd.swapWithImpact) }),
       },
     };
   } catch (error) {

@@ -72,11 +72,13 @@ describe('GET /chains', () => {
       expect(symbols(chain.featuredTokens)).not.toContain('LONG');
       expect(symbols(chain.solverCurrencies)).not.toContain('LONG');
     }
-    // No feed prices it: a quote to it is a client error until DEX pricing quotes it, and other quotes are unchanged.
+    // No feed prices it and the solver holds none: the pools do (a route through uniswap); with them excluded there is
+    // no route, and other quotes are unchanged.
     const [a, b] = gateway.devnet.descriptor.chains;
-    const quote = (currency: string) =>
+    const quote = (currency: string, extra: Record<string, unknown> = {}) =>
       call(gateway.url, 'getQuote', {
         body: {
+          ...extra,
           user: gateway.devnet.descriptor.accounts[0]!.address,
           originChainId: a!.chainId,
           destinationChainId: b!.chainId,
@@ -87,7 +89,10 @@ describe('GET /chains', () => {
         },
       });
     const toLong = await quote(b!.longTailTokens[0]!.address);
-    expect([toLong.status, toLong.body.errorCode]).toEqual([400, 'NO_SWAP_ROUTES_FOUND']);
+    expect(toLong.status).toBe(200);
+    expect(toLong.body.details.route.destination.router).toMatch(/^uniswap-v[23]$/);
+    const noPools = await quote(b!.longTailTokens[0]!.address, { excludedSwapSources: ['uniswap-v3', 'uniswap-v2'] });
+    expect([noPools.status, noPools.body.errorCode]).toEqual([400, 'NO_SWAP_ROUTES_FOUND']);
     expect((await quote(b!.tokens.find((t) => t.id === 'usdc')!.address)).status).toBe(200);
   });
 

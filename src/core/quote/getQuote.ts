@@ -19,6 +19,7 @@ import {
   presentDetails,
   presentLegacyFees,
   presentSponsorship,
+  swapImpactUsdMicros,
   timeEstimate,
   type PresentParameters,
 } from './present.js';
@@ -639,7 +640,7 @@ const jsonSafe = (value: object): JsonObject => jsonify(value) as JsonObject;
  */
 function storedFeesOf(pricing: Pricing): JsonObject {
   const { executionUsdMicros: _sameAsUsdExecution, ...fees } = pricing.fees;
-  return jsonSafe({ ...fees, usdMicros: pricing.usd });
+  return jsonSafe({ ...fees, usdMicros: { ...pricing.usd, swapWithImpact: -swapImpactUsdMicros(pricing) } });
 }
 
 /**

@@ -60,8 +60,7 @@ export function presentDetails(p: PresentParameters): QuoteDetails {
   const source = dex?.record.source ?? SWAP_SOURCE;
   const sources = route.sameAsset ? [] : [source];
   const { usd } = pricing;
-  // The swap's cost: its fee and what the inventory cap took off the oracle's price, or the pools' own impact.
-  const swapImpactMicros = dex === undefined ? -(usd.swap + usd.inventoryCap) : dex.swapImpactUsdMicros;
+  const swapImpactMicros = swapImpactUsdMicros(pricing);
   // What enters the destination's swap: the currency the solver spends into the pools, or the output itself.
   const destinationInput =
     dex === undefined
@@ -192,4 +191,14 @@ export function presentSponsorship(
     sponsoredTotal: at(pricing.sponsorship.sponsoredTotal),
     userPaysTotal: at(pricing.sponsorship.userPaysTotal),
   };
+}
+
+/**
+ * What the swap costs the user in micro-USD, signed as `swapImpact` shows it (a cost is negative): the swap fee and
+ * what the inventory cap took off the oracle's price, or, bought through the pools, their fees and impact. Stored
+ * with the request's fees (`usdMicros.swapWithImpact`, as a positive cost) so the request shows what the quote did.
+ */
+export function swapImpactUsdMicros(pricing: Pricing): bigint {
+  const { usd, dex } = pricing;
+  return dex === undefined ? -(usd.swap + usd.inventoryCap) : dex.swapImpactUsdMicros;
 }

@@ -122,7 +122,10 @@ export function presentRequestV2(ctx: CoreContext, record: RequestRecord, presen
       fees === null
         ? null
         : {
-            quoted: expandedPriceImpact(fees.usdMicros),
+            quoted: expandedPriceImpact({
+              ...fees.usdMicros,
+              swap: fees.usdMicros.swapWithImpact ?? fees.usdMicros.swap,
+            }),
             actual: parts.actual === null ? null : expandedPriceImpact(parts.actual.usdMicros),
           },
     platformFee: owner?.platformFee ?? null,
