@@ -41,7 +41,7 @@ export function dexLegRecord(
     chainId: route.chainId,
     source: first.source,
     router: first.router,
-    ...(first.source === 'uniswap-v3' && options.routerKind !== undefined ? { routerKind: options.routerKind } : {}),
+    ...(first.source === 'uniswap-v3' ? { routerKind: options.routerKind ?? 'SwapRouter' } : {}),
     tokenIn: route.tokenIn,
     tokenOut: route.tokenOut,
     nativeIn: options.nativeIn,
