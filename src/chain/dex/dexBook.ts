@@ -181,8 +181,13 @@ export function createDexBook({ chains, log, pollIntervalMs, now = Date.now }: C
       log.warn({ chainId, err: error }, 'dex book: refresh failed'),
     );
 
+  /** Reads the chain again when no head has refreshed it for an interval (a feed that stopped pushing, or none). */
   function startPolling(book: ChainBook): void {
-    book.poll = setInterval(() => void refreshQuietly(book.config.chainId), pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS);
+    const interval = pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    book.poll = setInterval(() => {
+      if (book.readAt !== undefined && now() - book.readAt < interval) return;
+      void refreshQuietly(book.config.chainId);
+    }, interval);
     book.poll.unref();
   }
 
