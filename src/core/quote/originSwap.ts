@@ -29,7 +29,7 @@ import { parseUint } from '../inputs.js';
 import { toUsdMicros, type UsdPrice } from '../market.js';
 import type { ResolvedRoute } from '../vocabulary/route.js';
 import { rateOf } from './present.js';
-import { stepCalldata } from './steps.js';
+import { approveStep } from './steps.js';
 import type { Impact, QuoteDetails, QuoteParameters, QuoteStep } from './types.js';
 import { swapDepositRouterAbi } from '../../../generated/contracts/SwapDepositRouter.js';
 import { quoteCurrency } from '../vocabulary/amount.js';
@@ -279,26 +279,17 @@ export function buildOriginSwapSteps(p: {
   const chainId = route.origin.id;
   const steps: QuoteStep[] = [];
   if (p.allowance < swap.route.amountIn) {
-    steps.push({
-      id: 'approve',
-      action: 'Confirm transaction in your wallet',
-      description: `Approve ${swap.currencyIn.symbol} for the swap and deposit`,
-      kind: 'transaction',
-      requestId,
-      depositAddress: '',
-      items: [
-        {
-          status: 'incomplete',
-          data: {
-            from: route.user,
-            to: swap.currencyIn.address,
-            data: stepCalldata.approve(swap.router, swap.route.amountIn),
-            value: 0n,
-            chainId,
-          },
-        },
-      ],
-    });
+    steps.push(
+      approveStep({
+        description: `Approve ${swap.currencyIn.symbol} for the swap and deposit`,
+        requestId,
+        from: route.user,
+        token: swap.currencyIn.address,
+        spender: swap.router,
+        amount: swap.route.amountIn,
+        chainId,
+      }),
+    );
   }
   steps.push({
     id: 'deposit',

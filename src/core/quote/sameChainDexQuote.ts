@@ -17,7 +17,7 @@ import type { Pricing } from './pricing.js';
 import { presentDetails, presentLegacyFees, timeEstimate, type PresentParameters } from './present.js';
 import { quoteTtlSeconds } from './quoteTtl.js';
 import { sameChainSwapCall, type SameChainDexPlan } from './sameChainDex.js';
-import { stepCalldata } from './steps.js';
+import { approveStep } from './steps.js';
 import type { Price, Quote, QuoteParameters, QuoteStep } from './types.js';
 
 /** Gas of the user's router transaction besides the swaps' own (the call, the transfers in and out). */
@@ -108,26 +108,17 @@ function stepsOf(plan: SameChainDexPlan, requestId: Hex, deadline: bigint, needs
   const chainId = route.origin.id;
   const steps: QuoteStep[] = [];
   if (needsApproval)
-    steps.push({
-      id: 'approve',
-      action: 'Confirm transaction in your wallet',
-      description: `Approve ${route.currencyIn.symbol} for the swap`,
-      kind: 'transaction',
-      requestId,
-      depositAddress: '',
-      items: [
-        {
-          status: 'incomplete',
-          data: {
-            from: route.user,
-            to: route.currencyIn.address,
-            data: stepCalldata.approve(dex.hops[0]!.router, dex.amountIn),
-            value: 0n,
-            chainId,
-          },
-        },
-      ],
-    });
+    steps.push(
+      approveStep({
+        description: `Approve ${route.currencyIn.symbol} for the swap`,
+        requestId,
+        from: route.user,
+        token: route.currencyIn.address,
+        spender: dex.hops[0]!.router,
+        amount: dex.amountIn,
+        chainId,
+      }),
+    );
   steps.push({
     id: 'swap',
     action: 'Confirm transaction in your wallet',

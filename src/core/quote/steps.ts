@@ -81,6 +81,38 @@ export interface BuildStepsParameters {
  * step's `check` after its receipt, and the status cannot move before the deposit, so a check there would
  * stall the client until it times out.
  */
+/** The `approve` step: the user's ERC-20 `approve(spender, amount)`, sent before the step that spends it. */
+export function approveStep(params: {
+  description: string;
+  requestId: Hex;
+  from: Address;
+  token: Address;
+  spender: Address;
+  amount: bigint;
+  chainId: number;
+}): QuoteStep {
+  return {
+    id: 'approve',
+    action: 'Confirm transaction in your wallet',
+    description: params.description,
+    kind: 'transaction',
+    requestId: params.requestId,
+    depositAddress: '',
+    items: [
+      {
+        status: 'incomplete',
+        data: {
+          from: params.from,
+          to: params.token,
+          data: stepCalldata.approve(params.spender, params.amount),
+          value: 0n,
+          chainId: params.chainId,
+        },
+      },
+    ],
+  };
+}
+
 export function buildSteps(params: BuildStepsParameters): QuoteStep[] {
   const { route, requestId, amountIn } = params;
   const chainId = route.origin.id;
@@ -111,26 +143,17 @@ export function buildSteps(params: BuildStepsParameters): QuoteStep[] {
     ];
   }
   if (!native && params.allowance < amountIn) {
-    steps.push({
-      id: 'approve',
-      action: 'Confirm transaction in your wallet',
-      description: `Approve ${route.currencyIn.symbol} for the deposit`,
-      kind: 'transaction',
-      requestId,
-      depositAddress: '',
-      items: [
-        {
-          status: 'incomplete',
-          data: {
-            from: route.user,
-            to: token,
-            data: stepCalldata.approve(route.origin.contracts.depository, amountIn),
-            value: 0n,
-            chainId,
-          },
-        },
-      ],
-    });
+    steps.push(
+      approveStep({
+        description: `Approve ${route.currencyIn.symbol} for the deposit`,
+        requestId,
+        from: route.user,
+        token,
+        spender: route.origin.contracts.depository,
+        amount: amountIn,
+        chainId,
+      }),
+    );
   }
   const deposit = native
     ? params.explicitDeposit
