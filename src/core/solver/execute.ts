@@ -5,6 +5,7 @@ import { requireChain } from '../chains/requireChain.js';
 import { DEFAULT_UNKNOWN_DEPOSIT_GRACE_SECONDS } from '../chains/types.js';
 import type { Claim } from './claims.js';
 import { decide, type Decision, type DecisionReads, type Standing } from './decide.js';
+import type { RecoveryDecision } from './decideRecovery.js';
 import { fill, finishFill, type FillEnd } from './fill.js';
 import { fillFactsOf } from './fillFacts.js';
 import { isReleased, readAheadFill, validateOwnFill, type FillReads } from './fillChecks.js';
@@ -46,6 +47,53 @@ export async function act(scope: SolverScope, deposit: DepositRecord, decision: 
       return;
     case 'done':
       await end(scope, deposit, decision);
+  }
+}
+
+/**
+ * The executor of a request picked up again from its records (`decideRecovery.ts`): follows or sends a fast fill,
+ * leaves a request with no deposit to an operator, ends a sent refund by its receipt, refunds, follows a sent fill
+ * (recording its `submitted` first when a crash cut that off), or walks the paid request as after its claim.
+ */
+export async function actRecovery(scope: SolverScope, decision: RecoveryDecision): Promise<void> {
+  const { ctx } = scope;
+  switch (decision.kind) {
+    case 'followFastFill':
+      await followFill(scope, decision.request, null, decision.fillTxId);
+      return;
+    case 'sendFastFill':
+      await sendFill(scope, decision.request, null);
+      return;
+    case 'nothing':
+      return;
+    case 'operator':
+      ctx.log.error(
+        { requestId: decision.request.id },
+        'request is past waiting but its deposit is not recorded; leaving it for an operator',
+      );
+      return;
+    case 'awaitRefund': {
+      const { request, deposit, failReason } = decision;
+      const receipt = await scope.senderOf(deposit.chainId).waitForReceipt(decision.refundTxId);
+      if (receipt.status === 'success') await setStatus(ctx, request, 'refund', { failReason, txHash: receipt.hash });
+      else await setStatus(ctx, request, 'refundFail', { failReason, refundFailReason: 'MANUAL_REFUND_REQUIRED' });
+      return;
+    }
+    case 'refund':
+      await act(scope, decision.deposit, {
+        kind: 'refund',
+        request: decision.request,
+        failReason: decision.failReason,
+      });
+      return;
+    case 'followFill': {
+      const { request, deposit, submit } = decision;
+      if (submit !== null) await setStatus(ctx, request, 'submit', { txHash: submit });
+      await followFill(scope, request, deposit, decision.fillTxId);
+      return;
+    }
+    case 'walk':
+      await walkPaidRequest(scope, decision.request, decision.deposit);
   }
 }
 

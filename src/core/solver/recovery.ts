@@ -1,12 +1,11 @@
 import { getLiveOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import { listRequests } from '../../store/listRequests.repository.js';
 import { getRequest } from '../../store/requests.repository.js';
-import { act, followFill, sendFill, walkPaidRequest } from './execute.js';
+import { decideRecovery, type RecoveryReads } from './decideRecovery.js';
+import { actRecovery } from './execute.js';
 import { attachedDeposit } from './refund.js';
 import type { SolverScope } from './scope.js';
-import { setStatus } from './setStatus.js';
 import type { RequestRecord } from '../../records/request.js';
-import type { FailReason } from '../vocabulary/statusMachine.js';
 
 /**
  * After a restart: queues every request left in flight (`pending`, `submitted`, or `failure` with its refund not
@@ -66,53 +65,15 @@ export async function resumeRequest(scope: SolverScope, requestId: string, depos
 
 /**
  * Finishes what a request in flight had started, from its recorded transactions: a refund's or a fill's receipt,
- * the refund of a fill that reverted or was rejected, or the decision when nothing was sent yet.
+ * the refund of a fill that reverted or was rejected, or the decision when nothing was sent yet. Reads only what
+ * `decideRecovery` asks for, then acts on its decision (`actRecovery`).
  */
 async function recoverRequest(scope: SolverScope, request: RequestRecord): Promise<void> {
-  const { ctx } = scope;
-  const deposit = await attachedDeposit(ctx.db, request);
-  if (deposit === null && request.fastFill !== null) {
-    const fastFillTx = await getLiveOutgoingTx(ctx.db, request.id, 'fill');
-    if (fastFillTx !== undefined) await followFill(scope, request, null, fastFillTx.id);
-    else if (request.status === 'pending') await sendFill(scope, request, null);
-    return;
-  }
-  if (deposit === null) {
-    ctx.log.error(
-      { requestId: request.id },
-      'request is past waiting but its deposit is not recorded; leaving it for an operator',
-    );
-    return;
-  }
-  const refund = await getLiveOutgoingTx(ctx.db, request.id, 'refund');
-  if (refund !== undefined) {
-    const receipt = await scope.senderOf(deposit.chainId).waitForReceipt(refund.id);
-    const failReason = request.failReason ?? 'UNKNOWN';
-    if (receipt.status === 'success') await setStatus(ctx, request, 'refund', { failReason, txHash: receipt.hash });
-    else
-      await setStatus(ctx, request, 'refundFail', {
-        failReason,
-        refundFailReason: 'MANUAL_REFUND_REQUIRED',
-      });
-    return;
-  }
-  // `failure` with no refund fail reason: the fill reverted and the refund was never recorded. Checked before
-  // the fill's branch, which would only find the reverted receipt again and leave the deposit unrefunded.
-  if (request.status === 'failure') {
-    const failReason = (request.failReason as FailReason | null) ?? 'TRANSACTION_REVERTED';
-    await act(scope, deposit, { kind: 'refund', request, failReason });
-    return;
-  }
-  const fillTx = await getLiveOutgoingTx(ctx.db, request.id, 'fill');
-  if (fillTx !== undefined && fillTx.status === 'failed' && fillTx.nonce === null) {
-    await act(scope, deposit, { kind: 'refund', request, failReason: 'EXECUTION_REVERTED' });
-    return;
-  }
-  if (fillTx !== undefined) {
-    if (request.status === 'pending' && fillTx.hashes.length > 0)
-      await setStatus(ctx, request, 'submit', { txHash: fillTx.hashes.at(-1)! });
-    await followFill(scope, request, deposit, fillTx.id);
-    return;
-  }
-  await walkPaidRequest(scope, request, deposit);
+  const { db } = scope.ctx;
+  const reads: RecoveryReads = {
+    deposit: () => attachedDeposit(db, request),
+    fill: () => getLiveOutgoingTx(db, request.id, 'fill'),
+    refund: () => getLiveOutgoingTx(db, request.id, 'refund'),
+  };
+  await actRecovery(scope, await decideRecovery(request, reads));
 }
