@@ -4,7 +4,8 @@
  * whose database is lost (empty, or restored from a backup taken before the fill) after such a fill rebuilds from
  * chain events: the user is not refunded, the solver does not fill a second time (no transaction of the solver key
  * on B, one `Filled` event, the recipient's LONG grew once, by the quoted output), a request the restored database
- * knew as waiting ends in success, and the ledger is reconciled with both chains. Deleted with a DEX deposit in
+ * knew as waiting ends in success (even when the pools moved so far since that its fill's checks would refund it for
+ * slippage), and the ledger is reconciled with both chains. Deleted with a DEX deposit in
  * flight, the new database fills it or refunds it, exactly once. `chainTruth.test.ts` is the same for plain fills.
  */
 import { cp, mkdtemp, rename, rm } from 'node:fs/promises';
@@ -13,6 +14,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTestClient,
+  createWalletClient,
   http,
   parseEther,
   parseEventLogs,
@@ -22,7 +24,15 @@ import {
   type TransactionReceipt,
 } from 'viem';
 import { depositoryAbi, onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
-import { startDevnet, type Devnet, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
+import { privateKeyToAccount } from 'viem/accounts';
+import {
+  devnetViemChain,
+  startDevnet,
+  type Devnet,
+  type DevnetAccount,
+  type DevnetChain,
+} from '../../src/chain/devnet.js';
+import { uniswapV2Router02Abi } from '../../src/core/dex/routerCalls.js';
 import { configFromEnvironment, type GatewayConfig } from '../../src/server/config.js';
 import { createServer } from '../../src/server/createServer.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
@@ -132,6 +142,25 @@ async function agePastGrace(): Promise<void> {
   await createTestClient({ mode: 'anvil', transport: http(chainA.rpcUrl) }).mine({ blocks: 150 });
 }
 
+/** A trader buys LONG with 5 ETH through B's v2 pair: the pools move far from where any quote saw them. */
+async function movePools(): Promise<void> {
+  const trader = devnet.descriptor.accounts[3]!;
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(trader.privateKey),
+    chain: devnetViemChain(chainB),
+    transport: http(chainB.rpcUrl),
+  });
+  const weth = chainB.tokens.find((t) => t.symbol === 'WETH')!.address;
+  const hash = await wallet.writeContract({
+    address: chainB.dex.uniswapV2.router,
+    abi: uniswapV2Router02Abi,
+    functionName: 'swapExactETHForTokens',
+    args: [0n, [weth, long()], trader.address, 2n ** 40n],
+    value: parseEther('5'),
+  });
+  expect((await publicClientOf(chainB).waitForTransactionReceipt({ hash })).status).toBe('success');
+}
+
 const solverNonceOnB = () => publicClientOf(chainB).getTransactionCount({ address: solver() });
 
 /** The rebuild ran on B before the solver acted: `/ready` says so. */
@@ -213,6 +242,9 @@ describe('a database restored from a backup taken before a destination DEX fill'
       // Nothing moved the pools between each quote and its fill: each recipient got exactly its quoted LONG.
       expect(paid).toEqual(quotes.map((quote) => BigInt(quote.details.currencyOut.amount)));
 
+      // The pools move far after the fill: the second order's route, priced again, now delivers below its minimum.
+      await movePools();
+
       // The operator restores the backup: its database knows the first fill and the second request as waiting.
       await rm(dataDir, { recursive: true, force: true });
       await rename(backup, dataDir);
@@ -222,15 +254,16 @@ describe('a database restored from a backup taken before a destination DEX fill'
       const restored = await gatewayOn(dataDir, logs);
       await expectRebuiltB(restored);
       expect(logs.some((line) => line.msg === 'rebuilt from chain events: the solver runs')).toBe(true);
-      // The second deposit, read again, finds its request waiting; the chain says its order was filled. (The live
-      // pools moved since its quote, by its own fill: whatever the fill's checks find, the chain's word wins.)
+      // The second deposit, read again, finds its request waiting. Its fill's simulation reverts (the fill contract
+      // filled the order) and the live pools would deliver below the order's minimum: the checks decide a SLIPPAGE
+      // refund, and the refund, reading the chain first, finds the order filled: the request ends in success.
       for (const requestId of requestIds)
         expect((await waitForStatus(restored, requestId, ['success', 'failure', 'refund'])).status).toBe('success');
       await waitConsumed(restored, requestIds[1]!);
       expect(await solverNonceOnB()).toBe(nonceB);
       expect(
-        logs.some((line) => line.requestId === requestIds[1] && /already filled/.test(String(line.msg))),
-      ).toBe(true);
+        logs.filter((line) => line.requestId === requestIds[1] && /already filled/.test(String(line.msg))),
+      ).toEqual([expect.objectContaining({ failReason: 'SLIPPAGE' })]);
 
       for (const [i, requestId] of requestIds.entries()) {
         expect(await filledOnChain(requestId)).toBe(true);
