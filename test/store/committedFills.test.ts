@@ -8,6 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { zeroAddress } from 'viem';
 import type { DexLegRecord } from '../../src/core/dex/legRecord.js';
+import type { JsonObject } from '../../src/records/json.js';
 import { committedOutflow } from '../../src/core/fill/fillOutflow.js';
 import { insertRequest, updateRequestStatus } from '../../src/store/requests.repository.js';
 import { setCommittedOutflow, sumCommittedFills } from '../../src/store/committedOutflow.repository.js';
@@ -20,22 +21,25 @@ const long = '0x00000000000000000000000000000000000000d1';
 const weth = '0x00000000000000000000000000000000000000e1';
 
 /** A destination leg as a quote stores it (`dexLegRecord`): `amountIn` of `tokenIn` buys the output. */
-const destinationLeg = (tokenIn: string, amountIn: bigint, nativeIn: boolean): DexLegRecord => ({
-  chainId: 31338,
-  source: 'uniswap-v3',
-  router: '0x00000000000000000000000000000000000000f1',
-  routerKind: 'SwapRouter',
-  tokenIn: (nativeIn ? weth : tokenIn) as DexLegRecord['tokenIn'],
-  tokenOut: long,
-  nativeIn,
-  nativeOut: false,
-  amountIn: amountIn.toString(),
-  amountOut: '999999',
-  minAmountOut: '990000',
-  priceImpactBps: '3',
-  blockNumber: '12',
-  hops: [{ pool: '0x00000000000000000000000000000000000000a1', fee: 3000, tokenIn: weth, tokenOut: long }],
-});
+const destinationLeg = (tokenIn: string, amountIn: bigint, nativeIn: boolean): JsonObject => {
+  const leg: DexLegRecord = {
+    chainId: 31338,
+    source: 'uniswap-v3',
+    router: '0x00000000000000000000000000000000000000f1',
+    routerKind: 'SwapRouter',
+    tokenIn: (nativeIn ? weth : tokenIn) as DexLegRecord['tokenIn'],
+    tokenOut: long,
+    nativeIn,
+    nativeOut: false,
+    amountIn: amountIn.toString(),
+    amountOut: '999999',
+    minAmountOut: '990000',
+    priceImpactBps: '3',
+    blockNumber: '12',
+    hops: [{ pool: '0x00000000000000000000000000000000000000a1', fee: 3000, tokenIn: weth, tokenOut: long }],
+  };
+  return leg as unknown as JsonObject;
+};
 const topup = (amount: string) => ({ gasTopup: { amount, usdMicros: '2000000' } });
 const linesOf = (sums: Awaited<ReturnType<typeof sumCommittedFills>>) =>
   new Map(sums.map((line) => [`${line.chainId}:${line.currency}`, line.amount]));
@@ -109,7 +113,7 @@ describe.each(testDatabaseKinds)('sumCommittedFills (%s)', (kind) => {
 
   it("the migration's backfill of older rows gives the lines the core gives, and the same sums", async () => {
     const { db } = database();
-    const quotes = [
+    const quotes: JsonObject[] = [
       { details: { operation: 'bridge' } },
       topup('700'),
       { dex: { destination: destinationLeg(usdc, 400n, false) } },
