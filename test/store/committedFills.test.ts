@@ -10,7 +10,13 @@ import { zeroAddress } from 'viem';
 import type { DexLegRecord } from '../../src/core/dex/legRecord.js';
 import type { JsonObject } from '../../src/records/json.js';
 import { committedOutflow } from '../../src/core/fill/fillOutflow.js';
-import { insertRequest, updateRequestStatus } from '../../src/store/requests.repository.js';
+import { insertApiKey } from '../../src/store/apiKeys.repository.js';
+import {
+  insertRequest,
+  insertRequests,
+  insertSponsoredRequest,
+  updateRequestStatus,
+} from '../../src/store/requests.repository.js';
 import { setCommittedOutflow, sumCommittedFills } from '../../src/store/committedOutflow.repository.js';
 import { up as addCommittedOutflow } from '../../src/store/migrations/2026_12_03_0200_requests_committed_outflow.js';
 import { testDatabaseKinds, truncateAll, useTestDatabase } from '../helpers/db.js';
@@ -97,6 +103,36 @@ describe.each(testDatabaseKinds)('sumCommittedFills (%s)', (kind) => {
         [`31338:${usdc}`, 1_400n],
         [`31338:${zeroAddress}`, 350n],
       ]),
+    );
+  });
+
+  it('every insert stores the lines it is given: one row, a group commit (both forms), a sponsored quote', async () => {
+    const { db } = database();
+    await insertApiKey(db, {
+      id: 'sponsor',
+      name: 'sponsor',
+      keyHash: 'sha256:sponsor',
+      sponsorshipEnabled: true,
+      sponsorshipAllowanceUsdMicros: 1_000n,
+      now: 1,
+    });
+    const lines = (n: number) => [
+      { currency: usdc.toUpperCase().replace('0X', '0x'), amount: 100n + BigInt(n) },
+      { currency: zeroAddress, amount: 2n ** 200n + BigInt(n) },
+    ];
+    const requests = Array.from({ length: 13 }, (_, n) => newRequest({ committedOutflow: lines(n) }));
+    await insertRequest(db, requests[0]!);
+    await insertRequests(db, requests.slice(1, 3));
+    await insertRequests(db, requests.slice(3, 12));
+    expect(await insertSponsoredRequest(db, { ...requests[12]!, apiKeyId: 'sponsor' }, 10n)).toBe(true);
+    const rows = await db.selectFrom('requests').select(['id', 'committed_outflow']).execute();
+    expect(new Map(rows.map((row) => [row.id, row.committed_outflow]))).toEqual(
+      new Map(
+        requests.map((request, n) => [
+          request.id,
+          lines(n).map((line) => ({ currency: line.currency.toLowerCase(), amount: line.amount.toString() })),
+        ]),
+      ),
     );
   });
 
