@@ -5,6 +5,7 @@
  * `listRequests.repository.ts`.
  */
 import { CompiledQuery, sql, type Insertable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import { committedOutflowJson, type CommittedOutflowLine } from './committedOutflow.repository.js';
 import { appendUnique } from './fragments.js';
 import { groupedCalls } from './groupedCalls.js';
 import { ledgerInsertWhen } from './ledger.repository.js';
@@ -60,6 +61,8 @@ export type InsertRequestParameters = Omit<
   > & {
     /** The quote's app fees in micro-USD (the history's app-fee filters); null or omitted: the quote has none. */
     appFeesUsdMicros?: bigint | null;
+    /** What the request's fill will take from the solver on the destination, as the core decided it. */
+    committedOutflow: ReadonlyArray<CommittedOutflowLine>;
   };
 
 /**
@@ -170,6 +173,7 @@ const requestColumns = [
   'updated_at',
   'volume_usd_micros',
   'app_fees_usd_micros',
+  'committed_outflow',
 ] as const satisfies ReadonlyArray<keyof RequestsTable>;
 type RequestRow = { [Column in (typeof requestColumns)[number]]: Insertable<RequestsTable>[Column] };
 
@@ -181,6 +185,7 @@ const jsonbColumns: ReadonlySet<string> = new Set<(typeof requestColumns)[number
   'details',
   'in_tx_hashes',
   'tx_hashes',
+  'committed_outflow',
 ]);
 
 /**
@@ -267,6 +272,7 @@ function toRequestRow(params: InsertRequestParameters): RequestRow {
     updated_at: params.createdAt,
     volume_usd_micros: toUint256(params.volumeUsdMicros ?? 0n),
     app_fees_usd_micros: params.appFeesUsdMicros == null ? null : toUint256(params.appFeesUsdMicros),
+    committed_outflow: committedOutflowJson(params.committedOutflow),
   };
 }
 

@@ -4,9 +4,6 @@ import type { DepositRecord } from '../records/deposit.js';
 import { normalizeHex, toNumber } from './mappers.js';
 import type { Tables } from './tables.js';
 
-/** How the rows name a chain's native currency (`deposits.token`, `requests.destination_currency`). */
-const nativeToken = '0x0000000000000000000000000000000000000000';
-
 /**
  * `pending` until the batch is mined: `settled`, or `failed` (the batch reverted or was refused: an operator looks);
  * `rejected`: the depository refuses this deposit's release (`SettlementRejection`), found out before its batch was
@@ -212,49 +209,4 @@ export async function sumPendingSettlement(
     .groupBy(['d.chain_id', 'd.token'])
     .execute();
   return rows.map((row) => ({ chainId: toNumber(row.chain_id), currency: row.token, amount: BigInt(row.amount) }));
-}
-
-const destinationLeg = sql`quote -> 'dex' -> 'destination'`;
-const paidCurrency = sql`case when ${destinationLeg} is null then destination_currency when (${destinationLeg} ->> 'nativeIn') = 'true' then ${sql.raw(`'${nativeToken}'`)} else lower(${destinationLeg} ->> 'tokenIn') end`;
-const paidAmount = sql`coalesce((${destinationLeg} ->> 'amountIn')::numeric, amount_out)`;
-
-/**
- * Per destination chain and currency: what fills in flight will take from the solver's wallet (requests whose
- * deposit is claimed or fill sent, not yet mined: `pending`, `submitted`), their gas top-ups in the native line.
- */
-export async function sumCommittedFills(
-  db: Kysely<Tables>,
-): Promise<Array<{ chainId: number; currency: string; amount: bigint }>> {
-  const [rows, topups] = await Promise.all([
-    // A fill that buys its output through a DEX (`quote.dex.destination`) takes the leg's entry currency and amount.
-    db
-      .selectFrom('requests')
-      .select([
-        'destination_chain_id',
-        sql<string>`${paidCurrency}`.as('destination_currency'),
-        sql<string>`sum(${paidAmount})::text`.as('amount'),
-      ])
-      .where('status', 'in', ['pending', 'submitted'])
-      .groupBy(['destination_chain_id', sql`${paidCurrency}`])
-      .execute(),
-    // A gas top-up (`topupGas`) is native the fill sends besides its output: committed like a native output.
-    db
-      .selectFrom('requests')
-      .select(['destination_chain_id', sql<string>`sum((quote->'gasTopup'->>'amount')::numeric)::text`.as('amount')])
-      .where('status', 'in', ['pending', 'submitted'])
-      .where(sql<boolean>`quote ? 'gasTopup'`)
-      .groupBy('destination_chain_id')
-      .execute(),
-  ]);
-  const sums = new Map<string, { chainId: number; currency: string; amount: bigint }>();
-  const add = (chainId: number, currency: string, amount: bigint) => {
-    const key = `${chainId}:${currency}`;
-    const line = sums.get(key) ?? { chainId, currency, amount: 0n };
-    line.amount += amount;
-    sums.set(key, line);
-  };
-  for (const row of rows)
-    add(toNumber(row.destination_chain_id), row.destination_currency.toLowerCase(), BigInt(row.amount.split('.')[0]!));
-  for (const row of topups) add(toNumber(row.destination_chain_id), nativeToken, BigInt(row.amount.split('.')[0]!));
-  return [...sums.values()];
 }

@@ -72,6 +72,11 @@ export interface RequestsTable {
   fill_time_ms: NullableInt8;
   /** The quote's app fees in micro-USD; null when it has none. */
   app_fees_usd_micros: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * What the request's fill will take from the solver on the destination, as the core decided it
+   * (`committedOutflow.repository.ts`): `[{ currency, amount }]`, lower-case addresses, decimal strings.
+   */
+  committed_outflow: Jsonb<Array<{ currency: string; amount: string }>>;
 }
 
 export interface RequestEventsTable {

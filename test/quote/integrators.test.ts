@@ -104,6 +104,7 @@ beforeAll(async () => {
         expiresAt: Date.now(),
         createdAt: Date.now() - 86_400_000,
         volumeUsdMicros: 10_000_000n * 1_000_000n,
+        committedOutflow: [],
       });
     }
   }

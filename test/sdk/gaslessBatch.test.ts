@@ -285,7 +285,7 @@ describe('gasless batches (POST /execute) with the unmodified SDK', () => {
 
     const request = await gateway.server.core.db
       .selectFrom('requests')
-      .select(['amount_out', 'fees_actual'])
+      .select(['amount_out', 'fees_actual', 'committed_outflow'])
       .where('id', '=', requestId.toLowerCase())
       .executeTakeFirstOrThrow();
     const originGas = (request.fees_actual as any).originGas;
@@ -294,6 +294,10 @@ describe('gasless batches (POST /execute) with the unmodified SDK', () => {
     expect(originGas.sponsored).toBe(false);
     const quoted = BigInt(quote.details!.currencyOut!.amount!);
     expect(BigInt(String(request.amount_out))).toBe(quoted - recovered);
+    // What the fill was counted to take from the solver while in flight is the reduced output it paid.
+    expect(request.committed_outflow).toEqual([
+      { currency: tokenOf(chainB, 'USDC').toLowerCase(), amount: (quoted - recovered).toString() },
+    ]);
     expect((await usdcBalance(chainB, recipient)) - before).toBe(quoted - recovered);
   });
 
@@ -689,11 +693,15 @@ describe('a batch that passes simulation and reverts on chain', () => {
     const db = gateway.server.core.db;
     const request = await db
       .selectFrom('requests')
-      .select(['amount_out', 'fees_actual'])
+      .select(['amount_out', 'fees_actual', 'committed_outflow'])
       .where('id', '=', requestId.toLowerCase())
       .executeTakeFirstOrThrow();
     expect(BigInt(String(request.amount_out))).toBe(quoted);
     expect(request.fees_actual).toBeNull();
+    // Its fill would again take the whole quoted output.
+    expect(request.committed_outflow).toEqual([
+      { currency: tokenOf(chainB, 'USDC').toLowerCase(), amount: quoted.toString() },
+    ]);
     expect(await getGaslessSubmission(db, requestId)).toBeUndefined();
 
     // The gas the solver spent on the reverted batch is recorded: its outgoing row keeps the hash, and the ledger

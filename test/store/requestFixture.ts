@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { committedOutflow } from '../../src/core/fill/fillOutflow.js';
 import { insertDeposit } from '../../src/store/deposits.repository.js';
 import type { GroupedDepositClaim, InsertRequestParameters } from '../../src/store/requests.repository.js';
 import type { Tables } from '../../src/store/tables.js';
@@ -8,10 +9,13 @@ let counter = 0;
 /** A bytes32 hex id, unique within the test run. */
 export const hex32 = (n: number): string => `0x${n.toString(16).padStart(64, '0')}`;
 
-/** A valid request with unique ids; override what a test is about. */
+/**
+ * A valid request with unique ids; override what a test is about. Its committed outflow is the core's for the
+ * request unless given.
+ */
 export function newRequest(overrides: Partial<InsertRequestParameters> = {}): InsertRequestParameters {
   counter += 1;
-  return {
+  const request: Omit<InsertRequestParameters, 'committedOutflow'> = {
     id: hex32(counter),
     user: '0x1111111111111111111111111111111111111111',
     recipient: '0x2222222222222222222222222222222222222222',
@@ -33,6 +37,7 @@ export function newRequest(overrides: Partial<InsertRequestParameters> = {}): In
     createdAt: 1_700_000_000_000,
     ...overrides,
   };
+  return { ...request, committedOutflow: overrides.committedOutflow ?? committedOutflow(request) };
 }
 
 /**

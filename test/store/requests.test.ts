@@ -76,8 +76,10 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
     const inserted = await insertRequest(db, params);
     const read = await getRequest(db, params.id);
     expect(read).toEqual(inserted);
+    // The committed outflow is a column of its own (`sumCommittedFills`), not part of the record.
+    const { committedOutflow, ...recorded } = params;
     expect(read).toEqual({
-      ...params,
+      ...recorded,
       status: 'waiting',
       depositAddress: '0xdddddddddddddddddddddddddddddddddddddddd',
       feesActual: null,
@@ -92,6 +94,17 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
     expect(read?.amountOut).toBe(2n ** 256n - 1n);
     expect(typeof read?.createdAt).toBe('number');
     expect(typeof read?.originChainId).toBe('number');
+    const row = await db
+      .selectFrom('requests')
+      .select('committed_outflow')
+      .where('id', '=', params.id)
+      .executeTakeFirstOrThrow();
+    expect(row.committed_outflow).toEqual(
+      committedOutflow.map((line) => ({ currency: line.currency, amount: line.amount.toString() })),
+    );
+    expect(row.committed_outflow).toEqual([
+      { currency: '0x0000000000000000000000000000000000000000', amount: (2n ** 256n - 1n).toString() },
+    ]);
   });
 
   it('stores hex ids and addresses lower case and finds them in any casing', async () => {

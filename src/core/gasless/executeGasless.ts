@@ -2,6 +2,7 @@ import { decodeFunctionData, isHex, serializeTransaction, zeroAddress, type Addr
 import { recoverAuthorizationAddress } from 'viem/utils';
 import { drawSponsorship, getApiKey } from '../../store/apiKeys.repository.js';
 import { insertGaslessSubmission, getGaslessSubmission } from '../../store/gaslessSubmissions.repository.js';
+import { setCommittedOutflow } from '../../store/committedOutflow.repository.js';
 import { incrementRateLimitCounter } from '../../store/rateLimitCounters.repository.js';
 import { getRequest, updateRequestStatus } from '../../store/requests.repository.js';
 import { batchExecutorAbi, depositoryAbi, receiverAbi } from '../abi.js';
@@ -15,6 +16,7 @@ import { parseAddress, parseInteger, parseUint } from '../inputs.js';
 import { convert, toUsdMicros } from '../market.js';
 import type { Caller } from '../vocabulary/caller.js';
 import { judgeDeposit } from '../deposits/depositMatch.js';
+import { committedOutflow } from '../fill/fillOutflow.js';
 import { decodeRevert, revertDataOf } from './decodeRevert.js';
 import { defaultGaslessSettings } from './settings.js';
 import { withGasMargin } from '../gasMargin.js';
@@ -258,6 +260,8 @@ export async function executeGasless(
       now: ctx.now(),
     });
     if (moved === null) return false;
+    // The fill now pays the smaller output: what it will take from the solver follows (with the move, or neither).
+    await setCommittedOutflow(trx, requestId, committedOutflow(moved));
     if (sponsored) {
       // Checked and drawn in one statement, in this transaction: a refusal rolls the request's move back.
       const remaining = await drawSponsorship(trx, key!.id, usdMicros);

@@ -5,11 +5,13 @@ import {
   listDepositingGaslessSubmissions,
 } from '../../store/gaslessSubmissions.repository.js';
 import { returnSponsorship } from '../../store/apiKeys.repository.js';
+import { setCommittedOutflow } from '../../store/committedOutflow.repository.js';
 import { recordExecutionRevert } from '../../store/executionReverts.repository.js';
 import { getLiveOutgoingTx, updateOutgoingTx } from '../../store/outgoingTxs.repository.js';
 import type { OutgoingTxRecord } from '../../records/outgoingTx.js';
 import { updateRequestStatus } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
+import { committedOutflow } from '../fill/fillOutflow.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import type { GaslessLifecycle, TransactionSender } from '../ports/solver.js';
 import type { GaslessPayload } from './executeGasless.js';
@@ -112,12 +114,14 @@ export function createGaslessRunner({
       }
       if (!mined && submission?.apiKeyId != null && submission.sponsoredUsdMicros > 0n)
         await returnSponsorship(trx, submission.apiKeyId, submission.sponsoredUsdMicros);
-      await updateRequestStatus(trx, requestId, {
+      const restored = await updateRequestStatus(trx, requestId, {
         ...moveOf('abandonDeposit'),
         amountOut: BigInt(payload.quotedAmountOut),
         feesActual: null,
         now: ctx.now(),
       });
+      // The quoted output is back: so is what its fill would take from the solver.
+      if (restored !== null) await setCommittedOutflow(trx, requestId, committedOutflow(restored));
       await deleteGaslessSubmission(trx, requestId);
     });
     log.warn(

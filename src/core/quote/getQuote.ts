@@ -4,6 +4,7 @@ import type { JsonObject } from '../../records/json.js';
 import { createTtlCache, type TtlCache } from '../cache.js';
 import type { CoreContext } from '../context.js';
 import { committedFills } from '../inventory/inventory.js';
+import { committedOutflow } from '../fill/fillOutflow.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { jsonify } from '../json.js';
 import { checkQuoteExposure } from '../limits/exposure.js';
@@ -122,7 +123,7 @@ async function quoteRequest(
   // read (on a busy gateway the two waits were most of a quote's latency). When a read fails, the quote fails
   // and the request it stored is removed again (with its reservation): a failed quote leaves nothing behind.
   const depositAddress = depositAddressOfQuote(route, params, requestId);
-  const request = {
+  const quoted = {
     id: requestId,
     ...(depositAddress === null ? {} : { depositAddress: depositAddress.address }),
     user: route.user,
@@ -175,6 +176,8 @@ async function quoteRequest(
     // Null without app fees, so the history's `features=app_fees` reads the same rule as the record's `features`.
     appFeesUsdMicros: pricing.fees.appFees.length === 0 ? null : pricing.usd.app,
   };
+  // What its fill will take from the solver, by the rule the fill spends by: the inventory holds it back meanwhile.
+  const request = { ...quoted, committedOutflow: committedOutflow(quoted) };
   // What the sponsor pays is reserved against the key's allowance by the statement that stores the request; a quote
   // the allowance cannot cover is refused with nothing stored. Other quotes share the group commit.
   const reservation = sponsorshipReservation(pricing, route, prepared.priceIn);

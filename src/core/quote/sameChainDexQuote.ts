@@ -8,6 +8,7 @@ import type { CurrencyConfig } from '../chains/types.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { splitSponsorship } from '../fees/sponsorship.js';
+import { committedOutflow } from '../fill/fillOutflow.js';
 import { jsonify } from '../json.js';
 import { toUsdMicros, type UsdPrice } from '../market.js';
 import { pow10 } from '../powersOfTen.js';
@@ -56,7 +57,7 @@ export async function quoteSameChainDex(
       ? 0n
       : ctx.market.allowance(route.origin.id, route.user, route.currencyIn.address, router, { sameHead: true }),
   ]);
-  await ctx.requestWriter.insert({
+  const quoted = {
     id: requestId,
     user: route.user,
     recipient: route.recipient,
@@ -89,7 +90,9 @@ export async function quoteSameChainDex(
     createdAt: nowMs,
     volumeUsdMicros: priced.pricing.usd.in,
     appFeesUsdMicros: null,
-  });
+  };
+  // The user's own swap pays the recipient, but the rule is the fills': a request never in flight commits nothing.
+  await ctx.requestWriter.insert({ ...quoted, committedOutflow: committedOutflow(quoted) });
   ctx.log.debug({ requestId, source: plan.leg.source, amountIn: dex.amountIn.toString() }, 'same-chain DEX quote');
   const needsApproval = !plan.nativeIn && allowance < dex.amountIn;
   const present = presentOf(plan, priced, userBalance, needsApproval);

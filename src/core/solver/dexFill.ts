@@ -1,7 +1,8 @@
-import { zeroAddress, type Address } from 'viem';
+import type { Address } from 'viem';
 import { dexLegsOf, routeOfLeg } from '../dex/legRecord.js';
 import { routerSwapCall } from '../dex/routerCalls.js';
 import type { DexSwapFill } from '../fill/fillTransaction.js';
+import { fillOutflow } from '../fill/fillOutflow.js';
 import type { RequestRecord } from '../../records/request.js';
 
 /**
@@ -25,15 +26,7 @@ export function dexSwapOf(request: RequestRecord): DexSwapFill | undefined {
     nativeIn: leg.nativeIn,
     nativeOut: leg.nativeOut,
   });
-  return { currency: leg.nativeIn ? zeroAddress : leg.tokenIn, amountIn: BigInt(leg.amountIn), call };
-}
-
-/**
- * What a request's fill takes from the solver on the destination: the output itself, or, when the output is bought
- * through a DEX, the entry currency and amount the swap spends.
- */
-export function fillOutflow(request: RequestRecord): { currency: Address; amount: bigint } {
-  const leg = dexLegsOf(request.quote).destination;
-  if (leg === undefined) return { currency: request.destinationCurrency as Address, amount: request.amountOut };
-  return { currency: leg.nativeIn ? zeroAddress : leg.tokenIn, amount: BigInt(leg.amountIn) };
+  // What the swap spends is the fill's outflow, as the inventory counted it while the fill was in flight.
+  const spent = fillOutflow(request);
+  return { currency: spent.currency, amountIn: spent.amount, call };
 }

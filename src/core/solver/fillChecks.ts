@@ -1,5 +1,5 @@
 import { zeroAddress } from 'viem';
-import { fillOutflow } from './dexFill.js';
+import { fillOutflow, gasTopupOf } from '../fill/fillOutflow.js';
 import { dexLegsOf } from '../dex/legRecord.js';
 import { repriceDexLeg } from './repriceDexLeg.js';
 import { isGatewayError } from '../errors.js';
@@ -9,7 +9,6 @@ import { callsGasCap } from '../limits/gasCaps.js';
 import { judgeDeposit } from '../deposits/depositMatch.js';
 import { fillOf, fillRevert } from './fill.js';
 import type { SolverScope } from './scope.js';
-import { gasTopupOf } from './requestCalls.js';
 import type { DepositRecord } from '../../records/deposit.js';
 import type { RequestRecord } from '../../records/request.js';
 import type { JsonObject } from '../../records/json.js';

@@ -3,8 +3,9 @@ import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { fillPayee, type FillTransactionParameters } from '../fill/fillTransaction.js';
 import { quotedRequestOf, type FillFacts } from '../ledger/movements.js';
-import { callsOf, gasTopupOf } from './requestCalls.js';
-import { dexSwapOf, fillOutflow } from './dexFill.js';
+import { fillOutflow, gasTopupOf } from '../fill/fillOutflow.js';
+import { callsOf } from './requestCalls.js';
+import { dexSwapOf } from './dexFill.js';
 import type { RequestRecord } from '../../records/request.js';
 
 /**

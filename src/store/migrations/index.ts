@@ -38,6 +38,7 @@ import * as settleByDepositIdentity from './2026_11_29_2000_settle_by_deposit_id
 import * as requestFilterColumns from './2026_12_01_0500_request_filter_columns.js';
 import * as backfillRequestFilterColumns from './2026_12_01_1000_backfill_request_filter_columns.js';
 import * as outgoingTxsRebalanceKind from './2026_12_02_0700_outgoing_txs_rebalance_kind.js';
+import * as requestsCommittedOutflow from './2026_12_03_0200_requests_committed_outflow.js';
 
 /**
  * Every migration, by name. A static list rather than a folder scan, so it works the same from source (tsx),
@@ -83,4 +84,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_01_0500_request_filter_columns': requestFilterColumns,
   '2026_12_01_1000_backfill_request_filter_columns': backfillRequestFilterColumns,
   '2026_12_02_0700_outgoing_txs_rebalance_kind': outgoingTxsRebalanceKind,
+  '2026_12_03_0200_requests_committed_outflow': requestsCommittedOutflow,
 };
