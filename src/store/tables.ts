@@ -72,6 +72,8 @@ export interface RequestsTable {
   fill_time_ms: NullableInt8;
   /** The quote's app fees in micro-USD; null when it has none. */
   app_fees_usd_micros: ColumnType<string | null, string | null | undefined, string | null>;
+  /** How many times the row was written since its insert: every update raises it by one (a trigger). */
+  version: ColumnType<string | number, never, never>;
 }
 
 export interface RequestEventsTable {
