@@ -17,7 +17,7 @@ import {
   type FillFacts,
 } from '../../src/core/ledger/movements.js';
 import { minedTxMovements, sentTxFactsJson } from '../../src/core/ledger/sentTxFacts.js';
-import { statusChangeOf, writeStatusChange } from '../../src/core/vocabulary/statusChange.js';
+import { statusChangeOf, writeStatusChange } from '../../src/core/status/statusChange.js';
 import { insertDeposit, updateDepositStatus } from '../../src/store/deposits.repository.js';
 import {
   insertLedgerMovements,

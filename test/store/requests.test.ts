@@ -16,7 +16,7 @@ import {
   updateRequestStatus,
 } from '../../src/store/requests.repository.js';
 import { statusRecordOf } from '../../src/records/statusEvent.js';
-import { expectedEventOf, type RowMove } from '../../src/core/vocabulary/statusChange.js';
+import { expectedEventOf, type RowMove } from '../../src/core/status/statusChange.js';
 import type { RequestRecord } from '../../src/records/request.js';
 import type { Tables } from '../../src/store/tables.js';
 import { testDatabaseKinds, truncateAll, useTestDatabase } from '../helpers/db.js';

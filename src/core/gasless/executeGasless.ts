@@ -3,7 +3,7 @@ import { recoverAuthorizationAddress } from 'viem/utils';
 import { drawSponsorship, getApiKey } from '../../store/apiKeys.repository.js';
 import { insertGaslessSubmission, getGaslessSubmission } from '../../store/gaslessSubmissions.repository.js';
 import { incrementRateLimitCounter } from '../../store/rateLimitCounters.repository.js';
-import { getRequest, updateRequestStatus } from '../../store/requests.repository.js';
+import { getRequest } from '../../store/requests.repository.js';
 import { batchExecutorAbi, depositoryAbi, receiverAbi } from '../abi.js';
 import { requireChain, requireCurrency } from '../chains/requireChain.js';
 import type { ChainConfig } from '../chains/types.js';
@@ -23,7 +23,7 @@ import { checkNoRecentExecutionRevert } from '../limits/executionReverts.js';
 import type { JsonObject } from '../../records/json.js';
 import { parseRequestId } from '../vocabulary/requestId.js';
 import type { SignedAuthorizationInput } from '../ports/solver.js';
-import { moveOf } from '../vocabulary/statusMachine.js';
+import { statusChangeOf, writeStatusChange } from '../status/statusChange.js';
 
 export interface ExecuteGaslessParameters {
   executionKind: 'rawCalls';
@@ -251,12 +251,10 @@ export async function executeGasless(
     quotedAmountOut: request.amountOut.toString(),
   };
   const accepted = await ctx.db.transaction().execute(async (trx) => {
-    const moved = await updateRequestStatus(trx, requestId, {
-      ...moveOf('startDeposit'),
-      amountOut: request.amountOut - recovered,
-      feesActual,
-      now: ctx.now(),
-    });
+    const moved = await writeStatusChange(
+      trx,
+      statusChangeOf(request, 'startDeposit', { amountOut: request.amountOut - recovered, feesActual }, ctx.now()),
+    );
     if (moved === null) return false;
     if (sponsored) {
       // Checked and drawn in one statement, in this transaction: a refusal rolls the request's move back.

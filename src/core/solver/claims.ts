@@ -8,7 +8,7 @@ import type { CoreContext } from '../context.js';
 import type { DepositVerdict } from '../deposits/depositMatch.js';
 import { type DepositRecord } from '../../records/deposit.js';
 import type { RequestRecord } from '../../records/request.js';
-import { expectedEventOf, type RowMove } from '../vocabulary/statusChange.js';
+import { expectedEventOf, type RowMove } from '../status/statusChange.js';
 import { moveOf } from '../vocabulary/statusMachine.js';
 
 /** Most claims one transaction takes. */

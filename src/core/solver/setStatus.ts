@@ -1,7 +1,7 @@
 import { groupedCalls } from '../../store/groupedCalls.js';
 import { moveRequestsWithTxHash } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
-import { expectedEventOf, statusChangeOf, writeStatusChange, type MoveFacts } from '../vocabulary/statusChange.js';
+import { expectedEventOf, statusChangeOf, writeStatusChange, type MoveFacts } from '../status/statusChange.js';
 import type { RequestRecord } from '../../records/request.js';
 import { moveOf, statusMoves, type StatusMove } from '../vocabulary/statusMachine.js';
 

@@ -6,7 +6,7 @@
 import { zeroAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { requestFilled, type FillFacts } from '../../../src/core/ledger/movements.js';
-import { rowAfter, statusChangeOf } from '../../../src/core/vocabulary/statusChange.js';
+import { rowAfter, statusChangeOf } from '../../../src/core/status/statusChange.js';
 import type { RequestRecord } from '../../../src/records/request.js';
 import { statusRecordOf } from '../../../src/records/statusEvent.js';
 import { statusMoves, type StatusMove } from '../../../src/core/vocabulary/statusMachine.js';

@@ -5,7 +5,7 @@ import { requestFilled, type FillFacts, type LedgerMovement } from '../ledger/mo
 import type { JsonObject } from '../../records/json.js';
 import type { RequestRecord } from '../../records/request.js';
 import { statusEventOf, type ExpectedEvent } from '../../records/statusEvent.js';
-import { statusMoves, type StatusMove } from './statusMachine.js';
+import { statusMoves, type StatusMove } from '../vocabulary/statusMachine.js';
 
 /** The fields a move may change besides the status. */
 export type MoveFields = Partial<{
@@ -14,7 +14,9 @@ export type MoveFields = Partial<{
   details: JsonObject | null;
   inTxHash: string;
   txHash: string;
-  feesActual: JsonObject;
+  feesActual: JsonObject | null;
+  /** The output to deliver, when it changes (a gasless batch's origin gas recovered from it). */
+  amountOut: bigint;
 }>;
 
 /** What a move needs besides its fields: a `succeed` names what the fill paid (`fillFactsOf`), which it books. */
@@ -97,7 +99,7 @@ export function rowAfter(seen: RequestRecord, update: RowMove, now: number): Req
     ...(update.failReason === undefined ? {} : { failReason: update.failReason }),
     ...(update.refundFailReason === undefined ? {} : { refundFailReason: update.refundFailReason }),
     ...(update.details === undefined ? {} : { details: update.details }),
-    ...(update.feesActual === undefined ? {} : { feesActual: update.feesActual as JsonObject | null }),
+    ...(update.feesActual === undefined ? {} : { feesActual: update.feesActual }),
     ...(update.amountOut === undefined ? {} : { amountOut: update.amountOut }),
     version: seen.version + 1,
   };
