@@ -37,6 +37,8 @@ const CORE_LAYERS = [
   ['fill/', 'market.ts', 'settings.ts'],
   // The words the areas share (Caller, Amount, ResolvedRoute, request ids and status moves), and the context.
   ['vocabulary/', 'context.ts', 'usd.ts'],
+  // A request's status change: its row's move, its event and delivery, its ledger movements.
+  ['status/'],
   ['apiKeys/', 'catalogue/', 'fees/', 'inventory/', 'limits/', 'reconciliation/', 'settlement/'],
   ['appFees/', 'gasless/'],
   ['permits/'],

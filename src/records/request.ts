@@ -47,4 +47,9 @@ export interface RequestRecord {
   volumeUsdMicros: bigint;
   /** Set when an API key had the request filled before its deposit was confirmed (`POST /fast-fill`). */
   fastFill: { apiKeyId: string; usdMicros: bigint } | null;
+  /**
+   * How many times the row was written since it was stored: a status change built from this record is the row's
+   * next write when the moved row's version is this one plus one.
+   */
+  version: number;
 }

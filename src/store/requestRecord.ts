@@ -47,5 +47,6 @@ export function toRequestRecord(row: Selectable<RequestsTable>): RequestRecord {
       row.fast_fill_api_key_id === null
         ? null
         : { apiKeyId: row.fast_fill_api_key_id, usdMicros: toBigInt(row.fast_fill_usd_micros ?? '0') },
+    version: toNumber(row.version),
   };
 }

@@ -12,13 +12,8 @@ import { ledgerInsertWhen } from './ledger.repository.js';
 import type { LedgerMovement } from './ledgerMovements.js';
 import { normalizeHex, normalizeHexOrNull, toBigInt, toJson, toNumber, toUint256 } from './mappers.js';
 import { notifyEvents, outboxLock } from './requestEvents.repository.js';
-import {
-  deliveryNotified,
-  movedDeliveries,
-  outboxInStatement,
-  statusSnapshotInStatement,
-  writeStatusOutbox,
-} from './requestOutbox.js';
+import { deliveryNotified, expectedEvents, movedEvents, writeStatusOutbox } from './requestOutbox.js';
+import type { ExpectedEvent } from '../records/statusEvent.js';
 import { toRequestRecord } from './requestRecord.js';
 import type { RequestRecord } from '../records/request.js';
 import { releasedReservationsOf, settleSponsorships, settlesSponsorship } from './sponsorshipReservations.js';
@@ -42,6 +37,7 @@ export type InsertRequestParameters = Omit<
   | 'updatedAt'
   | 'volumeUsdMicros'
   | 'fastFill'
+  | 'version'
 > &
   Partial<
     Pick<
@@ -339,6 +335,12 @@ export interface UpdateRequestStatusParameters {
    * written in the change's statement when the row moved.
    */
   ledger?: readonly LedgerMovement[];
+  /**
+   * The change's event as the core built it from the row it read (`core/vocabulary/statusChange.ts`): written in the
+   * change's statement when the moved row is that row's next write (its `version`); otherwise, or when absent, the
+   * event is built from the moved row, in the same transaction (`writeStatusOutbox`).
+   */
+  expected?: ExpectedEvent;
   /** Unix milliseconds. `updatedAt` never moves backwards, even when instances' clocks disagree. */
   now: number;
 }
@@ -397,7 +399,7 @@ export interface GroupedDepositClaim {
 export async function claimDepositsForRequests(
   trx: Kysely<Tables>,
   claims: readonly GroupedDepositClaim[],
-  params: { status: RequestStatus; fromStatus: readonly RequestStatus[]; now: number },
+  params: GroupedMoveParameters,
 ): Promise<Array<RequestRecord | 'taken' | 'unmoved'>> {
   if (!trx.isTransaction) throw new Error('claimDepositsForRequests runs in a transaction');
   if (claims.length === 0) return [];
@@ -455,6 +457,15 @@ export async function claimDepositsForRequests(
   return answers;
 }
 
+/** A grouped move's status, the statuses it may come from, its clock and the events its writer built. */
+export interface GroupedMoveParameters {
+  status: RequestStatus;
+  fromStatus: readonly RequestStatus[];
+  now: number;
+  /** The moves' events as the core built them, by request (`UpdateRequestStatusParameters.expected`). */
+  expected?: readonly ExpectedEvent[];
+}
+
 /**
  * The `moved` and `moved_event` CTEs of a grouped move (`claimDepositsForRequests`, `moveRequestsWithTxHash`,
  * `failRequests`): every request named by a row of the CTE `source.name` (its column `id`) moved from `fromStatus`,
@@ -462,12 +473,9 @@ export async function claimDepositsForRequests(
  * these), with `set` (`column = value`, the source's columns named as `${source.name}.column`) changed with it; then
  * the events of the moved rows that the statement writes itself (`outboxInStatement`).
  */
-function movedTogether(
-  source: { name: string; id: string },
-  set: RawBuilder<unknown>,
-  params: { status: RequestStatus; fromStatus: readonly RequestStatus[]; now: number },
-) {
-  return sql`moved as (
+function movedTogether(source: { name: string; id: string }, set: RawBuilder<unknown>, params: GroupedMoveParameters) {
+  return sql`${expectedEvents(params.expected ?? [])},
+    moved as (
       update requests
       set status = ${params.status}, updated_at = greatest(requests.updated_at, ${params.now}), ${set}${
         params.status === 'success' ? sql`, fill_time_ms = ${fillTimeAt(params.now)}` : sql``
@@ -477,12 +485,7 @@ function movedTogether(
         and exists (select 1 from outbox_lock)
       returning requests.*
     ),
-    moved_event as (
-      insert into request_events (request_id, status, payload, created_at)
-      select id, status, ${statusSnapshotInStatement}, ${params.now}::bigint from moved where ${outboxInStatement}
-      returning *
-    ),
-    ${movedDeliveries(params.now)}`;
+    ${movedEvents(params.now)}`;
 }
 
 /**
@@ -512,7 +515,7 @@ export interface TxHashMove {
 export async function moveRequestsWithTxHash(
   trx: Kysely<Tables>,
   moves: readonly TxHashMove[],
-  params: { status: RequestStatus; fromStatus: readonly RequestStatus[]; now: number },
+  params: GroupedMoveParameters,
 ): Promise<Array<RequestRecord | null>> {
   if (!trx.isTransaction) throw new Error('moveRequestsWithTxHash runs in a transaction');
   if (moves.length === 0) return [];
@@ -539,7 +542,7 @@ async function moveAsked(
   ids: readonly string[],
   asked: RawBuilder<unknown>,
   set: RawBuilder<unknown>,
-  params: { status: RequestStatus; fromStatus: readonly RequestStatus[]; now: number },
+  params: GroupedMoveParameters,
 ): Promise<Array<RequestRecord | null>> {
   const { rows } = await sql<GroupedMoveRow>`
     with outbox_lock as (select ${outboxLock} as taken),
@@ -659,13 +662,9 @@ async function moveRequestStatus(
         ), `;
   const { rows } = await sql<MovedRow>`
     with ${consume}outbox_lock as (select ${outboxLock} as taken${depositId === undefined ? sql`` : sql` from consumed`}),
+    ${expectedEvents(params.expected === undefined ? [] : [params.expected])},
     moved as (${update.returningAll()}),
-    ${movedLedger(params)}moved_event as (
-      insert into request_events (request_id, status, payload, created_at)
-      select id, status, ${statusSnapshotInStatement}, ${params.now}::bigint from moved where ${outboxInStatement}
-      returning *
-    ),
-    ${movedDeliveries(params.now)}
+    ${movedLedger(params)}${movedEvents(params.now)}
     select moved.*, (select id from moved_event) as outbox_event_id,
       ${notifyEvents('moved_event')} as outbox_notified,
       ${deliveryNotified},

@@ -77,6 +77,8 @@ export interface RequestsTable {
    * (`committedOutflow.repository.ts`): `[{ currency, amount }]`, lower-case addresses, decimal strings.
    */
   committed_outflow: Jsonb<Array<{ currency: string; amount: string }>>;
+  /** How many times the row was written since its insert: every update raises it by one (a trigger). */
+  version: ColumnType<string | number, never, never>;
 }
 
 export interface RequestEventsTable {

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { chainResetFailReason, resetChainState } from '../../src/store/chainGenesis.repository.js';
 import { listEventsForRequest } from '../../src/store/requestEvents.repository.js';
-import { toStatusSnapshot } from '../../src/store/requestOutbox.js';
+import { statusRecordOf } from '../../src/records/statusEvent.js';
 import {
   failRequests,
   getRequest,
@@ -54,7 +54,7 @@ describe.each(testDatabaseKinds)('chain reset (%s)', (kind) => {
         request === keyed
           ? { address: keyed.depositAddress, type: 'open', depositor: null, depositTxHash: null, recoveryAddress: null }
           : null;
-      expect(events[0]!.payload).toEqual({ ...toStatusSnapshot(answer!, null), depositAddress });
+      expect(events[0]!.payload).toEqual({ ...statusRecordOf(answer!, null), depositAddress });
     }
     // Again: nothing moves twice, nothing is written.
     expect(await db.transaction().execute((trx) => failRequests(trx, ids, params))).toEqual([null, null, null]);

@@ -17,6 +17,7 @@ import {
   type FillFacts,
 } from '../../src/core/ledger/movements.js';
 import { minedTxMovements, sentTxFactsJson } from '../../src/core/ledger/sentTxFacts.js';
+import { statusChangeOf, writeStatusChange } from '../../src/core/status/statusChange.js';
 import { insertDeposit, updateDepositStatus } from '../../src/store/deposits.repository.js';
 import {
   insertLedgerMovements,
@@ -207,14 +208,13 @@ describe.each(testDatabaseKinds)('ledger (%s)', (kind) => {
       },
     };
     const ledger = requestFilled(fillOf(request));
-    const moved = await db.transaction().execute((trx) =>
-      updateRequestStatus(trx.withPlugin(counting), request.id, {
-        status: 'success',
-        fromStatus: 'pending',
-        ledger,
-        now: 5,
-      }),
-    );
+    // The change as the core builds it from the row as read (`statusChangeOf`): its event goes in its statement.
+    const read = (await getRequest(db, request.id))!;
+    const moved = await db
+      .transaction()
+      .execute((trx) =>
+        writeStatusChange(trx.withPlugin(counting), statusChangeOf(read, 'succeed', { fill: fillOf(request) }, 5)),
+      );
     expect(moved).toMatchObject({ status: 'success' });
     expect(statements).toBe(1);
     expect((await listEventsForRequest(db, request.id)).map((event) => event.status)).toEqual(['pending', 'success']);

@@ -15,11 +15,18 @@ import {
   moveRequestsWithTxHash,
   updateRequestStatus,
 } from '../../src/store/requests.repository.js';
-import { toStatusSnapshot } from '../../src/store/requestOutbox.js';
+import { statusRecordOf } from '../../src/records/statusEvent.js';
+import { expectedEventOf, type RowMove } from '../../src/core/status/statusChange.js';
 import type { RequestRecord } from '../../src/records/request.js';
 import type { Tables } from '../../src/store/tables.js';
 import { testDatabaseKinds, truncateAll, useTestDatabase } from '../helpers/db.js';
 import { hex32, newRequest } from './requestFixture.js';
+
+/** The `expected` of a change built by the core from `seen` (none for a row with a deposit address). */
+function expectedOf(seen: RequestRecord, move: RowMove, now: number) {
+  const expected = expectedEventOf(seen, move, now);
+  return expected === undefined ? {} : { expected };
+}
 
 const inHash = (n: number) => hex32(0xa000 + n);
 const outHash = (n: number) => hex32(0xb000 + n);
@@ -89,6 +96,7 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
       txHashes: [],
       updatedAt: params.createdAt,
       fastFill: null,
+      version: 0,
     });
     expect(typeof read?.amountIn).toBe('bigint');
     expect(read?.amountOut).toBe(2n ** 256n - 1n);
@@ -246,8 +254,8 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
     const events = await listEventsForRequest(db, id);
     expect(events.map((e) => e.status)).toEqual(['pending', 'pending', 'submitted', 'success']);
     expect(events.map((e) => e.createdAt)).toEqual([createdAt + 10, createdAt + 20, createdAt + 30, createdAt + 40]);
-    expect(events[2]?.payload).toEqual(toStatusSnapshot(submitted!, null));
-    expect(events[3]?.payload).toEqual(toStatusSnapshot(success!, null));
+    expect(events[2]?.payload).toEqual(statusRecordOf(submitted!, null));
+    expect(events[3]?.payload).toEqual(statusRecordOf(success!, null));
     expect(events[3]?.payload).toMatchObject({
       requestId: id,
       status: 'success',
@@ -268,23 +276,33 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
       db,
       newRequest({ depositAddress: '0xDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDd', createdAt: 1 }),
     );
-    for (const { id } of [plain, keyed, addressed]) {
+    for (const inserted of [plain, keyed, addressed]) {
+      const { id } = inserted;
+      // The core's change built from the row as read (its event written in the statement, when it has no deposit
+      // address), one built from a row another writer changed since (its event built from the moved row), one
+      // without an expected event.
+      const pending: RowMove = { status: 'pending', inTxHash: inHash(1) };
+      const first = await updateRequestStatus(db, id, {
+        ...pending,
+        now: 10,
+        ...expectedOf(inserted, pending, 10),
+      });
+      const failure: RowMove = {
+        status: 'failure',
+        fromStatus: 'pending',
+        failReason: 'TRANSACTION_REVERTED',
+        details: { revert: '0x08c379a0', nested: { list: [1, 'two', null] } },
+        txHash: outHash(1),
+      };
       const moves = [
-        await updateRequestStatus(db, id, { status: 'pending', inTxHash: inHash(1), now: 10 }),
-        await updateRequestStatus(db, id, {
-          status: 'failure',
-          fromStatus: 'pending',
-          failReason: 'TRANSACTION_REVERTED',
-          details: { revert: '0x08c379a0', nested: { list: [1, 'two', null] } },
-          txHash: outHash(1),
-          now: 20,
-        }),
+        first,
+        await updateRequestStatus(db, id, { ...failure, now: 20, ...expectedOf(inserted, failure, 20) }),
         await updateRequestStatus(db, id, { status: 'refund', refundFailReason: null, txHash: outHash(2), now: 30 }),
       ];
       const events = await listEventsForRequest(db, id);
       expect(events.map((e) => e.payload)).toEqual(
         moves.map((moved) =>
-          toStatusSnapshot(
+          statusRecordOf(
             moved!,
             moved!.depositAddress === null
               ? null
@@ -299,7 +317,9 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
         ),
       );
       expect(events.map((e) => e.createdAt)).toEqual([10, 20, 30]);
+      expect(moves.map((moved) => moved!.version)).toEqual([1, 2, 3]);
     }
+
     // Ids in commit order across both ways of writing.
     const all = await listEventsAfter(db, 0, 100);
     expect(all.map((e) => e.requestId)).toEqual([
@@ -352,7 +372,7 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
     expect(await getRequest(db, request.id)).toEqual(moved);
     expect((await getDeposit(db, deposit.id))?.status).toBe('consumed');
     const events = await listEventsForRequest(db, request.id);
-    expect(events.map((e) => e.payload)).toEqual([toStatusSnapshot(moved, null)]);
+    expect(events.map((e) => e.payload)).toEqual([statusRecordOf(moved, null)]);
 
     // A second deposit for the request, now `pending`: consumed in the transaction, the request not moved; the
     // caller's rollback leaves the deposit `confirmed` and writes no event.
@@ -450,9 +470,7 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
       expect(await getRequest(db, request.id)).toEqual(moved);
       expect((await getDeposit(db, deposits[index]!.id))?.status).toBe('consumed');
       // One event each, whichever statement wrote it.
-      expect((await listEventsForRequest(db, request.id)).map((e) => e.payload)).toEqual([
-        toStatusSnapshot(moved, null),
-      ]);
+      expect((await listEventsForRequest(db, request.id)).map((e) => e.payload)).toEqual([statusRecordOf(moved, null)]);
     }
     expect([await paidBy(db, waiting.id), await paidBy(db, keyed.id)]).toEqual([deposits[0]!.id, deposits[1]!.id]);
     // The paid request's deposit is `confirmed` again, as it was, and the request untouched.
@@ -504,7 +522,7 @@ describe.each(testDatabaseKinds)('requests repository (%s)', (kind) => {
       // Its events: `pending`, then this move's, whichever statement wrote it (the keyed one's goes beside).
       const events = await listEventsForRequest(db, request.id);
       expect(events.map((e) => e.payload.status)).toEqual(['pending', 'submitted']);
-      expect(events[1]!.payload).toEqual(toStatusSnapshot(moved, null));
+      expect(events[1]!.payload).toEqual(statusRecordOf(moved, null));
     }
     // Again (a retry): nothing moves twice, nothing is written.
     expect(await db.transaction().execute((trx) => moveRequestsWithTxHash(trx, moves, params))).toEqual([

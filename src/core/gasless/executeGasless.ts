@@ -4,7 +4,7 @@ import { drawSponsorship, getApiKey } from '../../store/apiKeys.repository.js';
 import { insertGaslessSubmission, getGaslessSubmission } from '../../store/gaslessSubmissions.repository.js';
 import { setCommittedOutflow } from '../../store/committedOutflow.repository.js';
 import { incrementRateLimitCounter } from '../../store/rateLimitCounters.repository.js';
-import { getRequest, updateRequestStatus } from '../../store/requests.repository.js';
+import { getRequest } from '../../store/requests.repository.js';
 import { batchExecutorAbi, depositoryAbi, receiverAbi } from '../abi.js';
 import { requireChain, requireCurrency } from '../chains/requireChain.js';
 import type { ChainConfig } from '../chains/types.js';
@@ -25,7 +25,7 @@ import { checkNoRecentExecutionRevert } from '../limits/executionReverts.js';
 import type { JsonObject } from '../../records/json.js';
 import { parseRequestId } from '../vocabulary/requestId.js';
 import type { SignedAuthorizationInput } from '../ports/solver.js';
-import { moveOf } from '../vocabulary/statusMachine.js';
+import { statusChangeOf, writeStatusChange } from '../status/statusChange.js';
 
 export interface ExecuteGaslessParameters {
   executionKind: 'rawCalls';
@@ -253,12 +253,10 @@ export async function executeGasless(
     quotedAmountOut: request.amountOut.toString(),
   };
   const accepted = await ctx.db.transaction().execute(async (trx) => {
-    const moved = await updateRequestStatus(trx, requestId, {
-      ...moveOf('startDeposit'),
-      amountOut: request.amountOut - recovered,
-      feesActual,
-      now: ctx.now(),
-    });
+    const moved = await writeStatusChange(
+      trx,
+      statusChangeOf(request, 'startDeposit', { amountOut: request.amountOut - recovered, feesActual }, ctx.now()),
+    );
     if (moved === null) return false;
     // The fill now pays the smaller output: what it will take from the solver follows (with the move, or neither).
     await setCommittedOutflow(trx, requestId, committedOutflow(moved));

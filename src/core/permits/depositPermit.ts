@@ -2,7 +2,7 @@ import { isAddressEqual, recoverTypedDataAddress, type Address, type Hex } from 
 import { getPermit, insertPermit } from '../../store/permits.repository.js';
 import type { PermitRecord } from '../../records/permit.js';
 import type { RequestRecord } from '../../records/request.js';
-import { getRequest, updateRequestStatus } from '../../store/requests.repository.js';
+import { getRequest } from '../../store/requests.repository.js';
 import { isUniqueViolation } from '../../store/errors.js';
 import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
@@ -11,7 +11,7 @@ import type { PermitChain, PermitStandard } from '../ports/permits.js';
 import { permitDepositCalldata, permitTypedData, type StoredPermit } from './typedData.js';
 import type { PermitKind, SubmitPermitInput, SubmitPermitResult } from './types.js';
 import { withGasMargin } from '../gasMargin.js';
-import { moveOf } from '../vocabulary/statusMachine.js';
+import { statusChangeOf, writeStatusChange } from '../status/statusChange.js';
 import { checkNoRecentPermitRevert } from './revertCooldown.js';
 import { defaultPermitSettings, minPermitValiditySeconds } from './settings.js';
 
@@ -95,7 +95,7 @@ export function depositPermitKind(kind: PermitStandard): PermitKind {
       const accepted = await ctx.db
         .transaction()
         .execute(async (trx) => {
-          const moved = await updateRequestStatus(trx, request.id, { ...moveOf('startDeposit'), now: ctx.now() });
+          const moved = await writeStatusChange(trx, statusChangeOf(request, 'startDeposit', {}, ctx.now()));
           if (moved === null) return null;
           return insertPermit(trx, {
             requestId: request.id,

@@ -8,7 +8,8 @@ import type { CoreContext } from '../context.js';
 import type { DepositVerdict } from '../deposits/depositMatch.js';
 import { type DepositRecord } from '../../records/deposit.js';
 import type { RequestRecord } from '../../records/request.js';
-import { statusMoves } from '../vocabulary/statusMachine.js';
+import { expectedEventOf, type RowMove } from '../status/statusChange.js';
+import { moveOf } from '../vocabulary/statusMachine.js';
 
 /** Most claims one transaction takes. */
 const CLAIM_GROUP = 16;
@@ -31,7 +32,7 @@ export type Claim =
  * How a deposit that is its request's own claims it together with the others asked for meanwhile: a `Claim`, or
  * `unmoved` (the request was not waiting: nothing of this claim stands, claim it on its own).
  */
-export type ClaimTogether = (deposit: DepositRecord) => Promise<Claim | { kind: 'unmoved' }>;
+export type ClaimTogether = (deposit: DepositRecord, request: RequestRecord) => Promise<Claim | { kind: 'unmoved' }>;
 
 /**
  * The claims of the deposits handed on together (a block's): those asked for in one turn of the event loop go
@@ -46,25 +47,33 @@ export type ClaimTogether = (deposit: DepositRecord) => Promise<Claim | { kind: 
  */
 export function createClaimTogether(ctx: CoreContext): ClaimTogether {
   const claimGrouped = groupedCalls(
-    (deposits: readonly DepositRecord[]) =>
-      ctx.db.transaction().execute((trx) =>
-        claimDepositsForRequests(
+    (claims: readonly OwnClaim[]) =>
+      ctx.db.transaction().execute((trx) => {
+        const now = ctx.now();
+        return claimDepositsForRequests(
           trx,
-          deposits.map((deposit) => ({
+          claims.map(({ deposit }) => ({
             depositId: deposit.id,
             requestId: deposit.requestId,
             confirmedAt: deposit.updatedAt,
           })),
-          { status: statusMoves.claim.to, fromStatus: statusMoves.claim.from, now: ctx.now() },
-        ),
-      ),
-    (group, deposit) =>
+          {
+            ...moveOf('claim'),
+            now,
+            expected: claims.flatMap(({ deposit, request }) => {
+              const expected = expectedEventOf(request, claimMove(deposit), now);
+              return expected === undefined ? [] : [expected];
+            }),
+          },
+        );
+      }),
+    (group, { deposit }) =>
       group.length < CLAIM_GROUP &&
-      !group.some((claimed) => claimed.requestId.toLowerCase() === deposit.requestId.toLowerCase()),
+      !group.some(({ deposit: claimed }) => claimed.requestId.toLowerCase() === deposit.requestId.toLowerCase()),
     { gatherTurn: true },
   );
-  return async (deposit) => {
-    const claimed = await claimGrouped(deposit);
+  return async (deposit, request) => {
+    const claimed = await claimGrouped({ deposit, request });
     if (claimed === 'taken' || claimed === 'unmoved') return { kind: claimed };
     return { kind: 'claimed', request: claimed };
   };
@@ -85,7 +94,7 @@ export async function claimDeposit(
 ): Promise<Claim> {
   const own = request !== undefined && verdict !== undefined && verdict.kind !== 'stray';
   if (own) {
-    const together = await claimTogether(deposit);
+    const together = await claimTogether(deposit, request);
     if (together.kind !== 'unmoved') return together;
   }
   return inTransactionKept(ctx.db, async (trx): Promise<Claim> => {
@@ -93,11 +102,12 @@ export async function claimDeposit(
     if (own) {
       // `depositing`: the gateway sent this deposit itself for the user's permit (`src/core/permits`) or gasless
       // batch (`POST /execute`). The deposit's consumption and the request's move are one statement.
+      const move = claimMove(deposit);
+      const expected = expectedEventOf(request, move, now);
       const { consumed, moved } = await claimDepositForRequest(trx, deposit.id, request.id, {
-        status: statusMoves.claim.to,
-        fromStatus: statusMoves.claim.from,
-        inTxHash: deposit.txHash,
+        ...move,
         now,
+        ...(expected === undefined ? {} : { expected }),
       });
       if (!consumed) return { kind: 'taken' };
       if (moved !== null) return { kind: 'claimed', request: moved };
@@ -111,6 +121,15 @@ export async function claimDeposit(
     return { kind: 'notOwn', why: request === undefined ? 'orphan' : 'stray' };
   });
 }
+
+/** A deposit that is its request's own, with its request as read, to claim with the others (`ClaimTogether`). */
+interface OwnClaim {
+  deposit: DepositRecord;
+  request: RequestRecord;
+}
+
+/** A claim's move of its request: to `pending`, with the deposit's hash appended (once). */
+const claimMove = (deposit: DepositRecord): RowMove => ({ ...moveOf('claim'), inTxHash: deposit.txHash });
 
 /** Whether a claim's writes stand: a deposit that is not its request's own is consumed only by its refund. */
 const kept = (claim: Claim): boolean => claim.kind !== 'notOwn';

@@ -69,10 +69,11 @@ export async function fill(
   if (record.status === 'failed' && record.nonce === null)
     return { kind: 'rejected', failReason: 'EXECUTION_REVERTED' };
   const hash = record.hashes.at(-1);
-  // Written with the other fills' moves that come while one is being written (`createSubmitTogether`).
-  if (hash !== undefined) await scope.submitTogether(request, hash);
+  // Written with the other fills' moves that come while one is being written (`createSubmitTogether`); the fill's
+  // end is then written from the row as that move left it, so its event is built in its own statement.
+  const submitted = hash === undefined ? null : await scope.submitTogether(request, hash);
   crashPoint(ctx.config.crashAt, 'fill-submitted');
-  return finishFill(scope, request, deposit, record.id);
+  return finishFill(scope, submitted ?? request, deposit, record.id);
 }
 
 /** Waits for a sent fill's receipt: `success` with the actual fees, or `failure` (`reverted`, to refund). */

@@ -1,9 +1,9 @@
 import { groupedCalls } from '../../store/groupedCalls.js';
-import { moveRequestsWithTxHash, updateRequestStatus, type TxHashMove } from '../../store/requests.repository.js';
+import { moveRequestsWithTxHash } from '../../store/requests.repository.js';
 import type { CoreContext } from '../context.js';
-import { statusChangeOf, type MoveFacts } from './statusChange.js';
+import { expectedEventOf, statusChangeOf, writeStatusChange, type MoveFacts } from '../status/statusChange.js';
 import type { RequestRecord } from '../../records/request.js';
-import { statusMoves, type StatusMove } from '../vocabulary/statusMachine.js';
+import { moveOf, statusMoves, type StatusMove } from '../vocabulary/statusMachine.js';
 
 /** Applies one move of the status machine (`statusMoves`); skipped (null) when the request moved on. */
 export async function setStatus<M extends StatusMove>(
@@ -12,15 +12,12 @@ export async function setStatus<M extends StatusMove>(
   move: M,
   ...[facts]: M extends 'succeed' ? [MoveFacts<M>] : [MoveFacts<M>?]
 ) {
-  const change = statusChangeOf(request.id, move, (facts ?? {}) as MoveFacts<M>);
   // The clock is read once the transaction has begun, as the deposit's claim does: `updatedAt` is when the change
   // was made, not when it started waiting for the database (on PGlite, behind every query already queued).
   const updated = await ctx.db
     .transaction()
-    .execute((trx) =>
-      updateRequestStatus(trx, change.requestId, { ...change.update, ledger: change.ledger, now: ctx.now() }),
-    );
-  reportStatus(ctx, request.id, move, updated, change.update.failReason);
+    .execute((trx) => writeStatusChange(trx, statusChangeOf(request, move, (facts ?? {}) as MoveFacts<M>, ctx.now())));
+  reportStatus(ctx, request.id, move, updated, facts?.failReason);
   return updated;
 }
 
@@ -56,22 +53,30 @@ export type SubmitTogether = (request: RequestRecord, txHash: string) => Promise
  */
 export function createSubmitTogether(ctx: CoreContext): SubmitTogether {
   const moveGrouped = groupedCalls(
-    (moves: readonly TxHashMove[]) =>
-      ctx.db.transaction().execute((trx) =>
-        moveRequestsWithTxHash(trx, moves, {
-          status: statusMoves.submit.to,
-          fromStatus: statusMoves.submit.from,
-          now: ctx.now(),
-        }),
-      ),
+    (moves: ReadonlyArray<{ request: RequestRecord; txHash: string }>) =>
+      ctx.db.transaction().execute((trx) => {
+        const now = ctx.now();
+        return moveRequestsWithTxHash(
+          trx,
+          moves.map(({ request, txHash }) => ({ requestId: request.id, txHash })),
+          {
+            ...moveOf('submit'),
+            now,
+            expected: moves.flatMap(({ request, txHash }) => {
+              const expected = expectedEventOf(request, { ...moveOf('submit'), txHash }, now);
+              return expected === undefined ? [] : [expected];
+            }),
+          },
+        );
+      }),
     (group, move) =>
       group.length < SUBMIT_GROUP &&
-      !group.some((other) => other.requestId.toLowerCase() === move.requestId.toLowerCase()),
+      !group.some((other) => other.request.id.toLowerCase() === move.request.id.toLowerCase()),
     // The fills of one sender batch learn they were broadcast in one turn (`sending.ts`): one group from the first.
     { gatherTurn: true },
   );
   return async (request, txHash) => {
-    const updated = await moveGrouped({ requestId: request.id, txHash });
+    const updated = await moveGrouped({ request, txHash });
     reportStatus(ctx, request.id, 'submit', updated, undefined);
     return updated;
   };

@@ -37,6 +37,7 @@ import * as createDepositAddresses from './2026_11_24_1200_create_deposit_addres
 import * as settleByDepositIdentity from './2026_11_29_2000_settle_by_deposit_identity.js';
 import * as requestFilterColumns from './2026_12_01_0500_request_filter_columns.js';
 import * as backfillRequestFilterColumns from './2026_12_01_1000_backfill_request_filter_columns.js';
+import * as requestRowVersions from './2026_12_03_0300_request_row_versions.js';
 import * as outgoingTxsRebalanceKind from './2026_12_02_0700_outgoing_txs_rebalance_kind.js';
 import * as requestsCommittedOutflow from './2026_12_03_0200_requests_committed_outflow.js';
 
@@ -85,4 +86,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_01_1000_backfill_request_filter_columns': backfillRequestFilterColumns,
   '2026_12_02_0700_outgoing_txs_rebalance_kind': outgoingTxsRebalanceKind,
   '2026_12_03_0200_requests_committed_outflow': requestsCommittedOutflow,
+  '2026_12_03_0300_request_row_versions': requestRowVersions,
 };
