@@ -3,6 +3,8 @@
  * all), only for keys with an enabled webhook and a signing secret; claims are one instance per attempt; a stale
  * attempt cannot overwrite a newer one; a replay is a fresh copy.
  */
+import { expectedEventOf, type RowMove } from '../../src/core/status/statusChange.js';
+import type { RequestRecord } from '../../src/records/request.js';
 import type { KyselyPlugin } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { revokeApiKey } from '../../src/store/apiKeys.repository.js';
@@ -221,10 +223,17 @@ describe.each(testDatabaseKinds)('webhook deliveries (%s)', (kind) => {
         return Promise.resolve(result);
       },
     };
-    await updateRequestStatus(db.withPlugin(counting), plain.id, { status: 'pending', now: 10 });
+    // The core builds the event and its delivery from the row as read (`expectedEventOf`).
+    const pending: RowMove = { status: 'pending' };
+    await updateRequestStatus(db.withPlugin(counting), plain.id, {
+      ...pending,
+      now: 10,
+      ...expectedOf(plain, pending, 10),
+    });
     expect(statements).toBe(1);
     await expectDelivered([plain.id], 'pending');
-    // A success (ledger movements follow) and a deposit address's request (its fields are read): written beside it.
+    // A change with no event built (or built from a row written since) and a deposit address's request (its fields
+    // are read): the event and its delivery are built from the moved row, beside the statement.
     await updateRequestStatus(db, plain.id, { status: 'success', feesActual: {}, now: 20 });
     await expectDelivered([plain.id], 'success');
     const addressed = await request({ depositAddress: '0xDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDdDd' });
@@ -238,23 +247,51 @@ describe.each(testDatabaseKinds)('webhook deliveries (%s)', (kind) => {
       grouped.map(({ id }) => id),
       0xd000,
     );
-    const claimed = await db
-      .transaction()
-      .execute((trx) => claimDepositsForRequests(trx, claims, { status: 'pending', fromStatus: ['waiting'], now: 40 }));
+    statements = 0;
+    const claimed = await db.transaction().execute((trx) =>
+      claimDepositsForRequests(trx.withPlugin(counting), claims, {
+        status: 'pending',
+        fromStatus: ['waiting'],
+        now: 40,
+        expected: grouped.flatMap((seen, index) => {
+          const expected = expectedEventOf(seen, { status: 'pending', inTxHash: hex32(0xd000 + index) }, 40);
+          return expected === undefined ? [] : [expected];
+        }),
+      }),
+    );
     expect(claimed.every((answer) => typeof answer === 'object')).toBe(true);
+    // Their events and deliveries built by the core, in the claims' one statement.
+    expect(statements).toBe(1);
     const keyed = grouped.slice(0, 2).map(({ id }) => id);
     await expectDelivered(keyed, 'pending');
     const submitted = await db.transaction().execute((trx) =>
       moveRequestsWithTxHash(
         trx,
         grouped.map(({ id }, index) => ({ requestId: id, txHash: hex32(0xe000 + index) })),
-        { status: 'submitted', fromStatus: ['pending'], now: 50 },
+        {
+          status: 'submitted',
+          fromStatus: ['pending'],
+          now: 50,
+          expected: claimed.flatMap((seen, index) => {
+            const expected =
+              typeof seen === 'object'
+                ? expectedEventOf(seen, { status: 'submitted', txHash: hex32(0xe000 + index) }, 50)
+                : undefined;
+            return expected === undefined ? [] : [expected];
+          }),
+        },
       ),
     );
     expect(submitted.every((moved) => moved?.status === 'submitted')).toBe(true);
     await expectDelivered(keyed, 'submitted');
   });
 });
+
+/** The `expected` of a change built by the core from `seen` (none for a row with a deposit address). */
+function expectedOf(seen: RequestRecord, move: RowMove, now: number) {
+  const expected = expectedEventOf(seen, move, now);
+  return expected === undefined ? {} : { expected };
+}
 
 /**
  * Counts the dispatcher's wake-ups on `database` as the server listens for them (PGlite: its worker forwards this
