@@ -7,7 +7,10 @@ import type { Tables } from './tables.js';
 /**
  * `pending` until the batch is mined: `settled`, or `failed` (the batch reverted or was refused: an operator looks);
  * `rejected`: the depository refuses this deposit's release (`SettlementRejection`), found out before its batch was
- * sent or after the batch reverted; it is never retried, and the rest of its batch goes on without it.
+ * sent or after the batch reverted; it is never retried, and the rest of its batch goes on without it. An item the
+ * chain shows released already is `settled` when the release went to the solver, and `rejected` `ALREADY_RELEASED`
+ * (not the solver's to settle) when it went to anyone else; either way with the release's transaction
+ * (`release_tx_hash`).
  */
 export type SettlementStatus = 'pending' | 'settled' | 'failed' | 'rejected';
 
@@ -105,8 +108,10 @@ export async function listPendingSettlementBatches(db: Kysely<Tables>, chainId: 
 export interface SettlementItemRejection {
   depositId: number;
   reason: SettlementRejection;
-  /** The decoded revert. */
+  /** The decoded revert (and, for a release read from the chain, to whom and by which transaction). */
   detail: string;
+  /** The transaction that released the deposit to someone else, when the chain shows it. */
+  releaseTxHash?: string | undefined;
 }
 
 /**
@@ -121,7 +126,42 @@ export async function rejectSettlementItems(
   for (const item of params.items) {
     const row = await db
       .updateTable('settlement_items')
-      .set({ status: 'rejected', reason: item.reason, detail: item.detail, updated_at: params.now })
+      .set({
+        status: 'rejected',
+        reason: item.reason,
+        detail: item.detail,
+        release_tx_hash: item.releaseTxHash === undefined ? null : normalizeHex(item.releaseTxHash),
+        updated_at: params.now,
+      })
+      .where('deposit_id', '=', item.depositId)
+      .where('batch_key', '=', normalizeHex(params.batchKey))
+      .where('status', '=', 'pending')
+      .returning('deposit_id')
+      .executeTakeFirst();
+    if (row !== undefined) moved.push(item.depositId);
+  }
+  return moved;
+}
+
+/** One deposit of a batch that the chain shows released to the solver already, by `releaseTxHash`. */
+export interface SettlementItemReleased {
+  depositId: number;
+  releaseTxHash: string;
+}
+
+/**
+ * Records deposits of a batch as `settled` by the transaction the chain shows released them to the solver (not the
+ * batch's own), if still `pending`. Returns the deposit ids that moved, so the caller books and reports each once.
+ */
+export async function settleSettlementItemsFromChain(
+  db: Kysely<Tables>,
+  params: { batchKey: string; items: readonly SettlementItemReleased[]; now: number },
+): Promise<number[]> {
+  const moved: number[] = [];
+  for (const item of params.items) {
+    const row = await db
+      .updateTable('settlement_items')
+      .set({ status: 'settled', release_tx_hash: normalizeHex(item.releaseTxHash), updated_at: params.now })
       .where('deposit_id', '=', item.depositId)
       .where('batch_key', '=', normalizeHex(params.batchKey))
       .where('status', '=', 'pending')
@@ -157,6 +197,8 @@ export interface RejectedSettlementItem {
   batchKey: string;
   reason: SettlementRejection;
   detail: string | null;
+  /** The transaction that released the deposit to someone else, when the chain shows it. */
+  releaseTxHash: string | null;
   updatedAt: number;
 }
 
@@ -174,6 +216,7 @@ export async function listRejectedSettlementItems(
     batchKey: row.batch_key,
     reason: row.reason as SettlementRejection,
     detail: row.detail,
+    releaseTxHash: row.release_tx_hash,
     updatedAt: toNumber(row.updated_at),
   }));
 }
