@@ -16,7 +16,8 @@ export type SettlementStatus = 'pending' | 'settled' | 'failed' | 'rejected';
 
 /**
  * Why a deposit's release is refused: `ALREADY_RELEASED` (released by another transaction: an operator, a second
- * database with the same key), `UNKNOWN_DEPOSIT` (the depository holds nothing at that index), `REMOVED_BY_REORG`
+ * database with the same key, a run whose database was lost; with `release_tx_hash` when the chain shows it released
+ * to someone else than the solver, not the solver's to settle), `UNKNOWN_DEPOSIT` (the depository holds nothing at that index), `REMOVED_BY_REORG`
  * (the same, for a deposit whose block a reorg took away), `DEPOSIT_MISMATCH` (another deposit holds that index:
  * a reorg that gave it to someone else), `REVERTED` (any other revert).
  */

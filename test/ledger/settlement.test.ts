@@ -373,7 +373,10 @@ describe('settlement never stalls on one deposit', () => {
         .where('d.chain_id', '=', chainA.chainId)
         .where('d.deposit_index', '=', depositIndex.toString())
         .executeTakeFirst();
-    expect(await itemOf(elsewhere.depositIndex)).toEqual({ status: 'settled', release_tx_hash: outOfBand.toLowerCase() });
+    expect(await itemOf(elsewhere.depositIndex)).toEqual({
+      status: 'settled',
+      release_tx_hash: outOfBand.toLowerCase(),
+    });
     const settledEntries = await db
       .selectFrom('ledger_entries')
       .select(['account', 'amount'])

@@ -10,10 +10,16 @@ import { cp, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createWalletClient, http, parseEther, parseEventLogs, zeroAddress, type Address, type Hex } from 'viem';
+import { createWalletClient, http, parseEther, parseEventLogs, zeroAddress, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { depositoryAbi } from '../../generated/contracts/index.js';
-import { devnetViemChain, startDevnet, type Devnet, type DevnetAccount, type DevnetChain } from '../../src/chain/devnet.js';
+import {
+  devnetViemChain,
+  startDevnet,
+  type Devnet,
+  type DevnetAccount,
+  type DevnetChain,
+} from '../../src/chain/devnet.js';
 import { configFromEnvironment, type GatewayConfig } from '../../src/server/config.js';
 import { createServer } from '../../src/server/createServer.js';
 import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
@@ -73,12 +79,17 @@ async function filledBridge(gateway: TestGateway, user: DevnetAccount, amount: s
     destinationCurrency: zeroAddress,
     amount: parseEther(amount).toString(),
   });
-  const requestId = quote.steps.at(-1)!.requestId as Hex;
+  const requestId = quote.steps.at(-1)!.requestId;
   const receipts = await executeSteps(gateway, quote.steps, user);
   expect((await waitForStatus(gateway, requestId, ['success', 'failure', 'refund'])).status).toBe('success');
   await gateway.server.solver!.solver.idle();
   const [event] = parseEventLogs({ abi: depositoryAbi, eventName: 'Deposit', logs: receipts.get('deposit')!.logs });
-  return { requestId, depositIndex: event!.args.depositIndex, depositor: event!.args.depositor, amount: event!.args.amount };
+  return {
+    requestId,
+    depositIndex: event!.args.depositIndex,
+    depositor: event!.args.depositor,
+    amount: event!.args.amount,
+  };
 }
 
 /** The gateway's settlement item of the deposit at `depositIndex` on chain A. */
@@ -105,8 +116,7 @@ async function settlementEntries(gateway: TestGateway, requestId: Hex) {
 }
 
 /** Log lines at error and above, and any line that hands something to an operator. */
-const alerts = (logs: any[]) =>
-  logs.filter((line) => line.level >= 50 || /for an operator/.test(String(line.msg)));
+const alerts = (logs: any[]) => logs.filter((line) => line.level >= 50 || /for an operator/.test(String(line.msg)));
 
 describe('a database restored from a backup taken before a later run settled a deposit', () => {
   it('records the deposit settled by the chain’s transaction, sends nothing, alerts no operator, and the ledger reconciles', async () => {
@@ -194,7 +204,7 @@ describe('a filled deposit released to its depositor while no gateway ran', () =
           filled.depositor,
           zeroAddress,
           filled.amount,
-          filled.depositor as Address,
+          filled.depositor,
           filled.amount,
         ],
       });

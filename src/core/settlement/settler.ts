@@ -226,7 +226,7 @@ export function createSettler({ ctx, senders, settings, truth, inService }: Crea
             releasedTo: releases.get(item.depositId)!.to,
             releaseTxHash: item.releaseTxHash,
           },
-          'settlement: the chain shows this deposit released to someone else than the solver (the database did not know); not the solver\'s to settle',
+          "settlement: the chain shows this deposit released to someone else than the solver (the database did not know); not the solver's to settle",
         );
         continue;
       }
