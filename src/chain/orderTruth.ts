@@ -1,13 +1,13 @@
 import type { Hex } from 'viem';
 import { depositoryAbi, onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
 import type { ChainConfig } from '../core/chains/types.js';
-import type { OrderTruth } from '../core/ports/solver.js';
+import type { DepositRelease, OrderTruth } from '../core/ports/solver.js';
 import type { ChainClients } from './clients.js';
 
 /**
  * Reads what the chains say of orders: the fill contract records every request id it filled
- * (`OnlyOwnerMulticaller.filled`) and the depository every deposit it released (`Depository.isReleased`), so each
- * is one read, whatever the database remembers.
+ * (`OnlyOwnerMulticaller.filled`) and the depository every deposit it released (`Depository.isReleased`, and to
+ * whom by which transaction in its `Released` event), so each is one read, whatever the database remembers.
  */
 export function createOrderTruth(chains: readonly ChainConfig[], clients: ChainClients): OrderTruth {
   const chainOf = (chainId: number) => {
@@ -25,6 +25,27 @@ export function createOrderTruth(chains: readonly ChainConfig[], clients: ChainC
         functionName: 'isReleased',
         args: [depositIndex],
       });
+    },
+    async release(chainId: number, depositIndex: bigint, fromBlock: bigint): Promise<DepositRelease | undefined> {
+      const { chain, client } = chainOf(chainId);
+      // One indexed query over the deposit's life (the client splits a range the provider refuses); a deposit is
+      // released at most once, so the first event is the release.
+      const [event] = await client.getContractEvents({
+        address: chain.contracts.depository,
+        abi: depositoryAbi,
+        eventName: 'Released',
+        args: { depositIndex },
+        fromBlock,
+        toBlock: 'latest',
+        strict: true,
+      });
+      if (event === undefined) return undefined;
+      return {
+        to: event.args.to.toLowerCase(),
+        amount: event.args.amount,
+        txHash: event.transactionHash.toLowerCase(),
+        blockNumber: event.blockNumber,
+      };
     },
     async head(chainId: number): Promise<bigint> {
       return chainOf(chainId).client.getBlockNumber({ cacheTime: 0 });

@@ -155,12 +155,14 @@ export function createSolverRuntime(
       }),
     ]),
   );
-  const solver = createSolver({ ctx, senders, truth: createOrderTruth(ctx.config.chains, clients) });
+  const truth = createOrderTruth(ctx.config.chains, clients);
+  const solver = createSolver({ ctx, senders, truth });
   const gasless = createGaslessRunner({ ctx, senders });
   const settler = createSettler({
     ctx,
     senders,
     settings: options.settlement ?? defaultSettlementSettings,
+    truth,
     inService,
   });
   const claimPayer = createClaimPayer({
@@ -355,6 +357,10 @@ export function createSolverRuntime(
       // Every deposit since the deployment has been read and decided (filled ones kept, released ones left, the rest
       // refunded); the chain's count up to the check is now accounted for.
       await solver.idle();
+      // A settlement pass before the ledger is rebased: a deposit the rebuild's requests owe the solver that the chain
+      // shows released to it already (by the transactions this database did not know) is booked as settled first, so
+      // the rebase books only what stays unattributed, and that release is not counted twice.
+      await settler.settleNow();
       for (const chain of unknown) {
         await recordSolverNonce(ctx.db, {
           chainId: chain.chainId,

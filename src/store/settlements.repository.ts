@@ -7,13 +7,17 @@ import type { Tables } from './tables.js';
 /**
  * `pending` until the batch is mined: `settled`, or `failed` (the batch reverted or was refused: an operator looks);
  * `rejected`: the depository refuses this deposit's release (`SettlementRejection`), found out before its batch was
- * sent or after the batch reverted; it is never retried, and the rest of its batch goes on without it.
+ * sent or after the batch reverted; it is never retried, and the rest of its batch goes on without it. An item the
+ * chain shows released already is `settled` when the release went to the solver, and `rejected` `ALREADY_RELEASED`
+ * (not the solver's to settle) when it went to anyone else; either way with the release's transaction
+ * (`release_tx_hash`).
  */
 export type SettlementStatus = 'pending' | 'settled' | 'failed' | 'rejected';
 
 /**
  * Why a deposit's release is refused: `ALREADY_RELEASED` (released by another transaction: an operator, a second
- * database with the same key), `UNKNOWN_DEPOSIT` (the depository holds nothing at that index), `REMOVED_BY_REORG`
+ * database with the same key, a run whose database was lost; with `release_tx_hash` when the chain shows it released
+ * to someone else than the solver, not the solver's to settle), `UNKNOWN_DEPOSIT` (the depository holds nothing at that index), `REMOVED_BY_REORG`
  * (the same, for a deposit whose block a reorg took away), `DEPOSIT_MISMATCH` (another deposit holds that index:
  * a reorg that gave it to someone else), `REVERTED` (any other revert).
  */
@@ -105,8 +109,10 @@ export async function listPendingSettlementBatches(db: Kysely<Tables>, chainId: 
 export interface SettlementItemRejection {
   depositId: number;
   reason: SettlementRejection;
-  /** The decoded revert. */
+  /** The decoded revert (and, for a release read from the chain, to whom and by which transaction). */
   detail: string;
+  /** The transaction that released the deposit to someone else, when the chain shows it. */
+  releaseTxHash?: string | undefined;
 }
 
 /**
@@ -121,7 +127,42 @@ export async function rejectSettlementItems(
   for (const item of params.items) {
     const row = await db
       .updateTable('settlement_items')
-      .set({ status: 'rejected', reason: item.reason, detail: item.detail, updated_at: params.now })
+      .set({
+        status: 'rejected',
+        reason: item.reason,
+        detail: item.detail,
+        release_tx_hash: item.releaseTxHash === undefined ? null : normalizeHex(item.releaseTxHash),
+        updated_at: params.now,
+      })
+      .where('deposit_id', '=', item.depositId)
+      .where('batch_key', '=', normalizeHex(params.batchKey))
+      .where('status', '=', 'pending')
+      .returning('deposit_id')
+      .executeTakeFirst();
+    if (row !== undefined) moved.push(item.depositId);
+  }
+  return moved;
+}
+
+/** One deposit of a batch that the chain shows released to the solver already, by `releaseTxHash`. */
+export interface SettlementItemReleased {
+  depositId: number;
+  releaseTxHash: string;
+}
+
+/**
+ * Records deposits of a batch as `settled` by the transaction the chain shows released them to the solver (not the
+ * batch's own), if still `pending`. Returns the deposit ids that moved, so the caller books and reports each once.
+ */
+export async function settleSettlementItemsFromChain(
+  db: Kysely<Tables>,
+  params: { batchKey: string; items: readonly SettlementItemReleased[]; now: number },
+): Promise<number[]> {
+  const moved: number[] = [];
+  for (const item of params.items) {
+    const row = await db
+      .updateTable('settlement_items')
+      .set({ status: 'settled', release_tx_hash: normalizeHex(item.releaseTxHash), updated_at: params.now })
       .where('deposit_id', '=', item.depositId)
       .where('batch_key', '=', normalizeHex(params.batchKey))
       .where('status', '=', 'pending')
@@ -157,6 +198,8 @@ export interface RejectedSettlementItem {
   batchKey: string;
   reason: SettlementRejection;
   detail: string | null;
+  /** The transaction that released the deposit to someone else, when the chain shows it. */
+  releaseTxHash: string | null;
   updatedAt: number;
 }
 
@@ -174,6 +217,7 @@ export async function listRejectedSettlementItems(
     batchKey: row.batch_key,
     reason: row.reason as SettlementRejection,
     detail: row.detail,
+    releaseTxHash: row.release_tx_hash,
     updatedAt: toNumber(row.updated_at),
   }));
 }

@@ -221,6 +221,8 @@ export interface SettlementItemsTable {
   reason: ColumnType<string | null, string | null | undefined, string | null>;
   /** The decoded revert of a rejected item. */
   detail: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The release's transaction when the settler learnt it from the chain, not from its own batch; null otherwise. */
+  release_tx_hash: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Int8;
   updated_at: Int8;
 }

@@ -140,6 +140,16 @@ export interface GaslessLifecycle {
   send(requestId: Hex): Promise<OutgoingTxRecord>;
 }
 
+/** A deposit's release as the depository's `Released` event records it. */
+export interface DepositRelease {
+  /** Lower-case address the deposit was paid to. */
+  to: string;
+  amount: bigint;
+  /** Lower-case hash of the transaction that released it. */
+  txHash: string;
+  blockNumber: bigint;
+}
+
 /**
  * What the chain says of an order (`src/chain/orderTruth.ts`): read before money leaves, because the database is
  * the solver's memory, not its source of truth (an empty, older or shared database must never pay twice).
@@ -155,6 +165,12 @@ export interface OrderTruth {
    * or settled, by this database or by another one with the same key. Throws when the chain cannot be read.
    */
   released(chainId: number, depositIndex: bigint): Promise<boolean>;
+  /**
+   * The depository's release of deposit `depositIndex` on chain `chainId` (its `Released` event, searched from
+   * `fromBlock`, the deposit's block, to the head): to whom, how much, by which transaction; undefined when the chain
+   * shows none. Throws when the chain cannot be read.
+   */
+  release(chainId: number, depositIndex: bigint, fromBlock: bigint): Promise<DepositRelease | undefined>;
   /** The chain's head block number (how old a deposit is). Throws when the chain cannot be read. */
   head(chainId: number): Promise<bigint>;
 }

@@ -12,7 +12,9 @@ import {
   listSettleableDeposits,
   rebatchSettlementItems,
   rejectSettlementItems,
+  settleSettlementItemsFromChain,
   type SettlementBatch,
+  type SettlementItemReleased,
   type SettlementItemRejection,
   type SettlementRejection,
 } from '../../store/settlements.repository.js';
@@ -21,12 +23,13 @@ import { requireChain } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
 import { crashPoint } from '../faults.js';
 import { withGasMargin } from '../gasMargin.js';
-import { inputValuation, quotedRequestOf, type SettledDeposit } from '../ledger/movements.js';
+import { inputValuation, quotedRequestOf, settlementPaid, type SettledDeposit } from '../ledger/movements.js';
+import { insertLedgerMovements } from '../../store/ledger.repository.js';
 import { errorMessage, GatewayError } from '../errors.js';
 import { createPeriodicJob } from '../periodicJob.js';
 import { createServiceSkips } from '../chains/serviceSkips.js';
 import type { DepositRecord } from '../../records/deposit.js';
-import type { TransactionSender } from '../ports/solver.js';
+import type { DepositRelease, OrderTruth, TransactionSender } from '../ports/solver.js';
 
 export interface SettlementSettings {
   /** How often each origin chain's filled deposits are released to the solver, ms. */
@@ -49,6 +52,8 @@ export interface CreateSettlerParameters {
   ctx: CoreContext;
   senders: ReadonlyMap<number, TransactionSender>;
   settings: SettlementSettings;
+  /** The chain's word on a deposit the depository refuses to release as released already: to whom, by which transaction. */
+  truth: Pick<OrderTruth, 'release'>;
   /** Whether the solver serves the chain now: one out of service is skipped until it is back (`ServiceSkips`). */
   inService?: ((chainId: number) => boolean) | undefined;
 }
@@ -68,11 +73,16 @@ export interface CreateSettlerParameters {
  * sent, and when it would revert each release is simulated alone. A deposit whose release the depository refuses
  * (already released, unknown, removed by a reorg) is set aside as `rejected` with its reason, reported once (an
  * error log line and `gateway_settlement_items_rejected_total`), never retried, and the rest of the batch is sent.
+ * The chain decides, the database remembers: a deposit refused as already released (a database restored from an
+ * older backup, a release by hand) is looked up on chain first (its `Released` event). Released to the solver, it is
+ * `settled` with that transaction and booked as its batch's receipt would have booked it; released to anyone else
+ * (refunded), it is `rejected` `ALREADY_RELEASED` with that transaction, not the solver's to settle, and logged as a
+ * warning. Neither is an operator's matter; only a release the chain cannot show is.
  * A batch that reverts on chain all the same is screened the same way: its refused deposits are rejected and the
  * others go into a new batch; when none is refused (the revert is the batch's, not a deposit's) it is marked
  * `failed` and left for an operator (its deposits stay in the depository, untouched and accounted).
  */
-export function createSettler({ ctx, senders, settings, inService }: CreateSettlerParameters): Settler {
+export function createSettler({ ctx, senders, settings, truth, inService }: CreateSettlerParameters): Settler {
   const { db, log } = ctx;
   const skips = createServiceSkips({
     job: 'settlement',
@@ -121,7 +131,7 @@ export function createSettler({ ctx, senders, settings, inService }: CreateSettl
     batch: SettlementBatch,
     deposits: readonly DepositRecord[],
     then?: (trx: typeof db, kept: DepositRecord[]) => Promise<void>,
-  ): Promise<{ kept: DepositRecord[]; rejected: number; unexplained?: string }> {
+  ): Promise<{ kept: DepositRecord[]; setAside: number; unexplained?: string }> {
     const kept: DepositRecord[] = [];
     const all: Array<SettlementItemRejection & { deposit: DepositRecord }> = [];
     for (const deposit of deposits) {
@@ -136,15 +146,90 @@ export function createSettler({ ctx, senders, settings, inService }: CreateSettl
     }
     const refused = kept.length > 0 ? all : all.filter((item) => item.reason !== 'REVERTED');
     const unexplained = all.find((item) => !refused.includes(item))?.detail;
-    if (refused.length === 0) return { kept, rejected: 0, ...(unexplained === undefined ? {} : { unexplained }) };
-    const now = ctx.now();
-    const moved = await db.transaction().execute(async (trx) => {
-      const ids = await rejectSettlementItems(trx, { batchKey: batch.batchKey, items: refused, now });
-      await then?.(trx, kept);
-      return ids;
-    });
+    if (refused.length === 0) return { kept, setAside: 0, ...(unexplained === undefined ? {} : { unexplained }) };
+    // Released already: the chain says to whom. A failed read is thrown, as any: nothing is decided on it.
+    const releases = new Map<number, DepositRelease>();
     for (const item of refused) {
+      if (item.reason !== 'ALREADY_RELEASED') continue;
+      const release = await truth.release(batch.chainId, item.deposit.depositIndex!, item.deposit.blockNumber);
+      if (release !== undefined) releases.set(item.depositId, release);
+    }
+    const solver = ctx.solver.address.toLowerCase();
+    const ours = refused.filter((item) => releases.get(item.depositId)?.to === solver);
+    const rejected = refused
+      .filter((item) => !ours.includes(item))
+      .map((item) => {
+        const release = releases.get(item.depositId);
+        return release === undefined
+          ? item
+          : {
+              ...item,
+              detail: `${item.detail}: released to ${release.to} by ${release.txHash}`,
+              releaseTxHash: release.txHash,
+            };
+      });
+    const now = ctx.now();
+    const { moved, settled } = await db.transaction().execute(async (trx) => {
+      const moved = await rejectSettlementItems(trx, { batchKey: batch.batchKey, items: rejected, now });
+      const settled = await settleSettlementItemsFromChain(trx, {
+        batchKey: batch.batchKey,
+        items: ours.map((item): SettlementItemReleased => ({
+          depositId: item.depositId,
+          releaseTxHash: releases.get(item.depositId)!.txHash,
+        })),
+        now,
+      });
+      // Booked as the batch's receipt books a release (`settle:<chain>:<deposit index>`, so never twice), with what
+      // the chain says was released.
+      const booked = ours.filter((item) => settled.includes(item.depositId));
+      if (booked.length > 0) {
+        const facts = await settledDeposits(
+          trx,
+          batch.chainId,
+          booked.map((item) => item.deposit),
+        );
+        const released = facts.map((fact, i) => ({ ...fact, released: releases.get(booked[i]!.depositId)!.amount }));
+        await insertLedgerMovements(trx, settlementPaid(batch.chainId, released), now);
+      }
+      await then?.(trx, kept);
+      return { moved, settled };
+    });
+    for (const item of ours) {
+      if (!settled.includes(item.depositId)) continue;
+      const release = releases.get(item.depositId)!;
+      log.info(
+        {
+          chainId: batch.chainId,
+          batchKey: batch.batchKey,
+          depositId: item.depositId,
+          depositIndex: item.deposit.depositIndex?.toString(),
+          requestId: item.deposit.requestId,
+          amount: release.amount.toString(),
+          releaseTxHash: release.txHash,
+        },
+        'settlement: the chain shows this deposit released to the solver already (the database did not know); recorded as settled',
+      );
+    }
+    for (const item of rejected) {
       if (!moved.includes(item.depositId)) continue;
+      if (item.releaseTxHash !== undefined) {
+        // Released to someone else (refunded) by a transaction this database did not know: finished on chain, and
+        // not the solver's to settle.
+        log.warn(
+          {
+            chainId: batch.chainId,
+            batchKey: batch.batchKey,
+            depositId: item.depositId,
+            depositIndex: item.deposit.depositIndex?.toString(),
+            requestId: item.deposit.requestId,
+            amount: item.deposit.amount.toString(),
+            releasedTo: releases.get(item.depositId)!.to,
+            releaseTxHash: item.releaseTxHash,
+          },
+          "settlement: the chain shows this deposit released to someone else than the solver (the database did not know); not the solver's to settle",
+        );
+        continue;
+      }
       ctx.metrics?.settlementItemRejected(batch.chainId, item.reason);
       log.error(
         {
@@ -162,7 +247,7 @@ export function createSettler({ ctx, senders, settings, inService }: CreateSettl
         "settlement: the depository refuses this deposit's release; set aside for an operator, the rest of the batch goes on",
       );
     }
-    return { kept, rejected: refused.length, ...(unexplained === undefined ? {} : { unexplained }) };
+    return { kept, setAside: refused.length, ...(unexplained === undefined ? {} : { unexplained }) };
   }
 
   /** The batch's deposits that can be released now (the whole batch when it simulates), and its gas when known. */
@@ -216,7 +301,7 @@ export function createSettler({ ctx, senders, settings, inService }: CreateSettl
       // A deposit refused between the simulation and the block (another transaction released it first): it is
       // rejected, and the others go on in a batch of their own, with the rejection in one transaction.
       const retry = `0x${randomBytes(32).toString('hex')}`;
-      const { kept, rejected, unexplained } = await screenEach(batch, batch.deposits, (trx, kept) =>
+      const { kept, setAside, unexplained } = await screenEach(batch, batch.deposits, (trx, kept) =>
         rebatchSettlementItems(trx, {
           fromBatchKey: batch.batchKey,
           toBatchKey: retry,
@@ -225,9 +310,9 @@ export function createSettler({ ctx, senders, settings, inService }: CreateSettl
         }),
       );
       // Deposits left unexplained (none passes alone) stay in this batch, which is marked `failed` below.
-      if (rejected > 0 && unexplained === undefined) {
+      if (setAside > 0 && unexplained === undefined) {
         log.warn(
-          { chainId: batch.chainId, batchKey: batch.batchKey, hash: receipt.hash, rejected, retried: kept.length },
+          { chainId: batch.chainId, batchKey: batch.batchKey, hash: receipt.hash, setAside, retried: kept.length },
           'settlement reverted on a refused deposit; the others go on in a new batch',
         );
         if (kept.length > 0) await finish({ batchKey: retry, chainId: batch.chainId, deposits: kept });

@@ -38,6 +38,7 @@ import * as settleByDepositIdentity from './2026_11_29_2000_settle_by_deposit_id
 import * as requestFilterColumns from './2026_12_01_0500_request_filter_columns.js';
 import * as backfillRequestFilterColumns from './2026_12_01_1000_backfill_request_filter_columns.js';
 import * as requestRowVersions from './2026_12_03_0300_request_row_versions.js';
+import * as settlementItemsReleaseTx from './2026_12_03_0400_settlement_items_release_tx.js';
 import * as outgoingTxsRebalanceKind from './2026_12_02_0700_outgoing_txs_rebalance_kind.js';
 import * as requestsCommittedOutflow from './2026_12_03_0200_requests_committed_outflow.js';
 
@@ -87,4 +88,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_02_0700_outgoing_txs_rebalance_kind': outgoingTxsRebalanceKind,
   '2026_12_03_0200_requests_committed_outflow': requestsCommittedOutflow,
   '2026_12_03_0300_request_row_versions': requestRowVersions,
+  '2026_12_03_0400_settlement_items_release_tx': settlementItemsReleaseTx,
 };
