@@ -2,6 +2,7 @@
  * Fast fills (`POST /fast-fill`): a key's `waiting` request moved to `pending` before its deposit, held against the
  * key's limit (and its wallet's app-fee balance), and the deposit that arrives for it afterwards.
  */
+import type { ExpectedEvent } from '../records/statusEvent.js';
 import { sql, type Kysely } from 'kysely';
 import { availableAppBalanceUsd, lockAppWallet } from './appFeeClaims.repository.js';
 import { appendUnique } from './fragments.js';
@@ -10,6 +11,9 @@ import { toRequestRecord } from './requestRecord.js';
 import type { RequestRecord } from '../records/request.js';
 import { getRequest, updateRequestStatus } from './requests.repository.js';
 import type { Tables } from './tables.js';
+
+/** A fast fill's claim of its request: from `waiting` to `pending`, before any deposit. */
+export const fastFillMove = { status: 'pending', fromStatus: 'waiting' } as const;
 
 export interface ClaimForFastFillParameters {
   requestId: string;
@@ -23,6 +27,8 @@ export interface ClaimForFastFillParameters {
    * which must cover it, besides the key's limit. Null: only the limit applies.
    */
   appWallet?: string | null;
+  /** The move's event as the core built it from the request as read (`UpdateRequestStatusParameters.expected`). */
+  expected?: ExpectedEvent;
   now: number;
 }
 
@@ -61,9 +67,9 @@ export async function claimForFastFill(
     if (available < params.usdMicros) return { claimed: false, reason: 'over-balance', availableUsdMicros: available };
   }
   const moved = await updateRequestStatus(db, params.requestId, {
-    status: 'pending',
-    fromStatus: 'waiting',
+    ...fastFillMove,
     now: params.now,
+    ...(params.expected === undefined ? {} : { expected: params.expected }),
   });
   if (moved === null) return { claimed: false, reason: 'not-waiting', request: await getRequest(db, params.requestId) };
   const updated = await db

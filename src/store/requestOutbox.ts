@@ -53,7 +53,8 @@ export function expectedEvents(expected: readonly ExpectedEvent[]) {
 
 /**
  * The CTEs `moved_event` and `moved_delivery` of a status change's statement: the expected event (the CTE
- * `expected`) of each moved row (the CTE `moved`) that is the very row its writer expected (its version), with its
+ * `expected`) of each moved row (the CTE `moved`) that is the very row its writer expected (its version, and the
+ * status it moved to), with its
  * webhook delivery when it names a key. A moved row without one is answered without an event: its writer then
  * writes it with `writeStatusOutbox`. The statement notifies the dispatcher with `deliveryNotified`.
  */
@@ -62,6 +63,7 @@ export function movedEvents(now: number) {
       insert into request_events (request_id, status, payload, created_at)
       select moved.id, moved.status, expected.payload, ${now}::bigint
       from moved join expected on expected.request_id = moved.id and expected.version = moved.version
+        and (expected.payload ->> 'status') = moved.status
       returning *
     ),
     moved_delivery as (${webhookDeliveriesOf(

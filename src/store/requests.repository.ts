@@ -702,17 +702,20 @@ const movedLedger = (params: UpdateRequestStatusParameters) =>
  * Record why a request is about to be refunded, before the refund is sent, without changing its status (and so
  * without an event: the status change that follows carries the reason). A restart that finds the refund in
  * flight reads the reason back from here. Transports show it only once the status is a failed one.
+ * Answers the request as written (undefined when it does not exist), so the change that follows is built from it.
  */
 export async function recordRequestFailReason(
   db: Kysely<Tables>,
   id: string,
   params: { failReason: string; details: JsonValue | null },
-): Promise<void> {
-  await db
+): Promise<RequestRecord | undefined> {
+  const row = await db
     .updateTable('requests')
     .set({ fail_reason: params.failReason, details: params.details === null ? null : toJson(params.details) })
     .where('id', '=', normalizeHex(id))
-    .execute();
+    .returningAll()
+    .executeTakeFirst();
+  return row === undefined ? undefined : toRequestRecord(row);
 }
 
 /** The tables whose rows make a request history: a request with a row in any of them is never deleted unpaid. */

@@ -1,6 +1,7 @@
 import { parseUnits, type Hex } from 'viem';
 import { getRequest } from '../../store/requests.repository.js';
-import { claimForFastFill } from '../../store/fastFills.repository.js';
+import { claimForFastFill, fastFillMove } from '../../store/fastFills.repository.js';
+import { expectedEventOf } from '../status/statusChange.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Caller } from '../vocabulary/caller.js';
@@ -80,13 +81,16 @@ export async function fastFill(
       },
     );
   }
+  const now = ctx.now();
+  const expected = expectedEventOf(request, fastFillMove, now);
   const claim = await claimForFastFill(ctx.db, {
     requestId: request.id,
     apiKeyId: key.id,
     usdMicros: request.volumeUsdMicros,
     limitUsdMicros: key.fastFillLimitUsdMicros,
     appWallet: key.payoutAddress ?? null,
-    now: ctx.now(),
+    ...(expected === undefined ? {} : { expected }),
+    now,
   });
   if (!claim.claimed) {
     if (claim.reason === 'over-limit') {

@@ -44,7 +44,8 @@ export async function refundRequest(
     return;
   }
   // Recorded before the refund is sent: a restart that finds the refund in flight ends it with this reason.
-  await recordRequestFailReason(scope.ctx.db, request.id, { failReason, details: details ?? null });
+  const recorded =
+    (await recordRequestFailReason(scope.ctx.db, request.id, { failReason, details: details ?? null })) ?? request;
   const outcome = await refundDeposit(scope, deposit, {
     refundTo: request.refundTo as Address,
     key: request.id as Hex,
@@ -52,13 +53,13 @@ export async function refundRequest(
   });
   if (outcome.kind === 'refunded') {
     // The refund's hash goes with the request's transaction hashes, as the reference shows refunds.
-    await setStatus(scope.ctx, request, 'refund', {
+    await setStatus(scope.ctx, recorded, 'refund', {
       failReason,
       details: details ?? null,
       txHash: outcome.receipt.hash,
     });
   } else {
-    await setStatus(scope.ctx, request, 'refundFail', {
+    await setStatus(scope.ctx, recorded, 'refundFail', {
       failReason,
       refundFailReason: outcome.refundFailReason,
       details: details ?? null,
