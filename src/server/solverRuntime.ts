@@ -30,7 +30,8 @@ import {
   type SwapBackSettings,
 } from '../core/inventory/swapBack.js';
 import { createSolverKeyWatch, type SolverKeyWatch } from '../chain/keyWatch.js';
-import { findUnknownSolverHistory } from '../chain/solverHistory.js';
+import { findUnknownInFlight, findUnknownSolverHistory } from '../chain/solverHistory.js';
+import { createSleeper } from '../core/sleeper.js';
 import { createSolverStateReader } from '../chain/solverState.js';
 import { recordSolverNonce } from '../store/solverNonces.repository.js';
 import { createSolver, type Solver } from '../core/solver/solver.js';
@@ -205,6 +206,51 @@ export function createSolverRuntime(
    */
   const rebuildFrom = new Map<number, bigint>();
   const history = new Map<number, { ok: boolean; message: string }>();
+  /** Ends the start's wait for transactions in flight when the runtime stops. */
+  const startWait = createSleeper();
+  let stopping = false;
+
+  /**
+   * Transactions of the solver key in flight (in a node's pool, not mined) that the database does not know: a fill or
+   * a refund a run whose database was lost, or restored from an older backup, broadcast before it died. Nothing is
+   * decided until the chain has mined them (or its node dropped them): a deposit decided meanwhile would be filled a
+   * second time (the second fill reverts once the first lands) or refunded (a simulation against the pool says it is
+   * filled, the mined state says not yet), and the user paid twice. Once mined, they are the solver key's history the
+   * rebuild from chain events reads. Returns false when the runtime stops while waiting.
+   */
+  async function awaitUnknownInFlight(): Promise<boolean> {
+    const waited = new Set<number>();
+    for (;;) {
+      if (stopping) return false;
+      const inFlight = await findUnknownInFlight(followed, clients, ctx.db, account.address);
+      for (const chainId of waited)
+        if (!inFlight.some((entry) => entry.chainId === chainId)) {
+          waited.delete(chainId);
+          history.delete(chainId);
+          ctx.log.warn({ chainId }, 'the transactions of the solver key in flight are mined or dropped: solving');
+        }
+      if (inFlight.length === 0) return true;
+      for (const entry of inFlight) {
+        if (waited.has(entry.chainId)) continue;
+        waited.add(entry.chainId);
+        const count = entry.pending - (entry.mined > entry.knownNonce ? entry.mined : entry.knownNonce);
+        const message = `${count} transaction(s) of the solver key in flight on chain ${entry.chainId} that the database does not know: the solver waits until they are mined`;
+        history.set(entry.chainId, { ok: false, message });
+        ctx.log.warn(
+          {
+            chainId: entry.chainId,
+            mined: entry.mined.toString(),
+            pending: entry.pending.toString(),
+            knownNonce: entry.knownNonce.toString(),
+          },
+          'transactions of the solver key in flight that the database does not know: waiting for them to be mined before solving',
+        );
+      }
+      // Looked at again twice a block time of the fastest chain waited for (0.2 s to 5 s).
+      const blockTimes = followed.filter((chain) => waited.has(chain.id)).map((chain) => chain.blockTime);
+      await startWait.sleep(Math.min(5_000, Math.max(200, Math.min(...blockTimes) * 500)));
+    }
+  }
   // Another gateway with the solver key and a database of its own would refund the deposits of requests it does not
   // know while this one fills them, and the other way round: on the first sign of it, nothing more is sent or
   // followed on that chain until the operator has stopped the other and restarted this one.
@@ -303,8 +349,10 @@ export function createSolverRuntime(
     gasless,
     history: () => history,
     async start() {
-      // The chain decides, the database remembers: a database that does not account for every transaction of the
-      // solver key is rebuilt from chain events before the solver acts on it.
+      // The chain decides, the database remembers: transactions of the solver key in flight that the database does
+      // not know are mined first, and a database that does not account for every transaction of the solver key is
+      // rebuilt from chain events before the solver acts on it.
+      if (!(await awaitUnknownInFlight())) return;
       const unknown = await findUnknownSolverHistory(followed, clients, ctx.db, account.address, (chainId, error) =>
         ctx.log.warn(
           { chainId, err: error },
@@ -378,6 +426,8 @@ export function createSolverRuntime(
       await keyWatch.start();
     },
     async stop() {
+      stopping = true;
+      startWait.wakeAll();
       await keyWatch.stop();
       await Promise.all([...addressWatchers.values()].map((watcher) => watcher.stop()));
       await Promise.all([...watchers.values()].map((watcher) => watcher.stop()));

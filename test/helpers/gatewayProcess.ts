@@ -37,6 +37,8 @@ export interface GatewayProcesses {
   start(crashAt?: CrashPoint): GatewayRun;
   /** How many gateway processes this file started so far. */
   started(): number;
+  /** The PGlite data directory every run uses (a test may replace it between runs: a restored backup, a new one). */
+  readonly dataDir: string;
 }
 
 export interface UseGatewayProcessesParameters {
@@ -141,5 +143,9 @@ export function useGatewayProcesses(parameters: UseGatewayProcessesParameters): 
     },
     start,
     started: () => children.length,
+    get dataDir() {
+      if (dir === undefined) throw new Error('the data directory is made by the beforeAll hook');
+      return path.join(dir, 'data');
+    },
   };
 }
