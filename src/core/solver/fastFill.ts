@@ -1,7 +1,14 @@
 import { parseUnits, type Hex } from 'viem';
 import { getRequest } from '../../store/requests.repository.js';
-import { claimForFastFill, fastFillMove } from '../../store/fastFills.repository.js';
-import { expectedEventOf } from '../status/statusChange.js';
+import { availableAppBalanceUsd, lockAppWallet } from '../../store/appFeeClaims.repository.js';
+import {
+  lockApiKeyForFastFill,
+  markFastFilled,
+  sumFastFillsAwaitingDeposit,
+} from '../../store/fastFills.repository.js';
+import { statusChangeOf, writeStatusChange } from '../status/statusChange.js';
+import type { RequestRecord } from '../../records/request.js';
+import type { RequestStatus } from '../../records/requestStatus.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Caller } from '../vocabulary/caller.js';
@@ -81,16 +88,10 @@ export async function fastFill(
       },
     );
   }
-  const now = ctx.now();
-  const expected = expectedEventOf(request, fastFillMove, now);
-  const claim = await claimForFastFill(ctx.db, {
-    requestId: request.id,
+  const claim = await claimFastFill(ctx, request, {
     apiKeyId: key.id,
-    usdMicros: request.volumeUsdMicros,
     limitUsdMicros: key.fastFillLimitUsdMicros,
     appWallet: key.payoutAddress ?? null,
-    ...(expected === undefined ? {} : { expected }),
-    now,
   });
   if (!claim.claimed) {
     if (claim.reason === 'over-limit') {
@@ -115,4 +116,45 @@ export async function fastFill(
   }
   lifecycle.fillNow(request.id as Hex);
   return { message: 'Request successfully queued for fast fill.' };
+}
+
+/** What a fast fill's claim found. */
+type FastFillClaim =
+  | { claimed: true; request: RequestRecord }
+  | { claimed: false; reason: 'not-waiting'; request: RequestRecord | undefined }
+  | { claimed: false; reason: 'over-limit'; outstandingUsdMicros: bigint }
+  | { claimed: false; reason: 'over-balance'; availableUsdMicros: bigint };
+
+/**
+ * A key's fast fills held against its limit: filled (or being filled) before their deposits arrived. A failed or
+ * refunded one puts nothing at risk any more.
+ */
+const HELD_STATUSES: readonly RequestStatus[] = ['pending', 'submitted', 'success'];
+
+/**
+ * Claims a `waiting` request for a fast fill, in one transaction under the key's lock (two fast fills of one key
+ * cannot both pass the check): the request's value is held against the key only when its fast fills awaiting their
+ * deposits stay within its limit and, with `appWallet` (the key's payout wallet, lower case), when that wallet's
+ * app-fee balance covers it (under the wallet's lock, as app-fee claims take it, so both cannot spend one balance).
+ */
+async function claimFastFill(
+  ctx: CoreContext,
+  request: RequestRecord,
+  key: { apiKeyId: string; limitUsdMicros: bigint; appWallet: string | null },
+): Promise<FastFillClaim> {
+  const usdMicros = request.volumeUsdMicros;
+  return ctx.db.transaction().execute(async (trx): Promise<FastFillClaim> => {
+    await lockApiKeyForFastFill(trx, key.apiKeyId);
+    const outstanding = await sumFastFillsAwaitingDeposit(trx, key.apiKeyId, HELD_STATUSES);
+    if (outstanding + usdMicros > key.limitUsdMicros)
+      return { claimed: false, reason: 'over-limit', outstandingUsdMicros: outstanding };
+    if (key.appWallet !== null) {
+      await lockAppWallet(trx, key.appWallet);
+      const available = await availableAppBalanceUsd(trx, key.appWallet);
+      if (available < usdMicros) return { claimed: false, reason: 'over-balance', availableUsdMicros: available };
+    }
+    const moved = await writeStatusChange(trx, statusChangeOf(request, 'fastFill', {}, ctx.now()));
+    if (moved === null) return { claimed: false, reason: 'not-waiting', request: await getRequest(trx, request.id) };
+    return { claimed: true, request: await markFastFilled(trx, request.id, { apiKeyId: key.apiKeyId, usdMicros }) };
+  });
 }

@@ -12,6 +12,7 @@ import type { RequestStatus } from '../../records/requestStatus.js';
  *   refundFail: a refund that cannot be made leaves (or keeps) `failure`, with its `refundFailReason`.
  *
  *   waiting --startDeposit--> depositing --claim--> pending ...   (the gateway sends the user's deposit itself)
+ *   waiting --fastFill--> pending ...                             (an API key has it filled before its deposit)
  *   depositing --abandonDeposit--> waiting                        (that deposit reverted, or was never sent)
  *
  *   waiting --swapSucceed--> success, waiting --swapFail--> failure  (a same-chain DEX swap the user sends itself)
@@ -26,6 +27,8 @@ export const statusMoves = {
    * the gateway sent the deposit itself (a permit, a gasless batch).
    */
   claim: { from: ['waiting', 'depositing'], to: 'pending' },
+  /** An API key has the request filled before its deposit (`POST /fast-fill`), holding its value against the key. */
+  fastFill: { from: ['waiting'], to: 'pending' },
   /** The fill transaction was broadcast. */
   submit: { from: ['pending'], to: 'submitted' },
   /** The fill was mined and succeeded. */
