@@ -53,3 +53,9 @@ export interface RequestRecord {
    */
   version: number;
 }
+
+/**
+ * The statuses in which a fast-filled request whose deposit has not arrived holds its value against its API key's
+ * limit and its wallet's app-fee balance: filled or being filled. A failed or refunded one puts nothing at risk.
+ */
+export const fastFillHoldingStatuses: readonly RequestStatus[] = ['pending', 'submitted', 'success'];

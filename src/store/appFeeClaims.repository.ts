@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { fastFillHoldingStatuses } from '../records/request.js';
 import { accounts, type LedgerMovement } from './ledgerMovements.js';
 import { accountOwed, insertLedgerMovements } from './ledger.repository.js';
 import { normalizeHex, toBigInt, toNumber } from './mappers.js';
@@ -95,7 +96,7 @@ export async function fastFillHoldsUsd(db: Kysely<Tables>, wallet: string): Prom
     .select(sql<string>`coalesce(sum(r.fast_fill_usd_micros), 0)::text`.as('usd'))
     .where('k.payout_address', '=', wallet.toLowerCase())
     .where(sql<boolean>`jsonb_array_length(r.in_tx_hashes) = 0`)
-    .where('r.status', 'in', ['pending', 'submitted', 'success'])
+    .where('r.status', 'in', fastFillHoldingStatuses)
     .executeTakeFirstOrThrow();
   return BigInt(row.usd.split('.')[0]!);
 }

@@ -2,12 +2,11 @@
  * Fast fills (`POST /fast-fill`): what the core's claim of one reads and writes under the key's lock (the exposure
  * of the key's fast fills awaiting their deposits, the request marked), and the deposit that arrives afterwards.
  */
-import type { RequestStatus } from '../records/requestStatus.js';
 import { sql, type Kysely } from 'kysely';
 import { appendUnique } from './fragments.js';
 import { normalizeHex, toBigInt, toUint256 } from './mappers.js';
 import { toRequestRecord } from './requestRecord.js';
-import type { RequestRecord } from '../records/request.js';
+import { fastFillHoldingStatuses, type RequestRecord } from '../records/request.js';
 import type { Tables } from './tables.js';
 
 /** Locks an API key's row until the transaction ends: its fast fills' exposure is checked and held under it. */
@@ -16,21 +15,16 @@ export async function lockApiKeyForFastFill(trx: Kysely<Tables>, apiKeyId: strin
 }
 
 /**
- * The USD value (micro-USD) of a key's fast-filled requests in `statuses` whose deposit has not arrived (no origin
- * hash recorded).
+ * The USD value (micro-USD) of a key's fast fills held against it (`fastFillHoldingStatuses`): fast-filled requests
+ * whose deposit has not arrived (no origin hash recorded).
  */
-export async function sumFastFillsAwaitingDeposit(
-  db: Kysely<Tables>,
-  apiKeyId: string,
-  statuses: readonly RequestStatus[],
-): Promise<bigint> {
-  if (statuses.length === 0) return 0n;
+export async function sumFastFillsAwaitingDeposit(db: Kysely<Tables>, apiKeyId: string): Promise<bigint> {
   const row = await db
     .selectFrom('requests')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('fast_fill_usd_micros'), sql<string>`0`).as('outstanding'))
     .where('fast_fill_api_key_id', '=', apiKeyId)
     .where(sql<boolean>`jsonb_array_length(in_tx_hashes) = 0`)
-    .where('status', 'in', statuses)
+    .where('status', 'in', fastFillHoldingStatuses)
     .executeTakeFirstOrThrow();
   return toBigInt(String(row.outstanding).split('.')[0]!);
 }

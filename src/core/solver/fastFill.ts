@@ -8,7 +8,6 @@ import {
 } from '../../store/fastFills.repository.js';
 import { statusChangeOf, writeStatusChange } from '../status/statusChange.js';
 import type { RequestRecord } from '../../records/request.js';
-import type { RequestStatus } from '../../records/requestStatus.js';
 import type { CoreContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Caller } from '../vocabulary/caller.js';
@@ -126,16 +125,11 @@ type FastFillClaim =
   | { claimed: false; reason: 'over-balance'; availableUsdMicros: bigint };
 
 /**
- * A key's fast fills held against its limit: filled (or being filled) before their deposits arrived. A failed or
- * refunded one puts nothing at risk any more.
- */
-const HELD_STATUSES: readonly RequestStatus[] = ['pending', 'submitted', 'success'];
-
-/**
  * Claims a `waiting` request for a fast fill, in one transaction under the key's lock (two fast fills of one key
  * cannot both pass the check): the request's value is held against the key only when its fast fills awaiting their
- * deposits stay within its limit and, with `appWallet` (the key's payout wallet, lower case), when that wallet's
- * app-fee balance covers it (under the wallet's lock, as app-fee claims take it, so both cannot spend one balance).
+ * deposits (`fastFillHoldingStatuses`) stay within its limit and, with `appWallet` (the key's payout wallet, lower
+ * case), when that wallet's app-fee balance covers it (under the wallet's lock, as app-fee claims take it, so both
+ * cannot spend one balance).
  */
 async function claimFastFill(
   ctx: CoreContext,
@@ -145,7 +139,7 @@ async function claimFastFill(
   const usdMicros = request.volumeUsdMicros;
   return ctx.db.transaction().execute(async (trx): Promise<FastFillClaim> => {
     await lockApiKeyForFastFill(trx, key.apiKeyId);
-    const outstanding = await sumFastFillsAwaitingDeposit(trx, key.apiKeyId, HELD_STATUSES);
+    const outstanding = await sumFastFillsAwaitingDeposit(trx, key.apiKeyId);
     if (outstanding + usdMicros > key.limitUsdMicros)
       return { claimed: false, reason: 'over-limit', outstandingUsdMicros: outstanding };
     if (key.appWallet !== null) {
