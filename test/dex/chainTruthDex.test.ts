@@ -33,45 +33,22 @@ import {
   type DevnetChain,
 } from '../../src/chain/devnet.js';
 import { uniswapV2Router02Abi } from '../../src/core/dex/routerCalls.js';
-import { configFromEnvironment, type GatewayConfig } from '../../src/server/config.js';
-import { createServer } from '../../src/server/createServer.js';
-import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import { DATA_DIR_LOCK_FILE } from '../../src/store/dataDirLock.js';
 import { listDepositsForRequest } from '../../src/store/deposits.repository.js';
 import { balanceOf, filledEvents, releasedEvents } from '../helpers/chainReads.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { expectLedgerReconciled } from '../helpers/ledger.js';
 import { executeSteps, publicClientOf, requestQuote, waitForStatus, type WireQuote } from '../helpers/quote.js';
+import { sharedDevnetGateways } from '../helpers/sharedDevnetGateways.js';
 
 let devnet: Devnet;
 let chainA: DevnetChain;
 let chainB: DevnetChain;
-const running: TestGateway[] = [];
 
+const gateways = sharedDevnetGateways(() => devnet);
 /** A gateway on the shared devnet with a PGlite database in `dataDir`, settling once at start and not after. */
-async function gatewayOn(dataDir: string, logs: any[] = []): Promise<TestGateway> {
-  const config: GatewayConfig = {
-    ...configFromEnvironment(
-      { PORT: '0', GATEWAY_LOG_LEVEL: 'warn' },
-      devnetChainConfigs(devnet.descriptor),
-      devnet.descriptor.solver.privateKey,
-    ),
-    settlement: { intervalMs: 3_600_000, maxBatch: 50 },
-    dataDir,
-  };
-  const server = await createServer(config, {
-    logDestination: { write: (line: string) => void logs.push(JSON.parse(line)) },
-  });
-  const url = await server.start();
-  const gateway = { devnet, server, config, url, stop: () => server.stop() };
-  running.push(gateway);
-  return gateway;
-}
-
-/** Stops every gateway started so far: one left running with the same key would act beside the next one. */
-async function stopAll(): Promise<void> {
-  for (const gateway of running.splice(0)) await gateway.stop().catch(() => undefined);
-}
+const gatewayOn = (dataDir: string, logs: any[] = []) => gateways.start({ dataDir, logs });
+const stopAll = () => gateways.stopAll();
 
 beforeAll(async () => {
   devnet = await startDevnet({ basePort: 0 });

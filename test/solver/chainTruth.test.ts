@@ -14,9 +14,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { keccak256, parseEther, parseEventLogs, toHex, zeroAddress, type Address } from 'viem';
 import { depositoryAbi, onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
 import { startDevnet, type Devnet } from '../../src/chain/devnet.js';
-import { configFromEnvironment, type GatewayConfig } from '../../src/server/config.js';
-import { createServer } from '../../src/server/createServer.js';
-import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import { DATA_DIR_LOCK_FILE } from '../../src/store/dataDirLock.js';
 import { listDepositsForRequest } from '../../src/store/deposits.repository.js';
 import { call } from '../helpers/conformance.js';
@@ -24,45 +21,23 @@ import { depositNative } from '../helpers/deposits.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { expectLedgerReconciled } from '../helpers/ledger.js';
 import { executeSteps, publicClientOf, requestQuote, waitForStatus } from '../helpers/quote.js';
+import { sharedDevnetGateways } from '../helpers/sharedDevnetGateways.js';
 
 let devnet: Devnet;
-const running: TestGateway[] = [];
 
+const gateways = sharedDevnetGateways(() => devnet);
 /**
  * A gateway on the shared devnet with a database of its own (in memory, or PGlite in `dataDir`), settling only when
- * told to.
+ * told to. One left running holds the same solver key with a database of its own: it would take the next test's
+ * deposits for unknown requests and act on them beside that test's gateway, so every test ends with `stopAll`.
  */
-async function gatewayOn(logs: any[] = [], dataDir?: string): Promise<TestGateway> {
-  const config: GatewayConfig = {
-    ...configFromEnvironment(
-      { PORT: '0', GATEWAY_LOG_LEVEL: 'warn' },
-      devnetChainConfigs(devnet.descriptor),
-      devnet.descriptor.solver.privateKey,
-    ),
-    // Settlement runs one pass at start and none after: a deposit filled while the gateway runs stays unreleased.
-    settlement: { intervalMs: 3_600_000, maxBatch: 50 },
-    ...(dataDir === undefined ? {} : { dataDir }),
-  };
-  const server = await createServer(config, {
-    logDestination: { write: (line: string) => void logs.push(JSON.parse(line)) },
-  });
-  const url = await server.start();
-  const gateway = { devnet, server, config, url, stop: () => server.stop() };
-  running.push(gateway);
-  return gateway;
-}
+const gatewayOn = (logs: any[] = [], dataDir?: string) =>
+  gateways.start({ logs, ...(dataDir === undefined ? {} : { dataDir }) });
+const stopAll = () => gateways.stopAll();
 
 beforeAll(async () => {
   devnet = await startDevnet({ basePort: 0 });
 });
-
-/**
- * Stops every gateway started so far. One left running holds the same solver key with a database of its own: it
- * would take the next test's deposits for unknown requests and act on them beside that test's gateway.
- */
-async function stopAll(): Promise<void> {
-  for (const gateway of running.splice(0)) await gateway.stop().catch(() => undefined);
-}
 
 afterEach(stopAll);
 

@@ -9,43 +9,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEther, parseEventLogs, zeroAddress, type Address, type TransactionReceipt } from 'viem';
 import { depositoryAbi, onlyOwnerMulticallerAbi } from '../../generated/contracts/index.js';
 import { startDevnet, type Devnet } from '../../src/chain/devnet.js';
-import { configFromEnvironment, type GatewayConfig } from '../../src/server/config.js';
-import { createServer } from '../../src/server/createServer.js';
-import { devnetChainConfigs } from '../../src/server/devnetConfig.js';
 import { listDepositsForRequest } from '../../src/store/deposits.repository.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { expectLedgerReconciled } from '../helpers/ledger.js';
 import { executeSteps, publicClientOf, requestQuote, waitForStatus, type WireQuote } from '../helpers/quote.js';
+import { sharedDevnetGateways } from '../helpers/sharedDevnetGateways.js';
 
 let devnet: Devnet;
-const running: TestGateway[] = [];
 
+const gateways = sharedDevnetGateways(() => devnet);
 /** A gateway on the shared devnet with a database of its own (PGlite in memory), the grace set to 15 s. */
-async function gatewayOn(logs: any[] = []): Promise<TestGateway> {
-  const config: GatewayConfig = {
-    ...configFromEnvironment(
-      { PORT: '0', GATEWAY_LOG_LEVEL: 'warn', GATEWAY_UNKNOWN_DEPOSIT_GRACE_SECONDS: '15' },
-      devnetChainConfigs(devnet.descriptor),
-      devnet.descriptor.solver.privateKey,
-    ),
-    // Settlement runs one pass at start and none after: every release on chain below is a refund.
-    settlement: { intervalMs: 3_600_000, maxBatch: 50 },
-  };
-  const server = await createServer(config, {
-    logDestination: { write: (line: string) => void logs.push(JSON.parse(line)) },
-  });
-  const url = await server.start();
-  const gateway = { devnet, server, config, url, stop: () => server.stop() };
-  running.push(gateway);
-  return gateway;
-}
+const gatewayOn = (logs: any[] = []) =>
+  gateways.start({ logs, environment: { GATEWAY_UNKNOWN_DEPOSIT_GRACE_SECONDS: '15' } });
 
 beforeAll(async () => {
   devnet = await startDevnet({ basePort: 0 });
 });
 
 afterAll(async () => {
-  for (const gateway of running.splice(0)) await gateway.stop().catch(() => undefined);
+  await gateways.stopAll();
   await devnet?.stop();
 });
 
