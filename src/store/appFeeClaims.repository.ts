@@ -116,38 +116,22 @@ export async function lockAppWallet(db: Kysely<Tables>, wallet: string): Promise
   await sql`select pg_advisory_xact_lock(hashtext(${`app-fee-claim:${normalizeHex(wallet)}`}))`.execute(db);
 }
 
-export type AuthorizeClaimResult =
-  | { ok: true; claim: ClaimRecord }
-  | { ok: false; reason: 'not-found' | 'not-authorizing' | 'expired' | 'insufficient'; claim?: ClaimRecord };
-
 /**
- * Moves a claim `authorizing -> pending` once its signature is verified, if the wallet's available balance
- * (`availableAppBalanceUsd`) still covers it. One
- * transaction, under a per-wallet lock, so two claims of one wallet cannot both take the same balance, and the
- * status condition makes a replayed signature change nothing.
+ * Moves a claim `authorizing -> pending` (its signature verified, its balance checked by the core under the wallet's
+ * lock, `lockAppWallet`); the claim as moved, or undefined when it was no longer `authorizing` (nothing written).
  */
-export async function authorizeClaim(
+export async function markClaimAuthorized(
   db: Kysely<Tables>,
   params: { id: string; now: number },
-): Promise<AuthorizeClaimResult> {
-  return db.transaction().execute(async (trx) => {
-    const claim = await getClaim(trx, params.id);
-    if (claim === undefined) return { ok: false, reason: 'not-found' };
-    await lockAppWallet(trx, claim.wallet);
-    const current = (await getClaim(trx, params.id))!;
-    if (current.status !== 'authorizing') return { ok: false, reason: 'not-authorizing', claim: current };
-    if (current.expiresAt <= params.now) return { ok: false, reason: 'expired', claim: current };
-    const available = await availableAppBalanceUsd(trx, current.wallet);
-    if (available < current.usdMicros) return { ok: false, reason: 'insufficient', claim: current };
-    const row = await trx
-      .updateTable('app_fee_claims')
-      .set({ status: 'pending', updated_at: params.now })
-      .where('id', '=', current.id)
-      .where('status', '=', 'authorizing')
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return { ok: true, claim: toClaimRecord(row) };
-  });
+): Promise<ClaimRecord | undefined> {
+  const row = await db
+    .updateTable('app_fee_claims')
+    .set({ status: 'pending', updated_at: params.now })
+    .where('id', '=', params.id)
+    .where('status', '=', 'authorizing')
+    .returningAll()
+    .executeTakeFirst();
+  return row === undefined ? undefined : toClaimRecord(row);
 }
 
 /** Claims authorized and not paid yet, oldest first (what the payer works on, also after a restart). */

@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
-  authorizeClaim,
+  markClaimAuthorized,
   deleteExpiredClaims,
   finishClaim,
   getClaim,
@@ -69,9 +69,9 @@ describe.each(testDatabaseKinds)('app-fee claim housekeeping (%s)', (kind) => {
     await claim(1, { expiresAt: 5_000 }); // expired long ago: deleted
     await claim(2, { expiresAt: 50_000 }); // expired after the cut-off: kept (listed as expired)
     await claim(3, { expiresAt: 5_000 }); // authorized before it expired: kept
-    expect(await authorizeClaim(db, { id: id(3), now: 2_000 })).toMatchObject({ ok: true });
+    expect(await markClaimAuthorized(db, { id: id(3), now: 2_000 })).toMatchObject({ status: 'pending' });
     await claim(4, { expiresAt: 5_000 }); // paid: kept
-    await authorizeClaim(db, { id: id(4), now: 2_000 });
+    await markClaimAuthorized(db, { id: id(4), now: 2_000 });
     await finishClaim(db, { id: id(4), status: 'success', txHash: id(99), now: 3_000 });
 
     expect(await deleteExpiredClaims(db, 10_000)).toBe(1);
@@ -87,12 +87,12 @@ describe.each(testDatabaseKinds)('app-fee claim housekeeping (%s)', (kind) => {
     const later = Date.now() + 600_000;
     await claim(1, { expiresAt: later }); // unsigned on the reset chain: deleted
     await claim(2, { expiresAt: later }); // authorized, not paid: failed, its value freed
-    await authorizeClaim(db, { id: id(2), now: 2_000 });
+    await markClaimAuthorized(db, { id: id(2), now: 2_000 });
     await claim(3, { expiresAt: later }); // paid: history
-    await authorizeClaim(db, { id: id(3), now: 2_000 });
+    await markClaimAuthorized(db, { id: id(3), now: 2_000 });
     await finishClaim(db, { id: id(3), status: 'success', txHash: id(98), now: 3_000 });
     await claim(4, { chainId: 1, expiresAt: later }); // another chain: untouched
-    await authorizeClaim(db, { id: id(4), now: 2_000 });
+    await markClaimAuthorized(db, { id: id(4), now: 2_000 });
     await saveReconciliations(db, [
       {
         chainId: 31338,

@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { encodeAbiParameters, formatUnits, getAddress, keccak256, type Address, type Hex } from 'viem';
-import { authorizeClaim, getClaim, insertClaim, listClaims } from '../../store/appFeeClaims.repository.js';
+import {
+  availableAppBalanceUsd,
+  getClaim,
+  insertClaim,
+  listClaims,
+  lockAppWallet,
+  markClaimAuthorized,
+} from '../../store/appFeeClaims.repository.js';
 import type { ClaimRecord } from '../../records/appFeeClaim.js';
 import { requireChain, requireCurrency } from '../chains/requireChain.js';
 import type { CoreContext } from '../context.js';
@@ -192,7 +199,7 @@ export async function authorizeClaimSignature(
       'PERMIT_FAILED',
       `The signature is not the wallet ${getAddress(claim.wallet)}'s of claim ${claim.id}`,
     );
-  const result = await authorizeClaim(ctx.db, { id: claim.id, now: ctx.now() });
+  const result = await authorizeClaim(ctx, claim.id);
   if (!result.ok) {
     if (result.reason === 'not-found') throw new GatewayError('NOT_FOUND', `No claim ${params.requestId}`);
     if (result.reason === 'not-authorizing') throw alreadyAuthorized(result.claim!);
@@ -206,6 +213,32 @@ export async function authorizeClaimSignature(
   crashPoint(ctx.config.crashAt, 'claim-authorized');
   ctx.solving.running?.claimPayer.wake();
   return { message: 'Claim authorized' };
+}
+
+type AuthorizeClaimResult =
+  | { ok: true; claim: ClaimRecord }
+  | { ok: false; reason: 'not-found' | 'not-authorizing' | 'expired' | 'insufficient'; claim?: ClaimRecord };
+
+/**
+ * Moves a claim whose signature was verified `authorizing -> pending` if it has not expired and the wallet's available
+ * balance (`availableAppBalanceUsd`: its app fees less its authorized, unpaid claims and its fast fills' holds) still
+ * covers it. One transaction under the wallet's lock, so two claims of one wallet (or a claim and a fast fill) cannot
+ * both take one balance, and the status condition makes a replayed signature change nothing.
+ */
+async function authorizeClaim(ctx: CoreContext, id: string): Promise<AuthorizeClaimResult> {
+  return ctx.db.transaction().execute(async (trx): Promise<AuthorizeClaimResult> => {
+    const claim = await getClaim(trx, id);
+    if (claim === undefined) return { ok: false, reason: 'not-found' };
+    await lockAppWallet(trx, claim.wallet);
+    const current = (await getClaim(trx, id))!;
+    const now = ctx.now();
+    if (current.status !== 'authorizing') return { ok: false, reason: 'not-authorizing', claim: current };
+    if (current.expiresAt <= now) return { ok: false, reason: 'expired', claim: current };
+    if ((await availableAppBalanceUsd(trx, current.wallet)) < current.usdMicros)
+      return { ok: false, reason: 'insufficient', claim: current };
+    const moved = await markClaimAuthorized(trx, { id, now });
+    return moved === undefined ? { ok: false, reason: 'not-authorizing', claim: current } : { ok: true, claim: moved };
+  });
 }
 
 const alreadyAuthorized = (claim: ClaimRecord) =>
