@@ -150,8 +150,8 @@ export async function createDatabase(options: CreateDatabaseOptions = {}): Promi
     schema,
     ...(listen === undefined ? {} : { listen }),
     ...(quietForMs === undefined ? {} : { quietForMs }),
-    migrate: async () => throwOnFailure(await migrator.migrateToLatest()),
-    migrateDown: async () => throwOnFailure(await migrator.migrateTo(NO_MIGRATIONS)),
+    migrate: async () => throwOnFailure(await withSchemaRaceRetried(() => migrator.migrateToLatest())),
+    migrateDown: async () => throwOnFailure(await withSchemaRaceRetried(() => migrator.migrateTo(NO_MIGRATIONS))),
     dropSchema: async () => {
       if (schema === undefined) throw new Error('dropSchema needs the schema option');
       // Dropping every table at once can deadlock with a transaction of a gateway still running on the schema
@@ -185,6 +185,24 @@ async function createSchema(db: Kysely<Tables>, schema: string): Promise<void> {
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code !== '23505' && code !== '42P06') throw error;
+  }
+}
+
+/**
+ * Runs a migration step again when its setup lost a race with another schema of the database being dropped: the
+ * migrator looks for its tables in every schema (`has_schema_privilege` on each), and a schema dropped meanwhile
+ * (another gateway's, a test's) fails that look with 3F000 before any migration ran. Nothing was written; a few
+ * tries see a settled catalog.
+ */
+async function withSchemaRaceRetried(step: () => Promise<MigrationResultSet>): Promise<MigrationResultSet> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await step();
+    const lostRace =
+      result.error !== undefined &&
+      (result.results === undefined || result.results.length === 0) &&
+      (result.error as { code?: unknown }).code === '3F000';
+    if (!lostRace || attempt >= 5) return result;
+    await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
   }
 }
 
