@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { normalizeHex, toBigInt, toNumber } from './mappers.js';
 import type { Tables } from './tables.js';
 import type { ReconciliationRecord } from '../records/reconciliation.js';
+import type { RequestStatus } from '../records/requestStatus.js';
 
 /**
  * What the reconciliation job (`src/core/reconciliation/reconciler.ts`) reads of the database for one chain, in one
@@ -14,7 +15,10 @@ export interface SolverLedgerSnapshot {
   openings: Set<string>;
   /** Nonces of the solver's transactions on the chain that the database has not seen mined yet. */
   unminedNonces: bigint[];
-  /** Fills mined (their receipt recorded) whose request has not moved to `success` yet: the fill is not in the ledger. */
+  /**
+   * Fills mined (their receipt recorded) whose request is still in one of `awaitingSuccess` (it has not moved to
+   * `success` yet): the fill is not in the ledger.
+   */
   unfinishedFills: number;
   /** Deposits forwarded to the solver's wallet (no depository index) seen and not confirmed yet, per currency. */
   incoming: Map<string, bigint>;
@@ -22,7 +26,7 @@ export interface SolverLedgerSnapshot {
 
 export async function readSolverLedgerSnapshot(
   db: Kysely<Tables>,
-  params: { chainId: number; signer: string },
+  params: { chainId: number; signer: string; awaitingSuccess: readonly RequestStatus[] },
 ): Promise<SolverLedgerSnapshot> {
   // One statement, so one snapshot: it was five in a repeatable-read transaction, seven round trips to the
   // database every check (every 10 s per chain on the devnet).
@@ -45,7 +49,7 @@ export async function readSolverLedgerSnapshot(
            and status in ('prepared', 'broadcast') and nonce is not null) as unmined,
       (select count(*)::text from outgoing_txs o join requests r on r.id = o.request_id
          where o.chain_id = ${chainId} and o.kind = 'fill' and o.status = 'confirmed'
-           and r.status in ('pending', 'submitted')) as fills,
+           and r.status = any(${[...params.awaitingSuccess]}::text[])) as fills,
       (select coalesce(json_agg(json_build_object('token', token, 'amount', amount)), '[]'::json)
          from (select token, sum(amount)::text as amount from deposits
                where chain_id = ${chainId} and deposit_index is null and status = 'seen' group by token) i) as incoming

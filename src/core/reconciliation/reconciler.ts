@@ -14,6 +14,7 @@ import type { CoreContext } from '../context.js';
 import { toUsdMicros } from '../market.js';
 import { createPeriodicJob } from '../periodicJob.js';
 import { createServiceSkips } from '../chains/serviceSkips.js';
+import { statusMoves } from '../vocabulary/statusMachine.js';
 
 /** The solver's state on a chain at one block: what the reconciliation compares the ledger with. */
 export interface SolverChainState {
@@ -116,7 +117,12 @@ export function createReconciler({
     const chain = ctx.config.chains.find((candidate) => candidate.id === chainId)!;
     const currencies = chainCurrencies(chain);
     const genesisHash = (await getGenesisHash(db, chainId)) ?? 'unrecorded';
-    const snapshot = await readSolverLedgerSnapshot(db, { chainId, signer: ctx.solver.address });
+    // A mined fill is in the ledger once its request moved to `success`: those still able to are not yet.
+    const snapshot = await readSolverLedgerSnapshot(db, {
+      chainId,
+      signer: ctx.solver.address,
+      awaitingSuccess: statusMoves.succeed.from,
+    });
     const state = await reader.read(
       chainId,
       currencies.map((currency) => currency.address),
