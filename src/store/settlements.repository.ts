@@ -1,8 +1,8 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Updateable } from 'kysely';
 import { toDepositRecord } from './deposits.repository.js';
 import type { DepositRecord } from '../records/deposit.js';
 import { normalizeHex, toNumber } from './mappers.js';
-import type { Tables } from './tables.js';
+import type { SettlementItemsTable, Tables } from './tables.js';
 
 /**
  * `pending` until the batch is mined: `settled`, or `failed` (the batch reverted or was refused: an operator looks);
@@ -123,25 +123,13 @@ export async function rejectSettlementItems(
   db: Kysely<Tables>,
   params: { batchKey: string; items: readonly SettlementItemRejection[]; now: number },
 ): Promise<number[]> {
-  const moved: number[] = [];
-  for (const item of params.items) {
-    const row = await db
-      .updateTable('settlement_items')
-      .set({
-        status: 'rejected',
-        reason: item.reason,
-        detail: item.detail,
-        release_tx_hash: item.releaseTxHash === undefined ? null : normalizeHex(item.releaseTxHash),
-        updated_at: params.now,
-      })
-      .where('deposit_id', '=', item.depositId)
-      .where('batch_key', '=', normalizeHex(params.batchKey))
-      .where('status', '=', 'pending')
-      .returning('deposit_id')
-      .executeTakeFirst();
-    if (row !== undefined) moved.push(item.depositId);
-  }
-  return moved;
+  return movePendingItems(db, params.batchKey, params.items, (item) => ({
+    status: 'rejected',
+    reason: item.reason,
+    detail: item.detail,
+    release_tx_hash: item.releaseTxHash === undefined ? null : normalizeHex(item.releaseTxHash),
+    updated_at: params.now,
+  }));
 }
 
 /** One deposit of a batch that the chain shows released to the solver already, by `releaseTxHash`. */
@@ -158,13 +146,30 @@ export async function settleSettlementItemsFromChain(
   db: Kysely<Tables>,
   params: { batchKey: string; items: readonly SettlementItemReleased[]; now: number },
 ): Promise<number[]> {
+  return movePendingItems(db, params.batchKey, params.items, (item) => ({
+    status: 'settled',
+    release_tx_hash: normalizeHex(item.releaseTxHash),
+    updated_at: params.now,
+  }));
+}
+
+/**
+ * Moves each item of a batch that is still `pending` as `changes` says; the deposit ids that moved (a second call,
+ * a retry or another instance, moves none).
+ */
+async function movePendingItems<Item extends { depositId: number }>(
+  db: Kysely<Tables>,
+  batchKey: string,
+  items: readonly Item[],
+  changes: (item: Item) => Updateable<SettlementItemsTable>,
+): Promise<number[]> {
   const moved: number[] = [];
-  for (const item of params.items) {
+  for (const item of items) {
     const row = await db
       .updateTable('settlement_items')
-      .set({ status: 'settled', release_tx_hash: normalizeHex(item.releaseTxHash), updated_at: params.now })
+      .set(changes(item))
       .where('deposit_id', '=', item.depositId)
-      .where('batch_key', '=', normalizeHex(params.batchKey))
+      .where('batch_key', '=', normalizeHex(batchKey))
       .where('status', '=', 'pending')
       .returning('deposit_id')
       .executeTakeFirst();
